@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// Entry point. Kept as plain JavaScript with no imports on the `--version` path so that it starts fast,
+// and so that it can explain (or fix) an old Node.js before any TypeScript is loaded.
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const args = process.argv.slice(2);
+
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
+  const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  process.stdout.write(`nex ${version}\n`);
+  process.exit(0);
+}
+
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (major < 22 || (major === 22 && minor < 18)) {
+  // The checkout brings its own Node.js (the `node` dev dependency): use it rather than fail.
+  const bundled = join(root, "node_modules", ".bin", "node");
+  if (existsSync(bundled) && !process.env.NEX_REEXEC) {
+    const child = spawnSync(bundled, [fileURLToPath(import.meta.url), ...args], {
+      stdio: "inherit",
+      env: { ...process.env, NEX_REEXEC: "1" },
+    });
+    process.exit(child.status ?? 1);
+  }
+  process.stderr.write(
+    `nex needs Node.js 22.18 or newer; this is ${process.versions.node}.\n` +
+      `Run \`npm install\` in ${root} (it brings Node.js 24), then start nex with \`npx nex\`.\n`,
+  );
+  process.exit(3);
+}
+
+const { main } = await import("../src/cli/main.ts");
+process.exitCode = await main(args);

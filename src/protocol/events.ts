@@ -1,0 +1,95 @@
+import type { ErrorCode, ToolErrorCode } from "./errors.ts";
+import type { Message } from "./messages.ts";
+import type { ToolDetails } from "./tool.ts";
+import type { PoisonCause, StopReason, Usage } from "./turn.ts";
+
+/** Where the model's context window figure came from, shown to the user. */
+export type WindowSource = "config" | "registry" | "endpoint" | "error_body" | "default";
+
+/**
+ * The one stream a UI reads. Every `run` ends in exactly one terminal event: `done`, `error` or `aborted`.
+ * A spinner is on exactly while a `request_started` has no matching `request_finished`/`request_failed` with no retry.
+ */
+export type AgentEvent =
+  | {
+      type: "session_started";
+      sessionId: string;
+      model: string;
+      provider: string;
+      workspace: string;
+      contextWindow: number;
+      windowSource: WindowSource;
+      resumed: boolean;
+    }
+  /** Resume or compaction made the conversation fit; `line` is the sentence to show. */
+  | {
+      type: "context_fitted";
+      method: "truncated" | "compacted";
+      messagesBefore: number;
+      messagesKept: number;
+      tokensBefore: number;
+      tokensKept: number;
+      line: string;
+    }
+  | {
+      type: "request_started";
+      requestId: number;
+      attempt: number;
+      host: string;
+      model: string;
+      maxTokens: number;
+    }
+  | {
+      type: "request_failed";
+      requestId: number;
+      attempt: number;
+      status: number | null;
+      code: ErrorCode;
+      message: string;
+      /** Milliseconds until the retry, or null when this request is given up. */
+      retryInMs: number | null;
+      maxRetries: number;
+      host: string;
+    }
+  | { type: "request_finished"; requestId: number; stopReason: StopReason; usage: Usage | null }
+  | { type: "text_delta"; text: string }
+  | { type: "tool_call_delta"; index: number; name: string | null; argumentsDelta: string }
+  | { type: "tool_call_started"; callId: string; name: string; args: Record<string, unknown> }
+  | {
+      type: "tool_call_refused";
+      callId: string;
+      name: string;
+      cause: PoisonCause | "invalid_arguments" | "denied";
+      reason: string;
+      bytesReceived: number;
+    }
+  | { type: "permission_requested"; callId: string; name: string; summary: string }
+  | {
+      type: "tool_result";
+      callId: string;
+      name: string;
+      isError: boolean;
+      code: ToolErrorCode | null;
+      content: string;
+      details: ToolDetails | null;
+    }
+  /** Something the user should know that is not an error: an output-limit escalation, a change of tack. */
+  | { type: "notice"; message: string }
+  | { type: "message_added"; message: Message }
+  | {
+      type: "usage";
+      inputTokens: number;
+      outputTokens: number;
+      contextTokens: number;
+      contextWindow: number;
+    }
+  | { type: "done"; finalText: string; turns: number }
+  | { type: "error"; code: ErrorCode | "repeated_failure" | "turn_limit"; message: string }
+  | { type: "aborted"; reason: string };
+
+/** The terminal events. */
+export type TerminalEvent = Extract<AgentEvent, { type: "done" | "error" | "aborted" }>;
+
+export function isTerminal(event: AgentEvent): event is TerminalEvent {
+  return event.type === "done" || event.type === "error" || event.type === "aborted";
+}

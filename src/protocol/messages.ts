@@ -1,0 +1,55 @@
+/** A request for the model: the conversation so far and what it may call. */
+
+/** A message in the conversation as nex keeps it; providers translate it to their wire format. */
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+/** Text the user (or nex on the user's behalf, e.g. a compaction summary) sent. */
+export interface UserMessage {
+  type: "user";
+  text: string;
+}
+
+/** One model turn: its text and the tool calls it asked for, with their raw argument text. */
+export interface AssistantMessage {
+  type: "assistant";
+  text: string;
+  toolCalls: ToolCall[];
+}
+
+/** A tool call as received: `argumentsText` is the exact text the model sent, never repaired. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  argumentsText: string;
+}
+
+/** The answer to one tool call, dispatched or refused; every tool call gets exactly one. */
+export interface ToolResultMessage {
+  type: "tool_result";
+  toolCallId: string;
+  toolName: string;
+  content: string;
+  isError: boolean;
+}
+
+/** A JSON Schema object as published to the provider. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** What the model is told about a tool. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+/** Everything a provider needs for one request. */
+export interface ModelRequest {
+  model: string;
+  system: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  /** The output limit sent to the endpoint; the integrity check compares usage against it. */
+  maxTokens: number;
+  /** Which request of the session this is, for events. */
+  requestId: number;
+}

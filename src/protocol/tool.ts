@@ -1,0 +1,91 @@
+import type { ToolErrorCode } from "./errors.ts";
+import type { ToolSpec } from "./messages.ts";
+
+/** What the session knows it has read of a file: the basis of read-before-write. */
+export interface ReadRecord {
+  /** Absolute, symlink-resolved path. */
+  path: string;
+  /** sha256 of the bytes read, hex. */
+  hash: string;
+  mtimeMs: number;
+  size: number;
+  /** True when the whole file was read (or written by this session). */
+  complete: boolean;
+}
+
+/** Structured details of a tool result, for a UI; the model sees `content` only. */
+export type ToolDetails =
+  | {
+      type: "write";
+      path: string;
+      created: boolean;
+      bytes: number;
+      lines: number;
+      hash: string;
+      previousBytes: number;
+      diff: string;
+    }
+  | { type: "part_staged"; path: string; part: number; parts: number; bytes: number }
+  | {
+      type: "edit";
+      path: string;
+      bytes: number;
+      lines: number;
+      hash: string;
+      replacements: number;
+      diff: string;
+    }
+  | { type: "read"; path: string; lines: number; totalLines: number; complete: boolean }
+  | {
+      type: "bash";
+      command: string;
+      exitCode: number | null;
+      signal: string | null;
+      timedOut: boolean;
+      tail: string;
+    }
+  | { type: "list"; count: number; truncated: boolean };
+
+/** The result of one tool call. Failure is a result, never an exception. */
+export interface ToolOutcome {
+  isError: boolean;
+  /** What the model reads. */
+  content: string;
+  /** Present when `isError`: who must act and how. */
+  code?: ToolErrorCode;
+  details?: ToolDetails;
+  /** Reads (and own writes) to record in the session's read ledger and journal. */
+  ledger?: ReadRecord[];
+}
+
+/** How a call stands with the permission rules before it runs. */
+export type PermissionCheck =
+  | { type: "allow" }
+  | { type: "ask"; summary: string }
+  | { type: "deny"; reason: string };
+
+/** The user's answer to a permission request. */
+export type PermissionAnswer =
+  | { type: "allow_once" }
+  | { type: "allow_session" }
+  | { type: "deny"; reason?: string };
+
+/** A tool call the loop may run: arguments already received whole. */
+export interface ToolInvocation {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  /** The loop's turn number: the tools snapshot the workspace before a turn's first mutation. */
+  turn: number;
+}
+
+/** The tools as the loop sees them. The loop knows nothing of files or processes. */
+export interface ToolHost {
+  specs(): ToolSpec[];
+  /** Checks the permission rules; `allow_session` answers are remembered by the host. */
+  permission(call: ToolInvocation): Promise<PermissionCheck>;
+  /** Records a session-wide approval the user gave for a call like this one. */
+  rememberApproval(call: ToolInvocation): void;
+  /** Validates and runs. Never throws: failures come back as error outcomes. */
+  execute(call: ToolInvocation, signal: AbortSignal): Promise<ToolOutcome>;
+}

@@ -1,0 +1,52 @@
+/** Provider-neutral stop reason; `rawStopReason` keeps the wire value. */
+export type StopReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
+
+/** Token counts reported by the endpoint. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Why a tool call was not received whole. */
+export type PoisonCause =
+  | "output_limit"
+  | "stream_dropped"
+  | "abnormal_stop"
+  | "unparseable"
+  | "not_an_object";
+
+/** How argument text became a value: strictly, or by a recovery that added no bytes. */
+export type ArgumentRecovery = "strict" | "fence" | "extracted";
+
+/** Whether a tool call may be dispatched, and if not, why. */
+export type CallVerdict =
+  | { type: "whole"; args: Record<string, unknown>; recovery: ArgumentRecovery }
+  | {
+      type: "poisoned";
+      cause: PoisonCause;
+      /** Plain words for the model and the user, e.g. "output hit the 4096-token limit while writing `content`". */
+      reason: string;
+      /** UTF-8 bytes of argument text received. */
+      bytesReceived: number;
+    };
+
+/** A tool call as assembled from a response, with its integrity verdict. */
+export interface AssembledToolCall {
+  id: string;
+  name: string;
+  argumentsText: string;
+  verdict: CallVerdict;
+}
+
+/** A whole model response, assembled from a stream or a single body. */
+export interface AssembledTurn {
+  text: string;
+  toolCalls: AssembledToolCall[];
+  stopReason: StopReason;
+  rawStopReason: string | null;
+  /** The stream ended with its explicit terminator (`[DONE]`, `message_stop`), or a complete JSON body arrived. */
+  terminated: boolean;
+  usage: Usage | null;
+  /** The `max_tokens` that was sent. */
+  maxTokens: number;
+}
