@@ -40,7 +40,10 @@ test("every import follows the layer arrows of ARCHITECTURE.md", () => {
   for (const file of sourceFiles(src)) {
     const layer = relative(src, file).split("/")[0] ?? "";
     const permitted = allowed[layer];
-    assert.ok(permitted, `${relative(src, file)} is in a folder that ARCHITECTURE.md does not name`);
+    assert.ok(
+      permitted,
+      `${relative(src, file)} is in a folder that ARCHITECTURE.md does not name`,
+    );
     for (const spec of importsOf(file)) {
       if (layer === "protocol" && spec.startsWith("node:")) {
         violations.push(`${relative(src, file)} imports ${spec}: protocol must not touch node:*`);

@@ -89,3 +89,6 @@ export interface ToolHost {
   /** Validates and runs. Never throws: failures come back as error outcomes. */
   execute(call: ToolInvocation, signal: AbortSignal): Promise<ToolOutcome>;
 }
+
+/** When mutating tools and `bash` need the user's approval. */
+export type PermissionMode = "ask" | "auto_edit" | "approve_all";

@@ -1,0 +1,59 @@
+import type {
+  AgentEvent,
+  PermissionAnswer,
+  PermissionMode,
+  TerminalEvent,
+  WindowSource,
+} from "../protocol/index.ts";
+
+/** What a UI shows about the session it drives. */
+export interface SessionInfo {
+  sessionId: string;
+  provider: string;
+  model: string;
+  host: string;
+  workspace: string;
+  contextWindow: number;
+  windowSource: WindowSource;
+  permissionMode: PermissionMode;
+  journalPath: string;
+}
+
+/** A summary row of `nex sessions`. */
+export interface SessionSummary {
+  sessionId: string;
+  workspace: string;
+  startedAt: string;
+  lastMessage: string;
+  messages: number;
+  bytes: number;
+  journalPath: string;
+}
+
+/**
+ * The one object a UI (headless or TUI) drives. UIs never call a provider or a tool directly:
+ * they submit prompts, answer permission requests, interrupt, and render the events they receive.
+ */
+export interface AgentSession {
+  readonly info: SessionInfo;
+  /** Receives every event of the session; returns an unsubscribe function. */
+  subscribe(listener: (event: AgentEvent) => void): () => void;
+  /** Runs one user prompt to its terminal event. Rejects never: failures are `error` events. */
+  submit(prompt: string): Promise<TerminalEvent>;
+  /** Cancels the request in flight and any retry wait at once; the pending `submit` ends `aborted`. */
+  interrupt(): void;
+  /** Answers a `permission_requested` event. */
+  answerPermission(callId: string, answer: PermissionAnswer): void;
+  setPermissionMode(mode: PermissionMode): void;
+  /** Restores the workspace to before the last `turns` mutating turns; returns the plain report. */
+  undo(turns: number): Promise<string>;
+  /** Compacts the conversation now; returns the line to show. */
+  compact(): Promise<string>;
+  /** Switches the model for the next requests; returns the line to show. */
+  setModel(model: string): Promise<string>;
+  /** Starts a fresh conversation in the same workspace. */
+  clear(): Promise<void>;
+  listSessions(): Promise<SessionSummary[]>;
+  /** Flushes the journal and releases resources. */
+  close(): Promise<void>;
+}
