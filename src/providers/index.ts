@@ -1,3 +1,5 @@
+export { type AnthropicClientOptions, createAnthropicClient } from "./anthropic.ts";
+export { anthropicMessages } from "./anthropic-wire.ts";
 export { type ArgumentParse, isObject, parseToolArguments } from "./arguments.ts";
 export {
   type AssemblerOptions,
@@ -6,6 +8,11 @@ export {
   type TurnAssembler,
 } from "./assembler.ts";
 export type { ClientOptions } from "./client-config.ts";
+export {
+  type DiscoveredWindow,
+  type DiscoverOptions,
+  discoverContextWindow,
+} from "./discover-limits.ts";
 export {
   classifyHttpError,
   contextLimitOf,

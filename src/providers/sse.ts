@@ -3,10 +3,7 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 /** One server-sent event. */
 export type SseEvent = EventSourceMessage;
 
-/**
- * Server-sent events from a body's chunks. At a clean end of the body a last event without its
- * blank line is still delivered (its data line is complete); an incomplete line never parses as JSON.
- */
+/** Server-sent events from a body's chunks. As the SSE spec says, an event not ended by its blank line is dropped. */
 export async function* sseEvents(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
   const pending: SseEvent[] = [];
   const parser = createParser({ onEvent: (event) => pending.push(event) });
@@ -16,7 +13,6 @@ export async function* sseEvents(chunks: AsyncIterable<Uint8Array>): AsyncGenera
     while (pending.length > 0) yield pending.shift() as SseEvent;
   }
   parser.feed(decoder.decode());
-  parser.reset({ consume: true });
   while (pending.length > 0) yield pending.shift() as SseEvent;
 }
 
