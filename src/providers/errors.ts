@@ -99,7 +99,7 @@ export function timeoutError(host: string, what: string): ProviderError {
   return {
     code: "timeout",
     retryable: true,
-    message: `${what} from ${host}; the server may be overloaded or stuck.`,
+    message: `Timed out waiting for ${host}: ${what}. The server may be overloaded or stuck; check that it is still running.`,
   };
 }
 

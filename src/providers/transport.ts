@@ -1,5 +1,10 @@
 // One logical request: attempts, timeouts, the retry policy, cancellation. Shared by both clients;
 // a wire format only builds the request and reads a 2xx body.
+//
+// A failure before any text or tool-call data was yielded is retried per the policy (nothing was shown).
+// A failure after output started is NOT retried: text streamed to the user cannot be un-shown, and a
+// second answer could differ from the first. The stream then ends with `done` on a turn that is not
+// terminated, so its tool calls are poisoned as `stream_dropped` and the loop decides what to do.
 import type { AssembledTurn, ProviderError, ProviderEvent } from "../protocol/index.ts";
 import {
   abortedError,
@@ -82,7 +87,7 @@ export async function* runRequest(
       yield { type: "attempt_started", attempt, host: options.context.host };
       const outcome = yield* attemptOnce(exchange, signal, options);
       if (outcome.type === "turn") {
-        yield { type: "done", turn: outcome.turn };
+        yield { type: "done", turn: scrubTurn(outcome.turn, options.secrets) };
         return;
       }
       if (signal.aborted || outcome.error.code === "aborted") {
@@ -123,6 +128,18 @@ export async function* runRequest(
   }
 }
 
+/** Verdict reasons can quote the server (a mid-stream error): they get the same scrubbing as errors. */
+function scrubTurn(turn: AssembledTurn, secrets: string[]): AssembledTurn {
+  return {
+    ...turn,
+    toolCalls: turn.toolCalls.map((call) =>
+      call.verdict.type === "poisoned"
+        ? { ...call, verdict: { ...call.verdict, reason: redact(call.verdict.reason, secrets) } }
+        : call,
+    ),
+  };
+}
+
 type AttemptOutcome =
   | { type: "turn"; turn: AssembledTurn }
   | { type: "failed"; error: ProviderError; retryAfterMs: number | null };
@@ -152,7 +169,7 @@ async function* attemptOnce(
     if (signal.aborted) return { type: "failed", error: abortedError(), retryAfterMs: null };
     const host = options.context.host;
     const failure = timedOut
-      ? timeoutError(host, `No response within ${seconds(options.timeouts.firstByteMs)}`)
+      ? timeoutError(host, `no response within ${seconds(options.timeouts.firstByteMs)}`)
       : networkError(host, describeFetchError(error));
     return { type: "failed", error: failure, retryAfterMs: null };
   }
@@ -215,8 +232,8 @@ async function* timedChunks(
       if (result === "stalled") {
         attempt.abort();
         const what = first
-          ? `No data within ${seconds(ms)}`
-          : `The stream stalled: no data for ${seconds(ms)}`;
+          ? `no data within ${seconds(ms)}`
+          : `the stream stalled: no data for ${seconds(ms)}`;
         throw new StreamFailure("timeout", what);
       }
       if (result.done) return;
