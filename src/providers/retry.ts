@@ -2,7 +2,9 @@
 //   400, 404, 413, 422, 401, 403 and any other 4xx: no retry (a byte-identical request would fail again).
 //   408, 429: at most 3 retries; Retry-After (seconds or HTTP date) when given and at most the cap,
 //             else exponential from ~1 s with jitter. Past the cap nex does not sleep: it surfaces the wait.
-//   5xx, connection failures, timeouts: at most 5 retries, exponential from ~1 s with jitter, capped.
+//   5xx, connection failures, timeouts: at most 5 retries, exponential from ~1 s with jitter, capped
+//             (a Retry-After on a 5xx is honoured like on a 429).
+// Failures of different kinds share one count: one request is never attempted more than 6 times.
 import type { ProviderError } from "../protocol/index.ts";
 
 /** Tuning and test seams for the retry policy. */
