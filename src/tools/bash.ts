@@ -50,7 +50,8 @@ export function bashTool(): Tool {
         env,
         timeoutMs,
         killGraceMs: ctx.limits.killGraceMs,
-        outputCap: ctx.limits.outputCap,
+        // Room for the status lines, so the dispatcher's cap never cuts a second time.
+        outputCap: Math.max(1024, ctx.limits.outputCap - 600),
         signal: ctx.signal,
       });
       const details = {

@@ -1,7 +1,7 @@
 import { Type } from "typebox";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { shortDiff } from "./diff-text.ts";
-import { formatBytes, formatCount, readState, shortHash } from "./file-content.ts";
+import { formatBytes, formatCount, formatLines, readState, shortHash } from "./file-content.ts";
 import { commitChange } from "./file-writer.ts";
 import { findPlaceholders, placeholderMessage } from "./placeholders.ts";
 import { defineTool, failure, type Tool } from "./tool.ts";
@@ -140,7 +140,7 @@ export function editFileTool(): Tool {
         isError: false,
         content:
           `Edited ${target.display}: ${count} ${count === 1 ? "replacement" : "replacements"}; now ${formatBytes(facts.bytes)}, ` +
-          `${formatCount(facts.lines)} lines, sha256 ${shortHash(facts.hash)} (read back from disk).\n${diff}`,
+          `${formatLines(facts.lines)}, sha256 ${shortHash(facts.hash)} (read back from disk).\n${diff}`,
         details: {
           type: "edit",
           path: target.display,

@@ -77,6 +77,11 @@ export function formatBytes(n: number): string {
   return `${formatCount(n)} ${n === 1 ? "byte" : "bytes"}`;
 }
 
+/** `1 line` / `12 lines` */
+export function formatLines(n: number): string {
+  return `${formatCount(n)} ${n === 1 ? "line" : "lines"}`;
+}
+
 /** The short hash shown to the model and the user. */
 export function shortHash(hash: string): string {
   return hash.slice(0, 12);

@@ -1,6 +1,6 @@
 import { Type } from "typebox";
 import type { ToolOutcome } from "../protocol/index.ts";
-import { formatBytes, formatCount, readState } from "./file-content.ts";
+import { formatBytes, formatCount, formatLines, readState } from "./file-content.ts";
 import { defineTool, failure, type Tool } from "./tool.ts";
 
 /** Files larger than this are not read at all (search them or read a slice with bash). */
@@ -127,7 +127,7 @@ export function readFileTool(): Tool {
         coveredTo >= from ? { from, to: coveredTo, total } : { from: 1, to: 0, total },
       );
       const whole = from === 1 && to === total && firstCut === 0;
-      const header = `${target.display} (${formatCount(total)} lines, ${formatBytes(file.size)}${crlf ? ", CRLF line endings" : ""})`;
+      const header = `${target.display} (${formatLines(total)}, ${formatBytes(file.size)}${crlf ? ", CRLF line endings" : ""})`;
       const footer = whole
         ? ""
         : to < total

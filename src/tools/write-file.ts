@@ -5,6 +5,7 @@ import {
   type FileState,
   formatBytes,
   formatCount,
+  formatLines,
   readState,
   shortHash,
   type WrittenFacts,
@@ -78,7 +79,7 @@ function written(
     : `Created ${target.display}${from}:`;
   return {
     isError: false,
-    content: `${what} ${formatBytes(facts.bytes)}, ${formatCount(facts.lines)} lines, sha256 ${shortHash(facts.hash)} (read back from disk).`,
+    content: `${what} ${formatBytes(facts.bytes)}, ${formatLines(facts.lines)}, sha256 ${shortHash(facts.hash)} (read back from disk).`,
     details: {
       type: "write",
       path: target.display,
