@@ -4,7 +4,6 @@ import { shortDiff } from "./diff-text.ts";
 import {
   type FileState,
   formatBytes,
-  formatCount,
   formatLines,
   readState,
   shortHash,
