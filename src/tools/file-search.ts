@@ -190,7 +190,11 @@ export function createFileSearch(
       const rel = relativeTo(root, dir);
       const wanted = (path: string): boolean => !glob || globMatches(glob, path, rel);
       if (binary) {
-        const fileFilter = glob && !glob.includes("/") ? ["-g", glob] : [];
+        // `-g` would override .gitignore; a file type of the same glob filters without doing so.
+        const fileFilter =
+          glob && !glob.includes("/") && !glob.includes(",")
+            ? ["--type-add", `nexglob:${glob}`, "-t", "nexglob"]
+            : [];
         const args = [
           "--json",
           ...RG_BASE,

@@ -25,6 +25,8 @@ export interface UndoReport {
   restored: Array<{ path: string; action: UndoAction }>;
   /** What could not be restored and why; `path` is null for a general limit (e.g. bash without a snapshot). */
   failed: Array<{ path: string | null; reason: string }>;
+  /** Limits worth knowing that need no action, e.g. that snapshots leave out ignored files. */
+  notes: string[];
 }
 
 /** Where the checkpoints are and how many mutating turns to undo. */
@@ -172,7 +174,8 @@ async function changesOf(
   return changes;
 }
 
-function limitsNote(selected: TurnCheckpoint[]): string[] {
+function limitsNote(selected: TurnCheckpoint[]): { failed: string[]; notes: string[] } {
+  const failed: string[] = [];
   const notes: string[] = [];
   let ignoredNote = false;
   for (const checkpoint of selected) {
@@ -188,18 +191,19 @@ function limitsNote(selected: TurnCheckpoint[]): string[] {
       const commands = checkpoint.commands
         .map((c) => `\`${c.length > 60 ? `${c.slice(0, 60)}…` : c}\``)
         .join(", ");
-      notes.push(
+      failed.push(
         `changes bash made in turn ${checkpoint.turn} (${commands}) to files nex did not write itself: no workspace snapshot (${why})`,
       );
       continue;
     }
     ignoredNote = true;
   }
-  if (ignoredNote)
+  if (ignoredNote) {
     notes.push(
-      "changes bash made to files ignored by .gitignore or over the snapshot size limit, if any (snapshots leave them out)",
+      "Snapshots leave out files ignored by .gitignore and files over the size limit; changes bash made to those, if any, were not undone.",
     );
-  return notes;
+  }
+  return { failed, notes };
 }
 
 function describe(
@@ -227,6 +231,7 @@ function describe(
       `Could not restore: ${report.failed.map((f) => (f.path ? `${f.path} (${f.reason})` : f.reason)).join("; ")}.`,
     );
   }
+  for (const note of report.notes) parts.push(`Note: ${note}`);
   return parts.join(" ");
 }
 
@@ -243,6 +248,7 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
       turns: [],
       restored: [],
       failed: [],
+      notes: [],
     };
   }
   const count = Math.max(1, Math.floor(options.turns));
@@ -296,12 +302,18 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
     path,
     reason,
   }));
-  for (const note of limitsNote(selected)) failures.push({ path: null, reason: note });
+  const limits = limitsNote(selected);
+  for (const reason of limits.failed) failures.push({ path: null, reason });
   if (ioErrors === 0)
     await dropCheckpoints(
       options.checkpointDir,
       selected.map((c) => c.seq),
     );
-  const report = { turns: selected.map((c) => c.turn), restored, failed: failures };
+  const report = {
+    turns: selected.map((c) => c.turn),
+    restored,
+    failed: failures,
+    notes: limits.notes,
+  };
   return { ...report, text: describe(report, first, count, selected.length) };
 }
