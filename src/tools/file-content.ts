@@ -49,6 +49,19 @@ export async function readState(
   };
 }
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** True when the bytes are text nex can show and change: valid UTF-8 with no NUL in the first 8 KiB. */
+export function isText(bytes: Uint8Array): boolean {
+  if (bytes.subarray(0, 8192).includes(0)) return false;
+  try {
+    strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Lines as an editor counts them: a final line without a newline still counts. */
 export function countLines(text: string): number {
   if (text.length === 0) return 0;

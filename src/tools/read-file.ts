@@ -1,6 +1,6 @@
 import { Type } from "typebox";
 import type { ToolOutcome } from "../protocol/index.ts";
-import { formatBytes, formatCount, formatLines, readState } from "./file-content.ts";
+import { formatBytes, formatCount, formatLines, isText, readState } from "./file-content.ts";
 import { defineTool, failure, type Tool } from "./tool.ts";
 
 /** Files larger than this are not read at all (search them or read a slice with bash). */
@@ -30,18 +30,6 @@ const parameters = Type.Object(
   },
   { additionalProperties: false },
 );
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-function isBinary(bytes: Buffer): boolean {
-  if (bytes.subarray(0, 8192).includes(0)) return true;
-  try {
-    utf8.decode(bytes);
-    return false;
-  } catch {
-    return true;
-  }
-}
 
 /** The `read_file` tool: line-numbered text, in slices for large files, recorded in the read ledger. */
 export function readFileTool(): Tool {
@@ -75,7 +63,7 @@ export function readFileTool(): Tool {
             `Search it with grep, or show a slice with bash (e.g. \`sed -n '1,200p' ${target.display}\`).`,
         );
       }
-      if (isBinary(file.bytes)) {
+      if (!isText(file.bytes)) {
         return failure(
           "binary",
           `${target.display} is a binary file (${formatBytes(file.size)}); read_file shows text only. ` +

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { lstat, mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 
 /** Limits past which a workspace snapshot is skipped (whole) or leaves files out (each). */
 export interface SnapshotLimits {
@@ -64,6 +64,10 @@ function escapeExclude(path: string): string {
 
 /** Opens (lazily creating) the shadow repository. */
 export function createShadowGit({ gitDir, workTree, env, limits }: ShadowGitOptions): ShadowGit {
+  // A checkpoint directory placed inside the workspace must not snapshot itself.
+  const own = relative(workTree, dirname(gitDir));
+  const excludes =
+    own && !own.startsWith("..") && !isAbsolute(own) ? [...EXCLUDES, escapeExclude(own)] : EXCLUDES;
   const gitEnv: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
     if (value !== undefined && !key.startsWith("GIT_")) gitEnv[key] = value;
@@ -136,7 +140,7 @@ export function createShadowGit({ gitDir, workTree, env, limits }: ShadowGitOpti
     { type: "taken"; skipped: string[] } | { type: "unavailable"; reason: string }
   > => {
     await ensure();
-    await writeFile(join(gitDir, "info", "exclude"), `${EXCLUDES.join("\n")}\n`);
+    await writeFile(join(gitDir, "info", "exclude"), `${excludes.join("\n")}\n`);
     const listed = (await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"]))
       .toString("utf8")
       .split("\0")
@@ -164,7 +168,7 @@ export function createShadowGit({ gitDir, workTree, env, limits }: ShadowGitOpti
     }
     await writeFile(
       join(gitDir, "info", "exclude"),
-      `${[...EXCLUDES, ...skipped.map(escapeExclude)].join("\n")}\n`,
+      `${[...excludes, ...skipped.map(escapeExclude)].join("\n")}\n`,
     );
     if (skipped.length > 0) {
       await git(

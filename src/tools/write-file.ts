@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { Type } from "typebox";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { shortDiff } from "./diff-text.ts";
@@ -61,7 +62,7 @@ async function summarize(
   if (args.part !== undefined && args.parts !== undefined && args.parts > 1) {
     return `write_file ${display} (part ${args.part} of ${args.parts}, ${size})`;
   }
-  const existing = target?.exists ? await readState(target.abs, display).catch(() => null) : null;
+  const existing = target?.exists ? await stat(target.abs).catch(() => null) : null;
   return `write_file ${display} (${size}, ${existing ? `overwrites ${formatBytes(existing.size)}` : "new file"})`;
 }
 

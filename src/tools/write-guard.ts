@@ -1,5 +1,5 @@
 import type { FileState } from "./file-content.ts";
-import { countChars, formatBytes, formatCount, shortHash } from "./file-content.ts";
+import { countChars, formatBytes, formatCount, isText, shortHash } from "./file-content.ts";
 import type { ReadLedger } from "./ledger.ts";
 import { ToolFailure } from "./tool.ts";
 
@@ -37,6 +37,13 @@ export function checkReplace(check: ReplaceCheck): void {
   const record = ledger.get(abs);
   const current = record !== undefined && record.hash === existing.hash;
   if (current && (record.complete || !requireComplete)) return;
+  if (!isText(existing.bytes)) {
+    throw new ToolFailure(
+      "binary",
+      `${display} is a binary (not UTF-8) file of ${formatBytes(existing.size)}; nex will not change it as text. ${nothing} ` +
+        `If it really must be replaced, remove it first with bash (\`rm ${display}\`), then write the new file.`,
+    );
+  }
   if (newText !== undefined && looksLikeContentLoss(existing.bytes.toString("utf8"), newText)) {
     const before = countChars(existing.bytes.toString("utf8"));
     const why =

@@ -144,3 +144,20 @@ test("edit_file on a missing file says to use write_file", async () => {
   assert.equal(out.code, "not_found");
   assert.match(out.content, /use write_file/);
 });
+
+test("a binary (not UTF-8) file is never changed as text by edit_file or write_file", async () => {
+  const box = sandbox();
+  const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]);
+  writeFileSync(box.path("old.txt"), latin1);
+  const tools = host(box);
+  const edit = await run(tools, "edit_file", {
+    path: "old.txt",
+    old_string: "caf",
+    new_string: "bar",
+  });
+  assert.equal(edit.code, "binary");
+  const write = await run(tools, "write_file", { path: "old.txt", content: "café\n" });
+  assert.equal(write.code, "binary");
+  assert.match(write.content, /remove it first with bash/);
+  assert.ok(readFileSync(box.path("old.txt")).equals(latin1));
+});

@@ -227,3 +227,23 @@ test("undo with nothing recorded says so", async () => {
   });
   assert.equal(report.text, "Nothing to undo: no file changes were recorded in this session.");
 });
+
+test("a checkpoint directory inside the workspace is left out of its own snapshots", async () => {
+  const box = sandbox();
+  const checkpointDir = box.path(".nex/checkpoints/s1");
+  const tools = host(box, { checkpointDir });
+  await run(tools, "write_file", { path: "a.txt", content: "x" }, { turn: 1 });
+  await run(tools, "bash", { command: "echo y > b.txt" }, { turn: 2 });
+  const listed = execFileSync(
+    "git",
+    [`--git-dir=${join(checkpointDir, "shadow.git")}`, "ls-tree", "-r", "--name-only", "snapshots"],
+    { encoding: "utf8" },
+  );
+  assert.equal(listed, "a.txt\n");
+  const report = await tools.undo(2);
+  assert.deepEqual(
+    report.restored.map((r) => r.path),
+    ["a.txt", "b.txt"],
+  );
+  assert.ok(existsSync(checkpointDir));
+});
