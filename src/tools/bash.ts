@@ -2,7 +2,7 @@ import { Type } from "typebox";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { runCommand } from "./command-runner.ts";
 import { formatBytes } from "./file-content.ts";
-import { defineTool, type Tool } from "./tool.ts";
+import { defineTool, failure, type Tool } from "./tool.ts";
 
 const parameters = Type.Object(
   {
@@ -42,7 +42,15 @@ export function bashTool(): Tool {
         args.timeout_seconds !== undefined ? args.timeout_seconds * 1000 : ctx.limits.bashTimeoutMs,
         ctx.limits.maxBashTimeoutMs,
       );
-      await ctx.checkpoints.beforeExec(ctx.turn, args.command);
+      try {
+        await ctx.checkpoints.beforeExec(ctx.turn, args.command);
+      } catch (error) {
+        return failure(
+          "failed",
+          `Could not save the undo checkpoint (${(error as Error).message}); the command was not run. ` +
+            "Tell the user: the checkpoint directory may be full or unwritable.",
+        );
+      }
       const env = { PAGER: "cat", GIT_PAGER: "cat", ...ctx.limits.env };
       const result = await runCommand({
         command: args.command,

@@ -36,6 +36,7 @@ export interface UndoOptions {
   /** How many of the most recent mutating turns to undo (at least 1). */
   turns: number;
   allowedPaths?: string[];
+  /** Environment for git (default: this process's). */
   env?: Record<string, string | undefined>;
   limits?: Partial<SnapshotLimits>;
 }
@@ -258,7 +259,7 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   const shadow = shadowFor({
     checkpointDir: options.checkpointDir,
     workspace: ws,
-    env: options.env ?? {},
+    env: options.env ?? process.env,
     ...(options.limits ? { limits: options.limits } : {}),
   });
   const restorer: Restorer = { ws, shadow, checkpointDir: options.checkpointDir };

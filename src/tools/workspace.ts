@@ -128,7 +128,9 @@ export async function createWorkspace(
   root: string,
   allowedPaths: string[] = [],
 ): Promise<Workspace> {
-  const realRoot = (await resolvePhysical("/", root)).path;
+  const resolved = await resolvePhysical("/", root);
+  if (!resolved.exists) throw new Error(`the workspace directory ${root} does not exist`);
+  const realRoot = resolved.path;
   const realAllowed: string[] = [];
   for (const allowed of allowedPaths)
     realAllowed.push((await resolvePhysical(realRoot, allowed)).path);

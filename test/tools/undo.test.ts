@@ -247,3 +247,17 @@ test("a checkpoint directory inside the workspace is left out of its own snapsho
   );
   assert.ok(existsSync(checkpointDir));
 });
+
+test("a change whose undo checkpoint cannot be saved does not happen", async () => {
+  const box = sandbox();
+  writeFileSync(join(box.root, "not-a-dir"), "");
+  const tools = host(box, { checkpointDir: join(box.root, "not-a-dir", "cp") });
+  const write = await run(tools, "write_file", { path: "a.txt", content: "x" }, { turn: 1 });
+  assert.equal(write.code, "failed");
+  assert.match(write.content, /Could not save the undo checkpoint .*nothing was written/);
+  assert.equal(existsSync(box.path("a.txt")), false);
+  const command = await run(tools, "bash", { command: "echo ran > ran.txt" }, { turn: 1 });
+  assert.equal(command.code, "failed");
+  assert.match(command.content, /the command was not run/);
+  assert.equal(existsSync(box.path("ran.txt")), false);
+});

@@ -98,3 +98,10 @@ test("a workspace given through a symlink works and its files are shown relative
   assert.match(out.content, /^Created a\.txt/);
   assert.equal(readFileSync(box.path("a.txt"), "utf8"), "x");
 });
+
+test("a workspace that does not exist is reported, not guessed at", async () => {
+  const box = sandbox();
+  const out = await run(host(box, { workspace: join(box.root, "missing") }), "list_dir", {});
+  assert.equal(out.code, "failed");
+  assert.match(out.content, /does not exist/);
+});
