@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PermissionMode, ToolOutcome } from "../../src/protocol/index.ts";
@@ -16,8 +16,14 @@ export interface Sandbox {
   path(relative: string): string;
 }
 
+const made: string[] = [];
+process.on("exit", () => {
+  for (const root of made) rmSync(root, { recursive: true, force: true });
+});
+
 export function sandbox(): Sandbox {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "nex-tools-")));
+  made.push(root);
   const workspace = join(root, "ws");
   const checkpointDir = join(root, "data", "checkpoints", "s1");
   mkdirSync(workspace);
