@@ -1,0 +1,111 @@
+import { Type } from "typebox";
+import type { ToolOutcome } from "../protocol/index.ts";
+import { runCommand } from "./command-runner.ts";
+import { formatBytes } from "./file-content.ts";
+import { defineTool, failure, type Tool } from "./tool.ts";
+
+const parameters = Type.Object(
+  {
+    command: Type.String({
+      minLength: 1,
+      description: "The bash command to run in the workspace root.",
+    }),
+    timeout_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          "Stop the command after this many seconds (default and maximum are set by nex).",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+/** The `bash` tool: one command in its own process group, with a timeout, cancellation and capped output. */
+export function bashTool(): Tool {
+  return defineTool({
+    name: "bash",
+    description:
+      "Run a bash command (`bash -c`) in the workspace root and return its exit code and output (stdout and stderr together). " +
+      "Use it for builds, tests, git and other programs; use read_file, write_file and edit_file for files. " +
+      "Long output keeps its beginning and end. Commands are stopped at a timeout; background processes (`&`) are stopped when the command ends, " +
+      "so do not start servers you expect to keep running. There is no interactive input (stdin is closed).",
+    parameters,
+    mutates: "exec",
+    summarize: async (args) => `bash: ${args.command}`,
+    async execute(args, ctx): Promise<ToolOutcome> {
+      const timeoutMs = Math.min(
+        args.timeout_seconds !== undefined ? args.timeout_seconds * 1000 : ctx.limits.bashTimeoutMs,
+        ctx.limits.maxBashTimeoutMs,
+      );
+      try {
+        await ctx.checkpoints.beforeExec(ctx.turn, args.command);
+      } catch (error) {
+        return failure(
+          "failed",
+          `Could not save the undo checkpoint (${(error as Error).message}); the command was not run. ` +
+            "Tell the user: the checkpoint directory may be full or unwritable.",
+        );
+      }
+      const env = { PAGER: "cat", GIT_PAGER: "cat", ...ctx.limits.env };
+      const result = await runCommand({
+        command: args.command,
+        cwd: ctx.workspace.root,
+        env,
+        timeoutMs,
+        killGraceMs: ctx.limits.killGraceMs,
+        // Room for the status lines, so the dispatcher's cap never cuts a second time.
+        outputCap: Math.max(1024, ctx.limits.outputCap - 600),
+        signal: ctx.signal,
+      });
+      const details = {
+        type: "bash" as const,
+        command: args.command,
+        exitCode: result.exitCode,
+        signal: result.signal,
+        timedOut: result.timedOut,
+        tail: result.tail,
+      };
+      const body = result.totalBytes === 0 ? "(no output)" : result.output;
+      const size = result.totalBytes > 0 ? ` Output (${formatBytes(result.totalBytes)}):` : "";
+      const left = result.leftBehind
+        ? "\n(A background process it started kept running outside nex's control.)"
+        : "";
+      if (result.aborted) {
+        return {
+          isError: true,
+          code: "aborted",
+          content: `Interrupted: the command and its child processes were stopped.${size}\n${body}${left}`,
+          details,
+        };
+      }
+      if (result.timedOut) {
+        return {
+          isError: true,
+          code: "timeout",
+          content:
+            `Timed out after ${seconds(timeoutMs)}: the command and its child processes were stopped.${size}\n${body}${left}\n` +
+            "If it needs longer, pass a larger timeout_seconds, or run a narrower command.",
+          details,
+        };
+      }
+      if (result.exitCode === 0) {
+        return { isError: false, content: `Exit code 0.${size}\n${body}${left}`, details };
+      }
+      const status =
+        result.exitCode !== null
+          ? `Exit code ${result.exitCode}.`
+          : `Killed by signal ${result.signal ?? "unknown"}.`;
+      return {
+        isError: true,
+        code: "failed",
+        content: `${status}${size}\n${body}${left}`,
+        details,
+      };
+    },
+  });
+}

@@ -1,0 +1,220 @@
+import { lstat, mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { atomicWrite } from "./atomic-write.ts";
+import { sha256 } from "./ledger.ts";
+import {
+  createShadowGit,
+  type ShadowGit,
+  type SnapshotLimits,
+  type SnapshotResult,
+  type TreeResult,
+} from "./shadow-git.ts";
+import type { Workspace } from "./workspace.ts";
+
+/** A file's state before a turn first changed it. */
+export interface BeforeImage {
+  /** Relative to the workspace root when inside it, else absolute. */
+  path: string;
+  existed: boolean;
+  /** sha256 of the saved content, under `blobs/`. */
+  blob?: string;
+  mode?: number;
+  /** Directories the change created (relative like `path`), deepest last; undo removes them when empty. */
+  createdDirs?: string[];
+  /** sha256 of what nex last wrote there in this turn; undo restores only while the file still holds it. */
+  afterHash?: string;
+}
+
+/** What one mutating turn recorded before it changed anything; stored as `turns/<seq>.json`. */
+export interface TurnCheckpoint {
+  /** Order of checkpoints in this store, across processes. */
+  seq: number;
+  /** The loop's turn number, for messages. */
+  turn: number;
+  /** The workspace before the turn's first change. */
+  snapshot: SnapshotResult;
+  /** The workspace after the turn's latest change, so undo reverts only what the turn did. */
+  after: TreeResult | null;
+  files: BeforeImage[];
+  /** Commands `bash` ran in this turn. */
+  commands: string[];
+}
+
+/** What the tools call before they change the workspace. Both throw when the checkpoint cannot be saved. */
+export interface CheckpointRecorder {
+  /** Before a file tool changes `abs`: snapshots on the turn's first mutation and saves the before-image. */
+  beforeEdit(turn: number, abs: string): Promise<void>;
+  /** Before `bash` runs: snapshots on the turn's first mutation and notes the command. */
+  beforeExec(turn: number, command: string): Promise<void>;
+  /** After a file tool wrote `abs`: notes the content (sha256) it left there. */
+  afterEdit(turn: number, abs: string, hash: string): Promise<void>;
+  /** After any change of the turn (even a failed one): records the workspace as the turn left it. */
+  afterChange(turn: number): Promise<void>;
+}
+
+/** Where checkpoints live and how they are taken. */
+export interface CheckpointOptions {
+  checkpointDir: string;
+  workspace: Workspace;
+  env: Record<string, string | undefined>;
+  limits?: Partial<SnapshotLimits>;
+}
+
+/** Defaults: a snapshot covers up to 20,000 files, each up to 5 MiB, 512 MiB in all. */
+export const DEFAULT_SNAPSHOT_LIMITS: SnapshotLimits = {
+  maxFiles: 20_000,
+  maxFileBytes: 5 * 2 ** 20,
+  maxTotalBytes: 512 * 2 ** 20,
+};
+
+/** The shadow repository of a checkpoint directory. */
+export function shadowFor(options: CheckpointOptions): ShadowGit {
+  return createShadowGit({
+    gitDir: join(options.checkpointDir, "shadow.git"),
+    workTree: options.workspace.root,
+    env: options.env,
+    limits: { ...DEFAULT_SNAPSHOT_LIMITS, ...options.limits },
+  });
+}
+
+const turnFile = (dir: string, seq: number): string =>
+  join(dir, "turns", `${String(seq).padStart(8, "0")}.json`);
+
+/** Every checkpoint in the store, oldest first. */
+export async function loadCheckpoints(checkpointDir: string): Promise<TurnCheckpoint[]> {
+  let names: string[];
+  try {
+    names = await readdir(join(checkpointDir, "turns"));
+  } catch {
+    return [];
+  }
+  const checkpoints: TurnCheckpoint[] = [];
+  for (const name of names.filter((n) => /^\d+\.json$/.test(n)).sort()) {
+    try {
+      checkpoints.push(
+        JSON.parse(await readFile(join(checkpointDir, "turns", name), "utf8")) as TurnCheckpoint,
+      );
+    } catch {
+      // A checkpoint torn by a crash mid-save holds nothing that can be trusted; skip it.
+    }
+  }
+  return checkpoints.sort((a, b) => a.seq - b.seq);
+}
+
+/** Removes checkpoints once they have been undone. */
+export async function dropCheckpoints(checkpointDir: string, seqs: number[]): Promise<void> {
+  for (const seq of seqs) await rm(turnFile(checkpointDir, seq), { force: true });
+}
+
+/** Reads a saved before-image. */
+export function readBlob(checkpointDir: string, blob: string): Promise<Buffer> {
+  return readFile(join(checkpointDir, "blobs", blob));
+}
+
+async function missingDirs(dir: string, stop: string): Promise<string[]> {
+  const created: string[] = [];
+  let current = dir;
+  while (current !== stop && current !== dirname(current)) {
+    const exists = await lstat(current).then(
+      () => true,
+      () => false,
+    );
+    if (exists) break;
+    created.unshift(current);
+    current = dirname(current);
+  }
+  return created;
+}
+
+/** The recorder for one host: one checkpoint per mutating turn, saved before the turn's first change. */
+export function createCheckpointRecorder(options: CheckpointOptions): CheckpointRecorder {
+  const { checkpointDir, workspace } = options;
+  const shadow = shadowFor(options);
+  const open = new Map<number, TurnCheckpoint>();
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const save = async (checkpoint: TurnCheckpoint): Promise<void> => {
+    await mkdir(join(checkpointDir, "turns"), { recursive: true });
+    await atomicWrite(
+      turnFile(checkpointDir, checkpoint.seq),
+      Buffer.from(JSON.stringify(checkpoint, null, 1)),
+    );
+  };
+
+  const checkpointFor = async (turn: number): Promise<TurnCheckpoint> => {
+    const known = open.get(turn);
+    if (known) return known;
+    const existing = await loadCheckpoints(checkpointDir);
+    const seq = (existing.at(-1)?.seq ?? 0) + 1;
+    const snapshot = await shadow.snapshot(`before turn ${turn}`);
+    const checkpoint: TurnCheckpoint = {
+      seq,
+      turn,
+      snapshot,
+      after: null,
+      files: [],
+      commands: [],
+    };
+    await save(checkpoint);
+    open.set(turn, checkpoint);
+    return checkpoint;
+  };
+
+  // Checkpoints of one store are taken one at a time so two calls never race on a sequence number.
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work, work);
+    queue = next.catch(() => {});
+    return next;
+  };
+
+  return {
+    beforeEdit: (turn, abs) =>
+      serial(async () => {
+        const checkpoint = await checkpointFor(turn);
+        const path = workspace.display(abs);
+        if (checkpoint.files.some((file) => file.path === path)) return;
+        const info = await lstat(abs).catch(() => null);
+        if (!info) {
+          const dirs = await missingDirs(dirname(abs), workspace.root);
+          checkpoint.files.push({
+            path,
+            existed: false,
+            createdDirs: dirs.map((d) => workspace.display(d)),
+          });
+        } else {
+          const bytes = await readFile(abs);
+          const blob = sha256(bytes);
+          await mkdir(join(checkpointDir, "blobs"), { recursive: true });
+          const blobPath = join(checkpointDir, "blobs", blob);
+          const saved = await lstat(blobPath).then(
+            () => true,
+            () => false,
+          );
+          if (!saved) await atomicWrite(blobPath, bytes);
+          checkpoint.files.push({ path, existed: true, blob, mode: info.mode & 0o7777 });
+        }
+        await save(checkpoint);
+      }),
+    beforeExec: (turn, command) =>
+      serial(async () => {
+        const checkpoint = await checkpointFor(turn);
+        checkpoint.commands.push(command);
+        await save(checkpoint);
+      }),
+    afterEdit: (turn, abs, hash) =>
+      serial(async () => {
+        const checkpoint = open.get(turn);
+        const image = checkpoint?.files.find((file) => file.path === workspace.display(abs));
+        if (!checkpoint || !image) return;
+        image.afterHash = hash;
+        await save(checkpoint);
+      }),
+    afterChange: (turn) =>
+      serial(async () => {
+        const checkpoint = open.get(turn);
+        if (checkpoint?.snapshot.type !== "taken") return;
+        checkpoint.after = await shadow.currentTree();
+        await save(checkpoint);
+      }),
+  };
+}

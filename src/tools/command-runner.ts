@@ -1,0 +1,120 @@
+import { spawn } from "node:child_process";
+import { headTail } from "./output-cap.ts";
+
+/** How to run one shell command. */
+export interface RunOptions {
+  command: string;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  timeoutMs: number;
+  /** Wait between SIGTERM and SIGKILL of the process group. */
+  killGraceMs: number;
+  /** Bytes of output kept (head and tail). */
+  outputCap: number;
+  signal: AbortSignal;
+}
+
+/** How a command ended, with its capped output. */
+export interface RunResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  aborted: boolean;
+  /** Output (stdout and stderr interleaved as they arrived), head and tail within the cap. */
+  output: string;
+  totalBytes: number;
+  tail: string;
+  /** The command's own process had ended, but a process it started held the output open and was left behind. */
+  leftBehind: boolean;
+}
+
+/**
+ * Runs `bash -c command` in its own process group. On timeout or abort the whole group gets SIGTERM,
+ * then SIGKILL after a grace period; when the command ends, processes it left in its group are stopped too.
+ */
+export function runCommand(options: RunOptions): Promise<RunResult> {
+  const { command, cwd, env, timeoutMs, killGraceMs, outputCap, signal } = options;
+  return new Promise((resolve) => {
+    const output = headTail(outputCap);
+    const child = spawn("bash", ["-c", command], {
+      cwd,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let timedOut = false;
+    let aborted = false;
+    let exit: { code: number | null; signal: string | null } | null = null;
+    let spawnError: Error | null = null;
+    const timers: NodeJS.Timeout[] = [];
+
+    const killGroup = (sig: NodeJS.Signals): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, sig);
+      } catch {
+        // ESRCH: the group is already gone.
+      }
+    };
+    let stopping = false;
+    const stopGroup = (): void => {
+      if (stopping) return;
+      stopping = true;
+      killGroup("SIGTERM");
+      timers.push(setTimeout(() => killGroup("SIGKILL"), killGraceMs));
+    };
+    let done = false;
+    const finish = (leftBehind: boolean): void => {
+      if (done) return;
+      done = true;
+      for (const timer of timers) clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      const text = spawnError
+        ? `${output.text()}Could not start bash: ${spawnError.message}`
+        : output.text();
+      resolve({
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        timedOut,
+        aborted,
+        output: text,
+        totalBytes: output.total,
+        tail: output.tail(400),
+        leftBehind,
+      });
+    };
+    const onAbort = (): void => {
+      aborted = true;
+      stopGroup();
+    };
+
+    child.stdout.on("data", (chunk: Buffer) => output.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => output.push(chunk));
+    child.on("error", (error) => {
+      spawnError = error;
+      finish(false);
+    });
+    child.on("exit", (code, sig) => {
+      exit = { code, signal: sig };
+      stopGroup();
+      // A process that left our group (setsid) may hold the pipes open forever: stop waiting for it.
+      timers.push(
+        setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          finish(true);
+        }, killGraceMs + 500),
+      );
+    });
+    child.on("close", () => finish(false));
+    timers.push(
+      setTimeout(() => {
+        if (exit) return;
+        timedOut = true;
+        stopGroup();
+      }, timeoutMs),
+    );
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,221 @@
+import type { TSchema } from "typebox";
+import { Value } from "typebox/value";
+import type { ReadRecord, ToolOutcome } from "../protocol/index.ts";
+import type { ReadLedger } from "./ledger.ts";
+import { capText } from "./output-cap.ts";
+import { type Tool, type ToolContext, ToolFailure } from "./tool.ts";
+
+interface SchemaError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message: string;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") return `a string`;
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function keyOf(path: string): string {
+  return path.replace(/^\//, "").replace(/\//g, ".");
+}
+
+function missingMessage(tool: string, key: string): string {
+  if (tool === "write_file" && key === "content") {
+    return (
+      "Missing required argument `content`: the call had no content at all (an explicit empty string would be accepted). " +
+      "This is usually an argument dropped under output pressure. Nothing was written. Re-emit the call with the full content, " +
+      "or, for a large file, write it in parts (part: 1, parts: N, then part 2 ...)."
+    );
+  }
+  return `Missing required argument \`${key}\`. Re-emit the call with \`${key}\` set.`;
+}
+
+/** Validates arguments against a tool's schema with no coercion; returns plain-words problems, or none. */
+export function validateArguments(tool: Tool, args: unknown): string[] {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    return [
+      `The arguments must be a JSON object, got ${describeValue(args)}. Re-emit the call with an object of arguments.`,
+    ];
+  }
+  const schema: TSchema = tool.parameters;
+  if (Value.Check(schema, args)) return [];
+  const record = args as Record<string, unknown>;
+  const known = Object.keys((schema as { properties?: Record<string, unknown> }).properties ?? {});
+  const problems: string[] = [];
+  for (const error of Value.Errors(schema, args) as Iterable<SchemaError>) {
+    const key = keyOf(error.instancePath);
+    const value = key ? record[key] : undefined;
+    switch (error.keyword) {
+      case "required":
+        for (const name of (error.params.requiredProperties as string[] | undefined) ?? []) {
+          problems.push(missingMessage(tool.name, name));
+        }
+        break;
+      case "additionalProperties": {
+        const extra = (error.params.additionalProperties as string[] | undefined) ?? [];
+        problems.push(
+          `Unknown argument${extra.length === 1 ? "" : "s"} ${extra.map((k) => `\`${k}\``).join(", ")} for ${tool.name}; ` +
+            `its arguments are: ${known.join(", ")}. Re-emit the call without ${extra.length === 1 ? "it" : "them"}.`,
+        );
+        break;
+      }
+      case "type": {
+        const expected = String(error.params.type ?? "another type");
+        problems.push(
+          value === null
+            ? `\`${key}\` is null; it must be ${article(expected)} ${expected}. Re-emit the call with a real value.`
+            : `\`${key}\` must be ${article(expected)} ${expected}, got ${describeValue(value)}. Re-emit the call with ${article(expected)} ${expected}.`,
+        );
+        break;
+      }
+      case "minLength":
+        problems.push(emptyMessage(tool.name, key));
+        break;
+      case "minimum":
+      case "maximum":
+        problems.push(
+          `\`${key}\` ${error.message} (got ${JSON.stringify(value)}). Re-emit the call with a value in range.`,
+        );
+        break;
+      case "boolean":
+        break;
+      default:
+        problems.push(
+          `\`${key || "arguments"}\` ${error.message}. Re-emit the call with a valid value.`,
+        );
+    }
+  }
+  return problems.length > 0
+    ? [...new Set(problems)]
+    : ["The arguments do not match the tool's schema. Re-emit the call."];
+}
+
+function article(word: string): string {
+  return /^[aeiou]/.test(word) ? "an" : "a";
+}
+
+function emptyMessage(tool: string, key: string): string {
+  if (tool === "edit_file" && key === "old_string") {
+    return "`old_string` must not be empty: it is the exact text to replace. To create a file use write_file; to insert text, include the neighbouring text in old_string and new_string.";
+  }
+  if (tool === "bash" && key === "command")
+    return "`command` must not be empty. Re-emit the call with the command to run.";
+  return `\`${key}\` must not be empty. Re-emit the call with a value.`;
+}
+
+/** Collects the ledger records one call made, for its outcome (and so the journal). */
+function recordingLedger(ledger: ReadLedger, made: ReadRecord[]): ReadLedger {
+  return {
+    get: (path) => ledger.get(path),
+    all: () => ledger.all(),
+    recordRead: (base, range) => {
+      const record = ledger.recordRead(base, range);
+      made.push(record);
+      return record;
+    },
+    recordWrite: (record) => {
+      const saved = ledger.recordWrite(record);
+      made.push(saved);
+      return saved;
+    },
+  };
+}
+
+/** What the dispatcher needs besides the call. */
+export interface DispatchOptions {
+  tools: Map<string, Tool>;
+  context: Omit<ToolContext, "ledger" | "signal" | "turn"> & { ledger: ReadLedger };
+  signal: AbortSignal;
+  turn: number;
+}
+
+/**
+ * Validates, runs and shapes one call. Never throws: a refused call, a coded failure and an internal
+ * fault all come back as error outcomes. Output is capped here, for every tool.
+ */
+export async function dispatch(
+  name: string,
+  args: unknown,
+  options: DispatchOptions,
+): Promise<ToolOutcome> {
+  const tool = options.tools.get(name);
+  if (!tool) {
+    return {
+      isError: true,
+      code: "invalid_arguments",
+      content: `Unknown tool \`${name}\`. The tools are: ${[...options.tools.keys()].join(", ")}. Call one of them.`,
+    };
+  }
+  const problems = validateArguments(tool, args);
+  if (problems.length > 0) {
+    return {
+      isError: true,
+      code: "invalid_arguments",
+      content: `${tool.name} was not run. ${problems.join(" ")}`,
+    };
+  }
+  if (options.signal.aborted) {
+    return {
+      isError: true,
+      code: "aborted",
+      content: `${tool.name} was not run: the turn was interrupted.`,
+    };
+  }
+  const made: ReadRecord[] = [];
+  const ctx: ToolContext = {
+    ...options.context,
+    ledger: recordingLedger(options.context.ledger, made),
+    signal: options.signal,
+    turn: options.turn,
+  };
+  let outcome: ToolOutcome;
+  try {
+    outcome = await tool.execute(args as Record<string, unknown>, ctx);
+  } catch (error) {
+    outcome = faultOutcome(tool.name, error, options.signal);
+  }
+  const capped = capText(outcome.content, options.context.limits.outputCap);
+  const ledger = made.map((record) =>
+    capped.cut > 0 && record.complete ? { ...record, complete: false } : record,
+  );
+  if (capped.cut > 0) for (const record of ledger) options.context.ledger.recordWrite(record);
+  return { ...outcome, content: capped.text, ...(ledger.length > 0 ? { ledger } : {}) };
+}
+
+function faultOutcome(tool: string, error: unknown, signal: AbortSignal): ToolOutcome {
+  if (error instanceof ToolFailure)
+    return { isError: true, code: error.code, content: error.message };
+  if (signal.aborted || (error as { name?: string }).name === "AbortError") {
+    return {
+      isError: true,
+      code: "aborted",
+      content: `${tool} was interrupted before it finished; check the state before retrying.`,
+    };
+  }
+  const code = (error as { code?: string }).code;
+  if (code === "EACCES" || code === "EPERM") {
+    return {
+      isError: true,
+      code: "failed",
+      content: `${tool} failed: permission denied (${(error as Error).message}). Nothing was changed by this call.`,
+    };
+  }
+  if (code === "ENOSPC") {
+    return {
+      isError: true,
+      code: "failed",
+      content: `${tool} failed: the disk is full. Nothing was changed by this call; tell the user.`,
+    };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    isError: true,
+    code: "internal",
+    content: `${tool} failed with an internal error of nex (${message.slice(0, 300)}). This is not a problem with your arguments; tell the user if it repeats.`,
+  };
+}

@@ -1,0 +1,127 @@
+import { readFile, stat } from "node:fs/promises";
+import { sha256 } from "./ledger.ts";
+import { ToolFailure } from "./tool.ts";
+
+/** A file as it is on disk now. */
+export interface FileState {
+  bytes: Buffer;
+  /** Permission bits. */
+  mode: number;
+  mtimeMs: number;
+  size: number;
+  hash: string;
+}
+
+/** What a write or edit reads back from disk after committing. */
+export interface WrittenFacts {
+  bytes: number;
+  lines: number;
+  hash: string;
+  mtimeMs: number;
+}
+
+/** Reads a file's bytes and metadata, or null when nothing is there. A directory is an error. */
+export async function readState(
+  abs: string,
+  display: string,
+  signal?: AbortSignal,
+): Promise<FileState | null> {
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(abs);
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return null;
+    throw error;
+  }
+  if (info.isDirectory()) {
+    throw new ToolFailure(
+      "failed",
+      `${display} is a directory, not a file. Use list_dir to see what it holds.`,
+    );
+  }
+  const bytes = await readFile(abs, { signal });
+  return {
+    bytes,
+    mode: info.mode & 0o7777,
+    mtimeMs: info.mtimeMs,
+    size: bytes.length,
+    hash: sha256(bytes),
+  };
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** True when the bytes are text nex can show and change: valid UTF-8 with no NUL in the first 8 KiB. */
+export function isText(bytes: Uint8Array): boolean {
+  if (bytes.subarray(0, 8192).includes(0)) return false;
+  try {
+    strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Lines as an editor counts them: a final line without a newline still counts. */
+export function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let lines = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines += 1;
+  return text.endsWith("\n") ? lines : lines + 1;
+}
+
+/** Unicode characters (code points), the unit of the content-loss guard. */
+export function countChars(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code < 0xdc00 || code > 0xdfff) count += 1;
+  }
+  return count;
+}
+
+/** `1,234` */
+export function formatCount(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+/** `1,234 bytes` / `1 byte` */
+export function formatBytes(n: number): string {
+  return `${formatCount(n)} ${n === 1 ? "byte" : "bytes"}`;
+}
+
+/** `1 line` / `12 lines` */
+export function formatLines(n: number): string {
+  return `${formatCount(n)} ${n === 1 ? "line" : "lines"}`;
+}
+
+/** The short hash shown to the model and the user. */
+export function shortHash(hash: string): string {
+  return hash.slice(0, 12);
+}
+
+/**
+ * Reads a just-written file back and checks it is exactly what was meant to be written.
+ * A mismatch is reported as a failure with both sizes: the result never claims bytes that are not there.
+ */
+export async function verifyWritten(
+  abs: string,
+  display: string,
+  expected: Uint8Array,
+): Promise<WrittenFacts> {
+  const onDisk = await readFile(abs);
+  const info = await stat(abs);
+  if (!onDisk.equals(expected)) {
+    throw new ToolFailure(
+      "failed",
+      `Wrote ${display} but reading it back gave ${formatBytes(onDisk.length)} instead of the ${formatBytes(expected.length)} sent; ` +
+        "something else changed the file at the same moment. Read it again before any further change.",
+    );
+  }
+  return {
+    bytes: onDisk.length,
+    lines: countLines(onDisk.toString("utf8")),
+    hash: sha256(onDisk),
+    mtimeMs: info.mtimeMs,
+  };
+}

@@ -1,0 +1,67 @@
+import { Type } from "typebox";
+import type { ToolOutcome } from "../protocol/index.ts";
+import { formatCount } from "./file-content.ts";
+import { globMatches } from "./file-search.ts";
+import { defineTool, failure, type Tool } from "./tool.ts";
+
+/** Most paths a glob result shows. */
+export const GLOB_MAX_FILES = 200;
+
+const parameters = Type.Object(
+  {
+    pattern: Type.String({
+      minLength: 1,
+      description:
+        "Glob such as `*.ts` (a name at any depth) or `src/**/*.test.ts` (a path under `path`).",
+    }),
+    path: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "Directory to search (default: the workspace root).",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The `glob` tool: file names matching a pattern, respecting .gitignore, capped. */
+export function globTool(): Tool {
+  return defineTool({
+    name: "glob",
+    description:
+      "Find files by name pattern. A pattern without `/` matches file names at any depth; one with `/` matches paths under `path`. " +
+      `Skips .git, node_modules and what .gitignore excludes. Returns at most ${GLOB_MAX_FILES} paths, sorted; when there are more it says how many.`,
+    parameters,
+    mutates: false,
+    target: (args) => args.path ?? ".",
+    async execute(args, ctx): Promise<ToolOutcome> {
+      const dir = await ctx.workspace.resolve(args.path ?? ".");
+      if (!dir.exists)
+        return failure(
+          "not_found",
+          `${dir.display} does not exist. Use list_dir to find the right directory.`,
+        );
+      const dirRel = dir.abs === ctx.workspace.root ? null : ctx.workspace.display(dir.abs);
+      const files = (await ctx.search.listFiles(dir.abs, ctx.signal)).filter((path) =>
+        globMatches(args.pattern, path, dirRel),
+      );
+      if (files.length === 0) {
+        return {
+          isError: false,
+          content: `No files match ${args.pattern} in ${dir.display}.`,
+          details: { type: "list", count: 0, truncated: false },
+        };
+      }
+      const shown = files.slice(0, GLOB_MAX_FILES);
+      const truncated = files.length > shown.length;
+      const header = truncated
+        ? `Showing ${formatCount(shown.length)} of ${formatCount(files.length)} files matching ${args.pattern}; narrow the pattern or path to see the rest.`
+        : `${formatCount(files.length)} ${files.length === 1 ? "file matches" : "files match"} ${args.pattern}.`;
+      return {
+        isError: false,
+        content: `${header}\n${shown.join("\n")}`,
+        details: { type: "list", count: files.length, truncated },
+      };
+    },
+  });
+}

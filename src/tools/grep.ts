@@ -1,0 +1,84 @@
+import { Type } from "typebox";
+import type { ToolOutcome } from "../protocol/index.ts";
+import { formatCount } from "./file-content.ts";
+import { defineTool, failure, type Tool } from "./tool.ts";
+
+/** Most matching lines a grep result shows. */
+export const GREP_MAX_MATCHES = 100;
+const MAX_LINE_CHARS = 300;
+
+const parameters = Type.Object(
+  {
+    pattern: Type.String({
+      minLength: 1,
+      description: "Regular expression to search for in file contents.",
+    }),
+    path: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "Directory to search (default: the workspace root).",
+      }),
+    ),
+    glob: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "Only files matching this glob, e.g. `*.ts` (any depth) or `src/**/*.ts`.",
+      }),
+    ),
+    ignore_case: Type.Optional(Type.Boolean({ description: "Match case-insensitively." })),
+  },
+  { additionalProperties: false },
+);
+
+/** The `grep` tool: regex search over non-ignored files, capped, saying what was cut. */
+export function grepTool(): Tool {
+  return defineTool({
+    name: "grep",
+    description:
+      "Search file contents with a regular expression. Skips .git, node_modules, binary files and what .gitignore excludes. " +
+      `Returns \`path:line: text\` lines, at most ${GREP_MAX_MATCHES}; when there are more it says how many, so narrow the pattern, path or glob.`,
+    parameters,
+    mutates: false,
+    target: (args) => args.path ?? ".",
+    async execute(args, ctx): Promise<ToolOutcome> {
+      const dir = await ctx.workspace.resolve(args.path ?? ".");
+      if (!dir.exists)
+        return failure(
+          "not_found",
+          `${dir.display} does not exist. Use list_dir or glob to find the right directory.`,
+        );
+      const result = await ctx.search.grep({
+        pattern: args.pattern,
+        dir: dir.abs,
+        ignoreCase: args.ignore_case === true,
+        keep: GREP_MAX_MATCHES,
+        signal: ctx.signal,
+        ...(args.glob ? { glob: args.glob } : {}),
+      });
+      const where = `${formatCount(result.files)} ${result.files === 1 ? "file" : "files"}`;
+      if (result.total === 0) {
+        return {
+          isError: false,
+          content: `No matches for /${args.pattern}/ in ${dir.display}${args.glob ? ` (files matching ${args.glob})` : ""}.`,
+          details: { type: "list", count: 0, truncated: false },
+        };
+      }
+      const lines = result.matches.map((m) => {
+        const text =
+          m.text.length > MAX_LINE_CHARS
+            ? `${m.text.slice(0, MAX_LINE_CHARS)}… [line cut]`
+            : m.text;
+        return `${ctx.workspace.display(m.path.startsWith("/") ? m.path : `${ctx.workspace.root}/${m.path}`)}:${m.line}: ${text}`;
+      });
+      const truncated = result.total > result.matches.length;
+      const header = truncated
+        ? `Showing ${formatCount(result.matches.length)} of ${formatCount(result.total)} matches in ${where}; narrow the pattern or path to see the rest.`
+        : `${formatCount(result.total)} ${result.total === 1 ? "match" : "matches"} in ${where}.`;
+      return {
+        isError: false,
+        content: `${header}\n${lines.join("\n")}`,
+        details: { type: "list", count: result.total, truncated },
+      };
+    },
+  });
+}

@@ -1,0 +1,179 @@
+import type { PermissionMode, ReadRecord, ToolHost, ToolSpec } from "../protocol/index.ts";
+import { bashTool } from "./bash.ts";
+import { createCheckpointRecorder } from "./checkpoints.ts";
+import { dispatch, validateArguments } from "./dispatch.ts";
+import { editFileTool } from "./edit-file.ts";
+import { createFileSearch } from "./file-search.ts";
+import { globTool } from "./glob.ts";
+import { grepTool } from "./grep.ts";
+import { createLedger } from "./ledger.ts";
+import { listDirTool } from "./list-dir.ts";
+import { type CommandRules, createPermissions } from "./permissions.ts";
+import { readFileTool } from "./read-file.ts";
+import type { SnapshotLimits } from "./shadow-git.ts";
+import type { Tool, ToolContext, ToolLimits } from "./tool.ts";
+import { type UndoReport, undoWorkspace } from "./undo.ts";
+import { createWorkspace, type Workspace } from "./workspace.ts";
+import { writeFileTool } from "./write-file.ts";
+import { createPartsStore } from "./write-parts.ts";
+
+export type { CommandRules } from "./permissions.ts";
+export type { SnapshotLimits } from "./shadow-git.ts";
+export { type UndoOptions, type UndoReport, undoWorkspace } from "./undo.ts";
+
+/** How to build the tools for one workspace and session. */
+export interface ToolHostOptions {
+  /** Absolute workspace root. */
+  workspace: string;
+  mode: PermissionMode;
+  rules?: CommandRules;
+  /** Paths outside the workspace the user allowed. */
+  allowedPaths?: string[];
+  /** The read ledger restored from the journal on resume. */
+  ledger?: ReadRecord[];
+  /** Private directory for snapshots and before-images, outside the workspace (e.g. `<dataDir>/checkpoints/<session>`). */
+  checkpointDir: string;
+  /** Default `bash` timeout (120 s). */
+  bashTimeoutMs?: number;
+  /** Most a call may ask for with `timeout_seconds` (600 s). */
+  maxBashTimeoutMs?: number;
+  /** Wait between SIGTERM and SIGKILL (2 s). */
+  killGraceMs?: number;
+  /** Most bytes of a result (32 KiB). */
+  outputCap?: number;
+  /** False forces the JavaScript search fallback even when `rg` is on PATH. */
+  useRipgrep?: boolean;
+  /** Environment for commands, git and ripgrep (default: this process's). */
+  env?: Record<string, string | undefined>;
+  snapshotLimits?: Partial<SnapshotLimits>;
+}
+
+/** The tools as the loop sees them, plus what the runtime needs around them. */
+export interface WorkspaceToolHost extends ToolHost {
+  /** Every read record of the session, for the journal. */
+  ledger(): ReadRecord[];
+  setMode(mode: PermissionMode): void;
+  /** Restores the workspace to before the last `turns` mutating turns. */
+  undo(turns: number): Promise<UndoReport>;
+}
+
+/** Builds the tools of one session: read_file, write_file, edit_file, bash, grep, glob, list_dir. */
+export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
+  const env = options.env ?? process.env;
+  const limits: ToolLimits = {
+    outputCap: options.outputCap ?? 32 * 1024,
+    bashTimeoutMs: options.bashTimeoutMs ?? 120_000,
+    maxBashTimeoutMs: options.maxBashTimeoutMs ?? 600_000,
+    killGraceMs: options.killGraceMs ?? 2_000,
+    useRipgrep: options.useRipgrep ?? true,
+    env,
+  };
+  const ready: Promise<Workspace> = createWorkspace(options.workspace, options.allowedPaths ?? []);
+  // Keep an unhandled rejection from escaping before the first call reports it.
+  ready.catch(() => {});
+  const ledger = createLedger(options.ledger ?? []);
+  const parts = createPartsStore();
+  let shared: Omit<ToolContext, "signal" | "turn"> | null = null;
+  const context = async (): Promise<Omit<ToolContext, "signal" | "turn">> => {
+    const workspace = await ready;
+    shared ??= {
+      workspace,
+      ledger,
+      limits,
+      search: createFileSearch(workspace.root, env, limits.useRipgrep),
+      checkpoints: createCheckpointRecorder({
+        checkpointDir: options.checkpointDir,
+        workspace,
+        env,
+        ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
+      }),
+    };
+    return shared;
+  };
+  const list: Tool[] = [
+    readFileTool(),
+    writeFileTool(parts),
+    editFileTool(),
+    bashTool(),
+    grepTool(),
+    globTool(),
+    listDirTool(),
+  ];
+  const tools = new Map(list.map((tool) => [tool.name, tool]));
+  const permissions = createPermissions({
+    mode: options.mode,
+    ...(options.rules ? { rules: options.rules } : {}),
+    tools,
+    validArgs: (tool, args) => validateArguments(tool, args).length === 0,
+    async locate(path) {
+      const workspace = await ready;
+      const resolved = await workspace.resolve(path).catch(() => null);
+      if (!resolved) return null;
+      return resolved.outside ? "allowed" : "inside";
+    },
+    async summarize(tool, args) {
+      const ctx = await context();
+      return tool
+        .summarize(args, { ...ctx, signal: AbortSignal.timeout(5_000), turn: 0 })
+        .catch(() => tool.name);
+    },
+  });
+  // Changes run one at a time, so checkpoints, staged parts and the ledger see them in order.
+  let changes: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = changes.then(work, work);
+    changes = next.catch(() => {});
+    return next;
+  };
+
+  return {
+    specs: (): ToolSpec[] =>
+      list.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        parameters: JSON.parse(JSON.stringify(tool.parameters)) as ToolSpec["parameters"],
+      })),
+    permission: (call) => permissions.check(call),
+    rememberApproval: (call) => permissions.remember(call),
+    setMode: (mode) => permissions.setMode(mode),
+    ledger: () => ledger.all(),
+    async execute(call, signal) {
+      const run = async () => {
+        let ctx: Omit<ToolContext, "signal" | "turn">;
+        try {
+          ctx = await context();
+        } catch (error) {
+          return {
+            isError: true,
+            code: "failed" as const,
+            content: `The workspace ${options.workspace} cannot be used (${(error as Error).message}). Tell the user.`,
+          };
+        }
+        try {
+          return await dispatch(call.name, call.args, {
+            tools,
+            context: ctx,
+            signal,
+            turn: call.turn,
+          });
+        } finally {
+          if (tools.get(call.name)?.mutates) {
+            await ctx.checkpoints.afterChange(call.turn).catch(() => {});
+          }
+        }
+      };
+      return tools.get(call.name)?.mutates ? serial(run) : run();
+    },
+    undo: (turns) =>
+      serial(async () =>
+        undoWorkspace({
+          workspace: (await ready).root,
+          checkpointDir: options.checkpointDir,
+          turns,
+          env,
+          ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
+          ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
+        }),
+      ),
+  };
+}

@@ -1,0 +1,71 @@
+import { lstat, readdir, readlink } from "node:fs/promises";
+import { join } from "node:path";
+import { Type } from "typebox";
+import type { ToolOutcome } from "../protocol/index.ts";
+import { formatBytes, formatCount } from "./file-content.ts";
+import { defineTool, failure, type Tool } from "./tool.ts";
+
+/** Most entries a listing shows. */
+export const LIST_MAX_ENTRIES = 500;
+
+const parameters = Type.Object(
+  {
+    path: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "Directory to list (default: the workspace root).",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The `list_dir` tool: one directory's entries with type and size, capped. */
+export function listDirTool(): Tool {
+  return defineTool({
+    name: "list_dir",
+    description: `List one directory: subdirectories end with \`/\`, files show their size, symlinks their target. At most ${LIST_MAX_ENTRIES} entries.`,
+    parameters,
+    mutates: false,
+    target: (args) => args.path ?? ".",
+    async execute(args, ctx): Promise<ToolOutcome> {
+      const dir = await ctx.workspace.resolve(args.path ?? ".");
+      if (!dir.exists)
+        return failure(
+          "not_found",
+          `${dir.display} does not exist. List its parent directory to find the right name.`,
+        );
+      const info = await lstat(dir.abs);
+      if (!info.isDirectory())
+        return failure(
+          "failed",
+          `${dir.display} is a file, not a directory. Use read_file to read it.`,
+        );
+      const names = (await readdir(dir.abs)).sort();
+      const shown = names.slice(0, LIST_MAX_ENTRIES);
+      const lines: string[] = [];
+      for (const name of shown) {
+        ctx.signal.throwIfAborted();
+        const entry = await lstat(join(dir.abs, name)).catch(() => null);
+        if (!entry) continue;
+        if (entry.isDirectory()) lines.push(`${name}/`);
+        else if (entry.isSymbolicLink())
+          lines.push(`${name} -> ${await readlink(join(dir.abs, name)).catch(() => "?")}`);
+        else if (entry.isFile()) lines.push(`${name}  (${formatBytes(entry.size)})`);
+        else lines.push(`${name}  (special file)`);
+      }
+      const truncated = names.length > shown.length;
+      const header =
+        names.length === 0
+          ? `${dir.display} is empty.`
+          : truncated
+            ? `${dir.display}: showing ${formatCount(shown.length)} of ${formatCount(names.length)} entries; use glob to find specific files.`
+            : `${dir.display}: ${formatCount(names.length)} ${names.length === 1 ? "entry" : "entries"}.`;
+      return {
+        isError: false,
+        content: lines.length > 0 ? `${header}\n${lines.join("\n")}` : header,
+        details: { type: "list", count: names.length, truncated },
+      };
+    },
+  });
+}

@@ -1,0 +1,71 @@
+import { formatBytes } from "./file-content.ts";
+
+/** The line put where output was cut. */
+export function cutNote(cut: number): string {
+  return `\n[… ${formatBytes(cut)} cut from the middle of the output …]\n`;
+}
+
+/** Collects a stream of output keeping only its first and last bytes within a cap. */
+export interface HeadTail {
+  push(chunk: Buffer): void;
+  /** Total bytes seen. */
+  readonly total: number;
+  /** The kept text, with a note of how many bytes were cut from the middle. */
+  text(): string;
+  /** The last bytes, for a UI's one-line view. */
+  tail(bytes: number): string;
+}
+
+/** A head-and-tail collector keeping at most `cap` bytes (half head, half tail). */
+export function headTail(cap: number): HeadTail {
+  const headCap = Math.floor(cap / 2);
+  const tailCap = cap - headCap;
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  let tailChunks: Buffer[] = [];
+  let tailBytes = 0;
+  let total = 0;
+  return {
+    get total() {
+      return total;
+    },
+    push(chunk) {
+      total += chunk.length;
+      let rest = chunk;
+      if (headBytes < headCap) {
+        const take = rest.subarray(0, headCap - headBytes);
+        head.push(take);
+        headBytes += take.length;
+        rest = rest.subarray(take.length);
+      }
+      if (rest.length === 0) return;
+      tailChunks.push(rest);
+      tailBytes += rest.length;
+      if (tailBytes > tailCap * 2) {
+        const joined = Buffer.concat(tailChunks).subarray(-tailCap);
+        tailChunks = [joined];
+        tailBytes = joined.length;
+      }
+    },
+    text() {
+      const headText = Buffer.concat(head).toString("utf8");
+      const tail = Buffer.concat(tailChunks);
+      if (total <= cap) return headText + tail.toString("utf8");
+      const kept = tail.subarray(-tailCap);
+      return headText + cutNote(total - headBytes - kept.length) + kept.toString("utf8");
+    },
+    tail(bytes) {
+      const all = Buffer.concat([...head, ...tailChunks]);
+      return all.subarray(-bytes).toString("utf8");
+    },
+  };
+}
+
+/** Cuts text to at most `cap` UTF-8 bytes, keeping its head and tail and saying how much was cut. */
+export function capText(text: string, cap: number): { text: string; cut: number } {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length <= cap) return { text, cut: 0 };
+  const collector = headTail(cap);
+  collector.push(bytes);
+  return { text: collector.text(), cut: bytes.length - cap };
+}

@@ -1,0 +1,185 @@
+import { matchesGlob } from "node:path";
+import type { PermissionCheck, PermissionMode, ToolInvocation } from "../protocol/index.ts";
+import { type ParsedCommand, parseCommand, type SubCommand } from "./shell-commands.ts";
+import type { Tool } from "./tool.ts";
+
+/** The user's command rules, like `git status`, `npm test`, `rm *`. */
+export interface CommandRules {
+  allow?: string[];
+  deny?: string[];
+}
+
+/** What permissions need from the host: the tools, where a file tool's path lands, and summaries. */
+export interface PermissionOptions {
+  mode: PermissionMode;
+  rules?: CommandRules;
+  tools: Map<string, Tool>;
+  /** Null when the call's arguments are invalid (the dispatcher will refuse it without asking). */
+  validArgs(tool: Tool, args: Record<string, unknown>): boolean;
+  /** Where a path lands: inside the workspace, in an allowed outside path, or refused (null). */
+  locate(path: string): Promise<"inside" | "allowed" | null>;
+  summarize(tool: Tool, args: Record<string, unknown>): Promise<string>;
+}
+
+/** The permission rules of one host, with the approvals the user gave for the session. */
+export interface Permissions {
+  check(call: ToolInvocation): Promise<PermissionCheck>;
+  remember(call: ToolInvocation): void;
+  setMode(mode: PermissionMode): void;
+  mode(): PermissionMode;
+}
+
+interface Pattern {
+  words: string[];
+  /** Only exactly these words match (a remembered approval of a destructive command). */
+  exact: boolean;
+}
+
+// Approving one of these for the session approves only the exact words, never a prefix.
+const DESTRUCTIVE = new Set([
+  "rm",
+  "rmdir",
+  "dd",
+  "mkfs",
+  "chmod",
+  "chown",
+  "mv",
+  "cp",
+  "kill",
+  "pkill",
+  "killall",
+  "shred",
+  "truncate",
+]);
+
+function wordsOf(rule: string): string[] {
+  return rule
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word.length > 0);
+}
+
+/**
+ * A rule's words match the first words of a command (`git status` matches `git status --short`);
+ * `*` and other glob characters match within one word, a lone `*` any word, and the first word also
+ * matches by its base name (`rm` matches `/bin/rm`).
+ */
+export function matchesPattern(command: string[], pattern: Pattern): boolean {
+  if (pattern.exact && command.length !== pattern.words.length) return false;
+  if (command.length < pattern.words.length) return false;
+  return pattern.words.every((word, i) => {
+    const actual = command[i] ?? "";
+    if (word === "*") return true;
+    if (word === actual) return true;
+    if (i === 0 && word === (actual.split("/").pop() ?? actual)) return true;
+    return /[*?[]/.test(word) && matchesGlob(actual, word);
+  });
+}
+
+function rememberedPattern(command: SubCommand): Pattern {
+  const [first = "", second] = command.words;
+  const name = first.split("/").pop() ?? first;
+  if (!DESTRUCTIVE.has(name) && second !== undefined && /^[a-z][\w:.-]*$/i.test(second)) {
+    return { words: [first, second], exact: false };
+  }
+  return { words: command.words, exact: true };
+}
+
+const quote = (command: SubCommand): string =>
+  command.text.length > 60 ? `${command.text.slice(0, 60)}…` : command.text;
+
+/** Builds the permission rules; read-only tools never ask, deny rules always win. */
+export function createPermissions(options: PermissionOptions): Permissions {
+  let mode = options.mode;
+  const allow: Pattern[] = (options.rules?.allow ?? []).map((rule) => ({
+    words: wordsOf(rule),
+    exact: false,
+  }));
+  const deny: Pattern[] = (options.rules?.deny ?? []).map((rule) => ({
+    words: wordsOf(rule),
+    exact: false,
+  }));
+  const approvedTools = new Set<string>();
+  const approvedCommands = new Set<string>();
+  const approvedPatterns: Pattern[] = [];
+  const parsed = new Map<string, Promise<ParsedCommand>>();
+
+  const parse = (command: string): Promise<ParsedCommand> => {
+    let result = parsed.get(command);
+    if (!result) {
+      result = parseCommand(command).catch((error: unknown) => ({
+        type: "unparsed" as const,
+        reason: String(error),
+      }));
+      parsed.set(command, result);
+    }
+    return result;
+  };
+
+  const checkBash = async (command: string, summary: string): Promise<PermissionCheck> => {
+    const ask: PermissionCheck = { type: "ask", summary };
+    const result = await parse(command);
+    if (result.type === "unparsed") {
+      if (mode === "approve_all" && deny.length === 0) return { type: "allow" };
+      return { type: "ask", summary: `${summary} (could not be parsed: ${result.reason})` };
+    }
+    for (const sub of result.commands) {
+      const rule = deny.find((pattern) => matchesPattern(sub.words, pattern));
+      if (rule) {
+        return {
+          type: "deny",
+          reason: `\`${quote(sub)}\` matches the deny rule "${rule.words.join(" ")}"; the command was not run.`,
+        };
+      }
+    }
+    const hidden = result.commands.filter((sub) => sub.opaque);
+    if (mode === "approve_all") {
+      return hidden.length > 0 && deny.length > 0
+        ? { type: "ask", summary: `${summary} (runs code nex cannot check against the deny rules)` }
+        : { type: "allow" };
+    }
+    if (approvedCommands.has(command)) return { type: "allow" };
+    const allowed = (sub: SubCommand): boolean =>
+      !sub.opaque &&
+      [...allow, ...approvedPatterns].some((pattern) => matchesPattern(sub.words, pattern));
+    if (result.commands.length > 0 && result.commands.every(allowed)) return { type: "allow" };
+    return ask;
+  };
+
+  return {
+    mode: () => mode,
+    setMode(next) {
+      mode = next;
+    },
+    async check(call) {
+      const tool = options.tools.get(call.name);
+      if (!tool || tool.mutates === false || !options.validArgs(tool, call.args))
+        return { type: "allow" };
+      const summary = await options.summarize(tool, call.args);
+      if (tool.mutates === "exec") return checkBash(String(call.args.command ?? ""), summary);
+      if (mode === "approve_all") return { type: "allow" };
+      const path = tool.target(call.args);
+      const where = path === null ? "inside" : await options.locate(path);
+      // A path the guard refuses is not worth asking about: the tool refuses it with `outside_workspace`.
+      if (where === null) return { type: "allow" };
+      if (mode === "auto_edit" && where === "inside") return { type: "allow" };
+      if (approvedTools.has(tool.name)) return { type: "allow" };
+      return { type: "ask", summary };
+    },
+    remember(call) {
+      const tool = options.tools.get(call.name);
+      if (!tool || tool.mutates === false) return;
+      if (tool.mutates === "edit") {
+        approvedTools.add(tool.name);
+        return;
+      }
+      const command = String(call.args.command ?? "");
+      approvedCommands.add(command);
+      void parse(command).then((result) => {
+        if (result.type !== "parsed") return;
+        for (const sub of result.commands)
+          if (!sub.opaque) approvedPatterns.push(rememberedPattern(sub));
+      });
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { Type } from "typebox";
+import type { ToolOutcome } from "../protocol/index.ts";
+import { formatBytes, formatCount, formatLines, isText, readState } from "./file-content.ts";
+import { defineTool, failure, type Tool } from "./tool.ts";
+
+/** Files larger than this are not read at all (search them or read a slice with bash). */
+export const MAX_READ_FILE_BYTES = 20 * 2 ** 20;
+const MAX_LINES = 2000;
+const MAX_LINE_CHARS = 2000;
+
+const parameters = Type.Object(
+  {
+    path: Type.String({
+      minLength: 1,
+      description: "File to read, relative to the workspace root or absolute.",
+    }),
+    offset: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: "First line to show (1-based). Omit to start at line 1.",
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_LINES,
+        description: `How many lines to show (at most ${MAX_LINES}).`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The `read_file` tool: line-numbered text, in slices for large files, recorded in the read ledger. */
+export function readFileTool(): Tool {
+  return defineTool({
+    name: "read_file",
+    description:
+      "Read a text file. Returns its lines numbered as `     N<TAB>text` (the numbers are not part of the file). " +
+      `Shows up to ${MAX_LINES} lines per call; for longer files the result says which offset to read next. ` +
+      "You must read a file before replacing it with write_file (completely) or editing it with edit_file, and read it again after it changes.",
+    parameters,
+    mutates: false,
+    target: (args) => args.path,
+    async execute(args, ctx): Promise<ToolOutcome> {
+      const target = await ctx.workspace.resolve(args.path);
+      if (!target.exists) {
+        return failure(
+          "not_found",
+          `${target.display} does not exist. Use glob or list_dir to find the right path.`,
+        );
+      }
+      const file = await readState(target.abs, target.display, ctx.signal);
+      if (!file)
+        return failure(
+          "not_found",
+          `${target.display} does not exist. Use glob or list_dir to find the right path.`,
+        );
+      if (file.size > MAX_READ_FILE_BYTES) {
+        return failure(
+          "too_large",
+          `${target.display} is ${formatBytes(file.size)}, over the ${formatBytes(MAX_READ_FILE_BYTES)} read_file limit. ` +
+            `Search it with grep, or show a slice with bash (e.g. \`sed -n '1,200p' ${target.display}\`).`,
+        );
+      }
+      if (!isText(file.bytes)) {
+        return failure(
+          "binary",
+          `${target.display} is a binary file (${formatBytes(file.size)}); read_file shows text only. ` +
+            `Inspect it with bash (e.g. \`file ${target.display}\` or \`xxd ${target.display} | head\`).`,
+        );
+      }
+      const text = file.bytes.toString("utf8");
+      const crlf = text.includes("\r\n");
+      const lines = text.length === 0 ? [] : text.replace(/\n$/, "").split("\n");
+      const total = lines.length;
+      const base = { path: target.abs, hash: file.hash, mtimeMs: file.mtimeMs, size: file.size };
+      if (total === 0) {
+        ctx.ledger.recordRead(base, { from: 1, to: 0, total: 0 });
+        return {
+          isError: false,
+          content: `${target.display} is empty (0 bytes).`,
+          details: { type: "read", path: target.display, lines: 0, totalLines: 0, complete: true },
+        };
+      }
+      const from = args.offset ?? 1;
+      if (from > total) {
+        return failure(
+          "invalid_arguments",
+          `offset ${from} is past the end of ${target.display} (${formatCount(total)} lines). Use an offset from 1 to ${total}.`,
+        );
+      }
+      const budget = Math.max(1024, ctx.limits.outputCap - 400);
+      const wanted = Math.min(total, from - 1 + (args.limit ?? MAX_LINES));
+      const out: string[] = [];
+      let used = 0;
+      let to = from - 1;
+      let firstCut = 0;
+      for (let n = from; n <= wanted; n += 1) {
+        let line = (lines[n - 1] ?? "").replace(/\r$/, "");
+        if (line.length > MAX_LINE_CHARS) {
+          line = `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${formatCount(line.length)} characters; read it with bash]`;
+          if (firstCut === 0) firstCut = n;
+        }
+        const numbered = `${String(n).padStart(6)}\t${line}`;
+        const size = Buffer.byteLength(numbered) + 1;
+        if (used + size > budget && out.length > 0) break;
+        out.push(numbered);
+        used += size;
+        to = n;
+      }
+      const coveredTo = firstCut > 0 ? firstCut - 1 : to;
+      const record = ctx.ledger.recordRead(
+        base,
+        coveredTo >= from ? { from, to: coveredTo, total } : { from: 1, to: 0, total },
+      );
+      const whole = from === 1 && to === total && firstCut === 0;
+      const header = `${target.display} (${formatLines(total)}, ${formatBytes(file.size)}${crlf ? ", CRLF line endings" : ""})`;
+      const footer = whole
+        ? ""
+        : to < total
+          ? `\n(Showing lines ${from}-${to} of ${formatCount(total)}. Continue with offset ${to + 1}.)`
+          : `\n(Showing lines ${from}-${to} of ${formatCount(total)}${firstCut > 0 ? "; some long lines were cut" : ""}.)`;
+      return {
+        isError: false,
+        content: `${header}:\n${out.join("\n")}${footer}`,
+        details: {
+          type: "read",
+          path: target.display,
+          lines: to - from + 1,
+          totalLines: total,
+          complete: record.complete,
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,255 @@
+import { execFile } from "node:child_process";
+import { lstat, mkdir, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, join, relative } from "node:path";
+
+/** Limits past which a workspace snapshot is skipped (whole) or leaves files out (each). */
+export interface SnapshotLimits {
+  /** More files than this (not ignored): no snapshot. */
+  maxFiles: number;
+  /** Files larger than this are left out of snapshots. */
+  maxFileBytes: number;
+  /** More bytes in total than this: no snapshot. */
+  maxTotalBytes: number;
+}
+
+/** A snapshot taken, or why none could be. */
+export type SnapshotResult =
+  | { type: "taken"; commit: string; skipped: string[] }
+  | { type: "unavailable"; reason: string };
+
+/** A tree of the workspace as it is now, built in the shadow index, for comparing with a snapshot. */
+export type TreeResult =
+  | { type: "taken"; tree: string; skipped: string[] }
+  | { type: "unavailable"; reason: string };
+
+/** One entry of a snapshot tree. */
+export interface TreeEntry {
+  mode: string;
+  sha: string;
+}
+
+/** A difference between a snapshot and the workspace now. */
+export interface TreeChange {
+  /** A: created since the snapshot; D: deleted since; M/T: changed since. */
+  status: string;
+  path: string;
+}
+
+/** A private git repository whose work tree is the user's workspace; it never touches the user's `.git`. */
+export interface ShadowGit {
+  snapshot(message: string): Promise<SnapshotResult>;
+  currentTree(): Promise<TreeResult>;
+  changes(commit: string, tree: string): Promise<TreeChange[]>;
+  listTree(commit: string): Promise<Map<string, TreeEntry>>;
+  readBlob(sha: string): Promise<Buffer>;
+}
+
+/** Where and how the shadow repository runs. */
+export interface ShadowGitOptions {
+  gitDir: string;
+  workTree: string;
+  env: Record<string, string | undefined>;
+  limits: SnapshotLimits;
+}
+
+const EXCLUDES = ["/.git", ".*.nex-*.tmp", ".*.nex-parts"];
+// Highest-precedence attributes: no end-of-line conversion or filter, so blobs are the exact bytes.
+const ATTRIBUTES = "* -text -filter -ident -diff !eol !working-tree-encoding\n";
+
+class GitMissing extends Error {}
+
+function escapeExclude(path: string): string {
+  return `/${path.replace(/[\\*?[\]!#\s]/g, (c) => `\\${c}`)}`;
+}
+
+/** Opens (lazily creating) the shadow repository. */
+export function createShadowGit({ gitDir, workTree, env, limits }: ShadowGitOptions): ShadowGit {
+  // A checkpoint directory placed inside the workspace must not snapshot itself.
+  const own = relative(workTree, dirname(gitDir));
+  const excludes =
+    own && !own.startsWith("..") && !isAbsolute(own) ? [...EXCLUDES, escapeExclude(own)] : EXCLUDES;
+  const gitEnv: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && !key.startsWith("GIT_")) gitEnv[key] = value;
+  }
+  Object.assign(gitEnv, {
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_AUTHOR_NAME: "nex",
+    GIT_AUTHOR_EMAIL: "nex@localhost",
+    GIT_COMMITTER_NAME: "nex",
+    GIT_COMMITTER_EMAIL: "nex@localhost",
+    GIT_TERMINAL_PROMPT: "0",
+    LC_ALL: "C",
+  });
+
+  const git = (args: string[], input?: string): Promise<Buffer> =>
+    new Promise((resolve, reject) => {
+      const child = execFile(
+        "git",
+        [
+          `--git-dir=${gitDir}`,
+          `--work-tree=${workTree}`,
+          "-c",
+          "core.autocrlf=false",
+          "-c",
+          "core.safecrlf=false",
+          "-c",
+          "core.fsmonitor=false",
+          "-c",
+          "core.hooksPath=/dev/null",
+          "-c",
+          "gc.auto=0",
+          "-c",
+          "advice.addEmbeddedRepo=false",
+          ...args,
+        ],
+        { cwd: workTree, env: gitEnv, encoding: "buffer", maxBuffer: 1 << 30 },
+        (error, stdout, stderr) => {
+          if (error) {
+            if ((error as { code?: unknown }).code === "ENOENT")
+              reject(new GitMissing("git is not installed"));
+            else
+              reject(
+                new Error(`git ${args[0]} failed: ${stderr.toString().trim() || error.message}`),
+              );
+            return;
+          }
+          resolve(stdout);
+        },
+      );
+      if (input !== undefined) child.stdin?.end(input);
+    });
+
+  let ready: Promise<void> | null = null;
+  const ensure = (): Promise<void> => {
+    ready ??= (async () => {
+      await mkdir(gitDir, { recursive: true });
+      await git(["init", "-q", "--template="]);
+      await mkdir(join(gitDir, "info"), { recursive: true });
+      await writeFile(join(gitDir, "info", "attributes"), ATTRIBUTES);
+    })().catch((error: unknown) => {
+      ready = null;
+      throw error;
+    });
+    return ready;
+  };
+
+  // Stages the workspace into the shadow index as it is now, within the limits.
+  const stage = async (): Promise<
+    { type: "taken"; skipped: string[] } | { type: "unavailable"; reason: string }
+  > => {
+    await ensure();
+    await writeFile(join(gitDir, "info", "exclude"), `${excludes.join("\n")}\n`);
+    const listed = (await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"]))
+      .toString("utf8")
+      .split("\0")
+      .filter((path) => path.length > 0);
+    const files = [...new Set(listed)];
+    if (files.length > limits.maxFiles) {
+      return {
+        type: "unavailable",
+        reason: `the workspace has more than ${limits.maxFiles.toLocaleString("en-US")} files`,
+      };
+    }
+    const skipped: string[] = [];
+    let total = 0;
+    for (const path of files) {
+      const info = await lstat(join(workTree, path)).catch(() => null);
+      if (!info || info.isDirectory()) continue;
+      if (info.size > limits.maxFileBytes) skipped.push(path);
+      else total += info.size;
+    }
+    if (total > limits.maxTotalBytes) {
+      return {
+        type: "unavailable",
+        reason: `the workspace holds more than ${Math.round(limits.maxTotalBytes / 2 ** 20)} MiB`,
+      };
+    }
+    await writeFile(
+      join(gitDir, "info", "exclude"),
+      `${[...excludes, ...skipped.map(escapeExclude)].join("\n")}\n`,
+    );
+    if (skipped.length > 0) {
+      await git(
+        [
+          "--literal-pathspecs",
+          "rm",
+          "-q",
+          "--cached",
+          "--ignore-unmatch",
+          "--pathspec-from-file=-",
+          "--pathspec-file-nul",
+        ],
+        skipped.join("\0"),
+      );
+    }
+    await git(["add", "-A"]);
+    return { type: "taken", skipped };
+  };
+
+  const guarded = async <T>(
+    work: () => Promise<T>,
+  ): Promise<T | { type: "unavailable"; reason: string }> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof GitMissing)
+        return { type: "unavailable", reason: "git is not installed" };
+      return { type: "unavailable", reason: (error as Error).message };
+    }
+  };
+
+  return {
+    snapshot: (message) =>
+      guarded(async (): Promise<SnapshotResult> => {
+        const staged = await stage();
+        if (staged.type === "unavailable") return staged;
+        const tree = (await git(["write-tree"])).toString().trim();
+        const parent = (
+          await git(["for-each-ref", "--format=%(objectname)", "refs/heads/snapshots"])
+        )
+          .toString()
+          .trim();
+        const commit = (
+          await git(["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-m", message])
+        )
+          .toString()
+          .trim();
+        await git(["update-ref", "refs/heads/snapshots", commit]);
+        return { type: "taken", commit, skipped: staged.skipped };
+      }),
+    currentTree: () =>
+      guarded(async (): Promise<TreeResult> => {
+        const staged = await stage();
+        if (staged.type === "unavailable") return staged;
+        return {
+          type: "taken",
+          tree: (await git(["write-tree"])).toString().trim(),
+          skipped: staged.skipped,
+        };
+      }),
+    async changes(commit, tree) {
+      const out = (
+        await git(["diff-tree", "-r", "-z", "--no-renames", "--name-status", commit, tree])
+      ).toString("utf8");
+      const parts = out.split("\0").filter((part) => part.length > 0);
+      const changes: TreeChange[] = [];
+      for (let i = 0; i + 1 < parts.length; i += 2) {
+        changes.push({ status: parts[i] ?? "", path: parts[i + 1] ?? "" });
+      }
+      return changes;
+    },
+    async listTree(commit) {
+      const out = (await git(["ls-tree", "-r", "-z", "--full-tree", commit])).toString("utf8");
+      const entries = new Map<string, TreeEntry>();
+      for (const line of out.split("\0")) {
+        const match = /^(\d+) (\w+) (\w+)\t(.*)$/s.exec(line);
+        if (match?.[1] && match[3] && match[4] !== undefined)
+          entries.set(match[4], { mode: match[1], sha: match[3] });
+      }
+      return entries;
+    },
+    readBlob: (sha) => git(["cat-file", "blob", sha]),
+  };
+}

@@ -1,0 +1,138 @@
+import { lstat, readlink } from "node:fs/promises";
+import { isAbsolute, join, relative, sep } from "node:path";
+import { ToolFailure } from "./tool.ts";
+
+/** A path after the guard: symlinks followed, known to be inside the workspace or an allowed path. */
+export interface ResolvedPath {
+  /** Absolute path with every symlink resolved (textually past the last existing component). */
+  abs: string;
+  /** What to show: relative to the workspace root when inside it, else absolute. */
+  display: string;
+  exists: boolean;
+  /** True when the path is inside an allowed path rather than the workspace. */
+  outside: boolean;
+}
+
+/** The workspace guard: the only way tools turn a model-given path into a filesystem path. */
+export interface Workspace {
+  /** The realpath of the workspace root. */
+  readonly root: string;
+  resolve(input: string): Promise<ResolvedPath>;
+  /** Shows an absolute path the way results do. */
+  display(abs: string): string;
+}
+
+const MAX_LINKS = 40;
+
+interface Walked {
+  path: string;
+  exists: boolean;
+}
+
+/**
+ * Resolves `input` component by component like the kernel does, following each symlink it meets,
+ * and continues textually past the first missing component, so a dangling link's target counts.
+ */
+export async function resolvePhysical(base: string, input: string): Promise<Walked> {
+  const queue = input.split("/");
+  let current = isAbsolute(input) ? "/" : base;
+  let links = 0;
+  while (queue.length > 0) {
+    const name = queue.shift() ?? "";
+    if (name === "" || name === ".") continue;
+    if (name === "..") {
+      current = join(current, "..");
+      continue;
+    }
+    const next = join(current, name);
+    let isLink = false;
+    try {
+      isLink = (await lstat(next)).isSymbolicLink();
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      return { path: lexicalRest(next, queue), exists: false };
+    }
+    if (!isLink) {
+      current = next;
+      continue;
+    }
+    links += 1;
+    if (links > MAX_LINKS) {
+      throw new ToolFailure("failed", `Too many levels of symbolic links in ${input}.`);
+    }
+    const target = await readlink(next);
+    if (isAbsolute(target)) current = "/";
+    queue.unshift(...target.split("/"));
+  }
+  return { path: current, exists: true };
+}
+
+// Past the first missing component nothing can be a symlink yet, so `..` is resolved by text.
+function lexicalRest(start: string, queue: string[]): string {
+  let current = start;
+  for (const name of queue) {
+    if (name === "" || name === ".") continue;
+    current = name === ".." ? join(current, "..") : join(current, name);
+  }
+  return current;
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+function isWithin(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** Options of the guard: the root and the user's allowed outside paths, both resolved once. */
+export interface WorkspaceOptions {
+  root: string;
+  allowedPaths?: string[];
+}
+
+/** Builds the guard. `root` and allowed paths must already be realpath'ed (see `createWorkspace`). */
+export function workspaceGuard({ root, allowedPaths = [] }: WorkspaceOptions): Workspace {
+  const display = (abs: string): string => {
+    if (abs === root) return ".";
+    return isWithin(root, abs) ? relative(root, abs) : abs;
+  };
+  return {
+    root,
+    display,
+    async resolve(input) {
+      const walked = await resolvePhysical(root, input);
+      if (isWithin(root, walked.path)) {
+        return {
+          abs: walked.path,
+          display: display(walked.path),
+          exists: walked.exists,
+          outside: false,
+        };
+      }
+      if (allowedPaths.some((allowed) => isWithin(allowed, walked.path))) {
+        return { abs: walked.path, display: walked.path, exists: walked.exists, outside: true };
+      }
+      throw new ToolFailure(
+        "outside_workspace",
+        `${input} resolves to ${walked.path}, which is outside the workspace ${root}. ` +
+          "nex only touches files inside the workspace; use a path inside it, or ask the user to allow that location.",
+      );
+    },
+  };
+}
+
+/** Resolves the root and allowed paths (following symlinks, tolerating missing ones) and builds the guard. */
+export async function createWorkspace(
+  root: string,
+  allowedPaths: string[] = [],
+): Promise<Workspace> {
+  const resolved = await resolvePhysical("/", root);
+  if (!resolved.exists) throw new Error(`the workspace directory ${root} does not exist`);
+  const realRoot = resolved.path;
+  const realAllowed: string[] = [];
+  for (const allowed of allowedPaths)
+    realAllowed.push((await resolvePhysical(realRoot, allowed)).path);
+  return workspaceGuard({ root: realRoot, allowedPaths: realAllowed });
+}

@@ -1,0 +1,135 @@
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { host, run, sandbox } from "./helpers.ts";
+
+// A killed process stays a zombie until its new parent reaps it; a zombie runs nothing, so it counts as gone.
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true;
+  }
+}
+
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 100; i += 1) {
+    if (!alive(pid)) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+async function waitForFile(path: string): Promise<string> {
+  for (let i = 0; i < 200; i += 1) {
+    if (existsSync(path)) {
+      const text = readFileSync(path, "utf8").trim();
+      if (text) return text;
+    }
+    await sleep(25);
+  }
+  throw new Error(`${path} never appeared`);
+}
+
+test("bash runs in the workspace and returns the exit code with stdout and stderr together", async () => {
+  const box = sandbox();
+  const out = await run(host(box), "bash", { command: "pwd; echo to-stderr >&2" });
+  assert.equal(out.isError, false);
+  assert.equal(
+    out.content,
+    `Exit code 0. Output (${box.workspace.length + 1 + 10} bytes):\n${box.workspace}\nto-stderr\n`,
+  );
+  assert.equal(out.details?.type === "bash" && out.details.exitCode, 0);
+});
+
+test("a failing command is reported with its exit code", async () => {
+  const out = await run(host(sandbox()), "bash", { command: "echo nope; exit 7" });
+  assert.equal(out.isError, true);
+  assert.equal(out.code, "failed");
+  assert.match(out.content, /^Exit code 7\./);
+  assert.match(out.content, /nope/);
+});
+
+test("long output keeps its head and tail and says how many bytes were cut", async () => {
+  const out = await run(host(sandbox(), { outputCap: 2000 }), "bash", { command: "seq 1 100000" });
+  assert.equal(out.isError, false);
+  assert.match(out.content, /Output \(588,895 bytes\):\n1\n2\n3\n/);
+  const cut = Number(
+    /\[… ([\d,]+) bytes cut from the middle of the output …\]/
+      .exec(out.content)?.[1]
+      ?.replace(/,/g, ""),
+  );
+  assert.ok(cut > 586_000 && cut < 588_895, `cut ${cut}`);
+  assert.equal(out.content.match(/bytes cut/g)?.length, 1);
+  assert.ok(out.content.trimEnd().endsWith("99999\n100000"));
+});
+
+test("a timeout stops the command and its background grandchild (the whole process group)", async () => {
+  const box = sandbox();
+  const tools = host(box, { bashTimeoutMs: 300, killGraceMs: 200 });
+  const out = await run(tools, "bash", { command: "sleep 30 & echo $! > bg.pid; sleep 30; wait" });
+  assert.equal(out.code, "timeout");
+  assert.match(
+    out.content,
+    /Timed out after 0\.3 s: the command and its child processes were stopped/,
+  );
+  assert.equal(out.details?.type === "bash" && out.details.timedOut, true);
+  const pid = Number(readFileSync(box.path("bg.pid"), "utf8"));
+  assert.ok(pid > 0);
+  assert.equal(await gone(pid), true, `background sleep ${pid} is still running`);
+});
+
+test("a command that ignores SIGTERM is killed with SIGKILL after the grace period", async () => {
+  const box = sandbox();
+  const tools = host(box, { bashTimeoutMs: 200, killGraceMs: 200 });
+  const out = await run(tools, "bash", {
+    command: "trap '' TERM; sleep 30 & echo $! > bg.pid; wait",
+  });
+  assert.equal(out.code, "timeout");
+  const pid = Number(readFileSync(box.path("bg.pid"), "utf8"));
+  assert.equal(await gone(pid), true);
+});
+
+test("interrupting (AbortSignal) stops a running command and its children", async () => {
+  const box = sandbox();
+  const controller = new AbortController();
+  const pending = run(
+    host(box, { killGraceMs: 200 }),
+    "bash",
+    { command: "sleep 30 & echo $! > bg.pid; wait" },
+    { signal: controller.signal },
+  );
+  const pid = Number(await waitForFile(box.path("bg.pid")));
+  controller.abort();
+  const out = await pending;
+  assert.equal(out.code, "aborted");
+  assert.match(out.content, /Interrupted/);
+  assert.equal(await gone(pid), true);
+});
+
+test("background processes left by a finished command are stopped", async () => {
+  const box = sandbox();
+  const out = await run(host(box, { killGraceMs: 200 }), "bash", {
+    command: "sleep 30 >/dev/null 2>&1 & echo $! > bg.pid",
+  });
+  assert.equal(out.isError, false, out.content);
+  const pid = Number(readFileSync(box.path("bg.pid"), "utf8"));
+  assert.equal(await gone(pid), true);
+});
+
+test("a per-call timeout_seconds cannot exceed the host's maximum", async () => {
+  const box = sandbox();
+  const out = await run(host(box, { maxBashTimeoutMs: 200, killGraceMs: 100 }), "bash", {
+    command: "sleep 5",
+    timeout_seconds: 60,
+  });
+  assert.equal(out.code, "timeout");
+  assert.match(out.content, /Timed out after 0\.2 s/);
+});

@@ -1,0 +1,222 @@
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { Type } from "typebox";
+import { dispatch } from "../../src/tools/dispatch.ts";
+import { createLedger } from "../../src/tools/ledger.ts";
+import { defineTool, type Tool, type ToolContext } from "../../src/tools/tool.ts";
+import { host, run, sandbox } from "./helpers.ts";
+
+// Seed 001: a dropped `content` must never become an empty file.
+test("write_file with a path and no content is refused, names `content`, and creates no file", async () => {
+  const box = sandbox();
+  const out = await run(host(box), "write_file", { path: "notes.md" });
+  assert.equal(out.isError, true);
+  assert.equal(out.code, "invalid_arguments");
+  assert.match(out.content, /Missing required argument `content`/);
+  assert.match(out.content, /dropped/);
+  assert.match(out.content, /in parts/);
+  assert.equal(existsSync(box.path("notes.md")), false);
+});
+
+test("write_file with content and no path is refused and names `path`", async () => {
+  const box = sandbox();
+  const out = await run(host(box), "write_file", { content: "hello" });
+  assert.equal(out.code, "invalid_arguments");
+  assert.match(out.content, /Missing required argument `path`/);
+});
+
+test("write_file with an explicit empty string creates a 0-byte file", async () => {
+  const box = sandbox();
+  const out = await run(host(box), "write_file", { path: "empty.txt", content: "" });
+  assert.equal(out.isError, false, out.content);
+  assert.equal(statSync(box.path("empty.txt")).size, 0);
+  assert.match(out.content, /Created empty\.txt: 0 bytes, 0 lines/);
+});
+
+test("write_file with a normal call writes the content and reports the UTF-8 bytes read back", async () => {
+  const box = sandbox();
+  const content = "naïve café ✓\nsecond line\n";
+  const out = await run(host(box), "write_file", { path: "src/a.txt", content });
+  assert.equal(out.isError, false, out.content);
+  assert.equal(readFileSync(box.path("src/a.txt"), "utf8"), content);
+  const bytes = Buffer.byteLength(content);
+  assert.notEqual(bytes, content.length);
+  assert.match(
+    out.content,
+    new RegExp(
+      `Created src/a\\.txt: ${bytes} bytes, 2 lines, sha256 [0-9a-f]{12} \\(read back from disk\\)`,
+    ),
+  );
+});
+
+test("write_file with an object as content is refused with the expected type, and creates no file", async () => {
+  const box = sandbox();
+  const out = await run(host(box), "write_file", { path: "x.json", content: { a: 1 } });
+  assert.equal(out.code, "invalid_arguments");
+  assert.match(out.content, /`content` must be a string, got an object/);
+  assert.equal(existsSync(box.path("x.json")), false);
+});
+
+test("null is not a string: write_file with content null is refused and writes nothing", async () => {
+  const box = sandbox();
+  const out = await run(host(box), "write_file", { path: "x.txt", content: null });
+  assert.equal(out.code, "invalid_arguments");
+  assert.match(out.content, /`content` is null; it must be a string/);
+  assert.equal(existsSync(box.path("x.txt")), false);
+});
+
+test("bash with an empty or missing command is refused before anything runs", async () => {
+  const box = sandbox();
+  const tools = host(box);
+  const empty = await run(tools, "bash", { command: "" });
+  assert.equal(empty.code, "invalid_arguments");
+  assert.match(empty.content, /`command` must not be empty/);
+  const missing = await run(tools, "bash", {});
+  assert.match(missing.content, /Missing required argument `command`/);
+  const nulled = await run(tools, "bash", { command: null });
+  assert.match(nulled.content, /`command` is null/);
+});
+
+test("edit_file with an empty old_string or a null new_string is refused and the file is unchanged", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("a.txt"), "one\n");
+  const tools = host(box);
+  await run(tools, "read_file", { path: "a.txt" });
+  const empty = await run(tools, "edit_file", { path: "a.txt", old_string: "", new_string: "x" });
+  assert.equal(empty.code, "invalid_arguments");
+  assert.match(empty.content, /`old_string` must not be empty/);
+  const nulled = await run(tools, "edit_file", {
+    path: "a.txt",
+    old_string: "one",
+    new_string: null,
+  });
+  assert.match(nulled.content, /`new_string` is null/);
+  assert.equal(readFileSync(box.path("a.txt"), "utf8"), "one\n");
+});
+
+test("an empty path is refused for every file tool", async () => {
+  const box = sandbox();
+  const tools = host(box);
+  for (const [name, args] of [
+    ["read_file", { path: "" }],
+    ["write_file", { path: "", content: "x" }],
+    ["edit_file", { path: "", old_string: "a", new_string: "b" }],
+  ] as const) {
+    const out = await run(tools, name, args);
+    assert.equal(out.code, "invalid_arguments", name);
+    assert.match(out.content, /`path` must not be empty/, name);
+  }
+});
+
+test("an unknown tool is refused with the list of tools", async () => {
+  const out = await run(host(sandbox()), "delete_everything", {});
+  assert.equal(out.code, "invalid_arguments");
+  assert.match(out.content, /Unknown tool `delete_everything`/);
+  assert.match(out.content, /read_file, write_file, edit_file, bash, grep, glob, list_dir/);
+});
+
+test("extra unknown arguments are refused by name and nothing is written", async () => {
+  const box = sandbox();
+  const out = await run(host(box), "write_file", {
+    path: "a.txt",
+    content: "x",
+    mode: "0755",
+    force: true,
+  });
+  assert.equal(out.code, "invalid_arguments");
+  assert.match(out.content, /Unknown arguments `mode`, `force` for write_file/);
+  assert.equal(existsSync(box.path("a.txt")), false);
+});
+
+test("values are never coerced: a string where an integer belongs is refused", async () => {
+  const box = sandbox();
+  const out = await run(host(box), "write_file", {
+    path: "a.txt",
+    content: "x",
+    part: "1",
+    parts: 2,
+  });
+  assert.equal(out.code, "invalid_arguments");
+  assert.match(out.content, /`part` must be an integer, got a string/);
+  assert.equal(existsSync(box.path("a.txt")), false);
+});
+
+test("arguments that are not an object are refused", async () => {
+  const tools = host(sandbox());
+  const out = await tools.execute(
+    { id: "c", name: "read_file", args: ["a.txt"] as unknown as Record<string, unknown>, turn: 1 },
+    new AbortController().signal,
+  );
+  assert.equal(out.code, "invalid_arguments");
+  assert.match(out.content, /must be a JSON object, got an array/);
+});
+
+function contextFor(outputCap: number): ToolContext {
+  return {
+    limits: {
+      outputCap,
+      bashTimeoutMs: 1000,
+      maxBashTimeoutMs: 1000,
+      killGraceMs: 100,
+      useRipgrep: false,
+      env: {},
+    },
+    ledger: createLedger(),
+  } as unknown as ToolContext;
+}
+
+function toolReturning(run: () => Promise<string>): Tool {
+  return defineTool({
+    name: "probe",
+    description: "test tool",
+    parameters: Type.Object({}, { additionalProperties: false }),
+    mutates: false,
+    execute: async () => ({ isError: false, content: await run() }),
+  });
+}
+
+test("an exception thrown inside a tool comes back as an `internal` error result, never a throw", async () => {
+  const tool = toolReturning(async () => {
+    throw new TypeError("boom at line 3");
+  });
+  const out = await dispatch(
+    "probe",
+    {},
+    {
+      tools: new Map([["probe", tool]]),
+      context: contextFor(1000),
+      signal: new AbortController().signal,
+      turn: 1,
+    },
+  );
+  assert.equal(out.isError, true);
+  assert.equal(out.code, "internal");
+  assert.match(out.content, /boom at line 3/);
+  assert.doesNotMatch(out.content, /at .*\.ts:\d+/);
+});
+
+test("the dispatcher caps every result, keeping head and tail and saying how many bytes were cut", async () => {
+  const big = `HEAD${"x".repeat(10_000)}TAIL`;
+  const out = await dispatch(
+    "probe",
+    {},
+    {
+      tools: new Map([["probe", toolReturning(async () => big)]]),
+      context: contextFor(1000),
+      signal: new AbortController().signal,
+      turn: 1,
+    },
+  );
+  assert.ok(out.content.startsWith("HEAD"));
+  assert.ok(out.content.endsWith("TAIL"));
+  assert.match(out.content, /9,008 bytes cut from the middle/);
+  assert.ok(Buffer.byteLength(out.content) < 1200);
+});
+
+test("the tool schemas the model sees match the golden file", () => {
+  const specs = host(sandbox()).specs();
+  const golden = join(import.meta.dirname, "tool-specs.golden.json");
+  assert.deepEqual(specs, JSON.parse(readFileSync(golden, "utf8")));
+});

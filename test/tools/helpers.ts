@@ -1,0 +1,56 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { PermissionMode, ToolOutcome } from "../../src/protocol/index.ts";
+import {
+  createToolHost,
+  type ToolHostOptions,
+  type WorkspaceToolHost,
+} from "../../src/tools/index.ts";
+
+/** A fresh workspace and a private checkpoint directory beside it. */
+export interface Sandbox {
+  root: string;
+  workspace: string;
+  checkpointDir: string;
+  path(relative: string): string;
+}
+
+const made: string[] = [];
+process.on("exit", () => {
+  for (const root of made) rmSync(root, { recursive: true, force: true });
+});
+
+export function sandbox(): Sandbox {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "nex-tools-")));
+  made.push(root);
+  const workspace = join(root, "ws");
+  const checkpointDir = join(root, "data", "checkpoints", "s1");
+  mkdirSync(workspace);
+  return { root, workspace, checkpointDir, path: (relative) => join(workspace, relative) };
+}
+
+export function host(box: Sandbox, options: Partial<ToolHostOptions> = {}): WorkspaceToolHost {
+  return createToolHost({
+    workspace: box.workspace,
+    checkpointDir: box.checkpointDir,
+    mode: "ask" as PermissionMode,
+    ...options,
+  });
+}
+
+let callId = 0;
+
+/** Runs one tool call the way the loop does. */
+export function run(
+  tools: WorkspaceToolHost,
+  name: string,
+  args: Record<string, unknown>,
+  options: { turn?: number; signal?: AbortSignal } = {},
+): Promise<ToolOutcome> {
+  callId += 1;
+  return tools.execute(
+    { id: `call-${callId}`, name, args, turn: options.turn ?? 1 },
+    options.signal ?? new AbortController().signal,
+  );
+}

@@ -1,0 +1,237 @@
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import type { PermissionCheck, ToolInvocation } from "../../src/protocol/index.ts";
+import type { WorkspaceToolHost } from "../../src/tools/index.ts";
+import { parseCommand } from "../../src/tools/shell-commands.ts";
+import { host, sandbox } from "./helpers.ts";
+
+const call = (name: string, args: Record<string, unknown>): ToolInvocation => ({
+  id: "c",
+  name,
+  args,
+  turn: 1,
+});
+const bash = (command: string): ToolInvocation => call("bash", { command });
+const check = (tools: WorkspaceToolHost, invocation: ToolInvocation): Promise<PermissionCheck> =>
+  tools.permission(invocation);
+
+test("read-only tools never ask, in any mode", async () => {
+  for (const mode of ["ask", "auto_edit", "approve_all"] as const) {
+    const tools = host(sandbox(), { mode });
+    for (const invocation of [
+      call("read_file", { path: "a" }),
+      call("grep", { pattern: "x" }),
+      call("glob", { pattern: "*" }),
+      call("list_dir", {}),
+    ]) {
+      assert.deepEqual(
+        await check(tools, invocation),
+        { type: "allow" },
+        `${mode} ${invocation.name}`,
+      );
+    }
+  }
+});
+
+test("ask mode asks for every edit and every command, with a one-line summary", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("a.ts"), "x".repeat(900));
+  const tools = host(box, { mode: "ask" });
+  assert.deepEqual(
+    await check(tools, call("write_file", { path: "a.ts", content: "y".repeat(1234) })),
+    {
+      type: "ask",
+      summary: "write_file a.ts (1,234 bytes, overwrites 900 bytes)",
+    },
+  );
+  assert.deepEqual(await check(tools, call("write_file", { path: "new.ts", content: "" })), {
+    type: "ask",
+    summary: "write_file new.ts (0 bytes, new file)",
+  });
+  assert.equal(
+    (await check(tools, call("edit_file", { path: "a.ts", old_string: "x", new_string: "y" })))
+      .type,
+    "ask",
+  );
+  assert.deepEqual(await check(tools, bash("npm test && rm -rf build")), {
+    type: "ask",
+    summary: "bash: npm test && rm -rf build",
+  });
+});
+
+test("auto_edit approves edits inside the workspace, asks for bash and for allowed paths outside it", async () => {
+  const box = sandbox();
+  const shared = join(box.root, "shared");
+  mkdirSync(shared);
+  const tools = host(box, { mode: "auto_edit", allowedPaths: [shared] });
+  assert.deepEqual(await check(tools, call("write_file", { path: "a.ts", content: "x" })), {
+    type: "allow",
+  });
+  assert.deepEqual(
+    await check(tools, call("edit_file", { path: "a.ts", old_string: "x", new_string: "y" })),
+    { type: "allow" },
+  );
+  assert.equal((await check(tools, bash("ls"))).type, "ask");
+  assert.equal(
+    (await check(tools, call("write_file", { path: join(shared, "n.txt"), content: "x" }))).type,
+    "ask",
+  );
+});
+
+test("approve_all allows everything except commands matching a deny rule", async () => {
+  const tools = host(sandbox(), { mode: "approve_all", rules: { deny: ["rm *"] } });
+  assert.deepEqual(await check(tools, call("write_file", { path: "a.ts", content: "x" })), {
+    type: "allow",
+  });
+  assert.deepEqual(await check(tools, bash("make && npm test")), { type: "allow" });
+  const denied = await check(tools, bash("make && rm -rf /"));
+  assert.equal(denied.type, "deny");
+  assert.match(
+    denied.type === "deny" ? denied.reason : "",
+    /`rm -rf \/` matches the deny rule "rm \*"/,
+  );
+});
+
+test("an allow rule for `git status` does not auto-allow `git status && rm -rf /`", async () => {
+  const tools = host(sandbox(), { mode: "ask", rules: { allow: ["git status"] } });
+  assert.deepEqual(await check(tools, bash("git status")), { type: "allow" });
+  assert.deepEqual(await check(tools, bash("git status --short")), { type: "allow" });
+  assert.equal((await check(tools, bash("git status && rm -rf /"))).type, "ask");
+  assert.equal((await check(tools, bash("git status; rm -rf /"))).type, "ask");
+  assert.equal((await check(tools, bash("git status | sh"))).type, "ask");
+});
+
+test("a compound command is auto-allowed only when every subcommand matches an allow rule", async () => {
+  const tools = host(sandbox(), {
+    mode: "auto_edit",
+    rules: { allow: ["git status", "npm test", "grep *"] },
+  });
+  assert.deepEqual(await check(tools, bash("git status && npm test 2>&1 | grep -v warn")), {
+    type: "allow",
+  });
+  assert.equal((await check(tools, bash("npm test && npm publish"))).type, "ask");
+});
+
+test("deny rules reach commands hidden in $(...), backticks, subshells and functions", async () => {
+  const tools = host(sandbox(), { mode: "ask", rules: { allow: ["echo"], deny: ["rm *"] } });
+  for (const command of [
+    "echo $(rm x)",
+    "echo `rm x`",
+    "(cd a && rm -rf b)",
+    'echo "a $(rm -f y) b"',
+    "f() { rm z; }; f",
+    "x=$(rm q)",
+  ]) {
+    assert.equal((await check(tools, bash(command))).type, "deny", command);
+  }
+});
+
+test("deny wins over allow", async () => {
+  const tools = host(sandbox(), { mode: "ask", rules: { allow: ["rm *"], deny: ["rm -rf *"] } });
+  assert.equal((await check(tools, bash("rm -rf build"))).type, "deny");
+  assert.deepEqual(await check(tools, bash("rm build/a.o")), { type: "allow" });
+});
+
+test("code run through bash -c, eval, xargs or find -exec is opaque: never auto-allowed by allow rules", async () => {
+  const tools = host(sandbox(), {
+    mode: "ask",
+    rules: { allow: ["bash", "eval", "xargs", "find", "ls"] },
+  });
+  for (const command of [
+    "bash -c 'rm -rf /'",
+    'eval "$CMD"',
+    "ls | xargs rm",
+    "find . -name '*.o' -delete",
+    "$TOOL --force",
+  ]) {
+    assert.equal((await check(tools, bash(command))).type, "ask", command);
+  }
+  const approveAll = host(sandbox(), { mode: "approve_all", rules: { deny: ["rm *"] } });
+  assert.equal(
+    (await check(approveAll, bash("bash -c 'rm -rf /'"))).type,
+    "ask",
+    "deny rules cannot see inside",
+  );
+});
+
+test("a command that cannot be parsed asks; in approve_all it is allowed only when there are no deny rules", async () => {
+  const ask = await check(
+    host(sandbox(), { mode: "auto_edit", rules: { allow: ["echo"] } }),
+    bash("echo 'unterminated"),
+  );
+  assert.equal(ask.type, "ask");
+  assert.match(ask.type === "ask" ? ask.summary : "", /could not be parsed/);
+  assert.deepEqual(
+    await check(host(sandbox(), { mode: "approve_all" }), bash("echo 'unterminated")),
+    { type: "allow" },
+  );
+  assert.equal(
+    (
+      await check(
+        host(sandbox(), { mode: "approve_all", rules: { deny: ["rm *"] } }),
+        bash("echo 'unterminated"),
+      )
+    ).type,
+    "ask",
+  );
+});
+
+test("session approvals: per tool for edits, per command prefix for bash, exact words for destructive commands", async () => {
+  const tools = host(sandbox(), { mode: "ask" });
+  tools.rememberApproval(call("write_file", { path: "a.ts", content: "x" }));
+  assert.deepEqual(await check(tools, call("write_file", { path: "b.ts", content: "y" })), {
+    type: "allow",
+  });
+  assert.equal(
+    (await check(tools, call("edit_file", { path: "b.ts", old_string: "y", new_string: "z" })))
+      .type,
+    "ask",
+  );
+  await check(tools, bash("npm test -- --watch=false"));
+  tools.rememberApproval(bash("npm test -- --watch=false"));
+  await check(tools, bash("rm -rf build"));
+  tools.rememberApproval(bash("rm -rf build"));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(await check(tools, bash("npm test")), { type: "allow" });
+  assert.equal((await check(tools, bash("npm install left-pad"))).type, "ask");
+  assert.deepEqual(await check(tools, bash("rm -rf build")), { type: "allow" });
+  assert.equal((await check(tools, bash("rm -rf /"))).type, "ask");
+});
+
+test("calls with invalid arguments are not asked about (the dispatcher refuses them)", async () => {
+  const tools = host(sandbox(), { mode: "ask" });
+  assert.deepEqual(await check(tools, call("write_file", { path: "a.ts" })), { type: "allow" });
+  assert.deepEqual(await check(tools, bash("")), { type: "allow" });
+});
+
+test("setMode changes what needs approval from the next call on", async () => {
+  const tools = host(sandbox(), { mode: "ask" });
+  assert.equal(
+    (await check(tools, call("write_file", { path: "a.ts", content: "x" }))).type,
+    "ask",
+  );
+  tools.setMode("auto_edit");
+  assert.deepEqual(await check(tools, call("write_file", { path: "a.ts", content: "x" })), {
+    type: "allow",
+  });
+});
+
+test("the shell parser finds every simple command with its unquoted words", async () => {
+  const parsed = await parseCommand(
+    `FOO=1 npm test > out.txt 2>&1 && echo "$(rm -rf 'my dir')" | wc -l`,
+  );
+  assert.equal(parsed.type, "parsed");
+  assert.deepEqual(parsed.type === "parsed" ? parsed.commands.map((c) => c.words) : [], [
+    ["npm", "test"],
+    ["echo", "\"$(rm -rf 'my dir')\""],
+    ["rm", "-rf", "my dir"],
+    ["wc", "-l"],
+  ]);
+  assert.equal(
+    Error.stackTraceLimit,
+    10,
+    "loading the parser leaves the process's stack trace limit alone",
+  );
+});

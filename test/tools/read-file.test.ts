@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { test } from "node:test";
+import { host, run, sandbox } from "./helpers.ts";
+
+test("read_file shows numbered lines and records a complete read with the content hash", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("a.txt"), "alpha\nbeta\n");
+  const out = await run(host(box), "read_file", { path: "a.txt" });
+  assert.equal(out.isError, false);
+  assert.equal(out.content, "a.txt (2 lines, 11 bytes):\n     1\talpha\n     2\tbeta");
+  const record = out.ledger?.[0];
+  assert.equal(record?.complete, true);
+  assert.equal(record?.size, 11);
+  assert.equal(record?.hash, createHash("sha256").update("alpha\nbeta\n").digest("hex"));
+});
+
+test("read_file with offset and limit shows a slice and says where to continue", async () => {
+  const box = sandbox();
+  writeFileSync(
+    box.path("a.txt"),
+    Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n"),
+  );
+  const out = await run(host(box), "read_file", { path: "a.txt", offset: 4, limit: 3 });
+  assert.match(
+    out.content,
+    / {5}4\tline 4\n {5}5\tline 5\n {5}6\tline 6\n\(Showing lines 4-6 of 10\. Continue with offset 7\.\)$/,
+  );
+  assert.equal(out.ledger?.[0]?.complete, false);
+});
+
+test("read_file of a file longer than the output budget shows the first part and how to read on", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("long.txt"), `${"a line of text that is long enough\n".repeat(5000)}`);
+  const out = await run(host(box, { outputCap: 8 * 1024 }), "read_file", { path: "long.txt" });
+  assert.equal(out.isError, false);
+  assert.match(out.content, /\(Showing lines 1-\d+ of 5,000\. Continue with offset \d+\.\)$/);
+  assert.equal(out.ledger?.[0]?.complete, false);
+  assert.ok(Buffer.byteLength(out.content) <= 8 * 1024);
+});
+
+test("read_file of a binary file says it is binary and how to inspect it", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("img.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1, 2, 3]));
+  const out = await run(host(box), "read_file", { path: "img.png" });
+  assert.equal(out.code, "binary");
+  assert.match(out.content, /binary file \(10 bytes\)/);
+  assert.match(out.content, /xxd/);
+});
+
+test("read_file of a missing file says so and how to find the right path", async () => {
+  const out = await run(host(sandbox()), "read_file", { path: "nope.txt" });
+  assert.equal(out.code, "not_found");
+  assert.match(out.content, /glob or list_dir/);
+});
+
+test("read_file of an empty file is a complete read of 0 bytes", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("e.txt"), "");
+  const out = await run(host(box), "read_file", { path: "e.txt" });
+  assert.equal(out.content, "e.txt is empty (0 bytes).");
+  assert.equal(out.ledger?.[0]?.complete, true);
+});
+
+test("a very long line is cut in the view and the read does not count as complete", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("min.js"), `${"x".repeat(5000)}\n`);
+  const out = await run(host(box), "read_file", { path: "min.js" });
+  assert.match(out.content, /line cut: 5,000 characters/);
+  assert.equal(out.ledger?.[0]?.complete, false);
+});
+
+test("a ledger restored on resume lets the session replace a file it read before", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("a.txt"), "known\n");
+  const first = host(box);
+  const read = await run(first, "read_file", { path: "a.txt" });
+  const resumed = host(box, { ledger: read.ledger ?? [] });
+  const out = await run(resumed, "write_file", { path: "a.txt", content: "changed\n" });
+  assert.equal(out.isError, false, out.content);
+  assert.deepEqual(
+    resumed.ledger().map((r) => r.complete),
+    [true],
+  );
+});

@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { describe, test } from "node:test";
+import { createFileSearch } from "../../src/tools/file-search.ts";
+import { host, run, type Sandbox, sandbox } from "./helpers.ts";
+
+const hasRipgrep = (() => {
+  try {
+    execFileSync("rg", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+function files(box: Sandbox, tree: Record<string, string | Buffer>): void {
+  for (const [path, content] of Object.entries(tree)) {
+    mkdirSync(dirname(box.path(path)), { recursive: true });
+    writeFileSync(box.path(path), content);
+  }
+}
+
+function project(): Sandbox {
+  const box = sandbox();
+  files(box, {
+    ".gitignore": "build/\n*.log\n",
+    "src/a.ts": "const needle = 1;\n",
+    "src/b.js": "// needle two\n",
+    "src/sub/.gitignore": "secret.ts\n",
+    "src/sub/secret.ts": "needle secret\n",
+    "src/sub/ok.ts": "needle ok\n",
+    "build/out.ts": "needle in build output\n",
+    "debug.log": "needle in a log\n",
+    "node_modules/pkg/index.js": "needle in a dependency\n",
+    ".git/config": "needle in git\n",
+    "image.bin": Buffer.concat([Buffer.from("needle"), Buffer.from([0, 1, 2])]),
+    ".github/ci.yml": "needle: hidden dir\n",
+  });
+  return box;
+}
+
+const paths = (content: string): string[] =>
+  content
+    .split("\n")
+    .slice(1)
+    .map((line) => line.split(":")[0] ?? "")
+    .sort();
+
+for (const backend of ["ripgrep", "javascript"] as const) {
+  describe(`grep and glob with ${backend}`, {
+    skip: backend === "ripgrep" && !hasRipgrep ? "rg is not on PATH" : false,
+  }, () => {
+    const options = { useRipgrep: backend === "ripgrep" };
+
+    test("grep honours .gitignore (nested too), skips .git, node_modules and binary files", async () => {
+      const out = await run(host(project(), options), "grep", { pattern: "needle" });
+      assert.equal(out.isError, false, out.content);
+      assert.deepEqual(paths(out.content), [
+        ".github/ci.yml",
+        "src/a.ts",
+        "src/b.js",
+        "src/sub/ok.ts",
+      ]);
+      assert.match(out.content, /^4 matches in 4 files\./);
+      assert.match(out.content, /src\/a\.ts:1: const needle = 1;/);
+    });
+
+    test("grep filters by glob and searches under a path", async () => {
+      const tools = host(project(), options);
+      const byGlob = await run(tools, "grep", { pattern: "needle", glob: "*.ts" });
+      assert.deepEqual(paths(byGlob.content), ["src/a.ts", "src/sub/ok.ts"]);
+      const byPath = await run(tools, "grep", {
+        pattern: "NEEDLE",
+        path: "src/sub",
+        ignore_case: true,
+      });
+      assert.deepEqual(paths(byPath.content), ["src/sub/ok.ts"]);
+    });
+
+    test("grep caps its result and says how many matches there were", async () => {
+      const box = sandbox();
+      files(box, { "many.txt": "hit\n".repeat(250), "more.txt": "hit\n".repeat(5) });
+      const out = await run(host(box, options), "grep", { pattern: "hit" });
+      assert.match(
+        out.content,
+        /^Showing 100 of 255 matches in 2 files; narrow the pattern or path to see the rest\./,
+      );
+      assert.equal(out.content.split("\n").length, 101);
+    });
+
+    test("grep with an invalid regular expression says so", async () => {
+      const out = await run(host(project(), options), "grep", { pattern: "(unclosed" });
+      assert.equal(out.code, "invalid_arguments");
+      assert.match(out.content, /not a valid regular expression/);
+    });
+
+    test("glob honours .gitignore and matches names at any depth or paths with /", async () => {
+      const tools = host(project(), options);
+      const names = await run(tools, "glob", { pattern: "*.ts" });
+      assert.equal(names.content, "2 files match *.ts.\nsrc/a.ts\nsrc/sub/ok.ts");
+      const deep = await run(tools, "glob", { pattern: "sub/*.ts", path: "src" });
+      assert.equal(deep.content, "1 file matches sub/*.ts.\nsrc/sub/ok.ts");
+      const none = await run(tools, "glob", { pattern: "*.py" });
+      assert.match(none.content, /^No files match \*\.py/);
+    });
+
+    test("glob caps its result and says how many files matched", async () => {
+      const box = sandbox();
+      const tree: Record<string, string> = {};
+      for (let i = 0; i < 250; i += 1) tree[`f/${String(i).padStart(3, "0")}.txt`] = "x";
+      files(box, tree);
+      const out = await run(host(box, options), "glob", { pattern: "*.txt" });
+      assert.match(
+        out.content,
+        /^Showing 200 of 250 files matching \*\.txt; narrow the pattern or path to see the rest\./,
+      );
+      assert.equal(out.content.split("\n").length, 201);
+    });
+  });
+}
+
+test("the search uses ripgrep only when it is on PATH, checked once", async () => {
+  const box = sandbox();
+  assert.equal(await createFileSearch(box.workspace, { PATH: "" }, true).backend(), "javascript");
+  assert.equal(
+    await createFileSearch(box.workspace, { PATH: process.env.PATH }, false).backend(),
+    "javascript",
+  );
+  if (hasRipgrep)
+    assert.equal(
+      await createFileSearch(box.workspace, { PATH: process.env.PATH }, true).backend(),
+      "ripgrep",
+    );
+});
+
+test("list_dir shows entries with type and size, and caps long listings", async () => {
+  const box = sandbox();
+  files(box, { "a.txt": "hello", "src/x.ts": "" });
+  const tools = host(box);
+  const out = await run(tools, "list_dir", {});
+  assert.equal(out.content, ".: 2 entries.\na.txt  (5 bytes)\nsrc/");
+  const many = sandbox();
+  const tree: Record<string, string> = {};
+  for (let i = 0; i < 510; i += 1) tree[`d/${i}.txt`] = "";
+  files(many, tree);
+  const capped = await run(host(many), "list_dir", { path: "d" });
+  assert.match(capped.content, /^d: showing 500 of 510 entries/);
+});
