@@ -4,7 +4,8 @@
  * scanned before it is written, and these shapes are replaced by `[redacted]`:
  * - `sk-...` API keys (OpenAI, Anthropic, OpenRouter style): `sk-` not preceded by a word character,
  *   then at least 20 of `[A-Za-z0-9_-]` including a digit;
- * - `Bearer <token>` with a token of at least 16 characters (the word `Bearer` is kept);
+ * - `Bearer <token>` / `Basic <credentials>` with at least 16 token characters (the scheme word is kept);
+ * - GitHub tokens (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`) and AWS access key ids (`AKIA...`);
  * - the value after `x-api-key`, `api_key`, `api-key`, `apikey` or `authorization` followed by `:` or `=`
  *   (optionally quoted), when it is at least 16 token characters with a digit (the name is kept).
  * Redaction, not refusal: the record is still written, so no conversation is lost. The patterns ask for a
@@ -12,9 +13,9 @@
  */
 
 const SECRET =
-  /(?<![\w-])sk-(?=[\w-]*\d)[\w-]{20,}|(\bBearer\s+)[\w.~+/-]{16,}=*|(\b(?:x-api-key|api[_-]?key|authorization)\b["']?\s*[:=]\s*["']?)(?=[\w.~+/-]*\d)[\w.~+/-]{16,}=*/gi;
+  /(?<![\w-])sk-(?=[\w-]*\d)[\w-]{20,}|(\b(?:Bearer|Basic)\s+)[\w.~+/-]{16,}=*|\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}|AKIA[0-9A-Z]{16})\b|(\b(?:x-api-key|api[_-]?key|authorization)\b["']?\s*[:=]\s*["']?)(?=[\w.~+/-]*\d)[\w.~+/-]{16,}=*/gi;
 
-const QUICK = /sk-|bearer|api.?key|authorization/i;
+const QUICK = /sk-|bearer|basic|api.?key|authorization|gh[pousr]_|github_pat_|AKIA/i;
 
 /** The replacement text for a secret-looking string. */
 export const REDACTED = "[redacted]";

@@ -237,12 +237,23 @@ test("no secret reaches the journal: keys, bearer tokens and api-key values are 
   });
   journal.appendMessage({
     type: "user",
+    text: "push with ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8 and Authorization: Basic dXNlcjpwYXNzd29yZDEyMzQ1",
+  });
+  journal.appendMessage({
+    type: "user",
     text: "const apiKey = process.env.KEY; // the task-force-alpha-bravo-charlie",
   });
   journal.close();
 
   const text = readFileSync(journal.path, "utf8");
-  for (const secret of [key, "eyJhbGciOiJIUzI1NiJ9", "9f8e7d6c5b4a39281706abcd", "user:"]) {
+  for (const secret of [
+    key,
+    "eyJhbGciOiJIUzI1NiJ9",
+    "9f8e7d6c5b4a39281706abcd",
+    "user:",
+    "A1b2C3d4E5f6",
+    "dXNlcjpwYXNz",
+  ]) {
     assert.ok(!text.includes(secret), `journal contains ${secret}`);
   }
   assert.ok(text.includes("Bearer [redacted]"));
@@ -251,7 +262,7 @@ test("no secret reaches the journal: keys, bearer tokens and api-key values are 
     text.includes("const apiKey = process.env.KEY; // the task-force-alpha-bravo-charlie"),
     "ordinary code is left alone",
   );
-  assert.equal(journal.redactions, 4);
+  assert.equal(journal.redactions, 6);
   const loaded = await readJournal(journal.path);
   assert.deepEqual(loaded.warnings, [], "redaction keeps every line valid JSON");
 });
