@@ -1,0 +1,35 @@
+export { type ContextBudget, chooseMaxTokens, contextBudget, MIN_MAX_TOKENS } from "./budget.ts";
+export { findSession, listSessions, type SessionListing, type SessionLookup } from "./catalog.ts";
+export {
+  applyCompaction,
+  buildCompactionRequests,
+  buildMergeRequests,
+  type CompactionPlan,
+  type CompactionResult,
+  planCompaction,
+  runCompaction,
+  type SummaryRequest,
+} from "./compaction.ts";
+export {
+  createJournal,
+  type Journal,
+  type JournalOptions,
+  journalPath,
+  type NewSession,
+  openJournal,
+  readJournal,
+  type SyncMode,
+} from "./journal.ts";
+export type { CompactionInfo, JournalRecord, SessionMeta, UsageInfo } from "./records.ts";
+export {
+  describeFit,
+  type FitFacts,
+  formatTokens,
+  loadForResume,
+  type ResumeOptions,
+  type ResumeResult,
+  SUMMARY_PREFIX,
+} from "./replay.ts";
+export { scrubText } from "./scrub.ts";
+export { isSessionId, newSessionId } from "./session-id.ts";
+export { createTokenEstimator, type TokenEstimator, type UsageSample } from "./tokens.ts";
