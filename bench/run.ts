@@ -1,0 +1,111 @@
+// Prints nex's speed figures: start-up time of `nex --version`, and the CPU that `nex run` spends
+// on 200 tool turns against a local stub endpoint (which runs in this process, so its own CPU is
+// not counted). Run with `npm run bench`. Figures, not assertions: goals live here, not in tests.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { startStubEndpoint } from "../test/support/stub-endpoint.ts";
+import { openaiText, openaiToolCall, type Script } from "../test/support/stub-scripts.ts";
+
+const root = resolve(import.meta.dirname, "..");
+const nexBin = join(root, "bin", "nex.js");
+const node = process.execPath;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+/** CPU seconds (user + system) of this process's waited-for children, from /proc (Linux). */
+function childrenCpuSeconds(): number {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Fields after the command name start at field 3; cutime and cstime are fields 16 and 17.
+  const cutime = Number(fields[16 - 3]);
+  const cstime = Number(fields[17 - 3]);
+  return (cutime + cstime) / 100;
+}
+
+function benchVersion(runs: number): void {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    const result = spawnSync(node, [nexBin, "--version"], { encoding: "utf8" });
+    times.push(performance.now() - start);
+    if (result.status !== 0) throw new Error(`nex --version failed: ${result.stderr}`);
+  }
+  const bare = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    spawnSync(node, ["-e", "0"], { encoding: "utf8" });
+    bare.push(performance.now() - start);
+  }
+  console.log(
+    `nex --version: median ${median(times).toFixed(1)} ms over ${runs} runs (bare \`node -e 0\`: ${median(bare).toFixed(1)} ms)`,
+  );
+}
+
+async function benchToolTurns(turns: number): Promise<void> {
+  const workspace = mkdtempSync(join(tmpdir(), "nex-bench-ws-"));
+  const dataDir = mkdtempSync(join(tmpdir(), "nex-bench-data-"));
+  const scripts: Script[] = [];
+  for (let i = 0; i < turns; i++) {
+    const file = `file-${Math.floor(i / 2)}.txt`;
+    scripts.push(
+      i % 2 === 0
+        ? openaiToolCall({
+            name: "write_file",
+            args: { path: file, content: `line ${i}\n`.repeat(20) },
+            id: `c${i}`,
+          })
+        : openaiToolCall({ name: "read_file", args: { path: file }, id: `c${i}` }),
+    );
+  }
+  scripts.push(openaiText("All files written and read back."));
+  const stub = await startStubEndpoint({ scripts });
+  const before = childrenCpuSeconds();
+  const start = performance.now();
+  const child = spawn(
+    node,
+    [
+      nexBin,
+      "run",
+      "--yes",
+      "--max-turns",
+      String(turns + 5),
+      "--model",
+      "bench-model",
+      "--base-url",
+      `${stub.url}/v1`,
+      "--data-dir",
+      dataDir,
+      "write and read files",
+    ],
+    {
+      cwd: workspace,
+      env: { ...process.env, OPENAI_API_KEY: "bench" },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const code = await new Promise<number | null>((done) => child.on("close", done));
+  const wall = performance.now() - start;
+  const cpu = childrenCpuSeconds() - before;
+  await stub.close();
+  rmSync(workspace, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+  if (code !== 0) {
+    console.log(`200 tool turns: nex exited ${code}\n${stderr.slice(-2000)}`);
+    return;
+  }
+  console.log(
+    `${turns} tool turns: ${cpu.toFixed(2)} s CPU (user+system, start-up included), ${(wall / 1000).toFixed(2)} s wall, ${stub.requests.length} requests`,
+  );
+}
+
+benchVersion(15);
+await benchToolTurns(200);
