@@ -13,7 +13,8 @@ const allowed: Record<string, string[]> = {
   runtime: ["agent", "providers", "tools", "session", "protocol"],
   headless: ["runtime", "protocol"],
   tui: ["runtime", "protocol"],
-  cli: ["headless", "tui", "runtime", "protocol"],
+  demo: ["protocol"],
+  cli: ["headless", "tui", "runtime", "demo", "protocol"],
 };
 
 const src = resolve(import.meta.dirname, "..", "src");

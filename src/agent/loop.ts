@@ -13,6 +13,7 @@ import type {
 } from "../protocol/index.ts";
 import { changeTack, refusalContent } from "./refusal.ts";
 import { CHANGE_TACK_AT, RefusalTracker } from "./refusal-tracker.ts";
+import { createAttemptRelay } from "./request-events.ts";
 
 /** How big a request may be; the runtime backs it with the model registry and the session budget. */
 export interface RequestBudget {
@@ -26,11 +27,11 @@ export interface RequestBudget {
   correctWindow(limit: number): void;
 }
 
-/** Shrinks the conversation to fit; yields its own request events. Returns null when it could not. */
-export type Compactor = (
-  messages: Message[],
-  signal: AbortSignal,
-) => AsyncGenerator<AgentEvent, Message[] | null>;
+/**
+ * Shrinks the conversation to fit, or returns null when it could not. Its own requests are shown
+ * through the runtime's event fan-out, like every request.
+ */
+export type Compactor = (messages: Message[], signal: AbortSignal) => Promise<Message[] | null>;
 
 /** Asks the user (through the UI) about a call; resolves with the answer. */
 export type Approver = (
@@ -99,7 +100,7 @@ export async function* runLoop(
           return yield* finish(tooLarge(promptTokens));
         }
         compacted = true;
-        const shrunk = yield* options.compact(messages, signal);
+        const shrunk = await options.compact(messages, signal);
         if (!shrunk) return yield* finish(compactionFailed(signal));
         messages.splice(0, messages.length, ...shrunk);
         continue;
@@ -118,7 +119,7 @@ export async function* runLoop(
           message:
             "The endpoint says the conversation no longer fits the model's context; compacting once and retrying.",
         };
-        const shrunk = yield* options.compact(messages, signal);
+        const shrunk = await options.compact(messages, signal);
         if (!shrunk) return yield* finish(compactionFailed(signal));
         messages.splice(0, messages.length, ...shrunk);
         continue;
@@ -200,49 +201,17 @@ async function* request(
     maxTokens,
     requestId,
   };
-  let host = "";
+  const relay = createAttemptRelay({ requestId, model: options.model, maxTokens });
   for await (const event of options.stream(body, options.signal)) {
+    const relayed = relay(event);
+    if (relayed) yield relayed;
     switch (event.type) {
-      case "attempt_started":
-        host = event.host;
-        yield {
-          type: "request_started",
-          requestId,
-          attempt: event.attempt,
-          host,
-          model: options.model,
-          maxTokens,
-        };
-        break;
-      case "attempt_failed":
-        yield {
-          type: "request_failed",
-          requestId,
-          attempt: event.attempt,
-          status: event.error.status ?? null,
-          code: event.error.code,
-          message: event.error.message,
-          retryInMs: event.retryInMs,
-          maxRetries: event.maxRetries,
-          host,
-        };
-        break;
       case "text_delta":
-        yield event;
-        break;
       case "tool_call_delta":
         yield event;
         break;
-      case "done": {
-        const { turn } = event;
-        yield {
-          type: "request_finished",
-          requestId,
-          stopReason: turn.stopReason,
-          usage: turn.usage,
-        };
-        return { type: "turn", turn };
-      }
+      case "done":
+        return { type: "turn", turn: event.turn };
       case "error":
         if (event.error.code === "aborted" || options.signal.aborted) return { type: "aborted" };
         return { type: "failed", error: event.error };

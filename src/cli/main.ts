@@ -1,5 +1,106 @@
+import { EXIT } from "../headless/exit-code.ts";
+import { runHeadless } from "../headless/run.ts";
+import type { SessionInfo } from "../runtime/agent-session.ts";
+import { ConfigError } from "../runtime/config.ts";
+import { type Command, HELP, parseCommand, UsageError } from "./args.ts";
+
 /** Parses the command line and hands over to a mode. Returns the process exit code. */
-export async function main(args: string[]): Promise<number> {
-  process.stderr.write(`nex: not yet implemented: ${args.join(" ")}\n`);
-  return 2;
+export async function main(argv: string[]): Promise<number> {
+  let command: Command;
+  try {
+    command = parseCommand(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`nex: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+  try {
+    return await dispatch(command);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`nex: ${error.message}\n`);
+      return EXIT.config;
+    }
+    throw error;
+  }
+}
+
+async function dispatch(command: Command): Promise<number> {
+  switch (command.type) {
+    case "help":
+      process.stdout.write(`${HELP}\n`);
+      return EXIT.done;
+    case "run": {
+      const { openSession } = await import("../runtime/open-session.ts");
+      const opened = await openSession(command.options, process.env, process.cwd(), {
+        resume: command.resume,
+        approvals: "refuse",
+      });
+      return runHeadless(opened.session, command.task, {
+        json: command.options.json,
+        initialEvents: opened.events,
+      });
+    }
+    case "chat": {
+      const { openSession } = await import("../runtime/open-session.ts");
+      const { runTui } = await import("../tui/index.ts");
+      const opened = await openSession(command.options, process.env, process.cwd(), {
+        resume: command.resume,
+        approvals: "interactive",
+      });
+      return runTui(opened.session, { initialEvents: opened.events });
+    }
+    case "sessions": {
+      const { listSessionsFor } = await import("../runtime/open-session.ts");
+      const rows = await listSessionsFor(command.options, process.env, process.cwd());
+      if (rows.length === 0) {
+        process.stdout.write('No sessions yet. Start one with `nex` or `nex run "task"`.\n');
+        return EXIT.done;
+      }
+      for (const row of rows) {
+        process.stdout.write(
+          `${row.sessionId}  ${row.startedAt}  ${row.messages} messages  ${formatBytes(row.bytes)}  ${row.workspace}\n    ${row.lastMessage}\n`,
+        );
+      }
+      return EXIT.done;
+    }
+    case "compact": {
+      const { compactSession } = await import("../runtime/open-session.ts");
+      const { createTextRenderer } = await import("../headless/text-renderer.ts");
+      const toStderr = (text: string) => process.stderr.write(text);
+      const result = await compactSession(
+        command.options,
+        process.env,
+        process.cwd(),
+        command.session,
+        (info) => createTextRenderer(info, { out: toStderr, err: toStderr }),
+      );
+      process.stderr.write(`nex: ${result.line}\n`);
+      return result.ok ? EXIT.done : EXIT.failure;
+    }
+    case "undo": {
+      const { undoSession } = await import("../runtime/open-session.ts");
+      const report = await undoSession(
+        command.options,
+        process.env,
+        process.cwd(),
+        command.session,
+        command.turns,
+      );
+      process.stdout.write(`${report.text}\n`);
+      return report.ok ? EXIT.done : EXIT.failure;
+    }
+    case "demo": {
+      const { runDemo } = await import("./demo.ts");
+      return runDemo(command.scenario, command.options);
+    }
+  }
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

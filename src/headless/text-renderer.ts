@@ -7,6 +7,17 @@ export interface RenderTarget {
   err: (text: string) => void;
 }
 
+// Model text is progress when one of these follows it; when `done` follows, it is the answer (stdout).
+const SHOWS_ACTIVITY = new Set<AgentEvent["type"]>([
+  "request_started",
+  "tool_call_started",
+  "tool_call_refused",
+  "permission_requested",
+  "notice",
+  "error",
+  "aborted",
+]);
+
 /**
  * Renders events as human-readable progress on stderr; only the final answer goes to stdout.
  * Model text is buffered per response and shown as progress only when tool calls follow it.
@@ -22,8 +33,7 @@ export function createTextRenderer(
     if (text) target.err(`${indent(text, "  │ ")}\n`);
   };
   return (event) => {
-    if (event.type !== "text_delta" && event.type !== "done" && event.type !== "tool_call_delta")
-      flushText();
+    if (SHOWS_ACTIVITY.has(event.type)) flushText();
     switch (event.type) {
       case "session_started":
         target.err(

@@ -21,8 +21,10 @@ export function classifyHttpError(
   body: string,
   context: FailureContext,
 ): ProviderError {
-  const serverMessage =
-    serverMessageOf(body) || `(no message in the ${body ? "body" : "empty body"})`;
+  // The server's own words end the sentence; drop their final full stop so ours does not double it.
+  const serverMessage = (
+    serverMessageOf(body) || `(no message in the ${body ? "body" : "empty body"})`
+  ).replace(/\.+$/, "");
   const at = `${context.host} answered HTTP ${status}`;
   if (isContextLength(status, body)) {
     const contextLimit = contextLimitOf(body);

@@ -1,4 +1,4 @@
-import { type Compactor, type RequestBudget, runLoop } from "../agent/loop.ts";
+import { type Compactor, runLoop } from "../agent/loop.ts";
 import type {
   AgentEvent,
   Message,
@@ -10,6 +10,7 @@ import type {
   ToolHost,
 } from "../protocol/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
+import type { SessionBudget } from "./request-budget.ts";
 
 /** Where a session's records go; backed by the session journal. */
 export interface JournalSink {
@@ -39,13 +40,13 @@ export interface SessionParts {
   journal: JournalSink;
   system: string;
   messages: Message[];
-  budget: RequestBudget & { window(): number };
-  compactor: ((messages: Message[], signal: AbortSignal) => ReturnType<Compactor>) | null;
+  budget: SessionBudget;
+  compactor: Compactor | null;
   /** Compacts on request (`/compact`, `nex compact`): returns the line to show. */
   compactNow: (
     messages: Message[],
     signal: AbortSignal,
-  ) => AsyncGenerator<AgentEvent, { messages: Message[]; line: string } | null>;
+  ) => Promise<{ messages: Message[]; line: string } | null>;
   approvals: ApprovalPolicy;
   maxTurns: number;
   listSessions: () => Promise<SessionSummary[]>;
@@ -85,6 +86,12 @@ export class NexSession implements AgentSession {
     this.messages = parts.messages;
   }
 
+  /** Numbers every request of the session, task or compaction. */
+  nextRequestId(): number {
+    this.requestCounter += 1;
+    return this.requestCounter;
+  }
+
   subscribe(listener: (event: AgentEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -98,6 +105,7 @@ export class NexSession implements AgentSession {
     if (event.type === "request_finished" && event.usage) {
       const { inputTokens, outputTokens } = event.usage;
       this.parts.journal.usage(inputTokens, outputTokens, this.messages.length);
+      this.parts.budget.observeUsage(inputTokens, outputTokens, this.messages.length);
       this.emit({
         type: "usage",
         inputTokens,
@@ -137,7 +145,7 @@ export class NexSession implements AgentSession {
         approve: (request, signal) => this.approve(request.callId, signal),
         maxTurns: this.parts.maxTurns,
         signal: controller.signal,
-        nextRequestId: () => ++this.requestCounter,
+        nextRequestId: () => this.nextRequestId(),
       });
       let terminal: TerminalEvent | null = null;
       for await (const event of loop) {
@@ -202,17 +210,13 @@ export class NexSession implements AgentSession {
     const controller = new AbortController();
     this.controller = controller;
     try {
-      const run = this.parts.compactNow(this.messages, controller.signal);
-      let next = await run.next();
-      while (!next.done) {
-        this.emit(next.value);
-        next = await run.next();
-      }
-      if (!next.value)
+      const result = await this.parts.compactNow(this.messages, controller.signal);
+      if (!result)
         return "Compaction did not happen: the conversation is already small, or the model could not summarise it.";
-      this.messages.splice(0, this.messages.length, ...next.value.messages);
+      this.messages.splice(0, this.messages.length, ...result.messages);
+      this.parts.budget.forgetUsage();
       this.parts.journal.sync();
-      return next.value.line;
+      return result.line;
     } finally {
       this.controller = null;
     }
@@ -227,6 +231,7 @@ export class NexSession implements AgentSession {
 
   async clear(): Promise<void> {
     this.messages = [];
+    this.parts.budget.forgetUsage();
   }
 
   listSessions(): Promise<SessionSummary[]> {

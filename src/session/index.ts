@@ -32,4 +32,10 @@ export {
 } from "./replay.ts";
 export { scrubText } from "./scrub.ts";
 export { isSessionId, newSessionId } from "./session-id.ts";
-export { createTokenEstimator, type TokenEstimator, type UsageSample } from "./tokens.ts";
+export {
+  cheapTextTokens,
+  cheapTokens,
+  createTokenEstimator,
+  type TokenEstimator,
+  type UsageSample,
+} from "./tokens.ts";

@@ -90,15 +90,8 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     };
     return shared;
   };
-  const list: Tool[] = [
-    readFileTool(),
-    writeFileTool(parts),
-    editFileTool(),
-    bashTool(),
-    grepTool(),
-    globTool(),
-    listDirTool(),
-  ];
+  const list = allTools(parts);
+  const specs = specsOf(list);
   const tools = new Map(list.map((tool) => [tool.name, tool]));
   const permissions = createPermissions({
     mode: options.mode,
@@ -127,12 +120,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   };
 
   return {
-    specs: (): ToolSpec[] =>
-      list.map((tool) => ({
-        name: tool.name,
-        description: tool.description,
-        parameters: JSON.parse(JSON.stringify(tool.parameters)) as ToolSpec["parameters"],
-      })),
+    specs: () => specs,
     permission: (call) => permissions.check(call),
     rememberApproval: (call) => permissions.remember(call),
     setMode: (mode) => permissions.setMode(mode),
@@ -176,4 +164,29 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         }),
       ),
   };
+}
+
+function allTools(parts: ReturnType<typeof createPartsStore>): Tool[] {
+  return [
+    readFileTool(),
+    writeFileTool(parts),
+    editFileTool(),
+    bashTool(),
+    grepTool(),
+    globTool(),
+    listDirTool(),
+  ];
+}
+
+function specsOf(list: Tool[]): ToolSpec[] {
+  return list.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    parameters: JSON.parse(JSON.stringify(tool.parameters)) as ToolSpec["parameters"],
+  }));
+}
+
+/** The tool specs published to the model, without building tools for a workspace. */
+export function toolSpecs(): ToolSpec[] {
+  return specsOf(allTools(createPartsStore()));
 }

@@ -140,9 +140,8 @@ test("a context-length error triggers one compaction and one retry, never a loop
         corrected = limit;
       },
     }),
-    compact: async function* (messages) {
+    compact: async (messages) => {
       compactions++;
-      yield { type: "notice", message: "compacting" };
       return messages.slice(-1);
     },
   });

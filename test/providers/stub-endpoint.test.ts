@@ -87,11 +87,16 @@ test("stub server runs as a child process from a script file and prints its URL"
       body: JSON.stringify([status(418)]),
     });
     assert.equal(queued.status, 200);
-    assert.equal((await fetch(`${url}/v1/models`)).status, 418);
+    assert.equal(
+      (await fetch(`${url}/v1/models`)).status,
+      404,
+      "a discovery probe leaves the queue alone",
+    );
+    assert.equal((await fetch(`${url}/v1/chat/completions`, { method: "POST" })).status, 418);
     const listed = (await (await fetch(`${url}/__stub/requests`)).json()) as { path: string }[];
     assert.deepEqual(
       listed.map((request) => request.path),
-      ["/v1/chat/completions", "/v1/models"],
+      ["/v1/chat/completions", "/v1/models", "/v1/chat/completions"],
     );
     const logged = readFileSync(logPath, "utf8")
       .trim()

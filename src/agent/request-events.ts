@@ -1,0 +1,46 @@
+import type { AgentEvent, ProviderEvent } from "../protocol/index.ts";
+
+/** Which request an attempt belongs to, for the events a UI shows. */
+export interface RequestLabel {
+  requestId: number;
+  model: string;
+  maxTokens: number;
+}
+
+/**
+ * Turns a provider's attempt events into the agent's request events, remembering the host of the
+ * latest attempt. Every request nex sends, task or compaction, is shown through this one mapping.
+ */
+export function createAttemptRelay(
+  label: RequestLabel,
+): (event: ProviderEvent) => AgentEvent | null {
+  let host = "";
+  return (event) => {
+    if (event.type === "attempt_started") {
+      host = event.host;
+      return { type: "request_started", ...label, attempt: event.attempt, host };
+    }
+    if (event.type === "attempt_failed") {
+      return {
+        type: "request_failed",
+        requestId: label.requestId,
+        attempt: event.attempt,
+        status: event.error.status ?? null,
+        code: event.error.code,
+        message: event.error.message,
+        retryInMs: event.retryInMs,
+        maxRetries: event.maxRetries,
+        host,
+      };
+    }
+    if (event.type === "done") {
+      return {
+        type: "request_finished",
+        requestId: label.requestId,
+        stopReason: event.turn.stopReason,
+        usage: event.turn.usage,
+      };
+    }
+    return null;
+  };
+}

@@ -1,0 +1,100 @@
+import { createAttemptRelay } from "../agent/request-events.ts";
+import type { AgentEvent, Message, StreamFn } from "../protocol/index.ts";
+import {
+  type CompactionResult,
+  type Journal,
+  planCompaction,
+  runCompaction,
+  type SummaryRequest,
+  type TokenEstimator,
+} from "../session/index.ts";
+
+/** What a compaction needs from the running session. */
+export interface CompactorParts {
+  stream: () => StreamFn;
+  model: () => string;
+  window: () => number;
+  estimator: TokenEstimator;
+  journal: Journal;
+  emit: (event: AgentEvent) => void;
+  nextRequestId: () => number;
+}
+
+/**
+ * Summarises the older part of a conversation through the model, one visible request at a time, and
+ * journals the result. Returns null (after saying why) when there is nothing to summarise or a summary
+ * request failed; it never retries beyond the provider's own policy.
+ */
+export async function compactConversation(
+  messages: Message[],
+  signal: AbortSignal,
+  parts: CompactorParts,
+  keepRecentTokens?: number,
+): Promise<CompactionResult | null> {
+  const window = parts.window();
+  const plan = planCompaction(messages, {
+    window,
+    estimator: parts.estimator,
+    ...(keepRecentTokens ? { keepRecentTokens } : {}),
+  });
+  if (!plan) return null;
+  parts.emit({
+    type: "notice",
+    message: `Compacting: asking the model to summarise ${plan.prefix.length} older messages (~${plan.prefixTokens} tokens).`,
+  });
+  try {
+    const result = await runCompaction(plan, {
+      window,
+      estimator: parts.estimator,
+      journalSeq: parts.journal.seq,
+      summarise: (request) => summarise(request, signal, parts),
+    });
+    parts.journal.appendCompaction(result.record);
+    parts.emit({
+      type: "context_fitted",
+      method: "compacted",
+      messagesBefore: messages.length,
+      messagesKept: result.messages.length,
+      tokensBefore: result.record.tokensBefore,
+      tokensKept: result.record.tokensAfter,
+      line: result.line,
+    });
+    return result;
+  } catch (error) {
+    if (!signal.aborted)
+      parts.emit({ type: "notice", message: `Compaction failed: ${(error as Error).message}` });
+    return null;
+  }
+}
+
+async function summarise(
+  request: SummaryRequest,
+  signal: AbortSignal,
+  parts: CompactorParts,
+): Promise<string> {
+  const requestId = parts.nextRequestId();
+  const model = parts.model();
+  const relay = createAttemptRelay({ requestId, model, maxTokens: request.maxTokens });
+  const body = {
+    model,
+    system: request.system,
+    messages: request.messages,
+    tools: [],
+    maxTokens: request.maxTokens,
+    requestId,
+  };
+  for await (const event of parts.stream()(body, signal)) {
+    const relayed = relay(event);
+    if (relayed) parts.emit(relayed);
+    if (event.type === "error") throw new Error(event.error.message);
+    if (event.type === "done") {
+      const { turn } = event;
+      if (!turn.terminated || turn.stopReason === "length") {
+        throw new Error("the summary was cut off before it ended, so it was not used");
+      }
+      if (!turn.text.trim()) throw new Error("the model returned an empty summary");
+      return turn.text;
+    }
+  }
+  throw new Error("the summary request ended without a result");
+}

@@ -1,0 +1,14 @@
+import type { Journal } from "../session/index.ts";
+import type { JournalSink } from "./nex-session.ts";
+
+/** Adapts the session journal to what a running session writes. */
+export function journalSink(journal: Journal): JournalSink {
+  return {
+    message: (message) => journal.appendMessage(message),
+    event: (event) => journal.appendEvent(event),
+    ledger: (record) => journal.appendLedger(record),
+    usage: (inputTokens, outputTokens) => journal.appendUsage({ inputTokens, outputTokens }),
+    sync: () => journal.syncTurn(),
+    close: () => journal.close(),
+  };
+}

@@ -1,0 +1,304 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildSystemPrompt } from "../agent/system-prompt.ts";
+import type { AgentEvent, Message, ReadRecord, StreamFn } from "../protocol/index.ts";
+import {
+  createAnthropicClient,
+  createOpenAIClient,
+  discoverContextWindow,
+} from "../providers/index.ts";
+import {
+  contextBudget,
+  createJournal,
+  createTokenEstimator,
+  describeFit,
+  findSession,
+  type Journal,
+  loadForResume,
+  openJournal,
+} from "../session/index.ts";
+import { createToolHost, toolSpecs, undoWorkspace } from "../tools/index.ts";
+import type { SessionInfo } from "./agent-session.ts";
+import { compactConversation } from "./compactor.ts";
+import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./config.ts";
+import { journalSink } from "./journal-sink.ts";
+import { type ResolvedLimits, resolveLimits } from "./model-registry.ts";
+import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
+import { createSessionBudget } from "./request-budget.ts";
+import { summariesIn } from "./session-list.ts";
+
+/** How to open a session. */
+export interface OpenOptions {
+  /** A session id, unique prefix, or "last"; null starts a new session. */
+  resume: string | null;
+  approvals: ApprovalPolicy;
+  /** Overrides the provider client (the demo and tests use the real one; this is for embedding). */
+  stream?: StreamFn;
+}
+
+/** An open session and the events of its opening (start, resume fitting), for the UI to show first. */
+export interface OpenedSession {
+  session: NexSession;
+  events: AgentEvent[];
+}
+
+// The workspace's instructions are included whole up to this size, and refused as too large above it.
+const AGENTS_MD_LIMIT = 64 * 1024;
+
+/** Builds a running session from flags, environment and config: the composition root. */
+export async function openSession(
+  flags: ConfigFlags,
+  env: Record<string, string | undefined>,
+  cwd: string,
+  options: OpenOptions,
+): Promise<OpenedSession> {
+  let config = resolveConfig(flags, env, cwd);
+  const events: AgentEvent[] = [];
+  const resumed = options.resume
+    ? await locate(config, options.resume, flags.cwd !== undefined)
+    : null;
+  if (resumed) {
+    config = {
+      ...config,
+      workspace: flags.cwd ? config.workspace : resumed.workspace,
+      model: config.model ?? resumed.model,
+    };
+  }
+  const model = config.model;
+  if (!model) {
+    throw new ConfigError(
+      "No model given. Pass --model NAME (or set NEX_MODEL, or `model` in the config file).",
+    );
+  }
+  const stream = options.stream ?? createClient(config);
+  const limits = await limitsFor(config, model);
+  if (limits.source === "default")
+    events.push({ type: "notice", message: `Context window: ${limits.sourceDetail}.` });
+
+  const system = buildSystemPrompt({
+    workspace: config.workspace,
+    agentsMd: readAgentsMd(config.workspace),
+    date: new Date().toISOString().slice(0, 10),
+  });
+  const estimator = createTokenEstimator();
+
+  let journal: Journal;
+  let messages: Message[] = [];
+  let ledger: ReadRecord[] | null = null;
+  if (resumed) {
+    const budget = contextBudget({ window: limits.contextWindow, outputLimit: limits.maxOutput });
+    const fixed = estimator.countRequest({ system, tools: toolSpecs(), messages: [] });
+    const loaded = await loadForResume(resumed.journalPath, {
+      budgetTokens: Math.max(0, budget.promptBudget - fixed),
+      estimator,
+    });
+    journal = await openJournal(resumed.journalPath, { sync: "turn", ledger: loaded.ledger });
+    for (const repair of loaded.repairs) journal.appendMessage(repair);
+    messages = loaded.messages;
+    ledger = loaded.ledger;
+    for (const warning of [...loaded.warnings, ...journal.warnings])
+      events.push({ type: "notice", message: warning });
+    const line = describeFit(loaded, { model, window: limits.contextWindow });
+    if (loaded.droppedMessages || loaded.summarised) {
+      events.push({
+        type: "context_fitted",
+        method: loaded.summarised ? "compacted" : "truncated",
+        messagesBefore: loaded.totalMessages ?? loaded.keptMessages,
+        messagesKept: loaded.keptMessages,
+        tokensBefore: loaded.tokensTotalEstimate ?? loaded.tokensKept,
+        tokensKept: loaded.tokensKept,
+        line,
+      });
+    } else {
+      events.push({ type: "notice", message: line });
+    }
+  } else {
+    journal = await createJournal(config.dataDir, {
+      workspace: config.workspace,
+      provider: config.provider,
+      model,
+      baseUrl: config.baseUrl,
+    });
+  }
+  const sessionId = journal.meta.id;
+  const checkpointDir = join(config.dataDir, "checkpoints", sessionId);
+  const host = createToolHost({
+    workspace: config.workspace,
+    mode: config.permissionMode,
+    rules: config.commands,
+    allowedPaths: config.allowedPaths,
+    checkpointDir,
+    ...(ledger ? { ledger } : {}),
+  });
+
+  const info: SessionInfo = {
+    sessionId,
+    provider: config.provider,
+    model,
+    host: hostOf(config.baseUrl),
+    workspace: config.workspace,
+    contextWindow: limits.contextWindow,
+    windowSource: limits.source,
+    permissionMode: config.permissionMode,
+    journalPath: journal.path,
+  };
+  const budget = createSessionBudget({
+    window: limits.contextWindow,
+    maxOutput: limits.maxOutput,
+    tools: () => host.specs(),
+  });
+  let current = { stream, model, limits };
+  const compactor = {
+    stream: () => current.stream,
+    model: () => current.model,
+    window: () => budget.window(),
+    estimator,
+    journal,
+    emit: (event: AgentEvent) => session.emit(event),
+    nextRequestId: () => session.nextRequestId(),
+  };
+  const session: NexSession = new NexSession({
+    info,
+    stream,
+    tools: {
+      specs: () => host.specs(),
+      permission: (call) => host.permission(call),
+      rememberApproval: (call) => host.rememberApproval(call),
+      execute: (call, signal) => host.execute(call, signal),
+      setMode: (mode) => host.setMode(mode),
+      undo: async (turns) => (await host.undo(turns)).text,
+    },
+    journal: journalSink(journal),
+    system,
+    messages,
+    budget,
+    compactor: async (history, signal) => {
+      const result = await compactConversation(history, signal, compactor);
+      budget.forgetUsage();
+      return result ? result.messages : null;
+    },
+    compactNow: async (history, signal) => {
+      const result = await compactConversation(history, signal, compactor);
+      budget.forgetUsage();
+      return result ? { messages: result.messages, line: result.line } : null;
+    },
+    approvals: options.approvals,
+    maxTurns: config.maxTurns,
+    listSessions: async () => summariesIn(config.dataDir),
+    switchModel: async (next) => {
+      const nextLimits = await limitsFor(config, next);
+      current = { stream: options.stream ?? createClient(config), model: next, limits: nextLimits };
+      budget.correctWindow(nextLimits.contextWindow);
+      return {
+        stream: current.stream,
+        model: next,
+        line: `Model is now ${next}: window ${nextLimits.contextWindow} tokens (${nextLimits.sourceDetail}).`,
+      };
+    },
+  });
+  events.unshift({
+    type: "session_started",
+    sessionId,
+    model,
+    provider: config.provider,
+    workspace: config.workspace,
+    contextWindow: limits.contextWindow,
+    windowSource: limits.source,
+    resumed: resumed !== null,
+  });
+  return { session, events };
+}
+
+/** The provider client for a configuration. */
+function createClient(config: NexConfig): StreamFn {
+  const common = {
+    baseUrl: config.baseUrl,
+    keyName: config.apiKeyEnv,
+    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+  };
+  return config.provider === "anthropic"
+    ? createAnthropicClient(common)
+    : createOpenAIClient(common);
+}
+
+/** The model's window: configured, else asked of the endpoint (a few quick GETs, no retries), else known, else 32k. */
+async function limitsFor(config: NexConfig, model: string): Promise<ResolvedLimits> {
+  const configured = config.models[model];
+  const discovered = configured?.contextWindow
+    ? null
+    : await discoverContextWindow({
+        baseUrl: config.baseUrl,
+        model,
+        kind: config.provider,
+        timeoutMs: 1500,
+        ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+      });
+  return resolveLimits({ model, configured, discovered });
+}
+
+async function locate(config: NexConfig, id: string, workspaceGiven: boolean) {
+  const lookup = await findSession(
+    config.dataDir,
+    id,
+    id === "last" || workspaceGiven ? { workspace: config.workspace } : {},
+  );
+  if (lookup.type !== "found") throw new ConfigError(lookup.message);
+  return lookup.session;
+}
+
+function readAgentsMd(workspace: string): string | null {
+  const path = join(workspace, "AGENTS.md");
+  if (!existsSync(path)) return null;
+  const text = readFileSync(path, "utf8");
+  return text.length > AGENTS_MD_LIMIT ? text.slice(0, AGENTS_MD_LIMIT) : text;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/** `nex undo`: restores the workspace of a session to before its last `turns` turns. */
+export async function undoSession(
+  flags: ConfigFlags,
+  env: Record<string, string | undefined>,
+  cwd: string,
+  id: string,
+  turns: number,
+): Promise<{ ok: boolean; text: string }> {
+  const config = resolveConfig(flags, env, cwd);
+  const found = await locate(config, id, true);
+  const report = await undoWorkspace({
+    workspace: found.workspace,
+    checkpointDir: join(config.dataDir, "checkpoints", found.sessionId),
+    turns,
+  });
+  return { ok: report.failed.length === 0, text: report.text };
+}
+
+/** `nex compact`: opens a session, asks the model to summarise its older part, and journals it. */
+export async function compactSession(
+  flags: ConfigFlags,
+  env: Record<string, string | undefined>,
+  cwd: string,
+  id: string,
+  render: (info: SessionInfo) => (event: AgentEvent) => void,
+): Promise<{ ok: boolean; line: string }> {
+  const { session, events } = await openSession(flags, env, cwd, {
+    resume: id,
+    approvals: "refuse",
+  });
+  const listener = render(session.info);
+  for (const event of events) listener(event);
+  session.subscribe(listener);
+  try {
+    const line = await session.compact();
+    return { ok: !line.startsWith("Compaction did not happen"), line };
+  } finally {
+    await session.close();
+  }
+}
+export { listSessionsFor } from "./session-list.ts";
