@@ -1,0 +1,400 @@
+import type {
+  AgentEvent,
+  AssembledToolCall,
+  AssembledTurn,
+  Message,
+  ModelRequest,
+  PermissionAnswer,
+  ProviderError,
+  StreamFn,
+  TerminalEvent,
+  ToolHost,
+  ToolResultMessage,
+} from "../protocol/index.ts";
+import { changeTack, refusalContent } from "./refusal.ts";
+import { CHANGE_TACK_AT, RefusalTracker } from "./refusal-tracker.ts";
+
+/** How big a request may be; the runtime backs it with the model registry and the session budget. */
+export interface RequestBudget {
+  /** Tokens of the prompt this request would send. */
+  estimatePrompt(system: string, messages: Message[]): number;
+  /** The `max_tokens` to send so prompt plus output fits, or null when the prompt leaves no room. */
+  maxTokensFor(promptTokens: number): number | null;
+  /** The largest `max_tokens` the window and the model allow for this prompt. */
+  largestMaxTokensFor(promptTokens: number): number;
+  /** The endpoint stated the real window in an error body. */
+  correctWindow(limit: number): void;
+}
+
+/** Shrinks the conversation to fit; yields its own request events. Returns null when it could not. */
+export type Compactor = (
+  messages: Message[],
+  signal: AbortSignal,
+) => AsyncGenerator<AgentEvent, Message[] | null>;
+
+/** Asks the user (through the UI) about a call; resolves with the answer. */
+export type Approver = (
+  request: { callId: string; name: string; summary: string },
+  signal: AbortSignal,
+) => Promise<PermissionAnswer>;
+
+/** Everything one run of the loop needs; all of it passed in, nothing ambient. */
+export interface LoopOptions {
+  stream: StreamFn;
+  tools: ToolHost;
+  model: string;
+  system: string;
+  /** The conversation so far; the loop appends to it. */
+  messages: Message[];
+  budget: RequestBudget;
+  compact: Compactor | null;
+  approve: Approver;
+  maxTurns: number;
+  signal: AbortSignal;
+  /** Numbers requests across the whole session. */
+  nextRequestId: () => number;
+}
+
+type RequestOutcome =
+  | { type: "turn"; turn: AssembledTurn }
+  | { type: "failed"; error: ProviderError }
+  | { type: "aborted" };
+
+/**
+ * Runs one user prompt to its end: request, assemble, dispatch whole calls, refuse the rest, repeat.
+ * Yields every event; the last one is the single terminal event of the run.
+ */
+export async function* runLoop(
+  prompt: string,
+  options: LoopOptions,
+): AsyncGenerator<AgentEvent, TerminalEvent> {
+  const { messages, signal } = options;
+  const user: Message = { type: "user", text: prompt };
+  messages.push(user);
+  yield { type: "message_added", message: user };
+
+  const tracker = new RefusalTracker();
+  let raisedMaxTokens: number | null = null;
+
+  for (let turn = 1; ; turn++) {
+    if (signal.aborted)
+      return yield* finish({ type: "aborted", reason: "interrupted by the user" });
+    if (turn > options.maxTurns) {
+      return yield* finish({
+        type: "error",
+        code: "turn_limit",
+        message: `Stopped after ${options.maxTurns} turns (the --max-turns limit) before the model finished. Resume the session to let it continue, or raise --max-turns.`,
+      });
+    }
+
+    let compacted = false;
+    let escalated = false;
+    let result: RequestOutcome;
+    let maxTokens: number;
+    for (;;) {
+      const promptTokens = options.budget.estimatePrompt(options.system, messages);
+      const fitted = options.budget.maxTokensFor(promptTokens);
+      if (fitted === null) {
+        if (compacted || !options.compact) {
+          return yield* finish(tooLarge(promptTokens));
+        }
+        compacted = true;
+        const shrunk = yield* options.compact(messages, signal);
+        if (!shrunk) return yield* finish(compactionFailed(signal));
+        messages.splice(0, messages.length, ...shrunk);
+        continue;
+      }
+      maxTokens = Math.max(
+        fitted,
+        Math.min(raisedMaxTokens ?? 0, options.budget.largestMaxTokensFor(promptTokens)),
+      );
+      result = yield* request(options, messages, maxTokens);
+      if (result.type === "failed" && result.error.code === "context_length") {
+        if (result.error.contextLimit) options.budget.correctWindow(result.error.contextLimit);
+        if (compacted || !options.compact) break;
+        compacted = true;
+        yield {
+          type: "notice",
+          message:
+            "The endpoint says the conversation no longer fits the model's context; compacting once and retrying.",
+        };
+        const shrunk = yield* options.compact(messages, signal);
+        if (!shrunk) return yield* finish(compactionFailed(signal));
+        messages.splice(0, messages.length, ...shrunk);
+        continue;
+      }
+      if (result.type === "turn" && !escalated && wasCutByOutputLimit(result.turn)) {
+        const larger = options.budget.largestMaxTokensFor(promptTokens);
+        if (larger > maxTokens) {
+          escalated = true;
+          raisedMaxTokens = larger;
+          yield {
+            type: "notice",
+            message: `The response was cut at the ${maxTokens}-token output limit; asking again once with ${larger} tokens.`,
+          };
+          continue;
+        }
+      }
+      break;
+    }
+
+    if (result.type === "aborted")
+      return yield* finish({ type: "aborted", reason: "interrupted by the user" });
+    if (result.type === "failed") {
+      return yield* finish({
+        type: "error",
+        code: result.error.code,
+        message: result.error.message,
+      });
+    }
+
+    const assembled = result.turn;
+    const assistant: Message = {
+      type: "assistant",
+      text: assembled.text,
+      toolCalls: assembled.toolCalls.map(({ id, name, argumentsText }) => ({
+        id,
+        name,
+        argumentsText,
+      })),
+    };
+    messages.push(assistant);
+    yield { type: "message_added", message: assistant };
+
+    if (assembled.toolCalls.length === 0) {
+      const cut = describeCutAnswer(assembled, maxTokens);
+      if (cut) return yield* finish({ type: "error", code: "invalid_response", message: cut });
+      return yield* finish({ type: "done", finalText: assembled.text, turns: turn });
+    }
+
+    const refusalsThisTurn: string[] = [];
+    for (const call of assembled.toolCalls) {
+      const toolResult = yield* handleCall(call, turn, options, tracker, refusalsThisTurn);
+      messages.push(toolResult);
+      yield { type: "message_added", message: toolResult };
+    }
+    const stop = tracker.endTurn(refusalsThisTurn);
+    if (stop) return yield* finish({ type: "error", code: "repeated_failure", message: stop });
+    if (signal.aborted)
+      return yield* finish({ type: "aborted", reason: "interrupted by the user" });
+  }
+}
+
+async function* finish(event: TerminalEvent): AsyncGenerator<AgentEvent, TerminalEvent> {
+  yield event;
+  return event;
+}
+
+/** Sends one request (with all the provider's own attempts), relaying its events. */
+async function* request(
+  options: LoopOptions,
+  messages: Message[],
+  maxTokens: number,
+): AsyncGenerator<AgentEvent, RequestOutcome> {
+  const requestId = options.nextRequestId();
+  const body: ModelRequest = {
+    model: options.model,
+    system: options.system,
+    messages: [...messages],
+    tools: options.tools.specs(),
+    maxTokens,
+    requestId,
+  };
+  let host = "";
+  for await (const event of options.stream(body, options.signal)) {
+    switch (event.type) {
+      case "attempt_started":
+        host = event.host;
+        yield {
+          type: "request_started",
+          requestId,
+          attempt: event.attempt,
+          host,
+          model: options.model,
+          maxTokens,
+        };
+        break;
+      case "attempt_failed":
+        yield {
+          type: "request_failed",
+          requestId,
+          attempt: event.attempt,
+          status: event.error.status ?? null,
+          code: event.error.code,
+          message: event.error.message,
+          retryInMs: event.retryInMs,
+          maxRetries: event.maxRetries,
+          host,
+        };
+        break;
+      case "text_delta":
+        yield event;
+        break;
+      case "tool_call_delta":
+        yield event;
+        break;
+      case "done": {
+        const { turn } = event;
+        yield {
+          type: "request_finished",
+          requestId,
+          stopReason: turn.stopReason,
+          usage: turn.usage,
+        };
+        return { type: "turn", turn };
+      }
+      case "error":
+        if (event.error.code === "aborted" || options.signal.aborted) return { type: "aborted" };
+        return { type: "failed", error: event.error };
+    }
+  }
+  return {
+    type: "failed",
+    error: {
+      code: "invalid_response",
+      retryable: false,
+      message:
+        "The provider stream ended without a result; this is a bug in nex, please report it.",
+    },
+  };
+}
+
+/** Dispatches a whole, permitted call; answers every other call with a refusal that says why. */
+async function* handleCall(
+  call: AssembledToolCall,
+  turn: number,
+  options: LoopOptions,
+  tracker: RefusalTracker,
+  refusals: string[],
+): AsyncGenerator<AgentEvent, ToolResultMessage> {
+  const answer = (content: string, isError: boolean): ToolResultMessage => ({
+    type: "tool_result",
+    toolCallId: call.id,
+    toolName: call.name,
+    content,
+    isError,
+  });
+
+  if (call.verdict.type === "poisoned") {
+    const key = `${call.verdict.cause}:${call.name}`;
+    refusals.push(key);
+    const { verdict } = call;
+    tracker.noteReason(key, verdict.reason);
+    yield {
+      type: "tool_call_refused",
+      callId: call.id,
+      name: call.name,
+      cause: verdict.cause,
+      reason: verdict.reason,
+      bytesReceived: verdict.bytesReceived,
+    };
+    return answer(refusalContent(call.name, verdict, tracker.countFor(key) + 1), true);
+  }
+  if (options.signal.aborted)
+    return answer("Not run: the user interrupted the session before this call.", true);
+
+  const invocation = { id: call.id, name: call.name, args: call.verdict.args, turn };
+  const permission = await options.tools.permission(invocation);
+  if (permission.type === "deny") {
+    yield {
+      type: "tool_call_refused",
+      callId: call.id,
+      name: call.name,
+      cause: "denied",
+      reason: permission.reason,
+      bytesReceived: 0,
+    };
+    return answer(`Not run: ${permission.reason}`, true);
+  }
+  if (permission.type === "ask") {
+    yield {
+      type: "permission_requested",
+      callId: call.id,
+      name: call.name,
+      summary: permission.summary,
+    };
+    const decision = await options.approve(
+      { callId: call.id, name: call.name, summary: permission.summary },
+      options.signal,
+    );
+    if (decision.type === "deny") {
+      const why = decision.reason ? `the user denied it: ${decision.reason}` : "the user denied it";
+      yield {
+        type: "tool_call_refused",
+        callId: call.id,
+        name: call.name,
+        cause: "denied",
+        reason: why,
+        bytesReceived: 0,
+      };
+      return answer(
+        `Not run: ${why}. Do not retry the same call; ask the user or choose another way.`,
+        true,
+      );
+    }
+    if (decision.type === "allow_session") options.tools.rememberApproval(invocation);
+  }
+
+  yield { type: "tool_call_started", callId: call.id, name: call.name, args: call.verdict.args };
+  const outcome = await options.tools.execute(invocation, options.signal);
+  let content = outcome.content;
+  if (outcome.isError && outcome.code === "invalid_arguments") {
+    const key = `invalid_arguments:${call.name}`;
+    refusals.push(key);
+    tracker.noteReason(key, firstLine(outcome.content));
+    const occurrence = tracker.countFor(key) + 1;
+    if (occurrence >= CHANGE_TACK_AT) content = `${content}\n${changeTack(occurrence)}`;
+  }
+  yield {
+    type: "tool_result",
+    callId: call.id,
+    name: call.name,
+    isError: outcome.isError,
+    code: outcome.code ?? null,
+    content,
+    details: outcome.details ?? null,
+  };
+  return answer(content, outcome.isError);
+}
+
+function wasCutByOutputLimit(turn: AssembledTurn): boolean {
+  if (turn.stopReason === "length") return true;
+  return turn.toolCalls.some(
+    (call) => call.verdict.type === "poisoned" && call.verdict.cause === "output_limit",
+  );
+}
+
+/** A text-only answer that did not end cleanly is not a finished task. */
+function describeCutAnswer(turn: AssembledTurn, maxTokens: number): string | null {
+  if (turn.stopReason === "length" || (turn.usage && turn.usage.outputTokens >= maxTokens)) {
+    return `The model's answer was cut off at the ${maxTokens}-token output limit, so the task is not finished. Resume the session and ask it to continue in smaller steps.`;
+  }
+  if (!turn.terminated) {
+    return "The endpoint's stream ended before its terminator, so the answer above may be incomplete. Resume the session to continue.";
+  }
+  return null;
+}
+
+function tooLarge(promptTokens: number): TerminalEvent {
+  return {
+    type: "error",
+    code: "context_length",
+    message: `The conversation (~${promptTokens} tokens) no longer fits the model's context window and could not be compacted. Start a new session, or use a model with a larger window.`,
+  };
+}
+
+function compactionFailed(signal: AbortSignal): TerminalEvent {
+  if (signal.aborted)
+    return { type: "aborted", reason: "interrupted by the user during compaction" };
+  return {
+    type: "error",
+    code: "context_length",
+    message:
+      "The conversation does not fit the model's context window and compaction failed. Start a new session (`nex run`), or use a model with a larger window.",
+  };
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n", 1)[0] ?? "";
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}

@@ -1,0 +1,29 @@
+/** What the system prompt is built from; the runtime reads the files, this stays pure. */
+export interface SystemPromptInput {
+  workspace: string;
+  /** The workspace's AGENTS.md, when there is one. */
+  agentsMd: string | null;
+  /** Today's date, YYYY-MM-DD. */
+  date: string;
+}
+
+/** The system prompt: how to work safely with nex's tools, then the project's own instructions. */
+export function buildSystemPrompt(input: SystemPromptInput): string {
+  const parts = [
+    "You are nex, a coding agent working in the user's repository through tools.",
+    `The workspace is ${input.workspace}. Today is ${input.date}.`,
+    "",
+    "How to work:",
+    "- Read a file with read_file before you change it. write_file and edit_file refuse to change a file this session has not read completely, or that changed since it was read.",
+    "- Prefer edit_file for changes to existing files: it replaces one exact string and keeps everything else. Use write_file for new files or complete rewrites.",
+    "- Never write placeholders such as `// ... rest of the code unchanged`: they are refused. Write the real content.",
+    "- Your output per reply is limited. Write a large file in parts: call write_file with `part` and `parts` (for example part 1 of 3, then 2, then 3), each part a few hundred lines at most; the file is committed when the last part arrives.",
+    "- If a tool call is refused, read the reason and change what you send; do not repeat the same call.",
+    "- Use bash for builds, tests and git; keep commands non-interactive.",
+    "- When the task is done, reply with a short summary of what you changed and how you checked it.",
+  ];
+  if (input.agentsMd?.trim()) {
+    parts.push("", "Project instructions from AGENTS.md:", input.agentsMd.trim());
+  }
+  return parts.join("\n");
+}

@@ -1,0 +1,130 @@
+import type { AgentEvent } from "../protocol/index.ts";
+import type { SessionInfo } from "../runtime/agent-session.ts";
+
+/** Where the text renderer writes: progress to `err`, the final answer to `out`. */
+export interface RenderTarget {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/**
+ * Renders events as human-readable progress on stderr; only the final answer goes to stdout.
+ * Model text is buffered per response and shown as progress only when tool calls follow it.
+ */
+export function createTextRenderer(
+  info: SessionInfo,
+  target: RenderTarget,
+): (event: AgentEvent) => void {
+  let pendingText = "";
+  const flushText = () => {
+    const text = pendingText.trim();
+    pendingText = "";
+    if (text) target.err(`${indent(text, "  │ ")}\n`);
+  };
+  return (event) => {
+    if (event.type !== "text_delta" && event.type !== "done" && event.type !== "tool_call_delta")
+      flushText();
+    switch (event.type) {
+      case "session_started":
+        target.err(
+          `nex: session ${event.sessionId}${event.resumed ? " (resumed)" : ""} · ${event.model} at ${info.host} · ` +
+            `window ${event.contextWindow.toLocaleString("en-US")} tokens (${event.windowSource}) · workspace ${event.workspace}\n`,
+        );
+        return;
+      case "context_fitted":
+        target.err(`nex: ${event.line}\n`);
+        return;
+      case "request_started":
+        if (event.attempt === 1)
+          target.err(
+            `→ request ${event.requestId} to ${event.host} (max ${event.maxTokens} output tokens)\n`,
+          );
+        else target.err(`→ request ${event.requestId}, attempt ${event.attempt}\n`);
+        return;
+      case "request_failed": {
+        const status = event.status === null ? event.code : `${event.status}`;
+        const wait =
+          event.retryInMs === null
+            ? "giving up"
+            : `retry ${event.attempt}/${event.maxRetries} in ${(event.retryInMs / 1000).toFixed(1)}s`;
+        target.err(`✗ ${status} from ${event.host}: ${firstLine(event.message)} (${wait})\n`);
+        return;
+      }
+      case "text_delta":
+        pendingText += event.text;
+        return;
+      case "tool_call_started":
+        target.err(`⚙ ${event.name} ${describeArgs(event.args)}\n`);
+        return;
+      case "tool_call_refused":
+        target.err(
+          `✗ ${event.name} refused, nothing executed: ${event.reason}` +
+            (event.bytesReceived
+              ? ` (${event.bytesReceived} bytes of arguments received)\n`
+              : "\n"),
+        );
+        return;
+      case "permission_requested":
+        target.err(`? ${event.summary} needs approval\n`);
+        return;
+      case "tool_result":
+        target.err(
+          `${event.isError ? "✗" : "✓"} ${event.name}: ${indent(clip(event.content), "    ").trimStart()}\n`,
+        );
+        return;
+      case "notice":
+        target.err(`! ${event.message}\n`);
+        return;
+      case "done":
+        pendingText = "";
+        target.out(event.finalText.endsWith("\n") ? event.finalText : `${event.finalText}\n`);
+        return;
+      case "error":
+        target.err(`nex: ${event.message}\n`);
+        return;
+      case "aborted":
+        target.err(
+          `nex: interrupted (${event.reason}); the session is saved, continue it with \`nex resume ${info.sessionId}\`.\n`,
+        );
+        return;
+      default:
+        return;
+    }
+  };
+}
+
+/** The arguments worth a glance: paths and commands, never whole file contents. */
+export function describeArgs(args: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(args)) {
+    if (typeof value === "string") {
+      if (key === "content" || key === "new_string" || key === "old_string") {
+        parts.push(`${key}=<${Buffer.byteLength(value)} bytes>`);
+      } else {
+        parts.push(
+          `${key}=${JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value)}`,
+        );
+      }
+    } else {
+      parts.push(`${key}=${JSON.stringify(value)}`);
+    }
+  }
+  return parts.join(" ");
+}
+
+function clip(text: string, maxLines = 8): string {
+  const lines = text.trimEnd().split("\n");
+  if (lines.length <= maxLines) return lines.join("\n");
+  return [...lines.slice(0, maxLines), `… ${lines.length - maxLines} more lines`].join("\n");
+}
+
+function indent(text: string, prefix: string): string {
+  return text
+    .split("\n")
+    .map((line) => prefix + line)
+    .join("\n");
+}
+
+function firstLine(text: string): string {
+  return text.split("\n", 1)[0] ?? "";
+}

@@ -1,0 +1,200 @@
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import { type Static, Type } from "typebox";
+import { Value } from "typebox/value";
+import type { PermissionMode } from "../protocol/index.ts";
+import type { ModelLimits } from "./model-registry.ts";
+
+/** The wire format nex speaks to the endpoint. */
+export type ProviderKind = "openai" | "anthropic";
+
+const LimitsSchema = Type.Object(
+  {
+    contextWindow: Type.Optional(Type.Integer({ minimum: 1024 })),
+    maxOutput: Type.Optional(Type.Integer({ minimum: 256 })),
+  },
+  { additionalProperties: false },
+);
+
+/** The config file (`$XDG_CONFIG_HOME/nex/config.json`). Keys are never stored here: name an environment variable. */
+const ConfigFileSchema = Type.Object(
+  {
+    provider: Type.Optional(Type.Union([Type.Literal("openai"), Type.Literal("anthropic")])),
+    baseUrl: Type.Optional(Type.String()),
+    model: Type.Optional(Type.String()),
+    apiKeyEnv: Type.Optional(Type.String()),
+    permissionMode: Type.Optional(
+      Type.Union([Type.Literal("ask"), Type.Literal("auto_edit"), Type.Literal("approve_all")]),
+    ),
+    maxTurns: Type.Optional(Type.Integer({ minimum: 1 })),
+    dataDir: Type.Optional(Type.String()),
+    allowedPaths: Type.Optional(Type.Array(Type.String())),
+    commands: Type.Optional(
+      Type.Object(
+        {
+          allow: Type.Optional(Type.Array(Type.String())),
+          deny: Type.Optional(Type.Array(Type.String())),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    models: Type.Optional(Type.Record(Type.String(), LimitsSchema)),
+  },
+  { additionalProperties: false },
+);
+
+/** The parsed config file. */
+export type ConfigFile = Static<typeof ConfigFileSchema>;
+
+/** Options given on the command line; they win over the environment and the config file. */
+export interface ConfigFlags {
+  provider?: string | undefined;
+  baseUrl?: string | undefined;
+  model?: string | undefined;
+  cwd?: string | undefined;
+  permissionMode?: string | undefined;
+  maxTurns?: number | undefined;
+  dataDir?: string | undefined;
+  config?: string | undefined;
+}
+
+/** Everything a session needs to start, resolved once. */
+export interface NexConfig {
+  provider: ProviderKind;
+  baseUrl: string;
+  /** Never printed, journaled or put in an error. */
+  apiKey: string | null;
+  apiKeyEnv: string;
+  model: string | null;
+  workspace: string;
+  permissionMode: PermissionMode;
+  maxTurns: number;
+  dataDir: string;
+  allowedPaths: string[];
+  commands: { allow: string[]; deny: string[] };
+  models: Record<string, Partial<ModelLimits>>;
+  configPath: string | null;
+}
+
+/** A configuration nex refuses to run with, and what to change. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Resolves flags, environment conventions (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, ...) and the config file. */
+export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexConfig {
+  const configPath = flags.config ?? env.NEX_CONFIG ?? defaultConfigPath(env);
+  const file = readConfigFile(
+    configPath,
+    flags.config !== undefined || env.NEX_CONFIG !== undefined,
+  );
+  const provider = parseProvider(flags.provider ?? env.NEX_PROVIDER ?? file.provider ?? "openai");
+  const apiKeyEnv =
+    file.apiKeyEnv ?? (provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+  const baseUrl = parseBaseUrl(
+    flags.baseUrl ??
+      (provider === "anthropic" ? env.ANTHROPIC_BASE_URL : env.OPENAI_BASE_URL) ??
+      file.baseUrl ??
+      (provider === "anthropic" ? "https://api.anthropic.com" : "https://api.openai.com/v1"),
+  );
+  const workspace = resolve(cwd, flags.cwd ?? ".");
+  if (!existsSync(workspace)) {
+    throw new ConfigError(
+      `The workspace ${workspace} does not exist. Pass an existing directory with --cwd.`,
+    );
+  }
+  const maxTurns = flags.maxTurns ?? file.maxTurns ?? 50;
+  if (!Number.isInteger(maxTurns) || maxTurns < 1) {
+    throw new ConfigError(`--max-turns must be a positive whole number, not ${maxTurns}.`);
+  }
+  return {
+    provider,
+    baseUrl,
+    apiKey: env[apiKeyEnv] || env.NEX_API_KEY || null,
+    apiKeyEnv,
+    model: flags.model ?? env.NEX_MODEL ?? file.model ?? null,
+    workspace,
+    permissionMode: parsePermissionMode(flags.permissionMode ?? file.permissionMode ?? "ask"),
+    maxTurns,
+    dataDir: resolveDataDir(flags.dataDir ?? env.NEX_DATA_DIR ?? file.dataDir, env, workspace),
+    allowedPaths: (file.allowedPaths ?? []).map((p) => resolve(workspace, p)),
+    commands: { allow: file.commands?.allow ?? [], deny: file.commands?.deny ?? [] },
+    models: file.models ?? {},
+    configPath: existsSync(configPath) ? configPath : null,
+  };
+}
+
+function defaultConfigPath(env: Env): string {
+  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  return join(base, "nex", "config.json");
+}
+
+/** `dataDir: "workspace"` keeps journals in the workspace's own `.nex/` folder. */
+function resolveDataDir(value: string | undefined, env: Env, workspace: string): string {
+  if (value === "workspace") return join(workspace, ".nex");
+  if (value) return isAbsolute(value) ? value : resolve(workspace, value);
+  const base = env.XDG_DATA_HOME || join(env.HOME || homedir(), ".local", "share");
+  return join(base, "nex");
+}
+
+function readConfigFile(path: string, explicit: boolean): ConfigFile {
+  if (!existsSync(path)) {
+    if (explicit)
+      throw new ConfigError(
+        `The config file ${path} does not exist. Check the path given by --config or NEX_CONFIG.`,
+      );
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new ConfigError(
+      `The config file ${path} is not valid JSON (${(error as Error).message}). Fix it or move it away.`,
+    );
+  }
+  if (!Value.Check(ConfigFileSchema, parsed)) {
+    const problems = [...Value.Errors(ConfigFileSchema, parsed)]
+      .slice(0, 3)
+      .map((e) => `${e.instancePath || "(top)"} ${e.message}`);
+    throw new ConfigError(
+      `The config file ${path} has invalid settings: ${problems.join("; ")}. Fix them and run nex again.`,
+    );
+  }
+  return parsed;
+}
+
+function parseProvider(value: string): ProviderKind {
+  if (value === "openai" || value === "anthropic") return value;
+  throw new ConfigError(
+    `Unknown provider "${value}". Use --provider openai (any OpenAI-compatible server) or --provider anthropic.`,
+  );
+}
+
+function parsePermissionMode(value: string): PermissionMode {
+  if (value === "ask" || value === "auto_edit" || value === "approve_all") return value;
+  throw new ConfigError(`Unknown permission mode "${value}". Use ask, auto_edit or approve_all.`);
+}
+
+function parseBaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(
+      `The base URL "${value}" is not a URL. Pass something like http://127.0.0.1:8000/v1 with --base-url.`,
+    );
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`The base URL ${url.origin} must use http or https.`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError(
+      "The base URL must not contain credentials; put the key in OPENAI_API_KEY or ANTHROPIC_API_KEY instead.",
+    );
+  }
+  return value.replace(/\/+$/, "");
+}

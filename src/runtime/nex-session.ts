@@ -1,0 +1,278 @@
+import { type Compactor, type RequestBudget, runLoop } from "../agent/loop.ts";
+import type {
+  AgentEvent,
+  Message,
+  PermissionAnswer,
+  PermissionMode,
+  ReadRecord,
+  StreamFn,
+  TerminalEvent,
+  ToolHost,
+} from "../protocol/index.ts";
+import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
+
+/** Where a session's records go; backed by the session journal. */
+export interface JournalSink {
+  message(message: Message): void;
+  event(event: AgentEvent): void;
+  ledger(record: ReadRecord): void;
+  usage(inputTokens: number, outputTokens: number, messages: number): void;
+  /** Makes what was appended durable (fsync); called at turn boundaries. */
+  sync(): void;
+  close(): void;
+}
+
+/** The tools plus what the session needs beyond the loop's view. */
+export interface SessionTools extends ToolHost {
+  setMode(mode: PermissionMode): void;
+  undo(turns: number): Promise<string>;
+}
+
+/** How permission requests are answered. */
+export type ApprovalPolicy = "interactive" | "refuse";
+
+/** What a running session is built from; `open-session.ts` assembles it. */
+export interface SessionParts {
+  info: SessionInfo;
+  stream: StreamFn;
+  tools: SessionTools;
+  journal: JournalSink;
+  system: string;
+  messages: Message[];
+  budget: RequestBudget & { window(): number };
+  compactor: ((messages: Message[], signal: AbortSignal) => ReturnType<Compactor>) | null;
+  /** Compacts on request (`/compact`, `nex compact`): returns the line to show. */
+  compactNow: (
+    messages: Message[],
+    signal: AbortSignal,
+  ) => AsyncGenerator<AgentEvent, { messages: Message[]; line: string } | null>;
+  approvals: ApprovalPolicy;
+  maxTurns: number;
+  listSessions: () => Promise<SessionSummary[]>;
+  switchModel: (model: string) => Promise<{ stream: StreamFn; line: string; model: string }>;
+}
+
+/** Events worth keeping in the journal beside the messages. */
+const JOURNALED = new Set<AgentEvent["type"]>([
+  "request_failed",
+  "tool_call_refused",
+  "notice",
+  "context_fitted",
+  "error",
+  "aborted",
+  "done",
+]);
+
+/** After this many consecutive failed runs the session stops sending requests. */
+const CIRCUIT_BREAKER_AT = 3;
+
+/** The `AgentSession` a UI drives: runs the loop, fans its events out, journals, answers permissions. */
+export class NexSession implements AgentSession {
+  readonly info: SessionInfo;
+  private readonly parts: SessionParts;
+  private readonly listeners = new Set<(event: AgentEvent) => void>();
+  private readonly pendingApprovals = new Map<string, (answer: PermissionAnswer) => void>();
+  /** Answers that arrived before the loop asked (a UI may answer from inside its event listener). */
+  private readonly earlyAnswers = new Map<string, PermissionAnswer>();
+  private controller: AbortController | null = null;
+  private requestCounter = 0;
+  private consecutiveFailures = 0;
+  private messages: Message[];
+
+  constructor(parts: SessionParts) {
+    this.parts = parts;
+    this.info = { ...parts.info };
+    this.messages = parts.messages;
+  }
+
+  subscribe(listener: (event: AgentEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Sends an event to every listener and to the journal. */
+  emit(event: AgentEvent): void {
+    if (event.type === "message_added") this.parts.journal.message(event.message);
+    else if (JOURNALED.has(event.type)) this.parts.journal.event(event);
+    for (const listener of this.listeners) listener(event);
+    if (event.type === "request_finished" && event.usage) {
+      const { inputTokens, outputTokens } = event.usage;
+      this.parts.journal.usage(inputTokens, outputTokens, this.messages.length);
+      this.emit({
+        type: "usage",
+        inputTokens,
+        outputTokens,
+        contextTokens: inputTokens + outputTokens,
+        contextWindow: this.parts.budget.window(),
+      });
+    }
+  }
+
+  async submit(prompt: string): Promise<TerminalEvent> {
+    if (this.controller) {
+      return this.end({
+        type: "error",
+        code: "config",
+        message: "A task is already running in this session; wait for it or interrupt it first.",
+      });
+    }
+    if (this.consecutiveFailures >= CIRCUIT_BREAKER_AT) {
+      return this.end({
+        type: "error",
+        code: "network",
+        message: `${this.consecutiveFailures} requests in a row failed, so this session sends no more. Check the endpoint (${this.info.host}), then continue with \`nex resume ${this.info.sessionId}\`.`,
+      });
+    }
+    const controller = new AbortController();
+    this.controller = controller;
+    try {
+      const loop = runLoop(prompt, {
+        stream: this.parts.stream,
+        tools: this.journaledTools(),
+        model: this.info.model,
+        system: this.parts.system,
+        messages: this.messages,
+        budget: this.parts.budget,
+        compact: this.parts.compactor,
+        approve: (request, signal) => this.approve(request.callId, signal),
+        maxTurns: this.parts.maxTurns,
+        signal: controller.signal,
+        nextRequestId: () => ++this.requestCounter,
+      });
+      let terminal: TerminalEvent | null = null;
+      for await (const event of loop) {
+        if (event.type === "done" || event.type === "error" || event.type === "aborted")
+          terminal = event;
+        this.emit(event);
+        if (event.type === "request_finished" || event.type === "tool_result")
+          this.parts.journal.sync();
+      }
+      const end = terminal ?? {
+        type: "error",
+        code: "invalid_response",
+        message: "The loop ended without a result; this is a bug in nex.",
+      };
+      if (end.type === "error" && end.code !== "repeated_failure" && end.code !== "turn_limit")
+        this.consecutiveFailures++;
+      else if (end.type === "done") this.consecutiveFailures = 0;
+      return end;
+    } finally {
+      this.controller = null;
+      this.parts.journal.sync();
+    }
+  }
+
+  interrupt(): void {
+    this.controller?.abort();
+    for (const [callId, resolve] of this.pendingApprovals) {
+      this.pendingApprovals.delete(callId);
+      resolve({ type: "deny", reason: "interrupted" });
+    }
+  }
+
+  answerPermission(callId: string, answer: PermissionAnswer): void {
+    const resolve = this.pendingApprovals.get(callId);
+    if (!resolve) {
+      this.earlyAnswers.set(callId, answer);
+      return;
+    }
+    this.pendingApprovals.delete(callId);
+    resolve(answer);
+  }
+
+  setPermissionMode(mode: PermissionMode): void {
+    this.info.permissionMode = mode;
+    this.parts.tools.setMode(mode);
+    this.emit({ type: "notice", message: `Permission mode is now ${mode}.` });
+  }
+
+  async undo(turns: number): Promise<string> {
+    const report = await this.parts.tools.undo(turns);
+    const note: Message = {
+      type: "user",
+      text: `[nex] The user undid the last ${turns} turn(s) of file changes: ${report}`,
+    };
+    this.messages.push(note);
+    this.emit({ type: "message_added", message: note });
+    this.parts.journal.sync();
+    return report;
+  }
+
+  async compact(): Promise<string> {
+    const controller = new AbortController();
+    this.controller = controller;
+    try {
+      const run = this.parts.compactNow(this.messages, controller.signal);
+      let next = await run.next();
+      while (!next.done) {
+        this.emit(next.value);
+        next = await run.next();
+      }
+      if (!next.value)
+        return "Compaction did not happen: the conversation is already small, or the model could not summarise it.";
+      this.messages.splice(0, this.messages.length, ...next.value.messages);
+      this.parts.journal.sync();
+      return next.value.line;
+    } finally {
+      this.controller = null;
+    }
+  }
+
+  async setModel(model: string): Promise<string> {
+    const switched = await this.parts.switchModel(model);
+    this.parts.stream = switched.stream;
+    this.info.model = switched.model;
+    return switched.line;
+  }
+
+  async clear(): Promise<void> {
+    this.messages = [];
+  }
+
+  listSessions(): Promise<SessionSummary[]> {
+    return this.parts.listSessions();
+  }
+
+  async close(): Promise<void> {
+    this.interrupt();
+    this.parts.journal.sync();
+    this.parts.journal.close();
+  }
+
+  private end(event: TerminalEvent): TerminalEvent {
+    this.emit(event);
+    return event;
+  }
+
+  private approve(callId: string, signal: AbortSignal): Promise<PermissionAnswer> {
+    if (this.parts.approvals === "refuse") {
+      return Promise.resolve({
+        type: "deny",
+        reason:
+          "headless mode without --yes refuses actions that need approval; rerun with --yes (or --mode auto_edit for file edits)",
+      });
+    }
+    if (signal.aborted) return Promise.resolve({ type: "deny", reason: "interrupted" });
+    const early = this.earlyAnswers.get(callId);
+    if (early) {
+      this.earlyAnswers.delete(callId);
+      return Promise.resolve(early);
+    }
+    return new Promise((resolve) => this.pendingApprovals.set(callId, resolve));
+  }
+
+  /** Tools whose reads are journaled, so read-before-write survives resume. */
+  private journaledTools(): ToolHost {
+    const tools = this.parts.tools;
+    return {
+      specs: () => tools.specs(),
+      permission: (call) => tools.permission(call),
+      rememberApproval: (call) => tools.rememberApproval(call),
+      execute: async (call, signal) => {
+        const outcome = await tools.execute(call, signal);
+        for (const record of outcome.ledger ?? []) this.parts.journal.ledger(record);
+        return outcome;
+      },
+    };
+  }
+}

@@ -1,0 +1,222 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { type LoopOptions, type RequestBudget, runLoop } from "../../src/agent/loop.ts";
+import type { AgentEvent, Message } from "../../src/protocol/index.ts";
+import { cutCall, recordingTools, scriptedStream, turn, wholeCall } from "./fakes.ts";
+
+function budget(overrides: Partial<RequestBudget> = {}): RequestBudget {
+  return {
+    estimatePrompt: () => 1000,
+    maxTokensFor: () => 4096,
+    largestMaxTokensFor: () => 4096,
+    correctWindow: () => {},
+    ...overrides,
+  };
+}
+
+async function run(
+  prompt: string,
+  options: Partial<LoopOptions> & Pick<LoopOptions, "stream" | "tools">,
+) {
+  let id = 0;
+  const events: AgentEvent[] = [];
+  const loop = runLoop(prompt, {
+    model: "m",
+    system: "sys",
+    messages: [],
+    budget: budget(),
+    compact: null,
+    approve: async () => ({ type: "allow_once" }),
+    maxTurns: 50,
+    signal: new AbortController().signal,
+    nextRequestId: () => ++id,
+    ...options,
+  });
+  for await (const event of loop) events.push(event);
+  return { events, terminal: events.at(-1) };
+}
+
+test("a poisoned call is never dispatched and the model is told what happened", async () => {
+  const { stream } = scriptedStream([
+    () => [
+      {
+        type: "done",
+        turn: turn({
+          stopReason: "length",
+          toolCalls: [cutCall("c1", "write_file", '{"path":"a","content":"abc')],
+        }),
+      },
+    ],
+    () => [{ type: "done", turn: turn({ text: "sorry, done" }) }],
+  ]);
+  const tools = recordingTools();
+  const messages: Message[] = [];
+  const { events, terminal } = await run("write a", { stream, tools, messages });
+  assert.equal(tools.executed.length, 0);
+  assert.ok(events.some((e) => e.type === "tool_call_refused" && e.cause === "output_limit"));
+  const result = messages.find((m) => m.type === "tool_result");
+  assert.ok(result && result.type === "tool_result" && result.isError);
+  assert.match(result.content, /nothing was run or written/);
+  assert.match(result.content, /write the file in parts/);
+  assert.equal(terminal?.type, "done");
+});
+
+test("a model cut by the output limit every turn is told to change tack, then stopped within four requests", async () => {
+  const cut = () => [
+    {
+      type: "done" as const,
+      turn: turn({
+        stopReason: "length" as const,
+        toolCalls: [cutCall("c", "write_file", '{"path":"a","content":"x')],
+      }),
+    },
+  ];
+  const { stream, requests } = scriptedStream(Array.from({ length: 50 }, () => cut));
+  const tools = recordingTools();
+  const messages: Message[] = [];
+  const { events, terminal } = await run("write a big file", {
+    stream,
+    tools,
+    messages,
+    budget: budget({ maxTokensFor: () => 4096, largestMaxTokensFor: () => 8192 }),
+  });
+  assert.ok(requests.length <= 4, `endpoint saw ${requests.length} requests`);
+  assert.deepEqual(
+    requests.map((r) => r.maxTokens),
+    [4096, 8192, 8192, 8192],
+  );
+  assert.ok(
+    events.some((e) => e.type === "notice" && /asking again once with 8192/.test(e.message)),
+  );
+  const results = messages.filter((m) => m.type === "tool_result");
+  assert.match(results[1]?.type === "tool_result" ? results[1].content : "", /Change approach now/);
+  assert.equal(terminal?.type, "error");
+  assert.ok(terminal?.type === "error" && terminal.code === "repeated_failure");
+  assert.match(terminal?.type === "error" ? terminal.message : "", /3 turns in a row/);
+  assert.equal(tools.executed.length, 0);
+});
+
+test("a tool call that keeps failing validation the same way is stopped after the third time", async () => {
+  const dropped = () => [
+    {
+      type: "done" as const,
+      turn: turn({ toolCalls: [wholeCall("c", "write_file", { path: "a" })] }),
+    },
+  ];
+  const { stream, requests } = scriptedStream(Array.from({ length: 10 }, () => dropped));
+  const tools = recordingTools({
+    execute: () => ({
+      isError: true,
+      code: "invalid_arguments",
+      content: "write_file: missing required key `content`.",
+    }),
+  });
+  const { terminal } = await run("write", { stream, tools });
+  assert.equal(requests.length, 3);
+  assert.ok(terminal?.type === "error" && terminal.code === "repeated_failure");
+});
+
+test("a context-length error triggers one compaction and one retry, never a loop", async () => {
+  const overflow = () => [
+    {
+      type: "error" as const,
+      error: {
+        code: "context_length" as const,
+        retryable: false,
+        message: "too long",
+        status: 400,
+        contextLimit: 16384,
+      },
+    },
+  ];
+  const { stream, requests } = scriptedStream([overflow, overflow, overflow]);
+  let compactions = 0;
+  let corrected = 0;
+  const { terminal } = await run("hi", {
+    stream,
+    tools: recordingTools(),
+    budget: budget({
+      correctWindow: (limit) => {
+        corrected = limit;
+      },
+    }),
+    compact: async function* (messages) {
+      compactions++;
+      yield { type: "notice", message: "compacting" };
+      return messages.slice(-1);
+    },
+  });
+  assert.equal(compactions, 1);
+  assert.equal(requests.length, 2);
+  assert.equal(corrected, 16384);
+  assert.ok(terminal?.type === "error" && terminal.code === "context_length");
+});
+
+test("an answer cut by the output limit does not end as done", async () => {
+  const { stream } = scriptedStream([
+    () => [
+      {
+        type: "done",
+        turn: turn({
+          text: "Here is the first half",
+          stopReason: "length",
+          usage: { inputTokens: 10, outputTokens: 4096 },
+        }),
+      },
+    ],
+  ]);
+  const { terminal } = await run("explain", { stream, tools: recordingTools() });
+  assert.equal(terminal?.type, "error");
+  assert.match(
+    terminal?.type === "error" ? terminal.message : "",
+    /cut off at the 4096-token output limit/,
+  );
+});
+
+test("a denied permission leaves the call unexecuted and tells the model", async () => {
+  const { stream } = scriptedStream([
+    () => [
+      {
+        type: "done",
+        turn: turn({ toolCalls: [wholeCall("c1", "write_file", { path: "a", content: "x" })] }),
+      },
+    ],
+    () => [{ type: "done", turn: turn({ text: "ok" }) }],
+  ]);
+  const tools = recordingTools({ permission: () => ({ type: "ask", summary: "write_file a" }) });
+  const messages: Message[] = [];
+  const { events } = await run("w", {
+    stream,
+    tools,
+    messages,
+    approve: async () => ({ type: "deny", reason: "not now" }),
+  });
+  assert.equal(tools.executed.length, 0);
+  assert.ok(events.some((e) => e.type === "permission_requested"));
+  const result = messages.find((m) => m.type === "tool_result");
+  assert.match(result?.type === "tool_result" ? result.content : "", /denied it: not now/);
+});
+
+test("every assistant tool call in the conversation gets exactly one result", async () => {
+  const { stream } = scriptedStream([
+    () => [
+      {
+        type: "done",
+        turn: turn({
+          toolCalls: [
+            wholeCall("a", "write_file", { path: "a", content: "" }),
+            cutCall("b", "write_file", '{"pa'),
+          ],
+        }),
+      },
+    ],
+    () => [{ type: "done", turn: turn({ text: "done" }) }],
+  ]);
+  const messages: Message[] = [];
+  await run("w", { stream, tools: recordingTools(), messages });
+  const calls = messages.flatMap((m) =>
+    m.type === "assistant" ? m.toolCalls.map((c) => c.id) : [],
+  );
+  const results = messages.flatMap((m) => (m.type === "tool_result" ? [m.toolCallId] : []));
+  assert.deepEqual(results, calls);
+});

@@ -1,0 +1,73 @@
+// Runs the real nex command as a child process, the way a user or a script does.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const nexBin = resolve(import.meta.dirname, "..", "..", "bin", "nex.js");
+
+/** A temporary workspace and data directory for one test. */
+export interface Sandbox {
+  workspace: string;
+  dataDir: string;
+  /** Environment for the child: no inherited keys or endpoints, XDG dirs inside the sandbox. */
+  env: Record<string, string>;
+}
+
+export function makeSandbox(): Sandbox {
+  const base = mkdtempSync(join(tmpdir(), "nex-cli-"));
+  const workspace = join(base, "ws");
+  const dataDir = join(base, "data");
+  mkdirSync(workspace, { recursive: true });
+  return {
+    workspace,
+    dataDir,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: base,
+      XDG_CONFIG_HOME: join(base, "config"),
+      XDG_DATA_HOME: dataDir,
+      NO_COLOR: "1",
+    },
+  };
+}
+
+/** What a finished nex process left. */
+export interface NexResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts nex; `done` resolves when it exits. */
+export function startNex(
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+): { child: ChildProcess; done: Promise<NexResult>; stderrSoFar: () => string } {
+  const child = spawn(process.execPath, [nexBin, ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const done = new Promise<NexResult>((resolveDone) => {
+    child.on("close", (code, signal) => resolveDone({ code, signal, stdout, stderr }));
+  });
+  return { child, done, stderrSoFar: () => stderr };
+}
+
+/** Runs nex to its end. */
+export function runNex(
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<NexResult> {
+  return startNex(args, options).done;
+}
