@@ -1,4 +1,4 @@
-import { Box, type Key, Static, Text, useApp, useInput } from "ink";
+import { Box, Static, Text, useApp, useInput } from "ink";
 import React, { useCallback, useRef, useState, useSyncExternalStore } from "react";
 import type { PermissionAnswer, PermissionMode } from "../protocol/index.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
@@ -8,11 +8,10 @@ import { EntryView, ToolBlock } from "./components/entry-view.ts";
 import { PermissionView } from "./components/permission-view.ts";
 import { PromptView } from "./components/prompt-view.ts";
 import { StatusBar } from "./components/status-bar.ts";
-import * as edit from "./editor.ts";
-import * as hist from "./history.ts";
+import { handleKey, type InputAction, type InputState, initialInput } from "./keymap.ts";
 import type { UiStore } from "./store.ts";
 import { type Entry, initialTranscript } from "./transcript.ts";
-import { addEntry, answered } from "./ui-state.ts";
+import { addEntry, answered, type PendingPermission } from "./ui-state.ts";
 
 const h = React.createElement;
 
@@ -37,28 +36,42 @@ function formatKb(bytes: number): string {
   return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
 }
 
+function answerWords(name: string, reply: PermissionAnswer): string {
+  if (reply.type === "allow_once") return `Allowed ${name} once.`;
+  if (reply.type === "allow_session") return `Allowed ${name} for the rest of this session.`;
+  return `Denied ${name}${reply.reason ? `: ${reply.reason}` : "."}`;
+}
+
 /** The chat, the live region (streaming text, running tools, prompt) and the status bar. */
 export function App(props: AppProps): React.ReactElement {
   const { session, store } = props;
   const { exit } = useApp();
   const ui = useSyncExternalStore(store.subscribe, store.get);
-  const [editor, setEditor] = useState(edit.emptyEditor);
-  const [history, setHistory] = useState(hist.emptyHistory);
-  const [reason, setReason] = useState<edit.EditorState | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [hint, setHint] = useState<string | null>(null);
-  const [exitArmed, setExitArmed] = useState(false);
+  // Keys are folded into a ref, not into render-time state, so keys arriving in one chunk see each other.
+  const input = useRef<InputState>(initialInput);
+  const [shown, setShown] = useState<InputState>(initialInput);
+  const busy = useRef(false);
+  const [busyShown, setBusyShown] = useState(false);
   const [mode, setModeState] = useState<PermissionMode>(session.info.permissionMode);
+  const modeRef = useRef(mode);
   const [staticKey, setStaticKey] = useState(0);
-  // Guards against a second submit in the same tick, before `busy` re-renders.
-  const running = useRef(false);
+
+  const setInput = useCallback((next: InputState) => {
+    input.current = next;
+    setShown(next);
+  }, []);
 
   const setMode = useCallback(
     (next: PermissionMode) => {
       session.setPermissionMode(next);
+      modeRef.current = next;
       setModeState(next);
+      setInput({
+        ...input.current,
+        hint: `Permission mode: ${next} (${modeLabel(next)}). Shift+Tab cycles it.`,
+      });
     },
-    [session],
+    [session, setInput],
   );
 
   const clearScreen = useCallback(() => {
@@ -68,143 +81,71 @@ export function App(props: AppProps): React.ReactElement {
   }, [props, store]);
 
   const work = useCallback(async (job: () => Promise<unknown>) => {
-    running.current = true;
-    setBusy(true);
+    busy.current = true;
+    setBusyShown(true);
     try {
       await job();
     } finally {
-      running.current = false;
-      setBusy(false);
+      busy.current = false;
+      setBusyShown(false);
     }
   }, []);
 
   const submit = (text: string) => {
-    if (text.trim() === "") return;
-    if (running.current) {
-      setHint("A turn is still running: wait for it, or press Esc to interrupt it.");
+    if (busy.current) {
+      setInput({
+        ...input.current,
+        hint: "A turn is still running: wait for it, or press Esc to interrupt it.",
+      });
       return;
     }
-    setHistory((state) => hist.remember(state, text));
-    setEditor(edit.emptyEditor);
     const command = parseCommand(text);
     if (command) {
       if (command.type === "exit") return exit();
-      void work(() => runCommand(command, { session, store, exit, clearScreen, setMode, mode }));
+      const ctx = { session, store, exit, clearScreen, setMode, mode: modeRef.current };
+      void work(() => runCommand(command, ctx));
       return;
     }
     store.update((state) => addEntry(state, { type: "user", text }));
     void work(() => session.submit(text));
   };
 
-  const answer = (callId: string, name: string, reply: PermissionAnswer) => {
-    const words =
-      reply.type === "allow_once"
-        ? `Allowed ${name} once.`
-        : reply.type === "allow_session"
-          ? `Allowed ${name} for the rest of this session.`
-          : `Denied ${name}${reply.reason ? `: ${reply.reason}` : "."}`;
+  const answer = (request: PendingPermission, reply: PermissionAnswer) => {
     store.update((state) =>
-      addEntry(answered(state, callId), {
+      addEntry(answered(state, request.callId), {
         type: "info",
-        text: words,
+        text: answerWords(request.name, reply),
         tone: reply.type === "deny" ? "warn" : "dim",
       }),
     );
-    setReason(null);
-    session.answerPermission(callId, reply);
+    session.answerPermission(request.callId, reply);
   };
 
-  const interrupt = () => {
-    session.interrupt();
-    setReason(null);
-    setHint(null);
+  const perform = (action: InputAction) => {
+    switch (action.type) {
+      case "submit":
+        return submit(action.text);
+      case "interrupt":
+        return session.interrupt();
+      case "answer":
+        return answer(action.request, action.answer);
+      case "cycle_mode":
+        return setMode(nextMode(modeRef.current));
+      case "exit":
+        return exit();
+    }
   };
 
-  const editKey = (state: edit.EditorState, input: string, key: Key): edit.EditorState | null => {
-    // Terminals send DEL (0x7f) for Backspace, which Ink names "delete": both erase backwards.
-    if (key.backspace || key.delete) return edit.backspace(state);
-    if (key.leftArrow) return edit.left(state);
-    if (key.rightArrow) return edit.right(state);
-    if (key.home || (key.ctrl && input === "a")) return edit.home(state);
-    if (key.end || (key.ctrl && input === "e")) return edit.end(state);
-    if (key.ctrl && input === "w") return edit.deleteWordBack(state);
-    if (key.ctrl && input === "u") return edit.deleteToLineStart(state);
-    if (key.ctrl && input === "d") return edit.deleteForward(state);
-    if (key.ctrl || key.tab || key.upArrow || key.downArrow || key.pageUp || key.pageDown)
-      return null;
-    if (input === "") return null;
-    return edit.insert(state, input);
-  };
-
-  useInput((input, key) => {
-    const isCtrlC = key.ctrl && input === "c";
-    if (!isCtrlC && exitArmed) setExitArmed(false);
-    const pending = ui.permissions[0];
-
-    if (isCtrlC) {
-      if (busy || pending || ui.status.request || ui.status.retry) return interrupt();
-      if (editor.text !== "") return setEditor(edit.emptyEditor);
-      if (exitArmed) return exit();
-      setExitArmed(true);
-      return setHint("Press Ctrl-C again to exit.");
-    }
-    if (key.escape) {
-      if (reason !== null) return setReason(null);
-      if (busy || pending) return interrupt();
-      return;
-    }
-    if (key.tab && key.shift) {
-      const next = nextMode(mode);
-      setMode(next);
-      return setHint(`Permission mode: ${next} (${modeLabel(next)}).`);
-    }
-
-    if (pending && reason === null) {
-      const choice = input.toLowerCase();
-      if (choice === "y") return answer(pending.callId, pending.name, { type: "allow_once" });
-      if (choice === "a") return answer(pending.callId, pending.name, { type: "allow_session" });
-      if (choice === "n") return setReason(edit.emptyEditor);
-      return;
-    }
-    if (pending && reason !== null) {
-      if (key.return) {
-        const text = reason.text.trim();
-        return answer(
-          pending.callId,
-          pending.name,
-          text === "" ? { type: "deny" } : { type: "deny", reason: text },
-        );
-      }
-      const next = editKey(reason, input, key);
-      if (next) setReason(next);
-      return;
-    }
-
-    setHint(null);
-    if (key.return) {
-      if (key.meta || key.shift) return setEditor(edit.insert(editor, "\n"));
-      const result = edit.enter(editor);
-      if (result.type === "newline") return setEditor(result.state);
-      return submit(result.text);
-    }
-    if (key.upArrow) {
-      const moved = edit.lineUp(editor);
-      if (moved) return setEditor(moved);
-      const back = hist.previous(history, editor.text);
-      if (!back) return;
-      setHistory(back.state);
-      return setEditor(edit.editorWith(back.text));
-    }
-    if (key.downArrow) {
-      const moved = edit.lineDown(editor);
-      if (moved) return setEditor(moved);
-      const forward = hist.next(history);
-      if (!forward) return;
-      setHistory(forward.state);
-      return setEditor(edit.editorWith(forward.text));
-    }
-    const next = editKey(editor, input, key);
-    if (next) setEditor(next);
+  useInput((typed, key) => {
+    const { status, permissions } = store.get();
+    const ctx = {
+      busy: busy.current,
+      requesting: status.request !== null || status.retry !== null,
+      permission: permissions[0] ?? null,
+    };
+    const result = handleKey(input.current, ctx, typed, key);
+    setInput(result.state);
+    for (const action of result.actions) perform(action);
   });
 
   const { transcript, status, meter } = ui;
@@ -230,13 +171,17 @@ export function App(props: AppProps): React.ReactElement {
     ),
     h(Box, { marginTop: 1 }),
     pending
-      ? h(PermissionView, { request: pending, queued: ui.permissions.length - 1, reason })
+      ? h(PermissionView, {
+          request: pending,
+          queued: ui.permissions.length - 1,
+          reason: shown.reason,
+        })
       : h(PromptView, {
-          editor,
-          placeholder: busy
+          editor: shown.editor,
+          placeholder: busyShown
             ? "Esc interrupts · type your next prompt"
             : "Ask nex · /help for commands",
         }),
-    h(StatusBar, { status, meter, mode, hint }),
+    h(StatusBar, { status, meter, mode, hint: shown.hint }),
   );
 }

@@ -1,6 +1,6 @@
 import type { PermissionMode } from "../protocol/index.ts";
 import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
-import { type Command, helpText, modeLabel, nextMode } from "./commands.ts";
+import { type Command, helpText, nextMode } from "./commands.ts";
 import type { UiStore } from "./store.ts";
 import { addEntry } from "./ui-state.ts";
 
@@ -11,6 +11,7 @@ export interface CommandContext {
   exit(): void;
   /** Clears the terminal and the chat after the session starts afresh. */
   clearScreen(): void;
+  /** Switches the permission mode (the session confirms it with a notice). */
   setMode(mode: PermissionMode): void;
   mode: PermissionMode;
 }
@@ -85,10 +86,8 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
           "dim",
         );
       case "mode": {
-        const mode = command.mode ?? nextMode(ctx.mode);
-        session.setPermissionMode(mode);
-        ctx.setMode(mode);
-        return say(store, `Permission mode: ${mode} (${modeLabel(mode)}).`, "dim");
+        ctx.setMode(command.mode ?? nextMode(ctx.mode));
+        return;
       }
     }
   } catch (error) {

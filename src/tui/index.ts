@@ -50,10 +50,13 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     }),
     { stdin, stdout, exitOnCtrlC: false, patchConsole: false, kittyKeyboard: { mode: "auto" } },
   );
+  // Bracketed paste: a pasted newline then reaches the prompt as text, not as Enter.
+  stdout.write("\x1b[?2004h");
   try {
     await instance.waitUntilExit();
     return 0;
   } finally {
+    stdout.write("\x1b[?2004l");
     unsubscribe();
     const { status } = store.get();
     if (status.request || status.retry || status.tools.length > 0) session.interrupt();

@@ -63,18 +63,18 @@ export function contextFill(state: MeterState): string {
   return `${used} / ${formatTokens(state.contextWindow)}`;
 }
 
-/** Words for where the window figure came from. */
+/** Short words for where the window figure came from. */
 export function windowSourceLabel(source: WindowSource): string {
   switch (source) {
     case "config":
-      return "window from config";
+      return "window: config";
     case "registry":
-      return "window from registry";
+      return "window: registry";
     case "endpoint":
-      return "window from endpoint";
+      return "window: endpoint";
     case "error_body":
-      return "window from endpoint error";
+      return "window: endpoint error";
     case "default":
-      return "window unknown: default 32k";
+      return "window: default, unknown model";
   }
 }

@@ -136,11 +136,15 @@ function refusalCause(cause: Extract<ToolOutcomeView, { type: "refused" }>["caus
 }
 
 /** The lines under a tool block's headline. */
-export function outcomeLines(outcome: ToolOutcomeView | null): ToneLine[] {
-  if (outcome === null) return [{ text: "running…", tone: "dim" }];
+export function outcomeLines(outcome: ToolOutcomeView | null, started = true): ToneLine[] {
+  if (outcome === null) {
+    return [{ text: started ? "running…" : "waiting for your approval", tone: "dim" }];
+  }
   switch (outcome.type) {
     case "interrupted":
-      return [{ text: "no result: the turn ended before the tool finished", tone: "warn" }];
+      return started
+        ? [{ text: "no result: the turn ended before the tool finished", tone: "warn" }]
+        : [{ text: "not run: the turn ended before it was approved", tone: "warn" }];
     case "refused":
       return [
         { text: `${refusalCause(outcome.cause)} — nothing was run or written`, tone: "bad" },

@@ -28,6 +28,10 @@ export type Entry =
       callId: string;
       name: string;
       args: Record<string, unknown>;
+      /** The permission request's summary, when the call needed approval. */
+      summary: string | null;
+      /** False while the call waits for approval, true once it runs. */
+      started: boolean;
       outcome: ToolOutcomeView | null;
     }
   /** A failure shown in full; `code` is the error code, or the command that failed. */
@@ -130,6 +134,8 @@ function finishCall(
     callId,
     name,
     args: started?.args ?? {},
+    summary: started?.summary ?? null,
+    started: started?.started ?? false,
     outcome,
   });
 }
@@ -182,21 +188,22 @@ export function reduceTranscript(state: TranscriptState, event: AgentEvent): Tra
         lastFailure: event.message,
       };
     }
+    case "permission_requested":
     case "tool_call_started": {
       const flushed = flushText(state);
+      const known = flushed.running.find((t) => t.callId === event.callId);
       const tool = {
         type: "tool" as const,
         id: 0,
         callId: event.callId,
         name: event.name,
-        args: event.args,
+        args: event.type === "tool_call_started" ? event.args : (known?.args ?? {}),
+        summary: event.type === "permission_requested" ? event.summary : (known?.summary ?? null),
+        started: event.type === "tool_call_started",
         outcome: null,
       };
-      return {
-        ...flushed,
-        receiving: [],
-        running: [...flushed.running.filter((t) => t.callId !== event.callId), tool],
-      };
+      const others = flushed.running.filter((t) => t.callId !== event.callId);
+      return { ...flushed, receiving: [], running: [...others, tool] };
     }
     case "tool_result":
       return finishCall(state, event.callId, event.name, {

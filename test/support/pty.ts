@@ -23,6 +23,8 @@ export interface PtyProcess {
     what: string,
     timeoutMs?: number,
   ): Promise<string>;
+  /** Resolves once no output has arrived for `ms`. */
+  settle(ms?: number): Promise<void>;
   /** Sends keys (raw bytes: "\r" is Enter, "\x03" Ctrl-C, "\x1b" Esc). */
   write(keys: string): void;
   /** Resolves with the exit code once the process has exited. */
@@ -55,6 +57,7 @@ function rows(term: xterm.Terminal, from: number, to: number): string {
 
 /** Spawns `command args` in a pseudo-terminal of the given size. */
 export function spawnPty(command: string, args: string[], options: PtyOptions = {}): PtyProcess {
+  const quietMs = 30;
   const cols = options.cols ?? 100;
   const height = options.rows ?? 30;
   const term = new xterm.Terminal({ cols, rows: height, allowProposedApi: true, scrollback: 5000 });
@@ -67,11 +70,24 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
   });
   const watchers = new Set<() => void>();
   let pendingWrites = 0;
+  let lastData = Date.now();
+  let quietTimer: ReturnType<typeof setTimeout> | null = null;
+  // Ink draws a frame in several writes (erase, static output, live region): judge a screen only once the
+  // output has been quiet for a moment, never mid-frame.
+  const checkWhenQuiet = () => {
+    if (quietTimer) clearTimeout(quietTimer);
+    quietTimer = setTimeout(() => {
+      quietTimer = null;
+      if (pendingWrites > 0) return;
+      for (const watcher of watchers) watcher();
+    }, quietMs);
+  };
   child.onData((data) => {
     pendingWrites++;
+    lastData = Date.now();
     term.write(data, () => {
       pendingWrites--;
-      for (const watcher of watchers) watcher();
+      checkWhenQuiet();
     });
   });
   // The emulator answers queries (cursor position, device attributes) as a real terminal would.
@@ -84,7 +100,7 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
       exitCode = code;
       const settle = () => (pendingWrites === 0 ? resolve(code) : setTimeout(settle, 10));
       settle();
-      for (const watcher of watchers) watcher();
+      checkWhenQuiet();
     });
   });
 
@@ -116,7 +132,8 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
         watchers.delete(check);
       };
       watchers.add(check);
-      check();
+      if (pendingWrites === 0 && Date.now() - lastData >= quietMs) check();
+      else checkWhenQuiet();
     });
 
   return {
@@ -129,6 +146,13 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
         timeoutMs,
       ),
     waitUntil,
+    settle: async (ms = 150) => {
+      while (pendingWrites > 0 || Date.now() - lastData < ms) {
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.max(10, ms - (Date.now() - lastData))),
+        );
+      }
+    },
     write: (data) => child.write(data),
     exited,
     kill: () => {

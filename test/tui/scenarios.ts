@@ -139,32 +139,29 @@ const endless: Script = async (ctx) => {
   }
 };
 
-/** A `bash` call that needs permission; denied, nothing runs. */
+/** A write that needs permission, in the runtime's order: asked first, started only once allowed. */
 const permission: Script = async (ctx) => {
   ctx.emit(started(1));
   await ctx.sleep(50);
   ctx.emit({ type: "request_finished", requestId: 1, stopReason: "tool_calls", usage: null });
-  ctx.emit({
-    type: "tool_call_started",
-    callId: "c1",
-    name: "write_file",
-    args: { path: "keep.txt", content: "overwritten" },
-  });
-  const answer = await ctx.ask(
-    "c1",
-    "write_file",
-    "write_file keep.txt (11 bytes, overwrites 9 bytes)",
-  );
+  const answer = await ctx.ask("c1", "write_file", "write keep.txt (11 bytes, overwrites 9 bytes)");
   if (answer.type === "deny") {
+    const why = answer.reason ? `the user denied it: ${answer.reason}` : "the user denied it";
     ctx.emit({
       type: "tool_call_refused",
       callId: "c1",
       name: "write_file",
       cause: "denied",
-      reason: `The user denied this call${answer.reason ? `: ${answer.reason}` : "."}`,
+      reason: why,
       bytesReceived: 0,
     });
   } else {
+    ctx.emit({
+      type: "tool_call_started",
+      callId: "c1",
+      name: "write_file",
+      args: { path: "keep.txt" },
+    });
     ctx.emit({
       type: "tool_result",
       callId: "c1",
@@ -182,5 +179,21 @@ const permission: Script = async (ctx) => {
   return { type: "done", finalText: "", turns: 2 };
 };
 
+/** Answers with the prompt it received, so a test sees exactly what was submitted. */
+const echo: Script = async (ctx) => {
+  ctx.emit(started(1));
+  await ctx.sleep(20);
+  await stream(ctx, `You said: ${JSON.stringify(ctx.prompt)}`);
+  ctx.emit({ type: "request_finished", requestId: 1, stopReason: "stop", usage: null });
+  return { type: "done", finalText: "", turns: 1 };
+};
+
 /** The scenarios a test can name. */
-export const scenarios: Record<string, Script> = { write, storm400, retry429, endless, permission };
+export const scenarios: Record<string, Script> = {
+  write,
+  storm400,
+  retry429,
+  endless,
+  permission,
+  echo,
+};

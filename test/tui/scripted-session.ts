@@ -117,6 +117,7 @@ export class ScriptedSession implements AgentSession {
   setPermissionMode(mode: PermissionMode): void {
     this.log("setPermissionMode", mode);
     this.info.permissionMode = mode;
+    this.emit({ type: "notice", message: `Permission mode is now ${mode}.` });
   }
 
   async undo(turns: number): Promise<string> {

@@ -19,7 +19,8 @@ function toolColor(entry: ToolEntry): string {
 /** A tool call as a compact block: the tool, its key argument, and what really happened. */
 export function ToolBlock(props: { entry: ToolEntry }): React.ReactElement {
   const { entry } = props;
-  const lines = outcomeLines(entry.outcome);
+  const lines = outcomeLines(entry.outcome, entry.started);
+  const what = keyArgument(entry.args) || (entry.summary ?? "");
   return h(
     Box,
     { flexDirection: "column", marginTop: 1 },
@@ -28,7 +29,7 @@ export function ToolBlock(props: { entry: ToolEntry }): React.ReactElement {
       null,
       h(Text, { color: toolColor(entry) }, "● "),
       h(Text, { bold: true }, entry.name),
-      h(Text, null, ` ${keyArgument(entry.args)}`),
+      h(Text, null, ` ${what}`),
     ),
     ...lines.map((line, i) =>
       h(

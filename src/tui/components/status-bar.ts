@@ -42,23 +42,24 @@ export function StatusBar(props: StatusBarProps): React.ReactElement {
         words,
       )
     : status.retry
-      ? h(Text, { color: "yellow" }, `⏳ ${words}`)
+      ? h(Text, { color: "yellow", wrap: "truncate-end" }, `⏳ ${words}`)
       : words !== ""
-        ? h(Text, { dimColor: true }, words)
-        : h(Text, { dimColor: true }, hint ?? "");
+        ? h(Text, { dimColor: true, wrap: "truncate-end" }, words)
+        : h(Text, { dimColor: true, wrap: "truncate-end" }, hint ?? "");
+  const modeColor = mode === "approve_all" ? "red" : mode === "auto_edit" ? "yellow" : "green";
   return h(
     Box,
     { flexDirection: "row", justifyContent: "space-between" },
-    h(Box, { flexShrink: 1 }, left),
+    h(Box, { flexShrink: 1, flexGrow: 1, overflow: "hidden" }, left),
     h(
-      Text,
-      { dimColor: true, wrap: "truncate-start" },
+      Box,
+      { flexShrink: 0, marginLeft: 1 },
       h(
         Text,
-        { color: mode === "approve_all" ? "red" : mode === "auto_edit" ? "yellow" : "green" },
-        `⏵ ${mode}`,
+        { dimColor: true },
+        h(Text, { color: modeColor }, `⏵ ${mode}`),
+        ` · ${meter.model} · ${contextFill(meter)} (${windowSourceLabel(meter.windowSource)})`,
       ),
-      ` · ${meter.model} · ${contextFill(meter)} · ${windowSourceLabel(meter.windowSource)}`,
     ),
   );
 }
