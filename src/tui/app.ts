@@ -39,7 +39,7 @@ function formatKb(bytes: number): string {
 function answerWords(name: string, reply: PermissionAnswer): string {
   if (reply.type === "allow_once") return `Allowed ${name} once.`;
   if (reply.type === "allow_session") return `Allowed ${name} for the rest of this session.`;
-  return `Denied ${name}${reply.reason ? `: ${reply.reason}` : "."}`;
+  return `Denied ${name}.`;
 }
 
 /** The chat, the live region (streaming text, running tools, prompt) and the status bar. */
@@ -111,13 +111,12 @@ export function App(props: AppProps): React.ReactElement {
   };
 
   const answer = (request: PendingPermission, reply: PermissionAnswer) => {
-    store.update((state) =>
-      addEntry(answered(state, request.callId), {
-        type: "info",
-        text: answerWords(request.name, reply),
-        tone: reply.type === "deny" ? "warn" : "dim",
-      }),
-    );
+    // A denial shows in the call's own block (the runtime's refusal); an approval has no block of its own.
+    store.update((state) => {
+      const next = answered(state, request.callId);
+      if (reply.type === "deny") return next;
+      return addEntry(next, { type: "info", text: answerWords(request.name, reply), tone: "dim" });
+    });
     session.answerPermission(request.callId, reply);
   };
 
