@@ -82,6 +82,17 @@ test("stub server runs as a child process from a script file and prints its URL"
       await fetch(`${url}/v1/chat/completions`, { method: "POST", body: '{"a":1}' })
     ).text();
     assert.match(body, /"content":" chi"/);
+    const queued = await fetch(`${url}/__stub/enqueue`, {
+      method: "POST",
+      body: JSON.stringify([status(418)]),
+    });
+    assert.equal(queued.status, 200);
+    assert.equal((await fetch(`${url}/v1/models`)).status, 418);
+    const listed = (await (await fetch(`${url}/__stub/requests`)).json()) as { path: string }[];
+    assert.deepEqual(
+      listed.map((request) => request.path),
+      ["/v1/chat/completions", "/v1/models"],
+    );
     const logged = readFileSync(logPath, "utf8")
       .trim()
       .split("\n")

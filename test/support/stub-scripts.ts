@@ -392,14 +392,8 @@ export function anthropicToolUses(
     parts.push(anthropicEvent({ type: "content_block_stop", index }));
     index++;
   }
-  if (cut) {
-    const merged = { finishReason: null, includeDone: false, usage: null, ...options };
-    if (merged.finishReason === null && merged.usage === null && !merged.includeDone) {
-      return streamScript(parts, merged);
-    }
-    return anthropicFinish(parts, merged, "tool_use");
-  }
-  return anthropicFinish(parts, options, "tool_use");
+  const defaults = cut ? { finishReason: null, includeDone: false, usage: null } : {};
+  return anthropicFinish(parts, { ...defaults, ...options }, "tool_use");
 }
 
 /** An Anthropic in-stream `error` event (e.g. overloaded). */

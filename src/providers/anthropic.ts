@@ -1,0 +1,225 @@
+// Anthropic Messages over fetch + eventsource-parser: message_start, content_block_start/delta/stop,
+// message_delta (stop_reason, usage.output_tokens), message_stop. A tool input that does not parse
+// is a poisoned call (never null, never {}).
+import type { ProviderError, ProviderEvent, StreamFn } from "../protocol/index.ts";
+import { anthropicBody } from "./anthropic-wire.ts";
+import { isObject } from "./arguments.ts";
+import { createTurnAssembler, type TurnAssembler } from "./assembler.ts";
+import { type ClientOptions, transportFor, trimSlash } from "./client-config.ts";
+import {
+  classifyHttpError,
+  type FailureContext,
+  invalidResponse,
+  networkError,
+  serverMessageOf,
+} from "./errors.ts";
+import { eventJson, sseEvents } from "./sse.ts";
+import { type ReadOutcome, runRequest, StreamFailure, type WireExchange } from "./transport.ts";
+
+/** Options of the Anthropic client. */
+export interface AnthropicClientOptions extends ClientOptions {
+  /** Stream the response (default true). */
+  stream?: boolean;
+  /** Default `2023-06-01`. */
+  version?: string;
+}
+
+export function createAnthropicClient(options: AnthropicClientOptions): StreamFn {
+  const root = trimSlash(options.baseUrl).replace(/\/v1$/, "");
+  const url = `${root}/v1/messages`;
+  const streaming = options.stream ?? true;
+  const auth: Record<string, string> = options.apiKey ? { "x-api-key": options.apiKey } : {};
+  const transport = transportFor(
+    options,
+    url,
+    auth,
+    "ANTHROPIC_API_KEY (or the provider's key setting)",
+  );
+  const headers = {
+    "content-type": "application/json",
+    accept: streaming ? "text/event-stream" : "application/json",
+    "anthropic-version": options.version ?? "2023-06-01",
+    ...(options.headers ?? {}),
+    ...auth,
+  };
+  return (request, signal) => {
+    const exchange: WireExchange = {
+      url,
+      headers,
+      body: JSON.stringify(anthropicBody(request, { stream: streaming })),
+      read(response, chunks) {
+        const asStream =
+          streaming && !/application\/json/i.test(response.headers.get("content-type") ?? "");
+        const assembler = createTurnAssembler({
+          wire: "anthropic",
+          streaming: asStream,
+          maxTokens: request.maxTokens,
+          explicitClose: asStream,
+        });
+        return asStream
+          ? readStream(chunks, assembler, transport.context)
+          : readWhole(chunks, assembler, transport.context);
+      },
+    };
+    return runRequest(exchange, signal, transport);
+  };
+}
+
+async function* readStream(
+  chunks: AsyncIterable<Uint8Array>,
+  assembler: TurnAssembler,
+  context: FailureContext,
+): AsyncGenerator<ProviderEvent, ReadOutcome> {
+  // A tool_use block may carry its whole input in content_block_start and send no delta.
+  const startInput = new Map<number, string>();
+  const sawDelta = new Set<number>();
+  try {
+    for await (const event of sseEvents(chunks)) {
+      const data = eventJson(event);
+      if (!isObject(data)) continue;
+      const index = typeof data.index === "number" ? data.index : 0;
+      if (data.type === "message_start") {
+        const message = isObject(data.message) ? data.message : {};
+        if (isObject(message.usage)) assembler.setUsage(usageOf(message.usage));
+      } else if (data.type === "content_block_start") {
+        const block = isObject(data.content_block) ? data.content_block : {};
+        if (block.type === "text" && typeof block.text === "string" && block.text !== "") {
+          assembler.addText(block.text);
+          yield { type: "text_delta", text: block.text };
+        } else if (block.type === "tool_use") {
+          const name = typeof block.name === "string" ? block.name : "";
+          assembler.addCallDelta(index, {
+            id: typeof block.id === "string" ? block.id : null,
+            name,
+          });
+          if (isObject(block.input) && Object.keys(block.input).length > 0) {
+            startInput.set(index, JSON.stringify(block.input));
+          }
+          yield { type: "tool_call_delta", index, name: name || null, argumentsDelta: "" };
+        }
+      } else if (data.type === "content_block_delta") {
+        const delta = isObject(data.delta) ? data.delta : {};
+        if (delta.type === "text_delta" && typeof delta.text === "string" && delta.text !== "") {
+          assembler.addText(delta.text);
+          yield { type: "text_delta", text: delta.text };
+        } else if (delta.type === "input_json_delta" && typeof delta.partial_json === "string") {
+          sawDelta.add(index);
+          assembler.addCallDelta(index, { argumentsText: delta.partial_json });
+          yield { type: "tool_call_delta", index, name: null, argumentsDelta: delta.partial_json };
+        }
+      } else if (data.type === "content_block_stop") {
+        const prefilled = startInput.get(index);
+        if (prefilled !== undefined && !sawDelta.has(index)) {
+          assembler.addCallDelta(index, { argumentsText: prefilled });
+          yield { type: "tool_call_delta", index, name: null, argumentsDelta: prefilled };
+        }
+        assembler.closeCall(index);
+      } else if (data.type === "message_delta") {
+        const delta = isObject(data.delta) ? data.delta : {};
+        if (typeof delta.stop_reason === "string") assembler.setStopReason(delta.stop_reason);
+        if (isObject(data.usage)) assembler.setUsage(usageOf(data.usage));
+      } else if (data.type === "message_stop") {
+        assembler.markTerminated();
+        break;
+      } else if (data.type === "error") {
+        const error = inBodyError(data, context);
+        if (!assembler.hasOutput()) return { type: "failed", error };
+        assembler.markDropped(
+          `the endpoint reported an error mid-stream: ${serverMessageOf(JSON.stringify(data))}`,
+        );
+        break;
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof StreamFailure) || error.kind === "aborted" || !assembler.hasOutput())
+      throw error;
+    assembler.markDropped(error.message);
+  }
+  if (!assembler.isTerminated() && !assembler.hasOutput()) {
+    return {
+      type: "failed",
+      error: networkError(
+        context.host,
+        "the stream ended before any output and before its terminator",
+      ),
+    };
+  }
+  return { type: "turn", turn: assembler.finish() };
+}
+
+async function* readWhole(
+  chunks: AsyncIterable<Uint8Array>,
+  assembler: TurnAssembler,
+  context: FailureContext,
+): AsyncGenerator<ProviderEvent, ReadOutcome> {
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of chunks) text += decoder.decode(chunk, { stream: true });
+  text += decoder.decode();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    const cut = text.trimStart().startsWith("{");
+    const detail = cut
+      ? "the JSON body ended before it was complete"
+      : `the body is not JSON: ${text.slice(0, 120)}`;
+    const error = invalidResponse(context.host, detail, cut);
+    return { type: "failed", error: cut ? { ...error, code: "network" } : error };
+  }
+  if (!isObject(parsed)) {
+    return {
+      type: "failed",
+      error: invalidResponse(context.host, "the body is not a JSON object", false),
+    };
+  }
+  if (parsed.type === "error") return { type: "failed", error: inBodyError(parsed, context) };
+  const blocks = Array.isArray(parsed.content) ? parsed.content.filter(isObject) : [];
+  for (const [index, block] of blocks.entries()) {
+    if (block.type === "text" && typeof block.text === "string" && block.text !== "") {
+      assembler.addText(block.text);
+      yield { type: "text_delta", text: block.text };
+    } else if (block.type === "tool_use") {
+      const name = typeof block.name === "string" ? block.name : "";
+      const input = block.input === undefined ? "" : JSON.stringify(block.input);
+      assembler.addCallDelta(index, {
+        id: typeof block.id === "string" ? block.id : null,
+        name,
+        argumentsText: input,
+      });
+      yield { type: "tool_call_delta", index, name: name || null, argumentsDelta: input };
+    }
+  }
+  if (typeof parsed.stop_reason === "string") assembler.setStopReason(parsed.stop_reason);
+  if (isObject(parsed.usage)) assembler.setUsage(usageOf(parsed.usage));
+  assembler.markTerminated();
+  return { type: "turn", turn: assembler.finish() };
+}
+
+const statusOfErrorType: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  overloaded_error: 529,
+};
+
+function inBodyError(body: Record<string, unknown>, context: FailureContext): ProviderError {
+  const error = isObject(body.error) ? body.error : {};
+  const status = statusOfErrorType[String(error.type)] ?? 500;
+  return classifyHttpError(status, JSON.stringify(body), context);
+}
+
+/** Input counts cached prompt tokens too: they occupy the context window all the same. */
+function usageOf(usage: Record<string, unknown>): { inputTokens?: number; outputTokens?: number } {
+  const out: { inputTokens?: number; outputTokens?: number } = {};
+  const input = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]
+    .map((key) => usage[key])
+    .filter((value): value is number => typeof value === "number");
+  if (input.length > 0) out.inputTokens = input.reduce((sum, value) => sum + value, 0);
+  if (typeof usage.output_tokens === "number") out.outputTokens = usage.output_tokens;
+  return out;
+}

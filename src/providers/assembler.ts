@@ -1,0 +1,128 @@
+// Assembles one response (streamed or whole) into an AssembledTurn with a verdict per tool call.
+// Argument fragments are kept per call as an array and joined once at the end: linear in the bytes received.
+import type { AssembledToolCall, AssembledTurn, Usage } from "../protocol/index.ts";
+import { isNormalStop, mapStopReason, terminatorName, type WireFormat } from "./stop-reason.ts";
+import { judgeCall } from "./verdict.ts";
+
+/** A delta for the tool call at some index: any of its id, name and a fragment of argument text. */
+export interface CallDelta {
+  id?: string | null;
+  name?: string | null;
+  argumentsText?: string | null;
+}
+
+/** Collects a response piece by piece, then judges it once. */
+export interface TurnAssembler {
+  addText(text: string): void;
+  addCallDelta(index: number, delta: CallDelta): void;
+  /** Marks the call's block closed (Anthropic `content_block_stop`). */
+  closeCall(index: number): void;
+  setStopReason(raw: string | null): void;
+  /** Merges reported token counts (Anthropic reports input and output in different events). */
+  setUsage(usage: Partial<Usage>): void;
+  markTerminated(): void;
+  /** Records what ended the stream early, in plain words. */
+  markDropped(detail: string): void;
+  /** True once any text or tool call arrived: from then on a failure cannot be retried silently. */
+  hasOutput(): boolean;
+  isTerminated(): boolean;
+  finish(): AssembledTurn;
+}
+
+/** How the assembler should judge the response. */
+export interface AssemblerOptions {
+  wire: WireFormat;
+  streaming: boolean;
+  maxTokens: number;
+  /** Calls end with an explicit block close (Anthropic); otherwise a call is closed by the turn's end. */
+  explicitClose: boolean;
+}
+
+interface CallState {
+  index: number;
+  id: string;
+  name: string;
+  fragments: string[];
+  closed: boolean;
+}
+
+export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
+  const text: string[] = [];
+  const calls = new Map<number, CallState>();
+  let rawStop: string | null = null;
+  let usage: Partial<Usage> | null = null;
+  let terminated = false;
+  let dropDetail: string | null = null;
+
+  return {
+    addText(piece) {
+      if (piece) text.push(piece);
+    },
+    addCallDelta(index, delta) {
+      let call = calls.get(index);
+      if (!call) {
+        call = { index, id: "", name: "", fragments: [], closed: !options.explicitClose };
+        calls.set(index, call);
+      }
+      if (delta.id && !call.id) call.id = delta.id;
+      if (delta.name && !call.name) call.name = delta.name;
+      if (delta.argumentsText) call.fragments.push(delta.argumentsText);
+    },
+    closeCall(index) {
+      const call = calls.get(index);
+      if (call) call.closed = true;
+    },
+    setStopReason(raw) {
+      if (raw !== null && raw !== undefined) rawStop = raw;
+    },
+    setUsage(next) {
+      usage = { ...(usage ?? {}), ...next };
+    },
+    markTerminated() {
+      terminated = true;
+    },
+    markDropped(detail) {
+      dropDetail = detail;
+    },
+    hasOutput() {
+      return text.length > 0 || calls.size > 0;
+    },
+    isTerminated() {
+      return terminated;
+    },
+    finish() {
+      const finalUsage: Usage | null = usage
+        ? { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 }
+        : null;
+      const stopReason = mapStopReason(options.wire, rawStop);
+      const signals = {
+        rawStopReason: rawStop,
+        stopReason,
+        normalStop: isNormalStop(options.wire, rawStop),
+        terminated,
+        terminator: terminatorName(options.wire, options.streaming),
+        usage: finalUsage,
+        maxTokens: options.maxTokens,
+        dropDetail,
+      };
+      const toolCalls: AssembledToolCall[] = [...calls.values()].map((call, position) => {
+        const argumentsText = call.fragments.join("");
+        return {
+          id: call.id || `call_${position + 1}`,
+          name: call.name,
+          argumentsText,
+          verdict: judgeCall({ argumentsText, closed: call.closed }, signals),
+        };
+      });
+      return {
+        text: text.join(""),
+        toolCalls,
+        stopReason,
+        rawStopReason: rawStop,
+        terminated,
+        usage: finalUsage,
+        maxTokens: options.maxTokens,
+      };
+    },
+  };
+}

@@ -1,0 +1,36 @@
+export { type AnthropicClientOptions, createAnthropicClient } from "./anthropic.ts";
+export { anthropicMessages } from "./anthropic-wire.ts";
+export { type ArgumentParse, isObject, parseToolArguments } from "./arguments.ts";
+export {
+  type AssemblerOptions,
+  type CallDelta,
+  createTurnAssembler,
+  type TurnAssembler,
+} from "./assembler.ts";
+export type { ClientOptions } from "./client-config.ts";
+export {
+  type DiscoveredWindow,
+  type DiscoverOptions,
+  discoverContextWindow,
+} from "./discover-limits.ts";
+export {
+  classifyHttpError,
+  contextLimitOf,
+  type FailureContext,
+  isContextLength,
+  redact,
+  serverMessageOf,
+} from "./errors.ts";
+export { createOpenAIClient, type OpenAIClientOptions } from "./openai.ts";
+export { historyArguments } from "./openai-wire.ts";
+export {
+  backoffMs,
+  maxRetriesFor,
+  planRetry,
+  type RetryOptions,
+  type RetryPlan,
+  retryAfterMs,
+} from "./retry.ts";
+export { isNormalStop, mapStopReason, type WireFormat } from "./stop-reason.ts";
+export { defaultTimeouts, type Timeouts } from "./transport.ts";
+export { type CallSignals, judgeCall, type TurnSignals } from "./verdict.ts";

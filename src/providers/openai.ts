@@ -1,0 +1,254 @@
+// OpenAI-compatible Chat Completions (vLLM, llama.cpp, Ollama, LM Studio, OpenRouter, OpenAI) over
+// fetch + eventsource-parser. No SDK: SDK stream helpers repair partial JSON and SDK retries multiply ours.
+import type { ProviderError, ProviderEvent, StreamFn } from "../protocol/index.ts";
+import { isObject } from "./arguments.ts";
+import { createTurnAssembler, type TurnAssembler } from "./assembler.ts";
+import { type ClientOptions, transportFor, trimSlash } from "./client-config.ts";
+import {
+  classifyHttpError,
+  type FailureContext,
+  invalidResponse,
+  networkError,
+  serverMessageOf,
+} from "./errors.ts";
+import { type MaxTokensField, openaiBody } from "./openai-wire.ts";
+import { eventJson, sseEvents } from "./sse.ts";
+import { type ReadOutcome, runRequest, StreamFailure, type WireExchange } from "./transport.ts";
+
+/** Options of the OpenAI-compatible client. */
+export interface OpenAIClientOptions extends ClientOptions {
+  /** Stream the response (default true). */
+  stream?: boolean;
+  /** Default `max_tokens`. */
+  maxTokensField?: MaxTokensField;
+}
+
+export function createOpenAIClient(options: OpenAIClientOptions): StreamFn {
+  const url = `${trimSlash(options.baseUrl)}/chat/completions`;
+  const streaming = options.stream ?? true;
+  const auth: Record<string, string> = options.apiKey
+    ? { authorization: `Bearer ${options.apiKey}` }
+    : {};
+  const transport = transportFor(
+    options,
+    url,
+    auth,
+    "the API key (OPENAI_API_KEY or the provider's key setting)",
+  );
+  const headers = {
+    "content-type": "application/json",
+    accept: streaming ? "text/event-stream" : "application/json",
+    ...(options.headers ?? {}),
+    ...auth,
+  };
+  return (request, signal) => {
+    const body = JSON.stringify(
+      openaiBody(request, {
+        stream: streaming,
+        maxTokensField: options.maxTokensField ?? "max_tokens",
+      }),
+    );
+    const exchange: WireExchange = {
+      url,
+      headers,
+      body,
+      read(response, chunks) {
+        const asStream =
+          streaming && !/application\/json/i.test(response.headers.get("content-type") ?? "");
+        const assembler = createTurnAssembler({
+          wire: "openai",
+          streaming: asStream,
+          maxTokens: request.maxTokens,
+          explicitClose: false,
+        });
+        return asStream
+          ? readStream(chunks, assembler, transport.context)
+          : readWhole(chunks, assembler, transport.context);
+      },
+    };
+    return runRequest(exchange, signal, transport);
+  };
+}
+
+async function* readStream(
+  chunks: AsyncIterable<Uint8Array>,
+  assembler: TurnAssembler,
+  context: FailureContext,
+): AsyncGenerator<ProviderEvent, ReadOutcome> {
+  const calls = createCallIndexer();
+  try {
+    for await (const event of sseEvents(chunks)) {
+      if (event.data.trim() === "[DONE]") {
+        assembler.markTerminated();
+        break;
+      }
+      const chunk = eventJson(event);
+      if (!isObject(chunk)) continue;
+      if (chunk.error !== undefined && chunk.error !== null) {
+        const error = inBodyError(chunk, context);
+        if (!assembler.hasOutput()) return { type: "failed", error };
+        assembler.markDropped(
+          `the endpoint reported an error mid-stream: ${serverMessageOf(JSON.stringify(chunk))}`,
+        );
+        break;
+      }
+      if (isObject(chunk.usage)) assembler.setUsage(usageOf(chunk.usage));
+      for (const choice of firstChoice(chunk.choices)) {
+        const delta = isObject(choice.delta) ? choice.delta : {};
+        if (typeof delta.content === "string" && delta.content !== "") {
+          assembler.addText(delta.content);
+          yield { type: "text_delta", text: delta.content };
+        }
+        for (const call of callDeltas(delta)) {
+          const index = calls.indexOf(call);
+          const fn = isObject(call.function) ? call.function : {};
+          const name = typeof fn.name === "string" && fn.name !== "" ? fn.name : null;
+          const args = typeof fn.arguments === "string" ? fn.arguments : "";
+          assembler.addCallDelta(index, { id: stringOrNull(call.id), name, argumentsText: args });
+          yield { type: "tool_call_delta", index, name, argumentsDelta: args };
+        }
+        if (typeof choice.finish_reason === "string") assembler.setStopReason(choice.finish_reason);
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof StreamFailure) || error.kind === "aborted" || !assembler.hasOutput())
+      throw error;
+    assembler.markDropped(error.message);
+  }
+  if (!assembler.isTerminated() && !assembler.hasOutput())
+    return { type: "failed", error: emptyStream(context) };
+  return { type: "turn", turn: assembler.finish() };
+}
+
+async function* readWhole(
+  chunks: AsyncIterable<Uint8Array>,
+  assembler: TurnAssembler,
+  context: FailureContext,
+): AsyncGenerator<ProviderEvent, ReadOutcome> {
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of chunks) text += decoder.decode(chunk, { stream: true });
+  text += decoder.decode();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    if (text.trimStart().startsWith("{")) {
+      return {
+        type: "failed",
+        error: {
+          ...invalidResponse(context.host, "the JSON body ended before it was complete", true),
+          code: "network",
+        },
+      };
+    }
+    return {
+      type: "failed",
+      error: invalidResponse(context.host, `the body is not JSON: ${text.slice(0, 120)}`, false),
+    };
+  }
+  if (!isObject(parsed))
+    return {
+      type: "failed",
+      error: invalidResponse(context.host, "the body is not a JSON object", false),
+    };
+  if (parsed.error !== undefined && parsed.error !== null)
+    return { type: "failed", error: inBodyError(parsed, context) };
+  const choice = firstChoice(parsed.choices)[0];
+  const message = choice && isObject(choice.message) ? choice.message : {};
+  const content = contentText(message.content);
+  if (content !== "") {
+    assembler.addText(content);
+    yield { type: "text_delta", text: content };
+  }
+  const toolCalls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : [];
+  for (const [index, call] of toolCalls.entries()) {
+    const fn = isObject(call.function) ? call.function : {};
+    const name = typeof fn.name === "string" ? fn.name : "";
+    // Some servers return arguments as an object: its JSON text is exactly what was sent.
+    const args =
+      typeof fn.arguments === "string"
+        ? fn.arguments
+        : fn.arguments === undefined
+          ? ""
+          : JSON.stringify(fn.arguments);
+    assembler.addCallDelta(index, { id: stringOrNull(call.id), name, argumentsText: args });
+    yield { type: "tool_call_delta", index, name: name || null, argumentsDelta: args };
+  }
+  if (choice && typeof choice.finish_reason === "string")
+    assembler.setStopReason(choice.finish_reason);
+  if (isObject(parsed.usage)) assembler.setUsage(usageOf(parsed.usage));
+  assembler.markTerminated();
+  return { type: "turn", turn: assembler.finish() };
+}
+
+/** A stream that ended before its terminator with nothing shown: safe to retry. */
+export function emptyStream(context: FailureContext): ProviderError {
+  return networkError(context.host, "the stream ended before any output and before its terminator");
+}
+
+/** An error object inside a 200 body or stream, classified like an HTTP error of its code (else 500). */
+function inBodyError(body: Record<string, unknown>, context: FailureContext): ProviderError {
+  const error = isObject(body.error) ? body.error : {};
+  const code =
+    typeof error.code === "number" ? error.code : Number.parseInt(String(error.code ?? ""), 10);
+  const status = code >= 400 && code <= 599 ? code : 500;
+  return classifyHttpError(status, JSON.stringify(body), context);
+}
+
+function firstChoice(choices: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(choices)) return [];
+  return choices
+    .filter(isObject)
+    .filter((choice) => choice.index === undefined || choice.index === 0);
+}
+
+function callDeltas(delta: Record<string, unknown>): Record<string, unknown>[] {
+  if (Array.isArray(delta.tool_calls)) return delta.tool_calls.filter(isObject);
+  // The legacy single `function_call` delta.
+  if (isObject(delta.function_call)) return [{ index: 0, function: delta.function_call }];
+  return [];
+}
+
+/**
+ * Call index per delta: the wire `index` when present; otherwise a new id starts a new call and
+ * a delta without id continues the last one (servers that omit `index`).
+ */
+function createCallIndexer() {
+  const byId = new Map<string, number>();
+  let last = -1;
+  let count = 0;
+  return {
+    indexOf(call: Record<string, unknown>): number {
+      const id = typeof call.id === "string" && call.id !== "" ? call.id : null;
+      let index: number;
+      if (typeof call.index === "number") index = call.index;
+      else if (id !== null) index = byId.get(id) ?? count;
+      else index = Math.max(last, 0);
+      if (id !== null && !byId.has(id)) byId.set(id, index);
+      if (index >= count) count = index + 1;
+      last = index;
+      return index;
+    },
+  };
+}
+
+function usageOf(usage: Record<string, unknown>): { inputTokens?: number; outputTokens?: number } {
+  const out: { inputTokens?: number; outputTokens?: number } = {};
+  if (typeof usage.prompt_tokens === "number") out.inputTokens = usage.prompt_tokens;
+  if (typeof usage.completion_tokens === "number") out.outputTokens = usage.completion_tokens;
+  return out;
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter(isObject)
+    .map((part) => (typeof part.text === "string" ? part.text : ""))
+    .join("");
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === "string" && value !== "" ? value : null;
+}

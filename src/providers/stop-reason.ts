@@ -1,0 +1,33 @@
+import type { StopReason } from "../protocol/index.ts";
+
+/** The two wire formats nex speaks. */
+export type WireFormat = "openai" | "anthropic";
+
+/** Maps a wire stop reason to the provider-neutral one. */
+export function mapStopReason(wire: WireFormat, raw: string | null): StopReason {
+  if (raw === null) return "other";
+  if (wire === "openai") {
+    if (raw === "stop") return "stop";
+    if (raw === "tool_calls" || raw === "function_call") return "tool_calls";
+    if (raw === "length") return "length";
+    if (raw === "content_filter") return "content_filter";
+    return "other";
+  }
+  if (raw === "end_turn" || raw === "stop_sequence") return "stop";
+  if (raw === "tool_use") return "tool_calls";
+  if (raw === "max_tokens" || raw === "model_context_window_exceeded") return "length";
+  if (raw === "refusal") return "content_filter";
+  return "other";
+}
+
+/** True for the stop reasons after which a tool call may be dispatched. */
+export function isNormalStop(wire: WireFormat, raw: string | null): boolean {
+  if (wire === "openai") return raw === "tool_calls" || raw === "stop" || raw === "function_call";
+  return raw === "tool_use" || raw === "end_turn";
+}
+
+/** The explicit end-of-stream marker of a wire format, as named in messages. */
+export function terminatorName(wire: WireFormat, streaming: boolean): string {
+  if (!streaming) return "a complete JSON body";
+  return wire === "openai" ? "[DONE]" : "message_stop";
+}

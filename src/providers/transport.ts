@@ -1,0 +1,297 @@
+// One logical request: attempts, timeouts, the retry policy, cancellation. Shared by both clients;
+// a wire format only builds the request and reads a 2xx body.
+//
+// A failure before any text or tool-call data was yielded is retried per the policy (nothing was shown).
+// A failure after output started is NOT retried: text streamed to the user cannot be un-shown, and a
+// second answer could differ from the first. The stream then ends with `done` on a turn that is not
+// terminated, so its tool calls are poisoned as `stream_dropped` and the loop decides what to do.
+import type { AssembledTurn, ProviderError, ProviderEvent } from "../protocol/index.ts";
+import {
+  abortedError,
+  classifyHttpError,
+  type FailureContext,
+  networkError,
+  redact,
+  timeoutError,
+} from "./errors.ts";
+import { planRetry, type RetryOptions, realSleep, retryAfterMs } from "./retry.ts";
+
+/** How long to wait for the first byte of a response, and between chunks after it. */
+export interface Timeouts {
+  firstByteMs: number;
+  idleMs: number;
+}
+
+export const defaultTimeouts: Timeouts = { firstByteMs: 120_000, idleMs: 90_000 };
+
+/** The result of reading a 2xx response. `failed` is only for failures before any output was yielded. */
+export type ReadOutcome =
+  | { type: "turn"; turn: AssembledTurn }
+  | { type: "failed"; error: ProviderError };
+
+/** A request in one wire format. */
+export interface WireExchange {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  read(
+    response: Response,
+    chunks: AsyncIterable<Uint8Array>,
+  ): AsyncGenerator<ProviderEvent, ReadOutcome>;
+}
+
+/** Everything the transport needs besides the exchange. */
+export interface TransportOptions {
+  fetch: typeof fetch;
+  retry: RetryOptions;
+  timeouts: Timeouts;
+  /** Strings that must never appear in an event (the key, auth header values). */
+  secrets: string[];
+  context: FailureContext;
+}
+
+/** A failure while reading a body: the reader decides whether it can still be retried. */
+export class StreamFailure extends Error {
+  readonly kind: "timeout" | "network" | "aborted";
+  constructor(kind: "timeout" | "network" | "aborted", message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+/** The ProviderError for a StreamFailure that happened before any output. */
+export function streamFailureError(failure: StreamFailure, host: string): ProviderError {
+  if (failure.kind === "aborted") return abortedError();
+  if (failure.kind === "timeout") return timeoutError(host, failure.message);
+  return networkError(host, failure.message);
+}
+
+/** Runs attempts until a turn, a final error or cancellation; always ends with one `done` or `error`. */
+export async function* runRequest(
+  exchange: WireExchange,
+  signal: AbortSignal,
+  options: TransportOptions,
+): AsyncGenerator<ProviderEvent> {
+  const scrub = (error: ProviderError): ProviderError => ({
+    ...error,
+    message: redact(error.message, options.secrets),
+  });
+  const sleep = options.retry.sleep ?? realSleep;
+  const now = options.retry.now ?? Date.now;
+  try {
+    for (let attempt = 1; ; attempt++) {
+      if (signal.aborted) {
+        yield { type: "error", error: abortedError() };
+        return;
+      }
+      yield { type: "attempt_started", attempt, host: options.context.host };
+      const outcome = yield* attemptOnce(exchange, signal, options);
+      if (outcome.type === "turn") {
+        yield { type: "done", turn: scrubTurn(outcome.turn, options.secrets) };
+        return;
+      }
+      if (signal.aborted || outcome.error.code === "aborted") {
+        yield { type: "error", error: abortedError() };
+        return;
+      }
+      const plan = planRetry(outcome.error, attempt, outcome.retryAfterMs, {
+        ...options.retry,
+        now,
+      });
+      const error = scrub(plan.error);
+      yield {
+        type: "attempt_failed",
+        attempt,
+        error,
+        retryInMs: plan.retryInMs,
+        maxRetries: plan.maxRetries,
+      };
+      if (plan.retryInMs === null) {
+        yield { type: "error", error };
+        return;
+      }
+      await abortable(sleep(plan.retryInMs, signal), signal);
+    }
+  } catch (error) {
+    // A fault of ours; the stream contract still holds: one terminal event, no throw.
+    const detail = error instanceof Error ? error.message : String(error);
+    yield {
+      type: "error",
+      error: scrub({
+        code: signal.aborted ? "aborted" : "invalid_response",
+        retryable: false,
+        message: signal.aborted
+          ? "The request was cancelled."
+          : `nex failed while handling the response from ${options.context.host}: ${detail}`,
+      }),
+    };
+  }
+}
+
+/** Verdict reasons can quote the server (a mid-stream error): they get the same scrubbing as errors. */
+function scrubTurn(turn: AssembledTurn, secrets: string[]): AssembledTurn {
+  return {
+    ...turn,
+    toolCalls: turn.toolCalls.map((call) =>
+      call.verdict.type === "poisoned"
+        ? { ...call, verdict: { ...call.verdict, reason: redact(call.verdict.reason, secrets) } }
+        : call,
+    ),
+  };
+}
+
+type AttemptOutcome =
+  | { type: "turn"; turn: AssembledTurn }
+  | { type: "failed"; error: ProviderError; retryAfterMs: number | null };
+
+async function* attemptOnce(
+  exchange: WireExchange,
+  signal: AbortSignal,
+  options: TransportOptions,
+): AsyncGenerator<ProviderEvent, AttemptOutcome> {
+  const attempt = new AbortController();
+  const combined = AbortSignal.any([signal, attempt.signal]);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    attempt.abort();
+  }, options.timeouts.firstByteMs);
+  let response: Response;
+  try {
+    response = await options.fetch(exchange.url, {
+      method: "POST",
+      headers: exchange.headers,
+      body: exchange.body,
+      signal: combined,
+    });
+  } catch (error) {
+    clearTimeout(timer);
+    if (signal.aborted) return { type: "failed", error: abortedError(), retryAfterMs: null };
+    const host = options.context.host;
+    const failure = timedOut
+      ? timeoutError(host, `no response within ${seconds(options.timeouts.firstByteMs)}`)
+      : networkError(host, describeFetchError(error));
+    return { type: "failed", error: failure, retryAfterMs: null };
+  }
+  clearTimeout(timer);
+  const chunks = timedChunks(response.body, signal, attempt, options.timeouts);
+  try {
+    if (!response.ok) {
+      const body = await readCapped(chunks, 64 * 1024);
+      const error = classifyHttpError(response.status, body, options.context);
+      const wait = retryAfterMs(response.headers, (options.retry.now ?? Date.now)());
+      return { type: "failed", error, retryAfterMs: wait };
+    }
+    const outcome = yield* exchange.read(response, chunks);
+    if (outcome.type === "turn") return outcome;
+    return { type: "failed", error: outcome.error, retryAfterMs: null };
+  } catch (error) {
+    if (signal.aborted) return { type: "failed", error: abortedError(), retryAfterMs: null };
+    if (error instanceof StreamFailure) {
+      return {
+        type: "failed",
+        error: streamFailureError(error, options.context.host),
+        retryAfterMs: null,
+      };
+    }
+    throw error;
+  } finally {
+    attempt.abort();
+  }
+}
+
+/**
+ * The body as chunks, with the first-byte timeout until the first chunk and the idle timeout after.
+ * Throws StreamFailure on timeout, network failure or cancellation.
+ */
+async function* timedChunks(
+  body: ReadableStream<Uint8Array> | null,
+  signal: AbortSignal,
+  attempt: AbortController,
+  timeouts: Timeouts,
+): AsyncGenerator<Uint8Array> {
+  if (!body) return;
+  const reader = body.getReader();
+  let first = true;
+  try {
+    for (;;) {
+      const ms = first ? timeouts.firstByteMs : timeouts.idleMs;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const stall = new Promise<"stalled">((resolve) => {
+        timer = setTimeout(() => resolve("stalled"), ms);
+      });
+      let result: Awaited<ReturnType<typeof reader.read>> | "stalled";
+      try {
+        result = await Promise.race([reader.read(), stall]);
+      } catch (error) {
+        if (signal.aborted) throw new StreamFailure("aborted", "the request was cancelled");
+        throw new StreamFailure("network", describeFetchError(error));
+      } finally {
+        clearTimeout(timer);
+      }
+      if (result === "stalled") {
+        attempt.abort();
+        const what = first
+          ? `no data within ${seconds(ms)}`
+          : `the stream stalled: no data for ${seconds(ms)}`;
+        throw new StreamFailure("timeout", what);
+      }
+      if (result.done) return;
+      first = false;
+      yield result.value;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+async function readCapped(chunks: AsyncIterable<Uint8Array>, cap: number): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of chunks) {
+    text += decoder.decode(chunk, { stream: true });
+    if (text.length >= cap) break;
+  }
+  return text + decoder.decode();
+}
+
+/** Resolves when `promise` settles or `signal` aborts, whichever is first. */
+function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    promise.then(done, done);
+  });
+}
+
+function seconds(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
+}
+
+/** Plain words for a fetch/undici failure, from its cause's code when there is one. */
+export function describeFetchError(error: unknown): string {
+  const cause =
+    error instanceof Error
+      ? (error.cause as { code?: string; message?: string } | undefined)
+      : undefined;
+  const code = cause?.code ?? "";
+  const known: Record<string, string> = {
+    ECONNREFUSED: "the connection was refused",
+    ECONNRESET: "the connection was reset",
+    ENOTFOUND: "the host name could not be resolved",
+    EAI_AGAIN: "the host name could not be resolved (DNS lookup failed)",
+    ETIMEDOUT: "the connection timed out",
+    EHOSTUNREACH: "the host is unreachable",
+    UND_ERR_SOCKET: "the connection was closed mid-response",
+    UND_ERR_CONNECT_TIMEOUT: "the connection timed out",
+  };
+  if (known[code]) return `${known[code]} (${code})`;
+  const message = cause?.message ?? (error instanceof Error ? error.message : String(error));
+  if (/other side closed|terminated/i.test(message))
+    return "the connection was closed mid-response";
+  return message || "the request failed";
+}

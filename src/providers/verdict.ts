@@ -1,0 +1,87 @@
+// The integrity verdict on one tool call. A call is whole only when all four signals agree:
+// a normal stop reason, the explicit terminator, output tokens below the max_tokens sent, and a
+// strict or lossless parse yielding an object. Gateways relabel truncation as `stop`/`tool_calls`,
+// so no single signal is trusted alone. The first failing signal, in that order of blame, names the cause.
+import type { CallVerdict, StopReason, Usage } from "../protocol/index.ts";
+import { isObject, parseToolArguments } from "./arguments.ts";
+import { scanJson } from "./json-scan.ts";
+
+/** What the whole response said about its own integrity. */
+export interface TurnSignals {
+  rawStopReason: string | null;
+  stopReason: StopReason;
+  /** The stop reason is one after which a call may run (per wire format). */
+  normalStop: boolean;
+  /** The explicit terminator arrived (or a complete JSON body). */
+  terminated: boolean;
+  /** How the terminator is named in messages: `[DONE]`, `message_stop`, `a complete JSON body`. */
+  terminator: string;
+  usage: Usage | null;
+  maxTokens: number;
+  /** What ended the stream early, in plain words, when known (e.g. "the connection was reset"). */
+  dropDetail: string | null;
+}
+
+/** One call's own signals: its text, and whether its block was closed (Anthropic `content_block_stop`). */
+export interface CallSignals {
+  argumentsText: string;
+  closed: boolean;
+}
+
+export function judgeCall(call: CallSignals, turn: TurnSignals): CallVerdict {
+  const text = call.argumentsText;
+  const bytesReceived = Buffer.byteLength(text, "utf8");
+  const poisoned = (cause: Extract<CallVerdict, { type: "poisoned" }>["cause"], reason: string) =>
+    ({ type: "poisoned", cause, reason, bytesReceived }) as const;
+
+  const hitLimit = turn.usage !== null && turn.usage.outputTokens >= turn.maxTokens;
+  if (hitLimit || turn.stopReason === "length") {
+    return poisoned("output_limit", outputLimitReason(text, turn, hitLimit));
+  }
+  if (!turn.terminated || !call.closed) {
+    const detail = turn.dropDetail ? ` (${turn.dropDetail})` : "";
+    const where = turn.terminated
+      ? "before this tool call's block was closed"
+      : `before its terminator (${turn.terminator})`;
+    return poisoned(
+      "stream_dropped",
+      `the stream ended ${where} after ${bytesReceived} bytes of arguments${detail}`,
+    );
+  }
+  if (!turn.normalStop) {
+    const reason =
+      turn.rawStopReason === null
+        ? "the response ended without a stop reason, so the arguments may be incomplete"
+        : `the response ended with stop reason \`${turn.rawStopReason}\`, not a normal stop`;
+    return poisoned("abnormal_stop", reason);
+  }
+  if (text.trim() === "") return { type: "whole", args: {}, recovery: "strict" };
+  const parsed = parseToolArguments(text);
+  if (parsed.type === "refused") {
+    return poisoned("unparseable", `the arguments could not be read: ${parsed.why}`);
+  }
+  if (!isObject(parsed.value)) {
+    return poisoned(
+      "not_an_object",
+      `the arguments are ${describeValue(parsed.value)}, not a JSON object`,
+    );
+  }
+  return { type: "whole", args: parsed.value, recovery: parsed.recovery };
+}
+
+function outputLimitReason(text: string, turn: TurnSignals, hitLimit: boolean): string {
+  const limit = hitLimit
+    ? `output hit the ${turn.maxTokens}-token limit`
+    : `the endpoint stopped the output at its length limit (stop reason \`${turn.rawStopReason ?? "length"}\`)`;
+  const scan = scanJson(text);
+  if (scan.openKey !== null && (scan.inString || scan.openContainers > 0)) {
+    return `${limit} while writing \`${scan.openKey}\``;
+  }
+  return `${limit} before the tool call's arguments were known to be complete`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a JSON array";
+  return `a JSON ${typeof value}`;
+}

@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseToolArguments } from "../../src/providers/index.ts";
+
+test("strict JSON parses with recovery strict", () => {
+  assert.deepEqual(parseToolArguments('{"path":"a.txt","content":"x"}'), {
+    type: "parsed",
+    value: { path: "a.txt", content: "x" },
+    recovery: "strict",
+  });
+});
+
+test("a markdown fence around a complete object is a lossless recovery marked fence", () => {
+  const text = '```json\n{"path":"a.txt","content":"x"}\n```';
+  assert.deepEqual(parseToolArguments(text), {
+    type: "parsed",
+    value: { path: "a.txt", content: "x" },
+    recovery: "fence",
+  });
+});
+
+test("exactly one complete object inside prose is a lossless recovery marked extracted", () => {
+  const text =
+    'Sure, here are the arguments: {"path":"a.txt","content":"}{ braces in a string"} hope that helps';
+  assert.deepEqual(parseToolArguments(text), {
+    type: "parsed",
+    value: { path: "a.txt", content: "}{ braces in a string" },
+    recovery: "extracted",
+  });
+});
+
+test("an unclosed string is refused, naming the key being written, never closed for the model", () => {
+  const result = parseToolArguments('{"path":"a.txt","content":"line one\\nline tw');
+  assert.equal(result.type, "refused");
+  assert.match(
+    result.type === "refused" ? result.why : "",
+    /unfinished string while writing `content`/,
+  );
+});
+
+test("an unclosed brace is refused even when every value inside is complete", () => {
+  const result = parseToolArguments('{"path":"a.txt","content":"done"');
+  assert.equal(result.type, "refused");
+  assert.match(result.type === "refused" ? result.why : "", /1 bracket still open/);
+});
+
+test("a complete inner object inside an unclosed outer object is not extracted", () => {
+  const result = parseToolArguments('{"path":"a.txt","options":{"mode":"w"}');
+  assert.equal(result.type, "refused");
+});
+
+test("a fence whose object is cut off is refused", () => {
+  const result = parseToolArguments('```json\n{"path":"a.txt","content":"abc');
+  assert.equal(result.type, "refused");
+  assert.match(result.type === "refused" ? result.why : "", /while writing `content`/);
+});
+
+test("two objects in the text are refused as ambiguous", () => {
+  const result = parseToolArguments('{"path":"a"}{"path":"b"}');
+  assert.equal(result.type, "refused");
+  assert.match(result.type === "refused" ? result.why : "", /more than one JSON object/);
+});
+
+test("an object followed by a stray brace is refused rather than trimmed", () => {
+  assert.equal(parseToolArguments('{"path":"a"}}').type, "refused");
+});
+
+test("empty argument text is refused by the parser (the verdict decides about zero-argument tools)", () => {
+  assert.deepEqual(parseToolArguments(""), {
+    type: "refused",
+    why: "no argument text was received",
+  });
+});
+
+test("garbage that is not JSON is refused with the parser's reason", () => {
+  const result = parseToolArguments("path=a.txt");
+  assert.equal(result.type, "refused");
+  assert.match(result.type === "refused" ? result.why : "", /not valid JSON/);
+});

@@ -1,0 +1,353 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { createOpenAIClient } from "../../src/providers/index.ts";
+import {
+  destroy,
+  openaiCompletion,
+  openaiText,
+  openaiToolCall,
+  openaiToolCalls,
+  type StubEndpoint,
+  startStubEndpoint,
+  status,
+} from "../support/stub-endpoint.ts";
+import { collect, doneTurn, recordedSleeps, sampleRequest } from "./helpers.ts";
+
+let stub: StubEndpoint;
+before(async () => {
+  stub = await startStubEndpoint();
+});
+after(() => stub.close());
+
+const client = (
+  extra: Parameters<typeof createOpenAIClient>[0] extends infer T ? Partial<T> : never = {},
+) =>
+  createOpenAIClient({
+    baseUrl: `${stub.url}/v1`,
+    apiKey: "sk-openai-test",
+    retry: recordedSleeps().retry,
+    ...extra,
+  });
+
+test("the request body is the whole translated conversation: system, history with tool results, tools, max_tokens, stream_options", async () => {
+  stub.enqueue(openaiText("ok"));
+  const before = stub.requests.length;
+  const request = sampleRequest({
+    maxTokens: 2048,
+    messages: [
+      { type: "user", text: "write a.txt" },
+      {
+        type: "assistant",
+        text: "Writing it.",
+        toolCalls: [
+          { id: "call_a", name: "write_file", argumentsText: '{"path":"a.txt","content":"hi"}' },
+          { id: "call_b", name: "write_file", argumentsText: '{"path":"b.txt","content":"cut of' },
+        ],
+      },
+      {
+        type: "tool_result",
+        toolCallId: "call_a",
+        toolName: "write_file",
+        content: "wrote 2 bytes",
+        isError: false,
+      },
+      {
+        type: "tool_result",
+        toolCallId: "call_b",
+        toolName: "write_file",
+        content: "refused: cut off",
+        isError: true,
+      },
+      {
+        type: "assistant",
+        text: "",
+        toolCalls: [{ id: "call_c", name: "list", argumentsText: "" }],
+      },
+      {
+        type: "tool_result",
+        toolCallId: "call_c",
+        toolName: "list",
+        content: "a.txt",
+        isError: false,
+      },
+    ],
+  });
+  const turn = doneTurn(await collect(client(), request));
+  assert.equal(turn.text, "ok");
+  const sent = stub.requests[before];
+  assert.ok(sent);
+  assert.equal(sent.method, "POST");
+  assert.equal(sent.path, "/v1/chat/completions");
+  assert.equal(sent.headers.authorization, "Bearer sk-openai-test");
+  assert.deepEqual(sent.body, {
+    model: "stub-model",
+    messages: [
+      { role: "system", content: "You are nex." },
+      { role: "user", content: "write a.txt" },
+      {
+        role: "assistant",
+        content: "Writing it.",
+        tool_calls: [
+          {
+            id: "call_a",
+            type: "function",
+            function: { name: "write_file", arguments: '{"path":"a.txt","content":"hi"}' },
+          },
+          // A poisoned call kept in history goes back as "{}" so that servers parsing history accept it.
+          { id: "call_b", type: "function", function: { name: "write_file", arguments: "{}" } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_a", content: "wrote 2 bytes" },
+      { role: "tool", tool_call_id: "call_b", content: "refused: cut off" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "call_c", type: "function", function: { name: "list", arguments: "{}" } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_c", content: "a.txt" },
+    ],
+    tools: [
+      {
+        type: "function",
+        function: {
+          name: "write_file",
+          description: "Write a file",
+          parameters: {
+            type: "object",
+            properties: { path: { type: "string" }, content: { type: "string" } },
+            required: ["path", "content"],
+          },
+        },
+      },
+    ],
+    max_tokens: 2048,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+});
+
+test("a streamed text answer arrives as deltas and one done with usage and stop reason", async () => {
+  stub.enqueue(openaiText("hello world", { usage: { input: 30, output: 3 } }));
+  const events = await collect(client());
+  assert.deepEqual(
+    events
+      .filter((e) => e.type === "text_delta")
+      .map((e) => (e.type === "text_delta" ? e.text : "")),
+    ["hell", "o wo", "rld"],
+  );
+  const turn = doneTurn(events);
+  assert.equal(turn.text, "hello world");
+  assert.equal(turn.stopReason, "stop");
+  assert.equal(turn.terminated, true);
+  assert.deepEqual(turn.usage, { inputTokens: 30, outputTokens: 3 });
+});
+
+test("a whole streamed tool call is dispatchable with its exact argument text", async () => {
+  const args = { path: "src/main.rs", content: "fn main() {}\n".repeat(50) };
+  stub.enqueue(openaiToolCall({ name: "write_file", args, chunkSize: 5, text: "Let me write." }));
+  const turn = doneTurn(await collect(client()));
+  assert.equal(turn.text, "Let me write.");
+  assert.equal(turn.toolCalls.length, 1);
+  assert.deepEqual(turn.toolCalls[0], {
+    id: "call_1",
+    name: "write_file",
+    argumentsText: JSON.stringify(args),
+    verdict: { type: "whole", args, recovery: "strict" },
+  });
+});
+
+test("several tool calls in one stream are assembled per index", async () => {
+  stub.enqueue(
+    openaiToolCalls([
+      { name: "read_file", args: { path: "a" } },
+      { name: "read_file", args: { path: "b" } },
+    ]),
+  );
+  const turn = doneTurn(await collect(client()));
+  assert.deepEqual(
+    turn.toolCalls.map((call) => [
+      call.id,
+      call.verdict.type === "whole" && call.verdict.args.path,
+    ]),
+    [
+      ["call_1", "a"],
+      ["call_2", "b"],
+    ],
+  );
+});
+
+test("a stream whose socket is destroyed mid-arguments ends done, not terminated, with the call poisoned as stream_dropped", async () => {
+  stub.enqueue(
+    openaiToolCall({
+      name: "write_file",
+      args: { path: "a.txt", content: "x".repeat(500) },
+      cutAt: 300,
+      end: "destroy",
+    }),
+  );
+  const events = await collect(client());
+  const turn = doneTurn(events);
+  assert.equal(turn.terminated, false);
+  const verdict = turn.toolCalls[0]?.verdict;
+  assert.equal(verdict?.type, "poisoned");
+  assert.equal(verdict?.type === "poisoned" && verdict.cause, "stream_dropped");
+  assert.equal(verdict?.type === "poisoned" && verdict.bytesReceived, 300);
+  assert.equal(
+    events.filter((e) => e.type === "attempt_started").length,
+    1,
+    "output had flowed: no silent retry",
+  );
+});
+
+test("finish_reason stop with usage equal to max_tokens is a relabelled truncation and is poisoned", async () => {
+  stub.enqueue(
+    openaiToolCall({
+      name: "write_file",
+      args: '{"path":"a.txt","content":"partial',
+      finishReason: "stop",
+      usage: { input: 100, output: 4096 },
+    }),
+  );
+  const turn = doneTurn(await collect(client(), sampleRequest({ maxTokens: 4096 })));
+  assert.deepEqual(turn.toolCalls[0]?.verdict, {
+    type: "poisoned",
+    cause: "output_limit",
+    reason: "output hit the 4096-token limit while writing `content`",
+    bytesReceived: 34,
+  });
+});
+
+test("a stream without [DONE] poisons even complete-looking arguments", async () => {
+  stub.enqueue(
+    openaiToolCall({ name: "write_file", args: { path: "a", content: "b" }, includeDone: false }),
+  );
+  const turn = doneTurn(await collect(client()));
+  assert.equal(turn.terminated, false);
+  const verdict = turn.toolCalls[0]?.verdict;
+  assert.equal(verdict?.type === "poisoned" && verdict.cause, "stream_dropped");
+  assert.match(
+    verdict?.type === "poisoned" ? verdict.reason : "",
+    /before its terminator \(\[DONE\]\)/,
+  );
+});
+
+test("lossless recoveries through the wire are dispatchable and marked: fence and one object in noise", async () => {
+  stub.enqueue(
+    openaiToolCalls([
+      { name: "write_file", args: '```json\n{"path":"f.txt","content":"fenced"}\n```' },
+      { name: "write_file", args: 'Arguments: {"path":"n.txt","content":"noisy"} (end)' },
+    ]),
+  );
+  const turn = doneTurn(await collect(client()));
+  assert.deepEqual(
+    turn.toolCalls.map((call) => call.verdict),
+    [
+      { type: "whole", args: { path: "f.txt", content: "fenced" }, recovery: "fence" },
+      { type: "whole", args: { path: "n.txt", content: "noisy" }, recovery: "extracted" },
+    ],
+  );
+});
+
+test("a lossy call (an unclosed string under a clean stop) is refused with the reason", async () => {
+  stub.enqueue(openaiToolCall({ name: "write_file", args: '{"path":"a.txt","content":"abc' }));
+  const verdict = doneTurn(await collect(client())).toolCalls[0]?.verdict;
+  assert.equal(verdict?.type === "poisoned" && verdict.cause, "unparseable");
+  assert.match(
+    verdict?.type === "poisoned" ? verdict.reason : "",
+    /unfinished string while writing `content`/,
+  );
+});
+
+test("non-streaming mode sends stream false and judges the complete JSON body", async () => {
+  stub.enqueue(
+    openaiCompletion({
+      text: "done",
+      toolCalls: [{ name: "write_file", args: { path: "a", content: "b" } }],
+    }),
+  );
+  const before = stub.requests.length;
+  const turn = doneTurn(await collect(client({ stream: false })));
+  const body = stub.requests[before]?.body as Record<string, unknown>;
+  assert.equal(body.stream, false);
+  assert.equal("stream_options" in body, false);
+  assert.equal(turn.terminated, true);
+  assert.equal(turn.text, "done");
+  assert.deepEqual(turn.toolCalls[0]?.verdict, {
+    type: "whole",
+    args: { path: "a", content: "b" },
+    recovery: "strict",
+  });
+});
+
+test("a non-streamed body with finish_reason length poisons its call", async () => {
+  stub.enqueue(
+    openaiCompletion({
+      toolCalls: [{ name: "write_file", args: '{"path":"a","content":"x' }],
+      finishReason: "length",
+      usage: { input: 5, output: 4096 },
+    }),
+  );
+  const verdict = doneTurn(await collect(client({ stream: false }))).toolCalls[0]?.verdict;
+  assert.equal(verdict?.type === "poisoned" && verdict.cause, "output_limit");
+});
+
+test("a connection destroyed before any output is retried, then the answer is used", async () => {
+  stub.enqueue(destroy(), openaiText("second try"));
+  const events = await collect(client());
+  assert.equal(doneTurn(events).text, "second try");
+  const failed = events.find((e) => e.type === "attempt_failed");
+  assert.equal(failed?.type === "attempt_failed" && failed.error.code, "network");
+});
+
+test("end-to-end: a tool call stream cut at every byte offset of its body never yields a dispatchable call", async () => {
+  const script = openaiToolCall({
+    name: "write_file",
+    args: { path: "a.txt", content: "hé\n世" },
+    chunkSize: 8,
+  });
+  assert.equal(script.type, "stream");
+  const body = script.type === "stream" ? script.parts.join("") : "";
+  const total = Buffer.byteLength(body);
+  // Cuts before the first tool-call chunk carry no call (and are retried); every offset after it is tried.
+  const firstCall = Buffer.byteLength(body.slice(0, body.indexOf("tool_calls")));
+  // A cut before any output is retried by the client: answer the retry with a 400 to keep the test quick.
+  const served = new Set<string>();
+  const cutStub = await startStubEndpoint({
+    handler: (request) => {
+      const cut = request.headers["x-cut"] ?? "";
+      if (served.has(cut)) return status(400);
+      served.add(cut);
+      return { ...script, cutBodyAt: Number(cut) };
+    },
+  });
+  const verdictsAt = async (cut: number) => {
+    const cutClient = createOpenAIClient({
+      baseUrl: `${cutStub.url}/v1`,
+      headers: { "x-cut": String(cut) },
+      retry: recordedSleeps().retry,
+    });
+    const end = (await collect(cutClient)).at(-1);
+    return end?.type === "done" ? end.turn.toolCalls.map((call) => call.verdict.type) : [];
+  };
+  try {
+    const cuts = Array.from({ length: total - firstCall + 20 }, (_, i) => firstCall - 20 + i);
+    let judged = 0;
+    for (let i = 0; i < cuts.length; i += 32) {
+      const batch = cuts.slice(i, i + 32);
+      const verdicts = await Promise.all(batch.map(verdictsAt));
+      verdicts.forEach((types, j) => {
+        judged += types.length;
+        assert.ok(
+          types.every((type) => type === "poisoned"),
+          `cut at byte ${batch[j]} of ${total}`,
+        );
+      });
+    }
+    assert.ok(judged > 300, `only ${judged} cuts carried a call`);
+    assert.deepEqual(await verdictsAt(total), ["whole"]);
+  } finally {
+    await cutStub.close();
+  }
+});
