@@ -1,5 +1,5 @@
-import { Box, Static, Text, useApp, useInput } from "ink";
-import React, { useCallback, useRef, useState, useSyncExternalStore } from "react";
+import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
+import React, { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { PermissionAnswer, PermissionMode } from "../protocol/index.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
 import { runCommand } from "./command-runner.ts";
@@ -8,6 +8,7 @@ import { EntryView, ToolBlock } from "./components/entry-view.ts";
 import { PermissionView } from "./components/permission-view.ts";
 import { PromptView } from "./components/prompt-view.ts";
 import { StatusBar } from "./components/status-bar.ts";
+import { tailToFit, wrappedRows } from "./fit.ts";
 import { handleKey, type InputAction, type InputState, initialInput } from "./keymap.ts";
 import type { UiStore } from "./store.ts";
 import { type Entry, initialTranscript } from "./transcript.ts";
@@ -31,6 +32,27 @@ function EntryList(props: { entries: readonly Entry[] }): React.ReactElement {
     children: (entry: Entry) => h(EntryView, { key: entry.id, entry }),
   });
 }
+
+/** The terminal's size, following resizes. */
+function useTerminalSize(): { columns: number; rows: number } {
+  const { stdout } = useStdout();
+  const read = useCallback(
+    () => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 }),
+    [stdout],
+  );
+  const [size, setSize] = useState(read);
+  useEffect(() => {
+    const onResize = () => setSize(read());
+    stdout.on("resize", onResize);
+    return () => {
+      stdout.off("resize", onResize);
+    };
+  }, [stdout, read]);
+  return size;
+}
+
+/** Running tool blocks shown in the live region; more are counted on one line. */
+const maxLiveTools = 3;
 
 function formatKb(bytes: number): string {
   return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
@@ -76,7 +98,11 @@ export function App(props: AppProps): React.ReactElement {
 
   const clearScreen = useCallback(() => {
     props.clearScreen();
-    store.update((state) => ({ ...state, transcript: initialTranscript }));
+    store.update((state) => ({
+      ...state,
+      transcript: initialTranscript,
+      meter: { ...state.meter, contextTokens: null },
+    }));
     setStaticKey((key) => key + 1);
   }, [props, store]);
 
@@ -149,22 +175,38 @@ export function App(props: AppProps): React.ReactElement {
 
   const { transcript, status, meter } = ui;
   const pending = ui.permissions[0];
+  const { columns, rows } = useTerminalSize();
+  // Every live part has a row budget: the live region must stay shorter than the terminal (see fit.ts).
+  const editorRows = Math.max(1, Math.min(8, Math.floor(rows / 4)));
+  const summaryRows = Math.max(1, Math.floor(rows / 4));
+  const promptRows = pending
+    ? 4 + Math.min(wrappedRows(pending.summary, columns - 4), summaryRows) + (shown.reason ? 4 : 0)
+    : 2 + Math.min(shown.editor.text.split("\n").length, editorRows);
+  const tools = transcript.running.slice(-maxLiveTools);
+  const hiddenTools = transcript.running.length - tools.length;
+  const receiving = transcript.receiving.slice(-2);
+  const fixedRows =
+    1 + promptRows + tools.length * 4 + (hiddenTools > 0 ? 1 : 0) + receiving.length + 1 + 3;
+  const streamRows = rows - fixedRows;
+  const streaming =
+    transcript.streaming.trim() !== "" && streamRows > 0
+      ? tailToFit(transcript.streaming, columns, streamRows)
+      : null;
   return h(
     Box,
     { flexDirection: "column" },
     h(EntryList, { key: staticKey, entries: transcript.entries }),
-    transcript.streaming.trim() !== ""
-      ? h(
-          Box,
-          { marginTop: transcript.streamingContinues ? 0 : 1 },
-          h(Text, null, transcript.streaming),
-        )
+    streaming !== null
+      ? h(Box, { marginTop: transcript.streamingContinues ? 0 : 1 }, h(Text, null, streaming))
       : null,
-    ...transcript.running.map((entry) => h(ToolBlock, { key: entry.callId, entry })),
-    ...transcript.receiving.map((call) =>
+    hiddenTools > 0
+      ? h(Text, { key: "more", dimColor: true }, `  … ${hiddenTools} more tool calls running`)
+      : null,
+    ...tools.map((entry) => h(ToolBlock, { key: entry.callId, entry, columns })),
+    ...receiving.map((call) =>
       h(
         Text,
-        { key: `r${call.index}`, dimColor: true },
+        { key: `r${call.index}`, dimColor: true, wrap: "truncate-end" },
         `  receiving ${call.name ?? "tool call"} arguments… ${formatKb(call.bytes)}`,
       ),
     ),
@@ -174,13 +216,16 @@ export function App(props: AppProps): React.ReactElement {
           request: pending,
           queued: ui.permissions.length - 1,
           reason: shown.reason,
+          columns,
+          maxSummaryRows: summaryRows,
         })
       : h(PromptView, {
           editor: shown.editor,
+          maxRows: editorRows,
           placeholder: busyShown
             ? "Esc interrupts · type your next prompt"
             : "Ask nex · /help for commands",
         }),
-    h(StatusBar, { status, meter, mode, hint: shown.hint }),
+    h(StatusBar, { status, meter, mode, hint: shown.hint, columns }),
   );
 }

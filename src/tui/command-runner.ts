@@ -82,7 +82,7 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         ctx.clearScreen();
         return say(
           store,
-          "Started a fresh conversation. The previous one stays saved (/sessions).",
+          "Started a fresh conversation: the model no longer sees the earlier messages.",
           "dim",
         );
       case "mode": {

@@ -15,6 +15,8 @@ export interface PtyProcess {
   screen(): string;
   /** Every row the emulator holds, scrollback included. */
   history(): string;
+  /** Every byte the program wrote, as received (escape sequences included). */
+  output(): string;
   /** Resolves once the screen shows `text` (or matches the regex); rejects with the screen after `timeoutMs`. */
   waitFor(text: string | RegExp, timeoutMs?: number): Promise<string>;
   /** Resolves once `predicate(screen)` holds. */
@@ -82,7 +84,9 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
       for (const watcher of watchers) watcher();
     }, quietMs);
   };
+  let raw = "";
   child.onData((data) => {
+    raw += data;
     pendingWrites++;
     lastData = Date.now();
     term.write(data, () => {
@@ -139,6 +143,7 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
   return {
     screen,
     history: () => rows(term, 0, term.buffer.active.length),
+    output: () => raw,
     waitFor: (text, timeoutMs) =>
       waitUntil(
         (s) => (typeof text === "string" ? s.includes(text) : text.test(s)),

@@ -188,6 +188,15 @@ const echo: Script = async (ctx) => {
   return { type: "done", finalText: "", turns: 1 };
 };
 
+/** A long answer: one very long line, then many short ones, streamed fast. */
+const longAnswer: Script = async (ctx) => {
+  ctx.emit(started(1));
+  await stream(ctx, `${"word ".repeat(600)}END-OF-LONG-LINE\n`, 80, 5);
+  for (let i = 1; i <= 120; i++) await stream(ctx, `row ${i}\n`, 40, 2);
+  ctx.emit({ type: "request_finished", requestId: 1, stopReason: "stop", usage: null });
+  return { type: "done", finalText: "", turns: 1 };
+};
+
 /** The scenarios a test can name. */
 export const scenarios: Record<string, Script> = {
   write,
@@ -196,4 +205,5 @@ export const scenarios: Record<string, Script> = {
   endless,
   permission,
   echo,
+  longAnswer,
 };

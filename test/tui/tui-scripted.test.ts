@@ -188,3 +188,22 @@ test("a resumed session shows how its journal was made to fit", async (t) => {
   t.after(() => tui.pty.kill());
   assert.match(tui.pty.screen(), /Journal had 311 messages/);
 });
+
+test("a long answer in a small terminal streams without ever clearing the screen, and all of it lands in the scrollback", async (t) => {
+  const tui = await startScripted("longAnswer", { cols: 60, rows: 16 });
+  t.after(() => tui.pty.kill());
+  await typeAndSubmit(tui.pty, "go");
+  await tui.pty.waitFor("row 120", 20_000);
+  await tui.pty.waitUntil((s) => !spinnerShown(s), "spinner off");
+  // Ink falls back to clearing the terminal and reprinting the whole chat once the live region is too tall.
+  assert.equal(tui.pty.output().includes("\x1b[2J"), false, "the terminal was never cleared");
+  const history = tui.pty.history();
+  const longLine = history.slice(0, history.indexOf("END-OF-LONG-LINE"));
+  assert.equal(longLine.match(/word/g)?.length, 600, "the long line is kept whole");
+  const rowsSeen = [...history.matchAll(/^row (\d+)$/gm)].map((m) => Number(m[1]));
+  assert.deepEqual(
+    rowsSeen,
+    Array.from({ length: 120 }, (_, i) => i + 1),
+    "every row once, in order",
+  );
+});

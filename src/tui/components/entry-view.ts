@@ -1,5 +1,6 @@
 import { Box, Text } from "ink";
 import React from "react";
+import { truncateEnd } from "../fit.ts";
 import { keyArgument, outcomeLines } from "../tool-view.ts";
 import type { Entry } from "../transcript.ts";
 import { toneProps } from "./tone.ts";
@@ -17,10 +18,12 @@ function toolColor(entry: ToolEntry): string {
 }
 
 /** A tool call as a compact block: the tool, its key argument, and what really happened. */
-export function ToolBlock(props: { entry: ToolEntry }): React.ReactElement {
+export function ToolBlock(props: { entry: ToolEntry; columns?: number }): React.ReactElement {
   const { entry } = props;
   const lines = outcomeLines(entry.outcome, entry.started);
-  const what = keyArgument(entry.args) || (entry.summary ?? "");
+  const full = keyArgument(entry.args) || (entry.summary ?? "");
+  // Live blocks keep to one headline row; committed ones may wrap.
+  const what = props.columns ? truncateEnd(full, props.columns - entry.name.length - 4) : full;
   return h(
     Box,
     { flexDirection: "column", marginTop: 1 },

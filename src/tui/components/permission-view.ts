@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import React from "react";
 import type { EditorState } from "../editor.ts";
+import { headToFit } from "../fit.ts";
 import type { PendingPermission } from "../ui-state.ts";
 import { PromptView } from "./prompt-view.ts";
 
@@ -13,6 +14,9 @@ export interface PermissionViewProps {
   queued: number;
   /** The reason being typed after choosing "deny", or null while choosing. */
   reason: EditorState | null;
+  columns: number;
+  /** Rows of the summary shown at most. */
+  maxSummaryRows: number;
 }
 
 /** Asks the user whether a tool call may run: once, for the session, or not (with a reason). */
@@ -23,7 +27,7 @@ export function PermissionView(props: PermissionViewProps): React.ReactElement {
     Box,
     { flexDirection: "column", borderStyle: "round", borderColor: "yellow", paddingX: 1 },
     h(Text, { color: "yellow", bold: true }, `Allow ${request.name}?${more}`),
-    h(Text, { wrap: "wrap" }, request.summary),
+    h(Text, { wrap: "wrap" }, headToFit(request.summary, props.columns - 4, props.maxSummaryRows)),
     reason === null
       ? h(
           Text,
@@ -44,7 +48,13 @@ export function PermissionView(props: PermissionViewProps): React.ReactElement {
             null,
             "Why not? The model reads this. Enter sends (empty is fine), Esc goes back.",
           ),
-          h(PromptView, { editor: reason, placeholder: "reason", marker: "✗", color: "red" }),
+          h(PromptView, {
+            editor: reason,
+            placeholder: "reason",
+            marker: "✗",
+            color: "red",
+            maxRows: 1,
+          }),
         ),
   );
 }

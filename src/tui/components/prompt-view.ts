@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import React from "react";
 import type { EditorState } from "../editor.ts";
+import { windowAround } from "../fit.ts";
 
 const h = React.createElement;
 
@@ -11,6 +12,8 @@ export interface PromptViewProps {
   placeholder: string;
   marker?: string;
   color?: string;
+  /** Lines shown at most; a longer prompt scrolls to keep the cursor's line in view. */
+  maxRows?: number;
 }
 
 /** The prompt being typed, over several lines, with an inverse-video cursor. */
@@ -18,6 +21,8 @@ export function PromptView(props: PromptViewProps): React.ReactElement {
   const { editor, placeholder } = props;
   const marker = props.marker ?? "›";
   const lines = editor.text.split("\n");
+  const cursorLine = editor.text.slice(0, editor.cursor).split("\n").length - 1;
+  const shown = windowAround(lines.length, cursorLine, props.maxRows ?? lines.length);
   let offset = 0;
   const rows = lines.map((line, row) => {
     const start = offset;
@@ -46,9 +51,17 @@ export function PromptView(props: PromptViewProps): React.ReactElement {
       ),
     );
   });
+  const visible = rows.slice(shown.start, shown.end);
+  if (shown.start > 0) {
+    visible[0] = h(Text, { key: "above", dimColor: true }, `  … ${shown.start} lines above`);
+  }
+  if (shown.end < lines.length) {
+    const below = `  … ${lines.length - shown.end} lines below`;
+    visible[visible.length - 1] = h(Text, { key: "below", dimColor: true }, below);
+  }
   return h(
     Box,
     { flexDirection: "column", borderStyle: "round", borderDimColor: true, paddingX: 1 },
-    ...rows,
+    ...visible,
   );
 }
