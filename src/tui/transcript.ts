@@ -170,12 +170,13 @@ export function reduceTranscript(state: TranscriptState, event: AgentEvent): Tra
     case "request_failed": {
       const flushed = { ...flushText(state), receiving: [] };
       if (event.retryInMs !== null) {
-        const what = event.status === null ? event.code : `${event.status}`;
+        // The message names the status and host already; the status bar counts the wait down.
         const seconds = Math.ceil(event.retryInMs / 1000);
+        const retry = `retry ${event.attempt}/${event.maxRetries} in ${seconds}s`;
         return append(flushed, {
           type: "info",
           tone: "warn",
-          text: `${what} from ${event.host}: ${event.message} — retry ${event.attempt}/${event.maxRetries} in ${seconds}s`,
+          text: `↻ ${retry} — ${event.message}`,
         });
       }
       return {

@@ -1,10 +1,11 @@
 // Prints the final screen of each closing-note scenario: `node test/tui/capture-screens.ts [--scripted]`.
-// Through the real `nex chat` against the stub endpoint; with --scripted (or while the CLI does not start
-// the TUI yet), over the scripted session instead, and says so.
+// Through the real `nex chat` against the stub endpoint; while the CLI does not start the TUI yet, through the
+// real runtime without the CLI where no tool is needed, else over the scripted session; each screen says which.
+// --scripted uses the scripted session for all.
 import { keys } from "../support/pty.ts";
 import { cliSkipReason } from "./cli-harness.ts";
 import { cliScenarios, type ScenarioEnd } from "./cli-scenarios.ts";
-import { spinnerShown, startScripted, typeAndSubmit } from "./tui-harness.ts";
+import { idleShown, startScripted, typeAndSubmit } from "./tui-harness.ts";
 
 type Capture = () => Promise<{ screen: string; close: () => unknown }>;
 
@@ -25,7 +26,7 @@ function scripted(
   };
 }
 
-const idle = (s: string) => !spinnerShown(s);
+const idle = idleShown;
 
 const scriptedCaptures: Record<string, Capture> = {
   write: scripted("write", async ({ pty }) => {
@@ -63,19 +64,31 @@ const scriptedCaptures: Record<string, Capture> = {
 };
 
 const skip = cliSkipReason();
-const useScripted = process.argv.includes("--scripted") || skip !== false;
-const captures: Record<string, Capture> = useScripted
-  ? scriptedCaptures
-  : Object.fromEntries(Object.entries(cliScenarios).map(([name, run]) => [name, real(run)]));
+const forceScripted = process.argv.includes("--scripted");
+const runtimeScenarios = {
+  storm400: cliScenarios.storm400,
+  retry429: cliScenarios.retry429,
+  interrupt: cliScenarios.interrupt,
+};
 
-console.log(
-  useScripted
-    ? `Screens over the scripted session${skip ? ` (real CLI not used: ${skip})` : ""}.`
-    : "Screens of the real `nex chat` against the stub endpoint (100x30 pseudo-terminal).",
-);
-for (const [name, capture] of Object.entries(captures)) {
+/** Each scenario through the most real path available: the CLI, else the runtime, else the scripted session. */
+function pick(name: keyof typeof cliScenarios): { how: string; capture: Capture } {
+  if (!forceScripted && skip === false)
+    return { how: "real nex chat", capture: real(cliScenarios[name]) };
+  const viaRuntime = name in runtimeScenarios && !forceScripted;
+  if (viaRuntime) {
+    const run = runtimeScenarios[name as keyof typeof runtimeScenarios];
+    return { how: "real NexSession + OpenAI client, no CLI", capture: real(() => run("runtime")) };
+  }
+  return { how: "scripted session", capture: scriptedCaptures[name] as Capture };
+}
+
+console.log("Final screens, 100x30 pseudo-terminal, stub endpoint on 127.0.0.1.");
+if (skip) console.log(`Real CLI not used: ${skip}.`);
+for (const name of Object.keys(cliScenarios) as (keyof typeof cliScenarios)[]) {
+  const { how, capture } = pick(name);
   const { screen, close } = await capture();
   await close();
   const trimmed = screen.replace(/\n+$/, "");
-  console.log(`\n===== ${name} =====\n${trimmed}\n===== end ${name} =====`);
+  console.log(`\n===== ${name} (${how}) =====\n${trimmed}\n===== end ${name} =====`);
 }

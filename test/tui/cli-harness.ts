@@ -12,6 +12,7 @@ import {
 
 const root = resolve(import.meta.dirname, "..", "..");
 const nexBin = join(root, "bin", "nex.js");
+const runtimeRunner = join(root, "test", "tui", "run-runtime.ts");
 
 /**
  * Whether `nex chat` starts this TUI yet: the CLI (written beside this branch) must call `runTui`.
@@ -45,6 +46,8 @@ const chatPath = /\/chat\/completions$/;
 export async function startNexTui(
   scripts: Script[],
   options: {
+    /** `cli`: the real `nex chat`; `runtime`: run-runtime.ts (NexSession, loop, OpenAI client; no tools). */
+    via?: "cli" | "runtime";
     after?: Script;
     args?: string[];
     cols?: number;
@@ -70,23 +73,23 @@ export async function startNexTui(
   for (const [name, content] of Object.entries(options.files ?? {})) {
     writeFileSync(join(workspace, name), content);
   }
-  const pty = spawnPty(
-    process.execPath,
-    [nexBin, "chat", "--base-url", `${stub.url}/v1`, "--model", "m", ...(options.args ?? [])],
-    {
-      cols: options.cols ?? 100,
-      rows: options.rows ?? 30,
-      cwd: workspace,
-      env: {
-        PATH: process.env.PATH ?? "",
-        TERM: "xterm-256color",
-        HOME: dir,
-        OPENAI_API_KEY: "test",
-        XDG_DATA_HOME: join(dir, "data"),
-        XDG_CONFIG_HOME: join(dir, "config"),
-      },
+  const args =
+    options.via === "runtime"
+      ? [runtimeRunner, `${stub.url}/v1`]
+      : [nexBin, "chat", "--base-url", `${stub.url}/v1`, "--model", "m", ...(options.args ?? [])];
+  const pty = spawnPty(process.execPath, args, {
+    cols: options.cols ?? 100,
+    rows: options.rows ?? 30,
+    cwd: workspace,
+    env: {
+      PATH: process.env.PATH ?? "",
+      TERM: "xterm-256color",
+      HOME: dir,
+      OPENAI_API_KEY: "test",
+      XDG_DATA_HOME: join(dir, "data"),
+      XDG_CONFIG_HOME: join(dir, "config"),
     },
-  );
+  });
   try {
     await pty.waitFor("/help for commands", 20_000);
   } catch (error) {

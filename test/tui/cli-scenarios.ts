@@ -3,7 +3,7 @@
 import { keys } from "../support/pty.ts";
 import { openaiText, openaiToolCall, status } from "../support/stub-endpoint.ts";
 import { type NexTui, startNexTui } from "./cli-harness.ts";
-import { spinnerShown, typeAndSubmit } from "./tui-harness.ts";
+import { idleShown, spinnerShown, typeAndSubmit } from "./tui-harness.ts";
 
 /** A scenario's end: the running nex (close it) and the final screen. */
 export interface ScenarioEnd {
@@ -27,36 +27,41 @@ async function write(): Promise<ScenarioEnd> {
   await nex.pty.waitFor("Allow write_file?");
   nex.pty.write("y");
   await nex.pty.waitFor("Done: hello.txt holds the greeting.");
-  return { nex, screen: await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off") };
+  return { nex, screen: await nex.pty.waitUntil(idleShown, "idle prompt") };
 }
 
-async function storm400(): Promise<ScenarioEnd> {
+/** How the scenarios start nex: the real CLI, or the runtime without the CLI. */
+export type Via = "cli" | "runtime";
+
+async function storm400(via: Via = "cli"): Promise<ScenarioEnd> {
   const body = { error: { message: contextMessage, type: "invalid_request_error" } };
-  const nex = await startNexTui([], { after: status(400, { body }) });
+  const nex = await startNexTui([], { via, after: status(400, { body }) });
   await typeAndSubmit(nex.pty, "hello");
   await nex.pty.waitFor("400");
-  const screen = await nex.pty.waitUntil(
-    (s) => !spinnerShown(s) && /Ask nex/.test(s),
-    "idle prompt, spinner off",
-  );
+  const screen = await nex.pty.waitUntil(idleShown, "idle prompt");
   return { nex, screen };
 }
 
-async function retry429(): Promise<ScenarioEnd> {
-  const nex = await startNexTui([
-    status(429, { headers: { "retry-after": "2" }, body: { error: { message: "slow down" } } }),
-    openaiText("Recovered after the rate limit."),
-  ]);
+async function retry429(via: Via = "cli"): Promise<ScenarioEnd> {
+  const nex = await startNexTui(
+    [
+      status(429, { headers: { "retry-after": "2" }, body: { error: { message: "slow down" } } }),
+      openaiText("Recovered after the rate limit."),
+    ],
+    { via },
+  );
   await typeAndSubmit(nex.pty, "hello");
   await nex.pty.waitFor(/429 from 127\.0\.0\.1:\d+, retry 1\/3 in [12]s/);
   await nex.pty.waitFor("Recovered after the rate limit.", 15_000);
-  return { nex, screen: await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off") };
+  return { nex, screen: await nex.pty.waitUntil(idleShown, "idle prompt") };
 }
 
 /** Ctrl-C during a long stream; the screen is the first one without the spinner (wait ≤ 1 s). */
-async function interrupt(): Promise<ScenarioEnd> {
+async function interrupt(via: Via = "cli"): Promise<ScenarioEnd> {
   const lines = Array.from({ length: 400 }, (_, i) => `Line ${i + 1} of a very long answer.\n`);
-  const nex = await startNexTui([openaiText(lines.join(""), { chunkSize: 12, delayMs: 40 })]);
+  const nex = await startNexTui([openaiText(lines.join(""), { chunkSize: 12, delayMs: 40 })], {
+    via,
+  });
   await typeAndSubmit(nex.pty, "write a lot");
   await nex.pty.waitFor("Line 3 of a very long answer.");
   if (!spinnerShown(nex.pty.screen())) throw new Error("no spinner while streaming");
@@ -81,7 +86,7 @@ async function permissionDenied(): Promise<ScenarioEnd> {
   await nex.pty.waitFor("keep my file");
   nex.pty.write(keys.enter);
   await nex.pty.waitFor("Understood, I left keep.txt alone.");
-  return { nex, screen: await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off") };
+  return { nex, screen: await nex.pty.waitUntil(idleShown, "idle prompt") };
 }
 
 /** The scenarios by name, in the order of the closing note. */

@@ -60,3 +60,8 @@ export function saveScreen(dir: string, name: string, screen: string): string {
 export function spinnerShown(screen: string): boolean {
   return /waiting for \S+ at /.test(screen);
 }
+
+/** Whether the TUI is idle: no spinner, and the prompt invites a new one (the turn has ended). */
+export function idleShown(screen: string): boolean {
+  return !spinnerShown(screen) && screen.includes("Ask nex");
+}
