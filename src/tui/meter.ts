@@ -75,6 +75,6 @@ export function windowSourceLabel(source: WindowSource): string {
     case "error_body":
       return "window: endpoint error";
     case "default":
-      return "window: default, unknown model";
+      return "window: default";
   }
 }
