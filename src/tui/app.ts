@@ -106,16 +106,30 @@ export function App(props: AppProps): React.ReactElement {
     setStaticKey((key) => key + 1);
   }, [props, store]);
 
-  const work = useCallback(async (job: () => Promise<unknown>) => {
-    busy.current = true;
-    setBusyShown(true);
-    try {
-      await job();
-    } finally {
-      busy.current = false;
-      setBusyShown(false);
-    }
-  }, []);
+  const work = useCallback(
+    async (job: () => Promise<unknown>) => {
+      busy.current = true;
+      setBusyShown(true);
+      try {
+        await job();
+      } catch (error) {
+        // The session promises never to reject; if it does, say so rather than crash the terminal.
+        const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        store.update((state) =>
+          addEntry(state, {
+            type: "error",
+            code: "internal",
+            title: "nex failed internally (a bug)",
+            message,
+          }),
+        );
+      } finally {
+        busy.current = false;
+        setBusyShown(false);
+      }
+    },
+    [store],
+  );
 
   const submit = (text: string) => {
     if (busy.current) {
