@@ -1,0 +1,245 @@
+import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
+import React, { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import type { PermissionAnswer, PermissionMode } from "../protocol/index.ts";
+import type { AgentSession } from "../runtime/agent-session.ts";
+import { runCommand } from "./command-runner.ts";
+import { modeLabel, nextMode, parseCommand } from "./commands.ts";
+import { EntryView, ToolBlock } from "./components/entry-view.ts";
+import { PermissionView } from "./components/permission-view.ts";
+import { PromptView } from "./components/prompt-view.ts";
+import { StatusBar } from "./components/status-bar.ts";
+import { tailToFit, wrappedRows } from "./fit.ts";
+import { handleKey, type InputAction, type InputState, initialInput } from "./keymap.ts";
+import type { UiStore } from "./store.ts";
+import { type Entry, initialTranscript } from "./transcript.ts";
+import { addEntry, answered, type PendingPermission } from "./ui-state.ts";
+
+const h = React.createElement;
+
+/** Properties of the TUI's root component. */
+export interface AppProps {
+  session: AgentSession;
+  store: UiStore;
+  /** Erases the terminal (for /clear). */
+  clearScreen(): void;
+}
+
+/** Committed entries, each written once above the live region: re-renders do not grow with the chat. */
+function EntryList(props: { entries: readonly Entry[] }): React.ReactElement {
+  const items = props.entries as Entry[];
+  return h(Static<Entry>, {
+    items,
+    children: (entry: Entry) => h(EntryView, { key: entry.id, entry }),
+  });
+}
+
+/** The terminal's size, following resizes. */
+function useTerminalSize(): { columns: number; rows: number } {
+  const { stdout } = useStdout();
+  const read = useCallback(
+    () => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 }),
+    [stdout],
+  );
+  const [size, setSize] = useState(read);
+  useEffect(() => {
+    const onResize = () => setSize(read());
+    stdout.on("resize", onResize);
+    return () => {
+      stdout.off("resize", onResize);
+    };
+  }, [stdout, read]);
+  return size;
+}
+
+/** Running tool blocks shown in the live region; more are counted on one line. */
+const maxLiveTools = 3;
+
+function formatKb(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
+}
+
+function answerWords(name: string, reply: PermissionAnswer): string {
+  if (reply.type === "allow_once") return `Allowed ${name} once.`;
+  if (reply.type === "allow_session") return `Allowed ${name} for the rest of this session.`;
+  return `Denied ${name}.`;
+}
+
+/** The chat, the live region (streaming text, running tools, prompt) and the status bar. */
+export function App(props: AppProps): React.ReactElement {
+  const { session, store } = props;
+  const { exit } = useApp();
+  const ui = useSyncExternalStore(store.subscribe, store.get);
+  // Keys are folded into a ref, not into render-time state, so keys arriving in one chunk see each other.
+  const input = useRef<InputState>(initialInput);
+  const [shown, setShown] = useState<InputState>(initialInput);
+  const busy = useRef(false);
+  const [busyShown, setBusyShown] = useState(false);
+  const [mode, setModeState] = useState<PermissionMode>(session.info.permissionMode);
+  const modeRef = useRef(mode);
+  const [staticKey, setStaticKey] = useState(0);
+
+  const setInput = useCallback((next: InputState) => {
+    input.current = next;
+    setShown(next);
+  }, []);
+
+  const setMode = useCallback(
+    (next: PermissionMode) => {
+      session.setPermissionMode(next);
+      modeRef.current = next;
+      setModeState(next);
+      setInput({
+        ...input.current,
+        hint: `Permission mode: ${next} (${modeLabel(next)}). Shift+Tab cycles it.`,
+      });
+    },
+    [session, setInput],
+  );
+
+  const clearScreen = useCallback(() => {
+    props.clearScreen();
+    store.update((state) => ({
+      ...state,
+      transcript: initialTranscript,
+      meter: { ...state.meter, contextTokens: null },
+    }));
+    setStaticKey((key) => key + 1);
+  }, [props, store]);
+
+  const work = useCallback(
+    async (job: () => Promise<unknown>) => {
+      busy.current = true;
+      setBusyShown(true);
+      try {
+        await job();
+      } catch (error) {
+        // The session promises never to reject; if it does, say so rather than crash the terminal.
+        const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        store.update((state) =>
+          addEntry(state, {
+            type: "error",
+            code: "internal",
+            title: "nex failed internally (a bug)",
+            message,
+          }),
+        );
+      } finally {
+        busy.current = false;
+        setBusyShown(false);
+      }
+    },
+    [store],
+  );
+
+  const submit = (text: string) => {
+    if (busy.current) {
+      setInput({
+        ...input.current,
+        hint: "A turn is still running: wait for it, or press Esc to interrupt it.",
+      });
+      return;
+    }
+    const command = parseCommand(text);
+    if (command) {
+      if (command.type === "exit") return exit();
+      const ctx = { session, store, exit, clearScreen, setMode, mode: modeRef.current };
+      void work(() => runCommand(command, ctx));
+      return;
+    }
+    store.update((state) => addEntry(state, { type: "user", text }));
+    void work(() => session.submit(text));
+  };
+
+  const answer = (request: PendingPermission, reply: PermissionAnswer) => {
+    // A denial shows in the call's own block (the runtime's refusal); an approval has no block of its own.
+    store.update((state) => {
+      const next = answered(state, request.callId);
+      if (reply.type === "deny") return next;
+      return addEntry(next, { type: "info", text: answerWords(request.name, reply), tone: "dim" });
+    });
+    session.answerPermission(request.callId, reply);
+  };
+
+  const perform = (action: InputAction) => {
+    switch (action.type) {
+      case "submit":
+        return submit(action.text);
+      case "interrupt":
+        return session.interrupt();
+      case "answer":
+        return answer(action.request, action.answer);
+      case "cycle_mode":
+        return setMode(nextMode(modeRef.current));
+      case "exit":
+        return exit();
+    }
+  };
+
+  useInput((typed, key) => {
+    const { status, permissions } = store.get();
+    const ctx = {
+      busy: busy.current,
+      requesting: status.request !== null || status.retry !== null,
+      permission: permissions[0] ?? null,
+    };
+    const result = handleKey(input.current, ctx, typed, key);
+    setInput(result.state);
+    for (const action of result.actions) perform(action);
+  });
+
+  const { transcript, status, meter } = ui;
+  const pending = ui.permissions[0];
+  const { columns, rows } = useTerminalSize();
+  // Every live part has a row budget: the live region must stay shorter than the terminal (see fit.ts).
+  const editorRows = Math.max(1, Math.min(8, Math.floor(rows / 4)));
+  const summaryRows = Math.max(1, Math.floor(rows / 4));
+  const promptRows = pending
+    ? 4 + Math.min(wrappedRows(pending.summary, columns - 4), summaryRows) + (shown.reason ? 4 : 0)
+    : 2 + Math.min(shown.editor.text.split("\n").length, editorRows);
+  const tools = transcript.running.slice(-maxLiveTools);
+  const hiddenTools = transcript.running.length - tools.length;
+  const receiving = transcript.receiving.slice(-2);
+  const fixedRows =
+    1 + promptRows + tools.length * 4 + (hiddenTools > 0 ? 1 : 0) + receiving.length + 1 + 3;
+  const streamRows = rows - fixedRows;
+  const streaming =
+    transcript.streaming.trim() !== "" && streamRows > 0
+      ? tailToFit(transcript.streaming, columns, streamRows)
+      : null;
+  return h(
+    Box,
+    { flexDirection: "column" },
+    h(EntryList, { key: staticKey, entries: transcript.entries }),
+    streaming !== null
+      ? h(Box, { marginTop: transcript.streamingContinues ? 0 : 1 }, h(Text, null, streaming))
+      : null,
+    hiddenTools > 0
+      ? h(Text, { key: "more", dimColor: true }, `  … ${hiddenTools} more tool calls running`)
+      : null,
+    ...tools.map((entry) => h(ToolBlock, { key: entry.callId, entry, columns })),
+    ...receiving.map((call) =>
+      h(
+        Text,
+        { key: `r${call.index}`, dimColor: true, wrap: "truncate-end" },
+        `  receiving ${call.name ?? "tool call"} arguments… ${formatKb(call.bytes)}`,
+      ),
+    ),
+    h(Box, { marginTop: 1 }),
+    pending
+      ? h(PermissionView, {
+          request: pending,
+          queued: ui.permissions.length - 1,
+          reason: shown.reason,
+          columns,
+          maxSummaryRows: summaryRows,
+        })
+      : h(PromptView, {
+          editor: shown.editor,
+          maxRows: editorRows,
+          placeholder: busyShown
+            ? "Esc interrupts · type your next prompt"
+            : "Ask nex · /help for commands",
+        }),
+    h(StatusBar, { status, meter, mode, hint: shown.hint, columns }),
+  );
+}

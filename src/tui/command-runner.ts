@@ -1,0 +1,104 @@
+import type { PermissionMode } from "../protocol/index.ts";
+import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
+import { type Command, helpText, nextMode } from "./commands.ts";
+import type { UiStore } from "./store.ts";
+import { addEntry } from "./ui-state.ts";
+
+/** What a command may do to the TUI around it. */
+export interface CommandContext {
+  session: AgentSession;
+  store: UiStore;
+  exit(): void;
+  /** Clears the terminal and the chat after the session starts afresh. */
+  clearScreen(): void;
+  /** Switches the permission mode (the session confirms it with a notice). */
+  setMode(mode: PermissionMode): void;
+  mode: PermissionMode;
+}
+
+function say(
+  store: UiStore,
+  text: string,
+  tone: "plain" | "dim" | "warn" | "good" = "plain",
+): void {
+  store.update((state) => addEntry(state, { type: "info", text, tone }));
+}
+
+function sessionTable(sessions: SessionSummary[]): string {
+  if (sessions.length === 0) return "No saved sessions in this workspace yet.";
+  const rows = sessions.map((s) => {
+    const last = s.lastMessage.replace(/\s+/g, " ");
+    const preview = last.length > 50 ? `${last.slice(0, 49)}…` : last;
+    return `${s.sessionId}  ${s.startedAt}  ${String(s.messages).padStart(4)} msgs  ${preview}`;
+  });
+  return [...rows, "", "Resume one with: nex resume <id>"].join("\n");
+}
+
+/** Finds a session by its id or a unique prefix of it. */
+function findSession(sessions: SessionSummary[], id: string): SessionSummary | string {
+  const exact = sessions.find((s) => s.sessionId === id);
+  if (exact) return exact;
+  const matches = sessions.filter((s) => s.sessionId.startsWith(id));
+  if (matches.length === 1 && matches[0]) return matches[0];
+  if (matches.length > 1)
+    return `"${id}" matches ${matches.length} sessions; type more of the id (/sessions lists them).`;
+  return `No session "${id}" in this workspace; /sessions lists them.`;
+}
+
+/** Runs one slash command; failures become an error entry in the chat, never an exception. */
+export async function runCommand(command: Command, ctx: CommandContext): Promise<void> {
+  const { session, store } = ctx;
+  try {
+    switch (command.type) {
+      case "invalid":
+        return say(store, command.message, "warn");
+      case "help":
+        return say(store, helpText, "dim");
+      case "exit":
+        return ctx.exit();
+      case "undo":
+        return say(store, await session.undo(command.turns), "good");
+      case "compact": {
+        say(store, "Compacting the conversation…", "dim");
+        const line = await session.compact();
+        const last = store.get().transcript.entries.at(-1);
+        if (!(last?.type === "info" && last.text === line)) say(store, line, "good");
+        return;
+      }
+      case "model":
+        return say(store, await session.setModel(command.name), "good");
+      case "sessions":
+        return say(store, sessionTable(await session.listSessions()));
+      case "resume": {
+        const found = findSession(await session.listSessions(), command.id);
+        if (typeof found === "string") return say(store, found, "warn");
+        return say(
+          store,
+          `To resume session ${found.sessionId} (${found.messages} messages, started ${found.startedAt}), quit with /exit and run:\n  nex resume ${found.sessionId}`,
+        );
+      }
+      case "clear":
+        await session.clear();
+        ctx.clearScreen();
+        return say(
+          store,
+          "Started a fresh conversation: the model no longer sees the earlier messages.",
+          "dim",
+        );
+      case "mode": {
+        ctx.setMode(command.mode ?? nextMode(ctx.mode));
+        return;
+      }
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    store.update((state) =>
+      addEntry(state, {
+        type: "error",
+        code: command.type,
+        title: `/${command.type} failed`,
+        message,
+      }),
+    );
+  }
+}

@@ -1,0 +1,109 @@
+import type { PermissionMode } from "../protocol/index.ts";
+
+/** A slash command typed at the prompt. */
+export type Command =
+  | { type: "undo"; turns: number }
+  | { type: "compact" }
+  | { type: "model"; name: string }
+  | { type: "sessions" }
+  | { type: "resume"; id: string }
+  | { type: "clear" }
+  | { type: "help" }
+  | { type: "exit" }
+  | { type: "mode"; mode: PermissionMode | null }
+  /** A command that cannot run as typed; `message` says what to type instead. */
+  | { type: "invalid"; message: string };
+
+export const permissionModes: readonly PermissionMode[] = ["ask", "auto_edit", "approve_all"];
+
+/** The mode after `mode` in the Shift+Tab cycle. */
+export function nextMode(mode: PermissionMode): PermissionMode {
+  const index = permissionModes.indexOf(mode);
+  return permissionModes[(index + 1) % permissionModes.length] ?? "ask";
+}
+
+/** What each permission mode means, in the words the mode indicator uses. */
+export function modeLabel(mode: PermissionMode): string {
+  switch (mode) {
+    case "ask":
+      return "ask before edits and commands";
+    case "auto_edit":
+      return "edits allowed, commands ask";
+    case "approve_all":
+      return "everything allowed";
+  }
+}
+
+export const helpText = [
+  "Enter sends the prompt. Alt+Enter, Shift+Enter (where the terminal reports it) or a trailing \\ starts a new line.",
+  "Up/Down walk the prompt history. Esc or Ctrl-C interrupts a running request; Ctrl-C twice on an empty prompt exits.",
+  "Shift+Tab cycles the permission mode (ask → auto_edit → approve_all).",
+  "",
+  "/undo [n]       restore the workspace to before the last n changing turns (default 1)",
+  "/compact        summarise the conversation now so it takes less of the context window",
+  "/model <name>   use another model for the next requests",
+  "/mode [name]    cycle the permission mode, or set it: ask, auto_edit, approve_all",
+  "/sessions       list the saved sessions of this workspace",
+  "/resume <id>    print the command that resumes a saved session (nex resume <id>)",
+  "/clear          start a fresh conversation in the same workspace",
+  "/help           this help",
+  "/exit           quit (Ctrl-C twice does the same)",
+].join("\n");
+
+/**
+ * Parses a slash command, or returns null when the text is a prompt. A first word with a further
+ * slash ("/etc/hosts is wrong") is a prompt, not a command.
+ */
+export function parseCommand(text: string): Command | null {
+  const trimmed = text.trim();
+  const match = /^\/([a-z]+)(?:\s+([\s\S]*))?$/.exec(trimmed);
+  if (!match) return null;
+  const name = match[1] ?? "";
+  const arg = (match[2] ?? "").trim();
+  switch (name) {
+    case "undo": {
+      if (arg === "") return { type: "undo", turns: 1 };
+      if (!/^\d+$/.test(arg) || Number(arg) < 1) {
+        return {
+          type: "invalid",
+          message: `/undo takes a number of turns (1 or more), not "${arg}". Example: /undo 2`,
+        };
+      }
+      return { type: "undo", turns: Number(arg) };
+    }
+    case "compact":
+      return { type: "compact" };
+    case "model":
+      if (arg === "")
+        return {
+          type: "invalid",
+          message: "/model needs a model name. Example: /model qwen3-coder",
+        };
+      return { type: "model", name: arg };
+    case "sessions":
+      return { type: "sessions" };
+    case "resume":
+      if (arg === "")
+        return { type: "invalid", message: "/resume needs a session id; /sessions lists them." };
+      return { type: "resume", id: arg };
+    case "clear":
+      return { type: "clear" };
+    case "help":
+      return { type: "help" };
+    case "exit":
+    case "quit":
+      return { type: "exit" };
+    case "mode": {
+      if (arg === "") return { type: "mode", mode: null };
+      const mode = permissionModes.find((m) => m === arg);
+      if (!mode)
+        return {
+          type: "invalid",
+          message: `Unknown mode "${arg}". Modes: ${permissionModes.join(", ")}.`,
+        };
+      return { type: "mode", mode };
+    }
+    default:
+      return { type: "invalid", message: `Unknown command /${name}. Type /help for the list.` };
+  }
+}

@@ -1,0 +1,87 @@
+import { Box, Text } from "ink";
+import React from "react";
+import { truncateEnd } from "../fit.ts";
+import { keyArgument, outcomeLines } from "../tool-view.ts";
+import type { Entry } from "../transcript.ts";
+import { toneProps } from "./tone.ts";
+
+const h = React.createElement;
+
+type ToolEntry = Extract<Entry, { type: "tool" }>;
+
+function toolColor(entry: ToolEntry): string {
+  const outcome = entry.outcome;
+  if (outcome === null) return "yellow";
+  if (outcome.type === "refused" || (outcome.type === "result" && outcome.isError)) return "red";
+  if (outcome.type === "interrupted") return "yellow";
+  return "green";
+}
+
+/** A tool call as a compact block: the tool, its key argument, and what really happened. */
+export function ToolBlock(props: { entry: ToolEntry; columns?: number }): React.ReactElement {
+  const { entry } = props;
+  const lines = outcomeLines(entry.outcome, entry.started);
+  const full = keyArgument(entry.args) || (entry.summary ?? "");
+  // Live blocks keep to one headline row; committed ones may wrap.
+  const what = props.columns ? truncateEnd(full, props.columns - entry.name.length - 4) : full;
+  return h(
+    Box,
+    { flexDirection: "column", marginTop: 1 },
+    h(
+      Text,
+      null,
+      h(Text, { color: toolColor(entry) }, "● "),
+      h(Text, { bold: true }, entry.name),
+      h(Text, null, ` ${what}`),
+    ),
+    ...lines.map((line, i) =>
+      h(
+        Box,
+        { key: i, flexDirection: "row" },
+        h(Text, { dimColor: true }, i === 0 ? "  ⎿ " : "    "),
+        h(Box, { flexShrink: 1 }, h(Text, { ...toneProps(line.tone), wrap: "wrap" }, line.text)),
+      ),
+    ),
+  );
+}
+
+/** One committed (or live) block of the chat. */
+export function EntryView(props: { entry: Entry }): React.ReactElement {
+  const { entry } = props;
+  switch (entry.type) {
+    case "user":
+      return h(
+        Box,
+        { marginTop: 1 },
+        h(Text, { color: "cyan", bold: true }, "› "),
+        h(Text, { bold: true }, entry.text),
+      );
+    case "assistant":
+      return h(Box, { marginTop: entry.continued ? 0 : 1 }, h(Text, null, entry.text));
+    case "tool":
+      return h(ToolBlock, { entry });
+    case "error":
+      return h(
+        Box,
+        {
+          flexDirection: "column",
+          marginTop: 1,
+          borderStyle: "round",
+          borderColor: "red",
+          paddingX: 1,
+        },
+        h(Text, { color: "red", bold: true }, entry.title),
+        h(Text, { wrap: "wrap" }, entry.message),
+      );
+    case "info":
+      return h(
+        Box,
+        { marginTop: 1 },
+        h(
+          Text,
+          { ...toneProps(entry.tone === "warn" ? "warn" : entry.tone), wrap: "wrap" },
+          entry.text,
+        ),
+      );
+  }
+}

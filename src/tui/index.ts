@@ -1,0 +1,66 @@
+import { render } from "ink";
+import React from "react";
+import type { AgentSession } from "../runtime/agent-session.ts";
+import { App } from "./app.ts";
+import { createStore } from "./store.ts";
+import { addEntry, initialUi, type UiState } from "./ui-state.ts";
+
+/** Options of the interactive terminal UI. */
+export interface TuiOptions {
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+  /** The sentence saying how a resumed journal was made to fit (truncation or compaction). */
+  resumeLine?: string;
+}
+
+function welcome(state: UiState, session: AgentSession, resumeLine: string | undefined): UiState {
+  const { info } = session;
+  const head = addEntry(state, {
+    type: "info",
+    tone: "dim",
+    text: `nex · ${info.model} at ${info.host} · ${info.workspace}\nsession ${info.sessionId} · /help lists commands · Ctrl-C twice exits`,
+  });
+  return resumeLine ? addEntry(head, { type: "info", tone: "warn", text: resumeLine }) : head;
+}
+
+/**
+ * Runs the interactive UI over `session` until the user exits; returns the process exit code.
+ * It reads only the session's events and calls only the session's methods.
+ */
+export async function runTui(session: AgentSession, options: TuiOptions = {}): Promise<number> {
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  if (!stdin.isTTY) {
+    process.stderr.write(
+      "nex: the interactive UI needs a terminal, and standard input is not one.\n" +
+        "Run nex from a terminal, or pass the prompt as an argument to run it without the UI.\n",
+    );
+    return 2;
+  }
+  const store = createStore(welcome(initialUi(session.info), session, options.resumeLine));
+  const unsubscribe = session.subscribe((event) => store.dispatch(event));
+  const instance = render(
+    React.createElement(App, {
+      session,
+      store,
+      clearScreen: () => {
+        instance.clear();
+        stdout.write("\x1b[2J\x1b[3J\x1b[H");
+      },
+    }),
+    { stdin, stdout, exitOnCtrlC: false, patchConsole: false, kittyKeyboard: { mode: "auto" } },
+  );
+  // Bracketed paste: a pasted newline then reaches the prompt as text, not as Enter.
+  stdout.write("\x1b[?2004h");
+  try {
+    await instance.waitUntilExit();
+    return 0;
+  } finally {
+    stdout.write("\x1b[?2004l");
+    unsubscribe();
+    const { status } = store.get();
+    if (status.request || status.retry || status.tools.length > 0) session.interrupt();
+    store.dispose();
+    await session.close();
+  }
+}

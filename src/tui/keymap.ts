@@ -1,0 +1,217 @@
+import type { Key } from "ink";
+import type { PermissionAnswer } from "../protocol/index.ts";
+import * as edit from "./editor.ts";
+import * as hist from "./history.ts";
+import type { PendingPermission } from "./ui-state.ts";
+
+/** The prompt's own state: what is typed, the history walk, a deny reason being typed. */
+export interface InputState {
+  editor: edit.EditorState;
+  history: hist.HistoryState;
+  /** The reason being typed after "n" on a permission prompt, or null. */
+  reason: edit.EditorState | null;
+  /** A first Ctrl-C on an idle, empty prompt arms the second one to exit. */
+  exitArmed: boolean;
+  /** Inside a bracketed paste: everything is text, Enter included. */
+  pasting: boolean;
+  hint: string | null;
+}
+
+export const initialInput: InputState = {
+  editor: edit.emptyEditor,
+  history: hist.emptyHistory,
+  reason: null,
+  exitArmed: false,
+  pasting: false,
+  hint: null,
+};
+
+/** What the rest of the TUI is doing, read fresh at each key. */
+export interface InputContext {
+  /** A prompt or command is running. */
+  busy: boolean;
+  /** A request is in flight or waiting to retry. */
+  requesting: boolean;
+  permission: PendingPermission | null;
+}
+
+/** What a key asks the TUI to do beyond changing the prompt. */
+export type InputAction =
+  | { type: "submit"; text: string }
+  | { type: "interrupt" }
+  | { type: "answer"; request: PendingPermission; answer: PermissionAnswer }
+  | { type: "cycle_mode" }
+  | { type: "exit" };
+
+/** The new input state and the actions to carry out, in order. */
+export interface KeyResult {
+  state: InputState;
+  actions: InputAction[];
+}
+
+const noKey: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
+
+const pasteStart = "[200~";
+const pasteEnd = "[201~";
+
+function editKey(state: edit.EditorState, input: string, key: Key): edit.EditorState | null {
+  // Terminals send DEL (0x7f) for Backspace, which Ink names "delete": both erase backwards.
+  if (key.backspace || key.delete) return edit.backspace(state);
+  if (key.leftArrow) return edit.left(state);
+  if (key.rightArrow) return edit.right(state);
+  if (key.home || (key.ctrl && input === "a")) return edit.home(state);
+  if (key.end || (key.ctrl && input === "e")) return edit.end(state);
+  if (key.ctrl && input === "w") return edit.deleteWordBack(state);
+  if (key.ctrl && input === "u") return edit.deleteToLineStart(state);
+  if (key.ctrl && input === "d") return edit.deleteForward(state);
+  if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow) return null;
+  if (key.pageUp || key.pageDown || input === "") return null;
+  return edit.insert(state, input);
+}
+
+function permissionKey(
+  state: InputState,
+  request: PendingPermission,
+  input: string,
+  key: Key,
+): KeyResult {
+  if (state.reason === null) {
+    const choice = input.toLowerCase();
+    const answer = (a: PermissionAnswer): KeyResult => ({
+      state,
+      actions: [{ type: "answer", request, answer: a }],
+    });
+    if (choice === "y") return answer({ type: "allow_once" });
+    if (choice === "a") return answer({ type: "allow_session" });
+    if (choice === "n") return { state: { ...state, reason: edit.emptyEditor }, actions: [] };
+    return { state, actions: [] };
+  }
+  if (key.return) {
+    const text = state.reason.text.trim();
+    const answer: PermissionAnswer =
+      text === "" ? { type: "deny" } : { type: "deny", reason: text };
+    return { state: { ...state, reason: null }, actions: [{ type: "answer", request, answer }] };
+  }
+  const reason = editKey(state.reason, input, key);
+  return { state: reason ? { ...state, reason } : state, actions: [] };
+}
+
+function promptKey(state: InputState, ctx: InputContext, input: string, key: Key): KeyResult {
+  const { editor } = state;
+  const done = (next: Partial<InputState>, actions: InputAction[] = []): KeyResult => ({
+    state: { ...state, hint: null, ...next },
+    actions,
+  });
+  if (key.return) {
+    if (key.meta || key.shift) return done({ editor: edit.insert(editor, "\n") });
+    const result = edit.enter(editor);
+    if (result.type === "newline") return done({ editor: result.state });
+    if (result.text.trim() === "") return done({});
+    if (ctx.busy)
+      return done({ hint: "A turn is still running: wait for it, or press Esc to interrupt it." });
+    return done({ editor: edit.emptyEditor, history: hist.remember(state.history, result.text) }, [
+      { type: "submit", text: result.text },
+    ]);
+  }
+  if (key.upArrow) {
+    const moved = edit.lineUp(editor);
+    if (moved) return done({ editor: moved });
+    const back = hist.previous(state.history, editor.text);
+    return back ? done({ history: back.state, editor: edit.editorWith(back.text) }) : done({});
+  }
+  if (key.downArrow) {
+    const moved = edit.lineDown(editor);
+    if (moved) return done({ editor: moved });
+    const forward = hist.next(state.history);
+    return forward
+      ? done({ history: forward.state, editor: edit.editorWith(forward.text) })
+      : done({});
+  }
+  const next = editKey(editor, input, key);
+  return next ? done({ editor: next }) : { state, actions: [] };
+}
+
+/**
+ * Folds one key (as Ink reports it) into the prompt's state. Pure: the caller keeps the state between
+ * keys, so several keys arriving in one chunk each see the state the previous one left.
+ */
+export function handleKey(
+  current: InputState,
+  ctx: InputContext,
+  input: string,
+  key: Key,
+): KeyResult {
+  // A deny reason outlives its request when the turn ended meanwhile: drop it.
+  const state = ctx.permission || current.reason === null ? current : { ...current, reason: null };
+  if (input === pasteStart) return { state: { ...state, pasting: true }, actions: [] };
+  if (input === pasteEnd) return { state: { ...state, pasting: false }, actions: [] };
+  if (state.pasting) {
+    if (ctx.permission && state.reason) {
+      return { state: { ...state, reason: edit.insert(state.reason, input) }, actions: [] };
+    }
+    if (ctx.permission) return { state, actions: [] };
+    return { state: { ...state, editor: edit.insert(state.editor, input) }, actions: [] };
+  }
+  // Outside a paste, a carriage return inside a chunk is an Enter that arrived with the keys before it.
+  if (!key.return && input.length > 1 && input.includes("\r")) {
+    let result: KeyResult = { state, actions: [] };
+    const parts = input.split("\r");
+    parts.forEach((part, i) => {
+      if (part !== "") result = merge(result, handleKey(result.state, ctx, part, noKey));
+      if (i < parts.length - 1) {
+        result = merge(result, handleKey(result.state, ctx, "\r", { ...noKey, return: true }));
+      }
+    });
+    return result;
+  }
+
+  const isCtrlC = key.ctrl && input === "c";
+  const armed = isCtrlC ? state : { ...state, exitArmed: false };
+  if (isCtrlC) {
+    if (ctx.busy || ctx.requesting || ctx.permission) {
+      return { state: { ...state, reason: null, hint: null }, actions: [{ type: "interrupt" }] };
+    }
+    if (state.editor.text !== "")
+      return { state: { ...state, editor: edit.emptyEditor }, actions: [] };
+    if (state.exitArmed) return { state, actions: [{ type: "exit" }] };
+    return {
+      state: { ...state, exitArmed: true, hint: "Press Ctrl-C again to exit." },
+      actions: [],
+    };
+  }
+  if (key.escape) {
+    if (state.reason !== null) return { state: { ...armed, reason: null }, actions: [] };
+    if (ctx.busy || ctx.requesting || ctx.permission) {
+      return { state: { ...armed, hint: null }, actions: [{ type: "interrupt" }] };
+    }
+    return { state: armed, actions: [] };
+  }
+  if (key.tab && key.shift) return { state: armed, actions: [{ type: "cycle_mode" }] };
+  if (ctx.permission) return permissionKey(armed, ctx.permission, input, key);
+  return promptKey(armed, ctx, input, key);
+}
+
+function merge(first: KeyResult, second: KeyResult): KeyResult {
+  return { state: second.state, actions: [...first.actions, ...second.actions] };
+}

@@ -1,0 +1,80 @@
+import type { AgentEvent, WindowSource } from "../protocol/index.ts";
+
+/** Token usage and context fill, from `usage` and `session_started` events. */
+export interface MeterState {
+  contextTokens: number | null;
+  contextWindow: number;
+  windowSource: WindowSource;
+  inputTokens: number;
+  outputTokens: number;
+  model: string;
+}
+
+/** The meter before any event, from what the session says about itself. */
+export function initialMeter(info: {
+  contextWindow: number;
+  windowSource: WindowSource;
+  model: string;
+}): MeterState {
+  return {
+    contextTokens: null,
+    contextWindow: info.contextWindow,
+    windowSource: info.windowSource,
+    inputTokens: 0,
+    outputTokens: 0,
+    model: info.model,
+  };
+}
+
+export function reduceMeter(state: MeterState, event: AgentEvent): MeterState {
+  switch (event.type) {
+    case "session_started":
+      return {
+        ...state,
+        contextWindow: event.contextWindow,
+        windowSource: event.windowSource,
+        model: event.model,
+      };
+    case "usage":
+      return {
+        ...state,
+        contextTokens: event.contextTokens,
+        contextWindow: event.contextWindow,
+        inputTokens: state.inputTokens + event.inputTokens,
+        outputTokens: state.outputTokens + event.outputTokens,
+      };
+    case "request_started":
+      return { ...state, model: event.model };
+    default:
+      return state;
+  }
+}
+
+/** 950 → "950", 12_345 → "12.3k", 1_234_567 → "1.2M". */
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(1)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** Context fill as "12.3k / 32.8k", with "?" before the first usage report. */
+export function contextFill(state: MeterState): string {
+  const used = state.contextTokens === null ? "?" : formatTokens(state.contextTokens);
+  return `${used} / ${formatTokens(state.contextWindow)}`;
+}
+
+/** Short words for where the window figure came from. */
+export function windowSourceLabel(source: WindowSource): string {
+  switch (source) {
+    case "config":
+      return "window: config";
+    case "registry":
+      return "window: registry";
+    case "endpoint":
+      return "window: endpoint";
+    case "error_body":
+      return "window: endpoint error";
+    case "default":
+      return "window: default";
+  }
+}

@@ -1,0 +1,251 @@
+import type { AgentEvent, PoisonCause, ToolDetails, ToolErrorCode } from "../protocol/index.ts";
+
+/** The outcome of a tool call as the chat shows it. */
+export type ToolOutcomeView =
+  | {
+      type: "result";
+      isError: boolean;
+      code: ToolErrorCode | null;
+      content: string;
+      details: ToolDetails | null;
+    }
+  | {
+      type: "refused";
+      cause: PoisonCause | "invalid_arguments" | "denied";
+      reason: string;
+      bytesReceived: number;
+    }
+  | { type: "interrupted" };
+
+/** One block of the chat. Committed entries never change again, so they can go to Ink's `<Static>`. */
+export type Entry =
+  | { type: "user"; id: number; text: string }
+  /** Model text; `continued` when it carries on the previous assistant entry of the same message. */
+  | { type: "assistant"; id: number; text: string; continued: boolean }
+  | {
+      type: "tool";
+      id: number;
+      callId: string;
+      name: string;
+      args: Record<string, unknown>;
+      /** The permission request's summary, when the call needed approval. */
+      summary: string | null;
+      /** False while the call waits for approval, true once it runs. */
+      started: boolean;
+      outcome: ToolOutcomeView | null;
+    }
+  /** A failure shown in full; `code` is the error code, or the command that failed. */
+  | { type: "error"; id: number; code: string; title: string; message: string }
+  | { type: "info"; id: number; text: string; tone: "plain" | "dim" | "warn" | "good" };
+
+/** A tool call the model is still sending: its arguments are streaming in. */
+export interface ReceivingCall {
+  index: number;
+  name: string | null;
+  bytes: number;
+}
+
+/** The chat: committed entries plus what is still changing. */
+export interface TranscriptState {
+  entries: readonly Entry[];
+  /** Model text not committed yet. */
+  streaming: string;
+  /** Whether `streaming` carries on text already committed for the same message. */
+  streamingContinues: boolean;
+  /** Tool calls started without a result yet. */
+  running: readonly Extract<Entry, { type: "tool" }>[];
+  receiving: readonly ReceivingCall[];
+  /** The message of the last request given up, so that the terminal `error` that repeats it is not shown twice. */
+  lastFailure: string | null;
+  nextId: number;
+}
+
+export const initialTranscript: TranscriptState = {
+  entries: [],
+  streaming: "",
+  streamingContinues: false,
+  running: [],
+  receiving: [],
+  lastFailure: null,
+  nextId: 1,
+};
+
+/** Streaming text past this many complete lines is committed, so the live region stays short. */
+export const maxLiveLines = 6;
+
+type EntryInput = Entry extends infer E ? (E extends Entry ? Omit<E, "id"> : never) : never;
+
+/** Appends one committed entry. */
+export function append(state: TranscriptState, entry: EntryInput): TranscriptState {
+  return {
+    ...state,
+    entries: [...state.entries, { ...entry, id: state.nextId } as Entry],
+    nextId: state.nextId + 1,
+  };
+}
+
+/** Commits all streaming text (the message is over, or something else comes after it). */
+function flushText(state: TranscriptState): TranscriptState {
+  const text = state.streaming.replace(/\s+$/, "");
+  const cleared = { ...state, streaming: "", streamingContinues: false };
+  if (text.trim() === "") return cleared;
+  return append(cleared, { type: "assistant", text, continued: state.streamingContinues });
+}
+
+/** Commits the complete lines of long streaming text, keeping the unfinished last line live. */
+function commitCompleteLines(state: TranscriptState): TranscriptState {
+  const cut = state.streaming.lastIndexOf("\n");
+  if (cut < 0) return state;
+  let lines = 0;
+  for (
+    let i = state.streaming.indexOf("\n");
+    i >= 0 && lines <= maxLiveLines;
+    i = state.streaming.indexOf("\n", i + 1)
+  ) {
+    lines++;
+  }
+  if (lines <= maxLiveLines) return state;
+  const done = state.streaming.slice(0, cut);
+  const rest = state.streaming.slice(cut + 1);
+  const next = append(
+    { ...state, streaming: rest, streamingContinues: true },
+    { type: "assistant", text: done, continued: state.streamingContinues },
+  );
+  return next;
+}
+
+function settleRunning(state: TranscriptState, outcome: ToolOutcomeView): TranscriptState {
+  let next: TranscriptState = { ...state, running: [], receiving: [] };
+  for (const tool of state.running) next = append(next, { ...tool, outcome });
+  return next;
+}
+
+function finishCall(
+  state: TranscriptState,
+  callId: string,
+  name: string,
+  outcome: ToolOutcomeView,
+): TranscriptState {
+  const flushed = flushText(state);
+  const started = flushed.running.find((tool) => tool.callId === callId);
+  const rest = { ...flushed, running: flushed.running.filter((tool) => tool.callId !== callId) };
+  return append(rest, {
+    type: "tool",
+    callId,
+    name,
+    args: started?.args ?? {},
+    summary: started?.summary ?? null,
+    started: started?.started ?? false,
+    outcome,
+  });
+}
+
+function failureTitle(event: Extract<AgentEvent, { type: "request_failed" }>): string {
+  const what = event.status === null ? event.code : `${event.status}`;
+  const tries = event.attempt > 1 ? ` after ${event.attempt} attempts` : "";
+  return `Request failed: ${what} from ${event.host}${tries}`;
+}
+
+/** Folds one event into the chat. */
+export function reduceTranscript(state: TranscriptState, event: AgentEvent): TranscriptState {
+  switch (event.type) {
+    case "text_delta":
+      return commitCompleteLines({ ...state, streaming: state.streaming + event.text });
+    case "tool_call_delta": {
+      const known = state.receiving.find((call) => call.index === event.index);
+      const bytes = Buffer.byteLength(event.argumentsDelta, "utf8");
+      const receiving = known
+        ? state.receiving.map((call) =>
+            call.index === event.index
+              ? { ...call, name: call.name ?? event.name, bytes: call.bytes + bytes }
+              : call,
+          )
+        : [...state.receiving, { index: event.index, name: event.name, bytes }];
+      return { ...state, receiving };
+    }
+    case "request_finished":
+      return { ...flushText(state), receiving: [] };
+    case "request_started":
+      return { ...state, lastFailure: null, receiving: [] };
+    case "request_failed": {
+      const flushed = { ...flushText(state), receiving: [] };
+      if (event.retryInMs !== null) {
+        // The message names the status and host already; the status bar counts the wait down.
+        const seconds = Math.ceil(event.retryInMs / 1000);
+        const retry = `retry ${event.attempt}/${event.maxRetries} in ${seconds}s`;
+        return append(flushed, {
+          type: "info",
+          tone: "warn",
+          text: `↻ ${retry} — ${event.message}`,
+        });
+      }
+      return {
+        ...append(flushed, {
+          type: "error",
+          code: event.code,
+          title: failureTitle(event),
+          message: event.message,
+        }),
+        lastFailure: event.message,
+      };
+    }
+    case "permission_requested":
+    case "tool_call_started": {
+      const flushed = flushText(state);
+      const known = flushed.running.find((t) => t.callId === event.callId);
+      const tool = {
+        type: "tool" as const,
+        id: 0,
+        callId: event.callId,
+        name: event.name,
+        args: event.type === "tool_call_started" ? event.args : (known?.args ?? {}),
+        summary: event.type === "permission_requested" ? event.summary : (known?.summary ?? null),
+        started: event.type === "tool_call_started",
+        outcome: null,
+      };
+      const others = flushed.running.filter((t) => t.callId !== event.callId);
+      return { ...flushed, receiving: [], running: [...others, tool] };
+    }
+    case "tool_result":
+      return finishCall(state, event.callId, event.name, {
+        type: "result",
+        isError: event.isError,
+        code: event.code,
+        content: event.content,
+        details: event.details,
+      });
+    case "tool_call_refused":
+      return finishCall(state, event.callId, event.name, {
+        type: "refused",
+        cause: event.cause,
+        reason: event.reason,
+        bytesReceived: event.bytesReceived,
+      });
+    case "context_fitted":
+      return append(flushText(state), { type: "info", tone: "warn", text: event.line });
+    case "notice":
+      return append(flushText(state), { type: "info", tone: "dim", text: event.message });
+    case "done":
+      return settleRunning(flushText(state), { type: "interrupted" });
+    case "aborted": {
+      const settled = settleRunning(flushText(state), { type: "interrupted" });
+      const why = event.reason.trim() === "" ? "" : `: ${event.reason}`;
+      return append(settled, { type: "info", tone: "warn", text: `Interrupted${why}.` });
+    }
+    case "error": {
+      const settled = {
+        ...settleRunning(flushText(state), { type: "interrupted" }),
+        lastFailure: null,
+      };
+      if (state.lastFailure !== null && state.lastFailure === event.message) return settled;
+      return append(settled, {
+        type: "error",
+        code: event.code,
+        title: `Turn failed: ${event.code}`,
+        message: event.message,
+      });
+    }
+    default:
+      return state;
+  }
+}

@@ -1,0 +1,82 @@
+import type { AgentEvent } from "../protocol/index.ts";
+import { initialMeter, type MeterState, reduceMeter } from "./meter.ts";
+import { initialStatus, permissionAnswered, reduceStatus, type StatusState } from "./status.ts";
+import {
+  append,
+  type Entry,
+  initialTranscript,
+  reduceTranscript,
+  type TranscriptState,
+} from "./transcript.ts";
+
+/** A permission request waiting for the user's answer. */
+export interface PendingPermission {
+  callId: string;
+  name: string;
+  summary: string;
+}
+
+/** Everything the TUI shows, folded from events (plus the user's own prompts and command output). */
+export interface UiState {
+  status: StatusState;
+  transcript: TranscriptState;
+  meter: MeterState;
+  permissions: readonly PendingPermission[];
+}
+
+export function initialUi(info: Parameters<typeof initialMeter>[0]): UiState {
+  return {
+    status: initialStatus,
+    transcript: initialTranscript,
+    meter: initialMeter(info),
+    permissions: [],
+  };
+}
+
+function reducePermissions(
+  list: readonly PendingPermission[],
+  event: AgentEvent,
+): readonly PendingPermission[] {
+  switch (event.type) {
+    case "permission_requested":
+      if (list.some((p) => p.callId === event.callId)) return list;
+      return [...list, { callId: event.callId, name: event.name, summary: event.summary }];
+    case "tool_result":
+    case "tool_call_refused":
+      return list.filter((p) => p.callId !== event.callId);
+    case "done":
+    case "error":
+    case "aborted":
+      return list.length === 0 ? list : [];
+    default:
+      return list;
+  }
+}
+
+/** Folds one event into everything the TUI shows. */
+export function reduceUi(state: UiState, event: AgentEvent, now: number): UiState {
+  return {
+    status: reduceStatus(state.status, event, now),
+    transcript: reduceTranscript(state.transcript, event),
+    meter: reduceMeter(state.meter, event),
+    permissions: reducePermissions(state.permissions, event),
+  };
+}
+
+type NewEntry = Parameters<typeof append>[1];
+
+/** Adds a line of the TUI's own (the user's prompt, a command's output) to the chat. */
+export function addEntry(state: UiState, entry: NewEntry): UiState {
+  return { ...state, transcript: append(state.transcript, entry) };
+}
+
+/** Drops an answered permission request from the queue. */
+export function answered(state: UiState, callId: string): UiState {
+  return {
+    ...state,
+    status: permissionAnswered(state.status, callId),
+    permissions: state.permissions.filter((p) => p.callId !== callId),
+  };
+}
+
+export type { Entry };

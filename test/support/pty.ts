@@ -1,0 +1,167 @@
+import pty from "@lydell/node-pty";
+import xterm from "@xterm/headless";
+
+/** Options for starting a command in a pseudo-terminal. */
+export interface PtyOptions {
+  cols?: number;
+  rows?: number;
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+/** A command running in a real pseudo-terminal, its output fed into a real terminal emulator. */
+export interface PtyProcess {
+  /** The visible rows of the emulated terminal, each right-trimmed, joined with newlines. */
+  screen(): string;
+  /** Every row the emulator holds, scrollback included. */
+  history(): string;
+  /** Every byte the program wrote, as received (escape sequences included). */
+  output(): string;
+  /** Resolves once the screen shows `text` (or matches the regex); rejects with the screen after `timeoutMs`. */
+  waitFor(text: string | RegExp, timeoutMs?: number): Promise<string>;
+  /** Resolves once `predicate(screen)` holds. */
+  waitUntil(
+    predicate: (screen: string) => boolean,
+    what: string,
+    timeoutMs?: number,
+  ): Promise<string>;
+  /** Resolves once no output has arrived for `ms`. */
+  settle(ms?: number): Promise<void>;
+  /** Sends keys (raw bytes: "\r" is Enter, "\x03" Ctrl-C, "\x1b" Esc). */
+  write(keys: string): void;
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number>;
+  kill(): void;
+}
+
+/** Byte sequences of keys, as a terminal sends them. */
+export const keys = {
+  enter: "\r",
+  altEnter: "\x1b\r",
+  ctrlC: "\x03",
+  esc: "\x1b",
+  up: "\x1b[A",
+  down: "\x1b[B",
+  left: "\x1b[D",
+  right: "\x1b[C",
+  backspace: "\x7f",
+  shiftTab: "\x1b[Z",
+} as const;
+
+function rows(term: xterm.Terminal, from: number, to: number): string {
+  const buffer = term.buffer.active;
+  const lines: string[] = [];
+  for (let y = from; y < to; y++) {
+    lines.push(buffer.getLine(y)?.translateToString(true) ?? "");
+  }
+  return lines.join("\n");
+}
+
+/** Spawns `command args` in a pseudo-terminal of the given size. */
+export function spawnPty(command: string, args: string[], options: PtyOptions = {}): PtyProcess {
+  const quietMs = 30;
+  const cols = options.cols ?? 100;
+  const height = options.rows ?? 30;
+  const term = new xterm.Terminal({ cols, rows: height, allowProposedApi: true, scrollback: 5000 });
+  const child = pty.spawn(command, args, {
+    name: "xterm-256color",
+    cols,
+    rows: height,
+    cwd: options.cwd ?? process.cwd(),
+    env: options.env ?? {},
+  });
+  const watchers = new Set<() => void>();
+  let pendingWrites = 0;
+  let lastData = Date.now();
+  let quietTimer: ReturnType<typeof setTimeout> | null = null;
+  // Ink draws a frame in several writes (erase, static output, live region): judge a screen only once the
+  // output has been quiet for a moment, never mid-frame.
+  const checkWhenQuiet = () => {
+    if (quietTimer) clearTimeout(quietTimer);
+    quietTimer = setTimeout(() => {
+      quietTimer = null;
+      if (pendingWrites > 0) return;
+      for (const watcher of watchers) watcher();
+    }, quietMs);
+  };
+  let raw = "";
+  child.onData((data) => {
+    raw += data;
+    pendingWrites++;
+    lastData = Date.now();
+    term.write(data, () => {
+      pendingWrites--;
+      checkWhenQuiet();
+    });
+  });
+  // The emulator answers queries (cursor position, device attributes) as a real terminal would.
+  term.onData((data) => {
+    child.write(data);
+  });
+  let exitCode: number | null = null;
+  const exited = new Promise<number>((resolve) => {
+    child.onExit(({ exitCode: code }) => {
+      exitCode = code;
+      const settle = () => (pendingWrites === 0 ? resolve(code) : setTimeout(settle, 10));
+      settle();
+      checkWhenQuiet();
+    });
+  });
+
+  const screen = () => {
+    const buffer = term.buffer.active;
+    return rows(term, buffer.viewportY, buffer.viewportY + term.rows);
+  };
+
+  const waitUntil = (predicate: (s: string) => boolean, what: string, timeoutMs = 10_000) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const now = screen();
+        if (!predicate(now)) return false;
+        cleanup();
+        resolve(now);
+        return true;
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        const state = exitCode === null ? "still running" : `exited with ${exitCode}`;
+        reject(
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${what} (process ${state}); screen:\n${screen()}`,
+          ),
+        );
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        watchers.delete(check);
+      };
+      watchers.add(check);
+      if (pendingWrites === 0 && Date.now() - lastData >= quietMs) check();
+      else checkWhenQuiet();
+    });
+
+  return {
+    screen,
+    history: () => rows(term, 0, term.buffer.active.length),
+    output: () => raw,
+    waitFor: (text, timeoutMs) =>
+      waitUntil(
+        (s) => (typeof text === "string" ? s.includes(text) : text.test(s)),
+        typeof text === "string" ? JSON.stringify(text) : String(text),
+        timeoutMs,
+      ),
+    waitUntil,
+    settle: async (ms = 150) => {
+      while (pendingWrites > 0 || Date.now() - lastData < ms) {
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.max(10, ms - (Date.now() - lastData))),
+        );
+      }
+    },
+    write: (data) => child.write(data),
+    exited,
+    kill: () => {
+      if (exitCode === null) child.kill();
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { nextMode, parseCommand } from "../../src/tui/commands.ts";
+
+test("slash commands parse with their arguments; a path is a prompt, not a command", () => {
+  assert.deepEqual(parseCommand("/undo"), { type: "undo", turns: 1 });
+  assert.deepEqual(parseCommand("/undo 3"), { type: "undo", turns: 3 });
+  assert.equal(parseCommand("/undo x")?.type, "invalid");
+  assert.deepEqual(parseCommand("/model qwen3-coder"), { type: "model", name: "qwen3-coder" });
+  assert.equal(parseCommand("/model")?.type, "invalid");
+  assert.deepEqual(parseCommand("/resume abc"), { type: "resume", id: "abc" });
+  assert.deepEqual(parseCommand("/mode"), { type: "mode", mode: null });
+  assert.deepEqual(parseCommand("/mode auto_edit"), { type: "mode", mode: "auto_edit" });
+  assert.equal(parseCommand("/etc/hosts is wrong"), null);
+  assert.equal(parseCommand("fix the bug"), null);
+  assert.equal(parseCommand("/nope")?.type, "invalid");
+});
+
+test("the permission mode cycles through all three and back", () => {
+  assert.equal(nextMode(nextMode(nextMode("ask"))), "ask");
+  assert.equal(nextMode("ask"), "auto_edit");
+});

@@ -1,0 +1,26 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  headToFit,
+  tailToFit,
+  textWidth,
+  truncateEnd,
+  windowAround,
+  wrappedRows,
+} from "../../src/tui/fit.ts";
+
+test("a long prompt scrolls to keep the cursor's line in view", () => {
+  assert.deepEqual(windowAround(3, 2, 8), { start: 0, end: 3 });
+  assert.deepEqual(windowAround(20, 19, 5), { start: 15, end: 20 });
+  assert.deepEqual(windowAround(20, 0, 5), { start: 0, end: 5 });
+  assert.deepEqual(windowAround(20, 10, 5), { start: 6, end: 11 });
+});
+
+test("live text is cut to its last rows, wide characters counted twice", () => {
+  assert.equal(textWidth("ab漢字"), 6);
+  assert.equal(truncateEnd("abcdef", 4), "abc…");
+  const text = Array.from({ length: 10 }, (_, i) => `line ${i}`).join("\n");
+  assert.equal(tailToFit(text, 80, 3), "…\nline 8\nline 9");
+  assert.equal(wrappedRows(tailToFit("x".repeat(1000), 10, 4), 10), 4);
+  assert.equal(headToFit(text, 80, 3), "line 0\nline 1\n…");
+});

@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Key } from "ink";
+import {
+  handleKey,
+  type InputContext,
+  type InputState,
+  initialInput,
+  type KeyResult,
+} from "../../src/tui/keymap.ts";
+
+const blank: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
+const idle: InputContext = { busy: false, requesting: false, permission: null };
+
+function press(state: InputState, keys: [string, Partial<Key>?][], ctx = idle): KeyResult {
+  let result: KeyResult = { state, actions: [] };
+  for (const [input, key] of keys) {
+    const next = handleKey(result.state, ctx, input, { ...blank, ...key });
+    result = { state: next.state, actions: [...result.actions, ...next.actions] };
+  }
+  return result;
+}
+
+test("keys arriving back to back each see the text the previous one left", () => {
+  const r = press(initialInput, [
+    ["ab"],
+    ["\r", { return: true, meta: true }],
+    ["cd"],
+    ["\r", { return: true }],
+  ]);
+  assert.deepEqual(r.actions, [{ type: "submit", text: "ab\ncd" }]);
+  assert.equal(r.state.editor.text, "");
+});
+
+test("text and Enter in one chunk submit; a pasted block keeps its newlines as text", () => {
+  assert.deepEqual(press(initialInput, [["hello\r"]]).actions, [{ type: "submit", text: "hello" }]);
+  const pasted = press(initialInput, [["[200~"], ["a\rb\rc"], ["[201~"]]);
+  assert.deepEqual(pasted.actions, []);
+  assert.equal(pasted.state.editor.text, "a\nb\nc");
+});
+
+test("Ctrl-C interrupts while busy, clears a typed prompt, and exits only on the second press when idle", () => {
+  assert.deepEqual(press(initialInput, [["c", { ctrl: true }]], { ...idle, busy: true }).actions, [
+    { type: "interrupt" },
+  ]);
+  const typed = press(initialInput, [["draft"], ["c", { ctrl: true }]]);
+  assert.equal(typed.state.editor.text, "");
+  assert.deepEqual(typed.actions, []);
+  const once = press(initialInput, [["c", { ctrl: true }]]);
+  assert.deepEqual(once.actions, []);
+  assert.equal(once.state.hint, "Press Ctrl-C again to exit.");
+  assert.deepEqual(press(once.state, [["c", { ctrl: true }]]).actions, [{ type: "exit" }]);
+  assert.deepEqual(
+    press(once.state, [["x"], ["c", { ctrl: true }]]).actions,
+    [],
+    "another key disarms it",
+  );
+});
+
+test("Enter while a turn runs keeps the typed prompt and says why", () => {
+  const r = press(initialInput, [["next"], ["\r", { return: true }]], { ...idle, busy: true });
+  assert.deepEqual(r.actions, []);
+  assert.equal(r.state.editor.text, "next");
+  assert.match(r.state.hint ?? "", /still running/);
+});
+
+test("a permission prompt: y allows once, a for the session, n then a reason denies with it", () => {
+  const request = { callId: "c1", name: "bash", summary: "rm x" };
+  const ctx = { ...idle, busy: true, permission: request };
+  assert.deepEqual(press(initialInput, [["y"]], ctx).actions, [
+    { type: "answer", request, answer: { type: "allow_once" } },
+  ]);
+  assert.deepEqual(press(initialInput, [["a"]], ctx).actions, [
+    { type: "answer", request, answer: { type: "allow_session" } },
+  ]);
+  const denied = press(initialInput, [["n"], ["not now"], ["\r", { return: true }]], ctx);
+  assert.deepEqual(denied.actions, [
+    { type: "answer", request, answer: { type: "deny", reason: "not now" } },
+  ]);
+  const bare = press(initialInput, [["n"], ["\r", { return: true }]], ctx);
+  assert.deepEqual(bare.actions, [{ type: "answer", request, answer: { type: "deny" } }]);
+  assert.deepEqual(
+    press(initialInput, [["x"], ["\r", { return: true }]], ctx).actions,
+    [],
+    "other keys do not answer",
+  );
+});
+
+test("Up walks back through submitted prompts and Down returns to the draft", () => {
+  let r = press(initialInput, [
+    ["one"],
+    ["\r", { return: true }],
+    ["two"],
+    ["\r", { return: true }],
+    ["dr"],
+  ]);
+  r = press(r.state, [["", { upArrow: true }]]);
+  assert.equal(r.state.editor.text, "two");
+  r = press(r.state, [["", { upArrow: true }]]);
+  assert.equal(r.state.editor.text, "one");
+  r = press(r.state, [
+    ["", { downArrow: true }],
+    ["", { downArrow: true }],
+  ]);
+  assert.equal(r.state.editor.text, "dr");
+});
+
+test("Shift+Tab cycles the mode and Esc interrupts only when something runs", () => {
+  assert.deepEqual(press(initialInput, [["", { tab: true, shift: true }]]).actions, [
+    { type: "cycle_mode" },
+  ]);
+  assert.deepEqual(press(initialInput, [["", { escape: true }]]).actions, []);
+  assert.deepEqual(
+    press(initialInput, [["", { escape: true }]], { ...idle, requesting: true }).actions,
+    [{ type: "interrupt" }],
+  );
+});

@@ -1,0 +1,13 @@
+// Runs the TUI over a ScriptedSession in this process's terminal: `node run-scripted.ts <scenario> [log]`.
+import { runTui } from "../../src/tui/index.ts";
+import { scenarios } from "./scenarios.ts";
+import { ScriptedSession } from "./scripted-session.ts";
+
+const [name = "write", logPath, resumeLine] = process.argv.slice(2);
+const script = scenarios[name];
+if (!script) {
+  process.stderr.write(`unknown scenario ${name}; known: ${Object.keys(scenarios).join(", ")}\n`);
+  process.exit(2);
+}
+const session = new ScriptedSession({ script, ...(logPath ? { logPath } : {}) });
+process.exitCode = await runTui(session, resumeLine ? { resumeLine } : {});

@@ -1,0 +1,32 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { spinnerOn } from "../../src/tui/status.ts";
+import { createStore } from "../../src/tui/store.ts";
+import { initialUi } from "../../src/tui/ui-state.ts";
+
+const info = { contextWindow: 32_768, windowSource: "default" as const, model: "m" };
+
+test("streaming deltas are coalesced into one render per interval; other events render at once", async () => {
+  const store = createStore(initialUi(info), { throttleMs: 40 });
+  let renders = 0;
+  store.subscribe(() => renders++);
+  store.dispatch({
+    type: "request_started",
+    requestId: 1,
+    attempt: 1,
+    host: "h",
+    model: "m",
+    maxTokens: 1,
+  });
+  assert.equal(renders, 1, "the spinner shows at once");
+  for (let i = 0; i < 200; i++) store.dispatch({ type: "text_delta", text: "x" });
+  assert.equal(renders, 1, "no render per delta");
+  await sleep(80);
+  assert.equal(renders, 2, "one render for the whole burst");
+  assert.equal(store.get().transcript.streaming, "x".repeat(200));
+  store.dispatch({ type: "aborted", reason: "interrupted by the user" });
+  assert.equal(renders, 3, "the interrupt shows at once");
+  assert.equal(spinnerOn(store.get().status), false);
+  store.dispose();
+});

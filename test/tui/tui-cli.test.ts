@@ -1,0 +1,79 @@
+// The real `nex chat` in a real pseudo-terminal, against the stub endpoint speaking the OpenAI wire format.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { cliSkipReason } from "./cli-harness.ts";
+import { cliScenarios } from "./cli-scenarios.ts";
+import { saveScreen } from "./tui-harness.ts";
+
+const skip = cliSkipReason();
+
+function flat(screen: string): string {
+  return screen.replace(/[│\n]/g, " ").replace(/\s+/g, " ");
+}
+
+test("nex chat: a turn that writes a file shows the diff and the bytes on disk", {
+  skip,
+}, async (t) => {
+  const { nex, screen } = await cliScenarios.write();
+  t.after(() => nex.close());
+  t.diagnostic(`final screen (${saveScreen(nex.dir, "write", screen)}):\n${screen}`);
+  assert.equal(
+    readFileSync(join(nex.workspace, "hello.txt"), "utf8"),
+    "Hello, world!\nSecond line.\n",
+  );
+  assert.match(screen, /● write_file hello\.txt/);
+  assert.match(screen, /created: 27 bytes, 2 lines on disk/);
+  assert.match(screen, /\+Hello, world!/);
+  assert.equal(nex.chatRequests().length, 2);
+});
+
+test("nex chat: a 400 storm shows the error in full, the spinner is gone, one request was sent", {
+  skip,
+}, async (t) => {
+  const { nex, screen } = await cliScenarios.storm400();
+  t.after(() => nex.close());
+  t.diagnostic(`final screen (${saveScreen(nex.dir, "storm400", screen)}):\n${screen}`);
+  assert.match(
+    flat(screen),
+    /maximum context length is 32768 tokens\. However, you requested 250112 tokens\./,
+  );
+  await sleep(1500);
+  assert.equal(nex.chatRequests().length, 1, "a 400 is never sent again");
+});
+
+test("nex chat: a 429 shows the countdown, then the answer", { skip }, async (t) => {
+  const { nex, screen } = await cliScenarios.retry429();
+  t.after(() => nex.close());
+  t.diagnostic(`final screen (${saveScreen(nex.dir, "retry429", screen)}):\n${screen}`);
+  assert.match(screen, /Recovered after the rate limit\./);
+  assert.equal(nex.chatRequests().length, 2);
+});
+
+test("nex chat: Ctrl-C during a stream clears the spinner within a second, sends nothing more", {
+  skip,
+}, async (t) => {
+  const { nex, screen } = await cliScenarios.interrupt();
+  t.after(() => nex.close());
+  t.diagnostic(`final screen (${saveScreen(nex.dir, "interrupt", screen)}):\n${screen}`);
+  await sleep(1500);
+  assert.equal(nex.chatRequests().length, 1, "no request after the interrupt");
+  assert.match(nex.pty.screen(), /Ask nex/, "the interrupt does not exit nex");
+});
+
+test("nex chat: a permission prompt denied leaves the file untouched, tells the model why", {
+  skip,
+}, async (t) => {
+  const { nex, screen } = await cliScenarios.permissionDenied();
+  t.after(() => nex.close());
+  t.diagnostic(`final screen (${saveScreen(nex.dir, "permission", screen)}):\n${screen}`);
+  assert.equal(readFileSync(join(nex.workspace, "keep.txt"), "utf8"), "original\n");
+  assert.match(screen, /denied — nothing was run or written/);
+  assert.match(
+    nex.chatRequests()[1]?.rawBody ?? "",
+    /keep my file/,
+    "the model is told the reason",
+  );
+});

@@ -1,0 +1,67 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { keys, type PtyProcess, spawnPty } from "../support/pty.ts";
+
+const runner = resolve(import.meta.dirname, "run-scripted.ts");
+
+/** The TUI over a scripted session, in a real pseudo-terminal. */
+export interface ScriptedTui {
+  pty: PtyProcess;
+  dir: string;
+  /** The calls the TUI made on the session, in order. */
+  calls(): { call: string; detail: unknown }[];
+}
+
+/** Starts the TUI over scenario `name` and waits for the prompt. */
+export async function startScripted(
+  name: string,
+  options: { cols?: number; rows?: number; resumeLine?: string } = {},
+): Promise<ScriptedTui> {
+  const dir = mkdtempSync(join(tmpdir(), "nex-tui-"));
+  const log = join(dir, "calls.jsonl");
+  writeFileSync(log, "");
+  const args = [runner, name, log, ...(options.resumeLine ? [options.resumeLine] : [])];
+  const pty = spawnPty(process.execPath, args, {
+    cols: options.cols ?? 100,
+    rows: options.rows ?? 30,
+    env: { PATH: process.env.PATH ?? "", TERM: "xterm-256color", HOME: dir },
+  });
+  await pty.waitFor("/help for commands", 15_000);
+  // Ink turns on raw mode just after its first frame; keys sent before that are cooked by the tty.
+  await pty.settle(200);
+  return {
+    pty,
+    dir,
+    calls: () =>
+      readFileSync(log, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line)),
+  };
+}
+
+/** Types `text` at the prompt, waits until it shows, then presses Enter. */
+export async function typeAndSubmit(pty: PtyProcess, text: string): Promise<void> {
+  pty.write(text);
+  const lastLine = text.split("\n").at(-1) ?? text;
+  await pty.waitFor(lastLine.slice(-20));
+  pty.write(keys.enter);
+}
+
+/** Saves the final screen in the test's temp dir and returns it, for the diagnostic and the closing note. */
+export function saveScreen(dir: string, name: string, screen: string): string {
+  const path = join(dir, `${name}.screen.txt`);
+  writeFileSync(path, `${screen}\n`);
+  return path;
+}
+
+/** Whether the status bar shows the spinner (an in-flight request). */
+export function spinnerShown(screen: string): boolean {
+  return /waiting for \S+ at /.test(screen);
+}
+
+/** Whether the TUI is idle: no spinner, and the prompt invites a new one (the turn has ended). */
+export function idleShown(screen: string): boolean {
+  return !spinnerShown(screen) && screen.includes("Ask nex");
+}
