@@ -50,7 +50,14 @@ async function dispatch(command: Command): Promise<number> {
         resume: command.resume,
         approvals: "interactive",
       });
-      return runTui(opened.session, { initialEvents: opened.events });
+      const opening = opened.events.flatMap((event) =>
+        event.type === "context_fitted"
+          ? [event.line]
+          : event.type === "notice"
+            ? [event.message]
+            : [],
+      );
+      return runTui(opened.session, opening.length > 0 ? { resumeLine: opening.join("\n") } : {});
     }
     case "sessions": {
       const { listSessionsFor } = await import("../runtime/open-session.ts");

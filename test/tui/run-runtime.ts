@@ -43,12 +43,11 @@ const session = new NexSession({
     largestMaxTokensFor: () => 1024,
     correctWindow: () => {},
     window: () => window,
+    observeUsage: () => {},
+    forgetUsage: () => {},
   },
   compactor: null,
-  compactNow: async function* () {
-    yield* [];
-    return null;
-  },
+  compactNow: async () => null,
   approvals: "interactive",
   maxTurns: 10,
   listSessions: async () => [],

@@ -1,0 +1,253 @@
+import assert from "node:assert/strict";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { makeSandbox, runNex, startNex } from "../support/cli.ts";
+import { startStubEndpoint } from "../support/stub-endpoint.ts";
+import { openaiText, openaiToolCall, status } from "../support/stub-scripts.ts";
+
+const KEY = "sk-test-DO-NOT-LEAK-4242";
+
+function args(url: string, dataDir: string, ...rest: string[]): string[] {
+  return [
+    "run",
+    "--model",
+    "stub-model",
+    "--base-url",
+    `${url}/v1`,
+    "--data-dir",
+    dataDir,
+    ...rest,
+  ];
+}
+
+function chatRequests(stub: { requestsTo(path: string): unknown[] }): number {
+  return stub.requestsTo("/v1/chat/completions").length;
+}
+
+test("400_no_retry_loop: a 400 is sent exactly once, surfaces in full, and the exit status is non-zero", async () => {
+  const stub = await startStubEndpoint({
+    handler: () =>
+      status(400, { body: { error: { message: "messages[3].content: expected a string" } } }),
+  });
+  const box = makeSandbox();
+  const result = await runNex(args(stub.url, box.dataDir, "fix the bug"), {
+    cwd: box.workspace,
+    env: { ...box.env, OPENAI_API_KEY: KEY },
+  });
+  await stub.close();
+  assert.equal(chatRequests(stub), 1);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /400/);
+  assert.match(result.stderr, /messages\[3\]\.content: expected a string/);
+  assert.equal(result.stdout, "");
+  assert.ok(!result.stderr.includes(KEY), "the key must not appear in the output");
+});
+
+test("429_backoff: waits follow Retry-After, then the task succeeds", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      status(429, { headers: { "retry-after": "1" } }),
+      status(429, { headers: { "retry-after": "1" } }),
+      openaiText("All good now."),
+    ],
+  });
+  const box = makeSandbox();
+  const result = await runNex(args(stub.url, box.dataDir, "say hi"), {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  await stub.close();
+  const posts = stub.requestsTo("/v1/chat/completions");
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(posts.length, 3);
+  assert.match(result.stderr, /429 .*retry 1\/3 in 1\.\ds/);
+  assert.match(result.stderr, /429 .*retry 2\/3 in 1\.\ds/);
+  for (let i = 1; i < posts.length; i++) {
+    const gap = (posts[i]?.receivedAt ?? 0) - (posts[i - 1]?.receivedAt ?? 0);
+    assert.ok(gap >= 900, `retry ${i} came after ${gap} ms, before the 1 s Retry-After`);
+  }
+  assert.equal(result.stdout.trim(), "All good now.");
+});
+
+test("429 forever: at most 3 retries, then the last error and a failure exit", async () => {
+  const stub = await startStubEndpoint({
+    handler: () => status(429, { headers: { "retry-after": "0" } }),
+  });
+  const box = makeSandbox();
+  const result = await runNex(args(stub.url, box.dataDir, "say hi"), {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  await stub.close();
+  assert.equal(chatRequests(stub), 4);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /giving up/);
+});
+
+test("a Retry-After of 120 s is surfaced at once instead of slept through", async () => {
+  const stub = await startStubEndpoint({
+    handler: () => status(429, { headers: { "retry-after": "120" } }),
+  });
+  const box = makeSandbox();
+  const started = Date.now();
+  const result = await runNex(args(stub.url, box.dataDir, "say hi"), {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  await stub.close();
+  assert.equal(chatRequests(stub), 1);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /120/);
+  assert.ok(Date.now() - started < 30_000);
+});
+
+test("a write_file cut off by the output limit leaves no file and the model is told", async () => {
+  const content = 'fn main() {\n    println!("hello");\n}\n'.repeat(40);
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({
+        name: "write_file",
+        args: { path: "src/main.rs", content },
+        cutAt: 700,
+        finishReason: "length",
+        usage: { input: 100, output: 4096 },
+      }),
+      openaiText("I could not write the file."),
+    ],
+  });
+  const box = makeSandbox();
+  const result = await runNex(args(stub.url, box.dataDir, "--yes", "write main.rs"), {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  await stub.close();
+  assert.equal(existsSync(join(box.workspace, "src", "main.rs")), false);
+  assert.equal(existsSync(join(box.workspace, "src")), false);
+  const second = stub.requestsTo("/v1/chat/completions")[1]?.body as {
+    messages: Array<{ role: string; content: string }>;
+  };
+  const toolMessage = second.messages.find((m) => m.role === "tool");
+  assert.ok(toolMessage, "the model gets a tool result for the cut call");
+  assert.match(toolMessage.content, /nothing was run or written/);
+  assert.match(result.stderr, /write_file refused/);
+  assert.doesNotMatch(result.stderr, /✓ write_file/);
+});
+
+test("a write_file without content leaves no file and names the missing key", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({ name: "write_file", args: { path: "notes.md" } }),
+      openaiText("Sorry."),
+    ],
+  });
+  const box = makeSandbox();
+  await runNex(args(stub.url, box.dataDir, "--yes", "write notes"), {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  await stub.close();
+  assert.equal(existsSync(join(box.workspace, "notes.md")), false);
+  const second = stub.requestsTo("/v1/chat/completions")[1]?.body as {
+    messages: Array<{ role: string; content: string }>;
+  };
+  const toolMessage = second.messages.find((m) => m.role === "tool");
+  assert.match(toolMessage?.content ?? "", /content/);
+});
+
+test("without --yes, headless mode refuses a write, leaves the file untouched and tells the model", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({ name: "write_file", args: { path: "a.txt", content: "new" } }),
+      openaiText("ok"),
+    ],
+  });
+  const box = makeSandbox();
+  writeFileSync(join(box.workspace, "b.txt"), "keep");
+  const result = await runNex(args(stub.url, box.dataDir, "write a"), {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  await stub.close();
+  assert.equal(existsSync(join(box.workspace, "a.txt")), false);
+  const second = stub.requestsTo("/v1/chat/completions")[1]?.body as {
+    messages: Array<{ role: string; content: string }>;
+  };
+  assert.match(second.messages.find((m) => m.role === "tool")?.content ?? "", /--yes/);
+  assert.equal(result.code, 0);
+});
+
+test("Ctrl-C mid-stream exits within a second and no further request arrives", async () => {
+  const stub = await startStubEndpoint({
+    handler: () => ({
+      ...openaiText("a long answer that streams slowly ".repeat(20), { chunkSize: 4 }),
+      delayMs: 100,
+    }),
+  });
+  const box = makeSandbox();
+  const run = startNex(args(stub.url, box.dataDir, "explain"), {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  while (stub.requestsTo("/v1/chat/completions").length === 0)
+    await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 300));
+  const sent = Date.now();
+  run.child.kill("SIGINT");
+  const result = await run.done;
+  const elapsed = Date.now() - sent;
+  await new Promise((r) => setTimeout(r, 300));
+  await stub.close();
+  assert.ok(elapsed < 1000, `exited ${elapsed} ms after SIGINT`);
+  assert.equal(result.code, 130);
+  assert.equal(chatRequests(stub), 1);
+  assert.match(result.stderr, /interrupted/);
+});
+
+test("a refused configuration exits 3 with what to fix", async () => {
+  const box = makeSandbox();
+  const result = await runNex(["run", "--model", "m", "--base-url", "not a url", "hi"], {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  assert.equal(result.code, 3);
+  assert.match(result.stderr, /--base-url/);
+});
+
+test("--json prints the event stream as JSON lines on stdout, ending in one terminal event", async () => {
+  const stub = await startStubEndpoint({ scripts: [openaiText("hello")] });
+  const box = makeSandbox();
+  const result = await runNex(args(stub.url, box.dataDir, "--json", "hi"), {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  await stub.close();
+  const events = result.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { type: string });
+  assert.equal(events[0]?.type, "session_started");
+  assert.equal(events.at(-1)?.type, "done");
+  assert.equal(events.filter((e) => ["done", "error", "aborted"].includes(e.type)).length, 1);
+  assert.equal(result.code, 0);
+});
+
+test("the API key is sent to the endpoint but written nowhere in the journal", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [status(401, { body: { error: { message: "bad key" } } })],
+  });
+  const box = makeSandbox();
+  const result = await runNex(args(stub.url, box.dataDir, "hi"), {
+    cwd: box.workspace,
+    env: { ...box.env, OPENAI_API_KEY: KEY },
+  });
+  await stub.close();
+  assert.equal(stub.requests[0]?.headers.authorization, `Bearer ${KEY}`);
+  assert.notEqual(result.code, 0);
+  assert.ok(!result.stderr.includes(KEY));
+  const { execSync } = await import("node:child_process");
+  const found = execSync(`grep -rl -- '${KEY}' ${box.dataDir} || true`, { encoding: "utf8" });
+  assert.equal(found.trim(), "");
+  const journals = execSync(`find ${box.dataDir} -name '*.jsonl'`, { encoding: "utf8" }).trim();
+  assert.notEqual(journals, "", "the session was journaled");
+});
