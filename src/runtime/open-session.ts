@@ -85,6 +85,8 @@ export async function openSession(
   let journal: Journal;
   let messages: Message[] = [];
   let ledger: ReadRecord[] | null = null;
+  // The tokenizer's count of what resume kept: the hot path's estimates continue from it.
+  let baseline: { tokens: number; messages: number } | null = null;
   if (resumed) {
     const budget = contextBudget({ window: limits.contextWindow, outputLimit: limits.maxOutput });
     const fixed = estimator.countRequest({ system, tools: toolSpecs(), messages: [] });
@@ -96,6 +98,7 @@ export async function openSession(
     for (const repair of loaded.repairs) journal.appendMessage(repair);
     messages = loaded.messages;
     ledger = loaded.ledger;
+    baseline = { tokens: fixed + loaded.tokensKept, messages: messages.length };
     for (const warning of [...loaded.warnings, ...journal.warnings])
       events.push({ type: "notice", message: warning });
     const line = describeFit(loaded, { model, window: limits.contextWindow });
@@ -147,6 +150,7 @@ export async function openSession(
     maxOutput: limits.maxOutput,
     tools: () => host.specs(),
   });
+  if (baseline) budget.observeUsage(baseline.tokens, 0, baseline.messages);
   let current = { stream, model, limits };
   const compactor = {
     stream: () => current.stream,
