@@ -3,6 +3,7 @@
 // and so that it can explain (or fix) an old Node.js before any TypeScript is loaded.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import module from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -33,5 +34,7 @@ if (major < 22 || (major === 22 && minor < 18)) {
   process.exit(3);
 }
 
+// Caches compiled modules on disk (in the OS temp dir) so later starts skip most parsing and compiling.
+module.enableCompileCache?.();
 const { main } = await import("../src/cli/main.ts");
 process.exitCode = await main(args);

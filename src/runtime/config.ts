@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { type Static, Type } from "typebox";
-import { Value } from "typebox/value";
+import Schema from "typebox/schema";
 import type { PermissionMode } from "../protocol/index.ts";
 import type { ModelLimits } from "./model-registry.ts";
 
@@ -156,8 +156,8 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
       `The config file ${path} is not valid JSON (${(error as Error).message}). Fix it or move it away.`,
     );
   }
-  if (!Value.Check(ConfigFileSchema, parsed)) {
-    const problems = [...Value.Errors(ConfigFileSchema, parsed)]
+  if (!Schema.Check(ConfigFileSchema, parsed)) {
+    const problems = Schema.Errors(ConfigFileSchema, parsed)[1]
       .slice(0, 3)
       .map((e) => `${e.instancePath || "(top)"} ${e.message}`);
     throw new ConfigError(

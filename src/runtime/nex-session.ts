@@ -152,8 +152,8 @@ export class NexSession implements AgentSession {
         if (event.type === "done" || event.type === "error" || event.type === "aborted")
           terminal = event;
         this.emit(event);
-        if (event.type === "request_finished" || event.type === "tool_result")
-          this.parts.journal.sync();
+        // A turn's records (its response and tool results) are made durable as the next request starts.
+        if (event.type === "request_started") this.parts.journal.sync();
       }
       const end = terminal ?? {
         type: "error",

@@ -31,7 +31,7 @@ export interface TurnCheckpoint {
   seq: number;
   /** The loop's turn number, for messages. */
   turn: number;
-  /** The workspace before the turn's first change. */
+  /** The workspace before the turn's first command (file tools' changes have before-images instead). */
   snapshot: SnapshotResult;
   /** The workspace after the turn's latest change, so undo reverts only what the turn did. */
   after: TreeResult | null;
@@ -141,21 +141,22 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
     );
   };
 
+  let lastSeq: number | null = null;
   const checkpointFor = async (turn: number): Promise<TurnCheckpoint> => {
     const known = open.get(turn);
     if (known) return known;
-    const existing = await loadCheckpoints(checkpointDir);
-    const seq = (existing.at(-1)?.seq ?? 0) + 1;
-    const snapshot = await shadow.snapshot(`before turn ${turn}`);
+    lastSeq ??= (await loadCheckpoints(checkpointDir)).at(-1)?.seq ?? 0;
+    lastSeq += 1;
+    // File tools keep before-images of what they change, which is all undo needs for them; the
+    // workspace snapshot (a few git processes) is taken only once a command runs in the turn.
     const checkpoint: TurnCheckpoint = {
-      seq,
+      seq: lastSeq,
       turn,
-      snapshot,
+      snapshot: { type: "unavailable", reason: "no command ran in this turn" },
       after: null,
       files: [],
       commands: [],
     };
-    await save(checkpoint);
     open.set(turn, checkpoint);
     return checkpoint;
   };
@@ -198,6 +199,8 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
     beforeExec: (turn, command) =>
       serial(async () => {
         const checkpoint = await checkpointFor(turn);
+        if (checkpoint.commands.length === 0)
+          checkpoint.snapshot = await shadow.snapshot(`before turn ${turn}`);
         checkpoint.commands.push(command);
         await save(checkpoint);
       }),

@@ -1,5 +1,5 @@
 import type { TSchema } from "typebox";
-import { Value } from "typebox/value";
+import Schema from "typebox/schema";
 import type { ReadRecord, ToolOutcome } from "../protocol/index.ts";
 import type { ReadLedger } from "./ledger.ts";
 import { capText } from "./output-cap.ts";
@@ -43,11 +43,11 @@ export function validateArguments(tool: Tool, args: unknown): string[] {
     ];
   }
   const schema: TSchema = tool.parameters;
-  if (Value.Check(schema, args)) return [];
+  if (Schema.Check(schema, args)) return [];
   const record = args as Record<string, unknown>;
   const known = Object.keys((schema as { properties?: Record<string, unknown> }).properties ?? {});
   const problems: string[] = [];
-  for (const error of Value.Errors(schema, args) as Iterable<SchemaError>) {
+  for (const error of Schema.Errors(schema, args)[1] as Iterable<SchemaError>) {
     const key = keyOf(error.instancePath);
     const value = key ? record[key] : undefined;
     switch (error.keyword) {

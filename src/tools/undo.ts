@@ -3,6 +3,7 @@ import { lstat, mkdir, readFile, readlink, rm, rmdir, symlink } from "node:fs/pr
 import { dirname } from "node:path";
 import { atomicWrite } from "./atomic-write.ts";
 import {
+  type BeforeImage,
   dropCheckpoints,
   loadCheckpoints,
   readBlob,
@@ -141,34 +142,38 @@ async function changesOf(
 ): Promise<Map<string, TurnChange>> {
   const changes = new Map<string, TurnChange>();
   const { snapshot, after } = checkpoint;
-  let covered = (_path: string): boolean => false;
+  const images = new Map(checkpoint.files.map((image) => [image.path, image]));
+  // A before-image is the state before the turn's first change to that file, which may predate
+  // the snapshot (taken at the turn's first command), so it wins for `before`.
+  const imageBefore = (image: BeforeImage): State =>
+    image.existed
+      ? { type: "image", blob: image.blob ?? "", mode: image.mode ?? null }
+      : { type: "absent", createdDirs: image.createdDirs ?? [] };
   if (snapshot.type === "taken" && after?.type === "taken") {
     const [before, afterTree, diff] = await Promise.all([
       shadow.listTree(snapshot.commit),
       shadow.listTree(after.tree),
       shadow.changes(snapshot.commit, after.tree),
     ]);
-    const skipped = new Set([...snapshot.skipped, ...after.skipped]);
-    covered = (path) => !skipped.has(path) && (before.has(path) || afterTree.has(path));
     for (const { path } of diff) {
       const was = before.get(path);
       const is = afterTree.get(path);
       if (was?.mode === "160000" || is?.mode === "160000") continue;
+      const image = images.get(path);
       changes.set(path, {
-        before: was
-          ? { type: "tree", entry: was }
-          : { type: "absent", createdDirs: parentsAbsentFrom(path, before) },
+        before: image
+          ? imageBefore(image)
+          : was
+            ? { type: "tree", entry: was }
+            : { type: "absent", createdDirs: parentsAbsentFrom(path, before) },
         after: is ? { type: "tree", entry: is } : ABSENT,
       });
     }
   }
   for (const image of checkpoint.files) {
-    if (covered(image.path)) continue;
-    const before: State = image.existed
-      ? { type: "image", blob: image.blob ?? "", mode: image.mode ?? null }
-      : { type: "absent", createdDirs: image.createdDirs ?? [] };
+    if (changes.has(image.path)) continue;
     changes.set(image.path, {
-      before,
+      before: imageBefore(image),
       after: image.afterHash ? { type: "hash", sha256: image.afterHash } : null,
     });
   }

@@ -190,7 +190,7 @@ test("ignored files written by nex are restored from their before-image", async 
   assert.equal(readFileSync(box.path("local.env"), "utf8"), "SECRET=1\n");
 });
 
-test("the shadow repository never touches the user's own .git, and snapshots once per turn", async () => {
+test("the shadow repository never touches the user's own .git, and snapshots once per turn that runs a command", async () => {
   const box = sandbox();
   const git = (...args: string[]) =>
     execFileSync("git", args, {
@@ -207,15 +207,20 @@ test("the shadow repository never touches the user's own .git, and snapshots onc
   await run(tools, "write_file", { path: "a.txt", content: "1" }, { turn: 1 });
   await run(tools, "write_file", { path: "b.txt", content: "2" }, { turn: 1 });
   await run(tools, "bash", { command: "echo 3 > c.txt" }, { turn: 2 });
+  await run(tools, "bash", { command: "echo 4 > d.txt" }, { turn: 2 });
   assert.equal(git("rev-parse", "HEAD"), headBefore);
-  assert.equal(git("status", "--porcelain"), "?? a.txt\n?? b.txt\n?? c.txt\n");
+  assert.equal(git("status", "--porcelain"), "?? a.txt\n?? b.txt\n?? c.txt\n?? d.txt\n");
   assert.equal(git("stash", "list"), "");
   const shadow = execFileSync(
     "git",
     [`--git-dir=${join(box.checkpointDir, "shadow.git")}`, "rev-list", "--count", "snapshots"],
     { encoding: "utf8" },
   );
-  assert.equal(shadow.trim(), "2", "one snapshot per mutating turn");
+  assert.equal(
+    shadow.trim(),
+    "1",
+    "file tools keep before-images; only the turn with commands is snapshotted",
+  );
   assert.ok(!existsSync(join(box.workspace, "shadow.git")));
 });
 
@@ -260,4 +265,22 @@ test("a change whose undo checkpoint cannot be saved does not happen", async () 
   assert.equal(command.code, "failed");
   assert.match(command.content, /the command was not run/);
   assert.equal(existsSync(box.path("ran.txt")), false);
+});
+
+test("undo of a turn that edited a file and then ran a command restores the file as it was before the edit", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("mixed.txt"), "before\n");
+  const tools = host(box);
+  await run(tools, "read_file", { path: "mixed.txt" }, { turn: 1 });
+  await run(tools, "write_file", { path: "mixed.txt", content: "edited\n" }, { turn: 1 });
+  await run(
+    tools,
+    "bash",
+    { command: "echo bash >> mixed.txt && echo new > made.txt" },
+    { turn: 1 },
+  );
+  assert.equal(readFileSync(box.path("mixed.txt"), "utf8"), "edited\nbash\n");
+  const report = await tools.undo(1);
+  assert.equal(readFileSync(box.path("mixed.txt"), "utf8"), "before\n", report.text);
+  assert.equal(existsSync(box.path("made.txt")), false, report.text);
 });
