@@ -1,4 +1,13 @@
 import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
@@ -13,6 +22,14 @@ export interface AtomicWriteOptions {
   onChunk?: (written: number, total: number) => Promise<void> | void;
 }
 
+/**
+ * Files up to this size are written with synchronous calls: each asynchronous call is a hand-off to
+ * the thread pool and back, which costs more CPU than writing a small file. The agent runs one change
+ * at a time, so blocking the event loop for a small write (and its fsync) holds up nothing; larger
+ * files go through the asynchronous path, which checks the AbortSignal between chunks.
+ */
+export const SYNC_WRITE_BYTES = 256 * 1024;
+
 /** A hidden temporary name beside `target`, so the final rename stays on one filesystem. */
 export function tempPathFor(target: string, kind = "tmp"): string {
   return join(
@@ -22,12 +39,12 @@ export function tempPathFor(target: string, kind = "tmp"): string {
 }
 
 /** Flushes a directory entry (a rename or create) to disk. */
-export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
+export function syncDirectory(dir: string): void {
+  const fd = openSync(dir, "r");
   try {
-    await handle.sync();
+    fsyncSync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -37,7 +54,7 @@ export async function syncDirectory(dir: string): Promise<void> {
  */
 export async function commitFile(source: string, target: string): Promise<void> {
   await rename(source, target);
-  await syncDirectory(dirname(target));
+  syncDirectory(dirname(target));
 }
 
 /**
@@ -49,6 +66,11 @@ export async function atomicWrite(
   bytes: Uint8Array,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
+  if (bytes.length <= SYNC_WRITE_BYTES && options.onChunk === undefined) {
+    options.signal?.throwIfAborted();
+    atomicWriteSync(target, bytes, options.mode);
+    return;
+  }
   const { mode, signal, chunkBytes = 1 << 20, onChunk } = options;
   const temp = tempPathFor(target);
   const handle = await open(temp, "wx", mode ?? 0o666);
@@ -75,4 +97,35 @@ export async function atomicWrite(
       await unlink(temp).catch(() => {});
     }
   }
+}
+
+/** The same steps as `atomicWrite`, with synchronous calls: for small files (see `SYNC_WRITE_BYTES`). */
+export function atomicWriteSync(target: string, bytes: Uint8Array, mode?: number): void {
+  const temp = tempPathFor(target);
+  let fd: number | null = openSync(temp, "wx", mode ?? 0o666);
+  let committed = false;
+  try {
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    // open() applies the umask; chmod makes a replaced file keep exactly its old mode.
+    if (mode !== undefined) fchmodSync(fd, mode);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = null;
+    renameSync(temp, target);
+    committed = true;
+    syncDirectory(dirname(target));
+  } finally {
+    if (!committed) {
+      // Cleanup errors are dropped: the error that got here is the one to report.
+      if (fd !== null) ignoreErrors(() => closeSync(fd as number));
+      ignoreErrors(() => unlinkSync(temp));
+    }
+  }
+}
+
+function ignoreErrors(work: () => void): void {
+  try {
+    work();
+  } catch {}
 }

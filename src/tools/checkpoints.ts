@@ -1,6 +1,7 @@
-import { lstat, mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync } from "node:fs";
+import { readdir, readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { atomicWrite } from "./atomic-write.ts";
+import { atomicWrite, atomicWriteSync, SYNC_WRITE_BYTES } from "./atomic-write.ts";
 import { sha256 } from "./ledger.ts";
 import {
   createShadowGit,
@@ -38,6 +39,14 @@ export interface TurnCheckpoint {
   files: BeforeImage[];
   /** Commands `bash` ran in this turn. */
   commands: string[];
+  /** How many lines of the after-hash log (`<seq>.after.jsonl`) this save already includes. */
+  afterLines?: number;
+}
+
+/** One line of a checkpoint's after-hash log: what nex left at `path`. */
+interface AfterLine {
+  path: string;
+  afterHash: string;
 }
 
 /** What the tools call before they change the workspace. Both throw when the checkpoint cannot be saved. */
@@ -80,6 +89,26 @@ export function shadowFor(options: CheckpointOptions): ShadowGit {
 const turnFile = (dir: string, seq: number): string =>
   join(dir, "turns", `${String(seq).padStart(8, "0")}.json`);
 
+const afterLog = (dir: string, seq: number): string =>
+  join(dir, "turns", `${String(seq).padStart(8, "0")}.after.jsonl`);
+
+/** Applies the after-hash lines a checkpoint's last save did not include yet. */
+function withAfterLog(checkpoint: TurnCheckpoint, log: string): TurnCheckpoint {
+  const lines = log.split("\n");
+  for (let i = checkpoint.afterLines ?? 0; i < lines.length; i += 1) {
+    let line: AfterLine;
+    try {
+      line = JSON.parse(lines[i] ?? "") as AfterLine;
+    } catch {
+      // A line torn by a crash: the file's after-state stays unknown, so undo leaves it alone.
+      continue;
+    }
+    const image = checkpoint.files.find((file) => file.path === line.path);
+    if (image && typeof line.afterHash === "string") image.afterHash = line.afterHash;
+  }
+  return checkpoint;
+}
+
 /** Every checkpoint in the store, oldest first. */
 export async function loadCheckpoints(checkpointDir: string): Promise<TurnCheckpoint[]> {
   let names: string[];
@@ -90,20 +119,27 @@ export async function loadCheckpoints(checkpointDir: string): Promise<TurnCheckp
   }
   const checkpoints: TurnCheckpoint[] = [];
   for (const name of names.filter((n) => /^\d+\.json$/.test(n)).sort()) {
+    let checkpoint: TurnCheckpoint;
     try {
-      checkpoints.push(
-        JSON.parse(await readFile(join(checkpointDir, "turns", name), "utf8")) as TurnCheckpoint,
-      );
+      checkpoint = JSON.parse(
+        await readFile(join(checkpointDir, "turns", name), "utf8"),
+      ) as TurnCheckpoint;
     } catch {
       // A checkpoint torn by a crash mid-save holds nothing that can be trusted; skip it.
+      continue;
     }
+    const log = await readFile(afterLog(checkpointDir, checkpoint.seq), "utf8").catch(() => "");
+    checkpoints.push(withAfterLog(checkpoint, log));
   }
   return checkpoints.sort((a, b) => a.seq - b.seq);
 }
 
 /** Removes checkpoints once they have been undone. */
 export async function dropCheckpoints(checkpointDir: string, seqs: number[]): Promise<void> {
-  for (const seq of seqs) await rm(turnFile(checkpointDir, seq), { force: true });
+  for (const seq of seqs) {
+    await rm(turnFile(checkpointDir, seq), { force: true });
+    await rm(afterLog(checkpointDir, seq), { force: true });
+  }
 }
 
 /** Reads a saved before-image. */
@@ -111,34 +147,55 @@ export function readBlob(checkpointDir: string, blob: string): Promise<Buffer> {
   return readFile(join(checkpointDir, "blobs", blob));
 }
 
-async function missingDirs(dir: string, stop: string): Promise<string[]> {
+function present(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function missingDirs(dir: string, stop: string): string[] {
   const created: string[] = [];
   let current = dir;
   while (current !== stop && current !== dirname(current)) {
-    const exists = await lstat(current).then(
-      () => true,
-      () => false,
-    );
-    if (exists) break;
+    if (present(current)) break;
     created.unshift(current);
     current = dirname(current);
   }
   return created;
 }
 
-/** The recorder for one host: one checkpoint per mutating turn, saved before the turn's first change. */
+/** Runs `work`, creating `dir` first when the work finds it missing (the store is made lazily). */
+function inDirectory<T>(dir: string, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENOENT" || existsSync(dir)) throw error;
+    mkdirSync(dir, { recursive: true });
+    return work();
+  }
+}
+
+/**
+ * The recorder for one host: one checkpoint per mutating turn, saved before the turn's first change.
+ * The store's files are small, so they are written with synchronous calls (see `SYNC_WRITE_BYTES`).
+ */
 export function createCheckpointRecorder(options: CheckpointOptions): CheckpointRecorder {
   const { checkpointDir, workspace } = options;
+  const turnsDir = join(checkpointDir, "turns");
+  const blobsDir = join(checkpointDir, "blobs");
   const shadow = shadowFor(options);
   const open = new Map<number, TurnCheckpoint>();
+  /** Lines appended to each open checkpoint's after-hash log. */
+  const afterCounts = new Map<number, number>();
   let queue: Promise<unknown> = Promise.resolve();
 
-  const save = async (checkpoint: TurnCheckpoint): Promise<void> => {
-    await mkdir(join(checkpointDir, "turns"), { recursive: true });
-    await atomicWrite(
-      turnFile(checkpointDir, checkpoint.seq),
-      Buffer.from(JSON.stringify(checkpoint, null, 1)),
-    );
+  const save = (checkpoint: TurnCheckpoint): void => {
+    checkpoint.afterLines = afterCounts.get(checkpoint.seq) ?? 0;
+    const bytes = Buffer.from(JSON.stringify(checkpoint, null, 1));
+    inDirectory(turnsDir, () => atomicWriteSync(turnFile(checkpointDir, checkpoint.seq), bytes));
   };
 
   let lastSeq: number | null = null;
@@ -174,27 +231,29 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
         const checkpoint = await checkpointFor(turn);
         const path = workspace.display(abs);
         if (checkpoint.files.some((file) => file.path === path)) return;
-        const info = await lstat(abs).catch(() => null);
+        let info: ReturnType<typeof lstatSync> | null = null;
+        try {
+          info = lstatSync(abs);
+        } catch {}
         if (!info) {
-          const dirs = await missingDirs(dirname(abs), workspace.root);
+          const dirs = missingDirs(dirname(abs), workspace.root);
           checkpoint.files.push({
             path,
             existed: false,
             createdDirs: dirs.map((d) => workspace.display(d)),
           });
         } else {
-          const bytes = await readFile(abs);
+          const bytes = info.size <= SYNC_WRITE_BYTES ? readFileSync(abs) : await readFile(abs);
           const blob = sha256(bytes);
-          await mkdir(join(checkpointDir, "blobs"), { recursive: true });
-          const blobPath = join(checkpointDir, "blobs", blob);
-          const saved = await lstat(blobPath).then(
-            () => true,
-            () => false,
-          );
-          if (!saved) await atomicWrite(blobPath, bytes);
+          const blobPath = join(blobsDir, blob);
+          if (!present(blobPath)) {
+            if (!existsSync(blobsDir)) mkdirSync(blobsDir, { recursive: true });
+            await atomicWrite(blobPath, bytes);
+          }
           checkpoint.files.push({ path, existed: true, blob, mode: info.mode & 0o7777 });
         }
-        await save(checkpoint);
+        // The before-image and its record are durable (fsynced) before the tool changes anything.
+        save(checkpoint);
       }),
     beforeExec: (turn, command) =>
       serial(async () => {
@@ -202,22 +261,33 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
         if (checkpoint.commands.length === 0)
           checkpoint.snapshot = await shadow.snapshot(`before turn ${turn}`);
         checkpoint.commands.push(command);
-        await save(checkpoint);
+        save(checkpoint);
       }),
     afterEdit: (turn, abs, hash) =>
       serial(async () => {
         const checkpoint = open.get(turn);
-        const image = checkpoint?.files.find((file) => file.path === workspace.display(abs));
+        const path = workspace.display(abs);
+        const image = checkpoint?.files.find((file) => file.path === path);
         if (!checkpoint || !image) return;
         image.afterHash = hash;
-        await save(checkpoint);
+        // The after-hash only widens what undo may do: without it, undo leaves the file alone (and
+        // says so) rather than restore it. So it needs no fsync of its own: it is appended to a log
+        // beside the checkpoint, and reaches the disk with the kernel's writeback or with the
+        // checkpoint's next save, which includes it. A crash before then costs the automatic undo of
+        // this one change, never a byte of the user's work; the durable checkpoint is not rewritten.
+        // For the same reason a failed append is no failure of the write, which has happened.
+        const line: AfterLine = { path, afterHash: hash };
+        try {
+          appendFileSync(afterLog(checkpointDir, checkpoint.seq), `${JSON.stringify(line)}\n`);
+          afterCounts.set(checkpoint.seq, (afterCounts.get(checkpoint.seq) ?? 0) + 1);
+        } catch {}
       }),
     afterChange: (turn) =>
       serial(async () => {
         const checkpoint = open.get(turn);
         if (checkpoint?.snapshot.type !== "taken") return;
         checkpoint.after = await shadow.currentTree();
-        await save(checkpoint);
+        save(checkpoint);
       }),
   };
 }

@@ -1,4 +1,6 @@
+import { readFileSync, type Stats, statSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
+import { SYNC_WRITE_BYTES } from "./atomic-write.ts";
 import { sha256 } from "./ledger.ts";
 import { ToolFailure } from "./tool.ts";
 
@@ -26,9 +28,9 @@ export async function readState(
   display: string,
   signal?: AbortSignal,
 ): Promise<FileState | null> {
-  let info: Awaited<ReturnType<typeof stat>>;
+  let info: Stats;
   try {
-    info = await stat(abs);
+    info = statSync(abs);
   } catch (error) {
     if ((error as { code?: string }).code === "ENOENT") return null;
     throw error;
@@ -39,7 +41,12 @@ export async function readState(
       `${display} is a directory, not a file. Use list_dir to see what it holds.`,
     );
   }
-  const bytes = await readFile(abs, { signal });
+  // A small regular file is read in one go (see SYNC_WRITE_BYTES); anything else reads asynchronously,
+  // so a large file can be interrupted and a FIFO never blocks the event loop.
+  const bytes =
+    info.isFile() && info.size <= SYNC_WRITE_BYTES
+      ? readFileSync(abs)
+      : await readFile(abs, { signal });
   return {
     bytes,
     mode: info.mode & 0o7777,
@@ -109,8 +116,9 @@ export async function verifyWritten(
   display: string,
   expected: Uint8Array,
 ): Promise<WrittenFacts> {
-  const onDisk = await readFile(abs);
-  const info = await stat(abs);
+  const small = expected.length <= SYNC_WRITE_BYTES;
+  const onDisk = small ? readFileSync(abs) : await readFile(abs);
+  const info = small ? statSync(abs) : await stat(abs);
   if (!onDisk.equals(expected)) {
     throw new ToolFailure(
       "failed",

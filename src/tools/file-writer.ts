@@ -1,4 +1,5 @@
-import { chmod, mkdir } from "node:fs/promises";
+import { mkdirSync } from "node:fs";
+import { chmod } from "node:fs/promises";
 import { dirname } from "node:path";
 import { atomicWrite, commitFile } from "./atomic-write.ts";
 import { type FileState, verifyWritten, type WrittenFacts } from "./file-content.ts";
@@ -36,7 +37,7 @@ export async function commitChange(ctx: ToolContext, change: FileChange): Promis
         "Tell the user: the checkpoint directory may be full or unwritable.",
     );
   }
-  await mkdir(dirname(target.abs), { recursive: true });
+  if (!existing) mkdirSync(dirname(target.abs), { recursive: true });
   if (content.type === "bytes") {
     await atomicWrite(target.abs, content.bytes, {
       ...(existing ? { mode: existing.mode } : {}),

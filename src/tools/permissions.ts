@@ -116,12 +116,19 @@ export function createPermissions(options: PermissionOptions): Permissions {
     return result;
   };
 
-  const checkBash = async (command: string, summary: string): Promise<PermissionCheck> => {
-    const ask: PermissionCheck = { type: "ask", summary };
+  // The summary (a stat or two) is made only when the answer needs one.
+  const checkBash = async (
+    command: string,
+    summarize: () => Promise<string>,
+  ): Promise<PermissionCheck> => {
+    const ask = async (note = ""): Promise<PermissionCheck> => ({
+      type: "ask",
+      summary: `${await summarize()}${note}`,
+    });
     const result = await parse(command);
     if (result.type === "unparsed") {
       if (mode === "approve_all" && deny.length === 0) return { type: "allow" };
-      return { type: "ask", summary: `${summary} (could not be parsed: ${result.reason})` };
+      return ask(` (could not be parsed: ${result.reason})`);
     }
     for (const sub of result.commands) {
       const rule = deny.find((pattern) => matchesPattern(sub.words, pattern));
@@ -135,7 +142,7 @@ export function createPermissions(options: PermissionOptions): Permissions {
     const hidden = result.commands.filter((sub) => sub.opaque);
     if (mode === "approve_all") {
       return hidden.length > 0 && deny.length > 0
-        ? { type: "ask", summary: `${summary} (runs code nex cannot check against the deny rules)` }
+        ? ask(" (runs code nex cannot check against the deny rules)")
         : { type: "allow" };
     }
     if (approvedCommands.has(command)) return { type: "allow" };
@@ -143,7 +150,7 @@ export function createPermissions(options: PermissionOptions): Permissions {
       !sub.opaque &&
       [...allow, ...approvedPatterns].some((pattern) => matchesPattern(sub.words, pattern));
     if (result.commands.length > 0 && result.commands.every(allowed)) return { type: "allow" };
-    return ask;
+    return ask();
   };
 
   return {
@@ -155,8 +162,8 @@ export function createPermissions(options: PermissionOptions): Permissions {
       const tool = options.tools.get(call.name);
       if (!tool || tool.mutates === false || !options.validArgs(tool, call.args))
         return { type: "allow" };
-      const summary = await options.summarize(tool, call.args);
-      if (tool.mutates === "exec") return checkBash(String(call.args.command ?? ""), summary);
+      const summarize = () => options.summarize(tool, call.args);
+      if (tool.mutates === "exec") return checkBash(String(call.args.command ?? ""), summarize);
       if (mode === "approve_all") return { type: "allow" };
       const path = tool.target(call.args);
       const where = path === null ? "inside" : await options.locate(path);
@@ -164,7 +171,7 @@ export function createPermissions(options: PermissionOptions): Permissions {
       if (where === null) return { type: "allow" };
       if (mode === "auto_edit" && where === "inside") return { type: "allow" };
       if (approvedTools.has(tool.name)) return { type: "allow" };
-      return { type: "ask", summary };
+      return { type: "ask", summary: await summarize() };
     },
     remember(call) {
       const tool = options.tools.get(call.name);

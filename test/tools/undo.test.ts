@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { undoWorkspace } from "../../src/tools/index.ts";
@@ -96,6 +104,46 @@ test("undo never overwrites a change made outside nex after the turn, and says s
     report.text,
     /Could not restore: a\.txt \(changed since turn 1 by something else; left as it is/,
   );
+});
+
+test("undo from a new process uses the newest content nex left, also when a turn wrote a file twice", async () => {
+  const box = sandbox();
+  const tools = host(box);
+  await run(tools, "write_file", { path: "a.txt", content: "one\n" }, { turn: 1 });
+  await run(tools, "write_file", { path: "b.txt", content: "b\n" }, { turn: 1 });
+  await run(tools, "read_file", { path: "a.txt" }, { turn: 1 });
+  const second = await run(tools, "write_file", { path: "a.txt", content: "two\n" }, { turn: 1 });
+  assert.equal(second.isError, false, second.content);
+  const report = await undoWorkspace({
+    workspace: box.workspace,
+    checkpointDir: box.checkpointDir,
+    turns: 1,
+  });
+  assert.deepEqual(report.restored, [
+    { path: "a.txt", action: "deleted again" },
+    { path: "b.txt", action: "deleted again" },
+  ]);
+  assert.equal(existsSync(box.path("a.txt")), false);
+});
+
+test("when a crash lost what a turn left in a file, undo leaves that file alone and says so", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("a.txt"), "v1\n");
+  const tools = host(box);
+  await readAndWrite(tools, "a.txt", "nex wrote this\n", 1);
+  // The after-state is logged without an fsync of its own: a power loss may tear it.
+  const turns = join(box.checkpointDir, "turns");
+  const log = readdirSync(turns).find((name) => name.endsWith(".after.jsonl"));
+  assert.ok(log, "the after-state log exists");
+  truncateSync(join(turns, log), readFileSync(join(turns, log)).length - 10);
+  const report = await undoWorkspace({
+    workspace: box.workspace,
+    checkpointDir: box.checkpointDir,
+    turns: 1,
+  });
+  assert.equal(readFileSync(box.path("a.txt"), "utf8"), "nex wrote this\n");
+  assert.deepEqual(report.restored, []);
+  assert.match(report.text, /Could not restore: a\.txt \(changed since turn 1/);
 });
 
 test("undo keeps a file the user created between two turns", async () => {
