@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { type Static, Type } from "typebox";
-import Schema from "typebox/schema";
+import { type Static, Type } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
 import type { PermissionMode } from "../protocol/index.ts";
 import type { ModelLimits } from "./model-registry.ts";
 
@@ -156,10 +156,11 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
       `The config file ${path} is not valid JSON (${(error as Error).message}). Fix it or move it away.`,
     );
   }
-  if (!Schema.Check(ConfigFileSchema, parsed)) {
-    const problems = Schema.Errors(ConfigFileSchema, parsed)[1]
+  const check = TypeCompiler.Compile(ConfigFileSchema);
+  if (!check.Check(parsed)) {
+    const problems = [...check.Errors(parsed)]
       .slice(0, 3)
-      .map((e) => `${e.instancePath || "(top)"} ${e.message}`);
+      .map((e) => `${e.path || "(top)"} ${e.message}`);
     throw new ConfigError(
       `The config file ${path} has invalid settings: ${problems.join("; ")}. Fix them and run nex again.`,
     );

@@ -1,15 +1,22 @@
-import type { TSchema } from "typebox";
-import Schema from "typebox/schema";
+import type { TSchema } from "@sinclair/typebox";
+import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import type { ReadRecord, ToolOutcome } from "../protocol/index.ts";
 import type { ReadLedger } from "./ledger.ts";
 import { capText } from "./output-cap.ts";
 import { type Tool, type ToolContext, ToolFailure } from "./tool.ts";
 
-interface SchemaError {
-  keyword: string;
-  instancePath: string;
-  params: Record<string, unknown>;
-  message: string;
+/** What the messages read of a tool's schema: a flat object of primitive properties. */
+interface FlatSchema {
+  properties?: Record<string, PropertySchema>;
+  required?: string[];
+  additionalProperties?: unknown;
+}
+
+interface PropertySchema {
+  type?: unknown;
+  minLength?: number;
+  minimum?: number;
+  maximum?: number;
 }
 
 function describeValue(value: unknown): string {
@@ -18,10 +25,6 @@ function describeValue(value: unknown): string {
   if (typeof value === "object") return "an object";
   if (typeof value === "string") return `a string`;
   return `${typeof value} ${JSON.stringify(value)}`;
-}
-
-function keyOf(path: string): string {
-  return path.replace(/^\//, "").replace(/\//g, ".");
 }
 
 function missingMessage(tool: string, key: string): string {
@@ -35,64 +38,115 @@ function missingMessage(tool: string, key: string): string {
   return `Missing required argument \`${key}\`. Re-emit the call with \`${key}\` set.`;
 }
 
-/** Validates arguments against a tool's schema with no coercion; returns plain-words problems, or none. */
+const checks = new WeakMap<TSchema, TypeCheck<TSchema>>();
+
+/** The schema's compiled check, made once per schema. */
+function checkFor(schema: TSchema): TypeCheck<TSchema> {
+  let check = checks.get(schema);
+  if (!check) {
+    check = TypeCompiler.Compile(schema);
+    checks.set(schema, check);
+  }
+  return check;
+}
+
+/** Whether `value` has the JSON Schema `type`; null for a type these messages do not know. */
+function hasType(type: unknown, value: unknown): boolean | null {
+  switch (type) {
+    case "string":
+      return typeof value === "string";
+    case "integer":
+      return typeof value === "number" && Number.isInteger(value);
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "boolean":
+      return typeof value === "boolean";
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value);
+    default:
+      return null;
+  }
+}
+
+/**
+ * Validates arguments against a tool's schema with no coercion; returns plain-words problems, or none.
+ * The schema library's check decides; the messages are worked out here from the flat top-level
+ * schema, in the words the model needs (missing, null, wrong type, empty, out of range, unknown).
+ */
 export function validateArguments(tool: Tool, args: unknown): string[] {
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return [
       `The arguments must be a JSON object, got ${describeValue(args)}. Re-emit the call with an object of arguments.`,
     ];
   }
-  const schema: TSchema = tool.parameters;
-  if (Schema.Check(schema, args)) return [];
-  const record = args as Record<string, unknown>;
-  const known = Object.keys((schema as { properties?: Record<string, unknown> }).properties ?? {});
-  const problems: string[] = [];
-  for (const error of Schema.Errors(schema, args)[1] as Iterable<SchemaError>) {
-    const key = keyOf(error.instancePath);
-    const value = key ? record[key] : undefined;
-    switch (error.keyword) {
-      case "required":
-        for (const name of (error.params.requiredProperties as string[] | undefined) ?? []) {
-          problems.push(missingMessage(tool.name, name));
-        }
-        break;
-      case "additionalProperties": {
-        const extra = (error.params.additionalProperties as string[] | undefined) ?? [];
-        problems.push(
-          `Unknown argument${extra.length === 1 ? "" : "s"} ${extra.map((k) => `\`${k}\``).join(", ")} for ${tool.name}; ` +
-            `its arguments are: ${known.join(", ")}. Re-emit the call without ${extra.length === 1 ? "it" : "them"}.`,
-        );
-        break;
-      }
-      case "type": {
-        const expected = String(error.params.type ?? "another type");
-        problems.push(
-          value === null
-            ? `\`${key}\` is null; it must be ${article(expected)} ${expected}. Re-emit the call with a real value.`
-            : `\`${key}\` must be ${article(expected)} ${expected}, got ${describeValue(value)}. Re-emit the call with ${article(expected)} ${expected}.`,
-        );
-        break;
-      }
-      case "minLength":
-        problems.push(emptyMessage(tool.name, key));
-        break;
-      case "minimum":
-      case "maximum":
-        problems.push(
-          `\`${key}\` ${error.message} (got ${JSON.stringify(value)}). Re-emit the call with a value in range.`,
-        );
-        break;
-      case "boolean":
-        break;
-      default:
-        problems.push(
-          `\`${key || "arguments"}\` ${error.message}. Re-emit the call with a valid value.`,
-        );
+  const check = checkFor(tool.parameters);
+  if (check.Check(args)) return [];
+  const problems = describeProblems(
+    tool,
+    tool.parameters as FlatSchema,
+    args as Record<string, unknown>,
+  );
+  // Whatever the flat reading cannot explain is said in the library's words.
+  if (problems.length === 0) {
+    for (const error of check.Errors(args)) {
+      const key = error.path.replace(/^\//, "").replace(/\//g, ".");
+      problems.push(
+        `\`${key || "arguments"}\` ${error.message}. Re-emit the call with a valid value.`,
+      );
     }
   }
   return problems.length > 0
     ? [...new Set(problems)]
     : ["The arguments do not match the tool's schema. Re-emit the call."];
+}
+
+function describeProblems(
+  tool: Tool,
+  schema: FlatSchema,
+  record: Record<string, unknown>,
+): string[] {
+  const properties = schema.properties ?? {};
+  const known = Object.keys(properties);
+  const problems: string[] = [];
+  for (const key of schema.required ?? []) {
+    if (!Object.hasOwn(record, key)) problems.push(missingMessage(tool.name, key));
+  }
+  if (schema.additionalProperties === false) {
+    const extra = Object.keys(record).filter((key) => !Object.hasOwn(properties, key));
+    if (extra.length > 0) {
+      problems.push(
+        `Unknown argument${extra.length === 1 ? "" : "s"} ${extra.map((k) => `\`${k}\``).join(", ")} for ${tool.name}; ` +
+          `its arguments are: ${known.join(", ")}. Re-emit the call without ${extra.length === 1 ? "it" : "them"}.`,
+      );
+    }
+  }
+  for (const [key, property] of Object.entries(properties)) {
+    if (!Object.hasOwn(record, key)) continue;
+    const value = record[key];
+    if (hasType(property.type, value) === false) {
+      const expected = String(property.type);
+      problems.push(
+        value === null
+          ? `\`${key}\` is null; it must be ${article(expected)} ${expected}. Re-emit the call with a real value.`
+          : `\`${key}\` must be ${article(expected)} ${expected}, got ${describeValue(value)}. Re-emit the call with ${article(expected)} ${expected}.`,
+      );
+      continue;
+    }
+    if (typeof value === "string" && property.minLength !== undefined) {
+      if (value.length < property.minLength) problems.push(emptyMessage(tool.name, key));
+    }
+    if (typeof value === "number") {
+      const range = (bound: string) =>
+        `\`${key}\` must be ${bound} (got ${JSON.stringify(value)}). Re-emit the call with a value in range.`;
+      if (property.minimum !== undefined && value < property.minimum)
+        problems.push(range(`>= ${property.minimum}`));
+      if (property.maximum !== undefined && value > property.maximum)
+        problems.push(range(`<= ${property.maximum}`));
+    }
+  }
+  return problems;
 }
 
 function article(word: string): string {

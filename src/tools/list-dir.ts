@@ -1,6 +1,6 @@
 import { lstat, readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
-import { Type } from "typebox";
+import { Type } from "@sinclair/typebox";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatCount } from "./file-content.ts";
 import { defineTool, failure, type Tool } from "./tool.ts";

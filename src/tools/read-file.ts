@@ -1,4 +1,4 @@
-import { Type } from "typebox";
+import { Type } from "@sinclair/typebox";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatCount, formatLines, isText, readState } from "./file-content.ts";
 import { defineTool, failure, type Tool } from "./tool.ts";

@@ -1,4 +1,4 @@
-import type { Static, TSchema } from "typebox";
+import type { Static, TSchema } from "@sinclair/typebox";
 import type { ToolErrorCode, ToolOutcome } from "../protocol/index.ts";
 import type { CheckpointRecorder } from "./checkpoints.ts";
 import type { FileSearch } from "./file-search.ts";

@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { Type } from "typebox";
+import { Type } from "@sinclair/typebox";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { shortDiff } from "./diff-text.ts";
 import {

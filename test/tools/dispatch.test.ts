@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { Type } from "typebox";
+import { Type } from "@sinclair/typebox";
 import { dispatch } from "../../src/tools/dispatch.ts";
 import { createLedger } from "../../src/tools/ledger.ts";
 import { defineTool, type Tool, type ToolContext } from "../../src/tools/tool.ts";
@@ -143,6 +143,41 @@ test("values are never coerced: a string where an integer belongs is refused", a
   assert.equal(existsSync(box.path("a.txt")), false);
 });
 
+test("a number out of range or not whole is refused with the bound and the value received", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("a.txt"), "one\n");
+  const tools = host(box);
+  const high = await run(tools, "read_file", { path: "a.txt", limit: 5000 });
+  assert.equal(high.code, "invalid_arguments");
+  assert.match(high.content, /`limit` must be <= 2000 \(got 5000\)/);
+  const low = await run(tools, "read_file", { path: "a.txt", offset: 0 });
+  assert.match(low.content, /`offset` must be >= 1 \(got 0\)/);
+  const fraction = await run(tools, "read_file", { path: "a.txt", offset: 1.5 });
+  assert.match(fraction.content, /`offset` must be an integer, got number 1\.5/);
+});
+
+test("a schema rule the plain-words messages do not cover is still enforced, in the schema library's words", async () => {
+  const tool = defineTool({
+    name: "probe",
+    description: "test tool",
+    parameters: Type.Object({ id: Type.String({ pattern: "^[a-z]+$" }) }),
+    mutates: false,
+    execute: async () => ({ isError: false, content: "ran" }),
+  });
+  const out = await dispatch(
+    "probe",
+    { id: "ABC" },
+    {
+      tools: new Map([["probe", tool]]),
+      context: contextFor(1000),
+      signal: new AbortController().signal,
+      turn: 1,
+    },
+  );
+  assert.equal(out.code, "invalid_arguments");
+  assert.match(out.content, /^probe was not run\. `id` .*match .\^\[a-z\]\+\$./);
+});
+
 test("arguments that are not an object are refused", async () => {
   const tools = host(sandbox());
   const out = await tools.execute(
@@ -218,5 +253,8 @@ test("the dispatcher caps every result, keeping head and tail and saying how man
 test("the tool schemas the model sees match the golden file", () => {
   const specs = host(sandbox()).specs();
   const golden = join(import.meta.dirname, "tool-specs.golden.json");
-  assert.deepEqual(specs, JSON.parse(readFileSync(golden, "utf8")));
+  const expected = JSON.parse(readFileSync(golden, "utf8"));
+  assert.deepEqual(specs, expected);
+  // The model sees bytes: the keys come in the golden file's order too.
+  assert.equal(JSON.stringify(specs), JSON.stringify(expected));
 });
