@@ -8,6 +8,59 @@ interface WireMessage {
   content: Block[];
 }
 
+// Each message's blocks are made and serialised once (messages are values; see openai-wire.ts).
+const blocksJson = new WeakMap<Message, { role: WireMessage["role"]; blocks: string[] }>();
+const toolsJson = new WeakMap<ModelRequest["tools"], string>();
+
+/** The request body as JSON text: byte for byte `JSON.stringify(anthropicBody(request, options))`. */
+export function anthropicBodyText(request: ModelRequest, options: { stream: boolean }): string {
+  const messages: string[] = [];
+  let role: WireMessage["role"] | null = null;
+  let blocks: string[] = [];
+  const flush = () => {
+    if (role !== null) messages.push(`{"role":"${role}","content":[${blocks.join(",")}]}`);
+  };
+  for (const message of request.messages) {
+    let wire = blocksJson.get(message);
+    if (!wire) {
+      const made = messageBlocks(message);
+      wire = { role: made.role, blocks: made.blocks.map((block) => JSON.stringify(block)) };
+      blocksJson.set(message, wire);
+    }
+    if (wire.blocks.length === 0) continue;
+    if (wire.role === role) {
+      blocks.push(...wire.blocks);
+      continue;
+    }
+    flush();
+    role = wire.role;
+    blocks = [...wire.blocks];
+  }
+  flush();
+  let tools = "";
+  if (request.tools.length > 0) {
+    tools = toolsJson.get(request.tools) ?? "";
+    if (!tools) {
+      tools = JSON.stringify(anthropicTools(request.tools));
+      toolsJson.set(request.tools, tools);
+    }
+  }
+  return (
+    `{"model":${JSON.stringify(request.model)},"max_tokens":${JSON.stringify(request.maxTokens)}` +
+    `${request.system ? `,"system":${JSON.stringify(request.system)}` : ""}` +
+    `,"messages":[${messages.join(",")}]${tools ? `,"tools":${tools}` : ""},"stream":${JSON.stringify(options.stream)}}`
+  );
+}
+
+function anthropicTools(tools: ModelRequest["tools"]): Record<string, unknown>[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.parameters,
+  }));
+}
+
+/** The request body as an object (see `anthropicBodyText` for the JSON that is sent). */
 export function anthropicBody(
   request: ModelRequest,
   options: { stream: boolean },
@@ -17,15 +70,7 @@ export function anthropicBody(
     max_tokens: request.maxTokens,
     ...(request.system ? { system: request.system } : {}),
     messages: anthropicMessages(request.messages),
-    ...(request.tools.length > 0
-      ? {
-          tools: request.tools.map((tool) => ({
-            name: tool.name,
-            description: tool.description,
-            input_schema: tool.parameters,
-          })),
-        }
-      : {}),
+    ...(request.tools.length > 0 ? { tools: anthropicTools(request.tools) } : {}),
     stream: options.stream,
   };
 }
@@ -43,36 +88,45 @@ export function anthropicMessages(messages: Message[]): WireMessage[] {
     else out.push({ role, content: blocks });
   };
   for (const message of messages) {
-    switch (message.type) {
-      case "user":
-        push("user", message.text === "" ? [] : [{ type: "text", text: message.text }]);
-        break;
-      case "tool_result":
-        push("user", [
+    const { role, blocks } = messageBlocks(message);
+    push(role, blocks);
+  }
+  return out;
+}
+
+/** The role and content blocks of one message; tool results travel in user messages. */
+function messageBlocks(message: Message): { role: WireMessage["role"]; blocks: Block[] } {
+  switch (message.type) {
+    case "user":
+      return {
+        role: "user",
+        blocks: message.text === "" ? [] : [{ type: "text", text: message.text }],
+      };
+    case "tool_result":
+      return {
+        role: "user",
+        blocks: [
           {
             type: "tool_result",
             tool_use_id: message.toolCallId,
             content: message.content,
             ...(message.isError ? { is_error: true } : {}),
           },
-        ]);
-        break;
-      case "assistant": {
-        const blocks: Block[] = message.text === "" ? [] : [{ type: "text", text: message.text }];
-        for (const call of message.toolCalls) {
-          blocks.push({
-            type: "tool_use",
-            id: call.id,
-            name: call.name,
-            input: historyInput(call.argumentsText),
-          });
-        }
-        push("assistant", blocks);
-        break;
+        ],
+      };
+    case "assistant": {
+      const blocks: Block[] = message.text === "" ? [] : [{ type: "text", text: message.text }];
+      for (const call of message.toolCalls) {
+        blocks.push({
+          type: "tool_use",
+          id: call.id,
+          name: call.name,
+          input: historyInput(call.argumentsText),
+        });
       }
+      return { role: "assistant", blocks };
     }
   }
-  return out;
 }
 
 /** `input` must be an object: a poisoned call kept in history is sent as {} (its result says why). */

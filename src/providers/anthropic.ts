@@ -2,7 +2,7 @@
 // message_delta (stop_reason, usage.output_tokens), message_stop. A tool input that does not parse
 // is a poisoned call (never null, never {}).
 import type { ProviderError, ProviderEvent, StreamFn } from "../protocol/index.ts";
-import { anthropicBody } from "./anthropic-wire.ts";
+import { anthropicBodyText } from "./anthropic-wire.ts";
 import { isObject } from "./arguments.ts";
 import { createTurnAssembler, type TurnAssembler } from "./assembler.ts";
 import { type ClientOptions, transportFor, trimSlash } from "./client-config.ts";
@@ -46,7 +46,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): StreamFn
     const exchange: WireExchange = {
       url,
       headers,
-      body: JSON.stringify(anthropicBody(request, { stream: streaming })),
+      body: anthropicBodyText(request, { stream: streaming }),
       read(response, chunks) {
         const asStream =
           streaming && !/application\/json/i.test(response.headers.get("content-type") ?? "");

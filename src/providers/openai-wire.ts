@@ -11,6 +11,7 @@ export interface OpenAIBodyOptions {
   maxTokensField: MaxTokensField;
 }
 
+/** The request body as an object (see `openaiBodyText` for the JSON that is sent). */
 export function openaiBody(
   request: ModelRequest,
   options: OpenAIBodyOptions,
@@ -21,22 +22,63 @@ export function openaiBody(
   return {
     model: request.model,
     messages,
-    ...(request.tools.length > 0
-      ? {
-          tools: request.tools.map((tool) => ({
-            type: "function",
-            function: {
-              name: tool.name,
-              description: tool.description,
-              parameters: tool.parameters,
-            },
-          })),
-        }
-      : {}),
+    ...(request.tools.length > 0 ? { tools: openaiTools(request.tools) } : {}),
     [options.maxTokensField]: request.maxTokens,
     stream: options.stream,
     ...(options.stream ? { stream_options: { include_usage: true } } : {}),
   };
+}
+
+// A session sends its whole history with every request, so each message's wire JSON is made once
+// and kept: messages are values (nothing changes one after it is made), and tools are one array per
+// host. Without this, a long session re-translates and re-serialises every message on every request.
+const messageJson = new WeakMap<Message, string>();
+const toolsJson = new WeakMap<ModelRequest["tools"], string>();
+
+/**
+ * The request body as JSON text: byte for byte `JSON.stringify(openaiBody(request, options))`, built
+ * from the cached JSON of each message and of the tools.
+ */
+export function openaiBodyText(request: ModelRequest, options: OpenAIBodyOptions): string {
+  const messages: string[] = [];
+  if (request.system) messages.push(JSON.stringify({ role: "system", content: request.system }));
+  for (const message of request.messages) {
+    let json = messageJson.get(message);
+    if (json === undefined) {
+      json = JSON.stringify(openaiMessage(message));
+      messageJson.set(message, json);
+    }
+    messages.push(json);
+  }
+  let tools = "";
+  if (request.tools.length > 0) {
+    tools = toolsJson.get(request.tools) ?? "";
+    if (!tools) {
+      tools = JSON.stringify(openaiTools(request.tools));
+      toolsJson.set(request.tools, tools);
+    }
+  }
+  // The fields after `messages`, in the order openaiBody gives them.
+  const tail = JSON.stringify({
+    [options.maxTokensField]: request.maxTokens,
+    stream: options.stream,
+    ...(options.stream ? { stream_options: { include_usage: true } } : {}),
+  });
+  return (
+    `{"model":${JSON.stringify(request.model)},"messages":[${messages.join(",")}]` +
+    `${tools ? `,"tools":${tools}` : ""},${tail.slice(1)}`
+  );
+}
+
+function openaiTools(tools: ModelRequest["tools"]): Record<string, unknown>[] {
+  return tools.map((tool) => ({
+    type: "function",
+    function: {
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+    },
+  }));
 }
 
 function openaiMessage(message: Message): Record<string, unknown> {

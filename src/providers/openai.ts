@@ -11,7 +11,7 @@ import {
   networkError,
   serverMessageOf,
 } from "./errors.ts";
-import { type MaxTokensField, openaiBody } from "./openai-wire.ts";
+import { type MaxTokensField, openaiBodyText } from "./openai-wire.ts";
 import { eventJson, sseEvents } from "./sse.ts";
 import { type ReadOutcome, runRequest, StreamFailure, type WireExchange } from "./transport.ts";
 
@@ -42,12 +42,10 @@ export function createOpenAIClient(options: OpenAIClientOptions): StreamFn {
     ...auth,
   };
   return (request, signal) => {
-    const body = JSON.stringify(
-      openaiBody(request, {
-        stream: streaming,
-        maxTokensField: options.maxTokensField ?? "max_tokens",
-      }),
-    );
+    const body = openaiBodyText(request, {
+      stream: streaming,
+      maxTokensField: options.maxTokensField ?? "max_tokens",
+    });
     const exchange: WireExchange = {
       url,
       headers,
