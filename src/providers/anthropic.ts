@@ -1,4 +1,4 @@
-// Anthropic Messages over fetch + eventsource-parser: message_start, content_block_start/delta/stop,
+// Anthropic Messages over node:http (http-client.ts) + eventsource-parser: message_start, content_block_start/delta/stop,
 // message_delta (stop_reason, usage.output_tokens), message_stop. A tool input that does not parse
 // is a poisoned call (never null, never {}).
 import type { ProviderError, ProviderEvent, StreamFn } from "../protocol/index.ts";

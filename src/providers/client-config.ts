@@ -1,3 +1,4 @@
+import { type HttpFetch, httpFetch } from "./http-client.ts";
 import type { RetryOptions } from "./retry.ts";
 import { defaultTimeouts, type Timeouts, type TransportOptions } from "./transport.ts";
 
@@ -10,7 +11,8 @@ export interface ClientOptions {
   headers?: Record<string, string>;
   retry?: RetryOptions;
   timeouts?: Partial<Timeouts>;
-  fetch?: typeof fetch;
+  /** The HTTP client; default `httpFetch` (node:http). The global `fetch` fits too. */
+  fetch?: HttpFetch;
   /** Where the key comes from, named in 401/403 hints; e.g. `OPENAI_API_KEY`. */
   keyName?: string;
 }
@@ -49,7 +51,7 @@ export function transportFor(
     path = new URL(url).pathname;
   } catch {}
   return {
-    fetch: options.fetch ?? globalThis.fetch,
+    fetch: options.fetch ?? httpFetch,
     retry: options.retry ?? {},
     timeouts: { ...defaultTimeouts, ...(options.timeouts ?? {}) },
     secrets,

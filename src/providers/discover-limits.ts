@@ -8,6 +8,7 @@
 //              POST /api/show            `num_ctx` in parameters, else model_info["<arch>.context_length"]
 import { isObject } from "./arguments.ts";
 import { trimSlash } from "./client-config.ts";
+import { type HttpFetch, httpFetch, readText } from "./http-client.ts";
 
 /** Where to look, and with which key. */
 export interface DiscoverOptions {
@@ -16,7 +17,7 @@ export interface DiscoverOptions {
   model: string;
   kind: "openai" | "anthropic";
   signal?: AbortSignal;
-  fetch?: typeof fetch;
+  fetch?: HttpFetch;
   /** Per probe; default 2000. */
   timeoutMs?: number;
 }
@@ -28,6 +29,9 @@ export interface DiscoveredWindow {
 }
 
 type Probe = () => Promise<DiscoveredWindow | null>;
+
+// A model list or props document is a few KB; anything far larger is not what a probe asked for.
+const MAX_PROBE_BYTES = 4 * 2 ** 20;
 
 export async function discoverContextWindow(
   options: DiscoverOptions,
@@ -64,7 +68,7 @@ export async function discoverContextWindow(
 type Get = (method: "GET" | "POST", url: string, body?: unknown) => Promise<unknown>;
 
 function requester(options: DiscoverOptions): Get {
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const doFetch = options.fetch ?? httpFetch;
   const headers: Record<string, string> = { accept: "application/json" };
   if (options.apiKey && options.kind === "openai")
     headers.authorization = `Bearer ${options.apiKey}`;
@@ -82,11 +86,9 @@ function requester(options: DiscoverOptions): Get {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal,
       });
-      if (!response.ok) {
-        await response.body?.cancel();
-        return null;
-      }
-      return await response.json();
+      const text = await readText(response.body, MAX_PROBE_BYTES);
+      if (!response.ok || text === null) return null;
+      return JSON.parse(text);
     } catch {
       return null;
     }

@@ -1,5 +1,5 @@
 // OpenAI-compatible Chat Completions (vLLM, llama.cpp, Ollama, LM Studio, OpenRouter, OpenAI) over
-// fetch + eventsource-parser. No SDK: SDK stream helpers repair partial JSON and SDK retries multiply ours.
+// node:http (http-client.ts) + eventsource-parser. No SDK: SDK stream helpers repair partial JSON and SDK retries multiply ours.
 import type { ProviderError, ProviderEvent, StreamFn } from "../protocol/index.ts";
 import { isObject } from "./arguments.ts";
 import { createTurnAssembler, type TurnAssembler } from "./assembler.ts";

@@ -91,7 +91,10 @@ export function backoffMs(failures: number, options: RetryOptions = {}): number 
 }
 
 /** Reads `retry-after-ms` or `retry-after` (delta-seconds or HTTP date) as milliseconds from now. */
-export function retryAfterMs(headers: Headers, now: number): number | null {
+export function retryAfterMs(
+  headers: { get(name: string): string | null },
+  now: number,
+): number | null {
   const ms = headers.get("retry-after-ms");
   if (ms !== null && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Math.round(Number.parseFloat(ms));
   const value = headers.get("retry-after");

@@ -14,6 +14,7 @@ import {
   redact,
   timeoutError,
 } from "./errors.ts";
+import type { HttpFetch, HttpResponse } from "./http-client.ts";
 import { planRetry, type RetryOptions, realSleep, retryAfterMs } from "./retry.ts";
 
 /** How long to wait for the first byte of a response, and between chunks after it. */
@@ -35,14 +36,14 @@ export interface WireExchange {
   headers: Record<string, string>;
   body: string;
   read(
-    response: Response,
+    response: HttpResponse,
     chunks: AsyncIterable<Uint8Array>,
   ): AsyncGenerator<ProviderEvent, ReadOutcome>;
 }
 
 /** Everything the transport needs besides the exchange. */
 export interface TransportOptions {
-  fetch: typeof fetch;
+  fetch: HttpFetch;
   retry: RetryOptions;
   timeouts: Timeouts;
   /** Strings that must never appear in an event (the key, auth header values). */
@@ -156,7 +157,7 @@ async function* attemptOnce(
     timedOut = true;
     attempt.abort();
   }, options.timeouts.firstByteMs);
-  let response: Response;
+  let response: HttpResponse;
   try {
     response = await options.fetch(exchange.url, {
       method: "POST",
@@ -205,13 +206,13 @@ async function* attemptOnce(
  * Throws StreamFailure on timeout, network failure or cancellation.
  */
 async function* timedChunks(
-  body: ReadableStream<Uint8Array> | null,
+  body: AsyncIterable<Uint8Array> | null,
   signal: AbortSignal,
   attempt: AbortController,
   timeouts: Timeouts,
 ): AsyncGenerator<Uint8Array> {
   if (!body) return;
-  const reader = body.getReader();
+  const reader = body[Symbol.asyncIterator]();
   let first = true;
   try {
     for (;;) {
@@ -220,9 +221,9 @@ async function* timedChunks(
       const stall = new Promise<"stalled">((resolve) => {
         timer = setTimeout(() => resolve("stalled"), ms);
       });
-      let result: Awaited<ReturnType<typeof reader.read>> | "stalled";
+      let result: IteratorResult<Uint8Array> | "stalled";
       try {
-        result = await Promise.race([reader.read(), stall]);
+        result = await Promise.race([reader.next(), stall]);
       } catch (error) {
         if (signal.aborted) throw new StreamFailure("aborted", "the request was cancelled");
         throw new StreamFailure("network", describeFetchError(error));
@@ -241,7 +242,8 @@ async function* timedChunks(
       yield result.value;
     }
   } finally {
-    reader.cancel().catch(() => {});
+    // Stops the body (and frees its connection) when the reader stopped before its end.
+    reader.return?.()?.catch(() => {});
   }
 }
 

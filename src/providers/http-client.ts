@@ -1,0 +1,207 @@
+// A small fetch-shaped HTTP client over node:http/https. The global `fetch` (undici) costs ~25 ms of
+// start-up and several times node:http's CPU per request; a session makes hundreds of requests. The
+// clients only send a string body and read status, headers and body chunks, which this gives them.
+import type { IncomingMessage } from "node:http";
+import type { Readable } from "node:stream";
+
+// Loaded with getBuiltinModule, not `import`: an ESM import of node:http builds a facade of all its
+// exports, and reading the lazy ones (WebSocket and friends) loads undici, the very cost avoided here.
+type HttpModule = typeof import("node:http");
+
+/** One request: a method, headers and an optional string body; `signal` cancels it at any point. */
+export interface HttpRequestInit {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+/** What nex reads of a response; a fetch `Response` has these too. */
+export interface HttpResponse {
+  status: number;
+  ok: boolean;
+  headers: { get(name: string): string | null };
+  /** The (decoded) body; stopping the iteration early discards the rest of it. */
+  body: AsyncIterable<Uint8Array> | null;
+}
+
+/** A fetch-shaped function: `httpFetch`, or the global `fetch`. */
+export type HttpFetch = (url: string, init: HttpRequestInit) => Promise<HttpResponse>;
+
+const MAX_REDIRECTS = 20;
+// Headers that carry a key: never sent on to another origin by a redirect.
+const CREDENTIAL_HEADER = /^(authorization|x-api-key|cookie|proxy-authorization)$/i;
+
+/**
+ * Sends one request and resolves with the response once its headers arrived. Network failures
+ * reject like fetch does (a TypeError whose `cause` is the system error, e.g. ECONNREFUSED).
+ * Redirects are followed as fetch follows them; keys are not carried to another origin.
+ */
+export async function httpFetch(url: string, init: HttpRequestInit): Promise<HttpResponse> {
+  let target = new URL(url);
+  let { method, body } = init;
+  let headers = { ...init.headers };
+  for (let redirects = 0; ; redirects++) {
+    const sent = await send(target, { method, headers, body, signal: init.signal });
+    const { response } = sent;
+    const location = response.headers.location;
+    if (!isRedirect(response.statusCode) || location === undefined) return wrap(sent, init);
+    response.resume();
+    if (redirects >= MAX_REDIRECTS) {
+      throw new TypeError("fetch failed", { cause: new Error("too many redirects") });
+    }
+    const next = new URL(location, target);
+    if (next.origin !== target.origin) {
+      headers = Object.fromEntries(
+        Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADER.test(name)),
+      );
+    }
+    const status = response.statusCode ?? 0;
+    if (status === 303 || ((status === 301 || status === 302) && method === "POST")) {
+      method = "GET";
+      body = undefined;
+      headers = Object.fromEntries(
+        Object.entries(headers).filter(([name]) => !/^content-/i.test(name)),
+      );
+    }
+    target = next;
+  }
+}
+
+function isRedirect(status: number | undefined): boolean {
+  return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
+}
+
+/** A response whose headers arrived; `release` stops the signal from cancelling it. */
+interface Sent {
+  response: IncomingMessage;
+  release: () => void;
+}
+
+function send(target: URL, init: HttpRequestInit): Promise<Sent> {
+  const { signal } = init;
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const module = process.getBuiltinModule(
+      target.protocol === "https:" ? "node:https" : "node:http",
+    );
+    const request = (module as HttpModule).request;
+    const headers: Record<string, string | number> = { ...init.headers };
+    if (init.body !== undefined) headers["content-length"] = Buffer.byteLength(init.body);
+    const req = request(target, { method: init.method, headers });
+    const onAbort = () => req.destroy(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const release = () => signal?.removeEventListener("abort", onAbort);
+    req.on("response", (response) => {
+      // The signal keeps cancelling while the body is read, until the reader is done with it.
+      response.once("close", release);
+      resolve({ response, release });
+    });
+    req.on("error", (error) => {
+      signal?.removeEventListener("abort", onAbort);
+      reject(signal?.aborted ? signal.reason : new TypeError("fetch failed", { cause: error }));
+    });
+    req.end(init.body);
+  });
+}
+
+function wrap({ response, release }: Sent, init: HttpRequestInit): HttpResponse {
+  const status = response.statusCode ?? 0;
+  return {
+    status,
+    ok: status >= 200 && status < 300,
+    headers: {
+      get(name) {
+        const value = response.headers[name.toLowerCase()];
+        if (value === undefined) return null;
+        return Array.isArray(value) ? value.join(", ") : value;
+      },
+    },
+    body: chunks(response, decoded(response), init.signal, release),
+  };
+}
+
+/** The body as the server meant it: servers may compress even unasked, as fetch would undo. */
+function decoded(response: IncomingMessage): Readable {
+  const encoding = String(response.headers["content-encoding"] ?? "")
+    .trim()
+    .toLowerCase();
+  if (encoding !== "gzip" && encoding !== "x-gzip" && encoding !== "deflate" && encoding !== "br")
+    return response;
+  const zlib = process.getBuiltinModule("node:zlib") as typeof import("node:zlib");
+  const decoder =
+    encoding === "br"
+      ? zlib.createBrotliDecompress()
+      : encoding === "deflate"
+        ? zlib.createInflate()
+        : zlib.createGunzip();
+  response.on("error", (error) => decoder.destroy(error));
+  return response.pipe(decoder);
+}
+
+/**
+ * Chunks of a body; failures reject like fetch's body does. A reader that stops before the end (an
+ * SSE reader stops at its terminator) leaves the rest to be read quietly, so the connection can serve
+ * the next request; a rest that is large or slow is cut instead.
+ */
+async function* chunks(
+  response: IncomingMessage,
+  body: Readable,
+  signal: AbortSignal | undefined,
+  release: () => void,
+): AsyncGenerator<Uint8Array> {
+  let stoppedEarly = true;
+  try {
+    for await (const chunk of body.iterator({ destroyOnReturn: false })) yield chunk as Uint8Array;
+    stoppedEarly = false;
+  } catch (error) {
+    stoppedEarly = false;
+    response.destroy();
+    if (signal?.aborted) throw signal.reason;
+    throw new TypeError("terminated", { cause: error });
+  } finally {
+    release();
+    if (stoppedEarly) drain(response, body);
+  }
+}
+
+const DRAIN_BYTES = 64 * 1024;
+const DRAIN_MS = 2_000;
+
+function drain(response: IncomingMessage, body: Readable): void {
+  if (body.readableEnded || body.destroyed) return;
+  let left = DRAIN_BYTES;
+  const cut = () => {
+    clearTimeout(timer);
+    response.destroy();
+    body.destroy();
+  };
+  const timer = setTimeout(cut, DRAIN_MS);
+  timer.unref();
+  body.on("data", (chunk: Uint8Array) => {
+    left -= chunk.length;
+    if (left < 0) cut();
+  });
+  body.once("end", () => clearTimeout(timer));
+  body.on("error", () => clearTimeout(timer));
+  body.resume();
+}
+
+/** The whole body as text, or null when it is larger than `maxBytes` (the rest is not read). */
+export async function readText(
+  body: AsyncIterable<Uint8Array> | null,
+  maxBytes: number,
+): Promise<string | null> {
+  if (!body) return "";
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > maxBytes) return null;
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts).toString("utf8");
+}

@@ -1,0 +1,111 @@
+import assert from "node:assert/strict";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, test } from "node:test";
+import { gzipSync } from "node:zlib";
+import { httpFetch, readText } from "../../src/providers/http-client.ts";
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage["headers"];
+  body: string;
+}
+
+const servers: Array<ReturnType<typeof createServer>> = [];
+after(() => {
+  for (const server of servers) server.close();
+});
+
+async function serve(
+  handle: (seen: Seen, res: ServerResponse) => void,
+): Promise<{ url: string; seen: Seen[]; connections: () => number }> {
+  const seen: Seen[] = [];
+  let connections = 0;
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => {
+      body += chunk;
+    });
+    req.on("end", () => {
+      const entry = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body };
+      seen.push(entry);
+      handle(entry, res);
+    });
+  });
+  server.on("connection", () => {
+    connections += 1;
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, seen, connections: () => connections };
+}
+
+test("a POST redirected with 307 is sent again with its body, and the key stays within the origin", async () => {
+  const other = await serve((_, res) => res.end("elsewhere"));
+  const origin = await serve((seen, res) => {
+    if (seen.url === "/v1/old") {
+      res.writeHead(307, { location: "/v1/new" }).end();
+    } else if (seen.url === "/v1/new") {
+      res.writeHead(308, { location: `${other.url}/v1/final` }).end();
+    }
+  });
+  const response = await httpFetch(`${origin.url}/v1/old`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: "Bearer sk-secret" },
+    body: '{"a":1}',
+  });
+  assert.equal(response.status, 200);
+  assert.equal(await readText(response.body, 1024), "elsewhere");
+  assert.deepEqual(
+    origin.seen.map((s) => [s.method, s.url, s.body, s.headers.authorization]),
+    [
+      ["POST", "/v1/old", '{"a":1}', "Bearer sk-secret"],
+      ["POST", "/v1/new", '{"a":1}', "Bearer sk-secret"],
+    ],
+  );
+  assert.equal(other.seen[0]?.body, '{"a":1}');
+  assert.equal(other.seen[0]?.headers.authorization, undefined, "no key sent to another origin");
+});
+
+test("a compressed body is decoded, as fetch would", async () => {
+  const server = await serve((_, res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+    res.end(gzipSync('{"ok":true}'));
+  });
+  const response = await httpFetch(`${server.url}/x`, { method: "GET", headers: {} });
+  assert.equal(response.headers.get("Content-Type"), "application/json");
+  assert.equal(await readText(response.body, 1024), '{"ok":true}');
+});
+
+test("a refused connection rejects with the system error as its cause", async () => {
+  const server = await serve((_, res) => res.end());
+  const url = server.url;
+  await new Promise<void>((resolve) => servers.pop()?.close(() => resolve()));
+  await assert.rejects(
+    httpFetch(url, { method: "GET", headers: {} }),
+    (error: unknown) => (error as { cause?: { code?: string } }).cause?.code === "ECONNREFUSED",
+  );
+});
+
+test("requests whose reader stops at the stream's terminator still share one connection", async () => {
+  const server = await serve((_, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write("data: [DONE]\n\n");
+    // The end of the chunked body comes a moment after the terminator the reader stops at.
+    setTimeout(() => res.end(), 20);
+  });
+  for (let i = 0; i < 3; i++) {
+    const response = await httpFetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: {},
+      body: "{}",
+    });
+    for await (const chunk of response.body ?? []) {
+      if (Buffer.from(chunk).includes("[DONE]")) break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  }
+  assert.equal(server.connections(), 1);
+});
