@@ -16,7 +16,11 @@ export const MAX_WHOLE_RESULT = 1200;
 export const RESULT_HEAD_BYTES = 400;
 
 const bytes = (s: string): number => Buffer.byteLength(s, "utf8");
-const grouped = (n: number): string => n.toLocaleString("en-US");
+// As toLocaleString("en-US") writes it, without loading the locale data (~20 ms on first use).
+const grouped = (n: number): string =>
+  Number.isSafeInteger(n)
+    ? String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
+    : n.toLocaleString("en-US");
 
 function inlineValue(value: unknown): string | null {
   if (typeof value === "number" || typeof value === "boolean" || value === null) {
