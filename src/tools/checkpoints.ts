@@ -1,7 +1,8 @@
-import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync } from "node:fs";
-import { readdir, readFile, rm } from "node:fs/promises";
+import { existsSync, lstatSync, mkdirSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { atomicWrite, atomicWriteSync, SYNC_WRITE_BYTES } from "./atomic-write.ts";
+import { atomicWrite, SYNC_WRITE_BYTES } from "./atomic-write.ts";
+import { appendCheckpointLog, readCheckpointLog } from "./checkpoint-log.ts";
 import { sha256 } from "./ledger.ts";
 import {
   createShadowGit,
@@ -26,7 +27,7 @@ export interface BeforeImage {
   afterHash?: string;
 }
 
-/** What one mutating turn recorded before it changed anything; stored as `turns/<seq>.json`. */
+/** What one mutating turn recorded before it changed anything; stored in the log `checkpoints.jsonl`. */
 export interface TurnCheckpoint {
   /** Order of checkpoints in this store, across processes. */
   seq: number;
@@ -39,14 +40,6 @@ export interface TurnCheckpoint {
   files: BeforeImage[];
   /** Commands `bash` ran in this turn. */
   commands: string[];
-  /** How many lines of the after-hash log (`<seq>.after.jsonl`) this save already includes. */
-  afterLines?: number;
-}
-
-/** One line of a checkpoint's after-hash log: what nex left at `path`. */
-interface AfterLine {
-  path: string;
-  afterHash: string;
 }
 
 /** What the tools call before they change the workspace. Both throw when the checkpoint cannot be saved. */
@@ -86,60 +79,15 @@ export function shadowFor(options: CheckpointOptions): ShadowGit {
   });
 }
 
-const turnFile = (dir: string, seq: number): string =>
-  join(dir, "turns", `${String(seq).padStart(8, "0")}.json`);
-
-const afterLog = (dir: string, seq: number): string =>
-  join(dir, "turns", `${String(seq).padStart(8, "0")}.after.jsonl`);
-
-/** Applies the after-hash lines a checkpoint's last save did not include yet. */
-function withAfterLog(checkpoint: TurnCheckpoint, log: string): TurnCheckpoint {
-  const lines = log.split("\n");
-  for (let i = checkpoint.afterLines ?? 0; i < lines.length; i += 1) {
-    let line: AfterLine;
-    try {
-      line = JSON.parse(lines[i] ?? "") as AfterLine;
-    } catch {
-      // A line torn by a crash: the file's after-state stays unknown, so undo leaves it alone.
-      continue;
-    }
-    const image = checkpoint.files.find((file) => file.path === line.path);
-    if (image && typeof line.afterHash === "string") image.afterHash = line.afterHash;
-  }
-  return checkpoint;
-}
-
 /** Every checkpoint in the store, oldest first. */
 export async function loadCheckpoints(checkpointDir: string): Promise<TurnCheckpoint[]> {
-  let names: string[];
-  try {
-    names = await readdir(join(checkpointDir, "turns"));
-  } catch {
-    return [];
-  }
-  const checkpoints: TurnCheckpoint[] = [];
-  for (const name of names.filter((n) => /^\d+\.json$/.test(n)).sort()) {
-    let checkpoint: TurnCheckpoint;
-    try {
-      checkpoint = JSON.parse(
-        await readFile(join(checkpointDir, "turns", name), "utf8"),
-      ) as TurnCheckpoint;
-    } catch {
-      // A checkpoint torn by a crash mid-save holds nothing that can be trusted; skip it.
-      continue;
-    }
-    const log = await readFile(afterLog(checkpointDir, checkpoint.seq), "utf8").catch(() => "");
-    checkpoints.push(withAfterLog(checkpoint, log));
-  }
-  return checkpoints.sort((a, b) => a.seq - b.seq);
+  return readCheckpointLog(checkpointDir).checkpoints;
 }
 
-/** Removes checkpoints once they have been undone. */
+/** Forgets checkpoints once they have been undone. */
 export async function dropCheckpoints(checkpointDir: string, seqs: number[]): Promise<void> {
-  for (const seq of seqs) {
-    await rm(turnFile(checkpointDir, seq), { force: true });
-    await rm(afterLog(checkpointDir, seq), { force: true });
-  }
+  if (seqs.length === 0) return;
+  appendCheckpointLog(checkpointDir, { type: "dropped", seqs }, { durable: true });
 }
 
 /** Reads a saved before-image. */
@@ -167,42 +115,27 @@ function missingDirs(dir: string, stop: string): string[] {
   return created;
 }
 
-/** Runs `work`, creating `dir` first when the work finds it missing (the store is made lazily). */
-function inDirectory<T>(dir: string, work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    if ((error as { code?: string }).code !== "ENOENT" || existsSync(dir)) throw error;
-    mkdirSync(dir, { recursive: true });
-    return work();
-  }
-}
-
 /**
  * The recorder for one host: one checkpoint per mutating turn, saved before the turn's first change.
  * The store's files are small, so they are written with synchronous calls (see `SYNC_WRITE_BYTES`).
  */
 export function createCheckpointRecorder(options: CheckpointOptions): CheckpointRecorder {
   const { checkpointDir, workspace } = options;
-  const turnsDir = join(checkpointDir, "turns");
   const blobsDir = join(checkpointDir, "blobs");
   const shadow = shadowFor(options);
   const open = new Map<number, TurnCheckpoint>();
-  /** Lines appended to each open checkpoint's after-hash log. */
-  const afterCounts = new Map<number, number>();
   let queue: Promise<unknown> = Promise.resolve();
 
-  const save = (checkpoint: TurnCheckpoint): void => {
-    checkpoint.afterLines = afterCounts.get(checkpoint.seq) ?? 0;
-    const bytes = Buffer.from(JSON.stringify(checkpoint, null, 1));
-    inDirectory(turnsDir, () => atomicWriteSync(turnFile(checkpointDir, checkpoint.seq), bytes));
-  };
+  // The whole checkpoint as it is now, durable before this returns.
+  const save = (checkpoint: TurnCheckpoint): void =>
+    appendCheckpointLog(checkpointDir, { type: "checkpoint", checkpoint }, { durable: true });
 
   let lastSeq: number | null = null;
   const checkpointFor = async (turn: number): Promise<TurnCheckpoint> => {
     const known = open.get(turn);
     if (known) return known;
-    lastSeq ??= (await loadCheckpoints(checkpointDir)).at(-1)?.seq ?? 0;
+    // Undone checkpoints count too: a sequence number is never used twice in a store.
+    lastSeq ??= readCheckpointLog(checkpointDir).lastSeq;
     lastSeq += 1;
     // File tools keep before-images of what they change, which is all undo needs for them; the
     // workspace snapshot (a few git processes) is taken only once a command runs in the turn.
@@ -271,15 +204,17 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
         if (!checkpoint || !image) return;
         image.afterHash = hash;
         // The after-hash only widens what undo may do: without it, undo leaves the file alone (and
-        // says so) rather than restore it. So it needs no fsync of its own: it is appended to a log
-        // beside the checkpoint, and reaches the disk with the kernel's writeback or with the
-        // checkpoint's next save, which includes it. A crash before then costs the automatic undo of
-        // this one change, never a byte of the user's work; the durable checkpoint is not rewritten.
+        // says so) rather than restore it. So it needs no fsync of its own: it is appended to the log
+        // and reaches the disk with the kernel's writeback or with the next durable append (an
+        // fdatasync flushes every earlier append). A crash before then costs the automatic undo of
+        // this one change, never a byte of the user's work; nothing saved before is rewritten.
         // For the same reason a failed append is no failure of the write, which has happened.
-        const line: AfterLine = { path, afterHash: hash };
         try {
-          appendFileSync(afterLog(checkpointDir, checkpoint.seq), `${JSON.stringify(line)}\n`);
-          afterCounts.set(checkpoint.seq, (afterCounts.get(checkpoint.seq) ?? 0) + 1);
+          appendCheckpointLog(
+            checkpointDir,
+            { type: "after", seq: checkpoint.seq, path, afterHash: hash },
+            { durable: false },
+          );
         } catch {}
       }),
     afterChange: (turn) =>

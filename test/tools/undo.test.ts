@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import {
+  appendFileSync,
   existsSync,
   mkdirSync,
-  readdirSync,
   readFileSync,
   symlinkSync,
   truncateSync,
@@ -132,10 +132,9 @@ test("when a crash lost what a turn left in a file, undo leaves that file alone 
   const tools = host(box);
   await readAndWrite(tools, "a.txt", "nex wrote this\n", 1);
   // The after-state is logged without an fsync of its own: a power loss may tear it.
-  const turns = join(box.checkpointDir, "turns");
-  const log = readdirSync(turns).find((name) => name.endsWith(".after.jsonl"));
-  assert.ok(log, "the after-state log exists");
-  truncateSync(join(turns, log), readFileSync(join(turns, log)).length - 10);
+  const log = join(box.checkpointDir, "checkpoints.jsonl");
+  assert.match(readFileSync(log, "utf8"), /"type":"after".*\n$/);
+  truncateSync(log, readFileSync(log).length - 10);
   const report = await undoWorkspace({
     workspace: box.workspace,
     checkpointDir: box.checkpointDir,
@@ -144,6 +143,19 @@ test("when a crash lost what a turn left in a file, undo leaves that file alone 
   assert.equal(readFileSync(box.path("a.txt"), "utf8"), "nex wrote this\n");
   assert.deepEqual(report.restored, []);
   assert.match(report.text, /Could not restore: a\.txt \(changed since turn 1/);
+});
+
+test("after a crash tore the checkpoint log, what was saved before stays and a resumed session's changes are undone too", async () => {
+  const box = sandbox();
+  await run(host(box), "write_file", { path: "first.txt", content: "1\n" }, { turn: 1 });
+  // The process died in the middle of an append.
+  appendFileSync(join(box.checkpointDir, "checkpoints.jsonl"), '{"type":"checkpoint","checkp');
+  const resumed = host(box);
+  await run(resumed, "write_file", { path: "second.txt", content: "2\n" }, { turn: 1 });
+  const last = await resumed.undo(1);
+  assert.deepEqual(last.restored, [{ path: "second.txt", action: "deleted again" }]);
+  const earlier = await resumed.undo(1);
+  assert.deepEqual(earlier.restored, [{ path: "first.txt", action: "deleted again" }]);
 });
 
 test("undo keeps a file the user created between two turns", async () => {
