@@ -1,51 +1,39 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { type Static, Type } from "@sinclair/typebox";
-import { TypeCompiler } from "@sinclair/typebox/compiler";
+import * as v from "valibot";
 import type { PermissionMode } from "../protocol/index.ts";
 import type { ModelLimits } from "./model-registry.ts";
 
 /** The wire format nex speaks to the endpoint. */
 export type ProviderKind = "openai" | "anthropic";
 
-const LimitsSchema = Type.Object(
-  {
-    contextWindow: Type.Optional(Type.Integer({ minimum: 1024 })),
-    maxOutput: Type.Optional(Type.Integer({ minimum: 256 })),
-  },
-  { additionalProperties: false },
-);
+const LimitsSchema = v.strictObject({
+  contextWindow: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
+  maxOutput: v.optional(v.pipe(v.number(), v.integer(), v.minValue(256))),
+});
 
 /** The config file (`$XDG_CONFIG_HOME/nex/config.json`). Keys are never stored here: name an environment variable. */
-const ConfigFileSchema = Type.Object(
-  {
-    provider: Type.Optional(Type.Union([Type.Literal("openai"), Type.Literal("anthropic")])),
-    baseUrl: Type.Optional(Type.String()),
-    model: Type.Optional(Type.String()),
-    apiKeyEnv: Type.Optional(Type.String()),
-    permissionMode: Type.Optional(
-      Type.Union([Type.Literal("ask"), Type.Literal("auto_edit"), Type.Literal("approve_all")]),
-    ),
-    maxTurns: Type.Optional(Type.Integer({ minimum: 1 })),
-    dataDir: Type.Optional(Type.String()),
-    allowedPaths: Type.Optional(Type.Array(Type.String())),
-    commands: Type.Optional(
-      Type.Object(
-        {
-          allow: Type.Optional(Type.Array(Type.String())),
-          deny: Type.Optional(Type.Array(Type.String())),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    models: Type.Optional(Type.Record(Type.String(), LimitsSchema)),
-  },
-  { additionalProperties: false },
-);
+const ConfigFileSchema = v.strictObject({
+  provider: v.optional(v.picklist(["openai", "anthropic"])),
+  baseUrl: v.optional(v.string()),
+  model: v.optional(v.string()),
+  apiKeyEnv: v.optional(v.string()),
+  permissionMode: v.optional(v.picklist(["ask", "auto_edit", "approve_all"])),
+  maxTurns: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  dataDir: v.optional(v.string()),
+  allowedPaths: v.optional(v.array(v.string())),
+  commands: v.optional(
+    v.strictObject({
+      allow: v.optional(v.array(v.string())),
+      deny: v.optional(v.array(v.string())),
+    }),
+  ),
+  models: v.optional(v.record(v.string(), LimitsSchema)),
+});
 
 /** The parsed config file. */
-export type ConfigFile = Static<typeof ConfigFileSchema>;
+export type ConfigFile = v.InferOutput<typeof ConfigFileSchema>;
 
 /** Options given on the command line; they win over the environment and the config file. */
 export interface ConfigFlags {
@@ -156,16 +144,17 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
       `The config file ${path} is not valid JSON (${(error as Error).message}). Fix it or move it away.`,
     );
   }
-  const check = TypeCompiler.Compile(ConfigFileSchema);
-  if (!check.Check(parsed)) {
-    const problems = [...check.Errors(parsed)]
-      .slice(0, 3)
-      .map((e) => `${e.path || "(top)"} ${e.message}`);
+  const result = v.safeParse(ConfigFileSchema, parsed);
+  if (!result.success) {
+    const problems = result.issues.slice(0, 3).map((issue) => {
+      const where = (issue.path ?? []).map((item) => `/${String(item.key)}`).join("");
+      return `${where || "(top)"} ${issue.message}`;
+    });
     throw new ConfigError(
       `The config file ${path} has invalid settings: ${problems.join("; ")}. Fix them and run nex again.`,
     );
   }
-  return parsed;
+  return result.output;
 }
 
 function parseProvider(value: string): ProviderKind {

@@ -1,25 +1,26 @@
-import { Type } from "@sinclair/typebox";
+import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { runCommand } from "./command-runner.ts";
 import { formatBytes } from "./file-content.ts";
 import { defineTool, failure, type Tool } from "./tool.ts";
 
-const parameters = Type.Object(
-  {
-    command: Type.String({
-      minLength: 1,
-      description: "The bash command to run in the workspace root.",
-    }),
-    timeout_seconds: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        description:
-          "Stop the command after this many seconds (default and maximum are set by nex).",
-      }),
+const parameters = v.strictObject({
+  command: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.description("The bash command to run in the workspace root."),
+  ),
+  timeout_seconds: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.description(
+        "Stop the command after this many seconds (default and maximum are set by nex).",
+      ),
     ),
-  },
-  { additionalProperties: false },
-);
+  ),
+});
 
 function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;

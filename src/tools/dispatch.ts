@@ -1,5 +1,4 @@
-import type { TSchema } from "@sinclair/typebox";
-import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
+import * as v from "valibot";
 import type { ReadRecord, ToolOutcome } from "../protocol/index.ts";
 import type { ReadLedger } from "./ledger.ts";
 import { capText } from "./output-cap.ts";
@@ -38,18 +37,6 @@ function missingMessage(tool: string, key: string): string {
   return `Missing required argument \`${key}\`. Re-emit the call with \`${key}\` set.`;
 }
 
-const checks = new WeakMap<TSchema, TypeCheck<TSchema>>();
-
-/** The schema's compiled check, made once per schema. */
-function checkFor(schema: TSchema): TypeCheck<TSchema> {
-  let check = checks.get(schema);
-  if (!check) {
-    check = TypeCompiler.Compile(schema);
-    checks.set(schema, check);
-  }
-  return check;
-}
-
 /** Whether `value` has the JSON Schema `type`; null for a type these messages do not know. */
 function hasType(type: unknown, value: unknown): boolean | null {
   switch (type) {
@@ -81,19 +68,19 @@ export function validateArguments(tool: Tool, args: unknown): string[] {
       `The arguments must be a JSON object, got ${describeValue(args)}. Re-emit the call with an object of arguments.`,
     ];
   }
-  const check = checkFor(tool.parameters);
-  if (check.Check(args)) return [];
+  const result = v.safeParse(tool.parameters, args);
+  if (result.success) return [];
   const problems = describeProblems(
     tool,
-    tool.parameters as FlatSchema,
+    tool.jsonSchema as FlatSchema,
     args as Record<string, unknown>,
   );
   // Whatever the flat reading cannot explain is said in the library's words.
   if (problems.length === 0) {
-    for (const error of check.Errors(args)) {
-      const key = error.path.replace(/^\//, "").replace(/\//g, ".");
+    for (const issue of result.issues) {
+      const key = (issue.path ?? []).map((item) => String(item.key)).join(".");
       problems.push(
-        `\`${key || "arguments"}\` ${error.message}. Re-emit the call with a valid value.`,
+        `\`${key || "arguments"}\` ${issue.message}. Re-emit the call with a valid value.`,
       );
     }
   }

@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { shortDiff } from "./diff-text.ts";
 import { formatBytes, formatCount, formatLines, readState, shortHash } from "./file-content.ts";
@@ -7,26 +7,30 @@ import { findPlaceholders, placeholderMessage } from "./placeholders.ts";
 import { defineTool, failure, type Tool } from "./tool.ts";
 import { checkReplace } from "./write-guard.ts";
 
-const parameters = Type.Object(
-  {
-    path: Type.String({
-      minLength: 1,
-      description: "File to edit, relative to the workspace root or absolute.",
-    }),
-    old_string: Type.String({
-      minLength: 1,
-      description:
-        "Exact text to replace, including whitespace and indentation, without the line-number prefix read_file shows.",
-    }),
-    new_string: Type.String({
-      description: "Text to put in its place; an empty string deletes `old_string`.",
-    }),
-    replace_all: Type.Optional(
-      Type.Boolean({ description: "Replace every occurrence instead of requiring exactly one." }),
+const parameters = v.strictObject({
+  path: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.description("File to edit, relative to the workspace root or absolute."),
+  ),
+  old_string: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.description(
+      "Exact text to replace, including whitespace and indentation, without the line-number prefix read_file shows.",
     ),
-  },
-  { additionalProperties: false },
-);
+  ),
+  new_string: v.pipe(
+    v.string(),
+    v.description("Text to put in its place; an empty string deletes `old_string`."),
+  ),
+  replace_all: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description("Replace every occurrence instead of requiring exactly one."),
+    ),
+  ),
+});
 
 function occurrences(text: string, needle: string): number[] {
   const at: number[] = [];

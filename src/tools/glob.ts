@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatCount } from "./file-content.ts";
 import { globMatches } from "./file-search.ts";
@@ -7,22 +7,22 @@ import { defineTool, failure, type Tool } from "./tool.ts";
 /** Most paths a glob result shows. */
 export const GLOB_MAX_FILES = 200;
 
-const parameters = Type.Object(
-  {
-    pattern: Type.String({
-      minLength: 1,
-      description:
-        "Glob such as `*.ts` (a name at any depth) or `src/**/*.test.ts` (a path under `path`).",
-    }),
-    path: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description: "Directory to search (default: the workspace root).",
-      }),
+const parameters = v.strictObject({
+  pattern: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.description(
+      "Glob such as `*.ts` (a name at any depth) or `src/**/*.test.ts` (a path under `path`).",
     ),
-  },
-  { additionalProperties: false },
-);
+  ),
+  path: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.description("Directory to search (default: the workspace root)."),
+    ),
+  ),
+});
 
 /** The `glob` tool: file names matching a pattern, respecting .gitignore, capped. */
 export function globTool(): Tool {

@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatCount } from "./file-content.ts";
 import { defineTool, failure, type Tool } from "./tool.ts";
@@ -7,28 +7,28 @@ import { defineTool, failure, type Tool } from "./tool.ts";
 export const GREP_MAX_MATCHES = 100;
 const MAX_LINE_CHARS = 300;
 
-const parameters = Type.Object(
-  {
-    pattern: Type.String({
-      minLength: 1,
-      description: "Regular expression to search for in file contents.",
-    }),
-    path: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description: "Directory to search (default: the workspace root).",
-      }),
+const parameters = v.strictObject({
+  pattern: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.description("Regular expression to search for in file contents."),
+  ),
+  path: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.description("Directory to search (default: the workspace root)."),
     ),
-    glob: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description: "Only files matching this glob, e.g. `*.ts` (any depth) or `src/**/*.ts`.",
-      }),
+  ),
+  glob: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.description("Only files matching this glob, e.g. `*.ts` (any depth) or `src/**/*.ts`."),
     ),
-    ignore_case: Type.Optional(Type.Boolean({ description: "Match case-insensitively." })),
-  },
-  { additionalProperties: false },
-);
+  ),
+  ignore_case: v.optional(v.pipe(v.boolean(), v.description("Match case-insensitively."))),
+});
 
 /** The `grep` tool: regex search over non-ignored files, capped, saying what was cut. */
 export function grepTool(): Tool {

@@ -182,29 +182,8 @@ function specsOf(list: Tool[]): ToolSpec[] {
   return list.map((tool) => ({
     name: tool.name,
     description: tool.description,
-    parameters: published(JSON.parse(JSON.stringify(tool.parameters))) as ToolSpec["parameters"],
+    parameters: tool.jsonSchema,
   }));
-}
-
-const LEADING_KEYS = ["type", "required", "properties"];
-
-/**
- * A schema with its keys in the order JSON Schema is usually written (`type`, `required`,
- * `properties`, then the rest as declared), so the bytes the model sees do not depend on the order
- * in which the schema library happens to build its objects.
- */
-function published(schema: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of LEADING_KEYS) if (Object.hasOwn(schema, key)) out[key] = schema[key];
-  for (const [key, value] of Object.entries(schema))
-    if (!LEADING_KEYS.includes(key)) out[key] = value;
-  const properties = out.properties as Record<string, Record<string, unknown>> | undefined;
-  if (properties) {
-    out.properties = Object.fromEntries(
-      Object.entries(properties).map(([name, property]) => [name, published(property)]),
-    );
-  }
-  return out;
 }
 
 /** The tool specs published to the model, without building tools for a workspace. */

@@ -1,6 +1,6 @@
 import { lstat, readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
-import { Type } from "@sinclair/typebox";
+import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatCount } from "./file-content.ts";
 import { defineTool, failure, type Tool } from "./tool.ts";
@@ -8,17 +8,15 @@ import { defineTool, failure, type Tool } from "./tool.ts";
 /** Most entries a listing shows. */
 export const LIST_MAX_ENTRIES = 500;
 
-const parameters = Type.Object(
-  {
-    path: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description: "Directory to list (default: the workspace root).",
-      }),
+const parameters = v.strictObject({
+  path: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.description("Directory to list (default: the workspace root)."),
     ),
-  },
-  { additionalProperties: false },
-);
+  ),
+});
 
 /** The `list_dir` tool: one directory's entries with type and size, capped. */
 export function listDirTool(): Tool {

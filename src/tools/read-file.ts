@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatCount, formatLines, isText, readState } from "./file-content.ts";
 import { defineTool, failure, type Tool } from "./tool.ts";
@@ -8,28 +8,30 @@ export const MAX_READ_FILE_BYTES = 20 * 2 ** 20;
 const MAX_LINES = 2000;
 const MAX_LINE_CHARS = 2000;
 
-const parameters = Type.Object(
-  {
-    path: Type.String({
-      minLength: 1,
-      description: "File to read, relative to the workspace root or absolute.",
-    }),
-    offset: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        description: "First line to show (1-based). Omit to start at line 1.",
-      }),
+const parameters = v.strictObject({
+  path: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.description("File to read, relative to the workspace root or absolute."),
+  ),
+  offset: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.description("First line to show (1-based). Omit to start at line 1."),
     ),
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: MAX_LINES,
-        description: `How many lines to show (at most ${MAX_LINES}).`,
-      }),
+  ),
+  limit: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.maxValue(MAX_LINES),
+      v.description(`How many lines to show (at most ${MAX_LINES}).`),
     ),
-  },
-  { additionalProperties: false },
-);
+  ),
+});
 
 /** The `read_file` tool: line-numbered text, in slices for large files, recorded in the read ledger. */
 export function readFileTool(): Tool {

@@ -1,7 +1,8 @@
-import type { Static, TSchema } from "@sinclair/typebox";
-import type { ToolErrorCode, ToolOutcome } from "../protocol/index.ts";
+import type { GenericSchema, InferOutput } from "valibot";
+import type { JsonSchema, ToolErrorCode, ToolOutcome } from "../protocol/index.ts";
 import type { CheckpointRecorder } from "./checkpoints.ts";
 import type { FileSearch } from "./file-search.ts";
+import { publishedSchema } from "./json-schema.ts";
 import type { ReadLedger } from "./ledger.ts";
 import type { Workspace } from "./workspace.ts";
 
@@ -36,23 +37,26 @@ export interface ToolContext {
 }
 
 /** A tool declared once, as data: its schema gives the type, the published JSON Schema and validation. */
-export interface ToolDefinition<S extends TSchema> {
+export interface ToolDefinition<S extends GenericSchema> {
   name: string;
   description: string;
   parameters: S;
   mutates: Mutation;
   /** One line for a permission prompt, e.g. `write_file src/a.ts (1,234 bytes, overwrites 900 bytes)`. */
-  summarize?(args: Static<S>, ctx: ToolContext): Promise<string>;
+  summarize?(args: InferOutput<S>, ctx: ToolContext): Promise<string>;
   /** The path a file tool acts on, so permissions can tell inside from outside the workspace. */
-  target?(args: Static<S>): string;
-  execute(args: Static<S>, ctx: ToolContext): Promise<ToolOutcome>;
+  target?(args: InferOutput<S>): string;
+  execute(args: InferOutput<S>, ctx: ToolContext): Promise<ToolOutcome>;
 }
 
 /** A tool with its argument type erased, as the host keeps it; arguments are validated before use. */
 export interface Tool {
   name: string;
   description: string;
-  parameters: TSchema;
+  /** The declared schema: the check arguments must pass. */
+  parameters: GenericSchema;
+  /** The same schema as the JSON Schema the model is shown. */
+  jsonSchema: JsonSchema;
   mutates: Mutation;
   summarize(args: Record<string, unknown>, ctx: ToolContext): Promise<string>;
   target(args: Record<string, unknown>): string | null;
@@ -60,16 +64,17 @@ export interface Tool {
 }
 
 /** Erases the argument type of a definition; only the dispatcher calls it, after validation. */
-export function defineTool<S extends TSchema>(def: ToolDefinition<S>): Tool {
+export function defineTool<S extends GenericSchema>(def: ToolDefinition<S>): Tool {
+  type Args = InferOutput<S>;
   return {
     name: def.name,
     description: def.description,
     parameters: def.parameters,
+    jsonSchema: publishedSchema(def.parameters),
     mutates: def.mutates,
-    summarize: async (args, ctx) =>
-      def.summarize ? def.summarize(args as Static<S>, ctx) : def.name,
-    target: (args) => (def.target ? def.target(args as Static<S>) : null),
-    execute: (args, ctx) => def.execute(args as Static<S>, ctx),
+    summarize: async (args, ctx) => (def.summarize ? def.summarize(args as Args, ctx) : def.name),
+    target: (args) => (def.target ? def.target(args as Args) : null),
+    execute: (args, ctx) => def.execute(args as Args, ctx),
   };
 }
 

@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { Type } from "@sinclair/typebox";
+import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { shortDiff } from "./diff-text.ts";
 import {
@@ -17,31 +17,35 @@ import type { ResolvedPath } from "./workspace.ts";
 import { checkReplace } from "./write-guard.ts";
 import type { PartsStore } from "./write-parts.ts";
 
-const parameters = Type.Object(
-  {
-    path: Type.String({
-      minLength: 1,
-      description: "File to create or replace, relative to the workspace root or absolute.",
-    }),
-    content: Type.String({
-      description:
-        "The complete new content of the file (or of this part). An empty string creates or empties the file.",
-    }),
-    part: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        description: "For large files: which part this is, 1-based. Give with `parts`.",
-      }),
+const parameters = v.strictObject({
+  path: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.description("File to create or replace, relative to the workspace root or absolute."),
+  ),
+  content: v.pipe(
+    v.string(),
+    v.description(
+      "The complete new content of the file (or of this part). An empty string creates or empties the file.",
     ),
-    parts: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        description: "For large files: how many parts in total. Give with `part`.",
-      }),
+  ),
+  part: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.description("For large files: which part this is, 1-based. Give with `parts`."),
     ),
-  },
-  { additionalProperties: false },
-);
+  ),
+  parts: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.description("For large files: how many parts in total. Give with `part`."),
+    ),
+  ),
+});
 
 const DESCRIPTION =
   "Create a file or replace a whole file with `content`. To change part of an existing file, prefer edit_file. " +
