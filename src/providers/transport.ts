@@ -197,9 +197,13 @@ async function* attemptOnce(
     }
     throw error;
   } finally {
-    attempt.abort();
+    // Ends whatever of the attempt is still running. A shared reason: abort() without one builds a
+    // DOMException with a stack trace on every request, and nothing reads this one.
+    attempt.abort(ATTEMPT_ENDED);
   }
 }
+
+const ATTEMPT_ENDED = new Error("the attempt ended");
 
 /**
  * The body as chunks, with the first-byte timeout until the first chunk and the idle timeout after.
