@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // Entry point. Kept as plain JavaScript with no imports on the `--version` path so that it starts fast,
 // and so that it can explain (or fix) an old Node.js before any TypeScript is loaded.
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import module from "node:module";
 import { dirname, join } from "node:path";
@@ -21,6 +20,7 @@ if (major < 22 || (major === 22 && minor < 18)) {
   // The checkout brings its own Node.js (the `node` dev dependency): use it rather than fail.
   const bundled = join(root, "node_modules", ".bin", "node");
   if (existsSync(bundled) && !process.env.NEX_REEXEC) {
+    const { spawnSync } = await import("node:child_process");
     const child = spawnSync(bundled, [fileURLToPath(import.meta.url), ...args], {
       stdio: "inherit",
       env: { ...process.env, NEX_REEXEC: "1" },

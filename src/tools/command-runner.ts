@@ -1,5 +1,7 @@
-import { spawn } from "node:child_process";
 import { headTail } from "./output-cap.ts";
+
+// Loaded on first use rather than at start-up: most sessions start no process for a while, if ever.
+const childProcess = () => process.getBuiltinModule("node:child_process");
 
 /** How to run one shell command. */
 export interface RunOptions {
@@ -36,7 +38,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
   const { command, cwd, env, timeoutMs, killGraceMs, outputCap, signal } = options;
   return new Promise((resolve) => {
     const output = headTail(outputCap);
-    const child = spawn("bash", ["-c", command], {
+    const child = childProcess().spawn("bash", ["-c", command], {
       cwd,
       env,
       detached: true,

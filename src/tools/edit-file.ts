@@ -138,7 +138,7 @@ export function editFileTool(): Tool {
         content: { type: "bytes", bytes },
         complete: known,
       });
-      const diff = shortDiff(target.display, text, updated);
+      const diff = await shortDiff(target.display, text, updated);
       const count = args.replace_all === true ? found.length : 1;
       return {
         isError: false,

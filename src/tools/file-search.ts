@@ -1,9 +1,11 @@
-import { spawn } from "node:child_process";
 import { access, constants, open, readFile, stat } from "node:fs/promises";
 import { basename, delimiter, join, matchesGlob } from "node:path";
-import { createInterface } from "node:readline";
 import { walkFiles } from "./file-walk.ts";
 import { ToolFailure } from "./tool.ts";
+
+// Loaded on first use rather than at start-up: most sessions start no process for a while, if ever.
+const childProcess = () => process.getBuiltinModule("node:child_process");
+const readline = () => process.getBuiltinModule("node:readline");
 
 /** Files larger than this are not searched. */
 export const MAX_SEARCH_FILE_BYTES = 10 * 2 ** 20;
@@ -136,7 +138,7 @@ export function createFileSearch(
     signal: AbortSignal,
     onLine: (line: string) => void,
   ): Promise<void> => {
-    const child = spawn(binary, args, {
+    const child = childProcess().spawn(binary, args, {
       cwd: root,
       env,
       stdio: ["ignore", "pipe", "pipe"],
@@ -150,7 +152,7 @@ export function createFileSearch(
       child.on("error", reject);
       child.on("close", (code) => resolve(code));
     });
-    for await (const line of createInterface({ input: child.stdout })) onLine(line);
+    for await (const line of readline().createInterface({ input: child.stdout })) onLine(line);
     const code = await closed;
     if (code === 2 && /regex|parse error/i.test(stderr)) {
       throw new ToolFailure(

@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import type { Ignore } from "ignore";
 
 /** Directories never searched, whatever .gitignore says. */
 export const ALWAYS_SKIPPED = new Set([".git", "node_modules"]);
@@ -15,6 +15,8 @@ interface Rules {
 async function rulesOf(root: string, dir: string): Promise<Rules | null> {
   try {
     const text = await readFile(join(root, dir, ".gitignore"), "utf8");
+    // Loaded on first use: only searches read .gitignore files.
+    const { default: ignore } = await import("ignore");
     return { base: dir, rules: ignore().add(text) };
   } catch {
     return null;

@@ -1,6 +1,8 @@
-import { execFile } from "node:child_process";
 import { lstat, mkdir, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative } from "node:path";
+
+// Loaded on first use rather than at start-up: most sessions start no process for a while, if ever.
+const childProcess = () => process.getBuiltinModule("node:child_process");
 
 /** Limits past which a workspace snapshot is skipped (whole) or leaves files out (each). */
 export interface SnapshotLimits {
@@ -85,7 +87,7 @@ export function createShadowGit({ gitDir, workTree, env, limits }: ShadowGitOpti
 
   const git = (args: string[], input?: string): Promise<Buffer> =>
     new Promise((resolve, reject) => {
-      const child = execFile(
+      const child = childProcess().execFile(
         "git",
         [
           `--git-dir=${gitDir}`,

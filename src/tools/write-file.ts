@@ -70,13 +70,13 @@ async function summarize(
   return `write_file ${display} (${size}, ${existing ? `overwrites ${formatBytes(existing.size)}` : "new file"})`;
 }
 
-function written(
+async function written(
   target: ResolvedPath,
   existing: FileState | null,
   facts: WrittenFacts,
   newText: string,
   from: string,
-): ToolOutcome {
+): Promise<ToolOutcome> {
   const previousBytes = existing?.size ?? 0;
   const what = existing
     ? `Overwrote ${target.display} (was ${formatBytes(previousBytes)})${from}: now`
@@ -92,7 +92,11 @@ function written(
       lines: facts.lines,
       hash: facts.hash,
       previousBytes,
-      diff: shortDiff(target.display, existing ? existing.bytes.toString("utf8") : "", newText),
+      diff: await shortDiff(
+        target.display,
+        existing ? existing.bytes.toString("utf8") : "",
+        newText,
+      ),
     },
   };
 }
