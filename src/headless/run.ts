@@ -20,8 +20,24 @@ export async function runHeadless(
   task: string,
   options: HeadlessOptions,
 ): Promise<number> {
-  const out = (text: string) => process.stdout.write(text);
-  const err = (text: string) => process.stderr.write(text);
+  // Progress lines of one moment (a tool's result and the next request, say) go out in one write:
+  // a write to a pipe or terminal costs a system call and wakes its reader. They are flushed on the
+  // next turn of the event loop, before anything goes to stdout, and before this function returns.
+  let pending = "";
+  const flush = () => {
+    if (pending === "") return;
+    const text = pending;
+    pending = "";
+    process.stderr.write(text);
+  };
+  const err = (text: string) => {
+    if (pending === "") setImmediate(flush);
+    pending += text;
+  };
+  const out = (text: string) => {
+    flush();
+    process.stdout.write(text);
+  };
   const render = options.json
     ? (event: AgentEvent) => out(`${JSON.stringify(event)}\n`)
     : createTextRenderer(session.info, { out, err });
@@ -36,17 +52,22 @@ export async function runHeadless(
       return;
     }
     err("nex: second interrupt, exiting now.\n");
+    flush();
     process.exit(EXIT.interrupted);
   };
   process.on("SIGINT", onInterrupt);
   process.on("SIGTERM", onInterrupt);
+  // A crash still shows the progress that led to it.
+  process.on("exit", flush);
   try {
     const terminal = await session.submit(task);
     return exitCodeFor(terminal);
   } finally {
     process.off("SIGINT", onInterrupt);
     process.off("SIGTERM", onInterrupt);
+    process.off("exit", flush);
     unsubscribe();
     await session.close();
+    flush();
   }
 }
