@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, type Stats } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { atomicWrite, SYNC_WRITE_BYTES } from "./atomic-write.ts";
@@ -95,10 +95,10 @@ export function readBlob(checkpointDir: string, blob: string): Promise<Buffer> {
   return readFile(join(checkpointDir, "blobs", blob));
 }
 
+// `throwIfNoEntry: false`: a missing path is the common answer here, and an exception costs more.
 function present(path: string): boolean {
   try {
-    lstatSync(path);
-    return true;
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
   }
@@ -164,9 +164,9 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
         const checkpoint = await checkpointFor(turn);
         const path = workspace.display(abs);
         if (checkpoint.files.some((file) => file.path === path)) return;
-        let info: ReturnType<typeof lstatSync> | null = null;
+        let info: Stats | undefined;
         try {
-          info = lstatSync(abs);
+          info = lstatSync(abs, { throwIfNoEntry: false });
         } catch {}
         if (!info) {
           const dirs = missingDirs(dirname(abs), workspace.root);

@@ -28,13 +28,14 @@ export async function readState(
   display: string,
   signal?: AbortSignal,
 ): Promise<FileState | null> {
-  let info: Stats;
+  let info: Stats | undefined;
   try {
-    info = statSync(abs);
+    info = statSync(abs, { throwIfNoEntry: false });
   } catch (error) {
     if ((error as { code?: string }).code === "ENOENT") return null;
     throw error;
   }
+  if (!info) return null;
   if (info.isDirectory()) {
     throw new ToolFailure(
       "failed",

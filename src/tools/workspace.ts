@@ -48,7 +48,10 @@ export async function resolvePhysical(base: string, input: string): Promise<Walk
     const next = join(current, name);
     let isLink = false;
     try {
-      isLink = lstatSync(next).isSymbolicLink();
+      // A missing component is common (a file about to be created): answered without an exception.
+      const info = lstatSync(next, { throwIfNoEntry: false });
+      if (!info) return { path: lexicalRest(next, queue), exists: false };
+      isLink = info.isSymbolicLink();
     } catch (error) {
       if (!isMissing(error)) throw error;
       return { path: lexicalRest(next, queue), exists: false };
