@@ -185,3 +185,40 @@ test("a context-length error compacts once and retries once, and never loops", a
   assert.match(result.stderr, /Compacted/);
   assert.match(result.stderr, /context window/);
 });
+
+test("nex compact summarises a session through one visible request and the next resume starts from the summary", async () => {
+  const box = makeSandbox();
+  withWindow(box, 32768);
+  const journal = await createJournal(join(box.dataDir, "nex"), {
+    workspace: box.workspace,
+    provider: "openai",
+    model: "stub-model",
+    baseUrl: "http://127.0.0.1:1/v1",
+  });
+  for (const message of conversation(80)) journal.appendMessage(message);
+  journal.close();
+  const stub = await startStubEndpoint({
+    handler: () => openaiText("We wrote many files in src/."),
+  });
+  const compacted = await runNex(["compact", "--last", "--base-url", `${stub.url}/v1`], {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  assert.equal(compacted.code, 0, compacted.stderr);
+  assert.match(compacted.stderr, /→ request 1/);
+  assert.match(compacted.stderr, /Compacted \d+ earlier messages/);
+  const summaryRequests = stub.requestsTo("/v1/chat/completions").length;
+  assert.ok(summaryRequests >= 1);
+
+  const resumed = await runNex(
+    ["resume", "--last", "--base-url", `${stub.url}/v1`, "what did we do?"],
+    { cwd: box.workspace, env: box.env },
+  );
+  await stub.close();
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const last = stub.requestsTo("/v1/chat/completions").at(-1)?.body as ChatBody;
+  assert.match(
+    String(last.messages[1]?.content),
+    /Summary of the earlier conversation: We wrote many files/,
+  );
+});
