@@ -5,6 +5,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { createJournal } from "../src/session/index.ts";
+import { conversation } from "../test/session/fixtures.ts";
 import { startStubEndpoint } from "../test/support/stub-endpoint.ts";
 import { openaiText, openaiToolCall, type Script } from "../test/support/stub-scripts.ts";
 
@@ -107,5 +109,51 @@ async function benchToolTurns(turns: number): Promise<void> {
   );
 }
 
+/** End to end: `nex resume --last "task"` on journals of growing length, to the answer. */
+async function benchResume(counts: number[]): Promise<void> {
+  for (const count of counts) {
+    const workspace = mkdtempSync(join(tmpdir(), "nex-bench-ws-"));
+    const dataDir = mkdtempSync(join(tmpdir(), "nex-bench-data-"));
+    const journal = await createJournal(dataDir, {
+      workspace,
+      provider: "openai",
+      model: "bench-model",
+      baseUrl: "http://127.0.0.1:1/v1",
+    });
+    for (const message of conversation(count, count)) journal.appendMessage(message);
+    journal.close();
+    const stub = await startStubEndpoint({ handler: () => openaiText("ok") });
+    const before = childrenCpuSeconds();
+    const start = performance.now();
+    const result = spawnSync(
+      node,
+      [
+        nexBin,
+        "resume",
+        "--last",
+        "--model",
+        "bench-model",
+        "--base-url",
+        `${stub.url}/v1`,
+        "--data-dir",
+        dataDir,
+        "continue",
+      ],
+      { cwd: workspace, env: { ...process.env, OPENAI_API_KEY: "bench" }, encoding: "utf8" },
+    );
+    const wall = performance.now() - start;
+    const cpu = childrenCpuSeconds() - before;
+    await stub.close();
+    const line =
+      result.stderr.split("\n").find((l) => l.includes("Journal ha")) ?? result.stderr.slice(-300);
+    console.log(
+      `nex resume, ${count} messages: ${(wall / 1000).toFixed(2)} s wall, ${cpu.toFixed(2)} s CPU; ${line.replace(/^nex: /, "")}`,
+    );
+    rmSync(workspace, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 benchVersion(15);
 await benchToolTurns(200);
+await benchResume([1_000, 10_000, 100_000]);
