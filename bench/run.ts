@@ -29,6 +29,20 @@ function childrenCpuSeconds(): number {
   return (cutime + cstime) / 100;
 }
 
+/** Runs nex without blocking this process, whose event loop serves the stub endpoint. */
+function runNex(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(node, [nexBin, ...args], {
+    cwd,
+    env: { ...process.env, OPENAI_API_KEY: "bench" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((done) => child.on("close", (code) => done({ code, stderr })));
+}
+
 function benchVersion(runs: number): void {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -68,10 +82,8 @@ async function benchToolTurns(turns: number): Promise<void> {
   const stub = await startStubEndpoint({ scripts });
   const before = childrenCpuSeconds();
   const start = performance.now();
-  const child = spawn(
-    node,
+  const { code, stderr } = await runNex(
     [
-      nexBin,
       "run",
       "--yes",
       "--max-turns",
@@ -84,17 +96,8 @@ async function benchToolTurns(turns: number): Promise<void> {
       dataDir,
       "write and read files",
     ],
-    {
-      cwd: workspace,
-      env: { ...process.env, OPENAI_API_KEY: "bench" },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
+    workspace,
   );
-  let stderr = "";
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const code = await new Promise<number | null>((done) => child.on("close", done));
   const wall = performance.now() - start;
   const cpu = childrenCpuSeconds() - before;
   await stub.close();
@@ -125,10 +128,8 @@ async function benchResume(counts: number[]): Promise<void> {
     const stub = await startStubEndpoint({ handler: () => openaiText("ok") });
     const before = childrenCpuSeconds();
     const start = performance.now();
-    const result = spawnSync(
-      node,
+    const result = await runNex(
       [
-        nexBin,
         "resume",
         "--last",
         "--model",
@@ -139,7 +140,7 @@ async function benchResume(counts: number[]): Promise<void> {
         dataDir,
         "continue",
       ],
-      { cwd: workspace, env: { ...process.env, OPENAI_API_KEY: "bench" }, encoding: "utf8" },
+      workspace,
     );
     const wall = performance.now() - start;
     const cpu = childrenCpuSeconds() - before;
