@@ -5,6 +5,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { createJournal } from "../src/session/index.ts";
+import { conversation } from "../test/session/fixtures.ts";
 import { startStubEndpoint } from "../test/support/stub-endpoint.ts";
 import { openaiText, openaiToolCall, type Script } from "../test/support/stub-scripts.ts";
 
@@ -25,6 +27,20 @@ function childrenCpuSeconds(): number {
   const cutime = Number(fields[16 - 3]);
   const cstime = Number(fields[17 - 3]);
   return (cutime + cstime) / 100;
+}
+
+/** Runs nex without blocking this process, whose event loop serves the stub endpoint. */
+function runNex(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(node, [nexBin, ...args], {
+    cwd,
+    env: { ...process.env, OPENAI_API_KEY: "bench" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((done) => child.on("close", (code) => done({ code, stderr })));
 }
 
 function benchVersion(runs: number): void {
@@ -66,10 +82,8 @@ async function benchToolTurns(turns: number): Promise<void> {
   const stub = await startStubEndpoint({ scripts });
   const before = childrenCpuSeconds();
   const start = performance.now();
-  const child = spawn(
-    node,
+  const { code, stderr } = await runNex(
     [
-      nexBin,
       "run",
       "--yes",
       "--max-turns",
@@ -82,17 +96,8 @@ async function benchToolTurns(turns: number): Promise<void> {
       dataDir,
       "write and read files",
     ],
-    {
-      cwd: workspace,
-      env: { ...process.env, OPENAI_API_KEY: "bench" },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
+    workspace,
   );
-  let stderr = "";
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const code = await new Promise<number | null>((done) => child.on("close", done));
   const wall = performance.now() - start;
   const cpu = childrenCpuSeconds() - before;
   await stub.close();
@@ -107,5 +112,49 @@ async function benchToolTurns(turns: number): Promise<void> {
   );
 }
 
+/** End to end: `nex resume --last "task"` on journals of growing length, to the answer. */
+async function benchResume(counts: number[]): Promise<void> {
+  for (const count of counts) {
+    const workspace = mkdtempSync(join(tmpdir(), "nex-bench-ws-"));
+    const dataDir = mkdtempSync(join(tmpdir(), "nex-bench-data-"));
+    const journal = await createJournal(dataDir, {
+      workspace,
+      provider: "openai",
+      model: "bench-model",
+      baseUrl: "http://127.0.0.1:1/v1",
+    });
+    for (const message of conversation(count, count)) journal.appendMessage(message);
+    journal.close();
+    const stub = await startStubEndpoint({ handler: () => openaiText("ok") });
+    const before = childrenCpuSeconds();
+    const start = performance.now();
+    const result = await runNex(
+      [
+        "resume",
+        "--last",
+        "--model",
+        "bench-model",
+        "--base-url",
+        `${stub.url}/v1`,
+        "--data-dir",
+        dataDir,
+        "continue",
+      ],
+      workspace,
+    );
+    const wall = performance.now() - start;
+    const cpu = childrenCpuSeconds() - before;
+    await stub.close();
+    const line =
+      result.stderr.split("\n").find((l) => l.includes("Journal ha")) ?? result.stderr.slice(-300);
+    console.log(
+      `nex resume, ${count} messages: ${(wall / 1000).toFixed(2)} s wall, ${cpu.toFixed(2)} s CPU; ${line.replace(/^nex: /, "")}`,
+    );
+    rmSync(workspace, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 benchVersion(15);
 await benchToolTurns(200);
+await benchResume([1_000, 10_000, 100_000]);

@@ -359,7 +359,7 @@ function compactionFailed(signal: AbortSignal): TerminalEvent {
     type: "error",
     code: "context_length",
     message:
-      "The conversation does not fit the model's context window and compaction failed. Start a new session (`nex run`), or use a model with a larger window.",
+      "The conversation does not fit the model's context window, and compacting did not help (there was nothing older to summarise, or the summary request failed: see above). Start a new session with a shorter prompt, or check the model's context size on the server and in nex's config (`models`).",
   };
 }
 

@@ -1,6 +1,5 @@
 import { EXIT } from "../headless/exit-code.ts";
 import { runHeadless } from "../headless/run.ts";
-import type { SessionInfo } from "../runtime/agent-session.ts";
 import { ConfigError } from "../runtime/config.ts";
 import { type Command, HELP, parseCommand, UsageError } from "./args.ts";
 

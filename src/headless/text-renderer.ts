@@ -52,6 +52,8 @@ export function createTextRenderer(
         else target.err(`→ request ${event.requestId}, attempt ${event.attempt}\n`);
         return;
       case "request_failed": {
+        // An interrupt is reported once, by the `aborted` event that follows.
+        if (event.code === "aborted") return;
         const status = event.status === null ? event.code : `${event.status}`;
         const wait =
           event.retryInMs === null

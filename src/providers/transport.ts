@@ -171,7 +171,7 @@ async function* attemptOnce(
     const host = options.context.host;
     const failure = timedOut
       ? timeoutError(host, `no response within ${seconds(options.timeouts.firstByteMs)}`)
-      : networkError(host, describeFetchError(error));
+      : (refusedByFetch(host, error) ?? networkError(host, describeFetchError(error)));
     return { type: "failed", error: failure, retryAfterMs: null };
   }
   clearTimeout(timer);
@@ -279,6 +279,19 @@ function seconds(ms: number): string {
 }
 
 /** Plain words for a fetch/undici failure, from its cause's code when there is one. */
+/** A request fetch refuses before any network traffic (a blocked port, a bad URL): retrying cannot help. */
+function refusedByFetch(host: string, error: unknown): ProviderError | null {
+  const cause =
+    error instanceof Error ? (error.cause as { message?: string } | undefined) : undefined;
+  const message = cause?.message ?? "";
+  if (!/^(bad port|invalid url|unsupported protocol)/i.test(message)) return null;
+  return {
+    code: "config",
+    retryable: false,
+    message: `nex cannot send requests to ${host}: ${message} (fetch refuses it before connecting). Use another port or fix the base URL.`,
+  };
+}
+
 export function describeFetchError(error: unknown): string {
   const cause =
     error instanceof Error

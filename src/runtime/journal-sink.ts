@@ -7,6 +7,7 @@ export function journalSink(journal: Journal): JournalSink {
     message: (message) => journal.appendMessage(message),
     event: (event) => journal.appendEvent(event),
     ledger: (record) => journal.appendLedger(record),
+    checkpoint: (turn, description) => journal.appendCheckpoint(turn, description),
     usage: (inputTokens, outputTokens) => journal.appendUsage({ inputTokens, outputTokens }),
     sync: () => journal.syncTurn(),
     close: () => journal.close(),

@@ -85,6 +85,6 @@ export function resolveLimits(input: {
     maxOutput: fallbackOutput(DEFAULT_CONTEXT_WINDOW),
     source: "default",
     sourceDetail:
-      "unknown model: assuming a conservative 32k; set `models` in the config file to correct it",
+      "the endpoint did not say and nex's table does not know this model, so nex assumes a conservative 32k; set `models` in the config file if the server allows more",
   };
 }

@@ -8,6 +8,7 @@ import type {
   StreamFn,
   TerminalEvent,
   ToolHost,
+  ToolOutcome,
 } from "../protocol/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
 import type { SessionBudget } from "./request-budget.ts";
@@ -17,6 +18,8 @@ export interface JournalSink {
   message(message: Message): void;
   event(event: AgentEvent): void;
   ledger(record: ReadRecord): void;
+  /** A change to the workspace that `undo` can revert (the before-image lives in the checkpoint store). */
+  checkpoint(turn: number, description: string): void;
   usage(inputTokens: number, outputTokens: number, messages: number): void;
   /** Makes what was appended durable (fsync); called at turn boundaries. */
   sync(): void;
@@ -276,8 +279,24 @@ export class NexSession implements AgentSession {
       execute: async (call, signal) => {
         const outcome = await tools.execute(call, signal);
         for (const record of outcome.ledger ?? []) this.parts.journal.ledger(record);
+        const change = describeChange(outcome.details);
+        if (change) this.parts.journal.checkpoint(call.turn, change);
         return outcome;
       },
     };
+  }
+}
+
+/** What a tool changed, for the journal's checkpoint records; null for reads and failures. */
+function describeChange(details: ToolOutcome["details"]): string | null {
+  switch (details?.type) {
+    case "write":
+      return `write_file ${details.path} (${details.created ? "created" : `replaced ${details.previousBytes} bytes`}, now ${details.bytes} bytes)`;
+    case "edit":
+      return `edit_file ${details.path} (${details.replacements} replacement(s), now ${details.bytes} bytes)`;
+    case "bash":
+      return `bash ${details.command}`;
+    default:
+      return null;
   }
 }

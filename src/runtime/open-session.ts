@@ -72,8 +72,13 @@ export async function openSession(
   }
   const stream = options.stream ?? createClient(config);
   const limits = await limitsFor(config, model);
-  if (limits.source === "default")
-    events.push({ type: "notice", message: `Context window: ${limits.sourceDetail}.` });
+  // Discovery asks the endpoint (a few GETs, no retries); say what it found, so no request is hidden.
+  if (limits.source === "default" || limits.source === "endpoint") {
+    events.push({
+      type: "notice",
+      message: `Context window ${limits.contextWindow} tokens: ${limits.sourceDetail}.`,
+    });
+  }
 
   const system = buildSystemPrompt({
     workspace: config.workspace,

@@ -65,8 +65,12 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         if (!(last?.type === "info" && last.text === line)) say(store, line, "good");
         return;
       }
-      case "model":
-        return say(store, await session.setModel(command.name), "good");
+      case "model": {
+        const line = await session.setModel(command.name);
+        const model = session.info.model;
+        store.update((state) => ({ ...state, meter: { ...state.meter, model } }));
+        return say(store, line, "good");
+      }
       case "sessions":
         return say(store, sessionTable(await session.listSessions()));
       case "resume": {

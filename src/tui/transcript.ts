@@ -169,6 +169,8 @@ export function reduceTranscript(state: TranscriptState, event: AgentEvent): Tra
       return { ...state, lastFailure: null, receiving: [] };
     case "request_failed": {
       const flushed = { ...flushText(state), receiving: [] };
+      // An interrupt is reported once, by the `aborted` event that follows.
+      if (event.code === "aborted") return flushed;
       if (event.retryInMs !== null) {
         // The message names the status and host already; the status bar counts the wait down.
         const seconds = Math.ceil(event.retryInMs / 1000);

@@ -219,3 +219,24 @@ test("every assistant tool call in the conversation gets exactly one result", as
   const results = messages.flatMap((m) => (m.type === "tool_result" ? [m.toolCallId] : []));
   assert.deepEqual(results, calls);
 });
+
+test("an interrupt that ends a request without an attempt event still closes that request for the UI", async () => {
+  const controller = new AbortController();
+  const stream: import("../../src/protocol/index.ts").StreamFn = async function* () {
+    yield { type: "attempt_started", attempt: 1, host: "h" };
+    controller.abort();
+    yield { type: "error", error: { code: "aborted", retryable: false, message: "interrupted" } };
+  };
+  const { events, terminal } = await run("hi", {
+    stream,
+    tools: recordingTools(),
+    signal: controller.signal,
+  });
+  const started = events.filter((e) => e.type === "request_started").length;
+  const ended = events.filter(
+    (e) => e.type === "request_finished" || (e.type === "request_failed" && e.retryInMs === null),
+  ).length;
+  assert.equal(started, 1);
+  assert.equal(ended, 1);
+  assert.equal(terminal?.type, "aborted");
+});

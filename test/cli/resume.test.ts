@@ -9,7 +9,6 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { Message } from "../../src/protocol/index.ts";
 import { createJournal } from "../../src/session/index.ts";
 import { conversation } from "../session/fixtures.ts";
 import { makeSandbox, runNex, type Sandbox } from "../support/cli.ts";
@@ -26,6 +25,18 @@ function withWindow(box: Sandbox, window: number): void {
   );
 }
 
+/** A journal of `count` synthetic messages for the sandbox's workspace, as an earlier session left it. */
+async function seedJournal(box: Sandbox, count: number): Promise<void> {
+  const journal = await createJournal(join(box.dataDir, "nex"), {
+    workspace: box.workspace,
+    provider: "openai",
+    model: "stub-model",
+    baseUrl: "http://127.0.0.1:1/v1",
+  });
+  for (const message of conversation(count)) journal.appendMessage(message);
+  journal.close();
+}
+
 function journals(box: Sandbox): string[] {
   const dir = join(box.dataDir, "nex", "sessions");
   return existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name)) : [];
@@ -34,15 +45,7 @@ function journals(box: Sandbox): string[] {
 test("resume_truncates_oversized_journal: 500 messages resume into an 8k window with one clear line", async () => {
   const box = makeSandbox();
   withWindow(box, 8192);
-  const journal = await createJournal(join(box.dataDir, "nex"), {
-    workspace: box.workspace,
-    provider: "openai",
-    model: "stub-model",
-    baseUrl: "http://127.0.0.1:1/v1",
-  });
-  const history: Message[] = conversation(500);
-  for (const message of history) journal.appendMessage(message);
-  journal.close();
+  await seedJournal(box, 500);
 
   const stub = await startStubEndpoint({ scripts: [openaiText("Continuing.")] });
   const result = await runNex(["resume", "--last", "--base-url", `${stub.url}/v1`, "carry on"], {
@@ -142,14 +145,7 @@ test("nex sessions lists a session and nex undo restores the workspace before it
 test("a context-length error compacts once and retries once, and never loops", async () => {
   const box = makeSandbox();
   withWindow(box, 32768);
-  const journal = await createJournal(join(box.dataDir, "nex"), {
-    workspace: box.workspace,
-    provider: "openai",
-    model: "stub-model",
-    baseUrl: "http://127.0.0.1:1/v1",
-  });
-  for (const message of conversation(60)) journal.appendMessage(message);
-  journal.close();
+  await seedJournal(box, 60);
   const overflow = {
     type: "reply" as const,
     status: 400,
@@ -184,4 +180,34 @@ test("a context-length error compacts once and retries once, and never loops", a
   assert.equal(result.code, 1);
   assert.match(result.stderr, /Compacted/);
   assert.match(result.stderr, /context window/);
+});
+
+test("nex compact summarises a session through one visible request and the next resume starts from the summary", async () => {
+  const box = makeSandbox();
+  withWindow(box, 32768);
+  await seedJournal(box, 80);
+  const stub = await startStubEndpoint({
+    handler: () => openaiText("We wrote many files in src/."),
+  });
+  const compacted = await runNex(["compact", "--last", "--base-url", `${stub.url}/v1`], {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  assert.equal(compacted.code, 0, compacted.stderr);
+  assert.match(compacted.stderr, /→ request 1/);
+  assert.match(compacted.stderr, /Compacted \d+ earlier messages/);
+  const summaryRequests = stub.requestsTo("/v1/chat/completions").length;
+  assert.ok(summaryRequests >= 1);
+
+  const resumed = await runNex(
+    ["resume", "--last", "--base-url", `${stub.url}/v1`, "what did we do?"],
+    { cwd: box.workspace, env: box.env },
+  );
+  await stub.close();
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const last = stub.requestsTo("/v1/chat/completions").at(-1)?.body as ChatBody;
+  assert.match(
+    String(last.messages[1]?.content),
+    /Summary of the earlier conversation: We wrote many files/,
+  );
 });

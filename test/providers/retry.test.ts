@@ -276,6 +276,16 @@ test("a refused connection is retried at most 5 times, then says to check the se
   assert.equal(events.filter((e) => e.type === "attempt_started").length, 6);
 });
 
+test("a port that fetch refuses to use is a configuration error, never retried", async () => {
+  const { waits, retry } = recordedSleeps();
+  const events = await collect(createOpenAIClient({ baseUrl: "http://127.0.0.1:9/v1", retry }));
+  assert.equal(waits.length, 0);
+  const error = finalError(events);
+  assert.equal(error.code, "config");
+  assert.match(error.message, /bad port/);
+  assert.equal(events.filter((e) => e.type === "attempt_started").length, 1);
+});
+
 test("mixed failures share one budget: a request is never attempted more than 6 times", async () => {
   stub.enqueue(status(429), status(500), status(502), status(503), status(500), status(500));
   const { retry } = recordedSleeps();

@@ -1,9 +1,6 @@
 // Prints the final screen of each closing-note scenario: `node test/tui/capture-screens.ts [--scripted]`.
-// Through the real `nex chat` against the stub endpoint; while the CLI does not start the TUI yet, through the
-// real runtime without the CLI where no tool is needed, else over the scripted session; each screen says which.
-// --scripted uses the scripted session for all.
+// Through the real `nex chat` against the stub endpoint; with --scripted, over the scripted session instead.
 import { keys } from "../support/pty.ts";
-import { cliSkipReason } from "./cli-harness.ts";
 import { cliScenarios, type ScenarioEnd } from "./cli-scenarios.ts";
 import { idleShown, startScripted, typeAndSubmit } from "./tui-harness.ts";
 
@@ -63,32 +60,19 @@ const scriptedCaptures: Record<string, Capture> = {
   }),
 };
 
-const skip = cliSkipReason();
-const forceScripted = process.argv.includes("--scripted");
-const runtimeScenarios = {
-  storm400: cliScenarios.storm400,
-  retry429: cliScenarios.retry429,
-  interrupt: cliScenarios.interrupt,
-};
+const useScripted = process.argv.includes("--scripted");
+const captures: Record<string, Capture> = useScripted
+  ? scriptedCaptures
+  : Object.fromEntries(Object.entries(cliScenarios).map(([name, run]) => [name, real(run)]));
 
-/** Each scenario through the most real path available: the CLI, else the runtime, else the scripted session. */
-function pick(name: keyof typeof cliScenarios): { how: string; capture: Capture } {
-  if (!forceScripted && skip === false)
-    return { how: "real nex chat", capture: real(cliScenarios[name]) };
-  const viaRuntime = name in runtimeScenarios && !forceScripted;
-  if (viaRuntime) {
-    const run = runtimeScenarios[name as keyof typeof runtimeScenarios];
-    return { how: "real NexSession + OpenAI client, no CLI", capture: real(() => run("runtime")) };
-  }
-  return { how: "scripted session", capture: scriptedCaptures[name] as Capture };
-}
-
-console.log("Final screens, 100x30 pseudo-terminal, stub endpoint on 127.0.0.1.");
-if (skip) console.log(`Real CLI not used: ${skip}.`);
-for (const name of Object.keys(cliScenarios) as (keyof typeof cliScenarios)[]) {
-  const { how, capture } = pick(name);
+console.log(
+  useScripted
+    ? "Final screens of the TUI over the scripted session (100x30 pseudo-terminal)."
+    : "Final screens of the real `nex chat` against the stub endpoint on 127.0.0.1 (100x30 pseudo-terminal).",
+);
+for (const [name, capture] of Object.entries(captures)) {
   const { screen, close } = await capture();
   await close();
   const trimmed = screen.replace(/\n+$/, "");
-  console.log(`\n===== ${name} (${how}) =====\n${trimmed}\n===== end ${name} =====`);
+  console.log(`\n===== ${name} =====\n${trimmed}\n===== end ${name} =====`);
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type PtyProcess, spawnPty } from "../support/pty.ts";
@@ -12,19 +12,6 @@ import {
 
 const root = resolve(import.meta.dirname, "..", "..");
 const nexBin = join(root, "bin", "nex.js");
-const runtimeRunner = join(root, "test", "tui", "run-runtime.ts");
-
-/**
- * Whether `nex chat` starts this TUI yet: the CLI (written beside this branch) must call `runTui`.
- * Until it does, the real-CLI tests skip with this reason.
- */
-export function cliSkipReason(): string | false {
-  const cli = join(root, "src", "cli");
-  const wired = readdirSync(cli).some((file) =>
-    readFileSync(join(cli, file), "utf8").includes("runTui"),
-  );
-  return wired ? false : "src/cli does not start runTui yet (the CLI lands on main separately)";
-}
 
 /** The real `nex chat` in a pseudo-terminal against a stub endpoint on 127.0.0.1. */
 export interface NexTui {
@@ -46,8 +33,6 @@ const chatPath = /\/chat\/completions$/;
 export async function startNexTui(
   scripts: Script[],
   options: {
-    /** `cli`: the real `nex chat`; `runtime`: run-runtime.ts (NexSession, loop, OpenAI client; no tools). */
-    via?: "cli" | "runtime";
     after?: Script;
     args?: string[];
     cols?: number;
@@ -73,10 +58,15 @@ export async function startNexTui(
   for (const [name, content] of Object.entries(options.files ?? {})) {
     writeFileSync(join(workspace, name), content);
   }
-  const args =
-    options.via === "runtime"
-      ? [runtimeRunner, `${stub.url}/v1`]
-      : [nexBin, "chat", "--base-url", `${stub.url}/v1`, "--model", "m", ...(options.args ?? [])];
+  const args = [
+    nexBin,
+    "chat",
+    "--base-url",
+    `${stub.url}/v1`,
+    "--model",
+    "m",
+    ...(options.args ?? []),
+  ];
   const pty = spawnPty(process.execPath, args, {
     cols: options.cols ?? 100,
     rows: options.rows ?? 30,

@@ -30,26 +30,20 @@ async function write(): Promise<ScenarioEnd> {
   return { nex, screen: await nex.pty.waitUntil(idleShown, "idle prompt") };
 }
 
-/** How the scenarios start nex: the real CLI, or the runtime without the CLI. */
-export type Via = "cli" | "runtime";
-
-async function storm400(via: Via = "cli"): Promise<ScenarioEnd> {
+async function storm400(): Promise<ScenarioEnd> {
   const body = { error: { message: contextMessage, type: "invalid_request_error" } };
-  const nex = await startNexTui([], { via, after: status(400, { body }) });
+  const nex = await startNexTui([], { after: status(400, { body }) });
   await typeAndSubmit(nex.pty, "hello");
   await nex.pty.waitFor("400");
   const screen = await nex.pty.waitUntil(idleShown, "idle prompt");
   return { nex, screen };
 }
 
-async function retry429(via: Via = "cli"): Promise<ScenarioEnd> {
-  const nex = await startNexTui(
-    [
-      status(429, { headers: { "retry-after": "2" }, body: { error: { message: "slow down" } } }),
-      openaiText("Recovered after the rate limit."),
-    ],
-    { via },
-  );
+async function retry429(): Promise<ScenarioEnd> {
+  const nex = await startNexTui([
+    status(429, { headers: { "retry-after": "2" }, body: { error: { message: "slow down" } } }),
+    openaiText("Recovered after the rate limit."),
+  ]);
   await typeAndSubmit(nex.pty, "hello");
   await nex.pty.waitFor(/429 from 127\.0\.0\.1:\d+, retry 1\/3 in [12]s/);
   await nex.pty.waitFor("Recovered after the rate limit.", 15_000);
@@ -57,11 +51,9 @@ async function retry429(via: Via = "cli"): Promise<ScenarioEnd> {
 }
 
 /** Ctrl-C during a long stream; the screen is the first one without the spinner (wait ≤ 1 s). */
-async function interrupt(via: Via = "cli"): Promise<ScenarioEnd> {
+async function interrupt(): Promise<ScenarioEnd> {
   const lines = Array.from({ length: 400 }, (_, i) => `Line ${i + 1} of a very long answer.\n`);
-  const nex = await startNexTui([openaiText(lines.join(""), { chunkSize: 12, delayMs: 40 })], {
-    via,
-  });
+  const nex = await startNexTui([openaiText(lines.join(""), { chunkSize: 12, delayMs: 40 })]);
   await typeAndSubmit(nex.pty, "write a lot");
   await nex.pty.waitFor("Line 3 of a very long answer.");
   if (!spinnerShown(nex.pty.screen())) throw new Error("no spinner while streaming");

@@ -4,19 +4,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { cliSkipReason } from "./cli-harness.ts";
 import { cliScenarios } from "./cli-scenarios.ts";
 import { saveScreen } from "./tui-harness.ts";
-
-const skip = cliSkipReason();
 
 function flat(screen: string): string {
   return screen.replace(/[│\n]/g, " ").replace(/\s+/g, " ");
 }
 
-test("nex chat: a turn that writes a file shows the diff and the bytes on disk", {
-  skip,
-}, async (t) => {
+test("nex chat: a turn that writes a file shows the diff and the bytes on disk", async (t) => {
   const { nex, screen } = await cliScenarios.write();
   t.after(() => nex.close());
   t.diagnostic(`final screen (${saveScreen(nex.dir, "write", screen)}):\n${screen}`);
@@ -30,9 +25,7 @@ test("nex chat: a turn that writes a file shows the diff and the bytes on disk",
   assert.equal(nex.chatRequests().length, 2);
 });
 
-test("nex chat: a 400 storm shows the error in full, the spinner is gone, one request was sent", {
-  skip,
-}, async (t) => {
+test("nex chat: a 400 storm shows the error in full, the spinner is gone, one request was sent", async (t) => {
   const { nex, screen } = await cliScenarios.storm400();
   t.after(() => nex.close());
   t.diagnostic(`final screen (${saveScreen(nex.dir, "storm400", screen)}):\n${screen}`);
@@ -44,7 +37,7 @@ test("nex chat: a 400 storm shows the error in full, the spinner is gone, one re
   assert.equal(nex.chatRequests().length, 1, "a 400 is never sent again");
 });
 
-test("nex chat: a 429 shows the countdown, then the answer", { skip }, async (t) => {
+test("nex chat: a 429 shows the countdown, then the answer", async (t) => {
   const { nex, screen } = await cliScenarios.retry429();
   t.after(() => nex.close());
   t.diagnostic(`final screen (${saveScreen(nex.dir, "retry429", screen)}):\n${screen}`);
@@ -52,9 +45,7 @@ test("nex chat: a 429 shows the countdown, then the answer", { skip }, async (t)
   assert.equal(nex.chatRequests().length, 2);
 });
 
-test("nex chat: Ctrl-C during a stream clears the spinner within a second, sends nothing more", {
-  skip,
-}, async (t) => {
+test("nex chat: Ctrl-C during a stream clears the spinner within a second, sends nothing more", async (t) => {
   const { nex, screen } = await cliScenarios.interrupt();
   t.after(() => nex.close());
   t.diagnostic(`final screen (${saveScreen(nex.dir, "interrupt", screen)}):\n${screen}`);
@@ -63,9 +54,7 @@ test("nex chat: Ctrl-C during a stream clears the spinner within a second, sends
   assert.match(nex.pty.screen(), /Ask nex/, "the interrupt does not exit nex");
 });
 
-test("nex chat: a permission prompt denied leaves the file untouched, tells the model why", {
-  skip,
-}, async (t) => {
+test("nex chat: a permission prompt denied leaves the file untouched, tells the model why", async (t) => {
   const { nex, screen } = await cliScenarios.permissionDenied();
   t.after(() => nex.close());
   t.diagnostic(`final screen (${saveScreen(nex.dir, "permission", screen)}):\n${screen}`);

@@ -21,7 +21,10 @@ function toolColor(entry: ToolEntry): string {
 export function ToolBlock(props: { entry: ToolEntry; columns?: number }): React.ReactElement {
   const { entry } = props;
   const lines = outcomeLines(entry.outcome, entry.started);
-  const full = keyArgument(entry.args) || (entry.summary ?? "");
+  // A permission summary may start with the tool's name, which the headline already shows.
+  const raw = entry.summary ?? "";
+  const summary = raw.startsWith(`${entry.name} `) ? raw.slice(entry.name.length + 1) : raw;
+  const full = keyArgument(entry.args) || summary;
   // Live blocks keep to one headline row; committed ones may wrap.
   const what = props.columns ? truncateEnd(full, props.columns - entry.name.length - 4) : full;
   return h(

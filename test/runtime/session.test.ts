@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { openSession } from "../../src/runtime/open-session.ts";
+import { startStubEndpoint } from "../support/stub-endpoint.ts";
+import { openaiText, openaiToolCall, status } from "../support/stub-scripts.ts";
+
+function dirs() {
+  const base = mkdtempSync(join(tmpdir(), "nex-runtime-"));
+  return { base, workspace: mkdtempSync(join(base, "ws-")), dataDir: join(base, "data") };
+}
+
+test("after three failed runs in a row the session sends no more requests and says why", async () => {
+  const stub = await startStubEndpoint({
+    handler: () => status(400, { body: { error: { message: "broken" } } }),
+  });
+  const { base, workspace, dataDir } = dirs();
+  const { session } = await openSession(
+    { model: "m", baseUrl: `${stub.url}/v1`, dataDir },
+    { HOME: base },
+    workspace,
+    { resume: null, approvals: "refuse" },
+  );
+  const ends = [];
+  for (let i = 0; i < 5; i++) ends.push(await session.submit(`try ${i}`));
+  await session.close();
+  await stub.close();
+  assert.equal(stub.requestsTo("/v1/chat/completions").length, 3);
+  const last = ends.at(-1);
+  assert.equal(last?.type, "error");
+  assert.match(last?.type === "error" ? last.message : "", /3 requests in a row failed/);
+});
+
+test("the journal records each change as a checkpoint, messages and events, and never the key", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({ name: "write_file", args: { path: "a.txt", content: "hello\n" } }),
+      openaiText("done"),
+    ],
+  });
+  const { base, workspace, dataDir } = dirs();
+  const { session } = await openSession(
+    { model: "m", baseUrl: `${stub.url}/v1`, dataDir, permissionMode: "approve_all" },
+    { HOME: base, OPENAI_API_KEY: "sk-journal-secret-123" },
+    workspace,
+    { resume: null, approvals: "refuse" },
+  );
+  const end = await session.submit("write a.txt");
+  await session.close();
+  await stub.close();
+  assert.equal(end.type, "done");
+  const [file] = readdirSync(join(dataDir, "sessions"));
+  const text = readFileSync(join(dataDir, "sessions", file ?? ""), "utf8");
+  const types = text
+    .trim()
+    .split("\n")
+    .map((line) => (JSON.parse(line) as { type: string }).type);
+  assert.equal(types[0], "session");
+  assert.ok(types.includes("checkpoint"));
+  assert.ok(types.includes("ledger"));
+  assert.ok(types.filter((t) => t === "message").length >= 4);
+  assert.match(text, /write_file a\.txt \(created, now 6 bytes\)/);
+  assert.ok(!text.includes("sk-journal-secret-123"));
+});
