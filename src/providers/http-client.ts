@@ -38,7 +38,7 @@ const CREDENTIAL_HEADER = /^(authorization|x-api-key|cookie|proxy-authorization)
  * Redirects are followed as fetch follows them; keys are not carried to another origin.
  */
 export async function httpFetch(url: string, init: HttpRequestInit): Promise<HttpResponse> {
-  let target = new URL(url);
+  let target = refusedLikeFetch(url);
   let { method, body } = init;
   let headers = { ...init.headers };
   for (let redirects = 0; ; redirects++) {
@@ -50,7 +50,7 @@ export async function httpFetch(url: string, init: HttpRequestInit): Promise<Htt
     if (redirects >= MAX_REDIRECTS) {
       throw new TypeError("fetch failed", { cause: new Error("too many redirects") });
     }
-    const next = new URL(location, target);
+    const next = refusedLikeFetch(location, target);
     if (next.origin !== target.origin) {
       headers = Object.fromEntries(
         Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADER.test(name)),
@@ -66,6 +66,34 @@ export async function httpFetch(url: string, init: HttpRequestInit): Promise<Htt
     }
     target = next;
   }
+}
+
+// The ports fetch refuses to connect to (the Fetch standard's "bad ports"). nex refuses them as fetch
+// did, with fetch's words, so that such a base URL stays a configuration error and is never retried.
+const BAD_PORTS = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102,
+  103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465,
+  512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993,
+  995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668,
+  6669, 6679, 6697, 10080,
+]);
+
+/** The URL to request, or a rejection in fetch's words for one fetch would refuse before connecting. */
+function refusedLikeFetch(url: string, base?: URL): URL {
+  let target: URL;
+  try {
+    target = new URL(url, base);
+  } catch (error) {
+    throw new TypeError("fetch failed", { cause: new Error("Invalid URL", { cause: error }) });
+  }
+  if (target.protocol !== "http:" && target.protocol !== "https:") {
+    throw new TypeError("fetch failed", {
+      cause: new Error(`unsupported protocol ${target.protocol}`),
+    });
+  }
+  const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
+  if (BAD_PORTS.has(port)) throw new TypeError("fetch failed", { cause: new Error("bad port") });
+  return target;
 }
 
 function isRedirect(status: number | undefined): boolean {
