@@ -278,8 +278,7 @@ function seconds(ms: number): string {
   return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
 }
 
-/** Plain words for a fetch/undici failure, from its cause's code when there is one. */
-/** A request fetch refuses before any network traffic (a blocked port, a bad URL): retrying cannot help. */
+/** A request refused before any network traffic (a blocked port, a bad URL): retrying cannot help. */
 function refusedByFetch(host: string, error: unknown): ProviderError | null {
   const cause =
     error instanceof Error ? (error.cause as { message?: string } | undefined) : undefined;
@@ -288,10 +287,11 @@ function refusedByFetch(host: string, error: unknown): ProviderError | null {
   return {
     code: "config",
     retryable: false,
-    message: `nex cannot send requests to ${host}: ${message} (fetch refuses it before connecting). Use another port or fix the base URL.`,
+    message: `nex cannot send requests to ${host}: ${message} (refused before connecting, as fetch does). Use another port or fix the base URL.`,
   };
 }
 
+/** Plain words for a network failure, from its cause's code when there is one. */
 export function describeFetchError(error: unknown): string {
   const cause =
     error instanceof Error
