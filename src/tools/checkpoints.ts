@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, type Stats } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { atomicWrite, SYNC_WRITE_BYTES } from "./atomic-write.ts";
+import { atomicWrite, SYNC_WRITE_BYTES, syncDirectory } from "./atomic-write.ts";
 import { appendCheckpointLog, readCheckpointLog } from "./checkpoint-log.ts";
 import { sha256 } from "./ledger.ts";
 import {
@@ -180,7 +180,11 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
           const blob = sha256(bytes);
           const blobPath = join(blobsDir, blob);
           if (!present(blobPath)) {
-            if (!existsSync(blobsDir)) mkdirSync(blobsDir, { recursive: true });
+            if (!existsSync(blobsDir)) {
+              mkdirSync(blobsDir, { recursive: true });
+              // The new directory's own entry must be durable too, or its blobs could vanish with it.
+              syncDirectory(checkpointDir);
+            }
             await atomicWrite(blobPath, bytes);
           }
           checkpoint.files.push({ path, existed: true, blob, mode: info.mode & 0o7777 });
