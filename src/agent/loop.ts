@@ -13,6 +13,7 @@ import type {
 } from "../protocol/index.ts";
 import { changeTack, refusalContent } from "./refusal.ts";
 import { CHANGE_TACK_AT, RefusalTracker } from "./refusal-tracker.ts";
+import { callSignature, REPEAT_LIMIT, RepeatGuard } from "./repeat-guard.ts";
 import { createAttemptRelay } from "./request-events.ts";
 
 /** How big a request may be; the runtime backs it with the model registry and the session budget. */
@@ -75,6 +76,7 @@ export async function* runLoop(
   yield { type: "message_added", message: user };
 
   const tracker = new RefusalTracker();
+  const repeats = new RepeatGuard();
   let raisedMaxTokens: number | null = null;
 
   for (let turn = 1; ; turn++) {
@@ -165,16 +167,24 @@ export async function* runLoop(
     if (assembled.toolCalls.length === 0) {
       const cut = describeCutAnswer(assembled, maxTokens);
       if (cut) return yield* finish({ type: "error", code: "invalid_response", message: cut });
+      if (turn === 1 && !assembled.text.trim()) {
+        return yield* finish({
+          type: "error",
+          code: "invalid_response",
+          message:
+            "The model's response was empty: no text and no tool calls, so nothing was done. Try again, or check the model and the endpoint's logs.",
+        });
+      }
       return yield* finish({ type: "done", finalText: assembled.text, turns: turn });
     }
 
-    const refusalsThisTurn: string[] = [];
+    const run: CallContext = { turn, options, tracker, repeats, refusals: [] };
     for (const call of assembled.toolCalls) {
-      const toolResult = yield* handleCall(call, turn, options, tracker, refusalsThisTurn);
+      const toolResult = yield* handleCall(call, run);
       messages.push(toolResult);
       yield { type: "message_added", message: toolResult };
     }
-    const stop = tracker.endTurn(refusalsThisTurn);
+    const stop = tracker.endTurn(run.refusals);
     if (stop) return yield* finish({ type: "error", code: "repeated_failure", message: stop });
     if (signal.aborted)
       return yield* finish({ type: "aborted", reason: "interrupted by the user" });
@@ -229,12 +239,19 @@ async function* request(
 }
 
 /** Dispatches a whole, permitted call; answers every other call with a refusal that says why. */
+/** What handling one call needs from its run. */
+interface CallContext {
+  turn: number;
+  options: LoopOptions;
+  tracker: RefusalTracker;
+  repeats: RepeatGuard;
+  /** Refusal kinds of this turn, for the tracker. */
+  refusals: string[];
+}
+
 async function* handleCall(
   call: AssembledToolCall,
-  turn: number,
-  options: LoopOptions,
-  tracker: RefusalTracker,
-  refusals: string[],
+  { turn, options, tracker, repeats, refusals }: CallContext,
 ): AsyncGenerator<AgentEvent, ToolResultMessage> {
   const answer = (content: string, isError: boolean): ToolResultMessage => ({
     type: "tool_result",
@@ -261,6 +278,44 @@ async function* handleCall(
   }
   if (options.signal.aborted)
     return answer("Not run: the user interrupted the session before this call.", true);
+  if (!call.name) {
+    const reason = "the tool call arrived without a tool name";
+    refusals.push("unparseable:");
+    tracker.noteReason("unparseable:", reason);
+    yield {
+      type: "tool_call_refused",
+      callId: call.id,
+      name: "",
+      cause: "unparseable",
+      reason,
+      bytesReceived: 0,
+    };
+    return answer(
+      `Not executed: ${reason}. Re-emit the call with the name of one of your tools.`,
+      true,
+    );
+  }
+  const signature = callSignature(call.name, call.verdict.args);
+  if (repeats.isStuck(signature, turn)) {
+    const key = `repeated_call:${call.name}`;
+    const reason = `the same ${call.name} call returned the same result in each of the last ${REPEAT_LIMIT} turns`;
+    refusals.push(key);
+    tracker.noteReason(key, reason);
+    yield {
+      type: "tool_call_refused",
+      callId: call.id,
+      name: call.name,
+      cause: "repeated_call",
+      reason,
+      bytesReceived: 0,
+    };
+    const content = `Not run again: ${reason}, and it would return it again. Use the result you already have, or do something different.`;
+    const occurrence = tracker.countFor(key) + 1;
+    return answer(
+      occurrence >= CHANGE_TACK_AT ? `${content}\n${changeTack(occurrence)}` : content,
+      true,
+    );
+  }
 
   const invocation = { id: call.id, name: call.name, args: call.verdict.args, turn };
   const permission = await options.tools.permission(invocation);
@@ -306,6 +361,8 @@ async function* handleCall(
 
   yield { type: "tool_call_started", callId: call.id, name: call.name, args: call.verdict.args };
   const outcome = await options.tools.execute(invocation, options.signal);
+  // Invalid arguments have their own streak (the tracker below); the guard watches calls that ran.
+  if (outcome.code !== "invalid_arguments") repeats.record(signature, turn, outcome.content);
   let content = outcome.content;
   if (outcome.isError && outcome.code === "invalid_arguments") {
     const key = `invalid_arguments:${call.name}`;

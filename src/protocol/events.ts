@@ -59,7 +59,7 @@ export type AgentEvent =
       type: "tool_call_refused";
       callId: string;
       name: string;
-      cause: PoisonCause | "invalid_arguments" | "denied";
+      cause: PoisonCause | "invalid_arguments" | "denied" | "repeated_call";
       reason: string;
       bytesReceived: number;
     }

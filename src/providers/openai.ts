@@ -74,6 +74,7 @@ async function* readStream(
   context: FailureContext,
 ): AsyncGenerator<ProviderEvent, ReadOutcome> {
   const calls = createCallIndexer();
+  let unreadable: string | null = null;
   try {
     for await (const event of sseEvents(chunks)) {
       if (event.data.trim() === "[DONE]") {
@@ -81,7 +82,10 @@ async function* readStream(
         break;
       }
       const chunk = eventJson(event);
-      if (!isObject(chunk)) continue;
+      if (!isObject(chunk)) {
+        unreadable ??= event.data.slice(0, 80);
+        continue;
+      }
       if (chunk.error !== undefined && chunk.error !== null) {
         const error = inBodyError(chunk, context);
         if (!assembler.hasOutput()) return { type: "failed", error };
@@ -113,9 +117,21 @@ async function* readStream(
       throw error;
     assembler.markDropped(error.message);
   }
+  if (unreadable !== null && !assembler.hasOutput()) {
+    return { type: "failed", error: unreadableStream(context, unreadable) };
+  }
   if (!assembler.isTerminated() && !assembler.hasOutput())
     return { type: "failed", error: emptyStream(context) };
   return { type: "turn", turn: assembler.finish() };
+}
+
+/** A stream of events that are not the wire format's JSON: not an OpenAI-compatible endpoint, or a broken one. */
+function unreadableStream(context: FailureContext, sample: string): ProviderError {
+  return {
+    code: "invalid_response",
+    retryable: false,
+    message: `${context.host} streamed events that are not OpenAI-compatible JSON (first: ${JSON.stringify(sample)}), and no usable output. Check the base URL and that the server speaks the Chat Completions API.`,
+  };
 }
 
 async function* readWhole(

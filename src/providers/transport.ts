@@ -183,6 +183,15 @@ async function* attemptOnce(
       const wait = retryAfterMs(response.headers, (options.retry.now ?? Date.now)());
       return { type: "failed", error, retryAfterMs: wait };
     }
+    if (/text\/html/i.test(response.headers.get("content-type") ?? "")) {
+      // A web page (a proxy's login, a dashboard) instead of an API answer: asking again shows the same page.
+      const page = (await readCapped(chunks, 4 * 1024)).replace(/\s+/g, " ").trim().slice(0, 160);
+      return {
+        type: "failed",
+        error: notAnApi(options.context.host, response.status, page),
+        retryAfterMs: null,
+      };
+    }
     const outcome = yield* exchange.read(response, chunks);
     if (outcome.type === "turn") return outcome;
     return { type: "failed", error: outcome.error, retryAfterMs: null };
@@ -276,6 +285,16 @@ function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {
 
 function seconds(ms: number): string {
   return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
+}
+
+/** A web page (a proxy's login, a dashboard) where an API answer was expected. */
+function notAnApi(host: string, status: number, page: string): ProviderError {
+  return {
+    code: "invalid_response",
+    status,
+    retryable: false,
+    message: `${host} answered HTTP ${status} with a web page instead of an API response ("${page}"). Check the base URL (OpenAI-compatible servers usually end in /v1) and any proxy in between.`,
+  };
 }
 
 /** A request refused before any network traffic (a blocked port, a bad URL): retrying cannot help. */

@@ -132,6 +132,8 @@ function refusalCause(cause: Extract<ToolOutcomeView, { type: "refused" }>["caus
       return "refused: the arguments are not valid JSON";
     case "not_an_object":
       return "refused: the arguments are not a JSON object";
+    case "repeated_call":
+      return "not run again: same call, same result as before";
   }
 }
 

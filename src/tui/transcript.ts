@@ -1,4 +1,4 @@
-import type { AgentEvent, PoisonCause, ToolDetails, ToolErrorCode } from "../protocol/index.ts";
+import type { AgentEvent, ToolDetails, ToolErrorCode } from "../protocol/index.ts";
 
 /** The outcome of a tool call as the chat shows it. */
 export type ToolOutcomeView =
@@ -11,7 +11,7 @@ export type ToolOutcomeView =
     }
   | {
       type: "refused";
-      cause: PoisonCause | "invalid_arguments" | "denied";
+      cause: Extract<AgentEvent, { type: "tool_call_refused" }>["cause"];
       reason: string;
       bytesReceived: number;
     }

@@ -240,3 +240,58 @@ test("an interrupt that ends a request without an attempt event still closes tha
   assert.equal(ended, 1);
   assert.equal(terminal?.type, "aborted");
 });
+
+test("a model repeating the same call with the same result is refused, then stopped, long before the turn limit", async () => {
+  const same = () => [
+    {
+      type: "done" as const,
+      turn: turn({ toolCalls: [wholeCall("c", "list_dir", { path: "." })] }),
+    },
+  ];
+  const { stream, requests } = scriptedStream(Array.from({ length: 50 }, () => same));
+  const tools = recordingTools({ execute: () => ({ isError: false, content: "a.txt" }) });
+  const messages: Message[] = [];
+  const { events, terminal } = await run("look around", { stream, tools, messages });
+  assert.equal(tools.executed.length, 2, "run twice, then refused");
+  assert.ok(events.some((e) => e.type === "tool_call_refused" && e.cause === "repeated_call"));
+  assert.ok(terminal?.type === "error" && terminal.code === "repeated_failure");
+  assert.ok(requests.length <= 6, `endpoint saw ${requests.length} requests`);
+});
+
+test("the same call is run again when its result changed", async () => {
+  const same = () => [
+    {
+      type: "done" as const,
+      turn: turn({ toolCalls: [wholeCall("c", "bash", { command: "date" })] }),
+    },
+  ];
+  const script = [
+    ...Array.from({ length: 4 }, () => same),
+    () => [{ type: "done" as const, turn: turn({ text: "ok" }) }],
+  ];
+  const { stream } = scriptedStream(script);
+  let n = 0;
+  const tools = recordingTools({ execute: () => ({ isError: false, content: `tick ${n++}` }) });
+  const { terminal } = await run("poll", { stream, tools });
+  assert.equal(tools.executed.length, 4);
+  assert.equal(terminal?.type, "done");
+});
+
+test("an empty first response (no text, no tool calls) is an error, not a finished task", async () => {
+  const { stream } = scriptedStream([() => [{ type: "done", turn: turn({ text: "" }) }]]);
+  const { terminal } = await run("do something", { stream, tools: recordingTools() });
+  assert.ok(terminal?.type === "error" && /empty/.test(terminal.message));
+});
+
+test("a tool call without a name is refused, never dispatched", async () => {
+  const { stream } = scriptedStream([
+    () => [{ type: "done", turn: turn({ toolCalls: [wholeCall("c", "", { path: "a" })] }) }],
+    () => [{ type: "done", turn: turn({ text: "ok" }) }],
+  ]);
+  const tools = recordingTools();
+  const { events } = await run("w", { stream, tools });
+  assert.equal(tools.executed.length, 0);
+  assert.ok(
+    events.some((e) => e.type === "tool_call_refused" && /without a tool name/.test(e.reason)),
+  );
+});
