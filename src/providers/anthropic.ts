@@ -4,8 +4,8 @@
 import type { ProviderError, ProviderEvent, StreamFn } from "../protocol/index.ts";
 import { anthropicBodyText } from "./anthropic-wire.ts";
 import { isObject } from "./arguments.ts";
-import { createTurnAssembler, type TurnAssembler } from "./assembler.ts";
-import { type ClientOptions, transportFor, trimSlash } from "./client-config.ts";
+import type { TurnAssembler } from "./assembler.ts";
+import { type ClientOptions, trimSlash } from "./client-config.ts";
 import {
   classifyHttpError,
   type FailureContext,
@@ -14,7 +14,8 @@ import {
   serverMessageOf,
 } from "./errors.ts";
 import { eventJson, sseEvents } from "./sse.ts";
-import { type ReadOutcome, runRequest, StreamFailure, type WireExchange } from "./transport.ts";
+import { type ReadOutcome, StreamFailure } from "./transport.ts";
+import { createWireClient } from "./wire-client.ts";
 
 /** Options of the Anthropic client. */
 export interface AnthropicClientOptions extends ClientOptions {
@@ -25,44 +26,19 @@ export interface AnthropicClientOptions extends ClientOptions {
 }
 
 export function createAnthropicClient(options: AnthropicClientOptions): StreamFn {
-  const root = trimSlash(options.baseUrl).replace(/\/v1$/, "");
-  const url = `${root}/v1/messages`;
   const streaming = options.stream ?? true;
-  const auth: Record<string, string> = options.apiKey ? { "x-api-key": options.apiKey } : {};
-  const transport = transportFor(
-    options,
-    url,
-    auth,
-    "ANTHROPIC_API_KEY (or the provider's key setting)",
-  );
-  const headers = {
-    "content-type": "application/json",
-    accept: streaming ? "text/event-stream" : "application/json",
-    "anthropic-version": options.version ?? "2023-06-01",
-    ...(options.headers ?? {}),
-    ...auth,
-  };
-  return (request, signal) => {
-    const exchange: WireExchange = {
-      url,
-      headers,
-      body: anthropicBodyText(request, { stream: streaming }),
-      read(response, chunks) {
-        const asStream =
-          streaming && !/application\/json/i.test(response.headers.get("content-type") ?? "");
-        const assembler = createTurnAssembler({
-          wire: "anthropic",
-          streaming: asStream,
-          maxTokens: request.maxTokens,
-          explicitClose: asStream,
-        });
-        return asStream
-          ? readStream(chunks, assembler, transport.context)
-          : readWhole(chunks, assembler, transport.context);
-      },
-    };
-    return runRequest(exchange, signal, transport);
-  };
+  return createWireClient(options, {
+    wire: "anthropic",
+    url: `${trimSlash(options.baseUrl).replace(/\/v1$/, "")}/v1/messages`,
+    streaming,
+    auth: options.apiKey ? { "x-api-key": options.apiKey } : {},
+    headers: { "anthropic-version": options.version ?? "2023-06-01" },
+    keyName: "ANTHROPIC_API_KEY (or the provider's key setting)",
+    body: (request) => anthropicBodyText(request, { stream: streaming }),
+    readStream,
+    readWhole,
+    explicitClose: true,
+  });
 }
 
 async function* readStream(

@@ -2,8 +2,8 @@
 // node:http (http-client.ts) + eventsource-parser. No SDK: SDK stream helpers repair partial JSON and SDK retries multiply ours.
 import type { ProviderError, ProviderEvent, StreamFn } from "../protocol/index.ts";
 import { isObject } from "./arguments.ts";
-import { createTurnAssembler, type TurnAssembler } from "./assembler.ts";
-import { type ClientOptions, transportFor, trimSlash } from "./client-config.ts";
+import type { TurnAssembler } from "./assembler.ts";
+import { type ClientOptions, trimSlash } from "./client-config.ts";
 import {
   classifyHttpError,
   type FailureContext,
@@ -13,7 +13,8 @@ import {
 } from "./errors.ts";
 import { type MaxTokensField, openaiBodyText } from "./openai-wire.ts";
 import { eventJson, sseEvents } from "./sse.ts";
-import { type ReadOutcome, runRequest, StreamFailure, type WireExchange } from "./transport.ts";
+import { type ReadOutcome, StreamFailure } from "./transport.ts";
+import { createWireClient } from "./wire-client.ts";
 
 /** Options of the OpenAI-compatible client. */
 export interface OpenAIClientOptions extends ClientOptions {
@@ -24,48 +25,20 @@ export interface OpenAIClientOptions extends ClientOptions {
 }
 
 export function createOpenAIClient(options: OpenAIClientOptions): StreamFn {
-  const url = `${trimSlash(options.baseUrl)}/chat/completions`;
   const streaming = options.stream ?? true;
-  const auth: Record<string, string> = options.apiKey
-    ? { authorization: `Bearer ${options.apiKey}` }
-    : {};
-  const transport = transportFor(
-    options,
-    url,
-    auth,
-    "the API key (OPENAI_API_KEY or the provider's key setting)",
-  );
-  const headers = {
-    "content-type": "application/json",
-    accept: streaming ? "text/event-stream" : "application/json",
-    ...(options.headers ?? {}),
-    ...auth,
-  };
-  return (request, signal) => {
-    const body = openaiBodyText(request, {
-      stream: streaming,
-      maxTokensField: options.maxTokensField ?? "max_tokens",
-    });
-    const exchange: WireExchange = {
-      url,
-      headers,
-      body,
-      read(response, chunks) {
-        const asStream =
-          streaming && !/application\/json/i.test(response.headers.get("content-type") ?? "");
-        const assembler = createTurnAssembler({
-          wire: "openai",
-          streaming: asStream,
-          maxTokens: request.maxTokens,
-          explicitClose: false,
-        });
-        return asStream
-          ? readStream(chunks, assembler, transport.context)
-          : readWhole(chunks, assembler, transport.context);
-      },
-    };
-    return runRequest(exchange, signal, transport);
-  };
+  const maxTokensField = options.maxTokensField ?? "max_tokens";
+  return createWireClient(options, {
+    wire: "openai",
+    url: `${trimSlash(options.baseUrl)}/chat/completions`,
+    streaming,
+    auth: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    headers: {},
+    keyName: "the API key (OPENAI_API_KEY or the provider's key setting)",
+    body: (request) => openaiBodyText(request, { stream: streaming, maxTokensField }),
+    readStream,
+    readWhole,
+    explicitClose: false,
+  });
 }
 
 async function* readStream(

@@ -1,0 +1,67 @@
+import type { ModelRequest, ProviderEvent, StreamFn } from "../protocol/index.ts";
+import { createTurnAssembler, type TurnAssembler } from "./assembler.ts";
+import { type ClientOptions, transportFor } from "./client-config.ts";
+import type { FailureContext } from "./errors.ts";
+import type { WireFormat } from "./stop-reason.ts";
+import { type ReadOutcome, runRequest, type WireExchange } from "./transport.ts";
+
+/** Reads one response body into the assembler, yielding deltas as they come. */
+export type BodyReader = (
+  chunks: AsyncIterable<Uint8Array>,
+  assembler: TurnAssembler,
+  context: FailureContext,
+) => AsyncGenerator<ProviderEvent, ReadOutcome>;
+
+/** What differs between wire formats; everything else about a client is shared. */
+export interface WireSpec {
+  wire: WireFormat;
+  url: string;
+  streaming: boolean;
+  /** The headers that carry the key (redacted from every message). */
+  auth: Record<string, string>;
+  /** Format-specific headers, e.g. `anthropic-version`. */
+  headers: Record<string, string>;
+  /** Names the key in 401/403 hints. */
+  keyName: string;
+  body: (request: ModelRequest) => string;
+  readStream: BodyReader;
+  readWhole: BodyReader;
+  /** Every content block must be closed explicitly (Anthropic's `content_block_stop`). */
+  explicitClose: boolean;
+}
+
+/**
+ * A client for one wire format: builds the request, picks the stream or whole-body reader from the
+ * response's content type (a server may answer JSON to a streaming request), and leaves attempts,
+ * retries and timeouts to the transport.
+ */
+export function createWireClient(options: ClientOptions, spec: WireSpec): StreamFn {
+  const transport = transportFor(options, spec.url, spec.auth, spec.keyName);
+  const headers = {
+    "content-type": "application/json",
+    accept: spec.streaming ? "text/event-stream" : "application/json",
+    ...spec.headers,
+    ...(options.headers ?? {}),
+    ...spec.auth,
+  };
+  return (request, signal) => {
+    const exchange: WireExchange = {
+      url: spec.url,
+      headers,
+      body: spec.body(request),
+      read(response, chunks) {
+        const asStream =
+          spec.streaming && !/application\/json/i.test(response.headers.get("content-type") ?? "");
+        const assembler = createTurnAssembler({
+          wire: spec.wire,
+          streaming: asStream,
+          maxTokens: request.maxTokens,
+          explicitClose: spec.explicitClose && asStream,
+        });
+        const read = asStream ? spec.readStream : spec.readWhole;
+        return read(chunks, assembler, transport.context);
+      },
+    };
+    return runRequest(exchange, signal, transport);
+  };
+}
