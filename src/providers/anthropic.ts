@@ -6,16 +6,10 @@ import { anthropicBodyText } from "./anthropic-wire.ts";
 import { isObject } from "./arguments.ts";
 import type { TurnAssembler } from "./assembler.ts";
 import { type ClientOptions, trimSlash } from "./client-config.ts";
-import {
-  classifyHttpError,
-  type FailureContext,
-  invalidResponse,
-  networkError,
-  serverMessageOf,
-} from "./errors.ts";
+import { classifyHttpError, type FailureContext, networkError, serverMessageOf } from "./errors.ts";
 import { eventJson, sseEvents } from "./sse.ts";
 import { type ReadOutcome, StreamFailure } from "./transport.ts";
-import { createWireClient } from "./wire-client.ts";
+import { createWireClient, readJsonObject } from "./wire-client.ts";
 
 /** Options of the Anthropic client. */
 export interface AnthropicClientOptions extends ClientOptions {
@@ -128,27 +122,9 @@ async function* readWhole(
   assembler: TurnAssembler,
   context: FailureContext,
 ): AsyncGenerator<ProviderEvent, ReadOutcome> {
-  const decoder = new TextDecoder();
-  let text = "";
-  for await (const chunk of chunks) text += decoder.decode(chunk, { stream: true });
-  text += decoder.decode();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    const cut = text.trimStart().startsWith("{");
-    const detail = cut
-      ? "the JSON body ended before it was complete"
-      : `the body is not JSON: ${text.slice(0, 120)}`;
-    const error = invalidResponse(context.host, detail, cut);
-    return { type: "failed", error: cut ? { ...error, code: "network" } : error };
-  }
-  if (!isObject(parsed)) {
-    return {
-      type: "failed",
-      error: invalidResponse(context.host, "the body is not a JSON object", false),
-    };
-  }
+  const body = await readJsonObject(chunks, context);
+  if (body.type === "failed") return body;
+  const parsed = body.value;
   if (parsed.type === "error") return { type: "failed", error: inBodyError(parsed, context) };
   const blocks = Array.isArray(parsed.content) ? parsed.content.filter(isObject) : [];
   for (const [index, block] of blocks.entries()) {

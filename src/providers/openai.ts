@@ -4,17 +4,11 @@ import type { ProviderError, ProviderEvent, StreamFn } from "../protocol/index.t
 import { isObject } from "./arguments.ts";
 import type { TurnAssembler } from "./assembler.ts";
 import { type ClientOptions, trimSlash } from "./client-config.ts";
-import {
-  classifyHttpError,
-  type FailureContext,
-  invalidResponse,
-  networkError,
-  serverMessageOf,
-} from "./errors.ts";
+import { classifyHttpError, type FailureContext, networkError, serverMessageOf } from "./errors.ts";
 import { type MaxTokensField, openaiBodyText } from "./openai-wire.ts";
 import { eventJson, sseEvents } from "./sse.ts";
 import { type ReadOutcome, StreamFailure } from "./transport.ts";
-import { createWireClient } from "./wire-client.ts";
+import { createWireClient, readJsonObject } from "./wire-client.ts";
 
 /** Options of the OpenAI-compatible client. */
 export interface OpenAIClientOptions extends ClientOptions {
@@ -112,33 +106,9 @@ async function* readWhole(
   assembler: TurnAssembler,
   context: FailureContext,
 ): AsyncGenerator<ProviderEvent, ReadOutcome> {
-  const decoder = new TextDecoder();
-  let text = "";
-  for await (const chunk of chunks) text += decoder.decode(chunk, { stream: true });
-  text += decoder.decode();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    if (text.trimStart().startsWith("{")) {
-      return {
-        type: "failed",
-        error: {
-          ...invalidResponse(context.host, "the JSON body ended before it was complete", true),
-          code: "network",
-        },
-      };
-    }
-    return {
-      type: "failed",
-      error: invalidResponse(context.host, `the body is not JSON: ${text.slice(0, 120)}`, false),
-    };
-  }
-  if (!isObject(parsed))
-    return {
-      type: "failed",
-      error: invalidResponse(context.host, "the body is not a JSON object", false),
-    };
+  const body = await readJsonObject(chunks, context);
+  if (body.type === "failed") return body;
+  const parsed = body.value;
   if (parsed.error !== undefined && parsed.error !== null)
     return { type: "failed", error: inBodyError(parsed, context) };
   const choice = firstChoice(parsed.choices)[0];

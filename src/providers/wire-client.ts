@@ -1,7 +1,8 @@
-import type { ModelRequest, ProviderEvent, StreamFn } from "../protocol/index.ts";
+import type { ModelRequest, ProviderError, ProviderEvent, StreamFn } from "../protocol/index.ts";
+import { isObject } from "./arguments.ts";
 import { createTurnAssembler, type TurnAssembler } from "./assembler.ts";
 import { type ClientOptions, transportFor } from "./client-config.ts";
-import type { FailureContext } from "./errors.ts";
+import { type FailureContext, invalidResponse } from "./errors.ts";
 import type { WireFormat } from "./stop-reason.ts";
 import { type ReadOutcome, runRequest, type WireExchange } from "./transport.ts";
 
@@ -64,4 +65,44 @@ export function createWireClient(options: ClientOptions, spec: WireSpec): Stream
     };
     return runRequest(exchange, signal, transport);
   };
+}
+
+/**
+ * Reads a whole (non-streamed) body as a JSON object. A body cut inside its JSON is a network
+ * failure (retried like a dropped connection); anything else that is not an object is invalid.
+ */
+export async function readJsonObject(
+  chunks: AsyncIterable<Uint8Array>,
+  context: FailureContext,
+): Promise<
+  { type: "object"; value: Record<string, unknown> } | { type: "failed"; error: ProviderError }
+> {
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of chunks) text += decoder.decode(chunk, { stream: true });
+  text += decoder.decode();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    if (text.trimStart().startsWith("{")) {
+      const error = invalidResponse(
+        context.host,
+        "the JSON body ended before it was complete",
+        true,
+      );
+      return { type: "failed", error: { ...error, code: "network" } };
+    }
+    return {
+      type: "failed",
+      error: invalidResponse(context.host, `the body is not JSON: ${text.slice(0, 120)}`, false),
+    };
+  }
+  if (!isObject(parsed)) {
+    return {
+      type: "failed",
+      error: invalidResponse(context.host, "the body is not a JSON object", false),
+    };
+  }
+  return { type: "object", value: parsed };
 }
