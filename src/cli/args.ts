@@ -41,7 +41,7 @@ Usage:
   nex demo [scenario]          watch nex handle a misbehaving endpoint (built in, no network)
 
 Options:
-  --model NAME          model name (or NEX_MODEL)
+  --model NAME          model name (or NEX_MODEL; default: the endpoint's only model)
   --base-url URL        endpoint (or OPENAI_BASE_URL; ANTHROPIC_BASE_URL with --provider anthropic)
   --provider NAME       openai (any OpenAI-compatible server, default) or anthropic
   --cwd DIR             workspace (default: the current directory)

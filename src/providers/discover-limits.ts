@@ -65,6 +65,22 @@ export async function discoverContextWindow(
   }
 }
 
+/**
+ * The model ids the endpoint serves (`GET /v1/models`), for choosing a model when none was given.
+ * One quick GET, no retries; null when the endpoint does not say.
+ */
+export async function listModels(
+  options: Omit<DiscoverOptions, "model">,
+): Promise<string[] | null> {
+  const base = trimSlash(options.baseUrl);
+  const apiBase = options.kind === "openai" ? base : `${base.replace(/\/v1$/, "")}/v1`;
+  const list = await requester({ ...options, model: "" })("GET", `${apiBase}/models`);
+  if (!isObject(list) || !Array.isArray(list.data)) return null;
+  return list.data
+    .filter(isObject)
+    .flatMap((entry) => (typeof entry.id === "string" ? [entry.id] : []));
+}
+
 type Get = (method: "GET" | "POST", url: string, body?: unknown) => Promise<unknown>;
 
 function requester(options: DiscoverOptions): Get {

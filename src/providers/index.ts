@@ -12,6 +12,7 @@ export {
   type DiscoveredWindow,
   type DiscoverOptions,
   discoverContextWindow,
+  listModels,
 } from "./discover-limits.ts";
 export {
   classifyHttpError,

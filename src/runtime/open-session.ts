@@ -6,6 +6,7 @@ import {
   createAnthropicClient,
   createOpenAIClient,
   discoverContextWindow,
+  listModels,
 } from "../providers/index.ts";
 import {
   contextBudget,
@@ -64,7 +65,7 @@ export async function openSession(
       model: config.model ?? resumed.model,
     };
   }
-  const model = config.model;
+  const model = config.model ?? (await onlyModel(config, events));
   if (!model) {
     throw new ConfigError(
       "No model given. Pass --model NAME (or set NEX_MODEL, or `model` in the config file).",
@@ -216,6 +217,32 @@ export async function openSession(
     resumed: resumed !== null,
   });
   return { session, events };
+}
+
+/**
+ * With no model given, a server that serves exactly one (llama.cpp, a single vLLM model) is asked
+ * which; several are listed in the error so the user can pick.
+ */
+async function onlyModel(config: NexConfig, events: AgentEvent[]): Promise<string | null> {
+  const models = await listModels({
+    baseUrl: config.baseUrl,
+    kind: config.provider,
+    timeoutMs: 1500,
+    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+  });
+  if (!models || models.length === 0) return null;
+  const [only] = models;
+  if (models.length === 1 && only) {
+    events.push({
+      type: "notice",
+      message: `No model given; using ${only}, the only model the endpoint serves.`,
+    });
+    return only;
+  }
+  const shown = models.slice(0, 12).join(", ");
+  throw new ConfigError(
+    `No model given, and the endpoint serves ${models.length}: ${shown}${models.length > 12 ? ", ..." : ""}. Pass one with --model NAME (or set NEX_MODEL).`,
+  );
 }
 
 /** The provider client for a configuration. */

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex, startNex } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
-import { openaiText, openaiToolCall, status } from "../support/stub-scripts.ts";
+import { json, openaiText, openaiToolCall, status } from "../support/stub-scripts.ts";
 
 const KEY = "sk-test-DO-NOT-LEAK-4242";
 
@@ -250,4 +250,41 @@ test("the API key is sent to the endpoint but written nowhere in the journal", a
   assert.equal(found.trim(), "");
   const journals = execSync(`find ${box.dataDir} -name '*.jsonl'`, { encoding: "utf8" }).trim();
   assert.notEqual(journals, "", "the session was journaled");
+});
+
+test("with no model given, nex uses the endpoint's only model, and lists them when there are several", async () => {
+  const one = await startStubEndpoint({
+    scripts: [openaiText("hi")],
+    routes: { "GET /v1/models": json({ data: [{ id: "qwen3-coder-30b" }] }) },
+  });
+  const box = makeSandbox();
+  const single = await runNex(
+    ["run", "--base-url", `${one.url}/v1`, "--data-dir", box.dataDir, "hi"],
+    {
+      cwd: box.workspace,
+      env: box.env,
+    },
+  );
+  await one.close();
+  assert.equal(single.code, 0, single.stderr);
+  assert.match(single.stderr, /using qwen3-coder-30b, the only model/);
+  assert.equal(
+    (one.requestsTo("/v1/chat/completions")[0]?.body as { model: string }).model,
+    "qwen3-coder-30b",
+  );
+
+  const many = await startStubEndpoint({
+    routes: { "GET /v1/models": json({ data: [{ id: "a" }, { id: "b" }] }) },
+  });
+  const several = await runNex(
+    ["run", "--base-url", `${many.url}/v1`, "--data-dir", box.dataDir, "hi"],
+    {
+      cwd: box.workspace,
+      env: box.env,
+    },
+  );
+  await many.close();
+  assert.equal(several.code, 3);
+  assert.match(several.stderr, /serves 2: a, b\. Pass one with --model/);
+  assert.equal(many.requestsTo("/v1/chat/completions").length, 0);
 });
