@@ -269,7 +269,7 @@ test("with no model given, nex uses the endpoint's only model, and lists them wh
   assert.equal(single.code, 0, single.stderr);
   assert.match(single.stderr, /using qwen3-coder-30b, the only model/);
   assert.equal(
-    (one.requestsTo("/v1/chat/completions")[0]?.body as { model: string }).model,
+    (one.requestsTo("/v1/chat/completions")[0]?.body as { model?: string } | undefined)?.model,
     "qwen3-coder-30b",
   );
 
