@@ -288,3 +288,20 @@ test("with no model given, nex uses the endpoint's only model, and lists them wh
   assert.match(several.stderr, /serves 2: a, b\. Pass one with --model/);
   assert.equal(many.requestsTo("/v1/chat/completions").length, 0);
 });
+
+test("the workspace's AGENTS.md reaches the model in the system prompt", async () => {
+  const stub = await startStubEndpoint({ scripts: [openaiText("ok")] });
+  const box = makeSandbox();
+  writeFileSync(join(box.workspace, "AGENTS.md"), "Always run `make lint` before finishing.\n");
+  const result = await runNex(args(stub.url, box.dataDir, "hi"), {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  const body = stub.requestsTo("/v1/chat/completions")[0]?.body as {
+    messages: Array<{ role: string; content: string }>;
+  };
+  const system = body.messages.find((m) => m.role === "system");
+  assert.match(system?.content ?? "", /Always run `make lint` before finishing\./);
+});

@@ -1,0 +1,22 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { buildSystemPrompt } from "../../src/agent/system-prompt.ts";
+
+test("the system prompt the model sees matches the golden file", () => {
+  const prompt = buildSystemPrompt({
+    workspace: "/home/user/project",
+    agentsMd: "Run `make test` before you finish.",
+    date: "2026-11-21",
+  });
+  assert.equal(prompt, readFileSync(join(import.meta.dirname, "system-prompt.golden.txt"), "utf8"));
+});
+
+test("the system prompt asks to read before writing, to prefer edit_file, and to write large files in parts", () => {
+  const prompt = buildSystemPrompt({ workspace: "/w", agentsMd: null, date: "2026-11-21" });
+  assert.match(prompt, /Read a file with read_file before you change it/);
+  assert.match(prompt, /Prefer edit_file/);
+  assert.match(prompt, /Write a large file in parts/);
+  assert.doesNotMatch(prompt, /AGENTS\.md/);
+});
