@@ -27,6 +27,7 @@ export function createTextRenderer(
   target: RenderTarget,
 ): (event: AgentEvent) => void {
   let pendingText = "";
+  let lastFailure: string | null = null;
   const flushText = () => {
     const text = pendingText.trim();
     pendingText = "";
@@ -60,6 +61,7 @@ export function createTextRenderer(
             ? "giving up"
             : `retry ${event.attempt}/${event.maxRetries} in ${(event.retryInMs / 1000).toFixed(1)}s`;
         target.err(`✗ ${status} from ${event.host}: ${firstLine(event.message)} (${wait})\n`);
+        if (event.retryInMs === null) lastFailure = event.message;
         return;
       }
       case "text_delta":
@@ -92,7 +94,12 @@ export function createTextRenderer(
         target.out(event.finalText.endsWith("\n") ? event.finalText : `${event.finalText}\n`);
         return;
       case "error":
-        target.err(`nex: ${event.message}\n`);
+        // The failure that ended the run was just printed in full; say only that nex stopped.
+        target.err(
+          event.message === lastFailure
+            ? "nex: stopped after that failure; no further request was sent.\n"
+            : `nex: ${event.message}\n`,
+        );
         return;
       case "aborted":
         target.err(
