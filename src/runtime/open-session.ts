@@ -43,7 +43,7 @@ export interface OpenedSession {
   events: AgentEvent[];
 }
 
-// The workspace's instructions are included whole up to this size, and refused as too large above it.
+// The workspace's instructions are included up to this size; beyond it they are cut, not sent whole.
 const AGENTS_MD_LIMIT = 64 * 1024;
 
 /** Builds a running session from flags, environment and config: the composition root. */
@@ -64,6 +64,11 @@ export async function openSession(
       workspace: flags.cwd ? config.workspace : resumed.workspace,
       model: config.model ?? resumed.model,
     };
+    if (!existsSync(config.workspace)) {
+      throw new ConfigError(
+        `Session ${resumed.sessionId} worked in ${config.workspace}, which no longer exists. Pass --cwd DIR to continue it in another directory.`,
+      );
+    }
   }
   const model = config.model ?? (await onlyModel(config, events));
   if (!model) {
@@ -167,31 +172,21 @@ export async function openSession(
     emit: (event: AgentEvent) => session.emit(event),
     nextRequestId: () => session.nextRequestId(),
   };
+  const compactNow = async (history: Message[], signal: AbortSignal) => {
+    const result = await compactConversation(history, signal, compactor);
+    budget.forgetUsage();
+    return result ? { messages: result.messages, line: result.line } : null;
+  };
   const session: NexSession = new NexSession({
     info,
     stream,
-    tools: {
-      specs: () => host.specs(),
-      permission: (call) => host.permission(call),
-      rememberApproval: (call) => host.rememberApproval(call),
-      execute: (call, signal) => host.execute(call, signal),
-      setMode: (mode) => host.setMode(mode),
-      undo: async (turns) => (await host.undo(turns)).text,
-    },
+    tools: { ...host, undo: async (turns) => (await host.undo(turns)).text },
     journal: journalSink(journal),
     system,
     messages,
     budget,
-    compactor: async (history, signal) => {
-      const result = await compactConversation(history, signal, compactor);
-      budget.forgetUsage();
-      return result ? result.messages : null;
-    },
-    compactNow: async (history, signal) => {
-      const result = await compactConversation(history, signal, compactor);
-      budget.forgetUsage();
-      return result ? { messages: result.messages, line: result.line } : null;
-    },
+    compactor: async (history, signal) => (await compactNow(history, signal))?.messages ?? null,
+    compactNow,
     approvals: options.approvals,
     maxTurns: config.maxTurns,
     listSessions: async () => summariesIn(config.dataDir),
