@@ -108,7 +108,9 @@ export class NexSession implements AgentSession {
     if (event.type === "request_finished" && event.usage) {
       const { inputTokens, outputTokens } = event.usage;
       this.parts.journal.usage(inputTokens, outputTokens, this.messages.length);
-      this.parts.budget.observeUsage(inputTokens, outputTokens, this.messages.length);
+      // The prompt of this request was the messages so far; the answer is appended after this
+      // event and estimated with whatever follows it.
+      this.parts.budget.observeUsage(inputTokens, 0, this.messages.length);
       this.emit({
         type: "usage",
         inputTokens,

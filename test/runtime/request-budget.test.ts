@@ -1,0 +1,39 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Message } from "../../src/protocol/index.ts";
+import { createSessionBudget } from "../../src/runtime/request-budget.ts";
+
+const tools = () => [{ name: "read_file", description: "reads", parameters: { type: "object" } }];
+const text = (n: number): Message => ({ type: "user", text: "x".repeat(n) });
+
+test("max_tokens is the proportional reserve while the prompt fits, and null (compact) once it does not", () => {
+  const budget = createSessionBudget({ window: 32_768, maxOutput: 8_192, tools });
+  assert.equal(budget.maxTokensFor(1_000), 8_192);
+  assert.equal(budget.maxTokensFor(30_000), null);
+  const small = createSessionBudget({ window: 8_192, maxOutput: 4_096, tools });
+  assert.equal(
+    small.maxTokensFor(1_000),
+    2_048,
+    "a quarter of a small window, not the model's whole output limit",
+  );
+  assert.ok(small.largestMaxTokensFor(1_000) > 2_048, "the re-request after a cut may go higher");
+});
+
+test("the prompt estimate continues from the endpoint's reported usage instead of re-estimating everything", () => {
+  const budget = createSessionBudget({ window: 32_768, maxOutput: 8_192, tools });
+  const messages = [text(35_000), text(35)];
+  const cheap = budget.estimatePrompt("system", messages);
+  budget.observeUsage(2_000, 0, 1);
+  const corrected = budget.estimatePrompt("system", messages);
+  assert.ok(cheap > 10_000);
+  assert.ok(corrected < 2_100 && corrected > 2_000, `corrected estimate ${corrected}`);
+  budget.forgetUsage();
+  assert.equal(budget.estimatePrompt("system", messages), cheap);
+});
+
+test("a window stated by the endpoint replaces the assumed one", () => {
+  const budget = createSessionBudget({ window: 32_768, maxOutput: 8_192, tools });
+  budget.correctWindow(16_384);
+  assert.equal(budget.window(), 16_384);
+  assert.equal(budget.maxTokensFor(15_000), null);
+});
