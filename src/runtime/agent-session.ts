@@ -1,5 +1,6 @@
 import type {
   AgentEvent,
+  Message,
   PermissionAnswer,
   PermissionMode,
   TerminalEvent,
@@ -36,6 +37,8 @@ export interface SessionSummary {
  */
 export interface AgentSession {
   readonly info: SessionInfo;
+  /** The conversation as the model will see it next (after a resume: what was kept). */
+  history(): readonly Message[];
   /** Receives every event of the session; returns an unsubscribe function. */
   subscribe(listener: (event: AgentEvent) => void): () => void;
   /** Runs one user prompt to its terminal event. Rejects never: failures are `error` events. */

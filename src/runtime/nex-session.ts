@@ -95,6 +95,10 @@ export class NexSession implements AgentSession {
     return this.requestCounter;
   }
 
+  history(): readonly Message[] {
+    return this.messages;
+  }
+
   subscribe(listener: (event: AgentEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

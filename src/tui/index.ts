@@ -1,5 +1,6 @@
 import { render } from "ink";
 import React from "react";
+import type { Message } from "../protocol/index.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
 import { App } from "./app.ts";
 import { createStore } from "./store.ts";
@@ -20,7 +21,35 @@ function welcome(state: UiState, session: AgentSession, resumeLine: string | und
     tone: "dim",
     text: `nex · ${info.model} at ${info.host} · ${info.workspace}\nsession ${info.sessionId} · /help lists commands · Ctrl-C twice exits`,
   });
-  return resumeLine ? addEntry(head, { type: "info", tone: "warn", text: resumeLine }) : head;
+  const recalled = recall(head, session.history());
+  return resumeLine
+    ? addEntry(recalled, { type: "info", tone: "warn", text: resumeLine })
+    : recalled;
+}
+
+// A resumed conversation shows its last few exchanges, so the user sees where it left off.
+const RECALLED_MESSAGES = 6;
+
+function recall(state: UiState, history: readonly Message[]): UiState {
+  const shown = history.filter((m) => m.type !== "tool_result").slice(-RECALLED_MESSAGES);
+  let next = state;
+  if (history.length > shown.length && shown.length > 0) {
+    next = addEntry(next, {
+      type: "info",
+      tone: "dim",
+      text: "… earlier messages of this session",
+    });
+  }
+  for (const message of shown) {
+    if (message.type === "user") next = addEntry(next, { type: "user", text: message.text });
+    else if (message.type === "assistant") {
+      if (message.text.trim())
+        next = addEntry(next, { type: "assistant", text: message.text.trim(), continued: false });
+      const calls = message.toolCalls.map((call) => call.name).join(", ");
+      if (calls) next = addEntry(next, { type: "info", tone: "dim", text: `(called ${calls})` });
+    }
+  }
+  return next;
 }
 
 /**

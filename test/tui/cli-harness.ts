@@ -38,6 +38,8 @@ export async function startNexTui(
     cols?: number;
     rows?: number;
     files?: Record<string, string>;
+    /** Runs before nex starts, e.g. to leave an earlier session's journal in the data directory. */
+    seed?: (paths: { workspace: string; dataDir: string }) => Promise<void>;
   } = {},
 ): Promise<NexTui> {
   const queue = [...scripts];
@@ -58,6 +60,7 @@ export async function startNexTui(
   for (const [name, content] of Object.entries(options.files ?? {})) {
     writeFileSync(join(workspace, name), content);
   }
+  await options.seed?.({ workspace, dataDir: join(dir, "data", "nex") });
   const args = [
     nexBin,
     "chat",

@@ -1,6 +1,7 @@
 import { appendFileSync } from "node:fs";
 import type {
   AgentEvent,
+  Message,
   PermissionAnswer,
   PermissionMode,
   TerminalEvent,
@@ -49,6 +50,10 @@ export class ScriptedSession implements AgentSession {
       journalPath: "/tmp/ws/journal.jsonl",
       ...options.info,
     };
+  }
+
+  history(): readonly Message[] {
+    return [];
   }
 
   private log(call: string, detail: unknown = null): void {

@@ -4,6 +4,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { createJournal } from "../../src/session/index.ts";
+import { openaiText } from "../support/stub-scripts.ts";
+import { startNexTui } from "./cli-harness.ts";
 import { cliScenarios } from "./cli-scenarios.ts";
 import { saveScreen } from "./tui-harness.ts";
 
@@ -65,4 +68,26 @@ test("nex chat: a permission prompt denied leaves the file untouched, tells the 
     /keep my file/,
     "the model is told the reason",
   );
+});
+
+test("nex chat --last resumes a session, shows where it left off and how it was fitted", async (t) => {
+  const nex = await startNexTui([openaiText("Picking up again.")], {
+    args: ["--last"],
+    seed: async ({ workspace, dataDir }) => {
+      const journal = await createJournal(dataDir, {
+        workspace,
+        provider: "openai",
+        model: "m",
+        baseUrl: "http://127.0.0.1:1/v1",
+      });
+      journal.appendMessage({ type: "user", text: "Which port does the server use?" });
+      journal.appendMessage({ type: "assistant", text: "It listens on port 8080.", toolCalls: [] });
+      journal.close();
+    },
+  });
+  t.after(() => nex.close());
+  const screen = await nex.pty.waitFor(/Journal has 2 messages/);
+  t.diagnostic(`screen:\n${screen}`);
+  assert.match(screen, /Which port does the server use\?/);
+  assert.match(screen, /It listens on port 8080\./);
 });
