@@ -1,0 +1,155 @@
+import type { AgentEvent, AssembledToolCall, ToolResultMessage } from "../protocol/index.ts";
+import type { LoopOptions } from "./loop.ts";
+import { changeTack, refusalContent } from "./refusal.ts";
+import { CHANGE_TACK_AT, type RefusalTracker } from "./refusal-tracker.ts";
+import { callSignature, REPEAT_LIMIT, type RepeatGuard } from "./repeat-guard.ts";
+
+/** What handling one call needs from its run. */
+export interface CallContext {
+  turn: number;
+  options: LoopOptions;
+  tracker: RefusalTracker;
+  repeats: RepeatGuard;
+  /** Refusal kinds of this turn, for the tracker. */
+  refusals: string[];
+}
+
+/** Dispatches a whole, permitted call; answers every other call with a refusal that says why. */
+export async function* handleCall(
+  call: AssembledToolCall,
+  { turn, options, tracker, repeats, refusals }: CallContext,
+): AsyncGenerator<AgentEvent, ToolResultMessage> {
+  const answer = (content: string, isError: boolean): ToolResultMessage => ({
+    type: "tool_result",
+    toolCallId: call.id,
+    toolName: call.name,
+    content,
+    isError,
+  });
+
+  if (call.verdict.type === "poisoned") {
+    const key = `${call.verdict.cause}:${call.name}`;
+    refusals.push(key);
+    const { verdict } = call;
+    tracker.noteReason(key, verdict.reason);
+    yield {
+      type: "tool_call_refused",
+      callId: call.id,
+      name: call.name,
+      cause: verdict.cause,
+      reason: verdict.reason,
+      bytesReceived: verdict.bytesReceived,
+    };
+    return answer(refusalContent(call.name, verdict, tracker.countFor(key) + 1), true);
+  }
+  if (options.signal.aborted)
+    return answer("Not run: the user interrupted the session before this call.", true);
+  if (!call.name) {
+    const reason = "the tool call arrived without a tool name";
+    refusals.push("unparseable:");
+    tracker.noteReason("unparseable:", reason);
+    yield {
+      type: "tool_call_refused",
+      callId: call.id,
+      name: "",
+      cause: "unparseable",
+      reason,
+      bytesReceived: 0,
+    };
+    return answer(
+      `Not executed: ${reason}. Re-emit the call with the name of one of your tools.`,
+      true,
+    );
+  }
+  const signature = callSignature(call.name, call.verdict.args);
+  if (repeats.isStuck(signature, turn)) {
+    const key = `repeated_call:${call.name}`;
+    const reason = `the same ${call.name} call returned the same result in each of the last ${REPEAT_LIMIT} turns`;
+    refusals.push(key);
+    tracker.noteReason(key, reason);
+    yield {
+      type: "tool_call_refused",
+      callId: call.id,
+      name: call.name,
+      cause: "repeated_call",
+      reason,
+      bytesReceived: 0,
+    };
+    const content = `Not run again: ${reason}, and it would return it again. Use the result you already have, or do something different.`;
+    const occurrence = tracker.countFor(key) + 1;
+    return answer(
+      occurrence >= CHANGE_TACK_AT ? `${content}\n${changeTack(occurrence)}` : content,
+      true,
+    );
+  }
+
+  const invocation = { id: call.id, name: call.name, args: call.verdict.args, turn };
+  const permission = await options.tools.permission(invocation);
+  if (permission.type === "deny") {
+    yield {
+      type: "tool_call_refused",
+      callId: call.id,
+      name: call.name,
+      cause: "denied",
+      reason: permission.reason,
+      bytesReceived: 0,
+    };
+    return answer(`Not run: ${permission.reason}`, true);
+  }
+  if (permission.type === "ask") {
+    yield {
+      type: "permission_requested",
+      callId: call.id,
+      name: call.name,
+      summary: permission.summary,
+    };
+    const decision = await options.approve(
+      { callId: call.id, name: call.name, summary: permission.summary },
+      options.signal,
+    );
+    if (decision.type === "deny") {
+      const why = decision.reason ? `the user denied it: ${decision.reason}` : "the user denied it";
+      yield {
+        type: "tool_call_refused",
+        callId: call.id,
+        name: call.name,
+        cause: "denied",
+        reason: why,
+        bytesReceived: 0,
+      };
+      return answer(
+        `Not run: ${why}. Do not retry the same call; ask the user or choose another way.`,
+        true,
+      );
+    }
+    if (decision.type === "allow_session") options.tools.rememberApproval(invocation);
+  }
+
+  yield { type: "tool_call_started", callId: call.id, name: call.name, args: call.verdict.args };
+  const outcome = await options.tools.execute(invocation, options.signal);
+  // Invalid arguments have their own streak (the tracker below); the guard watches calls that ran.
+  if (outcome.code !== "invalid_arguments") repeats.record(signature, turn, outcome.content);
+  let content = outcome.content;
+  if (outcome.isError && outcome.code === "invalid_arguments") {
+    const key = `invalid_arguments:${call.name}`;
+    refusals.push(key);
+    tracker.noteReason(key, firstLine(outcome.content));
+    const occurrence = tracker.countFor(key) + 1;
+    if (occurrence >= CHANGE_TACK_AT) content = `${content}\n${changeTack(occurrence)}`;
+  }
+  yield {
+    type: "tool_result",
+    callId: call.id,
+    name: call.name,
+    isError: outcome.isError,
+    code: outcome.code ?? null,
+    content,
+    details: outcome.details ?? null,
+  };
+  return answer(content, outcome.isError);
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n", 1)[0] ?? "";
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
