@@ -21,6 +21,8 @@ const ConfigFileSchema = v.strictObject({
   apiKeyEnv: v.optional(v.string()),
   permissionMode: v.optional(v.picklist(["ask", "auto_edit", "approve_all"])),
   maxTurns: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  /** False asks for whole responses, for servers whose streaming of tool calls is broken. */
+  stream: v.optional(v.boolean()),
   dataDir: v.optional(v.string()),
   allowedPaths: v.optional(v.array(v.string())),
   commands: v.optional(
@@ -58,6 +60,7 @@ export interface NexConfig {
   workspace: string;
   permissionMode: PermissionMode;
   maxTurns: number;
+  stream: boolean;
   dataDir: string;
   allowedPaths: string[];
   commands: { allow: string[]; deny: string[] };
@@ -107,6 +110,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     workspace,
     permissionMode: parsePermissionMode(flags.permissionMode ?? file.permissionMode ?? "ask"),
     maxTurns,
+    stream: file.stream ?? true,
     dataDir: resolveDataDir(flags.dataDir ?? env.NEX_DATA_DIR ?? file.dataDir, env, workspace),
     allowedPaths: (file.allowedPaths ?? []).map((p) => resolve(workspace, p)),
     commands: { allow: file.commands?.allow ?? [], deny: file.commands?.deny ?? [] },

@@ -244,6 +244,7 @@ async function onlyModel(config: NexConfig, events: AgentEvent[]): Promise<strin
 function createClient(config: NexConfig): StreamFn {
   const common = {
     baseUrl: config.baseUrl,
+    stream: config.stream,
     keyName: config.apiKeyEnv,
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
   };

@@ -1,10 +1,16 @@
 import assert from "node:assert/strict";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex, startNex } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
-import { json, openaiText, openaiToolCall, status } from "../support/stub-scripts.ts";
+import {
+  json,
+  openaiCompletion,
+  openaiText,
+  openaiToolCall,
+  status,
+} from "../support/stub-scripts.ts";
 
 const KEY = "sk-test-DO-NOT-LEAK-4242";
 
@@ -304,4 +310,34 @@ test("the workspace's AGENTS.md reaches the model in the system prompt", async (
   };
   const system = body.messages.find((m) => m.role === "system");
   assert.match(system?.content ?? "", /Always run `make lint` before finishing\./);
+});
+
+test('with "stream": false in the config file, nex asks for whole responses and still refuses a cut call', async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiCompletion({
+        toolCalls: [{ name: "write_file", args: '{"path":"a.txt","content":"cut' }],
+        finishReason: "length",
+      }),
+      openaiCompletion({ text: "Could not write it." }),
+    ],
+  });
+  const box = makeSandbox();
+  mkdirSync(join(box.env.XDG_CONFIG_HOME ?? "", "nex"), { recursive: true });
+  writeFileSync(
+    join(box.env.XDG_CONFIG_HOME ?? "", "nex", "config.json"),
+    JSON.stringify({ stream: false }),
+  );
+  const result = await runNex(args(stub.url, box.dataDir, "--yes", "write a.txt"), {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(
+    (stub.requestsTo("/v1/chat/completions")[0]?.body as { stream?: boolean } | undefined)?.stream,
+    false,
+  );
+  assert.equal(existsSync(join(box.workspace, "a.txt")), false);
+  assert.match(result.stderr, /write_file refused/);
 });
