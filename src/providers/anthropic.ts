@@ -1,12 +1,12 @@
 // Anthropic Messages over node:http (http-client.ts) + eventsource-parser: message_start, content_block_start/delta/stop,
 // message_delta (stop_reason, usage.output_tokens), message_stop. A tool input that does not parse
 // is a poisoned call (never null, never {}).
-import type { ProviderError, ProviderEvent, StreamFn } from "../protocol/index.ts";
+import type { ProviderEvent, StreamFn } from "../protocol/index.ts";
 import { anthropicBodyText } from "./anthropic-wire.ts";
 import { isObject } from "./arguments.ts";
 import type { TurnAssembler } from "./assembler.ts";
 import { type ClientOptions, trimSlash } from "./client-config.ts";
-import { classifyHttpError, type FailureContext, networkError, serverMessageOf } from "./errors.ts";
+import { type FailureContext, inBodyError, networkError, serverMessageOf } from "./errors.ts";
 import { eventJson, sseEvents } from "./sse.ts";
 import { type ReadOutcome, StreamFailure } from "./transport.ts";
 import { createWireClient, readJsonObject } from "./wire-client.ts";
@@ -146,23 +146,6 @@ async function* readWhole(
   if (isObject(parsed.usage)) assembler.setUsage(usageOf(parsed.usage));
   assembler.markTerminated();
   return { type: "turn", turn: assembler.finish() };
-}
-
-const statusOfErrorType: Record<string, number> = {
-  invalid_request_error: 400,
-  authentication_error: 401,
-  permission_error: 403,
-  not_found_error: 404,
-  request_too_large: 413,
-  rate_limit_error: 429,
-  api_error: 500,
-  overloaded_error: 529,
-};
-
-function inBodyError(body: Record<string, unknown>, context: FailureContext): ProviderError {
-  const error = isObject(body.error) ? body.error : {};
-  const status = statusOfErrorType[String(error.type)] ?? 500;
-  return classifyHttpError(status, JSON.stringify(body), context);
 }
 
 /** Input counts cached prompt tokens too: they occupy the context window all the same. */

@@ -2,6 +2,7 @@
 // (status, host, the server's own words) and what to do next. Secrets are scrubbed by the caller
 // (see `redact`) from every message before it leaves the client.
 import type { ProviderError } from "../protocol/index.ts";
+import { isObject } from "./arguments.ts";
 
 /** What the classifier knows about the request that failed. */
 export interface FailureContext {
@@ -198,4 +199,38 @@ function parseJson(text: string): unknown {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+// Error types and codes that servers put in an error object inside a 200 body or a stream, and the
+// HTTP status they stand for (OpenAI, Anthropic, and the servers that copy them).
+const STATUS_OF: Record<string, number> = {
+  invalid_request_error: 400,
+  context_length_exceeded: 400,
+  authentication_error: 401,
+  invalid_api_key: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  model_not_found: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  rate_limit_exceeded: 429,
+  insufficient_quota: 429,
+  api_error: 500,
+  server_error: 500,
+  overloaded_error: 529,
+};
+
+/**
+ * An error object inside a 200 body or stream, classified like the HTTP error it stands for: a
+ * numeric `code` when it is an HTTP status, else its `code` or `type` words, else a 500.
+ */
+export function inBodyError(body: Record<string, unknown>, context: FailureContext): ProviderError {
+  const error = isObject(body.error) ? body.error : {};
+  const numeric =
+    typeof error.code === "number" ? error.code : Number.parseInt(String(error.code ?? ""), 10);
+  const status =
+    numeric >= 400 && numeric <= 599
+      ? numeric
+      : (STATUS_OF[String(error.code)] ?? STATUS_OF[String(error.type)] ?? 500);
+  return classifyHttpError(status, JSON.stringify(body), context);
 }

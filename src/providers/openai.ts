@@ -4,7 +4,7 @@ import type { ProviderError, ProviderEvent, StreamFn } from "../protocol/index.t
 import { isObject } from "./arguments.ts";
 import type { TurnAssembler } from "./assembler.ts";
 import { type ClientOptions, trimSlash } from "./client-config.ts";
-import { classifyHttpError, type FailureContext, networkError, serverMessageOf } from "./errors.ts";
+import { type FailureContext, inBodyError, networkError, serverMessageOf } from "./errors.ts";
 import { type MaxTokensField, openaiBodyText } from "./openai-wire.ts";
 import { eventJson, sseEvents } from "./sse.ts";
 import { type ReadOutcome, StreamFailure } from "./transport.ts";
@@ -142,15 +142,6 @@ async function* readWhole(
 /** A stream that ended before its terminator with nothing shown: safe to retry. */
 export function emptyStream(context: FailureContext): ProviderError {
   return networkError(context.host, "the stream ended before any output and before its terminator");
-}
-
-/** An error object inside a 200 body or stream, classified like an HTTP error of its code (else 500). */
-function inBodyError(body: Record<string, unknown>, context: FailureContext): ProviderError {
-  const error = isObject(body.error) ? body.error : {};
-  const code =
-    typeof error.code === "number" ? error.code : Number.parseInt(String(error.code ?? ""), 10);
-  const status = code >= 400 && code <= 599 ? code : 500;
-  return classifyHttpError(status, JSON.stringify(body), context);
 }
 
 function firstChoice(choices: unknown): Record<string, unknown>[] {

@@ -178,7 +178,8 @@ async function* attemptOnce(
   const chunks = timedChunks(response.body, signal, attempt, options.timeouts);
   try {
     if (!response.ok) {
-      const body = await readCapped(chunks, 64 * 1024);
+      // The status decides: a body cut or stalled on its way must not turn a 413 into a retried network error.
+      const body = await readCapped(chunks, 64 * 1024, signal);
       const error = classifyHttpError(response.status, body, options.context);
       const wait = retryAfterMs(response.headers, (options.retry.now ?? Date.now)());
       return { type: "failed", error, retryAfterMs: wait };
@@ -260,12 +261,24 @@ async function* timedChunks(
   }
 }
 
-async function readCapped(chunks: AsyncIterable<Uint8Array>, cap: number): Promise<string> {
+/**
+ * Reads up to `cap` characters of a body. With a `signal`, a body that is cut or stalls yields what
+ * arrived (an interrupt still ends the attempt); without one, such a failure is thrown.
+ */
+async function readCapped(
+  chunks: AsyncIterable<Uint8Array>,
+  cap: number,
+  signal?: AbortSignal,
+): Promise<string> {
   const decoder = new TextDecoder();
   let text = "";
-  for await (const chunk of chunks) {
-    text += decoder.decode(chunk, { stream: true });
-    if (text.length >= cap) break;
+  try {
+    for await (const chunk of chunks) {
+      text += decoder.decode(chunk, { stream: true });
+      if (text.length >= cap) break;
+    }
+  } catch (error) {
+    if (!signal || signal.aborted || !(error instanceof StreamFailure)) throw error;
   }
   return text + decoder.decode();
 }
