@@ -105,7 +105,11 @@ export async function openSession(
       budgetTokens: Math.max(0, budget.promptBudget - fixed),
       estimator,
     });
-    journal = await openJournal(resumed.journalPath, { sync: "turn", ledger: loaded.ledger });
+    journal = await openJournal(resumed.journalPath, {
+      sync: "turn",
+      ledger: loaded.ledger,
+      secrets: secretsOf(config),
+    });
     for (const repair of loaded.repairs) journal.appendMessage(repair);
     messages = loaded.messages;
     ledger = loaded.ledger;
@@ -127,12 +131,16 @@ export async function openSession(
       events.push({ type: "notice", message: line });
     }
   } else {
-    journal = await createJournal(config.dataDir, {
-      workspace: config.workspace,
-      provider: config.provider,
-      model,
-      baseUrl: config.baseUrl,
-    });
+    journal = await createJournal(
+      config.dataDir,
+      {
+        workspace: config.workspace,
+        provider: config.provider,
+        model,
+        baseUrl: config.baseUrl,
+      },
+      { secrets: secretsOf(config) },
+    );
   }
   const sessionId = journal.meta.id;
   const checkpointDir = join(config.dataDir, "checkpoints", sessionId);
@@ -142,6 +150,7 @@ export async function openSession(
     rules: config.commands,
     allowedPaths: config.allowedPaths,
     checkpointDir,
+    env: toolEnvironment(env, config),
     ...(ledger ? { ledger } : {}),
   });
 
@@ -238,6 +247,25 @@ async function onlyModel(config: NexConfig, events: AgentEvent[]): Promise<strin
   throw new ConfigError(
     `No model given, and the endpoint serves ${models.length}: ${shown}${models.length > 12 ? ", ..." : ""}. Pass one with --model NAME (or set NEX_MODEL).`,
   );
+}
+
+/** Secrets nex holds, for the journal to redact wherever a model or a tool echoes them. */
+function secretsOf(config: NexConfig): string[] {
+  return config.apiKey ? [config.apiKey] : [];
+}
+
+/**
+ * The environment for commands the model runs: nex's own credentials are left out, so `env` in a
+ * command cannot put the key in front of the model or into the journal.
+ */
+function toolEnvironment(
+  env: Record<string, string | undefined>,
+  config: NexConfig,
+): Record<string, string | undefined> {
+  const out = { ...env };
+  for (const name of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "NEX_API_KEY", config.apiKeyEnv])
+    delete out[name];
+  return out;
 }
 
 /** The provider client for a configuration. */

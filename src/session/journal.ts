@@ -23,6 +23,8 @@ export type SyncMode = "turn" | "always" | "never";
 export interface JournalOptions {
   sync?: SyncMode;
   now?: () => Date;
+  /** Secrets the caller holds (the API key): redacted wherever they appear in a record. */
+  secrets?: readonly string[];
 }
 
 /** What the runtime knows when a session starts; `baseUrl` is reduced to its host before it is written. */
@@ -81,6 +83,7 @@ class FileJournal implements Journal {
   #fd: number | null;
   #sync: SyncMode;
   #now: () => Date;
+  #secrets: readonly string[];
   #seq: number;
   #tok: number;
   #ledger: Map<string, ReadRecord>;
@@ -103,6 +106,7 @@ class FileJournal implements Journal {
     this.#fd = init.fd;
     this.#sync = init.options.sync ?? "turn";
     this.#now = init.options.now ?? (() => new Date());
+    this.#secrets = init.options.secrets ?? [];
     this.#seq = init.seq;
     this.#tok = init.tok;
     this.#ledger = init.ledger;
@@ -125,7 +129,7 @@ class FileJournal implements Journal {
     // `v` then `type` lead every line: `sniffType` reads a record's type from its first bytes.
     const { type, ...rest } = fields;
     const record = { v: 1, type, ts: this.#now().toISOString(), ...rest };
-    const { value, redactions } = scrubValue(record);
+    const { value, redactions } = scrubValue(record, this.#secrets);
     this.#redactions += redactions;
     const bytes = Buffer.from(`${JSON.stringify(value)}\n`, "utf8");
     let written = 0;

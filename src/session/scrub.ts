@@ -8,38 +8,67 @@
  * - GitHub tokens (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`) and AWS access key ids (`AKIA...`);
  * - the value after `x-api-key`, `api_key`, `api-key`, `apikey` or `authorization` followed by `:` or `=`
  *   (optionally quoted), when it is at least 16 token characters with a digit (the name is kept).
+ * - `*_API_KEY=...` values (an environment dump), Hugging Face (`hf_`) and Google (`AIza`) keys, PEM
+ *   private key blocks, and passwords in URLs; and, literally, any secret the caller names.
  * Redaction, not refusal: the record is still written, so no conversation is lost. The patterns ask for a
  * digit and a minimum length so that ordinary code (`apiKey = process.env.KEY`) is left alone.
  */
 
 const SECRET =
-  /(?<![\w-])sk-(?=[\w-]*\d)[\w-]{20,}|(\b(?:Bearer|Basic)\s+)[\w.~+/-]{16,}=*|\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}|AKIA[0-9A-Z]{16})\b|(\b(?:x-api-key|api[_-]?key|authorization)\b["']?\s*[:=]\s*["']?)(?=[\w.~+/-]*\d)[\w.~+/-]{16,}=*/gi;
+  /(?<![\w-])sk-(?=[\w-]*\d)[\w-]{20,}|(\b(?:Bearer|Basic)\s+)[\w.~+/-]{16,}=*|\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}|AKIA[0-9A-Z]{16}|hf_[A-Za-z0-9]{30,}|AIza[\w-]{35})\b|((?<![A-Za-z0-9])(?:x-api-key|api[_-]?key|authorization)\b["']?\s*[:=]\s*["']?)(?=[\w.~+/-]*\d)[\w.~+/-]{16,}=*/gi;
 
-const QUICK = /sk-|bearer|basic|api.?key|authorization|gh[pousr]_|github_pat_|AKIA/i;
+// A private key block, and the password part of credentials in a URL (`https://user:pass@host`).
+const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g;
+const URL_PASSWORD = /(:\/\/[^/\s:@]+:)[^/\s@]+@/g;
+
+const QUICK =
+  /sk-|bearer|basic|api.?key|authorization|gh[pousr]_|github_pat_|AKIA|hf_|AIza|PRIVATE KEY|:\/\/[^/\s@]*@/i;
 
 /** The replacement text for a secret-looking string. */
 export const REDACTED = "[redacted]";
 
-/** A string with secret-looking parts replaced, and how many were. */
-export function scrubText(text: string): { text: string; redactions: number } {
-  if (!QUICK.test(text)) return { text, redactions: 0 };
+/**
+ * A string with secret-looking parts replaced, and how many were. `known` are secrets the caller
+ * holds (the configured API key): they are replaced wherever they appear, whatever their shape.
+ */
+export function scrubText(
+  text: string,
+  known: readonly string[] = [],
+): { text: string; redactions: number } {
   let redactions = 0;
-  const out = text.replace(
-    SECRET,
-    (_match, bearer: string | undefined, named: string | undefined) => {
-      redactions += 1;
-      return (bearer ?? named ?? "") + REDACTED;
-    },
-  );
+  let out = text;
+  for (const secret of known) {
+    if (secret.length < 8 || !out.includes(secret)) continue;
+    const parts = out.split(secret);
+    redactions += parts.length - 1;
+    out = parts.join(REDACTED);
+  }
+  if (!QUICK.test(out)) return { text: out, redactions };
+  const count = (replacement: string) => () => {
+    redactions += 1;
+    return replacement;
+  };
+  out = out.replace(PRIVATE_KEY, count(REDACTED));
+  out = out.replace(URL_PASSWORD, (_m, head: string) => {
+    redactions += 1;
+    return `${head}${REDACTED}@`;
+  });
+  out = out.replace(SECRET, (_match, bearer: string | undefined, named: string | undefined) => {
+    redactions += 1;
+    return (bearer ?? named ?? "") + REDACTED;
+  });
   return { text: out, redactions };
 }
 
 /** A deep copy of a JSON-like value with every string scrubbed; unchanged parts are shared, not copied. */
-export function scrubValue<T>(value: T): { value: T; redactions: number } {
+export function scrubValue<T>(
+  value: T,
+  known: readonly string[] = [],
+): { value: T; redactions: number } {
   let redactions = 0;
   const walk = (v: unknown): unknown => {
     if (typeof v === "string") {
-      const r = scrubText(v);
+      const r = scrubText(v, known);
       redactions += r.redactions;
       return r.text;
     }

@@ -64,3 +64,28 @@ test("the journal records each change as a checkpoint, messages and events, and 
   assert.match(text, /write_file a\.txt \(created, now 6 bytes\)/);
   assert.ok(!text.includes("sk-journal-secret-123"));
 });
+
+test("commands the model runs do not see nex's key, and the key never reaches the journal", async () => {
+  const key = "sk-runtime-env-secret-0123456789";
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({ name: "bash", args: { command: "env" } }),
+      openaiText(`I saw ${key} somewhere`),
+    ],
+  });
+  const { base, workspace, dataDir } = dirs();
+  const { session } = await openSession(
+    { model: "m", baseUrl: `${stub.url}/v1`, dataDir, permissionMode: "approve_all" },
+    { HOME: base, PATH: process.env.PATH, OPENAI_API_KEY: key },
+    workspace,
+    { resume: null, approvals: "refuse" },
+  );
+  await session.submit("show the environment");
+  await session.close();
+  await stub.close();
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /PATH=/, "the command ran and its output went back");
+  assert.ok(!second.includes(key), "the key is not in the command's environment");
+  const [file] = readdirSync(join(dataDir, "sessions"));
+  assert.ok(!readFileSync(join(dataDir, "sessions", file ?? ""), "utf8").includes(key));
+});
