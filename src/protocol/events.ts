@@ -84,7 +84,11 @@ export type AgentEvent =
       contextWindow: number;
     }
   | { type: "done"; finalText: string; turns: number }
-  | { type: "error"; code: ErrorCode | "repeated_failure" | "turn_limit"; message: string }
+  | {
+      type: "error";
+      code: ErrorCode | "repeated_failure" | "turn_limit" | "internal";
+      message: string;
+    }
   | { type: "aborted"; reason: string };
 
 /** The terminal events. */

@@ -79,6 +79,10 @@ export class NexSession implements AgentSession {
   /** Answers that arrived before the loop asked (a UI may answer from inside its event listener). */
   private readonly earlyAnswers = new Map<string, PermissionAnswer>();
   private controller: AbortController | null = null;
+  /** The prompt running now, so `close` can wait for it to end before closing the journal. */
+  private running: Promise<TerminalEvent> | null = null;
+  private turnOffset = 0;
+  private highestTurn = 0;
   private requestCounter = 0;
   private consecutiveFailures = 0;
   private messages: Message[];
@@ -104,11 +108,11 @@ export class NexSession implements AgentSession {
     return () => this.listeners.delete(listener);
   }
 
-  /** Sends an event to every listener and to the journal. */
+  /** Sends an event to the journal and to every listener. */
   emit(event: AgentEvent): void {
     if (event.type === "message_added") this.parts.journal.message(event.message);
     else if (JOURNALED.has(event.type)) this.parts.journal.event(event);
-    for (const listener of this.listeners) listener(event);
+    this.notify(event);
     if (event.type === "request_finished" && event.usage) {
       const { inputTokens, outputTokens } = event.usage;
       this.parts.journal.usage(inputTokens, outputTokens, this.messages.length);
@@ -142,6 +146,20 @@ export class NexSession implements AgentSession {
     }
     const controller = new AbortController();
     this.controller = controller;
+    const run = this.run(prompt, controller.signal);
+    this.running = run;
+    try {
+      return await run;
+    } finally {
+      this.running = null;
+      this.controller = null;
+    }
+  }
+
+  /** One prompt to its end. A fault of ours (a journal write failing) ends it with an error event, never a rejection. */
+  private async run(prompt: string, signal: AbortSignal): Promise<TerminalEvent> {
+    // The tools number turns across the whole session, so each prompt's turns get checkpoints of their own.
+    this.turnOffset = this.highestTurn;
     try {
       const loop = runLoop(prompt, {
         stream: this.parts.stream,
@@ -151,9 +169,9 @@ export class NexSession implements AgentSession {
         messages: this.messages,
         budget: this.parts.budget,
         compact: this.parts.compactor,
-        approve: (request, signal) => this.approve(request.callId, signal),
+        approve: (request, approvalSignal) => this.approve(request.callId, approvalSignal),
         maxTurns: this.parts.maxTurns,
-        signal: controller.signal,
+        signal,
         nextRequestId: () => this.nextRequestId(),
       });
       let terminal: TerminalEvent | null = null;
@@ -166,16 +184,23 @@ export class NexSession implements AgentSession {
       }
       const end = terminal ?? {
         type: "error",
-        code: "invalid_response",
-        message: "The loop ended without a result; this is a bug in nex.",
+        code: "internal",
+        message: "The loop ended without a result; this is a bug in nex, please report it.",
       };
       if (end.type === "error" && end.code !== "repeated_failure" && end.code !== "turn_limit")
         this.consecutiveFailures++;
       else if (end.type === "done") this.consecutiveFailures = 0;
-      return end;
-    } finally {
-      this.controller = null;
       this.parts.journal.sync();
+      return end;
+    } catch (error) {
+      this.consecutiveFailures++;
+      const end: TerminalEvent = {
+        type: "error",
+        code: "internal",
+        message: `nex stopped this task after a fault of its own: ${(error as Error).message}. Work done so far is on disk; the session journal may miss its last records. Please report this.`,
+      };
+      this.notify(end);
+      return end;
     }
   }
 
@@ -216,6 +241,7 @@ export class NexSession implements AgentSession {
   }
 
   async compact(): Promise<string> {
+    if (this.controller) return "A task is running; compact when it has ended.";
     const controller = new AbortController();
     this.controller = controller;
     try {
@@ -249,8 +275,22 @@ export class NexSession implements AgentSession {
 
   async close(): Promise<void> {
     this.interrupt();
+    await this.running;
     this.parts.journal.sync();
     this.parts.journal.close();
+  }
+
+  /** Sends an event to every listener; a listener that throws does not keep the others from it. */
+  private notify(event: AgentEvent): void {
+    let failure: unknown = null;
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure) throw failure;
   }
 
   private end(event: TerminalEvent): TerminalEvent {
@@ -283,10 +323,12 @@ export class NexSession implements AgentSession {
       permission: (call) => tools.permission(call),
       rememberApproval: (call) => tools.rememberApproval(call),
       execute: async (call, signal) => {
-        const outcome = await tools.execute(call, signal);
+        const turn = this.turnOffset + call.turn;
+        this.highestTurn = Math.max(this.highestTurn, turn);
+        const outcome = await tools.execute({ ...call, turn }, signal);
         for (const record of outcome.ledger ?? []) this.parts.journal.ledger(record);
         const change = describeChange(outcome.details);
-        if (change) this.parts.journal.checkpoint(call.turn, change);
+        if (change) this.parts.journal.checkpoint(turn, change);
         return outcome;
       },
     };

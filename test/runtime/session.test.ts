@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { openSession } from "../../src/runtime/open-session.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
-import { openaiText, openaiToolCall, status } from "../support/stub-scripts.ts";
+import { openaiText, openaiToolCall, openaiToolCalls, status } from "../support/stub-scripts.ts";
 
 function dirs() {
   const base = mkdtempSync(join(tmpdir(), "nex-runtime-"));
@@ -88,4 +88,73 @@ test("commands the model runs do not see nex's key, and the key never reaches th
   assert.ok(!second.includes(key), "the key is not in the command's environment");
   const [file] = readdirSync(join(dataDir, "sessions"));
   assert.ok(!readFileSync(join(dataDir, "sessions", file ?? ""), "utf8").includes(key));
+});
+
+test("each prompt's changes get their own checkpoint, so undo reverts one prompt and keeps the user's edit before it", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({ name: "write_file", args: { path: "notes.txt", content: "v1\n" } }),
+      openaiText("wrote v1"),
+      openaiToolCalls([
+        { name: "read_file", args: { path: "notes.txt" } },
+        { name: "write_file", args: { path: "notes.txt", content: "v3\n" } },
+      ]),
+      openaiText("wrote v3"),
+    ],
+  });
+  const { base, workspace, dataDir } = dirs();
+  const { session } = await openSession(
+    { model: "m", baseUrl: `${stub.url}/v1`, dataDir, permissionMode: "approve_all" },
+    { HOME: base, PATH: process.env.PATH },
+    workspace,
+    { resume: null, approvals: "refuse" },
+  );
+  await session.submit("write v1");
+  writeFileSync(join(workspace, "notes.txt"), "v2 by the user\n");
+  await session.submit("write v3");
+  const report = await session.undo(1);
+  await session.close();
+  await stub.close();
+  assert.equal(readFileSync(join(workspace, "notes.txt"), "utf8"), "v2 by the user\n", report);
+});
+
+test("closing a session while a task runs waits for the task to end and journals its end", async () => {
+  const stub = await startStubEndpoint({ handler: () => ({ type: "hang" }) });
+  const { base, workspace, dataDir } = dirs();
+  const { session } = await openSession(
+    { model: "m", baseUrl: `${stub.url}/v1`, dataDir },
+    { HOME: base },
+    workspace,
+    { resume: null, approvals: "refuse" },
+  );
+  const running = session.submit("hello");
+  while (stub.requestsTo("/v1/chat/completions").length === 0)
+    await new Promise((r) => setTimeout(r, 10));
+  await session.close();
+  const end = await running;
+  await stub.close();
+  assert.equal(end.type, "aborted");
+  const [file] = readdirSync(join(dataDir, "sessions"));
+  assert.match(readFileSync(join(dataDir, "sessions", file ?? ""), "utf8"), /"type":"aborted"/);
+});
+
+test("a fault during a task (here a listener that throws) ends it with an error event, never a rejection", async () => {
+  const stub = await startStubEndpoint({ scripts: [openaiText("hi")] });
+  const { base, workspace, dataDir } = dirs();
+  const { session } = await openSession(
+    { model: "m", baseUrl: `${stub.url}/v1`, dataDir },
+    { HOME: base },
+    workspace,
+    { resume: null, approvals: "refuse" },
+  );
+  const seen: string[] = [];
+  session.subscribe((event) => {
+    seen.push(event.type);
+    if (event.type === "request_started") throw new Error("a renderer bug");
+  });
+  const end = await session.submit("hello");
+  await session.close();
+  await stub.close();
+  assert.equal(end.type, "error");
+  assert.equal(seen.at(-1), "error");
 });
