@@ -35,13 +35,33 @@ export class RefusalTracker {
   }
 }
 
+// What a kind of refusal means, for the stop message.
+const WHAT: Record<string, { happened: string; advice: string }> = {
+  invalid_arguments: {
+    happened: "was sent with invalid arguments",
+    advice: "Try another model, or ask for the change in smaller steps",
+  },
+  denied: {
+    happened: "was denied",
+    advice: "Allow it (--yes or --mode), or ask for the task another way",
+  },
+  repeated_call: {
+    happened: "was repeated with the same result",
+    advice: "Rephrase the task or give the model more to go on",
+  },
+};
+const INCOMPLETE = {
+  happened: "arrived incomplete",
+  advice: "Try a model with a larger output limit, or ask for the change in smaller steps",
+};
+
 function stopMessage(key: string, count: number, reason: string | undefined): string {
-  const [cause, tool] = key.split(":");
-  const what =
-    cause === "invalid_arguments" ? "was sent with invalid arguments" : "arrived incomplete";
+  const [cause = "", tool = ""] = key.split(":");
+  const { happened, advice } = WHAT[cause] ?? INCOMPLETE;
   const detail = reason ? ` (${reason})` : "";
+  const subject = tool ? `model's ${tool} call` : "model's tool call";
   return (
-    `Stopped: the model's ${tool} call ${what} ${count} turns in a row${detail}, and nothing was executed for it. ` +
-    "nex stops rather than let the model loop. Try a model with a larger output limit, or ask for the change in smaller steps; resume the session to go on."
+    `Stopped: the ${subject} ${happened} ${count} turns in a row${detail}, and nothing was executed for it. ` +
+    `nex stops rather than let the model loop. ${advice}; resume the session to go on.`
   );
 }

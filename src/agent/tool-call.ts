@@ -86,6 +86,8 @@ export async function* handleCall(
   const invocation = { id: call.id, name: call.name, args: call.verdict.args, turn };
   const permission = await options.tools.permission(invocation);
   if (permission.type === "deny") {
+    refusals.push(`denied:${call.name}`);
+    tracker.noteReason(`denied:${call.name}`, permission.reason);
     yield {
       type: "tool_call_refused",
       callId: call.id,
@@ -109,6 +111,8 @@ export async function* handleCall(
     );
     if (decision.type === "deny") {
       const why = decision.reason ? `the user denied it: ${decision.reason}` : "the user denied it";
+      refusals.push(`denied:${call.name}`);
+      tracker.noteReason(`denied:${call.name}`, why);
       yield {
         type: "tool_call_refused",
         callId: call.id,

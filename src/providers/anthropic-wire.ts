@@ -1,6 +1,7 @@
 // The Anthropic Messages request body, translated from nex's messages.
 import type { Message, ModelRequest } from "../protocol/index.ts";
 import { isObject, parseToolArguments } from "./arguments.ts";
+import { historyName } from "./history-name.ts";
 
 type Block = Record<string, unknown>;
 interface WireMessage {
@@ -120,7 +121,7 @@ function messageBlocks(message: Message): { role: WireMessage["role"]; blocks: B
         blocks.push({
           type: "tool_use",
           id: call.id,
-          name: call.name,
+          name: historyName(call.name),
           input: historyInput(call.argumentsText),
         });
       }

@@ -1,6 +1,7 @@
 // The OpenAI Chat Completions request body, translated from nex's messages.
 import type { Message, ModelRequest, ToolCall } from "../protocol/index.ts";
 import { isObject, parseToolArguments } from "./arguments.ts";
+import { historyName } from "./history-name.ts";
 
 /** Which field carries the output limit: most servers take `max_tokens`; newer OpenAI models want the other. */
 export type MaxTokensField = "max_tokens" | "max_completion_tokens";
@@ -95,7 +96,7 @@ function openaiMessage(message: Message): Record<string, unknown> {
         tool_calls: message.toolCalls.map((call) => ({
           id: call.id,
           type: "function",
-          function: { name: call.name, arguments: historyArguments(call) },
+          function: { name: historyName(call.name), arguments: historyArguments(call) },
         })),
       };
     }

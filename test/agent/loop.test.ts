@@ -295,3 +295,38 @@ test("a tool call without a name is refused, never dispatched", async () => {
     events.some((e) => e.type === "tool_call_refused" && /without a tool name/.test(e.reason)),
   );
 });
+
+test("a call the user keeps denying is not asked about forever: the run stops on the third denial", async () => {
+  const asks = () => [
+    {
+      type: "done" as const,
+      turn: turn({ toolCalls: [wholeCall("c", "bash", { command: "rm -rf build" })] }),
+    },
+  ];
+  const { stream, requests } = scriptedStream(Array.from({ length: 50 }, () => asks));
+  const tools = recordingTools({
+    permission: () => ({ type: "deny", reason: "headless mode without --yes refuses it" }),
+  });
+  const { terminal } = await run("clean up", { stream, tools });
+  assert.equal(tools.executed.length, 0);
+  assert.equal(requests.length, 3);
+  assert.ok(terminal?.type === "error" && terminal.code === "repeated_failure");
+  assert.match(terminal?.type === "error" ? terminal.message : "", /was denied 3 turns in a row/);
+});
+
+test("an answer the endpoint ended abnormally (content_filter) is not a finished task", async () => {
+  const { stream } = scriptedStream([
+    () => [
+      {
+        type: "done",
+        turn: turn({
+          text: "Here is half",
+          stopReason: "content_filter",
+          rawStopReason: "content_filter",
+        }),
+      },
+    ],
+  ]);
+  const { terminal } = await run("explain", { stream, tools: recordingTools() });
+  assert.ok(terminal?.type === "error" && /content_filter/.test(terminal.message));
+});

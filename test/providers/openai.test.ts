@@ -351,3 +351,34 @@ test("end-to-end: a tool call stream cut at every byte offset of its body never 
     await cutStub.close();
   }
 });
+
+test("a refused call that arrived without a name goes back in history with a placeholder name, never an empty one", async () => {
+  const { openaiBodyText } = await import("../../src/providers/openai-wire.ts");
+  const { anthropicBodyText } = await import("../../src/providers/anthropic-wire.ts");
+  const request = {
+    model: "m",
+    system: "s",
+    messages: [
+      {
+        type: "assistant" as const,
+        text: "",
+        toolCalls: [{ id: "c1", name: "", argumentsText: '{"path":"a"}' }],
+      },
+      {
+        type: "tool_result" as const,
+        toolCallId: "c1",
+        toolName: "",
+        content: "Not executed",
+        isError: true,
+      },
+    ],
+    tools: [],
+    maxTokens: 100,
+    requestId: 1,
+  };
+  assert.match(
+    openaiBodyText(request, { stream: true, maxTokensField: "max_tokens" }),
+    /"name":"unnamed_tool_call"/,
+  );
+  assert.match(anthropicBodyText(request, { stream: true }), /"name":"unnamed_tool_call"/);
+});
