@@ -80,8 +80,10 @@ export function parseCommand(argv: string[]): Command {
       return { type: "run", options, task, resume: session };
     }
     case "resume": {
-      const [id, ...taskWords] = values.last ? [undefined, ...rest] : rest;
-      const target = values.last || !id ? (values.session ?? "last") : id;
+      // `nex resume ID [task]`, or with --last / --session ID every word is the task.
+      const named = values.last || values.session !== undefined;
+      const [id, ...taskWords] = named ? [undefined, ...rest] : rest;
+      const target = values.last ? "last" : (values.session ?? id ?? "last");
       const task = taskWords.join(" ").trim();
       return task
         ? { type: "run", options, task, resume: target }

@@ -261,6 +261,7 @@ export class NexSession implements AgentSession {
     const switched = await this.parts.switchModel(model);
     this.parts.stream = switched.stream;
     this.info.model = switched.model;
+    this.info.contextWindow = this.parts.budget.window();
     return switched.line;
   }
 

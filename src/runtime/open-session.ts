@@ -202,7 +202,7 @@ export async function openSession(
     switchModel: async (next) => {
       const nextLimits = await limitsFor(config, next);
       current = { stream: options.stream ?? createClient(config), model: next, limits: nextLimits };
-      budget.correctWindow(nextLimits.contextWindow);
+      budget.setLimits({ window: nextLimits.contextWindow, maxOutput: nextLimits.maxOutput });
       return {
         stream: current.stream,
         model: next,

@@ -9,6 +9,8 @@ export interface SessionBudget extends RequestBudget {
   observeUsage(inputTokens: number, outputTokens: number, messageCount: number): void;
   /** The conversation was replaced (compaction, clear): earlier reports no longer describe it. */
   forgetUsage(): void;
+  /** Another model: its window and output limit replace the old ones. */
+  setLimits(limits: { window: number; maxOutput: number }): void;
 }
 
 /**
@@ -23,6 +25,7 @@ export function createSessionBudget(options: {
   tools: () => ToolSpec[];
 }): SessionBudget {
   let window = options.window;
+  let maxOutput = options.maxOutput;
   let reported: { tokens: number; messageCount: number } | null = null;
   let toolTokens: number | null = null;
 
@@ -44,6 +47,11 @@ export function createSessionBudget(options: {
     forgetUsage() {
       reported = null;
     },
+    setLimits(limits) {
+      window = limits.window;
+      maxOutput = limits.maxOutput;
+      reported = null;
+    },
     estimatePrompt(system: string, messages: Message[]) {
       const base = reported && reported.messageCount <= messages.length ? reported : null;
       let tokens = base ? base.tokens : fixedTokens(system);
@@ -54,12 +62,12 @@ export function createSessionBudget(options: {
       return tokens;
     },
     maxTokensFor(promptTokens) {
-      const budget = contextBudget({ window, outputLimit: options.maxOutput });
+      const budget = contextBudget({ window, outputLimit: maxOutput });
       if (promptTokens > budget.promptBudget) return null;
       return chooseMaxTokens({ window, promptTokens, outputLimit: budget.outputReserve });
     },
     largestMaxTokensFor(promptTokens) {
-      return chooseMaxTokens({ window, promptTokens, outputLimit: options.maxOutput }) ?? 0;
+      return chooseMaxTokens({ window, promptTokens, outputLimit: maxOutput }) ?? 0;
     },
   };
 }

@@ -37,3 +37,11 @@ test("a window stated by the endpoint replaces the assumed one", () => {
   assert.equal(budget.window(), 16_384);
   assert.equal(budget.maxTokensFor(15_000), null);
 });
+
+test("switching to a model with a smaller output limit lowers max_tokens at once", () => {
+  const budget = createSessionBudget({ window: 200_000, maxOutput: 32_000, tools });
+  assert.equal(budget.maxTokensFor(1_000), 32_000);
+  budget.setLimits({ window: 200_000, maxOutput: 4_096 });
+  assert.equal(budget.maxTokensFor(1_000), 4_096);
+  assert.equal(budget.largestMaxTokensFor(1_000), 4_096);
+});

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseCommand, UsageError } from "../../src/cli/args.ts";
+
+test("nex resume takes an id, --last or --session, and an optional task to run headless", () => {
+  assert.deepEqual(pick(parseCommand(["resume", "2026", "fix", "it"])), {
+    type: "run",
+    resume: "2026",
+    task: "fix it",
+  });
+  assert.deepEqual(pick(parseCommand(["resume", "--session", "2026", "fix the tests"])), {
+    type: "run",
+    resume: "2026",
+    task: "fix the tests",
+  });
+  assert.deepEqual(pick(parseCommand(["resume", "--last", "go", "on"])), {
+    type: "run",
+    resume: "last",
+    task: "go on",
+  });
+  assert.deepEqual(pick(parseCommand(["resume"])), {
+    type: "chat",
+    resume: "last",
+    task: undefined,
+  });
+  assert.deepEqual(pick(parseCommand(["resume", "2026"])), {
+    type: "chat",
+    resume: "2026",
+    task: undefined,
+  });
+});
+
+test("a bad command line is a usage error that says what to type", () => {
+  assert.throws(
+    () => parseCommand(["run"]),
+    (e: unknown) => e instanceof UsageError && /needs a task/.test(e.message),
+  );
+  assert.throws(() => parseCommand(["run", "--max-turns", "0", "x"]), UsageError);
+  assert.throws(
+    () => parseCommand(["fix", "bug"]),
+    (e: unknown) => e instanceof UsageError && /nex run "fix bug"/.test(e.message),
+  );
+  assert.throws(() => parseCommand(["--nope"]), UsageError);
+});
+
+test("--yes means approve_all", () => {
+  const command = parseCommand(["run", "--yes", "x"]);
+  assert.equal(command.type === "run" ? command.options.permissionMode : null, "approve_all");
+});
+
+function pick(command: ReturnType<typeof parseCommand>) {
+  if (command.type === "run")
+    return { type: command.type, resume: command.resume, task: command.task };
+  if (command.type === "chat")
+    return { type: command.type, resume: command.resume, task: undefined };
+  return { type: command.type, resume: null, task: undefined };
+}
