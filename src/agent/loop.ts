@@ -251,7 +251,11 @@ function describeCutAnswer(turn: AssembledTurn, maxTokens: number): string | nul
   if (!turn.terminated) {
     return "The endpoint's stream ended before its terminator, so the answer above may be incomplete. Resume the session to continue.";
   }
-  if (turn.stopReason === "content_filter" || turn.stopReason === "other") {
+  // An explicit abnormal reason; a missing one (some proxies drop it) is judged by the terminator above.
+  if (
+    turn.rawStopReason !== null &&
+    (turn.stopReason === "content_filter" || turn.stopReason === "other")
+  ) {
     return `The endpoint ended the answer abnormally (stop reason \`${turn.rawStopReason ?? turn.stopReason}\`), so it may be incomplete. Resume the session to continue, or rephrase the request.`;
   }
   return null;
