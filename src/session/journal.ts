@@ -84,6 +84,8 @@ class FileJournal implements Journal {
   #sync: SyncMode;
   #now: () => Date;
   #secrets: readonly string[];
+  /** A write failed part-way, so the file may end inside a line. */
+  #torn = false;
   #seq: number;
   #tok: number;
   #ledger: Map<string, ReadRecord>;
@@ -131,11 +133,18 @@ class FileJournal implements Journal {
     const record = { v: 1, type, ts: this.#now().toISOString(), ...rest };
     const { value, redactions } = scrubValue(record, this.#secrets);
     this.#redactions += redactions;
-    const bytes = Buffer.from(`${JSON.stringify(value)}\n`, "utf8");
+    // After a failed write a fragment may end the file: start on a fresh line so this record survives.
+    const bytes = Buffer.from(`${this.#torn ? "\n" : ""}${JSON.stringify(value)}\n`, "utf8");
     let written = 0;
-    while (written < bytes.length) {
-      written += writeSync(this.#fd, bytes, written, bytes.length - written);
+    try {
+      while (written < bytes.length) {
+        written += writeSync(this.#fd, bytes, written, bytes.length - written);
+      }
+    } catch (error) {
+      this.#torn = written > 0 || this.#torn;
+      throw error;
     }
+    this.#torn = false;
     this.#bytesSinceSnapshot += bytes.length;
     if (this.#sync === "always") fsyncSync(this.#fd);
     // Snapshots bound how far back a resume must read to rebuild the ledger: at most ~128 KB, or four
@@ -149,17 +158,20 @@ class FileJournal implements Journal {
   }
 
   appendMessage(message: Message): MessageRecord {
-    this.#seq += 1;
-    this.#tok += cheapTokens(message);
+    // The totals move only once the record is written, so a failed write leaves them true.
+    const seq = this.#seq + 1;
+    const tok = this.#tok + cheapTokens(message);
     const record: MessageRecord = {
       v: 1,
       type: "message",
       ts: this.#now().toISOString(),
-      seq: this.#seq,
-      tok: this.#tok,
+      seq,
+      tok,
       message,
     };
-    this.#write({ type: "message", seq: this.#seq, tok: this.#tok, message });
+    this.#write({ type: "message", seq, tok, message });
+    this.#seq = seq;
+    this.#tok = tok;
     return record;
   }
 
