@@ -7,7 +7,7 @@ export {
   createTurnAssembler,
   type TurnAssembler,
 } from "./assembler.ts";
-export type { ClientOptions } from "./client-config.ts";
+export { type ClientOptions, hostOf } from "./client-config.ts";
 export {
   type DiscoveredWindow,
   type DiscoverOptions,

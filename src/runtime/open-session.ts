@@ -6,6 +6,7 @@ import {
   createAnthropicClient,
   createOpenAIClient,
   discoverContextWindow,
+  hostOf,
   listModels,
 } from "../providers/index.ts";
 import {
@@ -311,14 +312,6 @@ function readAgentsMd(workspace: string): string | null {
   if (!existsSync(path)) return null;
   const text = readFileSync(path, "utf8");
   return text.length > AGENTS_MD_LIMIT ? text.slice(0, AGENTS_MD_LIMIT) : text;
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
 }
 
 /** `nex undo`: restores the workspace of a session to before its last `turns` turns. */
