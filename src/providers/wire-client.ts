@@ -6,6 +6,9 @@ import { type FailureContext, invalidResponse } from "./errors.ts";
 import type { WireFormat } from "./stop-reason.ts";
 import { type ReadOutcome, runRequest, type WireExchange } from "./transport.ts";
 
+/** How long a non-streamed request may take before its first byte, by default. */
+export const WHOLE_RESPONSE_FIRST_BYTE_MS = 600_000;
+
 /** Reads one response body into the assembler, yielding deltas as they come. */
 export type BodyReader = (
   chunks: AsyncIterable<Uint8Array>,
@@ -37,7 +40,15 @@ export interface WireSpec {
  * retries and timeouts to the transport.
  */
 export function createWireClient(options: ClientOptions, spec: WireSpec): StreamFn {
-  const transport = transportFor(options, spec.url, spec.auth, spec.keyName);
+  // A whole (non-streamed) answer sends nothing until the model has finished: the first byte can take
+  // as long as the generation, so the default wait for it is longer (an explicit setting wins).
+  const waits = spec.streaming
+    ? options
+    : {
+        ...options,
+        timeouts: { firstByteMs: WHOLE_RESPONSE_FIRST_BYTE_MS, ...(options.timeouts ?? {}) },
+      };
+  const transport = transportFor(waits, spec.url, spec.auth, spec.keyName);
   const headers = {
     "content-type": "application/json",
     accept: spec.streaming ? "text/event-stream" : "application/json",
