@@ -74,6 +74,8 @@ const RG_BASE = [
   "!.*.nex-parts",
   "-g",
   "!.*.nex-*.tmp",
+  "-g",
+  "!.*.nex-*.parts",
 ];
 
 function relativeTo(root: string, dir: string): string | null {

@@ -54,7 +54,7 @@ export interface ShadowGitOptions {
   limits: SnapshotLimits;
 }
 
-const EXCLUDES = ["/.git", ".*.nex-*.tmp", ".*.nex-parts"];
+const EXCLUDES = ["/.git", ".*.nex-*.tmp", ".*.nex-parts", ".*.nex-*.parts"];
 // Highest-precedence attributes: no end-of-line conversion or filter, so blobs are the exact bytes.
 const ATTRIBUTES = "* -text -filter -ident -diff !eol !working-tree-encoding\n";
 

@@ -171,7 +171,7 @@ async function writePart(
       ctx,
       target,
       text,
-      { type: "staged", path: state.path, bytes: whole },
+      { type: "staged", path: state.path, bytes: whole, check: () => store.check(target.abs) },
       ` from ${args.parts} parts`,
     );
   } finally {
