@@ -1,6 +1,13 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
-import { formatBytes, formatCount, formatLines, isText, readState } from "./file-content.ts";
+import {
+  formatBytes,
+  formatCount,
+  formatLines,
+  isText,
+  readState,
+  statRegular,
+} from "./file-content.ts";
 import { defineTool, failure, type Tool } from "./tool.ts";
 
 /** Files larger than this are not read at all (search them or read a slice with bash). */
@@ -52,19 +59,22 @@ export function readFileTool(): Tool {
           `${target.display} does not exist. Use glob or list_dir to find the right path.`,
         );
       }
+      const tooLarge = (size: number): ToolOutcome =>
+        failure(
+          "too_large",
+          `${target.display} is ${formatBytes(size)}, over the ${formatBytes(MAX_READ_FILE_BYTES)} read_file limit. ` +
+            `Search it with grep, or show a slice with bash (e.g. \`sed -n '1,200p' ${target.display}\`).`,
+        );
+      // The size from stat decides before anything is read: a huge file is never loaded just to be refused.
+      const info = statRegular(target.abs, target.display);
+      if (info && info.size > MAX_READ_FILE_BYTES) return tooLarge(info.size);
       const file = await readState(target.abs, target.display, ctx.signal);
       if (!file)
         return failure(
           "not_found",
           `${target.display} does not exist. Use glob or list_dir to find the right path.`,
         );
-      if (file.size > MAX_READ_FILE_BYTES) {
-        return failure(
-          "too_large",
-          `${target.display} is ${formatBytes(file.size)}, over the ${formatBytes(MAX_READ_FILE_BYTES)} read_file limit. ` +
-            `Search it with grep, or show a slice with bash (e.g. \`sed -n '1,200p' ${target.display}\`).`,
-        );
-      }
+      if (file.size > MAX_READ_FILE_BYTES) return tooLarge(file.size);
       if (!isText(file.bytes)) {
         return failure(
           "binary",
