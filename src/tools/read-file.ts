@@ -8,7 +8,7 @@ import {
   readState,
   statRegular,
 } from "./file-content.ts";
-import { defineTool, failure, type Tool } from "./tool.ts";
+import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Files larger than this are not read at all (search them or read a slice with bash). */
 export const MAX_READ_FILE_BYTES = 20 * 2 ** 20;
@@ -19,6 +19,7 @@ const parameters = v.strictObject({
   path: v.pipe(
     v.string(),
     v.minLength(1),
+    v.regex(NON_BLANK),
     v.description("File to read, relative to the workspace root or absolute."),
   ),
   offset: v.optional(

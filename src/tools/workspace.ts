@@ -108,6 +108,12 @@ export function workspaceGuard({ root, allowedPaths = [] }: WorkspaceOptions): W
     root,
     display,
     async resolve(input) {
+      if (input.includes("\0")) {
+        throw new ToolFailure(
+          "invalid_arguments",
+          `The path ${JSON.stringify(input)} contains a NUL byte, which no file name can hold. Re-emit the call with the path without it.`,
+        );
+      }
       const walked = await resolvePhysical(root, input);
       if (isWithin(root, walked.path)) {
         return {
