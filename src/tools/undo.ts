@@ -143,35 +143,40 @@ async function changesOf(
   const changes = new Map<string, TurnChange>();
   const { snapshot, after } = checkpoint;
   const images = new Map(checkpoint.files.map((image) => [image.path, image]));
-  // A before-image is the state before the turn's first change to that file, which may predate
-  // the snapshot (taken at the turn's first command), so it wins for `before`.
   const imageBefore = (image: BeforeImage): State =>
     image.existed
       ? { type: "image", blob: image.blob ?? "", mode: image.mode ?? null }
       : { type: "absent", createdDirs: image.createdDirs ?? [] };
+  // Paths the snapshots cover: for them a before-image saved after the turn's first command may
+  // hold that command's work, so the snapshot decides. Elsewhere the image is all there is.
+  const covered = new Set<string>();
   if (snapshot.type === "taken" && after?.type === "taken") {
     const [before, afterTree, diff] = await Promise.all([
       shadow.listTree(snapshot.commit),
       shadow.listTree(after.tree),
       shadow.changes(snapshot.commit, after.tree),
     ]);
+    for (const path of [...before.keys(), ...afterTree.keys()]) covered.add(path);
     for (const { path } of diff) {
       const was = before.get(path);
       const is = afterTree.get(path);
       if (was?.mode === "160000" || is?.mode === "160000") continue;
       const image = images.get(path);
+      // An image saved before the first command predates the snapshot, so it wins for `before`.
       changes.set(path, {
-        before: image
-          ? imageBefore(image)
-          : was
-            ? { type: "tree", entry: was }
-            : { type: "absent", createdDirs: parentsAbsentFrom(path, before) },
+        before:
+          image && !image.afterSnapshot
+            ? imageBefore(image)
+            : was
+              ? { type: "tree", entry: was }
+              : { type: "absent", createdDirs: parentsAbsentFrom(path, before) },
         after: is ? { type: "tree", entry: is } : ABSENT,
       });
     }
   }
   for (const image of checkpoint.files) {
     if (changes.has(image.path)) continue;
+    if (image.afterSnapshot && covered.has(image.path)) continue;
     changes.set(image.path, {
       before: imageBefore(image),
       after: image.afterHash ? { type: "hash", sha256: image.afterHash } : null,

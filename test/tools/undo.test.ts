@@ -344,3 +344,17 @@ test("undo of a turn that edited a file and then ran a command restores the file
   assert.equal(readFileSync(box.path("mixed.txt"), "utf8"), "before\n", report.text);
   assert.equal(existsSync(box.path("made.txt")), false, report.text);
 });
+
+test("undo of a turn that ran a command and then edited the same file restores the file as it was before the command", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("a.txt"), "orig\n");
+  writeFileSync(box.path("b.txt"), "b orig\n");
+  const tools = host(box);
+  await run(tools, "bash", { command: "echo bashed > a.txt; echo bashed > b.txt" }, { turn: 1 });
+  await readAndWrite(tools, "a.txt", "written\n", 1);
+  // Written back to what the command left: the snapshots see no change of b.txt by the edit.
+  await readAndWrite(tools, "b.txt", "bashed\n", 1);
+  const report = await tools.undo(1);
+  assert.equal(readFileSync(box.path("a.txt"), "utf8"), "orig\n", report.text);
+  assert.equal(readFileSync(box.path("b.txt"), "utf8"), "b orig\n", report.text);
+});
