@@ -45,6 +45,8 @@ export interface UndoOptions {
 /** A file state a turn left or found: absent, a snapshot entry, a saved before-image, or a known hash. */
 type State =
   | { type: "absent"; createdDirs: string[] }
+  /** It existed before the turn, but the snapshot left it out (ignored or too large): never deleted. */
+  | { type: "unrecorded" }
   | { type: "tree"; entry: TreeEntry }
   | { type: "image"; blob: string; mode: number | null }
   | { type: "hash"; sha256: string };
@@ -71,6 +73,7 @@ async function current(abs: string): Promise<Current> {
 
 function matches(now: Current, state: State): boolean {
   if (state.type === "absent") return now.type === "absent";
+  if (state.type === "unrecorded") return false;
   if (now.type === "absent") return false;
   if (state.type === "tree") {
     if (state.entry.mode === "120000")
@@ -97,7 +100,8 @@ async function restore(r: Restorer, path: string, state: State, now: Current): P
     }
     return;
   }
-  if (state.type === "hash") throw new Error("its earlier content was not saved");
+  if (state.type === "hash" || state.type === "unrecorded")
+    throw new Error("its earlier content was not saved");
   await mkdir(dirname(target.abs), { recursive: true });
   if (state.type === "tree" && state.entry.mode === "120000") {
     const link = (await r.shadow.readBlob(state.entry.sha)).toString("utf8");
@@ -157,6 +161,14 @@ async function changesOf(
       shadow.changes(snapshot.commit, after.tree),
     ]);
     for (const path of [...before.keys(), ...afterTree.keys()]) covered.add(path);
+    // Not in the snapshot is not the same as absent: an ignored or too large file was left out.
+    const { skipped, ignored } = snapshot;
+    const leftOut = (path: string): boolean =>
+      skipped.includes(path) ||
+      ignored === null ||
+      (ignored ?? []).some((entry) =>
+        entry.endsWith("/") ? path.startsWith(entry) : entry === path,
+      );
     for (const { path } of diff) {
       const was = before.get(path);
       const is = afterTree.get(path);
@@ -169,7 +181,9 @@ async function changesOf(
             ? imageBefore(image)
             : was
               ? { type: "tree", entry: was }
-              : { type: "absent", createdDirs: parentsAbsentFrom(path, before) },
+              : leftOut(path)
+                ? { type: "unrecorded" }
+                : { type: "absent", createdDirs: parentsAbsentFrom(path, before) },
         after: is ? { type: "tree", entry: is } : ABSENT,
       });
     }
@@ -281,6 +295,13 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
     const changes = await changesOf(checkpoint, shadow);
     for (const [path, change] of [...changes.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
       if (failed.has(path)) continue;
+      if (change.before.type === "unrecorded") {
+        failed.set(
+          path,
+          `it existed before turn ${checkpoint.turn} but the snapshot left it out (ignored by .gitignore or over the size limit); left as it is`,
+        );
+        continue;
+      }
       try {
         const target = await ws.resolve(path);
         const now = await current(target.abs);
