@@ -2,12 +2,13 @@ import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { runCommand } from "./command-runner.ts";
 import { formatBytes } from "./file-content.ts";
-import { defineTool, failure, type Tool } from "./tool.ts";
+import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 const parameters = v.strictObject({
   command: v.pipe(
     v.string(),
     v.minLength(1),
+    v.regex(NON_BLANK),
     v.description("The bash command to run in the workspace root."),
   ),
   timeout_seconds: v.optional(

@@ -25,6 +25,11 @@ export interface BeforeImage {
   createdDirs?: string[];
   /** sha256 of what nex last wrote there in this turn; undo restores only while the file still holds it. */
   afterHash?: string;
+  /**
+   * True when saved after the turn's first command: then it may hold what that command did, and the
+   * snapshot, where it has the file, knows the state before the turn better. Absent in older logs.
+   */
+  afterSnapshot?: boolean;
 }
 
 /** What one mutating turn recorded before it changed anything; stored in the log `checkpoints.jsonl`. */
@@ -164,6 +169,7 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
         const checkpoint = await checkpointFor(turn);
         const path = workspace.display(abs);
         if (checkpoint.files.some((file) => file.path === path)) return;
+        const afterSnapshot = checkpoint.commands.length > 0 ? { afterSnapshot: true } : {};
         let info: Stats | undefined;
         try {
           info = lstatSync(abs, { throwIfNoEntry: false });
@@ -174,6 +180,7 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
             path,
             existed: false,
             createdDirs: dirs.map((d) => workspace.display(d)),
+            ...afterSnapshot,
           });
         } else {
           const bytes = info.size <= SYNC_WRITE_BYTES ? readFileSync(abs) : await readFile(abs);
@@ -187,7 +194,13 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
             }
             await atomicWrite(blobPath, bytes);
           }
-          checkpoint.files.push({ path, existed: true, blob, mode: info.mode & 0o7777 });
+          checkpoint.files.push({
+            path,
+            existed: true,
+            blob,
+            mode: info.mode & 0o7777,
+            ...afterSnapshot,
+          });
         }
         // The before-image and its record are durable (fsynced) before the tool changes anything.
         save(checkpoint);

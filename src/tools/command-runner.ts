@@ -59,11 +59,13 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       }
     };
     let stopping = false;
+    // Not cleared when the command finishes: `close` often comes right after SIGTERM, while a
+    // background process that ignores SIGTERM still runs and must get its SIGKILL.
     const stopGroup = (): void => {
       if (stopping) return;
       stopping = true;
       killGroup("SIGTERM");
-      timers.push(setTimeout(() => killGroup("SIGKILL"), killGraceMs));
+      setTimeout(() => killGroup("SIGKILL"), killGraceMs);
     };
     let done = false;
     const finish = (leftBehind: boolean): void => {

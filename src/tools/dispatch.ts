@@ -14,6 +14,8 @@ interface FlatSchema {
 interface PropertySchema {
   type?: unknown;
   minLength?: number;
+  /** Only NON_BLANK is declared: a string not matching it is blank. */
+  pattern?: string;
   minimum?: number;
   maximum?: number;
 }
@@ -122,7 +124,9 @@ function describeProblems(
       continue;
     }
     if (typeof value === "string" && property.minLength !== undefined) {
-      if (value.length < property.minLength) problems.push(emptyMessage(tool.name, key));
+      if (value.length < property.minLength) problems.push(emptyMessage(tool.name, key, "empty"));
+      else if (property.pattern !== undefined && !new RegExp(property.pattern, "u").test(value))
+        problems.push(emptyMessage(tool.name, key, "blank (only whitespace)"));
     }
     if (typeof value === "number") {
       const range = (bound: string) =>
@@ -140,13 +144,13 @@ function article(word: string): string {
   return /^[aeiou]/.test(word) ? "an" : "a";
 }
 
-function emptyMessage(tool: string, key: string): string {
+function emptyMessage(tool: string, key: string, what: string): string {
   if (tool === "edit_file" && key === "old_string") {
     return "`old_string` must not be empty: it is the exact text to replace. To create a file use write_file; to insert text, include the neighbouring text in old_string and new_string.";
   }
   if (tool === "bash" && key === "command")
-    return "`command` must not be empty. Re-emit the call with the command to run.";
-  return `\`${key}\` must not be empty. Re-emit the call with a value.`;
+    return `\`command\` must not be ${what}. Re-emit the call with the command to run.`;
+  return `\`${key}\` must not be ${what}. Re-emit the call with a value.`;
 }
 
 /** Collects the ledger records one call made, for its outcome (and so the journal). */

@@ -4,13 +4,14 @@ import { shortDiff } from "./diff-text.ts";
 import { formatBytes, formatCount, formatLines, readState, shortHash } from "./file-content.ts";
 import { commitChange } from "./file-writer.ts";
 import { findPlaceholders, placeholderMessage } from "./placeholders.ts";
-import { defineTool, failure, type Tool } from "./tool.ts";
+import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 import { checkReplace } from "./write-guard.ts";
 
 const parameters = v.strictObject({
   path: v.pipe(
     v.string(),
     v.minLength(1),
+    v.regex(NON_BLANK),
     v.description("File to edit, relative to the workspace root or absolute."),
   ),
   old_string: v.pipe(

@@ -1,5 +1,13 @@
-import { readFileSync, type Stats, statSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readFileSync,
+  type Stats,
+  statSync,
+} from "node:fs";
+import { open, readFile, stat } from "node:fs/promises";
 import { SYNC_WRITE_BYTES } from "./atomic-write.ts";
 import { sha256 } from "./ledger.ts";
 import { ToolFailure } from "./tool.ts";
@@ -22,12 +30,11 @@ export interface WrittenFacts {
   mtimeMs: number;
 }
 
-/** Reads a file's bytes and metadata, or null when nothing is there. A directory is an error. */
-export async function readState(
-  abs: string,
-  display: string,
-  signal?: AbortSignal,
-): Promise<FileState | null> {
+/**
+ * The metadata of the file at `abs`, or null when nothing is there. A directory, FIFO, socket or device
+ * is refused before anything opens it: opening a FIFO would wait for a writer forever.
+ */
+export function statRegular(abs: string, display: string): Stats | null {
   let info: Stats | undefined;
   try {
     info = statSync(abs, { throwIfNoEntry: false });
@@ -42,12 +49,48 @@ export async function readState(
       `${display} is a directory, not a file. Use list_dir to see what it holds.`,
     );
   }
-  // A small regular file is read in one go (see SYNC_WRITE_BYTES); anything else reads asynchronously,
-  // so a large file can be interrupted and a FIFO never blocks the event loop.
-  const bytes =
-    info.isFile() && info.size <= SYNC_WRITE_BYTES
-      ? readFileSync(abs)
-      : await readFile(abs, { signal });
+  if (!info.isFile()) throw notRegular(display);
+  return info;
+}
+
+function notRegular(display: string): ToolFailure {
+  return new ToolFailure(
+    "failed",
+    `${display} is not a regular file (a FIFO, socket or device); nex reads and writes regular files only. ` +
+      "Leave it alone, or ask the user how to use it.",
+  );
+}
+
+// O_NONBLOCK: should the path have become a FIFO since the stat, the open returns at once and fstat tells.
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
+/** Reads a file's bytes and metadata, or null when nothing is there. Anything but a regular file is an error. */
+export async function readState(
+  abs: string,
+  display: string,
+  signal?: AbortSignal,
+): Promise<FileState | null> {
+  const info = statRegular(abs, display);
+  if (!info) return null;
+  // A small file is read in one go (see SYNC_WRITE_BYTES); a large one asynchronously, so it can be interrupted.
+  let bytes: Buffer;
+  if (info.size <= SYNC_WRITE_BYTES) {
+    const fd = openSync(abs, READ_FLAGS);
+    try {
+      if (!fstatSync(fd).isFile()) throw notRegular(display);
+      bytes = readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } else {
+    const handle = await open(abs, READ_FLAGS);
+    try {
+      if (!(await handle.stat()).isFile()) throw notRegular(display);
+      bytes = await handle.readFile({ signal });
+    } finally {
+      await handle.close();
+    }
+  }
   return {
     bytes,
     mode: info.mode & 0o7777,

@@ -74,6 +74,8 @@ const RG_BASE = [
   "!.*.nex-parts",
   "-g",
   "!.*.nex-*.tmp",
+  "-g",
+  "!.*.nex-*.parts",
 ];
 
 function relativeTo(root: string, dir: string): string | null {
@@ -148,12 +150,25 @@ export function createFileSearch(
     child.stderr.on("data", (chunk: Buffer) => {
       if (stderr.length < 4000) stderr += chunk.toString("utf8");
     });
-    const closed = new Promise<number | null>((resolve, reject) => {
-      child.on("error", reject);
+    // Settled from the start, never rejected: an abort's error arrives while the lines are still read,
+    // and a rejection nobody awaits yet would end the whole process.
+    let failed: Error | null = null;
+    const closed = new Promise<number | null>((resolve) => {
+      child.on("error", (error) => {
+        failed = error;
+        resolve(null);
+      });
       child.on("close", (code) => resolve(code));
     });
-    for await (const line of readline().createInterface({ input: child.stdout })) onLine(line);
+    try {
+      for await (const line of readline().createInterface({ input: child.stdout })) onLine(line);
+    } catch (error) {
+      child.kill("SIGKILL");
+      throw error;
+    }
     const code = await closed;
+    signal.throwIfAborted();
+    if (failed) throw failed;
     if (code === 2 && /regex|parse error/i.test(stderr)) {
       throw new ToolFailure(
         "invalid_arguments",

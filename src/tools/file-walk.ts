@@ -34,7 +34,8 @@ function ignored(stack: Rules[], path: string, isDir: boolean): boolean {
 
 function isNexTemp(name: string): boolean {
   return (
-    name.startsWith(".") && (name.endsWith(".nex-parts") || /\.nex-[0-9a-f]+\.tmp$/.test(name))
+    name.startsWith(".") &&
+    (name.endsWith(".nex-parts") || /\.nex-[0-9a-f]+\.(tmp|parts)$/.test(name))
   );
 }
 

@@ -10,7 +10,7 @@ import type { ResolvedPath } from "./workspace.ts";
 /** How the new content reaches the target: bytes to write, or a staged file already synced beside it. */
 export type NewContent =
   | { type: "bytes"; bytes: Uint8Array }
-  | { type: "staged"; path: string; bytes: Uint8Array };
+  | { type: "staged"; path: string; bytes: Uint8Array; check: () => Promise<void> };
 
 /** A change to one file, checked and ready to commit. */
 export interface FileChange {
@@ -44,6 +44,7 @@ export async function commitChange(ctx: ToolContext, change: FileChange): Promis
       signal: ctx.signal,
     });
   } else {
+    await content.check();
     if (existing) await chmod(content.path, existing.mode);
     await commitFile(content.path, target.abs);
   }

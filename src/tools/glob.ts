@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatCount } from "./file-content.ts";
 import { globMatches } from "./file-search.ts";
-import { defineTool, failure, type Tool } from "./tool.ts";
+import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most paths a glob result shows. */
 export const GLOB_MAX_FILES = 200;
@@ -19,6 +19,7 @@ const parameters = v.strictObject({
     v.pipe(
       v.string(),
       v.minLength(1),
+      v.regex(NON_BLANK),
       v.description("Directory to search (default: the workspace root)."),
     ),
   ),

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatCount } from "./file-content.ts";
-import { defineTool, failure, type Tool } from "./tool.ts";
+import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most matching lines a grep result shows. */
 export const GREP_MAX_MATCHES = 100;
@@ -17,6 +17,7 @@ const parameters = v.strictObject({
     v.pipe(
       v.string(),
       v.minLength(1),
+      v.regex(NON_BLANK),
       v.description("Directory to search (default: the workspace root)."),
     ),
   ),

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatCount } from "./file-content.ts";
-import { defineTool, failure, type Tool } from "./tool.ts";
+import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most entries a listing shows. */
 export const LIST_MAX_ENTRIES = 500;
@@ -13,6 +13,7 @@ const parameters = v.strictObject({
     v.pipe(
       v.string(),
       v.minLength(1),
+      v.regex(NON_BLANK),
       v.description("Directory to list (default: the workspace root)."),
     ),
   ),

@@ -76,6 +76,34 @@ export function matchesPattern(command: string[], pattern: Pattern): boolean {
   });
 }
 
+/**
+ * Whether a command matches a deny rule: as `matchesPattern` after dropping backslashes (`\\rm`, `r\\m`
+ * run rm), or with the rule's flags found anywhere in the command, in any order, joined or split
+ * (`rm -rf` denies `rm -r -f`, `rm -fr` and `rm x -rf`).
+ */
+export function matchesDeny(command: string[], rule: Pattern): boolean {
+  const words = command.map((word) => word.replaceAll("\\", ""));
+  if (matchesPattern(words, rule)) return true;
+  const isFlag = (word: string): boolean => /^-[^-*?[]|^--[^*?[]+$/.test(word);
+  const flags = rule.words.filter((word, i) => i > 0 && isFlag(word));
+  if (flags.length === 0) return false;
+  const operands: string[] = [];
+  const short = new Set<string>();
+  const long = new Set<string>();
+  let ended = false;
+  for (const [i, word] of words.entries()) {
+    if (i > 0 && !ended && word === "--") ended = true;
+    else if (i > 0 && !ended && word.startsWith("--")) long.add(word.split("=")[0] ?? word);
+    else if (i > 0 && !ended && /^-[^-]/.test(word)) for (const c of word.slice(1)) short.add(c);
+    else operands.push(word);
+  }
+  const rest = rule.words.filter((word, i) => i === 0 || !isFlag(word));
+  if (!matchesPattern(operands, { words: rest, exact: false })) return false;
+  return flags.every((flag) =>
+    flag.startsWith("--") ? long.has(flag) : [...flag.slice(1)].every((c) => short.has(c)),
+  );
+}
+
 function rememberedPattern(command: SubCommand): Pattern {
   const [first = "", second] = command.words;
   const name = first.split("/").pop() ?? first;
@@ -131,7 +159,7 @@ export function createPermissions(options: PermissionOptions): Permissions {
       return ask(` (could not be parsed: ${result.reason})`);
     }
     for (const sub of result.commands) {
-      const rule = deny.find((pattern) => matchesPattern(sub.words, pattern));
+      const rule = deny.find((pattern) => matchesDeny(sub.words, pattern));
       if (rule) {
         return {
           type: "deny",

@@ -1,7 +1,14 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
-import { formatBytes, formatCount, formatLines, isText, readState } from "./file-content.ts";
-import { defineTool, failure, type Tool } from "./tool.ts";
+import {
+  formatBytes,
+  formatCount,
+  formatLines,
+  isText,
+  readState,
+  statRegular,
+} from "./file-content.ts";
+import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Files larger than this are not read at all (search them or read a slice with bash). */
 export const MAX_READ_FILE_BYTES = 20 * 2 ** 20;
@@ -12,6 +19,7 @@ const parameters = v.strictObject({
   path: v.pipe(
     v.string(),
     v.minLength(1),
+    v.regex(NON_BLANK),
     v.description("File to read, relative to the workspace root or absolute."),
   ),
   offset: v.optional(
@@ -52,19 +60,22 @@ export function readFileTool(): Tool {
           `${target.display} does not exist. Use glob or list_dir to find the right path.`,
         );
       }
+      const tooLarge = (size: number): ToolOutcome =>
+        failure(
+          "too_large",
+          `${target.display} is ${formatBytes(size)}, over the ${formatBytes(MAX_READ_FILE_BYTES)} read_file limit. ` +
+            `Search it with grep, or show a slice with bash (e.g. \`sed -n '1,200p' ${target.display}\`).`,
+        );
+      // The size from stat decides before anything is read: a huge file is never loaded just to be refused.
+      const info = statRegular(target.abs, target.display);
+      if (info && info.size > MAX_READ_FILE_BYTES) return tooLarge(info.size);
       const file = await readState(target.abs, target.display, ctx.signal);
       if (!file)
         return failure(
           "not_found",
           `${target.display} does not exist. Use glob or list_dir to find the right path.`,
         );
-      if (file.size > MAX_READ_FILE_BYTES) {
-        return failure(
-          "too_large",
-          `${target.display} is ${formatBytes(file.size)}, over the ${formatBytes(MAX_READ_FILE_BYTES)} read_file limit. ` +
-            `Search it with grep, or show a slice with bash (e.g. \`sed -n '1,200p' ${target.display}\`).`,
-        );
-      }
+      if (file.size > MAX_READ_FILE_BYTES) return tooLarge(file.size);
       if (!isText(file.bytes)) {
         return failure(
           "binary",

@@ -16,7 +16,16 @@ export interface SnapshotLimits {
 
 /** A snapshot taken, or why none could be. */
 export type SnapshotResult =
-  | { type: "taken"; commit: string; skipped: string[] }
+  | {
+      type: "taken";
+      commit: string;
+      skipped: string[];
+      /**
+       * Files and directories (ending in `/`) that existed but were ignored, so the snapshot cannot
+       * restore them; null when there were too many to list. Absent in older logs.
+       */
+      ignored?: string[] | null;
+    }
   | { type: "unavailable"; reason: string };
 
 /** A tree of the workspace as it is now, built in the shadow index, for comparing with a snapshot. */
@@ -54,11 +63,14 @@ export interface ShadowGitOptions {
   limits: SnapshotLimits;
 }
 
-const EXCLUDES = ["/.git", ".*.nex-*.tmp", ".*.nex-parts"];
+const EXCLUDES = ["/.git", ".*.nex-*.tmp", ".*.nex-parts", ".*.nex-*.parts"];
 // Highest-precedence attributes: no end-of-line conversion or filter, so blobs are the exact bytes.
 const ATTRIBUTES = "* -text -filter -ident -diff !eol !working-tree-encoding\n";
 
 class GitMissing extends Error {}
+
+// More ignored entries than this are not recorded: undo then deletes nothing the turn seemed to create.
+const MAX_IGNORED = 20_000;
 
 function escapeExclude(path: string): string {
   return `/${path.replace(/[\\*?[\]!#\s]/g, (c) => `\\${c}`)}`;
@@ -219,7 +231,26 @@ export function createShadowGit({ gitDir, workTree, env, limits }: ShadowGitOpti
           .toString()
           .trim();
         await git(["update-ref", "refs/heads/snapshots", commit]);
-        return { type: "taken", commit, skipped: staged.skipped };
+        // Ignored directories are listed once, not file by file (node_modules holds many).
+        const ignored = (
+          await git([
+            "ls-files",
+            "-z",
+            "--others",
+            "--ignored",
+            "--exclude-standard",
+            "--directory",
+          ])
+        )
+          .toString("utf8")
+          .split("\0")
+          .filter((path) => path.length > 0);
+        return {
+          type: "taken",
+          commit,
+          skipped: staged.skipped,
+          ignored: ignored.length > MAX_IGNORED ? null : ignored,
+        };
       }),
     currentTree: () =>
       guarded(async (): Promise<TreeResult> => {

@@ -2,12 +2,18 @@
 // build `mvdan-sh`: sh-syntax's WASM build returns a JSON tree without the command nodes, so it
 // cannot show the calls inside `a && b` or `$(...)`).
 
-/** One simple command (a CallExpr): its words, and whether its real action is hidden from us. */
+/**
+ * One simple command (a CallExpr), or a construct whose action is hidden from us (arithmetic, `[[ ]]`,
+ * a declaration, an assignment, a file redirection of a compound command): its words, and whether opaque.
+ */
 export interface SubCommand {
   /** Each word's literal value when it has one (quotes removed), else its source text. */
   words: string[];
   text: string;
-  /** It runs code we cannot see (`bash -c`, `eval`, `xargs`, `find -exec`, a command named by a variable...). */
+  /**
+   * It runs code we cannot see (`bash -c`, `eval`, `xargs`, `find -exec`, a command named by a variable...)
+   * or does more than its words say (an assignment prefix, a redirection into a file).
+   */
   opaque: boolean;
 }
 
@@ -34,8 +40,23 @@ interface ShWordPart extends ShNode {
 interface ShWord extends ShNode {
   Parts: GoSlice<ShWordPart>;
 }
+interface ShAssign extends ShNode {
+  Index: ShNode | null;
+}
 interface ShCall extends ShNode {
   Args: GoSlice<ShWord>;
+  Assigns: GoSlice<ShAssign>;
+}
+interface ShRedirect extends ShNode {
+  OpPos: ShPos;
+  Word: ShWord | null;
+}
+interface ShStmt extends ShNode {
+  Cmd: ShNode | null;
+  Redirs: GoSlice<ShRedirect>;
+}
+interface ShParamExp extends ShNode {
+  Index: ShNode | null;
 }
 interface ShSyntax {
   NewParser(): { Parse(source: string, name: string): unknown };
@@ -91,7 +112,9 @@ function literal(syntax: ShSyntax, word: ShWord): string | null {
   for (let i = 0; i < word.Parts.length; i += 1) {
     const part = word.Parts[i] as ShWordPart;
     const type = syntax.NodeType(part);
-    if (type === "Lit" || type === "SglQuoted") value += part.Value ?? "";
+    // Unquoted, bash drops a backslash and keeps the next character: `r\m` runs rm.
+    if (type === "Lit") value += (part.Value ?? "").replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");
+    else if (type === "SglQuoted") value += part.Value ?? "";
     else if (type === "DblQuoted") {
       const inner = part.Parts;
       for (let j = 0; inner && j < inner.length; j += 1) {
@@ -102,6 +125,28 @@ function literal(syntax: ShSyntax, word: ShWord): string | null {
     } else return null;
   }
   return value;
+}
+
+// Constructs whose effect no allow rule can vouch for: arithmetic and `[[ ]]` evaluate array
+// subscripts (`a[$(cmd)]`), declarations assign and export.
+const OPAQUE_NODES = new Set(["LetClause", "ArithmCmd", "TestClause", "DeclClause"]);
+
+const INPUT_OPS = new Set(["<", "<<", "<<-", "<<<", "<&"]);
+
+/** Whether a redirection may write a file: anything but input, a duplicated descriptor or /dev/null. */
+function writesFile(op: string, target: string | null): boolean {
+  if (INPUT_OPS.has(op)) return false;
+  if (op === ">&" && target !== null && /^(\d+-?|-)$/.test(target)) return false;
+  return target !== "/dev/null";
+}
+
+// A subscript is safe only as a number (or @ and *): any other is evaluated as arithmetic, which
+// runs command substitutions hidden in variables' values.
+function literalIndex(syntax: ShSyntax, index: ShNode | null): boolean {
+  if (index === null) return true;
+  if (syntax.NodeType(index) !== "Word") return false;
+  const value = literal(syntax, index as ShWord);
+  return value !== null && /^(\d+|@|\*)$/.test(value);
 }
 
 function isOpaque(words: string[], literals: Array<string | null>): boolean {
@@ -129,10 +174,45 @@ export async function parseCommand(source: string): Promise<ParsedCommand> {
   const slice = (node: ShNode): string =>
     bytes.subarray(node.Pos().Offset(), node.End().Offset()).toString("utf8");
   const commands: SubCommand[] = [];
+  const hidden = (node: ShNode): void => {
+    const text = slice(node);
+    commands.push({ words: [text], text, opaque: true });
+  };
+  const key = (node: ShNode): string => `${node.Pos().Offset()}:${node.End().Offset()}`;
+  // Simple commands whose statement writes a file through a redirection.
+  const redirected = new Set<string>();
   syntax.Walk(file, (node) => {
-    if (!node || syntax.NodeType(node) !== "CallExpr") return true;
+    if (!node) return true;
+    const type = syntax.NodeType(node);
+    if (OPAQUE_NODES.has(type)) {
+      hidden(node as ShNode);
+      return true;
+    }
+    if (type === "Stmt") {
+      const stmt = node as ShStmt;
+      for (let i = 0; i < stmt.Redirs.length; i += 1) {
+        const redirect = stmt.Redirs[i] as ShRedirect;
+        const end = redirect.Word ? redirect.Word.Pos().Offset() : redirect.End().Offset();
+        const op = bytes.subarray(redirect.OpPos.Offset(), end).toString("utf8").trim();
+        const target = redirect.Word ? literal(syntax, redirect.Word) : null;
+        if (!writesFile(op, target)) continue;
+        if (stmt.Cmd && syntax.NodeType(stmt.Cmd) === "CallExpr") redirected.add(key(stmt.Cmd));
+        else hidden(redirect);
+      }
+      return true;
+    }
+    if (type === "ParamExp" || type === "Assign") {
+      const index = (node as ShParamExp | ShAssign).Index;
+      if (!literalIndex(syntax, index)) hidden(node as ShNode);
+      return true;
+    }
+    if (type !== "CallExpr") return true;
     const call = node as ShCall;
-    if (call.Args.length === 0) return true;
+    // A bare assignment (`PATH=/tmp/evil; git status`) changes what later commands run.
+    if (call.Args.length === 0) {
+      if (call.Assigns.length > 0) hidden(call);
+      return true;
+    }
     const literals: Array<string | null> = [];
     const words: string[] = [];
     for (let i = 0; i < call.Args.length; i += 1) {
@@ -141,7 +221,10 @@ export async function parseCommand(source: string): Promise<ParsedCommand> {
       literals.push(value);
       words.push(value ?? slice(word));
     }
-    commands.push({ words, text: slice(call), opaque: isOpaque(words, literals) });
+    // An assignment prefix (`GIT_EXTERNAL_DIFF=x git diff`) can make an allowed command run anything.
+    const opaque =
+      isOpaque(words, literals) || call.Assigns.length > 0 || redirected.has(key(call));
+    commands.push({ words, text: slice(call), opaque });
     return true;
   });
   return { type: "parsed", commands };

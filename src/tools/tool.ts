@@ -78,6 +78,9 @@ export function defineTool<S extends GenericSchema>(def: ToolDefinition<S>): Too
   };
 }
 
+/** At least one non-space character: a path or command of only spaces is refused like an empty one. */
+export const NON_BLANK = /\S/;
+
 /** A failure the model must act on; the dispatcher turns it into an error result with its code. */
 export class ToolFailure extends Error {
   readonly code: ToolErrorCode;

@@ -45,6 +45,8 @@ export interface UndoOptions {
 /** A file state a turn left or found: absent, a snapshot entry, a saved before-image, or a known hash. */
 type State =
   | { type: "absent"; createdDirs: string[] }
+  /** It existed before the turn, but the snapshot left it out (ignored or too large): never deleted. */
+  | { type: "unrecorded" }
   | { type: "tree"; entry: TreeEntry }
   | { type: "image"; blob: string; mode: number | null }
   | { type: "hash"; sha256: string };
@@ -71,6 +73,7 @@ async function current(abs: string): Promise<Current> {
 
 function matches(now: Current, state: State): boolean {
   if (state.type === "absent") return now.type === "absent";
+  if (state.type === "unrecorded") return false;
   if (now.type === "absent") return false;
   if (state.type === "tree") {
     if (state.entry.mode === "120000")
@@ -97,7 +100,8 @@ async function restore(r: Restorer, path: string, state: State, now: Current): P
     }
     return;
   }
-  if (state.type === "hash") throw new Error("its earlier content was not saved");
+  if (state.type === "hash" || state.type === "unrecorded")
+    throw new Error("its earlier content was not saved");
   await mkdir(dirname(target.abs), { recursive: true });
   if (state.type === "tree" && state.entry.mode === "120000") {
     const link = (await r.shadow.readBlob(state.entry.sha)).toString("utf8");
@@ -143,35 +147,50 @@ async function changesOf(
   const changes = new Map<string, TurnChange>();
   const { snapshot, after } = checkpoint;
   const images = new Map(checkpoint.files.map((image) => [image.path, image]));
-  // A before-image is the state before the turn's first change to that file, which may predate
-  // the snapshot (taken at the turn's first command), so it wins for `before`.
   const imageBefore = (image: BeforeImage): State =>
     image.existed
       ? { type: "image", blob: image.blob ?? "", mode: image.mode ?? null }
       : { type: "absent", createdDirs: image.createdDirs ?? [] };
+  // Paths the snapshots cover: for them a before-image saved after the turn's first command may
+  // hold that command's work, so the snapshot decides. Elsewhere the image is all there is.
+  const covered = new Set<string>();
   if (snapshot.type === "taken" && after?.type === "taken") {
     const [before, afterTree, diff] = await Promise.all([
       shadow.listTree(snapshot.commit),
       shadow.listTree(after.tree),
       shadow.changes(snapshot.commit, after.tree),
     ]);
+    for (const path of [...before.keys(), ...afterTree.keys()]) covered.add(path);
+    // Not in the snapshot is not the same as absent: an ignored or too large file was left out.
+    const { skipped, ignored } = snapshot;
+    const leftOut = (path: string): boolean =>
+      skipped.includes(path) ||
+      ignored === null ||
+      (ignored ?? []).some((entry) =>
+        entry.endsWith("/") ? path.startsWith(entry) : entry === path,
+      );
     for (const { path } of diff) {
       const was = before.get(path);
       const is = afterTree.get(path);
       if (was?.mode === "160000" || is?.mode === "160000") continue;
       const image = images.get(path);
+      // An image saved before the first command predates the snapshot, so it wins for `before`.
       changes.set(path, {
-        before: image
-          ? imageBefore(image)
-          : was
-            ? { type: "tree", entry: was }
-            : { type: "absent", createdDirs: parentsAbsentFrom(path, before) },
+        before:
+          image && !image.afterSnapshot
+            ? imageBefore(image)
+            : was
+              ? { type: "tree", entry: was }
+              : leftOut(path)
+                ? { type: "unrecorded" }
+                : { type: "absent", createdDirs: parentsAbsentFrom(path, before) },
         after: is ? { type: "tree", entry: is } : ABSENT,
       });
     }
   }
   for (const image of checkpoint.files) {
     if (changes.has(image.path)) continue;
+    if (image.afterSnapshot && covered.has(image.path)) continue;
     changes.set(image.path, {
       before: imageBefore(image),
       after: image.afterHash ? { type: "hash", sha256: image.afterHash } : null,
@@ -276,6 +295,13 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
     const changes = await changesOf(checkpoint, shadow);
     for (const [path, change] of [...changes.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
       if (failed.has(path)) continue;
+      if (change.before.type === "unrecorded") {
+        failed.set(
+          path,
+          `it existed before turn ${checkpoint.turn} but the snapshot left it out (ignored by .gitignore or over the size limit); left as it is`,
+        );
+        continue;
+      }
       try {
         const target = await ws.resolve(path);
         const now = await current(target.abs);

@@ -31,16 +31,24 @@ interface Walked {
 
 /**
  * Resolves `input` component by component like the kernel does, following each symlink it meets,
- * and continues textually past the first missing component, so a dangling link's target counts.
+ * and continues textually past a missing component, so a dangling link's target counts. A `..` that
+ * climbs back out of the missing part resumes the physical walk: `nope/../link` is `link` followed.
  * Uses synchronous calls: a few lstat calls cost less than as many hand-offs to the thread pool.
  */
 export async function resolvePhysical(base: string, input: string): Promise<Walked> {
   const queue = input.split("/");
   let current = isAbsolute(input) ? "/" : base;
+  // Components below `current` that do not exist: none of them can be a symlink.
+  const missing: string[] = [];
   let links = 0;
   while (queue.length > 0) {
     const name = queue.shift() ?? "";
     if (name === "" || name === ".") continue;
+    if (missing.length > 0) {
+      if (name === "..") missing.pop();
+      else missing.push(name);
+      continue;
+    }
     if (name === "..") {
       current = join(current, "..");
       continue;
@@ -50,11 +58,15 @@ export async function resolvePhysical(base: string, input: string): Promise<Walk
     try {
       // A missing component is common (a file about to be created): answered without an exception.
       const info = lstatSync(next, { throwIfNoEntry: false });
-      if (!info) return { path: lexicalRest(next, queue), exists: false };
+      if (!info) {
+        missing.push(name);
+        continue;
+      }
       isLink = info.isSymbolicLink();
     } catch (error) {
       if (!isMissing(error)) throw error;
-      return { path: lexicalRest(next, queue), exists: false };
+      missing.push(name);
+      continue;
     }
     if (!isLink) {
       current = next;
@@ -68,17 +80,7 @@ export async function resolvePhysical(base: string, input: string): Promise<Walk
     if (isAbsolute(target)) current = "/";
     queue.unshift(...target.split("/"));
   }
-  return { path: current, exists: true };
-}
-
-// Past the first missing component nothing can be a symlink yet, so `..` is resolved by text.
-function lexicalRest(start: string, queue: string[]): string {
-  let current = start;
-  for (const name of queue) {
-    if (name === "" || name === ".") continue;
-    current = name === ".." ? join(current, "..") : join(current, name);
-  }
-  return current;
+  return { path: join(current, ...missing), exists: missing.length === 0 };
 }
 
 function isMissing(error: unknown): boolean {
@@ -106,6 +108,12 @@ export function workspaceGuard({ root, allowedPaths = [] }: WorkspaceOptions): W
     root,
     display,
     async resolve(input) {
+      if (input.includes("\0")) {
+        throw new ToolFailure(
+          "invalid_arguments",
+          `The path ${JSON.stringify(input)} contains a NUL byte, which no file name can hold. Re-emit the call with the path without it.`,
+        );
+      }
       const walked = await resolvePhysical(root, input);
       if (isWithin(root, walked.path)) {
         return {

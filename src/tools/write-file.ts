@@ -12,7 +12,7 @@ import {
 } from "./file-content.ts";
 import { commitChange, type NewContent } from "./file-writer.ts";
 import { findPlaceholders, placeholderMessage } from "./placeholders.ts";
-import { defineTool, failure, type Tool, type ToolContext } from "./tool.ts";
+import { defineTool, failure, NON_BLANK, type Tool, type ToolContext } from "./tool.ts";
 import type { ResolvedPath } from "./workspace.ts";
 import { checkReplace } from "./write-guard.ts";
 import type { PartsStore } from "./write-parts.ts";
@@ -21,6 +21,7 @@ const parameters = v.strictObject({
   path: v.pipe(
     v.string(),
     v.minLength(1),
+    v.regex(NON_BLANK),
     v.description("File to create or replace, relative to the workspace root or absolute."),
   ),
   content: v.pipe(
@@ -171,7 +172,7 @@ async function writePart(
       ctx,
       target,
       text,
-      { type: "staged", path: state.path, bytes: whole },
+      { type: "staged", path: state.path, bytes: whole, check: () => store.check(target.abs) },
       ` from ${args.parts} parts`,
     );
   } finally {

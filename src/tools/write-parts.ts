@@ -1,5 +1,7 @@
-import { lstat, open, readFile, unlink } from "node:fs/promises";
+import { constants } from "node:fs";
+import { type FileHandle, lstat, open, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { tempPathFor } from "./atomic-write.ts";
 import { formatBytes } from "./file-content.ts";
 import { ToolFailure } from "./tool.ts";
 
@@ -11,6 +13,9 @@ export interface Staging {
   received: number;
   bytes: number;
   path: string;
+  /** Identity of the staging file nex created, so a file put in its place is never used. */
+  dev: number;
+  ino: number;
 }
 
 /** The staged writes of one host, keyed by target path. */
@@ -27,6 +32,8 @@ export interface PartsStore {
   append(target: string, part: number, parts: number, bytes: Uint8Array): Promise<Staging>;
   /** The staged bytes, complete once the last part is in. */
   read(target: string): Promise<Buffer>;
+  /** Throws unless the staging file is still the regular file nex created (checked before the commit). */
+  check(target: string): Promise<void>;
   discard(target: string): Promise<void>;
 }
 
@@ -40,14 +47,40 @@ async function deepestExisting(dir: string): Promise<string> {
   return current;
 }
 
-async function writeSynced(path: string, flags: "w" | "a", bytes: Uint8Array): Promise<void> {
-  const handle = await open(path, flags, 0o666);
+async function writeSynced(handle: FileHandle, bytes: Uint8Array): Promise<void> {
   try {
     await handle.write(bytes);
     await handle.sync();
   } finally {
     await handle.close();
   }
+}
+
+function replaced(state: Staging): ToolFailure {
+  return new ToolFailure(
+    "failed",
+    `The staging file of ${state.display} (${state.path}) was replaced or removed by something else; nothing was written to ${state.display}. Restart from part 1.`,
+  );
+}
+
+// The path must still name the very file nex created: a symlink or another file planted there is refused.
+async function checkIdentity(state: Staging): Promise<void> {
+  const info = await lstat(state.path).catch(() => null);
+  if (!info?.isFile() || info.dev !== state.dev || info.ino !== state.ino) throw replaced(state);
+}
+
+// Opens without following a symlink, then checks the opened file is the staged one.
+async function openStaged(state: Staging, flags: number): Promise<FileHandle> {
+  await checkIdentity(state);
+  const handle = await open(state.path, flags | constants.O_NOFOLLOW).catch(() => {
+    throw replaced(state);
+  });
+  const info = await handle.stat();
+  if (!info.isFile() || info.dev !== state.dev || info.ino !== state.ino) {
+    await handle.close();
+    throw replaced(state);
+  }
+  return handle;
 }
 
 /** Creates the store for one host. */
@@ -60,9 +93,24 @@ export function createPartsStore(): PartsStore {
       if (previous) await store.discard(target);
       // Staged in the nearest existing directory, so committing creates no directory early and the rename stays on one filesystem.
       const dir = await deepestExisting(dirname(target));
-      const path = join(dir, `.${basename(target)}.nex-parts`);
-      await writeSynced(path, "w", bytes);
-      staged.set(target, { target, display, parts, received: 1, bytes: bytes.length, path });
+      // A fresh random name created exclusively: nothing planted beforehand can be written through.
+      const path = tempPathFor(join(dir, basename(target)), "parts");
+      const handle = await open(path, "wx", 0o666);
+      const { dev, ino } = await handle.stat().catch(async (error) => {
+        await handle.close();
+        throw error;
+      });
+      await writeSynced(handle, bytes);
+      staged.set(target, {
+        target,
+        display,
+        parts,
+        received: 1,
+        bytes: bytes.length,
+        path,
+        dev,
+        ino,
+      });
       return { discarded: previous?.received ?? 0 };
     },
     async append(target, part, parts, bytes) {
@@ -93,7 +141,13 @@ export function createPartsStore(): PartsStore {
           `Expected part ${state.received + 1} of ${state.parts} for ${state.display}, got part ${part}; it was not staged and ${nothing}. Send part ${state.received + 1} next.`,
         );
       }
-      await writeSynced(state.path, "a", bytes);
+      const handle = await openStaged(state, constants.O_WRONLY | constants.O_APPEND).catch(
+        (error: unknown) => {
+          staged.delete(target);
+          throw error;
+        },
+      );
+      await writeSynced(handle, bytes);
       state.received = part;
       state.bytes += bytes.length;
       return state;
@@ -101,7 +155,8 @@ export function createPartsStore(): PartsStore {
     read: async (target) => {
       const state = staged.get(target);
       if (!state) throw new ToolFailure("invalid_arguments", `No parts are staged for ${target}.`);
-      const bytes = await readFile(state.path);
+      const handle = await openStaged(state, constants.O_RDONLY);
+      const bytes = await handle.readFile().finally(() => handle.close());
       if (bytes.length !== state.bytes) {
         throw new ToolFailure(
           "failed",
@@ -110,10 +165,19 @@ export function createPartsStore(): PartsStore {
       }
       return bytes;
     },
+    async check(target) {
+      const state = staged.get(target);
+      if (!state) throw new ToolFailure("failed", `No parts are staged for ${target}.`);
+      await checkIdentity(state);
+    },
     async discard(target) {
       const state = staged.get(target);
       staged.delete(target);
-      if (state) await unlink(state.path).catch(() => {});
+      // Only the file nex created is removed, never one put in its place.
+      if (state)
+        await checkIdentity(state)
+          .then(() => unlink(state.path))
+          .catch(() => {});
     },
   };
   return store;

@@ -133,3 +133,15 @@ test("a per-call timeout_seconds cannot exceed the host's maximum", async () => 
   assert.equal(out.code, "timeout");
   assert.match(out.content, /Timed out after 0\.2 s/);
 });
+
+test("a background process that ignores SIGTERM is killed after the command finishes", async () => {
+  const box = sandbox();
+  const out = await run(host(box, { killGraceMs: 200 }), "bash", {
+    // The command ends only once the background process ignores SIGTERM.
+    command:
+      "(trap '' TERM; echo $BASHPID > bg.pid; exec sleep 30) >/dev/null 2>&1 & while [ ! -s bg.pid ]; do sleep 0.01; done",
+  });
+  assert.equal(out.isError, false, out.content);
+  const pid = Number(readFileSync(box.path("bg.pid"), "utf8"));
+  assert.equal(await gone(pid), true);
+});

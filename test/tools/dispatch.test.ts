@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import * as v from "valibot";
@@ -77,6 +77,32 @@ test("bash with an empty or missing command is refused before anything runs", as
   assert.match(missing.content, /Missing required argument `command`/);
   const nulled = await run(tools, "bash", { command: null });
   assert.match(nulled.content, /`command` is null/);
+});
+
+test("a path or command of only spaces is refused naming the key, and nothing is created or run", async () => {
+  const box = sandbox();
+  const tools = host(box, { mode: "approve_all" });
+  const write = await run(tools, "write_file", { path: "   ", content: "a" });
+  assert.equal(write.code, "invalid_arguments");
+  assert.match(write.content, /`path` must not be blank/);
+  assert.deepEqual(readdirSync(box.workspace), []);
+  const bash = await run(tools, "bash", { command: "  \t " });
+  assert.equal(bash.code, "invalid_arguments");
+  assert.match(bash.content, /`command` must not be blank/);
+  for (const name of ["read_file", "edit_file"]) {
+    const out = await run(tools, name, { path: " ", old_string: "a", new_string: "b" });
+    assert.equal(out.code, "invalid_arguments", `${name}: ${out.content}`);
+    assert.match(out.content, /`path` must not be blank/);
+  }
+});
+
+test("a path with a NUL byte is an invalid argument, not an internal fault", async () => {
+  const box = sandbox();
+  const tools = host(box, { mode: "approve_all" });
+  const out = await run(tools, "write_file", { path: "x\u0000y", content: "a" });
+  assert.equal(out.code, "invalid_arguments", out.content);
+  assert.match(out.content, /NUL byte/);
+  assert.deepEqual(readdirSync(box.workspace), []);
 });
 
 test("edit_file with an empty old_string or a null new_string is refused and the file is unchanged", async () => {

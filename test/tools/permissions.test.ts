@@ -235,3 +235,54 @@ test("the shell parser finds every simple command with its unquoted words", asyn
     "loading the parser leaves the process's stack trace limit alone",
   );
 });
+
+test("arithmetic, [[ ]], declarations, computed subscripts, assignments and file redirections are never auto-allowed", async () => {
+  const tools = host(sandbox(), {
+    mode: "ask",
+    rules: { allow: ["git status", "git diff", "echo", "ls"] },
+  });
+  for (const command of [
+    "git status > ~/.bashrc",
+    "git status >> notes.txt",
+    "{ git status; } > out.txt",
+    "GIT_EXTERNAL_DIFF=/tmp/evil.sh git diff",
+    "PATH=/tmp/evil:$PATH; git status",
+    "git status; let 'a[$(touch pwn)]=1'",
+    "git status; (( a[$(touch pwn)] ))",
+    "git status; [[ -v 'a[$(touch pwn)]' ]]",
+    "git status; declare -a 'x=([0]=$(touch pwn))'",
+    "echo hi; export X=1",
+    `echo "\${a[$i]}"`,
+  ]) {
+    assert.equal((await check(tools, bash(command))).type, "ask", command);
+  }
+  for (const command of [
+    "git status 2>&1",
+    "git status >/dev/null 2>&1",
+    "git diff < /dev/null",
+    `echo "\${a[1]}"`,
+  ]) {
+    assert.deepEqual(await check(tools, bash(command)), { type: "allow" }, command);
+  }
+});
+
+test("deny rules see through backslashes and match flags in any order, joined or split", async () => {
+  const tools = host(sandbox(), {
+    mode: "approve_all",
+    rules: { deny: ["rm -rf", "git push --force"] },
+  });
+  for (const command of [
+    "\\rm -rf x",
+    "r\\m -rf x",
+    "rm -r -f x",
+    "rm -fr x",
+    "rm -f x -r",
+    "/bin/rm -Rrf x",
+    "git push origin main --force",
+  ]) {
+    assert.equal((await check(tools, bash(command))).type, "deny", command);
+  }
+  for (const command of ["rm -f x", "rm x", "rm -- -rf", "git push --force-with-lease"]) {
+    assert.deepEqual(await check(tools, bash(command)), { type: "allow" }, command);
+  }
+});

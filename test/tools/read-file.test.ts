@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { closeSync, constants, openSync, truncateSync, writeFileSync } from "node:fs";
 import { test } from "node:test";
 import { host, run, sandbox } from "./helpers.ts";
 
@@ -83,4 +84,48 @@ test("a ledger restored on resume lets the session replace a file it read before
     resumed.ledger().map((r) => r.complete),
     [true],
   );
+});
+
+// Gives a reader stuck on the FIFO its end of file, so a regression fails the test instead of hanging the run.
+function release(fifo: string): void {
+  try {
+    closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+  } catch {
+    // nobody was waiting
+  }
+}
+
+test("a FIFO is refused by read_file, write_file and edit_file at once, without opening it", async () => {
+  const box = sandbox();
+  const fifo = box.path("pipe");
+  execFileSync("mkfifo", [fifo]);
+  const tools = host(box, { mode: "approve_all" });
+  const calls: Array<[string, Record<string, unknown>]> = [
+    ["read_file", { path: "pipe" }],
+    ["write_file", { path: "pipe", content: "x" }],
+    ["edit_file", { path: "pipe", old_string: "a", new_string: "b" }],
+  ];
+  for (const [name, args] of calls) {
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<"hung">((resolve) => {
+      timer = setTimeout(() => resolve("hung"), 2000);
+    });
+    const out = await Promise.race([run(tools, name, args), hung]);
+    clearTimeout(timer);
+    if (out === "hung") release(fifo);
+    assert.notEqual(out, "hung", `${name} waited on the FIFO`);
+    if (out === "hung") continue;
+    assert.equal(out.code, "failed", out.content);
+    assert.match(out.content, /pipe is not a regular file/);
+  }
+});
+
+test("a file over the read limit is refused from its size, before anything is read", async () => {
+  const box = sandbox();
+  // Sparse: costs no disk, and too big for Node to read into one buffer.
+  writeFileSync(box.path("huge.log"), "");
+  truncateSync(box.path("huge.log"), 3 * 2 ** 30);
+  const out = await run(host(box), "read_file", { path: "huge.log" });
+  assert.equal(out.code, "too_large", out.content);
+  assert.match(out.content, /huge\.log is 3,221,225,472 bytes, over the .* read_file limit/);
 });

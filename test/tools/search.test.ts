@@ -106,6 +106,49 @@ for (const backend of ["ripgrep", "javascript"] as const) {
       assert.match(none.content, /^No files match \*\.py/);
     });
 
+    test("an interrupted grep or glob ends as aborted and leaves no unhandled rejection behind", async () => {
+      const unhandled: unknown[] = [];
+      const note = (reason: unknown): void => {
+        unhandled.push(reason);
+      };
+      process.on("unhandledRejection", note);
+      try {
+        const box = project();
+        const search = createFileSearch(
+          box.workspace,
+          { PATH: process.env.PATH },
+          options.useRipgrep,
+        );
+        const stopped = AbortSignal.abort();
+        await assert.rejects(search.listFiles(box.workspace, stopped), { name: "AbortError" });
+        await assert.rejects(
+          search.grep({
+            pattern: "needle",
+            dir: box.workspace,
+            ignoreCase: false,
+            keep: 10,
+            signal: stopped,
+          }),
+          { name: "AbortError" },
+        );
+        const tools = host(box, options);
+        for (const [name, args] of [
+          ["grep", { pattern: "needle" }],
+          ["glob", { pattern: "*" }],
+        ] as const) {
+          const esc = new AbortController();
+          const pending = run(tools, name, args, { signal: esc.signal });
+          setImmediate(() => esc.abort());
+          const out = await pending;
+          if (out.isError) assert.equal(out.code, "aborted", out.content);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        assert.deepEqual(unhandled, []);
+      } finally {
+        process.off("unhandledRejection", note);
+      }
+    });
+
     test("glob caps its result and says how many files matched", async () => {
       const box = sandbox();
       const tree: Record<string, string> = {};

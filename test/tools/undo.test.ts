@@ -344,3 +344,47 @@ test("undo of a turn that edited a file and then ran a command restores the file
   assert.equal(readFileSync(box.path("mixed.txt"), "utf8"), "before\n", report.text);
   assert.equal(existsSync(box.path("made.txt")), false, report.text);
 });
+
+test("undo of a turn that ran a command and then edited the same file restores the file as it was before the command", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("a.txt"), "orig\n");
+  writeFileSync(box.path("b.txt"), "b orig\n");
+  const tools = host(box);
+  await run(tools, "bash", { command: "echo bashed > a.txt; echo bashed > b.txt" }, { turn: 1 });
+  await readAndWrite(tools, "a.txt", "written\n", 1);
+  // Written back to what the command left: the snapshots see no change of b.txt by the edit.
+  await readAndWrite(tools, "b.txt", "bashed\n", 1);
+  const report = await tools.undo(1);
+  assert.equal(readFileSync(box.path("a.txt"), "utf8"), "orig\n", report.text);
+  assert.equal(readFileSync(box.path("b.txt"), "utf8"), "b orig\n", report.text);
+});
+
+test("a file the snapshot left out (ignored or too large) that existed before the turn is never deleted by undo", async () => {
+  const box = sandbox();
+  writeFileSync(box.path(".gitignore"), "secret.env\nbuild/\n");
+  writeFileSync(box.path("secret.env"), "API_KEY=precious\n");
+  mkdirSync(box.path("build"));
+  writeFileSync(box.path("build/out.o"), "object\n");
+  writeFileSync(box.path("big.log"), "L".repeat(2000));
+  const tools = host(box, { snapshotLimits: { maxFileBytes: 1000 } });
+  await run(
+    tools,
+    "bash",
+    {
+      command:
+        "printf 'other/\\n' > .gitignore && printf 'short\\n' > big.log && echo new > made.txt",
+    },
+    { turn: 1 },
+  );
+  const report = await tools.undo(1);
+  assert.equal(readFileSync(box.path("secret.env"), "utf8"), "API_KEY=precious\n", report.text);
+  assert.equal(readFileSync(box.path("build/out.o"), "utf8"), "object\n", report.text);
+  assert.equal(readFileSync(box.path("big.log"), "utf8"), "short\n", report.text);
+  assert.equal(readFileSync(box.path(".gitignore"), "utf8"), "secret.env\nbuild/\n");
+  assert.equal(existsSync(box.path("made.txt")), false, report.text);
+  assert.match(
+    report.text,
+    /Could not restore: .*big\.log \(it existed before turn 1 but the snapshot left it out/,
+  );
+  assert.match(report.text, /secret\.env \(it existed before turn 1/);
+});

@@ -105,3 +105,20 @@ test("a workspace that does not exist is reported, not guessed at", async () => 
   assert.equal(out.code, "failed");
   assert.match(out.content, /does not exist/);
 });
+
+test("a `..` after a missing directory cannot reach outside through a symlink", async () => {
+  const box = sandbox();
+  const outside = join(box.root, "outside");
+  mkdirSync(outside);
+  writeFileSync(join(outside, "secret"), "outside\n");
+  symlinkSync(outside, box.path("evil"));
+  const tools = host(box, { mode: "approve_all" });
+  const write = await run(tools, "write_file", { path: "nope/../evil/new.txt", content: "x" });
+  assert.equal(write.code, "outside_workspace", write.content);
+  assert.equal(existsSync(join(outside, "new.txt")), false);
+  const read = await run(tools, "read_file", { path: "nope/deeper/../../evil/secret" });
+  assert.equal(read.code, "outside_workspace", read.content);
+  const inside = await run(tools, "write_file", { path: "nope/../fine.txt", content: "ok\n" });
+  assert.equal(inside.isError, false, inside.content);
+  assert.equal(readFileSync(box.path("fine.txt"), "utf8"), "ok\n");
+});

@@ -1,5 +1,15 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import { host, run, sandbox } from "./helpers.ts";
 
@@ -200,4 +210,47 @@ test("a placeholder in a part is refused and that part is not staged", async () 
   });
   assert.equal(fixed.isError, false, fixed.content);
   assert.equal(readFileSync(box.path("a.ts"), "utf8"), "const a = 1;\nconst b = 2;\n");
+});
+
+test("a symlink planted where parts used to be staged is never written through", async () => {
+  const box = sandbox();
+  const victim = join(box.root, "victim");
+  writeFileSync(victim, "IMPORTANT USER DATA\n");
+  symlinkSync(victim, box.path(".foo.txt.nex-parts"));
+  const tools = host(box);
+  for (const [part, content] of [
+    [1, "part one\n"],
+    [2, "part two\n"],
+  ] as const) {
+    const out = await run(tools, "write_file", { path: "foo.txt", content, part, parts: 2 });
+    assert.equal(out.isError, false, out.content);
+  }
+  assert.equal(readFileSync(victim, "utf8"), "IMPORTANT USER DATA\n");
+  assert.equal(lstatSync(box.path("foo.txt")).isFile(), true);
+  assert.equal(readFileSync(box.path("foo.txt"), "utf8"), "part one\npart two\n");
+});
+
+test("a staging file replaced by a symlink between parts is refused and the outside file is untouched", async () => {
+  const box = sandbox();
+  const outside = join(box.root, "outside");
+  mkdirSync(outside);
+  const victim = join(outside, "victim");
+  writeFileSync(victim, "IMPORTANT USER DATA\n");
+  const tools = host(box);
+  await run(tools, "write_file", { path: "foo.txt", content: "part one\n", part: 1, parts: 2 });
+  const staging = readdirSync(box.workspace).filter((name) => name !== "foo.txt");
+  assert.equal(staging.length, 1, "one staging file");
+  const stagingPath = box.path(staging[0] ?? "");
+  rmSync(stagingPath);
+  symlinkSync(victim, stagingPath);
+  const out = await run(tools, "write_file", {
+    path: "foo.txt",
+    content: "part two\n",
+    part: 2,
+    parts: 2,
+  });
+  assert.equal(out.code, "failed", out.content);
+  assert.match(out.content, /replaced or removed.*Restart from part 1/);
+  assert.equal(readFileSync(victim, "utf8"), "IMPORTANT USER DATA\n");
+  assert.equal(existsSync(box.path("foo.txt")), false);
 });
