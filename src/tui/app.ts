@@ -9,7 +9,13 @@ import { PermissionView } from "./components/permission-view.ts";
 import { PromptView } from "./components/prompt-view.ts";
 import { StatusBar } from "./components/status-bar.ts";
 import { tailToFit, wrappedRows } from "./fit.ts";
-import { handleKey, type InputAction, type InputState, initialInput } from "./keymap.ts";
+import {
+  answerGuardMs,
+  handleKey,
+  type InputAction,
+  type InputState,
+  initialInput,
+} from "./keymap.ts";
 import type { UiStore } from "./store.ts";
 import { type Entry, initialTranscript } from "./transcript.ts";
 import { addEntry, answered, type PendingPermission } from "./ui-state.ts";
@@ -22,6 +28,8 @@ export interface AppProps {
   store: UiStore;
   /** Erases the terminal (for /clear). */
   clearScreen(): void;
+  /** Quiet ms before a permission prompt takes an answer key; answerGuardMs unless a test stretches it. */
+  answerGuardMs?: number;
 }
 
 /** Committed entries, each written once above the live region: re-renders do not grow with the chat. */
@@ -175,12 +183,26 @@ export function App(props: AppProps): React.ReactElement {
     }
   };
 
+  // When the permission prompt on screen appeared, so keys typed just before it cannot answer it.
+  const pendingId = ui.permissions[0]?.callId ?? null;
+  const shownAt = useRef<{ callId: string; at: number } | null>(null);
+  useEffect(() => {
+    if (pendingId !== null) shownAt.current = { callId: pendingId, at: Date.now() };
+  }, [pendingId]);
+
   useInput((typed, key) => {
     const { status, permissions } = store.get();
+    const permission = permissions[0] ?? null;
+    const now = Date.now();
+    // A request not rendered yet counts as appearing now.
+    const seen = permission && shownAt.current?.callId === permission.callId;
     const ctx = {
       busy: busy.current,
       requesting: status.request !== null || status.retry !== null,
-      permission: permissions[0] ?? null,
+      permission,
+      now,
+      permissionShownAt: seen && shownAt.current ? shownAt.current.at : now,
+      guardMs: props.answerGuardMs ?? answerGuardMs,
     };
     const result = handleKey(input.current, ctx, typed, key);
     setInput(result.state);
@@ -194,7 +216,9 @@ export function App(props: AppProps): React.ReactElement {
   const editorRows = Math.max(1, Math.min(8, Math.floor(rows / 4)));
   const summaryRows = Math.max(1, Math.floor(rows / 4));
   const promptRows = pending
-    ? 4 + Math.min(wrappedRows(pending.summary, columns - 4), summaryRows) + (shown.reason ? 4 : 0)
+    ? 4 +
+      Math.min(wrappedRows(pending.summary, columns - 4), summaryRows) +
+      (shown.reason ? 4 : shown.hint ? 1 : 0)
     : 2 + Math.min(shown.editor.text.split("\n").length, editorRows);
   const tools = transcript.running.slice(-maxLiveTools);
   const hiddenTools = transcript.running.length - tools.length;
@@ -232,6 +256,7 @@ export function App(props: AppProps): React.ReactElement {
           reason: shown.reason,
           columns,
           maxSummaryRows: summaryRows,
+          note: shown.hint,
         })
       : h(PromptView, {
           editor: shown.editor,

@@ -17,6 +17,8 @@ export interface PermissionViewProps {
   columns: number;
   /** Rows of the summary shown at most. */
   maxSummaryRows: number;
+  /** A note about the last key (typing sent to the draft), shown under the choices; one row. */
+  note: string | null;
 }
 
 /** Asks the user whether a tool call may run: once, for the session, or not (with a reason). */
@@ -40,7 +42,12 @@ export function PermissionView(props: PermissionViewProps): React.ReactElement {
           " no, and say why   ",
           h(Text, { dimColor: true }, "Esc interrupts the turn"),
         )
-      : h(
+      : null,
+    reason === null && props.note
+      ? h(Text, { color: "yellow", wrap: "truncate-end" }, props.note)
+      : null,
+    reason !== null
+      ? h(
           Box,
           { flexDirection: "column" },
           h(
@@ -55,6 +62,7 @@ export function PermissionView(props: PermissionViewProps): React.ReactElement {
             color: "red",
             maxRows: 1,
           }),
-        ),
+        )
+      : null,
   );
 }
