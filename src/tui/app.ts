@@ -5,7 +5,7 @@ import type { AgentSession } from "../runtime/agent-session.ts";
 import { runCommand } from "./command-runner.ts";
 import { modeLabel, nextMode, parseCommand } from "./commands.ts";
 import { EntryView, ToolBlock } from "./components/entry-view.ts";
-import { PermissionView } from "./components/permission-view.ts";
+import { PermissionView, shownSummary } from "./components/permission-view.ts";
 import { PromptView } from "./components/prompt-view.ts";
 import { StatusBar } from "./components/status-bar.ts";
 import { tailToFit, wrappedRows } from "./fit.ts";
@@ -16,6 +16,7 @@ import {
   type InputState,
   initialInput,
 } from "./keymap.ts";
+import { plainText } from "./plain-text.ts";
 import type { UiStore } from "./store.ts";
 import { type Entry, initialTranscript } from "./transcript.ts";
 import { addEntry, answered, type PendingPermission } from "./ui-state.ts";
@@ -168,6 +169,12 @@ export function App(props: AppProps): React.ReactElement {
     session.answerPermission(request.callId, reply);
   };
 
+  // The whole request goes to the chat above, where the scrollback holds every row of it.
+  const viewRequest = (request: PendingPermission) => {
+    const text = `${plainText(request.name)} asks to run, in full:\n${plainText(request.summary)}`;
+    store.update((state) => addEntry(state, { type: "info", text, tone: "plain" }));
+  };
+
   const perform = (action: InputAction) => {
     switch (action.type) {
       case "submit":
@@ -176,12 +183,17 @@ export function App(props: AppProps): React.ReactElement {
         return session.interrupt();
       case "answer":
         return answer(action.request, action.answer);
+      case "view_request":
+        return viewRequest(action.request);
       case "cycle_mode":
         return setMode(nextMode(modeRef.current));
       case "exit":
         return exit();
     }
   };
+
+  const { columns, rows } = useTerminalSize();
+  const summaryRows = Math.max(1, Math.floor(rows / 4));
 
   // When the permission prompt on screen appeared, so keys typed just before it cannot answer it.
   const pendingId = ui.permissions[0]?.callId ?? null;
@@ -203,6 +215,9 @@ export function App(props: AppProps): React.ReactElement {
       now,
       permissionShownAt: seen && shownAt.current ? shownAt.current.at : now,
       guardMs: props.answerGuardMs ?? answerGuardMs,
+      permissionWhole:
+        permission === null ||
+        shownSummary(permission.summary, columns, summaryRows).hiddenRows === 0,
     };
     const result = handleKey(input.current, ctx, typed, key);
     setInput(result.state);
@@ -211,13 +226,13 @@ export function App(props: AppProps): React.ReactElement {
 
   const { transcript, status, meter } = ui;
   const pending = ui.permissions[0];
-  const { columns, rows } = useTerminalSize();
   // Every live part has a row budget: the live region must stay shorter than the terminal (see fit.ts).
   const editorRows = Math.max(1, Math.min(8, Math.floor(rows / 4)));
-  const summaryRows = Math.max(1, Math.floor(rows / 4));
-  const promptRows = pending
+  const summary = pending ? shownSummary(pending.summary, columns, summaryRows) : null;
+  const promptRows = summary
     ? 4 +
-      Math.min(wrappedRows(pending.summary, columns - 4), summaryRows) +
+      wrappedRows(summary.text, columns - 4) +
+      (summary.hiddenRows > 0 ? 1 : 0) +
       (shown.reason ? 4 : shown.hint ? 1 : 0)
     : 2 + Math.min(shown.editor.text.split("\n").length, editorRows);
   const tools = transcript.running.slice(-maxLiveTools);
@@ -245,7 +260,7 @@ export function App(props: AppProps): React.ReactElement {
       h(
         Text,
         { key: `r${call.index}`, dimColor: true, wrap: "truncate-end" },
-        `  receiving ${call.name ?? "tool call"} arguments… ${formatKb(call.bytes)}`,
+        `  receiving ${plainText(call.name ?? "tool call")} arguments… ${formatKb(call.bytes)}`,
       ),
     ),
     h(Box, { marginTop: 1 }),

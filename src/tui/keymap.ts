@@ -51,6 +51,8 @@ export interface InputContext {
   permissionShownAt: number;
   /** Answer keys count only after this many quiet ms (see answerGuardMs). */
   guardMs: number;
+  /** The prompt shows the request's summary whole; approving for the session needs that. */
+  permissionWhole: boolean;
 }
 
 /** What a key asks the TUI to do beyond changing the prompt. */
@@ -58,6 +60,7 @@ export type InputAction =
   | { type: "submit"; text: string }
   | { type: "interrupt" }
   | { type: "answer"; request: PendingPermission; answer: PermissionAnswer }
+  | { type: "view_request"; request: PendingPermission }
   | { type: "cycle_mode" }
   | { type: "exit" };
 
@@ -133,7 +136,13 @@ function permissionKey(
       actions: [{ type: "answer", request, answer: a }],
     });
     if (choice === "y") return answer({ type: "allow_once" });
+    if (choice === "a" && !ctx.permissionWhole) {
+      const hint =
+        "a is unavailable: the request is too long to show whole. Press v to view it, then y or n.";
+      return { state: { ...state, hint }, actions: [] };
+    }
     if (choice === "a") return answer({ type: "allow_session" });
+    if (choice === "v") return { state, actions: [{ type: "view_request", request }] };
     if (choice === "n") {
       return { state: { ...state, hint: null, reason: edit.emptyEditor }, actions: [] };
     }

@@ -38,6 +38,7 @@ const idle: InputContext = {
   now: 0,
   permissionShownAt: 0,
   guardMs: 300,
+  permissionWhole: true,
 };
 
 function press(state: InputState, keys: [string, Partial<Key>?][], ctx = idle): KeyResult {
@@ -194,4 +195,15 @@ test("y, a and n count only as a lone key: a burst, a chunk with Enter or a past
   assert.deepEqual(pasted.actions, []);
   assert.equal(pasted.state.editor.text, "y", "the paste is kept in the draft, not thrown away");
   assert.equal(press(initialInput, [["n"], ["o"]], asked(9000)).state.reason?.text, "o");
+});
+
+test("a request too long to show whole cannot be approved for the session: a says why, v shows it, y still works", () => {
+  const cut = { ...asked(9000), permissionWhole: false };
+  const refused = press(initialInput, [["a"]], cut);
+  assert.deepEqual(refused.actions, []);
+  assert.match(refused.state.hint ?? "", /a is unavailable: the request is too long to show whole/);
+  assert.deepEqual(press(initialInput, [["v"]], cut).actions, [{ type: "view_request", request }]);
+  assert.deepEqual(press(initialInput, [["y"]], cut).actions, [
+    { type: "answer", request, answer: { type: "allow_once" } },
+  ]);
 });

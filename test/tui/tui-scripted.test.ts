@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { keys } from "../support/pty.ts";
+import { longCommandTail } from "./scenarios.ts";
 import {
   answerPrompt,
   saveScreen,
@@ -147,6 +148,40 @@ test("typing 'ya' as a permission prompt appears approves nothing and keeps the 
     answers.map((c) => c.detail),
     [{ callId: "c1", answer: { type: "deny" } }],
   );
+});
+
+test("a request too tall for the prompt shows its head and its concealed tail, and a cannot approve it for the session", async (t) => {
+  const tui = await startScripted("longCommand");
+  t.after(() => tui.pty.kill());
+  await typeAndSubmit(tui.pty, "run the steps");
+  const screen = await tui.pty.waitFor("Allow bash?");
+  t.diagnostic(`prompt:\n${screen}`);
+  assert.match(screen, /echo step 1 &&/, "the head shows");
+  assert.match(screen, /… \d+ lines hidden …/);
+  assert.ok(screen.includes(longCommandTail), "the last line shows");
+  assert.equal(
+    tui.pty.output().includes("\x1b[8m"),
+    false,
+    "nothing reaches the terminal concealed",
+  );
+  assert.match(screen, /a \(for this session\) is unavailable/);
+  await answerPrompt(tui.pty, "a");
+  await tui.pty.waitFor("Press v to view it");
+  assert.equal(
+    tui.calls().some((c) => c.call === "answerPermission"),
+    false,
+    "a answered nothing",
+  );
+  await answerPrompt(tui.pty, "v");
+  await tui.pty.waitUntil(
+    () => tui.pty.history().includes("bash asks to run, in full:"),
+    "the whole request in the chat",
+  );
+  await answerPrompt(tui.pty, "n");
+  await tui.pty.waitFor("Why not?");
+  tui.pty.write(keys.enter);
+  await tui.pty.waitFor("denied — nothing was run or written");
+  assert.match(tui.pty.history(), /echo step 20 &&/, "v put every row in the chat");
 });
 
 test("Alt+Enter and a trailing backslash add lines; Up recalls the previous prompt", async (t) => {
