@@ -5,11 +5,18 @@ import type { AgentSession } from "../runtime/agent-session.ts";
 import { runCommand } from "./command-runner.ts";
 import { modeLabel, nextMode, parseCommand } from "./commands.ts";
 import { EntryView, ToolBlock } from "./components/entry-view.ts";
-import { PermissionView } from "./components/permission-view.ts";
+import { PermissionView, shownSummary } from "./components/permission-view.ts";
 import { PromptView } from "./components/prompt-view.ts";
 import { StatusBar } from "./components/status-bar.ts";
 import { tailToFit, wrappedRows } from "./fit.ts";
-import { handleKey, type InputAction, type InputState, initialInput } from "./keymap.ts";
+import {
+  answerGuardMs,
+  handleKey,
+  type InputAction,
+  type InputState,
+  initialInput,
+} from "./keymap.ts";
+import { plainText } from "./plain-text.ts";
 import type { UiStore } from "./store.ts";
 import { type Entry, initialTranscript } from "./transcript.ts";
 import { addEntry, answered, type PendingPermission } from "./ui-state.ts";
@@ -22,6 +29,8 @@ export interface AppProps {
   store: UiStore;
   /** Erases the terminal (for /clear). */
   clearScreen(): void;
+  /** Quiet ms before a permission prompt takes an answer key; answerGuardMs unless a test stretches it. */
+  answerGuardMs?: number;
 }
 
 /** Committed entries, each written once above the live region: re-renders do not grow with the chat. */
@@ -160,6 +169,12 @@ export function App(props: AppProps): React.ReactElement {
     session.answerPermission(request.callId, reply);
   };
 
+  // The whole request goes to the chat above, where the scrollback holds every row of it.
+  const viewRequest = (request: PendingPermission) => {
+    const text = `${plainText(request.name)} asks to run, in full:\n${plainText(request.summary)}`;
+    store.update((state) => addEntry(state, { type: "info", text, tone: "plain" }));
+  };
+
   const perform = (action: InputAction) => {
     switch (action.type) {
       case "submit":
@@ -168,6 +183,8 @@ export function App(props: AppProps): React.ReactElement {
         return session.interrupt();
       case "answer":
         return answer(action.request, action.answer);
+      case "view_request":
+        return viewRequest(action.request);
       case "cycle_mode":
         return setMode(nextMode(modeRef.current));
       case "exit":
@@ -175,12 +192,32 @@ export function App(props: AppProps): React.ReactElement {
     }
   };
 
+  const { columns, rows } = useTerminalSize();
+  const summaryRows = Math.max(1, Math.floor(rows / 4));
+
+  // When the permission prompt on screen appeared, so keys typed just before it cannot answer it.
+  const pendingId = ui.permissions[0]?.callId ?? null;
+  const shownAt = useRef<{ callId: string; at: number } | null>(null);
+  useEffect(() => {
+    if (pendingId !== null) shownAt.current = { callId: pendingId, at: Date.now() };
+  }, [pendingId]);
+
   useInput((typed, key) => {
     const { status, permissions } = store.get();
+    const permission = permissions[0] ?? null;
+    const now = Date.now();
+    // A request not rendered yet counts as appearing now.
+    const seen = permission && shownAt.current?.callId === permission.callId;
     const ctx = {
       busy: busy.current,
       requesting: status.request !== null || status.retry !== null,
-      permission: permissions[0] ?? null,
+      permission,
+      now,
+      permissionShownAt: seen && shownAt.current ? shownAt.current.at : now,
+      guardMs: props.answerGuardMs ?? answerGuardMs,
+      permissionWhole:
+        permission === null ||
+        shownSummary(permission.summary, columns, summaryRows).hiddenRows === 0,
     };
     const result = handleKey(input.current, ctx, typed, key);
     setInput(result.state);
@@ -189,12 +226,14 @@ export function App(props: AppProps): React.ReactElement {
 
   const { transcript, status, meter } = ui;
   const pending = ui.permissions[0];
-  const { columns, rows } = useTerminalSize();
   // Every live part has a row budget: the live region must stay shorter than the terminal (see fit.ts).
   const editorRows = Math.max(1, Math.min(8, Math.floor(rows / 4)));
-  const summaryRows = Math.max(1, Math.floor(rows / 4));
-  const promptRows = pending
-    ? 4 + Math.min(wrappedRows(pending.summary, columns - 4), summaryRows) + (shown.reason ? 4 : 0)
+  const summary = pending ? shownSummary(pending.summary, columns, summaryRows) : null;
+  const promptRows = summary
+    ? 4 +
+      wrappedRows(summary.text, columns - 4) +
+      (summary.hiddenRows > 0 ? 1 : 0) +
+      (shown.reason ? 4 : shown.hint ? 1 : 0)
     : 2 + Math.min(shown.editor.text.split("\n").length, editorRows);
   const tools = transcript.running.slice(-maxLiveTools);
   const hiddenTools = transcript.running.length - tools.length;
@@ -221,7 +260,7 @@ export function App(props: AppProps): React.ReactElement {
       h(
         Text,
         { key: `r${call.index}`, dimColor: true, wrap: "truncate-end" },
-        `  receiving ${call.name ?? "tool call"} arguments… ${formatKb(call.bytes)}`,
+        `  receiving ${plainText(call.name ?? "tool call")} arguments… ${formatKb(call.bytes)}`,
       ),
     ),
     h(Box, { marginTop: 1 }),
@@ -232,6 +271,7 @@ export function App(props: AppProps): React.ReactElement {
           reason: shown.reason,
           columns,
           maxSummaryRows: summaryRows,
+          note: shown.hint,
         })
       : h(PromptView, {
           editor: shown.editor,

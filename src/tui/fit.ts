@@ -59,23 +59,50 @@ export function tailToFit(text: string, columns: number, maxRows: number): strin
   return ["…", ...kept].join("\n");
 }
 
-/** The start of `text` that fits in `maxRows` rows at `columns`, ending in a "…" row when anything was cut. */
-export function headToFit(text: string, columns: number, maxRows: number): string {
-  const budget = Math.max(1, maxRows);
-  if (wrappedRows(text, columns) <= budget) return text;
-  const kept: string[] = [];
-  let rows = 1;
-  for (const line of text.split("\n")) {
-    const need = wrappedRows(line, columns);
-    if (rows + need > budget) {
-      const room = budget - rows;
-      if (room > 0) kept.push([...line].slice(0, room * Math.max(1, columns)).join(""));
-      break;
+/** A text cut to a row budget, and how many of its rows were left out (0 when shown whole). */
+export interface Fitted {
+  text: string;
+  hiddenRows: number;
+}
+
+// One line cut into rows of at most `columns` columns, at any character: what a terminal does with it.
+function hardWrap(line: string, columns: number): string[] {
+  const cols = Math.max(1, columns);
+  const rows: string[] = [];
+  let row = "";
+  let used = 0;
+  for (const char of line) {
+    const w = wide.test(char) ? 2 : 1;
+    if (used + w > cols && row !== "") {
+      rows.push(row);
+      row = "";
+      used = 0;
     }
-    kept.push(line);
-    rows += need;
+    row += char;
+    used += w;
   }
-  return [...kept, "…"].join("\n");
+  rows.push(row);
+  return rows;
+}
+
+/**
+ * `text` whole when it fits in `maxRows` rows at `columns`; otherwise its first and last rows around a
+ * "… N lines hidden …" row, so both ends show (the end of a command is where `; curl x | sh` hides).
+ * At least three rows are used.
+ */
+export function headAndTailToFit(text: string, columns: number, maxRows: number): Fitted {
+  const budget = Math.max(3, maxRows);
+  if (wrappedRows(text, columns) <= budget) return { text, hiddenRows: 0 };
+  const rows = text.split("\n").flatMap((line) => hardWrap(line, columns));
+  if (rows.length <= budget) return { text, hiddenRows: 0 };
+  const head = Math.floor((budget - 1) / 2);
+  const tail = budget - 1 - head;
+  const hiddenRows = rows.length - head - tail;
+  const marker = `… ${hiddenRows} line${hiddenRows === 1 ? "" : "s"} hidden …`;
+  return {
+    text: [...rows.slice(0, head), marker, ...rows.slice(rows.length - tail)].join("\n"),
+    hiddenRows,
+  };
 }
 
 /** The range of lines to show of `count`, at most `maxRows` of them, keeping line `focus` in view. */

@@ -12,6 +12,8 @@ export interface TuiOptions {
   stdout?: NodeJS.WriteStream;
   /** The sentence saying how a resumed journal was made to fit (truncation or compaction). */
   resumeLine?: string;
+  /** Quiet ms before a permission prompt takes an answer key (default answerGuardMs, 300). */
+  answerGuardMs?: number;
 }
 
 function welcome(state: UiState, session: AgentSession, resumeLine: string | undefined): UiState {
@@ -72,6 +74,7 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     React.createElement(App, {
       session,
       store,
+      answerGuardMs: options.answerGuardMs,
       clearScreen: () => {
         instance.clear();
         stdout.write("\x1b[2J\x1b[3J\x1b[H");

@@ -15,6 +15,8 @@ export interface InputState {
   /** Inside a bracketed paste: everything is text, Enter included. */
   pasting: boolean;
   hint: string | null;
+  /** When a key last reached a permission prompt without answering it (ms, the context's clock). */
+  strayAt: number;
 }
 
 export const initialInput: InputState = {
@@ -24,7 +26,17 @@ export const initialInput: InputState = {
   exitArmed: false,
   pasting: false,
   hint: null,
+  strayAt: Number.NEGATIVE_INFINITY,
 };
+
+/**
+ * How long a permission prompt ignores answer keys after it appears, and after any key that did not
+ * answer it: someone typing their next prompt when the question pops up must not approve it by accident.
+ */
+export const answerGuardMs = 300;
+
+const draftHint =
+  "Your typing went to the prompt draft, not to the question. Answer with a single key: y, a or n.";
 
 /** What the rest of the TUI is doing, read fresh at each key. */
 export interface InputContext {
@@ -33,6 +45,14 @@ export interface InputContext {
   /** A request is in flight or waiting to retry. */
   requesting: boolean;
   permission: PendingPermission | null;
+  /** The clock at this key, in ms. */
+  now: number;
+  /** When the permission prompt now shown appeared, on the same clock. */
+  permissionShownAt: number;
+  /** Answer keys count only after this many quiet ms (see answerGuardMs). */
+  guardMs: number;
+  /** The prompt shows the request's summary whole; approving for the session needs that. */
+  permissionWhole: boolean;
 }
 
 /** What a key asks the TUI to do beyond changing the prompt. */
@@ -40,6 +60,7 @@ export type InputAction =
   | { type: "submit"; text: string }
   | { type: "interrupt" }
   | { type: "answer"; request: PendingPermission; answer: PermissionAnswer }
+  | { type: "view_request"; request: PendingPermission }
   | { type: "cycle_mode" }
   | { type: "exit" };
 
@@ -90,22 +111,42 @@ function editKey(state: edit.EditorState, input: string, key: Key): edit.EditorS
   return edit.insert(state, input);
 }
 
+// Keys that do not answer the question (typing that was meant for the prompt) go to the draft.
+function strayKey(state: InputState, ctx: InputContext, input: string, key: Key): KeyResult {
+  const editor = key.return ? null : editKey(state.editor, input, key);
+  const next = { ...state, strayAt: ctx.now };
+  if (editor === null || editor === state.editor) return { state: next, actions: [] };
+  return { state: { ...next, editor, hint: draftHint }, actions: [] };
+}
+
 function permissionKey(
   state: InputState,
+  ctx: InputContext,
   request: PendingPermission,
   input: string,
   key: Key,
+  lone: boolean,
 ): KeyResult {
   if (state.reason === null) {
-    const choice = input.toLowerCase();
+    // An answer is one key on its own, pressed after a quiet moment: never part of a burst or a paste.
+    const quiet = ctx.now - Math.max(ctx.permissionShownAt, state.strayAt) >= ctx.guardMs;
+    const choice = lone && quiet && input.length === 1 ? input.toLowerCase() : null;
     const answer = (a: PermissionAnswer): KeyResult => ({
-      state,
+      state: { ...state, hint: null },
       actions: [{ type: "answer", request, answer: a }],
     });
     if (choice === "y") return answer({ type: "allow_once" });
+    if (choice === "a" && !ctx.permissionWhole) {
+      const hint =
+        "a is unavailable: the request is too long to show whole. Press v to view it, then y or n.";
+      return { state: { ...state, hint }, actions: [] };
+    }
     if (choice === "a") return answer({ type: "allow_session" });
-    if (choice === "n") return { state: { ...state, reason: edit.emptyEditor }, actions: [] };
-    return { state, actions: [] };
+    if (choice === "v") return { state, actions: [{ type: "view_request", request }] };
+    if (choice === "n") {
+      return { state: { ...state, hint: null, reason: edit.emptyEditor }, actions: [] };
+    }
+    return strayKey(state, ctx, input, key);
   }
   if (key.return) {
     const text = state.reason.text.trim();
@@ -162,6 +203,17 @@ export function handleKey(
   input: string,
   key: Key,
 ): KeyResult {
+  return fold(current, ctx, input, key, true);
+}
+
+// `lone` is false for the pieces of a chunk that held several keys: none of them is a deliberate answer.
+function fold(
+  current: InputState,
+  ctx: InputContext,
+  input: string,
+  key: Key,
+  lone: boolean,
+): KeyResult {
   // A deny reason outlives its request when the turn ended meanwhile: drop it.
   const state = ctx.permission || current.reason === null ? current : { ...current, reason: null };
   if (input === pasteStart) return { state: { ...state, pasting: true }, actions: [] };
@@ -170,7 +222,10 @@ export function handleKey(
     if (ctx.permission && state.reason) {
       return { state: { ...state, reason: edit.insert(state.reason, input) }, actions: [] };
     }
-    if (ctx.permission) return { state, actions: [] };
+    if (ctx.permission) {
+      const editor = edit.insert(state.editor, input);
+      return { state: { ...state, editor, strayAt: ctx.now, hint: draftHint }, actions: [] };
+    }
     return { state: { ...state, editor: edit.insert(state.editor, input) }, actions: [] };
   }
   // Outside a paste, a carriage return inside a chunk is an Enter that arrived with the keys before it.
@@ -178,9 +233,10 @@ export function handleKey(
     let result: KeyResult = { state, actions: [] };
     const parts = input.split("\r");
     parts.forEach((part, i) => {
-      if (part !== "") result = merge(result, handleKey(result.state, ctx, part, noKey));
+      if (part !== "") result = merge(result, fold(result.state, ctx, part, noKey, false));
       if (i < parts.length - 1) {
-        result = merge(result, handleKey(result.state, ctx, "\r", { ...noKey, return: true }));
+        const enter = { ...noKey, return: true };
+        result = merge(result, fold(result.state, ctx, "\r", enter, false));
       }
     });
     return result;
@@ -208,7 +264,7 @@ export function handleKey(
     return { state: armed, actions: [] };
   }
   if (key.tab && key.shift) return { state: armed, actions: [{ type: "cycle_mode" }] };
-  if (ctx.permission) return permissionKey(armed, ctx.permission, input, key);
+  if (ctx.permission) return permissionKey(armed, ctx, ctx.permission, input, key, lone);
   return promptKey(armed, ctx, input, key);
 }
 

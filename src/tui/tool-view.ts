@@ -1,4 +1,5 @@
 import type { ToolDetails } from "../protocol/index.ts";
+import { plainText } from "./plain-text.ts";
 import type { ToolOutcomeView } from "./transcript.ts";
 
 /** How a line of a tool block is coloured. */
@@ -16,7 +17,7 @@ export const maxDiffLines = 16;
 export const maxTailLines = 8;
 
 function oneLine(text: string, max = 80): string {
-  const flat = text.replace(/\s*\n\s*/g, " ⏎ ");
+  const flat = plainText(text).replace(/\s*\n\s*/g, " ⏎ ");
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 

@@ -2,7 +2,7 @@
 // Through the real `nex chat` against the stub endpoint; with --scripted, over the scripted session instead.
 import { keys } from "../support/pty.ts";
 import { cliScenarios, type ScenarioEnd } from "./cli-scenarios.ts";
-import { idleShown, startScripted, typeAndSubmit } from "./tui-harness.ts";
+import { answerPrompt, idleShown, startScripted, typeAndSubmit } from "./tui-harness.ts";
 
 type Capture = () => Promise<{ screen: string; close: () => unknown }>;
 
@@ -50,7 +50,7 @@ const scriptedCaptures: Record<string, Capture> = {
   permissionDenied: scripted("permission", async ({ pty }) => {
     await typeAndSubmit(pty, "overwrite keep.txt");
     await pty.waitFor("Allow write_file?");
-    pty.write("n");
+    await answerPrompt(pty, "n");
     await pty.waitFor("Why not?");
     pty.write("keep my file");
     await pty.waitFor("keep my file");

@@ -3,7 +3,7 @@
 import { keys } from "../support/pty.ts";
 import { openaiText, openaiToolCall, status } from "../support/stub-endpoint.ts";
 import { type NexTui, startNexTui } from "./cli-harness.ts";
-import { idleShown, spinnerShown, typeAndSubmit } from "./tui-harness.ts";
+import { answerPrompt, idleShown, spinnerShown, typeAndSubmit } from "./tui-harness.ts";
 
 /** A scenario's end: the running nex (close it) and the final screen. */
 export interface ScenarioEnd {
@@ -25,7 +25,7 @@ async function write(): Promise<ScenarioEnd> {
   ]);
   await typeAndSubmit(nex.pty, "create hello.txt");
   await nex.pty.waitFor("Allow write_file?");
-  nex.pty.write("y");
+  await answerPrompt(nex.pty, "y");
   await nex.pty.waitFor("Done: hello.txt holds the greeting.");
   return { nex, screen: await nex.pty.waitUntil(idleShown, "idle prompt") };
 }
@@ -72,7 +72,7 @@ async function permissionDenied(): Promise<ScenarioEnd> {
   );
   await typeAndSubmit(nex.pty, "overwrite keep.txt");
   await nex.pty.waitFor("Allow write_file?");
-  nex.pty.write("n");
+  await answerPrompt(nex.pty, "n");
   await nex.pty.waitFor("Why not?");
   nex.pty.write("keep my file");
   await nex.pty.waitFor("keep my file");

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  headToFit,
+  headAndTailToFit,
   tailToFit,
   textWidth,
   truncateEnd,
@@ -22,5 +22,19 @@ test("live text is cut to its last rows, wide characters counted twice", () => {
   const text = Array.from({ length: 10 }, (_, i) => `line ${i}`).join("\n");
   assert.equal(tailToFit(text, 80, 3), "…\nline 8\nline 9");
   assert.equal(wrappedRows(tailToFit("x".repeat(1000), 10, 4), 10), 4);
-  assert.equal(headToFit(text, 80, 3), "line 0\nline 1\n…");
+});
+
+test("a request too long to show keeps its first and last rows, saying how many are hidden between", () => {
+  const text = Array.from({ length: 10 }, (_, i) => `line ${i}`).join("\n");
+  assert.deepEqual(headAndTailToFit(text, 80, 5), {
+    text: "line 0\nline 1\n… 6 lines hidden …\nline 8\nline 9",
+    hiddenRows: 6,
+  });
+  assert.deepEqual(headAndTailToFit("short", 80, 5), { text: "short", hiddenRows: 0 });
+  const command = `echo ${"x".repeat(300)}; curl x | sh`;
+  const fitted = headAndTailToFit(command, 40, 4);
+  assert.ok(fitted.hiddenRows > 0);
+  assert.match(fitted.text, /^echo x/);
+  assert.match(fitted.text, /; curl x \| sh$/, "the end of one long line shows");
+  assert.equal(wrappedRows(fitted.text, 40), 4);
 });

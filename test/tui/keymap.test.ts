@@ -31,7 +31,15 @@ const blank: Key = {
   capsLock: false,
   numLock: false,
 };
-const idle: InputContext = { busy: false, requesting: false, permission: null };
+const idle: InputContext = {
+  busy: false,
+  requesting: false,
+  permission: null,
+  now: 0,
+  permissionShownAt: 0,
+  guardMs: 300,
+  permissionWhole: true,
+};
 
 function press(state: InputState, keys: [string, Partial<Key>?][], ctx = idle): KeyResult {
   let result: KeyResult = { state, actions: [] };
@@ -87,7 +95,7 @@ test("Enter while a turn runs keeps the typed prompt and says why", () => {
 
 test("a permission prompt: y allows once, a for the session, n then a reason denies with it", () => {
   const request = { callId: "c1", name: "bash", summary: "rm x" };
-  const ctx = { ...idle, busy: true, permission: request };
+  const ctx = { ...idle, busy: true, permission: request, now: 10_000 };
   assert.deepEqual(press(initialInput, [["y"]], ctx).actions, [
     { type: "answer", request, answer: { type: "allow_once" } },
   ]);
@@ -135,4 +143,67 @@ test("Shift+Tab cycles the mode and Esc interrupts only when something runs", ()
     press(initialInput, [["", { escape: true }]], { ...idle, requesting: true }).actions,
     [{ type: "interrupt" }],
   );
+});
+
+const request = { callId: "c1", name: "bash", summary: "rm -rf build" };
+/** A prompt that appeared at t=1000; `now` is when the key arrives. */
+const asked = (now: number): InputContext => ({
+  ...idle,
+  busy: true,
+  permission: request,
+  permissionShownAt: 1000,
+  now,
+});
+
+test("answer keys typed within 300 ms of the prompt appearing answer nothing and go to the draft", () => {
+  const early = press(initialInput, [["y"], ["a"]], asked(1100));
+  assert.deepEqual(early.actions, [], "no approval");
+  assert.equal(early.state.editor.text, "ya", "the typing is kept in the draft");
+  assert.match(early.state.hint ?? "", /went to the prompt draft/);
+  assert.equal(
+    press(initialInput, [["n"]], asked(1299)).state.reason,
+    null,
+    "n does not start a denial",
+  );
+  assert.deepEqual(press(initialInput, [["y"]], asked(1300)).actions, [
+    { type: "answer", request, answer: { type: "allow_once" } },
+  ]);
+});
+
+test("while keys keep coming, an answer key waits for a quiet 300 ms after the last of them", () => {
+  let r = press(initialInput, [["h"]], asked(2000));
+  r = press(r.state, [["a"]], asked(2200));
+  assert.deepEqual(r.actions, [], "a typed 200 ms after another key is part of the typing");
+  r = press(r.state, [["y"]], asked(2400));
+  assert.deepEqual(r.actions, [], "still typing: 400 ms after the prompt, but 200 ms after a key");
+  assert.equal(r.state.editor.text, "hay");
+  const later = press(r.state, [["a"]], asked(2900));
+  assert.deepEqual(later.actions, [{ type: "answer", request, answer: { type: "allow_session" } }]);
+});
+
+test("y, a and n count only as a lone key: a burst, a chunk with Enter or a paste answers nothing", () => {
+  const burst = press(initialInput, [["ya"]], asked(9000));
+  assert.deepEqual(burst.actions, []);
+  assert.equal(burst.state.editor.text, "ya");
+  const withEnter = press(initialInput, [["y\r"]], asked(9000));
+  assert.deepEqual(
+    withEnter.actions,
+    [],
+    "a y that arrived with an Enter is typing, not an answer",
+  );
+  const pasted = press(initialInput, [["[200~"], ["y"], ["[201~"]], asked(9000));
+  assert.deepEqual(pasted.actions, []);
+  assert.equal(pasted.state.editor.text, "y", "the paste is kept in the draft, not thrown away");
+  assert.equal(press(initialInput, [["n"], ["o"]], asked(9000)).state.reason?.text, "o");
+});
+
+test("a request too long to show whole cannot be approved for the session: a says why, v shows it, y still works", () => {
+  const cut = { ...asked(9000), permissionWhole: false };
+  const refused = press(initialInput, [["a"]], cut);
+  assert.deepEqual(refused.actions, []);
+  assert.match(refused.state.hint ?? "", /a is unavailable: the request is too long to show whole/);
+  assert.deepEqual(press(initialInput, [["v"]], cut).actions, [{ type: "view_request", request }]);
+  assert.deepEqual(press(initialInput, [["y"]], cut).actions, [
+    { type: "answer", request, answer: { type: "allow_once" } },
+  ]);
 });

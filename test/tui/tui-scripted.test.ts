@@ -1,8 +1,16 @@
 // The TUI in a real pseudo-terminal over a scripted AgentSession: keys, rendering and the calls it makes.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { keys } from "../support/pty.ts";
-import { saveScreen, spinnerShown, startScripted, typeAndSubmit } from "./tui-harness.ts";
+import { longCommandTail } from "./scenarios.ts";
+import {
+  answerPrompt,
+  saveScreen,
+  spinnerShown,
+  startScripted,
+  typeAndSubmit,
+} from "./tui-harness.ts";
 
 test("a turn that writes a file shows the tool, the diff and the bytes on disk", async (t) => {
   const tui = await startScripted("write");
@@ -80,7 +88,7 @@ test("a permission prompt denied with a reason sends the reason and shows the ca
   t.after(() => tui.pty.kill());
   await typeAndSubmit(tui.pty, "overwrite keep.txt");
   await tui.pty.waitFor("Allow write_file?");
-  tui.pty.write("n");
+  await answerPrompt(tui.pty, "n");
   await tui.pty.waitFor("Why not?");
   tui.pty.write("keep my file");
   await tui.pty.waitFor("keep my file");
@@ -102,10 +110,78 @@ test("approving a permission prompt for the session answers allow_session", asyn
   t.after(() => tui.pty.kill());
   await typeAndSubmit(tui.pty, "overwrite keep.txt");
   await tui.pty.waitFor("Allow write_file?");
-  tui.pty.write("a");
+  await answerPrompt(tui.pty, "a");
   await tui.pty.waitFor("Written.");
   const answer = tui.calls().find((c) => c.call === "answerPermission");
   assert.deepEqual(answer?.detail, { callId: "c1", answer: { type: "allow_session" } });
+});
+
+test("typing 'ya' as a permission prompt appears approves nothing and keeps the letters in the draft", async (t) => {
+  // A long guard so that a loaded machine cannot make the keys below arrive after it.
+  const guardMs = 1000;
+  const tui = await startScripted("permission", { answerGuardMs: guardMs });
+  t.after(() => tui.pty.kill());
+  await typeAndSubmit(tui.pty, "overwrite keep.txt");
+  await tui.pty.waitFor("Allow write_file?");
+  tui.pty.write("ya");
+  await sleep(20);
+  tui.pty.write("y");
+  await sleep(20);
+  tui.pty.write("a");
+  await tui.pty.waitFor("went to the prompt draft");
+  await sleep(guardMs / 2);
+  const screen = tui.pty.screen();
+  t.diagnostic(`screen after the keys:\n${screen}`);
+  assert.match(screen, /Allow write_file\?/, "the question is still open");
+  assert.equal(
+    tui.calls().some((c) => c.call === "answerPermission"),
+    false,
+    "no answer was sent",
+  );
+  await answerPrompt(tui.pty, "n", guardMs);
+  await tui.pty.waitFor("Why not?");
+  tui.pty.write(keys.enter);
+  await tui.pty.waitFor("Understood, I left keep.txt alone.");
+  await tui.pty.waitFor("│ › yaya");
+  const answers = tui.calls().filter((c) => c.call === "answerPermission");
+  assert.deepEqual(
+    answers.map((c) => c.detail),
+    [{ callId: "c1", answer: { type: "deny" } }],
+  );
+});
+
+test("a request too tall for the prompt shows its head and its concealed tail, and a cannot approve it for the session", async (t) => {
+  const tui = await startScripted("longCommand");
+  t.after(() => tui.pty.kill());
+  await typeAndSubmit(tui.pty, "run the steps");
+  const screen = await tui.pty.waitFor("Allow bash?");
+  t.diagnostic(`prompt:\n${screen}`);
+  assert.match(screen, /echo step 1 &&/, "the head shows");
+  assert.match(screen, /… \d+ lines hidden …/);
+  assert.ok(screen.includes(longCommandTail), "the last line shows");
+  assert.equal(
+    tui.pty.output().includes("\x1b[8m"),
+    false,
+    "nothing reaches the terminal concealed",
+  );
+  assert.match(screen, /a \(for this session\) is unavailable/);
+  await answerPrompt(tui.pty, "a");
+  await tui.pty.waitFor("Press v to view it");
+  assert.equal(
+    tui.calls().some((c) => c.call === "answerPermission"),
+    false,
+    "a answered nothing",
+  );
+  await answerPrompt(tui.pty, "v");
+  await tui.pty.waitUntil(
+    () => tui.pty.history().includes("bash asks to run, in full:"),
+    "the whole request in the chat",
+  );
+  await answerPrompt(tui.pty, "n");
+  await tui.pty.waitFor("Why not?");
+  tui.pty.write(keys.enter);
+  await tui.pty.waitFor("denied — nothing was run or written");
+  assert.match(tui.pty.history(), /echo step 20 &&/, "v put every row in the chat");
 });
 
 test("Alt+Enter and a trailing backslash add lines; Up recalls the previous prompt", async (t) => {

@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import React from "react";
 import { truncateEnd } from "../fit.ts";
+import { plainText } from "../plain-text.ts";
 import { keyArgument, outcomeLines } from "../tool-view.ts";
 import type { Entry } from "../transcript.ts";
 import { toneProps } from "./tone.ts";
@@ -22,11 +23,13 @@ export function ToolBlock(props: { entry: ToolEntry; columns?: number }): React.
   const { entry } = props;
   const lines = outcomeLines(entry.outcome, entry.started);
   // A permission summary may start with the tool's name, which the headline already shows.
-  const raw = entry.summary ?? "";
-  const summary = raw.startsWith(`${entry.name} `) ? raw.slice(entry.name.length + 1) : raw;
+  const name = plainText(entry.name);
+  // One line, like keyArgument: a live block has a budget of one headline row.
+  const raw = plainText(entry.summary ?? "").replace(/\s*\n\s*/g, " ⏎ ");
+  const summary = raw.startsWith(`${name} `) ? raw.slice(name.length + 1) : raw;
   const full = keyArgument(entry.args) || summary;
   // Live blocks keep to one headline row; committed ones may wrap.
-  const what = props.columns ? truncateEnd(full, props.columns - entry.name.length - 4) : full;
+  const what = props.columns ? truncateEnd(full, props.columns - name.length - 4) : full;
   return h(
     Box,
     { flexDirection: "column", marginTop: 1 },
@@ -34,7 +37,7 @@ export function ToolBlock(props: { entry: ToolEntry; columns?: number }): React.
       Text,
       null,
       h(Text, { color: toolColor(entry) }, "● "),
-      h(Text, { bold: true }, entry.name),
+      h(Text, { bold: true }, name),
       h(Text, null, ` ${what}`),
     ),
     ...lines.map((line, i) =>
@@ -42,7 +45,11 @@ export function ToolBlock(props: { entry: ToolEntry; columns?: number }): React.
         Box,
         { key: i, flexDirection: "row" },
         h(Text, { dimColor: true }, i === 0 ? "  ⎿ " : "    "),
-        h(Box, { flexShrink: 1 }, h(Text, { ...toneProps(line.tone), wrap: "wrap" }, line.text)),
+        h(
+          Box,
+          { flexShrink: 1 },
+          h(Text, { ...toneProps(line.tone), wrap: "wrap" }, plainText(line.text)),
+        ),
       ),
     ),
   );

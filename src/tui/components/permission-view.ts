@@ -1,7 +1,8 @@
 import { Box, Text } from "ink";
 import React from "react";
 import type { EditorState } from "../editor.ts";
-import { headToFit } from "../fit.ts";
+import { type Fitted, headAndTailToFit } from "../fit.ts";
+import { plainText } from "../plain-text.ts";
 import type { PendingPermission } from "../ui-state.ts";
 import { PromptView } from "./prompt-view.ts";
 
@@ -17,30 +18,51 @@ export interface PermissionViewProps {
   columns: number;
   /** Rows of the summary shown at most. */
   maxSummaryRows: number;
+  /** A note about the last key (typing sent to the draft), shown under the choices; one row. */
+  note: string | null;
+}
+
+/** The request's summary as the prompt shows it: without control codes, cut in the middle if too long. */
+export function shownSummary(summary: string, columns: number, maxRows: number): Fitted {
+  return headAndTailToFit(plainText(summary), columns - 4, maxRows);
 }
 
 /** Asks the user whether a tool call may run: once, for the session, or not (with a reason). */
 export function PermissionView(props: PermissionViewProps): React.ReactElement {
   const { request, queued, reason } = props;
   const more = queued > 0 ? ` (${queued} more waiting)` : "";
+  const summary = shownSummary(request.summary, props.columns, props.maxSummaryRows);
+  const whole = summary.hiddenRows === 0;
   return h(
     Box,
     { flexDirection: "column", borderStyle: "round", borderColor: "yellow", paddingX: 1 },
-    h(Text, { color: "yellow", bold: true }, `Allow ${request.name}?${more}`),
-    h(Text, { wrap: "wrap" }, headToFit(request.summary, props.columns - 4, props.maxSummaryRows)),
+    h(Text, { color: "yellow", bold: true }, `Allow ${plainText(request.name)}?${more}`),
+    h(Text, { wrap: "wrap" }, summary.text),
     reason === null
       ? h(
           Text,
           null,
           h(Text, { bold: true }, "y"),
           " yes, once   ",
-          h(Text, { bold: true }, "a"),
-          " yes, for this session   ",
+          ...(whole ? [h(Text, { key: "a", bold: true }, "a"), " yes, for this session   "] : []),
           h(Text, { bold: true }, "n"),
           " no, and say why   ",
+          ...(whole ? [] : [h(Text, { key: "v", bold: true }, "v"), " view it whole   "]),
           h(Text, { dimColor: true }, "Esc interrupts the turn"),
         )
-      : h(
+      : null,
+    reason === null && !whole
+      ? h(
+          Text,
+          { dimColor: true, wrap: "truncate-end" },
+          "a (for this session) is unavailable: the request is too long to show whole.",
+        )
+      : null,
+    reason === null && props.note
+      ? h(Text, { color: "yellow", wrap: "truncate-end" }, props.note)
+      : null,
+    reason !== null
+      ? h(
           Box,
           { flexDirection: "column" },
           h(
@@ -55,6 +77,7 @@ export function PermissionView(props: PermissionViewProps): React.ReactElement {
             color: "red",
             maxRows: 1,
           }),
-        ),
+        )
+      : null,
   );
 }

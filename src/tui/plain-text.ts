@@ -1,0 +1,24 @@
+// Text from the model or a tool reaches the terminal through Ink, which passes escape codes straight on:
+// `\x1b[8m` would hide part of a command, `\r` or a cursor move would paint over it. Everything shown of a
+// request or a tool call goes through here first.
+
+/* biome-ignore-start lint/suspicious/noControlCharactersInRegex: matching control characters is the job */
+// ESC sequences: CSI (colours, cursor moves), OSC (title, hyperlinks), DCS/SOS/PM/APC strings, and the
+// two-character forms; an unfinished one at the end is dropped too.
+const escapeSequence =
+  /\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?|[ -/]*[0-~]?)/g;
+// The 8-bit forms of CSI and of the string sequences.
+const c1Sequence =
+  /\u009b[0-?]*[ -/]*[@-~]?|[\u0090\u0098\u009d\u009e\u009f][^\u0007\u009c]*[\u0007\u009c]?/g;
+// C0 except tab and newline, DEL, and C1.
+const control = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+/* biome-ignore-end lint/suspicious/noControlCharactersInRegex: matching control characters is the job */
+
+/** `text` without terminal control: no C0 (tab and newline kept), no ESC sequences, no C1. */
+export function plainText(text: string): string {
+  return text
+    .replace(/\r\n/g, "\n")
+    .replace(escapeSequence, "")
+    .replace(c1Sequence, "")
+    .replace(control, "");
+}

@@ -1,0 +1,26 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { plainText } from "../../src/tui/plain-text.ts";
+
+test("terminal control is stripped from what the TUI shows, so no part of a command can hide", () => {
+  assert.equal(
+    plainText("ls; \x1b[8mcurl x | sh\x1b[28m"),
+    "ls; curl x | sh",
+    "concealed text shows",
+  );
+  assert.equal(
+    plainText("\x1b[31mred\x1b[0m \x1b[2K\x1b[1Aup"),
+    "red up",
+    "colours, erases, moves",
+  );
+  assert.equal(
+    plainText("\x1b]0;title\x07\x1b]8;;http://x\x1b\\link"),
+    "link",
+    "OSC title, hyperlink",
+  );
+  assert.equal(plainText("a\x1bPq#0\x1b\\b\x1bcc"), "abc", "DCS string, ESC c (reset)");
+  assert.equal(plainText("\u009b8mx\u009dtitle\u009cy\u0085z"), "xyz", "8-bit CSI, OSC and C1");
+  assert.equal(plainText("safe\rrm -rf ~\b\x00\x07\x7f"), "saferm -rf ~", "CR, BS, NUL, BEL, DEL");
+  assert.equal(plainText("a\tb\r\nc\n"), "a\tb\nc\n", "tab and newline stay");
+  assert.equal(plainText("unfinished \x1b["), "unfinished ");
+});
