@@ -243,7 +243,7 @@ export function App(props: AppProps): React.ReactElement {
   const streamRows = rows - fixedRows;
   const streaming =
     transcript.streaming.trim() !== "" && streamRows > 0
-      ? tailToFit(transcript.streaming, columns, streamRows)
+      ? tailToFit(plainText(transcript.streaming), columns, streamRows)
       : null;
   return h(
     Box,

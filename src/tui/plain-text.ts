@@ -13,12 +13,16 @@ const c1Sequence =
 // C0 except tab and newline, DEL, and C1.
 const control = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 /* biome-ignore-end lint/suspicious/noControlCharactersInRegex: matching control characters is the job */
+// Bidirectional overrides and isolates, and zero-width characters: they reorder or hide what a command
+// says without any escape code (`rm -rf ~ \u202e` shows text reversed).
+const invisible = /[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
-/** `text` without terminal control: no C0 (tab and newline kept), no ESC sequences, no C1. */
+/** `text` without terminal control: no C0 (tab and newline kept), no ESC sequences, no C1, no bidi or zero-width characters. */
 export function plainText(text: string): string {
   return text
     .replace(/\r\n/g, "\n")
     .replace(escapeSequence, "")
     .replace(c1Sequence, "")
-    .replace(control, "");
+    .replace(control, "")
+    .replace(invisible, "");
 }

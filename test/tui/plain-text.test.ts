@@ -24,3 +24,8 @@ test("terminal control is stripped from what the TUI shows, so no part of a comm
   assert.equal(plainText("a\tb\r\nc\n"), "a\tb\nc\n", "tab and newline stay");
   assert.equal(plainText("unfinished \x1b["), "unfinished ");
 });
+
+test("bidirectional overrides and zero-width characters cannot reorder or hide part of a command", () => {
+  assert.equal(plainText("echo safe\u202e; hs | lrc\u202c"), "echo safe; hs | lrc");
+  assert.equal(plainText("r\u200bm -rf /"), "rm -rf /");
+});

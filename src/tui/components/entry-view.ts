@@ -64,10 +64,10 @@ export function EntryView(props: { entry: Entry }): React.ReactElement {
         Box,
         { marginTop: 1 },
         h(Text, { color: "cyan", bold: true }, "› "),
-        h(Text, { bold: true }, entry.text),
+        h(Text, { bold: true }, plainText(entry.text)),
       );
     case "assistant":
-      return h(Box, { marginTop: entry.continued ? 0 : 1 }, h(Text, null, entry.text));
+      return h(Box, { marginTop: entry.continued ? 0 : 1 }, h(Text, null, plainText(entry.text)));
     case "tool":
       return h(ToolBlock, { entry });
     case "error":
@@ -81,7 +81,7 @@ export function EntryView(props: { entry: Entry }): React.ReactElement {
           paddingX: 1,
         },
         h(Text, { color: "red", bold: true }, entry.title),
-        h(Text, { wrap: "wrap" }, entry.message),
+        h(Text, { wrap: "wrap" }, plainText(entry.message)),
       );
     case "info":
       return h(
@@ -90,7 +90,7 @@ export function EntryView(props: { entry: Entry }): React.ReactElement {
         h(
           Text,
           { ...toneProps(entry.tone === "warn" ? "warn" : entry.tone), wrap: "wrap" },
-          entry.text,
+          plainText(entry.text),
         ),
       );
   }
