@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../protocol/index.ts";
+import { type AgentEvent, plainText } from "../protocol/index.ts";
 import type { SessionInfo } from "../runtime/agent-session.ts";
 
 /** Where the text renderer writes: progress to `err`, the final answer to `out`. */
@@ -26,31 +26,33 @@ export function createTextRenderer(
   info: SessionInfo,
   target: RenderTarget,
 ): (event: AgentEvent) => void {
+  // Progress shows model and tool text: terminal control in it must not reach the user's terminal.
+  const progress: RenderTarget = { out: target.out, err: (text) => target.err(plainText(text)) };
   let pendingText = "";
   let lastFailure: string | null = null;
   const flushText = () => {
     const text = pendingText.trim();
     pendingText = "";
-    if (text) target.err(`${indent(text, "  │ ")}\n`);
+    if (text) progress.err(`${indent(text, "  │ ")}\n`);
   };
   return (event) => {
     if (SHOWS_ACTIVITY.has(event.type)) flushText();
     switch (event.type) {
       case "session_started":
-        target.err(
+        progress.err(
           `nex: session ${event.sessionId}${event.resumed ? " (resumed)" : ""} · ${event.model} at ${info.host} · ` +
             `window ${grouped(event.contextWindow)} tokens (${event.windowSource}) · workspace ${event.workspace}\n`,
         );
         return;
       case "context_fitted":
-        target.err(`nex: ${event.line}\n`);
+        progress.err(`nex: ${event.line}\n`);
         return;
       case "request_started":
         if (event.attempt === 1)
-          target.err(
+          progress.err(
             `→ request ${event.requestId} to ${event.host} (max ${event.maxTokens} output tokens)\n`,
           );
-        else target.err(`→ request ${event.requestId}, attempt ${event.attempt}\n`);
+        else progress.err(`→ request ${event.requestId}, attempt ${event.attempt}\n`);
         return;
       case "request_failed": {
         // An interrupt is reported once, by the `aborted` event that follows.
@@ -60,7 +62,7 @@ export function createTextRenderer(
           event.retryInMs === null
             ? "giving up"
             : `retry ${event.attempt}/${event.maxRetries} in ${(event.retryInMs / 1000).toFixed(1)}s`;
-        target.err(`✗ ${status} from ${event.host}: ${firstLine(event.message)} (${wait})\n`);
+        progress.err(`✗ ${status} from ${event.host}: ${firstLine(event.message)} (${wait})\n`);
         if (event.retryInMs === null) lastFailure = event.message;
         return;
       }
@@ -68,10 +70,10 @@ export function createTextRenderer(
         pendingText += event.text;
         return;
       case "tool_call_started":
-        target.err(`⚙ ${event.name} ${describeArgs(event.args)}\n`);
+        progress.err(`⚙ ${event.name} ${describeArgs(event.args)}\n`);
         return;
       case "tool_call_refused":
-        target.err(
+        progress.err(
           `✗ ${event.name} refused, nothing executed: ${event.reason}` +
             (event.bytesReceived
               ? ` (${event.bytesReceived} bytes of arguments received)\n`
@@ -79,15 +81,15 @@ export function createTextRenderer(
         );
         return;
       case "permission_requested":
-        target.err(`? ${event.summary} needs approval\n`);
+        progress.err(`? ${event.summary} needs approval\n`);
         return;
       case "tool_result":
-        target.err(
+        progress.err(
           `${event.isError ? "✗" : "✓"} ${event.name}: ${indent(clip(event.content), "    ").trimStart()}\n`,
         );
         return;
       case "notice":
-        target.err(`! ${event.message}\n`);
+        progress.err(`! ${event.message}\n`);
         return;
       case "done":
         pendingText = "";
@@ -95,14 +97,14 @@ export function createTextRenderer(
         return;
       case "error":
         // The failure that ended the run was just printed in full; say only that nex stopped.
-        target.err(
+        progress.err(
           event.message === lastFailure
             ? "nex: stopped after that failure; no further request was sent.\n"
             : `nex: ${event.message}\n`,
         );
         return;
       case "aborted":
-        target.err(
+        progress.err(
           `nex: interrupted (${event.reason}); the session is saved, continue it with \`nex resume ${info.sessionId}\`.\n`,
         );
         return;

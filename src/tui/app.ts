@@ -1,6 +1,7 @@
 import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
 import React, { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { PermissionAnswer, PermissionMode } from "../protocol/index.ts";
+import { plainText } from "../protocol/plain-text.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
 import { runCommand } from "./command-runner.ts";
 import { modeLabel, nextMode, parseCommand } from "./commands.ts";
@@ -16,7 +17,6 @@ import {
   type InputState,
   initialInput,
 } from "./keymap.ts";
-import { plainText } from "./plain-text.ts";
 import type { UiStore } from "./store.ts";
 import { type Entry, initialTranscript } from "./transcript.ts";
 import { addEntry, answered, type PendingPermission } from "./ui-state.ts";

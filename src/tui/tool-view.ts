@@ -1,5 +1,5 @@
 import type { ToolDetails } from "../protocol/index.ts";
-import { plainText } from "./plain-text.ts";
+import { plainText } from "../protocol/plain-text.ts";
 import type { ToolOutcomeView } from "./transcript.ts";
 
 /** How a line of a tool block is coloured. */

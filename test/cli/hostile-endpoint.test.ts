@@ -80,3 +80,19 @@ test("a write outside the workspace is refused and nothing is written there", as
   assert.equal(result.code, 0);
   assert.equal(existsSync(join(result.box.workspace, "..", "escaped.txt")), false);
 });
+
+test("terminal control in the model's text never reaches the user's terminal through the progress lines", async () => {
+  const result = await run({
+    scripts: [
+      openaiToolCall({
+        name: "list_dir",
+        args: { path: "." },
+        text: "Let me look\u001b[2J\u001b[8m hidden",
+      }),
+      openaiText("done"),
+    ],
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(!result.stderr.includes("\u001b"), JSON.stringify(result.stderr));
+  assert.match(result.stderr, /Let me look hidden/);
+});

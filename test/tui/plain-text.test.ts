@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { plainText } from "../../src/tui/plain-text.ts";
+import { plainText } from "../../src/protocol/plain-text.ts";
 
 test("terminal control is stripped from what the TUI shows, so no part of a command can hide", () => {
   assert.equal(

@@ -1,7 +1,7 @@
 import { Box, Text } from "ink";
 import React from "react";
+import { plainText } from "../../protocol/plain-text.ts";
 import { truncateEnd } from "../fit.ts";
-import { plainText } from "../plain-text.ts";
 import { keyArgument, outcomeLines } from "../tool-view.ts";
 import type { Entry } from "../transcript.ts";
 import { toneProps } from "./tone.ts";

@@ -1,8 +1,8 @@
 import { Box, Text } from "ink";
 import React from "react";
+import { plainText } from "../../protocol/plain-text.ts";
 import type { EditorState } from "../editor.ts";
 import { type Fitted, headAndTailToFit } from "../fit.ts";
-import { plainText } from "../plain-text.ts";
 import type { PendingPermission } from "../ui-state.ts";
 import { PromptView } from "./prompt-view.ts";
 

@@ -1,6 +1,5 @@
-// Text from the model or a tool reaches the terminal through Ink, which passes escape codes straight on:
-// `\x1b[8m` would hide part of a command, `\r` or a cursor move would paint over it. Everything shown of a
-// request or a tool call goes through here first.
+// Text from the model or a tool must not drive the user's terminal: `\x1b[8m` would hide part of a
+// command, `\r` or a cursor move would paint over it. Every UI passes such text through here first.
 
 /* biome-ignore-start lint/suspicious/noControlCharactersInRegex: matching control characters is the job */
 // ESC sequences: CSI (colours, cursor moves), OSC (title, hyperlinks), DCS/SOS/PM/APC strings, and the
