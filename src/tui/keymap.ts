@@ -70,7 +70,8 @@ export interface KeyResult {
   actions: InputAction[];
 }
 
-const noKey: Key = {
+/** A key event with no key flags set: plain text input. */
+export const noKey: Key = {
   upArrow: false,
   downArrow: false,
   leftArrow: false,

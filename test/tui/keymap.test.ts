@@ -7,30 +7,9 @@ import {
   type InputState,
   initialInput,
   type KeyResult,
+  noKey,
 } from "../../src/tui/keymap.ts";
 
-const blank: Key = {
-  upArrow: false,
-  downArrow: false,
-  leftArrow: false,
-  rightArrow: false,
-  pageDown: false,
-  pageUp: false,
-  home: false,
-  end: false,
-  return: false,
-  escape: false,
-  ctrl: false,
-  shift: false,
-  tab: false,
-  backspace: false,
-  delete: false,
-  meta: false,
-  super: false,
-  hyper: false,
-  capsLock: false,
-  numLock: false,
-};
 const idle: InputContext = {
   busy: false,
   requesting: false,
@@ -44,7 +23,7 @@ const idle: InputContext = {
 function press(state: InputState, keys: [string, Partial<Key>?][], ctx = idle): KeyResult {
   let result: KeyResult = { state, actions: [] };
   for (const [input, key] of keys) {
-    const next = handleKey(result.state, ctx, input, { ...blank, ...key });
+    const next = handleKey(result.state, ctx, input, { ...noKey, ...key });
     result = { state: next.state, actions: [...result.actions, ...next.actions] };
   }
   return result;
