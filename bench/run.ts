@@ -29,8 +29,16 @@ function childrenCpuSeconds(): number {
   return (cutime + cstime) / 100;
 }
 
-/** Runs nex without blocking this process, whose event loop serves the stub endpoint. */
-function runNex(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
+/**
+ * Runs nex without blocking this process (whose event loop serves the stub endpoint), and measures
+ * its wall time and the CPU it and its children used.
+ */
+async function runNex(
+  args: string[],
+  cwd: string,
+): Promise<{ code: number | null; stderr: string; wall: number; cpu: number }> {
+  const before = childrenCpuSeconds();
+  const start = performance.now();
   const child = spawn(node, [nexBin, ...args], {
     cwd,
     env: { ...process.env, OPENAI_API_KEY: "bench" },
@@ -40,7 +48,27 @@ function runNex(args: string[], cwd: string): Promise<{ code: number | null; std
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
   });
-  return new Promise((done) => child.on("close", (code) => done({ code, stderr })));
+  const code = await new Promise<number | null>((done) => child.on("close", done));
+  return {
+    code,
+    stderr,
+    wall: (performance.now() - start) / 1000,
+    cpu: childrenCpuSeconds() - before,
+  };
+}
+
+/** A throw-away workspace and data directory. */
+function scratch(): { workspace: string; dataDir: string; remove: () => void } {
+  const workspace = mkdtempSync(join(tmpdir(), "nex-bench-ws-"));
+  const dataDir = mkdtempSync(join(tmpdir(), "nex-bench-data-"));
+  return {
+    workspace,
+    dataDir,
+    remove: () => {
+      rmSync(workspace, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 function benchVersion(runs: number): void {
@@ -63,8 +91,7 @@ function benchVersion(runs: number): void {
 }
 
 async function benchToolTurns(turns: number): Promise<void> {
-  const workspace = mkdtempSync(join(tmpdir(), "nex-bench-ws-"));
-  const dataDir = mkdtempSync(join(tmpdir(), "nex-bench-data-"));
+  const dirs = scratch();
   const scripts: Script[] = [];
   for (let i = 0; i < turns; i++) {
     const file = `file-${Math.floor(i / 2)}.txt`;
@@ -80,9 +107,7 @@ async function benchToolTurns(turns: number): Promise<void> {
   }
   scripts.push(openaiText("All files written and read back."));
   const stub = await startStubEndpoint({ scripts });
-  const before = childrenCpuSeconds();
-  const start = performance.now();
-  const { code, stderr } = await runNex(
+  const run = await runNex(
     [
       "run",
       "--yes",
@@ -93,32 +118,28 @@ async function benchToolTurns(turns: number): Promise<void> {
       "--base-url",
       `${stub.url}/v1`,
       "--data-dir",
-      dataDir,
+      dirs.dataDir,
       "write and read files",
     ],
-    workspace,
+    dirs.workspace,
   );
-  const wall = performance.now() - start;
-  const cpu = childrenCpuSeconds() - before;
   await stub.close();
-  rmSync(workspace, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
-  if (code !== 0) {
-    console.log(`200 tool turns: nex exited ${code}\n${stderr.slice(-2000)}`);
+  dirs.remove();
+  if (run.code !== 0) {
+    console.log(`${turns} tool turns: nex exited ${run.code}\n${run.stderr.slice(-2000)}`);
     return;
   }
   console.log(
-    `${turns} tool turns: ${cpu.toFixed(2)} s CPU (user+system, start-up included), ${(wall / 1000).toFixed(2)} s wall, ${stub.requests.length} requests`,
+    `${turns} tool turns: ${run.cpu.toFixed(2)} s CPU (user+system, start-up included), ${run.wall.toFixed(2)} s wall, ${stub.requests.length} requests`,
   );
 }
 
 /** End to end: `nex resume --last "task"` on journals of growing length, to the answer. */
 async function benchResume(counts: number[]): Promise<void> {
   for (const count of counts) {
-    const workspace = mkdtempSync(join(tmpdir(), "nex-bench-ws-"));
-    const dataDir = mkdtempSync(join(tmpdir(), "nex-bench-data-"));
-    const journal = await createJournal(dataDir, {
-      workspace,
+    const dirs = scratch();
+    const journal = await createJournal(dirs.dataDir, {
+      workspace: dirs.workspace,
       provider: "openai",
       model: "bench-model",
       baseUrl: "http://127.0.0.1:1/v1",
@@ -126,9 +147,7 @@ async function benchResume(counts: number[]): Promise<void> {
     for (const message of conversation(count, count)) journal.appendMessage(message);
     journal.close();
     const stub = await startStubEndpoint({ handler: () => openaiText("ok") });
-    const before = childrenCpuSeconds();
-    const start = performance.now();
-    const result = await runNex(
+    const run = await runNex(
       [
         "resume",
         "--last",
@@ -137,21 +156,18 @@ async function benchResume(counts: number[]): Promise<void> {
         "--base-url",
         `${stub.url}/v1`,
         "--data-dir",
-        dataDir,
+        dirs.dataDir,
         "continue",
       ],
-      workspace,
+      dirs.workspace,
     );
-    const wall = performance.now() - start;
-    const cpu = childrenCpuSeconds() - before;
     await stub.close();
+    dirs.remove();
     const line =
-      result.stderr.split("\n").find((l) => l.includes("Journal ha")) ?? result.stderr.slice(-300);
+      run.stderr.split("\n").find((l) => l.includes("Journal ha")) ?? run.stderr.slice(-300);
     console.log(
-      `nex resume, ${count} messages: ${(wall / 1000).toFixed(2)} s wall, ${cpu.toFixed(2)} s CPU; ${line.replace(/^nex: /, "")}`,
+      `nex resume, ${count} messages: ${run.wall.toFixed(2)} s wall, ${run.cpu.toFixed(2)} s CPU; ${line.replace(/^nex: /, "")}`,
     );
-    rmSync(workspace, { recursive: true, force: true });
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
