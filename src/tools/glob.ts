@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatCount } from "./file-content.ts";
 import { globMatches } from "./file-search.ts";
-import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
+import { defineTool, existingPath, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most paths a glob result shows. */
 export const GLOB_MAX_FILES = 200;
@@ -36,12 +36,11 @@ export function globTool(): Tool {
     mutates: false,
     target: (args) => args.path ?? ".",
     async execute(args, ctx): Promise<ToolOutcome> {
-      const dir = await ctx.workspace.resolve(args.path ?? ".");
-      if (!dir.exists)
-        return failure(
-          "not_found",
-          `${dir.display} does not exist. Use list_dir to find the right directory.`,
-        );
+      const dir = await existingPath(
+        ctx,
+        args.path ?? ".",
+        "Use list_dir to find the right directory.",
+      );
       const dirRel = dir.abs === ctx.workspace.root ? null : ctx.workspace.display(dir.abs);
       const files = (await ctx.search.listFiles(dir.abs, ctx.signal)).filter((path) =>
         globMatches(args.pattern, path, dirRel),

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatCount } from "./file-content.ts";
-import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
+import { defineTool, existingPath, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most matching lines a grep result shows. */
 export const GREP_MAX_MATCHES = 100;
@@ -42,12 +42,11 @@ export function grepTool(): Tool {
     mutates: false,
     target: (args) => args.path ?? ".",
     async execute(args, ctx): Promise<ToolOutcome> {
-      const dir = await ctx.workspace.resolve(args.path ?? ".");
-      if (!dir.exists)
-        return failure(
-          "not_found",
-          `${dir.display} does not exist. Use list_dir or glob to find the right directory.`,
-        );
+      const dir = await existingPath(
+        ctx,
+        args.path ?? ".",
+        "Use list_dir or glob to find the right directory.",
+      );
       const result = await ctx.search.grep({
         pattern: args.pattern,
         dir: dir.abs,

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatCount } from "./file-content.ts";
-import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
+import { defineTool, existingPath, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most entries a listing shows. */
 export const LIST_MAX_ENTRIES = 500;
@@ -28,12 +28,11 @@ export function listDirTool(): Tool {
     mutates: false,
     target: (args) => args.path ?? ".",
     async execute(args, ctx): Promise<ToolOutcome> {
-      const dir = await ctx.workspace.resolve(args.path ?? ".");
-      if (!dir.exists)
-        return failure(
-          "not_found",
-          `${dir.display} does not exist. List its parent directory to find the right name.`,
-        );
+      const dir = await existingPath(
+        ctx,
+        args.path ?? ".",
+        "List its parent directory to find the right name.",
+      );
       const info = await lstat(dir.abs);
       if (!info.isDirectory())
         return failure(

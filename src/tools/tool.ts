@@ -4,7 +4,7 @@ import type { CheckpointRecorder } from "./checkpoints.ts";
 import type { FileSearch } from "./file-search.ts";
 import { publishedSchema } from "./json-schema.ts";
 import type { ReadLedger } from "./ledger.ts";
-import type { Workspace } from "./workspace.ts";
+import type { ResolvedPath, Workspace } from "./workspace.ts";
 
 /** What kind of change a tool makes: file edits, arbitrary commands, or nothing. */
 export type Mutation = "edit" | "exec" | false;
@@ -89,6 +89,21 @@ export class ToolFailure extends Error {
     this.name = "ToolFailure";
     this.code = code;
   }
+}
+
+/**
+ * Resolves a path that must already exist (a directory to search or list); otherwise the call fails
+ * with `not_found` and `hint` says how to find the right one.
+ */
+export async function existingPath(
+  ctx: ToolContext,
+  path: string,
+  hint: string,
+): Promise<ResolvedPath> {
+  const resolved = await ctx.workspace.resolve(path);
+  if (!resolved.exists)
+    throw new ToolFailure("not_found", `${resolved.display} does not exist. ${hint}`);
+  return resolved;
 }
 
 /** An error outcome with a code. */

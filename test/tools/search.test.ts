@@ -191,3 +191,18 @@ test("list_dir shows entries with type and size, and caps long listings", async 
   const capped = await run(host(many), "list_dir", { path: "d" });
   assert.match(capped.content, /^d: showing 500 of 510 entries/);
 });
+
+test("grep, glob and list_dir on a directory that does not exist say so and how to find the right one", async () => {
+  const box = project();
+  const tools = host(box);
+  for (const [name, args] of [
+    ["grep", { pattern: "needle", path: "nowhere" }],
+    ["glob", { pattern: "*", path: "nowhere" }],
+    ["list_dir", { path: "nowhere" }],
+  ] as const) {
+    const out = await run(tools, name, args);
+    assert.equal(out.isError, true, name);
+    assert.equal(out.code, "not_found", name);
+    assert.match(out.content, /nowhere does not exist\. (Use|List)/, name);
+  }
+});
