@@ -6,10 +6,10 @@ import { anthropicBodyText } from "./anthropic-wire.ts";
 import { isObject } from "./arguments.ts";
 import type { TurnAssembler } from "./assembler.ts";
 import { type ClientOptions, trimSlash } from "./client-config.ts";
-import { type FailureContext, inBodyError, networkError, serverMessageOf } from "./errors.ts";
+import { type FailureContext, inBodyError, serverMessageOf } from "./errors.ts";
 import { eventJson, sseEvents } from "./sse.ts";
 import { type ReadOutcome, StreamFailure } from "./transport.ts";
-import { createWireClient, readJsonObject } from "./wire-client.ts";
+import { createWireClient, finishStream, readJsonObject } from "./wire-client.ts";
 
 /** Options of the Anthropic client. */
 export interface AnthropicClientOptions extends ClientOptions {
@@ -105,16 +105,7 @@ async function* readStream(
       throw error;
     assembler.markDropped(error.message);
   }
-  if (!assembler.isTerminated() && !assembler.hasOutput()) {
-    return {
-      type: "failed",
-      error: networkError(
-        context.host,
-        "the stream ended before any output and before its terminator",
-      ),
-    };
-  }
-  return { type: "turn", turn: assembler.finish() };
+  return finishStream(assembler, context);
 }
 
 async function* readWhole(

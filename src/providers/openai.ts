@@ -4,11 +4,11 @@ import type { ProviderError, ProviderEvent, StreamFn } from "../protocol/index.t
 import { isObject } from "./arguments.ts";
 import type { TurnAssembler } from "./assembler.ts";
 import { type ClientOptions, trimSlash } from "./client-config.ts";
-import { type FailureContext, inBodyError, networkError, serverMessageOf } from "./errors.ts";
+import { type FailureContext, inBodyError, serverMessageOf } from "./errors.ts";
 import { type MaxTokensField, openaiBodyText } from "./openai-wire.ts";
 import { eventJson, sseEvents } from "./sse.ts";
 import { type ReadOutcome, StreamFailure } from "./transport.ts";
-import { createWireClient, readJsonObject } from "./wire-client.ts";
+import { createWireClient, finishStream, readJsonObject } from "./wire-client.ts";
 
 /** Options of the OpenAI-compatible client. */
 export interface OpenAIClientOptions extends ClientOptions {
@@ -87,9 +87,7 @@ async function* readStream(
   if (unreadable !== null && !assembler.hasOutput()) {
     return { type: "failed", error: unreadableStream(context, unreadable) };
   }
-  if (!assembler.isTerminated() && !assembler.hasOutput())
-    return { type: "failed", error: emptyStream(context) };
-  return { type: "turn", turn: assembler.finish() };
+  return finishStream(assembler, context);
 }
 
 /** A stream of events that are not the wire format's JSON: not an OpenAI-compatible endpoint, or a broken one. */
@@ -137,11 +135,6 @@ async function* readWhole(
   if (isObject(parsed.usage)) assembler.setUsage(usageOf(parsed.usage));
   assembler.markTerminated();
   return { type: "turn", turn: assembler.finish() };
-}
-
-/** A stream that ended before its terminator with nothing shown: safe to retry. */
-export function emptyStream(context: FailureContext): ProviderError {
-  return networkError(context.host, "the stream ended before any output and before its terminator");
 }
 
 function firstChoice(choices: unknown): Record<string, unknown>[] {

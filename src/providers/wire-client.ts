@@ -2,7 +2,7 @@ import type { ModelRequest, ProviderError, ProviderEvent, StreamFn } from "../pr
 import { isObject } from "./arguments.ts";
 import { createTurnAssembler, type TurnAssembler } from "./assembler.ts";
 import { type ClientOptions, transportFor } from "./client-config.ts";
-import { type FailureContext, invalidResponse } from "./errors.ts";
+import { type FailureContext, invalidResponse, networkError } from "./errors.ts";
 import type { WireFormat } from "./stop-reason.ts";
 import { type ReadOutcome, runRequest, type WireExchange } from "./transport.ts";
 
@@ -116,4 +116,21 @@ export async function readJsonObject(
     };
   }
   return { type: "object", value: parsed };
+}
+
+/**
+ * How a stream read ends: no terminator and nothing shown is a failure safe to retry (nothing reached
+ * the user); anything else is a turn, whose verdicts say what arrived whole.
+ */
+export function finishStream(assembler: TurnAssembler, context: FailureContext): ReadOutcome {
+  if (!assembler.isTerminated() && !assembler.hasOutput()) {
+    return {
+      type: "failed",
+      error: networkError(
+        context.host,
+        "the stream ended before any output and before its terminator",
+      ),
+    };
+  }
+  return { type: "turn", turn: assembler.finish() };
 }

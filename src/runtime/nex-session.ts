@@ -20,7 +20,7 @@ export interface JournalSink {
   ledger(record: ReadRecord): void;
   /** A change to the workspace that `undo` can revert (the before-image lives in the checkpoint store). */
   checkpoint(turn: number, description: string): void;
-  usage(inputTokens: number, outputTokens: number, messages: number): void;
+  usage(inputTokens: number, outputTokens: number): void;
   /** Makes what was appended durable (fsync); called at turn boundaries. */
   sync(): void;
   close(): void;
@@ -115,7 +115,7 @@ export class NexSession implements AgentSession {
     this.notify(event);
     if (event.type === "request_finished" && event.usage) {
       const { inputTokens, outputTokens } = event.usage;
-      this.parts.journal.usage(inputTokens, outputTokens, this.messages.length);
+      this.parts.journal.usage(inputTokens, outputTokens);
       // The prompt of this request was the messages so far; the answer is appended after this
       // event and estimated with whatever follows it.
       this.parts.budget.observeUsage(inputTokens, 0, this.messages.length);
