@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { anthropicBodyText } from "../../src/providers/anthropic-wire.ts";
 import { createOpenAIClient } from "../../src/providers/index.ts";
+import { openaiBodyText } from "../../src/providers/openai-wire.ts";
 import {
   destroy,
   openaiCompletion,
@@ -353,8 +355,6 @@ test("end-to-end: a tool call stream cut at every byte offset of its body never 
 });
 
 test("a refused call that arrived without a name goes back in history with a placeholder name, never an empty one", async () => {
-  const { openaiBodyText } = await import("../../src/providers/openai-wire.ts");
-  const { anthropicBodyText } = await import("../../src/providers/anthropic-wire.ts");
   const request = {
     model: "m",
     system: "s",
