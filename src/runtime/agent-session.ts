@@ -54,8 +54,8 @@ export interface AgentSession {
   compact(): Promise<string>;
   /** Switches the model for the next requests; returns the line to show. */
   setModel(model: string): Promise<string>;
-  /** Starts a fresh conversation in the same workspace. */
-  clear(): Promise<void>;
+  /** Starts a fresh conversation in the same workspace (a resume starts there too); says whether it did, and the line to show. */
+  clear(): Promise<{ cleared: boolean; line: string }>;
   listSessions(): Promise<SessionSummary[]>;
   /** Flushes the journal and releases resources. */
   close(): Promise<void>;

@@ -9,6 +9,7 @@ export function journalSink(journal: Journal): JournalSink {
     ledger: (record) => journal.appendLedger(record),
     checkpoint: (turn, description) => journal.appendCheckpoint(turn, description),
     usage: (inputTokens, outputTokens) => journal.appendUsage({ inputTokens, outputTokens }),
+    cleared: () => journal.appendClear(),
     sync: () => journal.syncTurn(),
     close: () => journal.close(),
   };

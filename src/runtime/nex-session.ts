@@ -21,6 +21,8 @@ export interface JournalSink {
   /** A change to the workspace that `undo` can revert (the before-image lives in the checkpoint store). */
   checkpoint(turn: number, description: string): void;
   usage(inputTokens: number, outputTokens: number): void;
+  /** The conversation restarted (`/clear`): a resume starts after this point, with an empty ledger. */
+  cleared(): void;
   /** Makes what was appended durable (fsync); called at turn boundaries. */
   sync(): void;
   close(): void;
@@ -30,6 +32,10 @@ export interface JournalSink {
 export interface SessionTools extends ToolHost {
   setMode(mode: PermissionMode): void;
   undo(turns: number): Promise<string>;
+  /** Forgets what the model read and any write in parts under way (`/clear`). */
+  forgetConversation(): Promise<void>;
+  /** Removes leftovers of unfinished work (staging files) when the session closes. */
+  release(): Promise<void>;
 }
 
 /** How permission requests are answered. */
@@ -265,9 +271,21 @@ export class NexSession implements AgentSession {
     return switched.line;
   }
 
-  async clear(): Promise<void> {
+  async clear(): Promise<{ cleared: boolean; line: string }> {
+    if (this.controller)
+      return {
+        cleared: false,
+        line: "A task is running; clear when it has ended (Esc interrupts it).",
+      };
     this.messages = [];
     this.parts.budget.forgetUsage();
+    await this.parts.tools.forgetConversation();
+    this.parts.journal.cleared();
+    this.parts.journal.sync();
+    return {
+      cleared: true,
+      line: "Started a fresh conversation: the model remembers nothing before this point and must read files again before changing them. /undo still reaches earlier turns.",
+    };
   }
 
   listSessions(): Promise<SessionSummary[]> {
@@ -277,6 +295,7 @@ export class NexSession implements AgentSession {
   async close(): Promise<void> {
     this.interrupt();
     await this.running;
+    await this.parts.tools.release().catch(() => {});
     this.parts.journal.sync();
     this.parts.journal.close();
   }

@@ -60,6 +60,8 @@ export interface Journal {
   appendCheckpoint(turn: number, description: string): void;
   /** Writes the compaction record, then a ledger snapshot. */
   appendCompaction(info: CompactionInfo): void;
+  /** Marks a fresh start (`/clear`): earlier messages leave the conversation, and the ledger empties. */
+  appendClear(): void;
   /** Records usage with the current message count. */
   appendUsage(usage: UsageInfo): void;
   /** The read ledger: newest record per path. */
@@ -204,6 +206,12 @@ class FileJournal implements Journal {
       tokensBefore: info.tokensBefore,
       tokensAfter: info.tokensAfter,
     });
+    this.appendLedgerSnapshot();
+  }
+
+  appendClear(): void {
+    this.#write({ type: "clear", lastSeq: this.#seq });
+    this.#ledger.clear();
     this.appendLedgerSnapshot();
   }
 

@@ -74,6 +74,15 @@ export interface CompactionRecord extends RecordBase, CompactionInfo {
   type: "compaction";
 }
 
+/**
+ * The user started a fresh conversation (`/clear`): no message up to `lastSeq` belongs to the
+ * conversation any more, and the read ledger restarts empty (a snapshot follows).
+ */
+export interface ClearRecord extends RecordBase {
+  type: "clear";
+  lastSeq: number;
+}
+
 /** Token usage the endpoint reported for one request. */
 export interface UsageInfo {
   inputTokens: number;
@@ -100,6 +109,7 @@ export type JournalRecord =
   | EventRecord
   | CheckpointRecord
   | CompactionRecord
+  | ClearRecord
   | UsageRecord;
 
 /** The `type` of a journal record. */
@@ -158,6 +168,8 @@ function validShape(r: Obj): boolean {
         isStr(r.summary) &&
         [r.replacedMessages, r.firstKeptSeq, r.tokensBefore, r.tokensAfter].every(isNum)
       );
+    case "clear":
+      return isNum(r.lastSeq);
     case "usage":
       return (
         [r.inputTokens, r.outputTokens, r.messages].every(isNum) &&

@@ -145,6 +145,9 @@ async function scanTail(
     } else if (r.type === "usage" && !usageSeen && r.estimatedTokens) {
       estimator.correctWith({ inputTokens: r.inputTokens, estimatedTokens: r.estimatedTokens });
       usageSeen = true;
+    } else if (r.type === "clear") {
+      // The conversation restarted here: nothing older belongs to it.
+      messagesDone = true;
     } else if (r.type === "compaction" && !scan.compaction) {
       scan.compaction = r;
       scan.summaryRaw = estimator.countMessage(summaryMessage(r.summary));

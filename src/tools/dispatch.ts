@@ -158,6 +158,7 @@ function recordingLedger(ledger: ReadLedger, made: ReadRecord[]): ReadLedger {
   return {
     get: (path) => ledger.get(path),
     all: () => ledger.all(),
+    forget: () => ledger.forget(),
     recordRead: (base, range) => {
       const record = ledger.recordRead(base, range);
       made.push(record);

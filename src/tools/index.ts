@@ -55,6 +55,13 @@ export interface WorkspaceToolHost extends ToolHost {
   setMode(mode: PermissionMode): void;
   /** Restores the workspace to before the last `turns` mutating turns. */
   undo(turns: number): Promise<UndoReport>;
+  /**
+   * The conversation starts afresh (`/clear`): the model has read no file and has no write in parts
+   * under way, so the ledger empties and staged parts are discarded with their staging files.
+   */
+  forgetConversation(): Promise<void>;
+  /** Removes staging files of unfinished writes in parts; called when the session closes. */
+  release(): Promise<void>;
 }
 
 /** Builds the tools of one session: read_file, write_file, edit_file, bash, grep, glob, list_dir. */
@@ -125,6 +132,12 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     rememberApproval: (call) => permissions.remember(call),
     setMode: (mode) => permissions.setMode(mode),
     ledger: () => ledger.all(),
+    forgetConversation: () =>
+      serial(async () => {
+        ledger.forget();
+        await parts.discardAll();
+      }),
+    release: () => serial(() => parts.discardAll()),
     async execute(call, signal) {
       const run = async () => {
         let ctx: Omit<ToolContext, "signal" | "turn">;

@@ -20,6 +20,8 @@ export interface ReadLedger {
   /** Records content the session itself wrote (completely known) or edited (as known as before). */
   recordWrite(record: ReadRecord): ReadRecord;
   all(): ReadRecord[];
+  /** Forgets every file: after `/clear` the model has seen none of them. */
+  forget(): void;
 }
 
 interface Coverage {
@@ -68,5 +70,9 @@ export function createLedger(restored: ReadRecord[] = []): ReadLedger {
       return record;
     },
     all: () => [...records.values()].map((record) => ({ ...record })),
+    forget() {
+      records.clear();
+      coverage.clear();
+    },
   };
 }

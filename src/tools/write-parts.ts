@@ -35,6 +35,8 @@ export interface PartsStore {
   /** Throws unless the staging file is still the regular file nex created (checked before the commit). */
   check(target: string): Promise<void>;
   discard(target: string): Promise<void>;
+  /** Discards every staged write and removes its staging file. */
+  discardAll(): Promise<void>;
 }
 
 async function deepestExisting(dir: string): Promise<string> {
@@ -178,6 +180,9 @@ export function createPartsStore(): PartsStore {
         await checkIdentity(state)
           .then(() => unlink(state.path))
           .catch(() => {});
+    },
+    async discardAll() {
+      await Promise.all([...staged.keys()].map((target) => store.discard(target)));
     },
   };
   return store;

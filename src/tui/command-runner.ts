@@ -81,14 +81,12 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
           `To resume session ${found.sessionId} (${found.messages} messages, started ${found.startedAt}), quit with /exit and run:\n  nex resume ${found.sessionId}`,
         );
       }
-      case "clear":
-        await session.clear();
+      case "clear": {
+        const result = await session.clear();
+        if (!result.cleared) return say(store, result.line, "warn");
         ctx.clearScreen();
-        return say(
-          store,
-          "Started a fresh conversation: the model no longer sees the earlier messages.",
-          "dim",
-        );
+        return say(store, result.line, "dim");
+      }
       case "mode": {
         ctx.setMode(command.mode ?? nextMode(ctx.mode));
         return;

@@ -158,3 +158,54 @@ test("a fault during a task (here a listener that throws) ends it with an error 
   assert.equal(end.type, "error");
   assert.equal(seen.at(-1), "error");
 });
+
+test("clear starts a fresh conversation: the model sees no earlier message, must read files again, and a resume starts after it", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({ name: "read_file", args: { path: "notes.txt" } }),
+      openaiText("read it"),
+      openaiToolCall({ name: "write_file", args: { path: "notes.txt", content: "replaced\n" } }),
+      openaiText("could not write"),
+      openaiText("resumed fine"),
+    ],
+  });
+  const { base, workspace, dataDir } = dirs();
+  const original = "line one\nline two\n";
+  writeFileSync(join(workspace, "notes.txt"), original);
+  const flags = {
+    model: "m",
+    baseUrl: `${stub.url}/v1`,
+    dataDir,
+    permissionMode: "approve_all" as const,
+  };
+  const { session } = await openSession(flags, { HOME: base }, workspace, {
+    resume: null,
+    approvals: "refuse",
+  });
+  assert.equal((await session.submit("SECRET-BEFORE-CLEAR read notes.txt")).type, "done");
+  const cleared = await session.clear();
+  assert.equal(cleared.cleared, true);
+  assert.match(cleared.line, /fresh conversation/);
+  assert.equal((await session.submit("overwrite notes.txt")).type, "done");
+  await session.close();
+
+  const calls = stub.requestsTo("/v1/chat/completions");
+  const afterClear = JSON.stringify(calls[2]?.body);
+  assert.ok(
+    !afterClear.includes("SECRET-BEFORE-CLEAR"),
+    "the first request after clear carries no earlier message",
+  );
+  assert.match(JSON.stringify(calls[3]?.body), /has not read|read it first|read_file/i);
+  assert.equal(readFileSync(join(workspace, "notes.txt"), "utf8"), original);
+
+  const resumed = await openSession(flags, { HOME: base }, workspace, {
+    resume: "last",
+    approvals: "refuse",
+  });
+  assert.equal((await resumed.session.submit("carry on")).type, "done");
+  await resumed.session.close();
+  await stub.close();
+  const resumedBody = JSON.stringify(stub.requestsTo("/v1/chat/completions")[4]?.body);
+  assert.ok(!resumedBody.includes("SECRET-BEFORE-CLEAR"), "a resume starts after the clear");
+  assert.match(resumedBody, /overwrite notes\.txt/);
+});

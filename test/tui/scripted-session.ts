@@ -141,8 +141,9 @@ export class ScriptedSession implements AgentSession {
     return `Model: ${model} (window 32768, default).`;
   }
 
-  async clear(): Promise<void> {
+  async clear(): Promise<{ cleared: boolean; line: string }> {
     this.log("clear");
+    return { cleared: true, line: "Started a fresh conversation." };
   }
 
   async listSessions(): Promise<SessionSummary[]> {
