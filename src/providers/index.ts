@@ -22,7 +22,12 @@ export {
   redact,
   serverMessageOf,
 } from "./errors.ts";
-export type { HttpFetch, HttpRequestInit, HttpResponse } from "./http-client.ts";
+export {
+  type HttpFetch,
+  type HttpRequestInit,
+  type HttpResponse,
+  httpFetch,
+} from "./http-client.ts";
 export {
   fetchModelList,
   type ModelListAnswer,
