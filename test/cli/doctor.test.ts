@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { test } from "node:test";
-import { makeSandbox, type NexResult, runNex } from "../support/cli.ts";
+import { makeSandbox, type NexResult, runNex, startNex } from "../support/cli.ts";
 import { type StubEndpoint, startStubEndpoint } from "../support/stub-endpoint.ts";
 import {
   anthropicText,
   anthropicToolUse,
+  hang,
   json,
   openaiText,
   openaiToolCall,
@@ -277,6 +278,85 @@ test("nex doctor --json prints one document with every check, the request count 
     ],
   );
   assert.ok(report.checks.every((check) => typeof check.found === "string" && check.found !== ""));
+});
+
+test("on an endpoint without a model list, nex doctor judges the key by the model request it sends", async () => {
+  const refuse = status(403, { body: { error: { message: "forbidden" } } });
+  const refusing = await startStubEndpoint({ handler: () => refuse });
+  const refused = await doctor(refusing, ["--model", MODEL]);
+  await refusing.close();
+  assert.equal(refused.code, 3, refused.stdout);
+  assert.match(
+    line(refused, "key accepted"),
+    /^FAIL .*refused the key from OPENAI_API_KEY \(HTTP 403\)/,
+  );
+  assert.match(
+    line(refused, "model exists"),
+    /^WARN .*does not list its models \(GET \/models: HTTP 404\)/,
+  );
+  assert.equal(refusing.requestsTo("/chat/completions").length, 1);
+
+  const serving = await startStubEndpoint({ scripts: healthyOpenAI() });
+  const served = await doctor(serving, ["--model", MODEL]);
+  await serving.close();
+  assert.equal(served.code, 0, served.stdout);
+  assert.match(line(served, "key accepted"), /^PASS .*accepted by a model request/);
+  assert.match(
+    line(served, "context window and output limit"),
+    /^WARN .*assumes a conservative 32k/,
+  );
+  assert.ok(serving.requests.length <= 9, `${serving.requests.length} requests`);
+  assertNoKey(served);
+});
+
+test("nex doctor fails the streaming check when the stream ends without its terminator", async () => {
+  const stub = await startStubEndpoint({
+    routes: { "GET /models": modelList([MODEL]) },
+    scripts: [openaiText("ok", { includeDone: false }), ...healthyOpenAI().slice(1)],
+  });
+  const result = await doctor(stub, ["--model", MODEL]);
+  await stub.close();
+  assert.equal(result.code, 1);
+  assert.match(
+    line(result, "streaming works"),
+    /^FAIL .*ended without its terminator \(\[DONE\]\)/,
+  );
+  assert.match(result.stdout, /runs none/);
+});
+
+test("nex doctor honours the normal retry policy: a Retry-After longer than nex waits ends the check at once, after one request", async () => {
+  const stub = await startStubEndpoint({
+    routes: { "GET /models": modelList([MODEL]) },
+    handler: () => status(429, { headers: { "retry-after": "120" } }),
+  });
+  const result = await doctor(stub, ["--model", MODEL]);
+  await stub.close();
+  assert.equal(result.code, 1);
+  assert.match(line(result, "streaming works"), /^FAIL .*asked to wait 120 s/);
+  assert.match(result.stdout, /next: The endpoint is rate limiting; wait and run nex doctor again/);
+  assert.match(line(result, "tool calls work"), /^SKIP/);
+  assert.equal(stub.requestsTo("/chat/completions").length, 1, "no request after a refused wait");
+});
+
+test("Ctrl-C stops nex doctor mid-request: the rest is skipped as interrupted and it exits 130", async () => {
+  const stub = await startStubEndpoint({
+    routes: { "GET /models": modelList([MODEL]) },
+    handler: () => hang(),
+  });
+  const box = makeSandbox();
+  const run = startNex(["doctor", "--base-url", stub.url, "--model", MODEL], {
+    cwd: box.workspace,
+    env: { ...box.env, OPENAI_API_KEY: KEY },
+  });
+  while (stub.requestsTo("/chat/completions").length === 0 && run.child.exitCode === null)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  run.child.kill("SIGINT");
+  const result = await run.done;
+  await stub.close();
+  assert.equal(result.code, 130, result.stdout + result.stderr);
+  assert.match(line(result, "streaming works"), /^SKIP .*interrupted/);
+  assert.match(result.stdout, /Interrupted\./);
+  assert.equal(stub.requestsTo("/chat/completions").length, 1);
 });
 
 /** A port with nothing listening: bound, then released. */
