@@ -7,6 +7,7 @@ import {
   type HttpFetch,
   hostOf,
   httpFetch,
+  redact,
   terminatorName,
 } from "../providers/index.ts";
 import { type ConfigFlags, type NexConfig, resolveConfig } from "./config.ts";
@@ -16,18 +17,20 @@ import {
   type DoctorCheck,
   judgeKeyFromList,
   judgeKeyFromProbe,
-  judgeLimits,
   judgeModel,
   judgeReachable,
-  judgeStreaming,
-  judgeToolCall,
-  judgeTruncation,
   PROBE_TOOL,
   PROBE_WORD,
   type ProbeResult,
   TRUNCATION_COUNT,
   TRUNCATION_MAX_TOKENS,
 } from "./doctor-checks.ts";
+import {
+  judgeLimits,
+  judgeStreaming,
+  judgeToolCall,
+  judgeTruncation,
+} from "./doctor-response-checks.ts";
 import { createClient, limitsFor } from "./endpoint-client.ts";
 
 export type { CheckId, CheckStatus, DoctorCheck } from "./doctor-checks.ts";
@@ -65,6 +68,9 @@ export interface DoctorReport {
   interrupted: boolean;
 }
 
+// Room for a reasoning model to think before a trivial call; a model that does not think stops far sooner.
+const TOOL_PROBE_MAX_TOKENS = 1024;
+
 // Time for the model list: long enough for a cold server, short enough for a dead one.
 const LIST_TIMEOUT_MS = 10_000;
 
@@ -91,8 +97,15 @@ export async function runDoctor(
     requests,
     interrupted: options.signal.aborted,
   });
+  // Every message is built without the key; this is the last line of defence should a server echo it.
+  const secrets = config.apiKey ? [config.apiKey] : [];
   const emit = (...found: DoctorCheck[]) => {
-    for (const one of found) {
+    for (const raw of found) {
+      const one = {
+        ...raw,
+        found: redact(raw.found, secrets),
+        next: raw.next === null ? null : redact(raw.next, secrets),
+      };
       checks.push(one);
       options.onCheck?.(one);
     }
@@ -173,7 +186,7 @@ export async function runDoctor(
 
   const toolTurn = await probe({
     user: `Call the ${PROBE_TOOL} tool with word set to "${PROBE_WORD}". Do not reply with text.`,
-    maxTokens: 256,
+    maxTokens: TOOL_PROBE_MAX_TOKENS,
     tools: true,
   });
   if (options.signal.aborted) return interrupted();
