@@ -54,6 +54,7 @@ export const TRUNCATION_MAX_TOKENS = 5;
 /** The truncation probe asks for the numbers up to this one; a whole answer ends with it. */
 export const TRUNCATION_COUNT = 300;
 
+/** A verdict with the check's title filled in. */
 export function check(
   id: CheckId,
   status: CheckStatus,
