@@ -8,7 +8,8 @@ export type Command =
   | { type: "sessions"; options: CommonOptions }
   | { type: "compact"; options: CommonOptions; session: string }
   | { type: "undo"; options: CommonOptions; session: string; turns: number }
-  | { type: "demo"; options: CommonOptions; scenario: string | null };
+  | { type: "demo"; options: CommonOptions; scenario: string | null }
+  | { type: "doctor"; options: CommonOptions };
 
 /** Options every command accepts. */
 export interface CommonOptions {
@@ -39,6 +40,8 @@ Usage:
   nex compact [id|--last]      summarise a session's older messages so it fits the model again
   nex undo [n] [--session id]  restore the workspace to before the last n turns (default 1)
   nex demo [scenario]          watch nex handle a misbehaving endpoint (built in, no network)
+  nex doctor                   check the endpoint before trusting it: reachable, key, model, streaming,
+                               tool calls, limits, honest truncation (--json for a JSON report)
 
 Options:
   --model NAME          model name (or NEX_MODEL; default: the endpoint's only model)
@@ -48,7 +51,7 @@ Options:
   --mode MODE           permissions: ask (default), auto_edit, approve_all
   --yes, -y             approve every action (same as --mode approve_all)
   --max-turns N         stop after N model turns (default 50)
-  --json                print the event stream as JSON lines on stdout (nex run)
+  --json                print the event stream as JSON lines on stdout (nex run; a JSON report for nex doctor)
   --data-dir DIR        where sessions are kept (default: $XDG_DATA_HOME/nex; "workspace" for ./.nex)
   --config FILE         config file (default: $XDG_CONFIG_HOME/nex/config.json)
   --version, --help
@@ -106,6 +109,12 @@ export function parseCommand(argv: string[]): Command {
     }
     case "demo":
       return { type: "demo", options, scenario: rest[0] ?? null };
+    case "doctor":
+      if (rest.length > 0)
+        throw new UsageError(
+          `nex doctor takes no arguments, not "${rest.join(" ")}"; choose the endpoint with --base-url, --provider and --model.`,
+        );
+      return { type: "doctor", options };
     default:
       throw new UsageError(
         `Unknown command "${verb}". To give nex a task, use: nex run "${[verb, ...rest].join(" ")}"`,

@@ -98,6 +98,13 @@ async function dispatch(command: Command): Promise<number> {
       process.stdout.write(`${report.text}\n`);
       return report.ok ? EXIT.done : EXIT.failure;
     }
+    case "doctor": {
+      const { runDoctorReport } = await import("../headless/doctor-report.ts");
+      return runDoctorReport(command.options, process.env, process.cwd(), {
+        json: command.options.json,
+        out: (text) => process.stdout.write(text),
+      });
+    }
     case "demo": {
       const { runDemo } = await import("./demo.ts");
       return runDemo(command.scenario, command.options);

@@ -9,6 +9,7 @@
 import { isObject } from "./arguments.ts";
 import { trimSlash } from "./client-config.ts";
 import { type HttpFetch, httpFetch, readText } from "./http-client.ts";
+import { fetchModelList, sideRequestHeaders } from "./model-list.ts";
 
 /** Where to look, and with which key. */
 export interface DiscoverOptions {
@@ -72,26 +73,15 @@ export async function discoverContextWindow(
 export async function listModels(
   options: Omit<DiscoverOptions, "model">,
 ): Promise<string[] | null> {
-  const base = trimSlash(options.baseUrl);
-  const apiBase = options.kind === "openai" ? base : `${base.replace(/\/v1$/, "")}/v1`;
-  const list = await requester({ ...options, model: "" })("GET", `${apiBase}/models`);
-  if (!isObject(list) || !Array.isArray(list.data)) return null;
-  return list.data
-    .filter(isObject)
-    .flatMap((entry) => (typeof entry.id === "string" ? [entry.id] : []));
+  const answer = await fetchModelList(options);
+  return answer.type === "answered" ? answer.models : null;
 }
 
 type Get = (method: "GET" | "POST", url: string, body?: unknown) => Promise<unknown>;
 
 function requester(options: DiscoverOptions): Get {
   const doFetch = options.fetch ?? httpFetch;
-  const headers: Record<string, string> = { accept: "application/json" };
-  if (options.apiKey && options.kind === "openai")
-    headers.authorization = `Bearer ${options.apiKey}`;
-  if (options.apiKey && options.kind === "anthropic") {
-    headers["x-api-key"] = options.apiKey;
-    headers["anthropic-version"] = "2023-06-01";
-  }
+  const headers = sideRequestHeaders(options.kind, options.apiKey);
   return async (method, url, body) => {
     const timeout = AbortSignal.timeout(options.timeoutMs ?? 2000);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;

@@ -22,6 +22,18 @@ export {
   redact,
   serverMessageOf,
 } from "./errors.ts";
+export {
+  type HttpFetch,
+  type HttpRequestInit,
+  type HttpResponse,
+  httpFetch,
+} from "./http-client.ts";
+export {
+  fetchModelList,
+  type ModelListAnswer,
+  type ModelListOptions,
+  modelListUrl,
+} from "./model-list.ts";
 export { createOpenAIClient, type OpenAIClientOptions } from "./openai.ts";
 export { historyArguments } from "./openai-wire.ts";
 export {
@@ -32,6 +44,6 @@ export {
   type RetryPlan,
   retryAfterMs,
 } from "./retry.ts";
-export { isNormalStop, mapStopReason, type WireFormat } from "./stop-reason.ts";
+export { isNormalStop, mapStopReason, terminatorName, type WireFormat } from "./stop-reason.ts";
 export { defaultTimeouts, type Timeouts } from "./transport.ts";
 export { type CallSignals, judgeCall, type TurnSignals } from "./verdict.ts";

@@ -2,13 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildSystemPrompt } from "../agent/system-prompt.ts";
 import type { AgentEvent, Message, ReadRecord, StreamFn } from "../protocol/index.ts";
-import {
-  createAnthropicClient,
-  createOpenAIClient,
-  discoverContextWindow,
-  hostOf,
-  listModels,
-} from "../providers/index.ts";
+import { hostOf, listModels } from "../providers/index.ts";
 import {
   contextBudget,
   createJournal,
@@ -23,8 +17,8 @@ import { createToolHost, toolSpecs, undoWorkspace } from "../tools/index.ts";
 import type { SessionInfo } from "./agent-session.ts";
 import { compactConversation } from "./compactor.ts";
 import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./config.ts";
+import { createClient, limitsFor } from "./endpoint-client.ts";
 import { journalSink } from "./journal-sink.ts";
-import { type ResolvedLimits, resolveLimits } from "./model-registry.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { createSessionBudget } from "./request-budget.ts";
 import { summariesIn } from "./session-list.ts";
@@ -267,34 +261,6 @@ function toolEnvironment(
   for (const name of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "NEX_API_KEY", config.apiKeyEnv])
     delete out[name];
   return out;
-}
-
-/** The provider client for a configuration. */
-function createClient(config: NexConfig): StreamFn {
-  const common = {
-    baseUrl: config.baseUrl,
-    stream: config.stream,
-    keyName: config.apiKeyEnv,
-    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
-  };
-  return config.provider === "anthropic"
-    ? createAnthropicClient(common)
-    : createOpenAIClient(common);
-}
-
-/** The model's window: configured, else asked of the endpoint (a few quick GETs, no retries), else known, else 32k. */
-async function limitsFor(config: NexConfig, model: string): Promise<ResolvedLimits> {
-  const configured = config.models[model];
-  const discovered = configured?.contextWindow
-    ? null
-    : await discoverContextWindow({
-        baseUrl: config.baseUrl,
-        model,
-        kind: config.provider,
-        timeoutMs: 1500,
-        ...(config.apiKey ? { apiKey: config.apiKey } : {}),
-      });
-  return resolveLimits({ model, configured, discovered });
 }
 
 async function locate(config: NexConfig, id: string, workspaceGiven: boolean) {

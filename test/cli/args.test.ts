@@ -55,3 +55,14 @@ function pick(command: ReturnType<typeof parseCommand>) {
     return { type: command.type, resume: command.resume, task: undefined };
   return { type: command.type, resume: null, task: undefined };
 }
+
+test("nex doctor takes the endpoint options and --json, and refuses stray words", () => {
+  const command = parseCommand(["doctor", "--base-url", "http://127.0.0.1:8000/v1", "--json"]);
+  assert.equal(command.type, "doctor");
+  assert.ok(command.type === "doctor" && command.options.json);
+  assert.equal(command.type === "doctor" && command.options.baseUrl, "http://127.0.0.1:8000/v1");
+  assert.throws(
+    () => parseCommand(["doctor", "qwen3"]),
+    (e: unknown) => e instanceof UsageError && /--model/.test(e.message),
+  );
+});
