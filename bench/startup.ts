@@ -55,7 +55,7 @@ async function benchFirstRequest(runs: number): Promise<Figure[]> {
       onRequest: (request) => {
         const now = performance.now();
         any ??= now - startedAt;
-        if (request.method === "POST") model ??= now - startedAt;
+        if (request.path.endsWith("/chat/completions")) model ??= now - startedAt;
       },
     });
     const run = await runNex(["run", ...endpointArgs(stub.url, dirs.dataDir), "say ok"], {
@@ -77,7 +77,7 @@ async function benchFirstRequest(runs: number): Promise<Figure[]> {
     walls.push(run.wallMs);
   }
   say(`nex run → first request of any kind: ${spread(firstAny)}`);
-  say(`nex run → first model request (POST): ${spread(firstModel)}`);
+  say(`nex run → first model request (POST /v1/chat/completions): ${spread(firstModel)}`);
   say(`nex run, whole one-answer run: ${spread(walls)}`);
   say(`  requests of one run: ${paths.join(", ")}`);
   return [
