@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 
 export const root = resolve(import.meta.dirname, "..");
 export const nexBin = join(root, "bin", "nex.js");
-const probe = pathToFileURL(join(import.meta.dirname, "usage-probe.js")).href;
+const probe = "usage-probe.js";
 
 /** What one process of a nex run reported at exit (bin/nex.js may re-exec: then there are two). */
 export interface ProcessUsage {
@@ -17,6 +17,8 @@ export interface ProcessUsage {
   ppid: number;
   node: string;
   cpuMs: number;
+  userMs: number;
+  systemMs: number;
   maxRssKb: number;
   heapAfterGcKb: number;
 }
@@ -26,8 +28,10 @@ export interface NexRun {
   code: number | null;
   stderr: string;
   wallMs: number;
-  /** CPU of every nex process (a re-exec counts both). */
+  /** CPU of every nex process (a re-exec counts both), and its user and system parts. */
   cpuMs: number;
+  userMs: number;
+  systemMs: number;
   /** The largest peak RSS among them. */
   maxRssKb: number;
   heapAfterGcKb: number;
@@ -42,11 +46,13 @@ export async function runNex(
     onSpawn?: (startedAt: number) => void;
     /** Preload the usage probe (default true); off where its few milliseconds of loading would count. */
     probe?: boolean;
+    /** More plain-JavaScript modules to preload (`--import`), e.g. without-fsync.js. */
+    preload?: string[];
   },
 ): Promise<NexRun> {
   const useProbe = options.probe ?? true;
   const usageDir = mkdtempSync(join(tmpdir(), "nex-bench-usage-"));
-  const inherited = process.env.NODE_OPTIONS ? `${process.env.NODE_OPTIONS} ` : "";
+  const inherited = process.env.NODE_OPTIONS ?? "";
   const start = performance.now();
   const child = spawn(process.execPath, [nexBin, ...args], {
     cwd: options.cwd,
@@ -54,7 +60,14 @@ export async function runNex(
       ...process.env,
       OPENAI_API_KEY: "bench",
       NEX_BENCH_USAGE_DIR: usageDir,
-      ...(useProbe ? { NODE_OPTIONS: `${inherited}--import ${probe}` } : {}),
+      NODE_OPTIONS: [
+        inherited.trim(),
+        ...[...(useProbe ? [probe] : []), ...(options.preload ?? [])]
+          .map(preloadUrl)
+          .map((url) => `--import ${url}`),
+      ]
+        .filter((part) => part !== "")
+        .join(" "),
     },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -72,27 +85,28 @@ export async function runNex(
   if (useProbe && processes.length === 0) {
     throw new Error(`nex wrote no usage (exit ${code}): ${stderr}`);
   }
-  const none = {
-    pid: 0,
-    ppid: 0,
-    node: "",
-    cpuMs: Number.NaN,
-    maxRssKb: Number.NaN,
-    heapAfterGcKb: Number.NaN,
-  };
-  const biggest = processes.reduce(
-    (a, b) => (b.maxRssKb > a.maxRssKb ? b : a),
-    processes[0] ?? none,
+  const sum = (pick: (p: ProcessUsage) => number) =>
+    useProbe ? processes.reduce((total, p) => total + pick(p), 0) : Number.NaN;
+  const biggest = processes.reduce<ProcessUsage | null>(
+    (a, b) => (a === null || b.maxRssKb > a.maxRssKb ? b : a),
+    null,
   );
   return {
     code,
     stderr,
     wallMs,
-    cpuMs: useProbe ? processes.reduce((sum, p) => sum + p.cpuMs, 0) : Number.NaN,
-    maxRssKb: biggest.maxRssKb,
-    heapAfterGcKb: biggest.heapAfterGcKb,
+    cpuMs: sum((p) => p.cpuMs),
+    userMs: sum((p) => p.userMs),
+    systemMs: sum((p) => p.systemMs),
+    maxRssKb: biggest?.maxRssKb ?? Number.NaN,
+    heapAfterGcKb: biggest?.heapAfterGcKb ?? Number.NaN,
     processes,
   };
+}
+
+/** The file URL of a module in bench/. */
+export function preloadUrl(name: string): string {
+  return pathToFileURL(join(import.meta.dirname, name)).href;
 }
 
 /** A throw-away workspace and data directory. */

@@ -32,7 +32,7 @@ function toolScripts(turns: number): Script[] {
 }
 
 /** One `nex run` of `turns` tool turns plus the closing answer. */
-async function runTurns(turns: number): Promise<NexRun & { requests: number }> {
+async function runTurns(turns: number, preload: string[] = []): Promise<NexRun> {
   const dirs = scratch();
   const stub = await startStubEndpoint({ scripts: toolScripts(turns) });
   const run = await runNex(
@@ -44,7 +44,7 @@ async function runTurns(turns: number): Promise<NexRun & { requests: number }> {
       ...endpointArgs(stub.url, dirs.dataDir),
       "write and read files",
     ],
-    { cwd: dirs.workspace },
+    { cwd: dirs.workspace, preload },
   );
   const requests = stub.requestsTo("/v1/chat/completions").length;
   await stub.close();
@@ -54,19 +54,19 @@ async function runTurns(turns: number): Promise<NexRun & { requests: number }> {
   }
   if (requests !== turns + 1)
     throw new Error(`${turns} tool turns sent ${requests} model requests`);
-  return { ...run, requests };
+  return run;
 }
 
 /** The median run (by CPU) of `repeats`, so one disturbed run does not decide the figure. */
-async function medianRun(turns: number, repeats: number): Promise<NexRun> {
+async function medianRun(turns: number, repeats: number, preload: string[] = []): Promise<NexRun> {
   const runs: NexRun[] = [];
-  for (let i = 0; i < repeats; i++) runs.push(await runTurns(turns));
+  for (let i = 0; i < repeats; i++) runs.push(await runTurns(turns, preload));
   const cpus = runs.map((r) => r.cpuMs);
   const mid = median(cpus);
   const chosen = runs.reduce((a, b) => (Math.abs(b.cpuMs - mid) < Math.abs(a.cpuMs - mid) ? b : a));
   say(
-    `${String(turns).padStart(3)} tool turns: CPU ${cpus.map((c) => c.toFixed(0)).join(" / ")} ms; ` +
-      `median run: ${chosen.cpuMs.toFixed(0)} ms CPU, ${chosen.wallMs.toFixed(0)} ms wall, ` +
+    `${String(turns).padStart(3)} tool turns${preload.length > 0 ? ` (${preload.join(", ")})` : ""}: CPU ${cpus.map((c) => c.toFixed(0)).join(" / ")} ms; ` +
+      `median run: ${chosen.cpuMs.toFixed(0)} ms CPU (user ${chosen.userMs.toFixed(0)}, system ${chosen.systemMs.toFixed(0)}), ${chosen.wallMs.toFixed(0)} ms wall, ` +
       `peak RSS ${mb(chosen.maxRssKb)}, heap after GC at exit ${mb(chosen.heapAfterGcKb)}`,
   );
   return chosen;
@@ -80,6 +80,8 @@ export async function benchTurns(options: { quick: boolean }): Promise<Figure[]>
   const zero = await medianRun(0, repeats);
   const fifty = await medianRun(50, repeats);
   const full = await medianRun(TURNS, repeats);
+  // Attribution only: the same run with fsync/fdatasync made no-ops shows what durability costs.
+  const unsynced = await medianRun(TURNS, repeats, ["without-fsync.js"]);
   const perTurnCpu = (full.cpuMs - zero.cpuMs) / TURNS;
   const rssGrowth = (full.maxRssKb - fifty.maxRssKb) / (TURNS - 50);
   const heapGrowth = (full.heapAfterGcKb - fifty.heapAfterGcKb) / (TURNS - 50);
@@ -101,6 +103,13 @@ export async function benchTurns(options: { quick: boolean }): Promise<Figure[]>
       value: `${perTurnCpu.toFixed(2)} ms`,
       goal: `< ${(CPU_GOAL_MS / TURNS).toFixed(2)} ms`,
       verdict: verdict(perTurnCpu < CPU_GOAL_MS / TURNS),
+    },
+    {
+      section: "turns",
+      name: `${TURNS} tool turns, fsync made no-op`,
+      value: `${(unsynced.cpuMs / 1000).toFixed(2)} s (${unsynced.wallMs.toFixed(0)} ms wall)`,
+      goal: "(attribution: durability's share)",
+      verdict: "info",
     },
     {
       section: "turns",

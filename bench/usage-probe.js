@@ -23,6 +23,10 @@ if (dir) {
       ppid: process.ppid,
       node: process.version,
       cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
+      userMs: usage.userCPUTime / 1000,
+      systemMs: usage.systemCPUTime / 1000,
+      fsWrites: usage.fsWrite,
+      voluntarySwitches: usage.voluntaryContextSwitches,
       maxRssKb: usage.maxRSS,
       heapAfterGcKb: Math.round(heapAfterGc / 1024),
     };
