@@ -29,7 +29,8 @@ const FLUSH_BYTES = 8 * 1024 * 1024;
 const SNAPSHOT_MIN_BYTES = 128 * 1024;
 const TS = "2026-01-01T00:00:00.000Z";
 
-const cacheDir = join(tmpdir(), "nex-bench-journals", `v${FORMAT}`);
+/** Where the synthetic journals are kept between runs (delete it to reclaim ~1.2 GB). */
+export const cacheDir = join(tmpdir(), "nex-bench-journals", `v${FORMAT}`);
 
 /** A synthetic journal in a data directory of its own, for a workspace of its own. */
 export interface BenchJournal {

@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { contextBudget } from "../src/session/budget.ts";
 import { startStubEndpoint } from "../test/support/stub-endpoint.ts";
 import { openaiText } from "../test/support/stub-scripts.ts";
-import { type BenchJournal, ensureJournal, restoreJournal } from "./journal-file.ts";
+import { type BenchJournal, cacheDir, ensureJournal, restoreJournal } from "./journal-file.ts";
 import { endpointArgs, runNex } from "./nex-process.ts";
 import { type Figure, mb, median, say, verdict } from "./report.ts";
 
