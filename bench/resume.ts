@@ -96,9 +96,7 @@ function flat(base: Measure, m: Measure): boolean {
 
 /** Resume figures for journals of 1k, 10k, 100k and (unless quick) 1M messages. */
 export async function benchResume(options: { quick: boolean }): Promise<Figure[]> {
-  say(
-    `\n## Resume (window ${WINDOW}; journals synthetic, reused from the OS temp dir across runs)`,
-  );
+  say(`\n## Resume (window ${WINDOW}; synthetic journals, kept for later runs in ${cacheDir})`);
   const counts = options.quick ? [1_000, 10_000, 100_000] : [1_000, 10_000, 100_000, 1_000_000];
   const repeats = options.quick ? 1 : 3;
   const rows: { count: number; loaded: Measure; e2e: Measure }[] = [];
