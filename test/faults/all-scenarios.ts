@@ -1,5 +1,11 @@
 // Every fault scenario, in the order the table prints them.
 import type { FaultScenario } from "./scenario.ts";
+import { anthropicScenarios } from "./scenarios-anthropic.ts";
+import { fieldScenarios } from "./scenarios-field.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
 
-export const allScenarios: FaultScenario[] = [...openaiScenarios];
+export const allScenarios: FaultScenario[] = [
+  ...openaiScenarios,
+  ...anthropicScenarios,
+  ...fieldScenarios,
+];
