@@ -18,7 +18,6 @@ import {
   holds,
   maxTokensOf,
   neverPrinted,
-  neverTold,
   requests,
   requestsAtMost,
   stderrSays,
