@@ -332,6 +332,8 @@ export class NexSession implements AgentSession {
         if (change) this.parts.journal.checkpoint(turn, change);
         return outcome;
       },
+      unfinishedWrites: () => tools.unfinishedWrites?.() ?? [],
+      discardUnfinished: async () => (await tools.discardUnfinished?.()) ?? [],
     };
   }
 }

@@ -15,7 +15,7 @@ import type { Tool, ToolContext, ToolLimits } from "./tool.ts";
 import { type UndoReport, undoWorkspace } from "./undo.ts";
 import { createWorkspace, type Workspace } from "./workspace.ts";
 import { writeFileTool } from "./write-file.ts";
-import { createPartsStore } from "./write-parts.ts";
+import { createPartsStore, describeStaging } from "./write-parts.ts";
 
 export type { CommandRules } from "./permissions.ts";
 export type { SnapshotLimits } from "./shadow-git.ts";
@@ -152,6 +152,13 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       };
       return tools.get(call.name)?.mutates ? serial(run) : run();
     },
+    unfinishedWrites: () => parts.pending().map(describeStaging),
+    discardUnfinished: () =>
+      serial(async () => {
+        const pending = parts.pending();
+        for (const state of pending) await parts.discard(state.target);
+        return pending.map(describeStaging);
+      }),
     undo: (turns) =>
       serial(async () =>
         undoWorkspace({
