@@ -281,7 +281,8 @@ function describeCutAnswer(turn: AssembledTurn, maxTokens: number): string | nul
     return `The model's answer was cut off at the ${maxTokens}-token output limit, so the task is not finished. Resume the session and ask it to continue in smaller steps.`;
   }
   if (!turn.terminated) {
-    return "The endpoint's stream ended before its terminator, so the answer above may be incomplete. Resume the session to continue.";
+    const why = turn.dropDetail ? ` (${turn.dropDetail})` : "";
+    return `The endpoint's stream ended before its terminator${why}, so the answer above may be incomplete. Resume the session to continue.`;
   }
   // An explicit abnormal reason; a missing one (some proxies drop it) is judged by the terminator above.
   if (
