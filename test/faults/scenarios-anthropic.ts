@@ -272,4 +272,30 @@ export const anthropicScenarios: FaultScenario[] = [
     },
     checks: [fileIs("a.txt", "whole\n"), exitCode(0), requests(2)],
   },
+  {
+    name: "overloaded error event after text started",
+    wire,
+    expect: "not retried silently (text was shown): one request, the error surfaced, failure exit",
+    handler: () => {
+      const text = anthropicText("I will now edit the files one by one", { includeDone: false });
+      if (text.type !== "stream") return text;
+      const parts = text.parts.filter((part) => !String(part).includes("message_delta"));
+      return { ...text, parts: [...parts, anthropicStreamError("overloaded_error", "Overloaded")] };
+    },
+    checks: [requests(1), exitCode(1), stderrSays(/Overloaded|overloaded/)],
+  },
+  {
+    name: "a whole tool_use with stop_reason refusal",
+    wire,
+    expect: "an abnormal stop: the call is not run",
+    scripts: [
+      anthropicToolUse({
+        name: "write_file",
+        input: { path: "a.txt", content: "x" },
+        finishReason: "refusal",
+      }),
+      anthropicText("ok"),
+    ],
+    checks: [absent("a.txt"), told(/nothing was run or written/)],
+  },
 ];

@@ -297,6 +297,39 @@ export const edgeScenarios: FaultScenario[] = [
       exitCode(0),
     ],
   },
+  {
+    name: "an overwrite after bash changed the file the model read",
+    wire,
+    expect: "refused as stale: the command's change is kept; the model is told to read again",
+    files: { "log.txt": "line 1\n" },
+    scripts: [
+      openaiToolCall({ name: "read_file", args: { path: "log.txt" } }),
+      openaiToolCall({ name: "bash", args: { command: "echo 'line 2' >> log.txt" } }),
+      openaiToolCall({ name: "write_file", args: { path: "log.txt", content: "line 1\nmine\n" } }),
+      openaiText("ok"),
+    ],
+    checks: [fileIs("log.txt", "line 1\nline 2\n"), told(/modified since you read it/, 3)],
+  },
+  {
+    name: "an overwrite of a file the model wrote itself",
+    wire,
+    expect: "allowed without a read (control: the guard does not refuse the model's own file)",
+    scripts: [
+      openaiToolCall({ name: "write_file", args: { path: "a.txt", content: "draft one\n" } }),
+      openaiToolCall({ name: "write_file", args: { path: "a.txt", content: "draft two\n" } }),
+      openaiText("ok"),
+    ],
+    checks: [fileIs("a.txt", "draft two\n"), exitCode(0), requests(3)],
+  },
+  {
+    name: "a final answer cut by length",
+    wire,
+    expect: "not reported as a finished task: non-zero exit, the cut named",
+    scripts: [
+      openaiText("Here is the summary of what I changed: first, ", { finishReason: "length" }),
+    ],
+    checks: [requests(1), exitCode(1), stderrSays(/cut off/)],
+  },
 ];
 
 /** A workspace file's text, or "" when it does not exist. */
