@@ -76,6 +76,20 @@ export async function* runLoop(
   const tracker = new RefusalTracker();
   const repeats = new RepeatGuard();
   let raisedMaxTokens: number | null = null;
+  let remindedOfParts = false;
+  // Every end of a run removes the staging of writes in parts left unfinished: they would otherwise
+  // stay in the user's workspace as hidden files no later run can complete.
+  const finish = async function* (event: TerminalEvent): AsyncGenerator<AgentEvent, TerminalEvent> {
+    const discarded = (await options.tools.discardUnfinished?.()) ?? [];
+    if (discarded.length > 0) {
+      yield {
+        type: "notice",
+        message: `Unfinished write in parts discarded, nothing was written: ${discarded.join(", ")}.`,
+      };
+    }
+    yield event;
+    return event;
+  };
 
   for (let turn = 1; ; turn++) {
     if (signal.aborted)
@@ -173,6 +187,22 @@ export async function* runLoop(
             "The model's response was empty: no text and no tool calls, so nothing was done. Try again, or check the model and the endpoint's logs.",
         });
       }
+      const unfinished = options.tools.unfinishedWrites?.() ?? [];
+      if (unfinished.length > 0 && !remindedOfParts) {
+        // The model ended while a write in parts still misses parts: it may believe the file is written.
+        remindedOfParts = true;
+        const reminder: Message = { type: "user", text: partsReminder(unfinished) };
+        messages.push(reminder);
+        yield { type: "message_added", message: reminder };
+        continue;
+      }
+      if (unfinished.length > 0) {
+        return yield* finish({
+          type: "error",
+          code: "invalid_response",
+          message: `The model ended without sending every part of ${unfinished.join(", ")}, so that file was not written and the task is not finished. Resume the session and ask it to write the file again.`,
+        });
+      }
       return yield* finish({ type: "done", finalText: assembled.text, turns: turn });
     }
 
@@ -189,9 +219,11 @@ export async function* runLoop(
   }
 }
 
-async function* finish(event: TerminalEvent): AsyncGenerator<AgentEvent, TerminalEvent> {
-  yield event;
-  return event;
+function partsReminder(unfinished: string[]): string {
+  return (
+    `nex: not finished. A write in parts is incomplete and nothing of it is on disk yet: ${unfinished.join(", ")}. ` +
+    "Send the remaining parts with write_file (the next part number, same parts count), or tell the user the file was not written."
+  );
 }
 
 /** Sends one request (with all the provider's own attempts), relaying its events. */
@@ -249,7 +281,8 @@ function describeCutAnswer(turn: AssembledTurn, maxTokens: number): string | nul
     return `The model's answer was cut off at the ${maxTokens}-token output limit, so the task is not finished. Resume the session and ask it to continue in smaller steps.`;
   }
   if (!turn.terminated) {
-    return "The endpoint's stream ended before its terminator, so the answer above may be incomplete. Resume the session to continue.";
+    const why = turn.dropDetail ? ` (${turn.dropDetail})` : "";
+    return `The endpoint's stream ended before its terminator${why}, so the answer above may be incomplete. Resume the session to continue.`;
   }
   // An explicit abnormal reason; a missing one (some proxies drop it) is judged by the terminator above.
   if (

@@ -88,6 +88,10 @@ export interface ToolHost {
   rememberApproval(call: ToolInvocation): void;
   /** Validates and runs. Never throws: failures come back as error outcomes. */
   execute(call: ToolInvocation, signal: AbortSignal): Promise<ToolOutcome>;
+  /** Writes in parts still missing parts (nothing of them is on disk), e.g. "big.txt (1 of 2 parts staged)". */
+  unfinishedWrites?(): string[];
+  /** Removes the staging of every unfinished write in parts; returns what it removed, described as above. */
+  discardUnfinished?(): Promise<string[]>;
 }
 
 /** When mutating tools and `bash` need the user's approval. */

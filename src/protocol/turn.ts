@@ -46,6 +46,8 @@ export interface AssembledTurn {
   rawStopReason: string | null;
   /** The stream ended with its explicit terminator (`[DONE]`, `message_stop`), or a complete JSON body arrived. */
   terminated: boolean;
+  /** What ended the stream early, when known (e.g. "the endpoint reported an error mid-stream: Overloaded"). */
+  dropDetail?: string;
   usage: Usage | null;
   /** The `max_tokens` that was sent. */
   maxTokens: number;

@@ -120,6 +120,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
         stopReason,
         rawStopReason: rawStop,
         terminated,
+        ...(dropDetail ? { dropDetail } : {}),
         usage: finalUsage,
         maxTokens: options.maxTokens,
       };

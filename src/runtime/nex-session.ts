@@ -32,10 +32,8 @@ export interface JournalSink {
 export interface SessionTools extends ToolHost {
   setMode(mode: PermissionMode): void;
   undo(turns: number): Promise<string>;
-  /** Forgets what the model read and any write in parts under way (`/clear`). */
+  /** Forgets what the model read (`/clear`); runs end with no write in parts under way. */
   forgetConversation(): Promise<void>;
-  /** Removes leftovers of unfinished work (staging files) when the session closes. */
-  release(): Promise<void>;
 }
 
 /** How permission requests are answered. */
@@ -295,7 +293,6 @@ export class NexSession implements AgentSession {
   async close(): Promise<void> {
     this.interrupt();
     await this.running;
-    await this.parts.tools.release().catch(() => {});
     this.parts.journal.sync();
     this.parts.journal.close();
   }
@@ -351,6 +348,8 @@ export class NexSession implements AgentSession {
         if (change) this.parts.journal.checkpoint(turn, change);
         return outcome;
       },
+      unfinishedWrites: () => tools.unfinishedWrites?.() ?? [],
+      discardUnfinished: async () => (await tools.discardUnfinished?.()) ?? [],
     };
   }
 }

@@ -15,7 +15,7 @@ import type { Tool, ToolContext, ToolLimits } from "./tool.ts";
 import { type UndoReport, undoWorkspace } from "./undo.ts";
 import { createWorkspace, type Workspace } from "./workspace.ts";
 import { writeFileTool } from "./write-file.ts";
-import { createPartsStore } from "./write-parts.ts";
+import { createPartsStore, describeStaging } from "./write-parts.ts";
 
 export type { CommandRules } from "./permissions.ts";
 export type { SnapshotLimits } from "./shadow-git.ts";
@@ -55,13 +55,8 @@ export interface WorkspaceToolHost extends ToolHost {
   setMode(mode: PermissionMode): void;
   /** Restores the workspace to before the last `turns` mutating turns. */
   undo(turns: number): Promise<UndoReport>;
-  /**
-   * The conversation starts afresh (`/clear`): the model has read no file and has no write in parts
-   * under way, so the ledger empties and staged parts are discarded with their staging files.
-   */
+  /** The conversation starts afresh (`/clear`): the model has read no file, so the ledger empties. */
   forgetConversation(): Promise<void>;
-  /** Removes staging files of unfinished writes in parts; called when the session closes. */
-  release(): Promise<void>;
 }
 
 /** Builds the tools of one session: read_file, write_file, edit_file, bash, grep, glob, list_dir. */
@@ -132,12 +127,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     rememberApproval: (call) => permissions.remember(call),
     setMode: (mode) => permissions.setMode(mode),
     ledger: () => ledger.all(),
-    forgetConversation: () =>
-      serial(async () => {
-        ledger.forget();
-        await parts.discardAll();
-      }),
-    release: () => serial(() => parts.discardAll()),
+    forgetConversation: () => serial(async () => ledger.forget()),
     async execute(call, signal) {
       const run = async () => {
         let ctx: Omit<ToolContext, "signal" | "turn">;
@@ -165,6 +155,13 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       };
       return tools.get(call.name)?.mutates ? serial(run) : run();
     },
+    unfinishedWrites: () => parts.pending().map(describeStaging),
+    discardUnfinished: () =>
+      serial(async () => {
+        const pending = parts.pending();
+        for (const state of pending) await parts.discard(state.target);
+        return pending.map(describeStaging);
+      }),
     undo: (turns) =>
       serial(async () =>
         undoWorkspace({

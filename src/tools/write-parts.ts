@@ -35,8 +35,8 @@ export interface PartsStore {
   /** Throws unless the staging file is still the regular file nex created (checked before the commit). */
   check(target: string): Promise<void>;
   discard(target: string): Promise<void>;
-  /** Discards every staged write and removes its staging file. */
-  discardAll(): Promise<void>;
+  /** Every staging still missing parts. */
+  pending(): Staging[];
 }
 
 async function deepestExisting(dir: string): Promise<string> {
@@ -83,6 +83,11 @@ async function openStaged(state: Staging, flags: number): Promise<FileHandle> {
     throw replaced(state);
   }
   return handle;
+}
+
+/** How an unfinished staging is named in messages: "big.txt (1 of 2 parts staged)". */
+export function describeStaging(state: Staging): string {
+  return `${state.display} (${state.received} of ${state.parts} parts staged)`;
 }
 
 /** Creates the store for one host. */
@@ -172,6 +177,7 @@ export function createPartsStore(): PartsStore {
       if (!state) throw new ToolFailure("failed", `No parts are staged for ${target}.`);
       await checkIdentity(state);
     },
+    pending: () => [...staged.values()],
     async discard(target) {
       const state = staged.get(target);
       staged.delete(target);
@@ -180,9 +186,6 @@ export function createPartsStore(): PartsStore {
         await checkIdentity(state)
           .then(() => unlink(state.path))
           .catch(() => {});
-    },
-    async discardAll() {
-      await Promise.all([...staged.keys()].map((target) => store.discard(target)));
     },
   };
   return store;

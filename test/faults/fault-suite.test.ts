@@ -1,0 +1,26 @@
+// The fault suite in CI: one test per scenario, each running the real nex against the stub endpoint.
+// The table of every scenario's outcome is printed once all have run (`npm run faults` prints it alone).
+import assert from "node:assert/strict";
+import { after, describe, test } from "node:test";
+import { allScenarios } from "./all-scenarios.ts";
+import { type FaultResult, runScenario } from "./fault-runner.ts";
+import { formatTable } from "./fault-table.ts";
+
+const results: FaultResult[] = [];
+const started = Date.now();
+
+describe("fault suite", { concurrency: 4 }, () => {
+  for (const scenario of allScenarios) {
+    const name = `${scenario.wire}: ${scenario.name} → ${scenario.expect}`;
+    test(name, scenario.todo ? { todo: scenario.todo } : {}, async () => {
+      const result = await runScenario(scenario);
+      results.push(result);
+      assert.deepEqual(result.problems, [], `stderr:\n${result.outcome.stderr}`);
+    });
+  }
+  after(() => {
+    const order = new Map(allScenarios.map((s, i) => [s, i]));
+    results.sort((a, b) => (order.get(a.scenario) ?? 0) - (order.get(b.scenario) ?? 0));
+    console.log(`\n${formatTable(results, Date.now() - started)}`);
+  });
+});
