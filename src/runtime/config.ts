@@ -32,6 +32,13 @@ const ConfigFileSchema = v.strictObject({
     }),
   ),
   models: v.optional(v.record(v.string(), LimitsSchema)),
+  /** Seconds to wait for a response's first byte (a big prompt on a CPU server is slow) and between chunks. */
+  timeouts: v.optional(
+    v.strictObject({
+      firstByteSeconds: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(3600))),
+      idleSeconds: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(3600))),
+    }),
+  ),
 });
 
 /** The parsed config file. */
@@ -65,6 +72,8 @@ export interface NexConfig {
   allowedPaths: string[];
   commands: { allow: string[]; deny: string[] };
   models: Record<string, Partial<ModelLimits>>;
+  /** Overrides of the client's first-byte and idle timeouts, in milliseconds. */
+  timeouts: { firstByteMs?: number; idleMs?: number };
   configPath: string | null;
 }
 
@@ -115,8 +124,30 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     allowedPaths: (file.allowedPaths ?? []).map((p) => resolve(workspace, p)),
     commands: { allow: file.commands?.allow ?? [], deny: file.commands?.deny ?? [] },
     models: file.models ?? {},
+    timeouts: resolveTimeouts(env, file),
     configPath: existsSync(configPath) ? configPath : null,
   };
+}
+
+/** `NEX_FIRST_BYTE_TIMEOUT` / `NEX_IDLE_TIMEOUT` (seconds) win over the config file's `timeouts`. */
+function resolveTimeouts(env: Env, file: ConfigFile): NexConfig["timeouts"] {
+  const firstByte =
+    seconds(env.NEX_FIRST_BYTE_TIMEOUT, "NEX_FIRST_BYTE_TIMEOUT") ??
+    file.timeouts?.firstByteSeconds;
+  const idle = seconds(env.NEX_IDLE_TIMEOUT, "NEX_IDLE_TIMEOUT") ?? file.timeouts?.idleSeconds;
+  return {
+    ...(firstByte !== undefined ? { firstByteMs: firstByte * 1000 } : {}),
+    ...(idle !== undefined ? { idleMs: idle * 1000 } : {}),
+  };
+}
+
+function seconds(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < 1 || parsed > 3600) {
+    throw new ConfigError(`${name} must be a number of seconds from 1 to 3600, not "${value}".`);
+  }
+  return parsed;
 }
 
 function defaultConfigPath(env: Env): string {

@@ -22,6 +22,7 @@ export function createClient(config: NexConfig, overrides: EndpointOverrides = {
     baseUrl: config.baseUrl,
     stream: config.stream,
     keyName: config.apiKeyEnv,
+    timeouts: config.timeouts,
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
     ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
   };

@@ -4,10 +4,12 @@ import { anthropicScenarios } from "./scenarios-anthropic.ts";
 import { edgeScenarios } from "./scenarios-edge.ts";
 import { fieldScenarios } from "./scenarios-field.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
+import { stallScenarios } from "./scenarios-stalls.ts";
 
 export const allScenarios: FaultScenario[] = [
   ...openaiScenarios,
   ...anthropicScenarios,
   ...fieldScenarios,
   ...edgeScenarios,
+  ...stallScenarios,
 ];

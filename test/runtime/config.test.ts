@@ -97,3 +97,27 @@ test("an unknown model gets a conservative 32k window and says so; configuration
   assert.equal(configured.contextWindow, 65_536);
   assert.equal(configured.source, "config");
 });
+
+test("timeouts for slow servers come from the config file in seconds, and the environment wins", () => {
+  const { dir, env } = home();
+  mkdirSync(join(dir, "config", "nex"), { recursive: true });
+  writeFileSync(
+    join(dir, "config", "nex", "config.json"),
+    JSON.stringify({ timeouts: { firstByteSeconds: 900, idleSeconds: 300 } }),
+  );
+  assert.deepEqual(resolveConfig({}, env, dir).timeouts, { firstByteMs: 900_000, idleMs: 300_000 });
+  assert.deepEqual(resolveConfig({}, { ...env, NEX_IDLE_TIMEOUT: "30" }, dir).timeouts, {
+    firstByteMs: 900_000,
+    idleMs: 30_000,
+  });
+  assert.deepEqual(
+    resolveConfig({}, { HOME: dir, XDG_CONFIG_HOME: join(dir, "none") }, dir).timeouts,
+    {},
+  );
+  assert.throws(
+    () => resolveConfig({}, { ...env, NEX_FIRST_BYTE_TIMEOUT: "soon" }, dir),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      /NEX_FIRST_BYTE_TIMEOUT must be a number of seconds/.test(error.message),
+  );
+});

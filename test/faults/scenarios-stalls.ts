@@ -1,0 +1,99 @@
+// Endpoints that stop talking: a server that never answers, and streams that go silent mid-answer.
+// The timeouts are shortened through NEX_FIRST_BYTE_TIMEOUT / NEX_IDLE_TIMEOUT (the same settings a
+// user with a slow CPU server raises), so each stall costs the suite two seconds, not two minutes.
+import {
+  anthropicText,
+  anthropicToolUse,
+  hang,
+  openaiText,
+  openaiToolCall,
+} from "../support/stub-scripts.ts";
+import {
+  absent,
+  endedWithin,
+  exitCode,
+  type FaultScenario,
+  requests,
+  requestsAtMost,
+  stderrSays,
+} from "./scenario.ts";
+
+const shortTimeouts = { NEX_FIRST_BYTE_TIMEOUT: "2", NEX_IDLE_TIMEOUT: "2" };
+const report = "# Report\n\nAll twelve checks passed.\n".repeat(8);
+
+export const stallScenarios: FaultScenario[] = [
+  {
+    name: "a server that accepts the request and never answers, then answers",
+    wire: "openai",
+    expect: "the first-byte timeout ends the silent attempt; one retry succeeds",
+    env: shortTimeouts,
+    scripts: [hang(), openaiText("Done.")],
+    checks: [requests(2), exitCode(0)],
+  },
+  {
+    name: "a stream that goes silent in the middle of a write's arguments",
+    wire: "openai",
+    expect: "the idle timeout ends it; the half call is never run; no file",
+    env: shortTimeouts,
+    scripts: [
+      openaiToolCall({
+        name: "write_file",
+        args: { path: "report.md", content: report },
+        cutAt: 120,
+        end: "hang",
+      }),
+    ],
+    always: openaiText("I will stop here."),
+    checks: [absent("report.md"), requestsAtMost(3), endedWithin(30_000)],
+  },
+  {
+    name: "a stream that goes silent after a whole call, before its terminator",
+    wire: "openai",
+    expect:
+      "a call without its finish reason and terminator is not run, even though its JSON is whole",
+    env: shortTimeouts,
+    scripts: [
+      openaiToolCall({
+        name: "write_file",
+        args: { path: "report.md", content: report },
+        finishReason: null,
+        includeDone: false,
+        usage: null,
+        end: "hang",
+      }),
+    ],
+    always: openaiText("I will stop here."),
+    checks: [absent("report.md"), requestsAtMost(3), endedWithin(30_000)],
+  },
+  {
+    name: "a stream that goes silent in the middle of a tool_use",
+    wire: "anthropic",
+    expect: "the idle timeout ends it; the half call is never run; no file",
+    env: shortTimeouts,
+    scripts: [
+      anthropicToolUse({
+        name: "write_file",
+        input: { path: "report.md", content: report },
+        cutAt: 120,
+        end: "hang",
+      }),
+    ],
+    always: anthropicText("I will stop here."),
+    checks: [absent("report.md"), requestsAtMost(3), endedWithin(30_000)],
+  },
+  {
+    name: "a text answer that goes silent half-way",
+    wire: "openai",
+    expect: "not reported as a finished task: the stall is named and the exit is non-zero",
+    env: shortTimeouts,
+    scripts: [
+      openaiText("The summary is: first, ", {
+        finishReason: null,
+        includeDone: false,
+        usage: null,
+        end: "hang",
+      }),
+    ],
+    checks: [requests(1), exitCode(1), stderrSays(/no data|silent|stalled|timed out|timeout/i)],
+  },
+];
