@@ -11,7 +11,7 @@ import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import type { Script } from "../support/stub-scripts.ts";
 
 /** Kills per test: few enough that each crash test file stays under ~20 s on a loaded 2-core machine. */
-export const ITERATIONS = Number(process.env.NEX_CRASH_ITERATIONS ?? 8);
+export const ITERATIONS = Number(process.env.NEX_CRASH_ITERATIONS ?? 6);
 
 /** The run's seed: printed in every failure so that `NEX_CRASH_SEED=<seed>` replays it. */
 export const SEED = Number(process.env.NEX_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
