@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { Message } from "../../src/protocol/index.ts";
 import { loadForResume } from "../../src/session/index.ts";
 import { openaiText } from "../support/stub-scripts.ts";
 import {
@@ -64,13 +63,13 @@ test("a journal appended to (with fsyncs) and killed with SIGKILL at random mome
         resumed.messages.length - resumed.repairs.length,
       );
       const first = total - kept.length + 1;
-      kept.forEach((message: Message, k: number) =>
+      for (const [k, message] of kept.entries()) {
         assert.deepEqual(
           message,
           journalMessage(seed, first + k),
           `${where}: resumed message ${first + k}`,
-        ),
-      );
+        );
+      }
     }
     assert.ok(path, `no kill let the worker start a journal ${label}`);
 
