@@ -170,16 +170,23 @@ const ALLOWED_WARNINGS = [
 /**
  * Loads a journal both ways (whole, and the resume tail) and returns every problem found: a warning
  * other than a torn last line or an interrupted call, a gap in `seq`, or a message `check` rejects.
+ * `torn` holds the line numbers of fragments earlier crashes left (a SIGKILL can cut a large write
+ * short); reopening closes such a line, so it stays, skipped, in the middle. A new torn last line is
+ * added to `torn`.
  */
 export async function journalProblems(
   path: string,
   check: (message: Message, seq: number) => string | null,
+  torn: Set<number> = new Set(),
 ): Promise<{ problems: string[]; messages: number }> {
   const problems: string[] = [];
   const whole = await readJournal(path);
-  const torn = whole.warnings.filter((w) => !ALLOWED_WARNINGS.some((re) => re.test(w)));
-  problems.push(...torn.map((w) => `readJournal: ${w}`));
-  if (whole.warnings.length > 1) problems.push(`readJournal: ${whole.warnings.length} warnings`);
+  for (const warning of whole.warnings) {
+    const line = Number(/Journal line (\d+)/.exec(warning)?.[1]);
+    if (/, the last, is incomplete/.test(warning)) torn.add(line);
+    else if (!(torn.has(line) && /is corrupt/.test(warning)))
+      problems.push(`readJournal: ${warning}`);
+  }
   let expected = 1;
   for (const record of whole.records) {
     if (record.type !== "message") continue;
@@ -189,7 +196,13 @@ export async function journalProblems(
     if (bad) problems.push(`message ${record.seq}: ${bad}`);
   }
   const resumed = await loadForResume(path, { budgetTokens: 20_000 });
-  const strange = resumed.warnings.filter((w) => !ALLOWED_WARNINGS.some((re) => re.test(w)));
+  const fragments = resumed.warnings.filter((w) =>
+    /from the end is corrupt|last journal line is corrupt/i.test(w),
+  );
+  if (fragments.length > torn.size) problems.push(...fragments.map((w) => `loadForResume: ${w}`));
+  const strange = resumed.warnings.filter(
+    (w) => !fragments.includes(w) && !ALLOWED_WARNINGS.some((re) => re.test(w)),
+  );
   problems.push(...strange.map((w) => `loadForResume: ${w}`));
   if (resumed.totalMessages !== null && resumed.totalMessages !== expected - 1)
     problems.push(`loadForResume counts ${resumed.totalMessages} messages, not ${expected - 1}`);
