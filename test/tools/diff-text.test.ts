@@ -49,3 +49,23 @@ test("the diff shown for a changed file comes from the diff library", async () =
   assert.equal(await shortDiff("a.txt", before, after), reference("a.txt", before, after, 60));
   assert.match(await shortDiff("a.txt", before, after), /^-two\n\+2$/m);
 });
+
+test("a change of more lines than the diff searches for is shown as one hunk over the changed region, at once", async () => {
+  // Every other line of 3000 changes: the minimal diff would take seconds per megabyte; one hunk is linear.
+  const lines = Array.from({ length: 3000 }, (_, i) => `line ${i} 世界`);
+  const before = `head\n${lines.join("\n")}\ntail\n`;
+  const after = `head\n${lines.map((l, i) => (i % 2 === 0 ? `${l} changed` : l)).join("\n")}\ntail\n`;
+  const diff = await shortDiff("big.txt", before, after, 6);
+  assert.equal(
+    diff,
+    [
+      "--- a/big.txt",
+      "+++ b/big.txt",
+      "@@ -2,2999 +2,2999 @@",
+      "-line 0 世界",
+      "-line 1 世界",
+      "-line 2 世界",
+      "… (5995 more diff lines)",
+    ].join("\n"),
+  );
+});

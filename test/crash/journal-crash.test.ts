@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { test } from "node:test";
+import { loadForResume } from "../../src/session/index.ts";
+import { openaiText } from "../support/stub-scripts.ts";
+import {
+  crashBox,
+  ITERATIONS,
+  journalProblems,
+  killAt,
+  planKill,
+  resumeWithNex,
+  seeded,
+  startWorker,
+} from "./crash-harness.ts";
+import { journalMessage } from "./fixtures/versions.ts";
+
+test("a journal appended to (with fsyncs) and killed with SIGKILL at random moments keeps every message intact and resumes", async () => {
+  const { random, label } = seeded(4);
+  const seed = Math.floor(random() * 2 ** 31);
+  const box = crashBox();
+  try {
+    let path: string | null = null;
+    let total = 0;
+    const torn = new Set<number>();
+    for (let i = 0; i < ITERATIONS; i++) {
+      const sync = random() < 0.5 ? "always" : "turn";
+      const plan = planKill(random, "m ", 40, 4);
+      const where = `journal kill ${i + 1} (${sync}, ${JSON.stringify(plan)}) ${label}`;
+      const worker = startWorker("journal-worker.ts", [
+        join(box.dataDir, "nex"),
+        box.workspace,
+        String(seed),
+        sync,
+        path ?? "",
+      ]);
+      const outcome = await killAt(worker, plan);
+      assert.ok(outcome.killed, `${where}: the worker ended by itself: ${outcome.stderr}`);
+      path ??= outcome.lines.find((line) => line.startsWith("ready "))?.slice(6) ?? null;
+      if (path === null) continue;
+      const reported = outcome.lines
+        .filter((line) => line.startsWith("m "))
+        .map((l) => Number(l.slice(2)));
+      const { problems, messages } = await journalProblems(
+        path,
+        (message, seq) => {
+          try {
+            assert.deepEqual(message, journalMessage(seed, seq));
+            return null;
+          } catch {
+            return "differs from what was appended";
+          }
+        },
+        torn,
+      );
+      assert.deepEqual(problems, [], `${where}: ${path}`);
+      // Every append that returned is on disk; at most the one under way when the kill came is extra.
+      const floor = Math.max(total, reported.at(-1) ?? 0);
+      assert.ok(
+        messages >= floor && messages <= floor + 1,
+        `${where}: ${messages} messages after ${floor} appended (before: ${total}; this run: ${reported[0]}..${reported.at(-1)})`,
+      );
+      total = messages;
+
+      const resumed = await loadForResume(path, { budgetTokens: 50_000 });
+      const kept = resumed.messages.slice(
+        resumed.messages.length - resumed.repairs.length - resumed.keptMessages,
+        resumed.messages.length - resumed.repairs.length,
+      );
+      const first = total - kept.length + 1;
+      for (const [k, message] of kept.entries()) {
+        assert.deepEqual(
+          message,
+          journalMessage(seed, first + k),
+          `${where}: resumed message ${first + k}`,
+        );
+      }
+    }
+    assert.ok(path, `no kill let the worker start a journal ${label}`);
+
+    const { result, bodies } = await resumeWithNex(box, [openaiText("Resumed.")], "carry on");
+    assert.equal(result.code, 0, `nex resume --last failed ${label}: ${result.stderr}`);
+    assert.equal(result.stdout.trim(), "Resumed.");
+    const sent = (bodies[0] as { messages: { role: string; content: unknown }[] }).messages;
+    const prompts = sent.filter((m) => m.role === "user" && /^Prompt \d+:/.test(String(m.content)));
+    for (const prompt of prompts) {
+      const seq = Number(/^Prompt (\d+):/.exec(String(prompt.content))?.[1]);
+      assert.deepEqual(
+        prompt.content,
+        (journalMessage(seed, seq) as { text: string }).text,
+        `prompt ${seq} ${label}`,
+      );
+    }
+    assert.equal(sent.at(-1)?.content, "carry on");
+  } finally {
+    box.dispose();
+  }
+});
