@@ -72,7 +72,7 @@ async function* readStream(
           const index = calls.indexOf(call);
           const fn = isObject(call.function) ? call.function : {};
           const name = typeof fn.name === "string" && fn.name !== "" ? fn.name : null;
-          const args = typeof fn.arguments === "string" ? fn.arguments : "";
+          const args = argumentsTextOf(fn.arguments);
           assembler.addCallDelta(index, { id: stringOrNull(call.id), name, argumentsText: args });
           yield { type: "tool_call_delta", index, name, argumentsDelta: args };
         }
@@ -88,6 +88,16 @@ async function* readStream(
     return { type: "failed", error: unreadableStream(context, unreadable) };
   }
   return finishStream(assembler, context);
+}
+
+/**
+ * A call's argument text. Some servers (and some Ollama and LM Studio versions, streamed or not) send
+ * the arguments as an object they already parsed: its JSON text is exactly what was sent, and the
+ * stream's own completeness checks still apply.
+ */
+function argumentsTextOf(value: unknown): string {
+  if (typeof value === "string") return value;
+  return value === undefined || value === null ? "" : JSON.stringify(value);
 }
 
 /** A stream of events that are not the wire format's JSON: not an OpenAI-compatible endpoint, or a broken one. */
@@ -120,13 +130,7 @@ async function* readWhole(
   for (const [index, call] of toolCalls.entries()) {
     const fn = isObject(call.function) ? call.function : {};
     const name = typeof fn.name === "string" ? fn.name : "";
-    // Some servers return arguments as an object: its JSON text is exactly what was sent.
-    const args =
-      typeof fn.arguments === "string"
-        ? fn.arguments
-        : fn.arguments === undefined
-          ? ""
-          : JSON.stringify(fn.arguments);
+    const args = argumentsTextOf(fn.arguments);
     assembler.addCallDelta(index, { id: stringOrNull(call.id), name, argumentsText: args });
     yield { type: "tool_call_delta", index, name: name || null, argumentsDelta: args };
   }

@@ -10,6 +10,7 @@ import {
   openaiToolCall,
   openaiToolCalls,
   type StubEndpoint,
+  sse,
   startStubEndpoint,
   status,
 } from "../support/stub-endpoint.ts";
@@ -219,6 +220,38 @@ test("finish_reason stop with usage equal to max_tokens is a relabelled truncati
     reason: "output hit the 4096-token limit while writing `content`",
     bytesReceived: 34,
   });
+});
+
+test("a streamed call whose arguments come as an object (some Ollama and LM Studio versions) is dispatchable, and still judged by its ending", async () => {
+  const args = { path: "notes/日本.md", content: "# 見出し\nline two\n" };
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    sse({ object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
+  const objectCall = chunk({
+    role: "assistant",
+    tool_calls: [
+      {
+        index: 0,
+        id: "call_o",
+        type: "function",
+        function: { name: "write_file", arguments: args },
+      },
+    ],
+  });
+  const stream = (parts: string[]) => ({
+    type: "stream" as const,
+    status: 200,
+    headers: { "content-type": "text/event-stream" },
+    parts,
+    delayMs: 0,
+    end: "close" as const,
+  });
+  stub.enqueue(stream([objectCall, chunk({}, "tool_calls"), sse("[DONE]")]));
+  const whole = doneTurn(await collect(client()));
+  assert.deepEqual(whole.toolCalls[0]?.verdict, { type: "whole", args, recovery: "strict" });
+
+  stub.enqueue(stream([objectCall, chunk({}, "length"), sse("[DONE]")]));
+  const cut = doneTurn(await collect(client()));
+  assert.equal(cut.toolCalls[0]?.verdict.type, "poisoned");
 });
 
 test("a stream without [DONE] poisons even complete-looking arguments", async () => {
