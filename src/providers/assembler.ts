@@ -105,10 +105,17 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
         maxTokens: options.maxTokens,
         dropDetail,
       };
+      // Each result must answer exactly one call: a server that repeats an id (or sends none) gets
+      // ids made unique within the turn, or the next request would pair results with the wrong call.
+      const usedIds = new Set<string>();
       const toolCalls: AssembledToolCall[] = [...calls.values()].map((call, position) => {
         const argumentsText = call.fragments.join("");
+        let id = call.id || `call_${position + 1}`;
+        if (usedIds.has(id)) id = `${id}_${position + 1}`;
+        while (usedIds.has(id)) id = `${id}_`;
+        usedIds.add(id);
         return {
-          id: call.id || `call_${position + 1}`,
+          id,
           name: call.name,
           argumentsText,
           verdict: judgeCall({ argumentsText, closed: call.closed }, signals),

@@ -76,6 +76,40 @@ export const edgeScenarios: FaultScenario[] = [
     ],
   },
   {
+    name: "parallel calls that share one id",
+    wire,
+    expect: "both calls run; each result answers its own call under a distinct id",
+    scripts: [
+      openaiToolCalls([
+        { name: "write_file", args: { path: "a.txt", content: "A\n" }, id: "call_0" },
+        { name: "write_file", args: { path: "b.txt", content: "B\n" }, id: "call_0" },
+      ]),
+      openaiText("ok"),
+    ],
+    checks: [
+      fileIs("a.txt", "A\n"),
+      fileIs("b.txt", "B\n"),
+      holds("the results do not answer distinct calls", (o) => {
+        const body = o.requests[1]?.body as { messages?: Array<Record<string, unknown>> };
+        const messages = body?.messages ?? [];
+        const calls = messages.flatMap((m) =>
+          Array.isArray(m.tool_calls)
+            ? (m.tool_calls as Array<{ id: string }>).map((c) => c.id)
+            : [],
+        );
+        const answered = messages
+          .filter((m) => m.role === "tool")
+          .map((m) => String(m.tool_call_id));
+        return (
+          calls.length === 2 &&
+          new Set(calls).size === 2 &&
+          JSON.stringify([...answered].sort()) === JSON.stringify([...calls].sort())
+        );
+      }),
+      exitCode(0),
+    ],
+  },
+  {
     name: "two JSON objects concatenated in one call's arguments",
     wire,
     expect: "refused (neither silently dropped nor half-run); the model is told",

@@ -181,6 +181,24 @@ test("several tool calls in one stream are assembled per index", async () => {
   );
 });
 
+test("calls that share an id (or have none) get ids unique within the turn, so each result answers one call", async () => {
+  stub.enqueue(
+    openaiToolCalls([
+      { name: "read_file", args: { path: "a" }, id: "call_0" },
+      { name: "read_file", args: { path: "b" }, id: "call_0" },
+      { name: "read_file", args: { path: "c" }, id: "call_0" },
+    ]),
+  );
+  const turn = doneTurn(await collect(client()));
+  const ids = turn.toolCalls.map((call) => call.id);
+  assert.equal(new Set(ids).size, 3, `ids: ${ids.join(", ")}`);
+  assert.equal(ids[0], "call_0");
+  assert.deepEqual(
+    turn.toolCalls.map((call) => call.verdict.type === "whole" && call.verdict.args.path),
+    ["a", "b", "c"],
+  );
+});
+
 test("a stream whose socket is destroyed mid-arguments ends done, not terminated, with the call poisoned as stream_dropped", async () => {
   stub.enqueue(
     openaiToolCall({
