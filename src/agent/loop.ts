@@ -12,6 +12,7 @@ import type {
 import { RefusalTracker } from "./refusal-tracker.ts";
 import { RepeatGuard } from "./repeat-guard.ts";
 import { createAttemptRelay } from "./request-events.ts";
+import { textToolCall, textToolCallMessage } from "./text-tool-call.ts";
 import { type CallContext, handleCall } from "./tool-call.ts";
 
 /** How big a request may be; the runtime backs it with the model registry and the session budget. */
@@ -185,6 +186,17 @@ export async function* runLoop(
           code: "invalid_response",
           message:
             "The model's response was empty: no text and no tool calls, so nothing was done. Try again, or check the model and the endpoint's logs.",
+        });
+      }
+      const written = textToolCall(
+        assembled.text,
+        options.tools.specs().map((spec) => spec.name),
+      );
+      if (written) {
+        return yield* finish({
+          type: "error",
+          code: "invalid_response",
+          message: textToolCallMessage(written),
         });
       }
       const unfinished = options.tools.unfinishedWrites?.() ?? [];

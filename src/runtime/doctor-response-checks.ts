@@ -1,5 +1,6 @@
 // The verdicts on `nex doctor`'s model requests: streaming, tool calls, limits, honest truncation.
 // Pure functions over what the requests returned.
+import { textToolCall } from "../agent/text-tool-call.ts";
 import type { ProviderError } from "../protocol/index.ts";
 import { plainText } from "../protocol/index.ts";
 import {
@@ -75,6 +76,14 @@ export function judgeToolCall(probe: ProbeResult): DoctorCheck {
       "warn",
       `the answer hit the ${probe.turn.maxTokens}-token limit before any tool call`,
       "A reasoning model may think past a small limit; nex asks for far more in real requests. Run nex doctor again, or try the model in nex run.",
+    );
+  }
+  if (!call && textToolCall(probe.turn.text, [PROBE_TOOL])) {
+    return check(
+      "tool_calls",
+      "fail",
+      "the model wrote its call as plain text: the server does not parse tool calls, so nex could run nothing",
+      "Start vLLM with --enable-auto-tool-choice and the model's --tool-call-parser, llama.cpp with --jinja, or use a chat template that supports tools.",
     );
   }
   if (!call) {

@@ -195,6 +195,24 @@ test("nex doctor warns when the model answers in text instead of calling the too
   assert.match(result.stdout, /tool calling turned on/);
 });
 
+test("nex doctor fails the tool check when the model writes its call as text (the server does not parse tool calls)", async () => {
+  const stub = await startStubEndpoint({
+    routes: { "GET /models": modelList([MODEL]) },
+    scripts: [
+      openaiText("ok"),
+      openaiText(
+        '<tool_call>\n{"name": "record_word", "arguments": {"word": "ready"}}\n</tool_call>',
+      ),
+      openaiText("1 2", { finishReason: "length", usage: { input: 30, output: 5 } }),
+    ],
+  });
+  const result = await doctor(stub, ["--model", MODEL]);
+  await stub.close();
+  assert.equal(result.code, 1, result.stdout);
+  assert.match(line(result, "tool calls work"), /^FAIL .*as plain text/);
+  assert.match(result.stdout, /--tool-call-parser/);
+});
+
 test("nex doctor fails the tool check when the call's arguments are malformed", async () => {
   const stub = await startStubEndpoint({
     routes: { "GET /models": modelList([MODEL]) },

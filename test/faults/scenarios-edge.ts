@@ -110,6 +110,22 @@ export const edgeScenarios: FaultScenario[] = [
     ],
   },
   {
+    name: "a tool call written as text (the server does not parse tool calls)",
+    wire,
+    expect: "nothing runs and the run is not reported done: the server's parser is named; no file",
+    scripts: [
+      openaiText(
+        '<tool_call>\n{"name": "write_file", "arguments": {"path": "app.py", "content": "print(1)\\n"}}\n</tool_call>',
+      ),
+    ],
+    checks: [
+      absent("app.py"),
+      requests(1),
+      exitCode(1),
+      stderrSays(/as plain text.*tool-call-parser/s),
+    ],
+  },
+  {
     name: "two JSON objects concatenated in one call's arguments",
     wire,
     expect: "refused (neither silently dropped nor half-run); the model is told",

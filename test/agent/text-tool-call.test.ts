@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { textToolCall } from "../../src/agent/text-tool-call.ts";
+
+const tools = ["read_file", "write_file", "edit_file", "bash"];
+
+test("a tool call written as text in the formats open models use is recognised, with the tool named", () => {
+  const cases: Array<[string, string]> = [
+    [
+      '<tool_call>\n{"name": "write_file", "arguments": {"path": "a.py", "content": "x"}}\n</tool_call>',
+      "write_file",
+    ],
+    [
+      "<tool_call>\n<function=edit_file>\n<parameter=path>\na.py\n</parameter>\n</function>\n</tool_call>",
+      "edit_file",
+    ],
+    [
+      "I will run the tests.\n<function=bash>\n<parameter=command>npm test</parameter>\n</function>",
+      "bash",
+    ],
+    ['[TOOL_CALLS][{"name": "read_file", "arguments": {"path": "README.md"}}]', "read_file"],
+    ['<|python_tag|>{"name": "bash", "parameters": {"command": "ls"}}', "bash"],
+    [
+      '```json\n{"name": "write_file", "arguments": {"path": "b.txt", "content": "hi"}}\n```',
+      "write_file",
+    ],
+    ['{"name": "read_file", "arguments": {"path": "x"}}', "read_file"],
+  ];
+  for (const [text, tool] of cases) assert.equal(textToolCall(text, tools), tool, text);
+});
+
+test("prose and code that mention a tool or show JSON are ordinary answers", () => {
+  const answers = [
+    "I used write_file to create a.py and then ran the tests with bash; all 12 pass.",
+    'The config now reads {"name": "nex", "version": "1.0"}.',
+    '{"name": "deploy", "arguments": {"env": "prod"}}',
+    'Here is the example from the docs:\n```json\n{"name": "write_file"}\n```\nand that is all.',
+    "Done: <tool_call> tags are no longer printed by the formatter.",
+  ];
+  for (const text of answers) assert.equal(textToolCall(text, tools), null, text);
+});
