@@ -106,6 +106,14 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       if (!resolved) return null;
       return resolved.outside ? "allowed" : "inside";
     },
+    async hazards() {
+      const workspace = await ready.catch(() => null);
+      return {
+        roots: [...new Set([options.workspace, workspace?.root ?? options.workspace])],
+        allowedPaths: options.allowedPaths ?? [],
+        home: env.HOME,
+      };
+    },
     async summarize(tool, args) {
       const ctx = await context();
       return tool

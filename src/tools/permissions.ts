@@ -1,5 +1,6 @@
 import { matchesGlob } from "node:path";
 import type { PermissionCheck, PermissionMode, ToolInvocation } from "../protocol/index.ts";
+import { type HazardContext, hazardOf } from "./command-hazards.ts";
 import { type ParsedCommand, parseCommand, type SubCommand } from "./shell-commands.ts";
 import type { Tool } from "./tool.ts";
 
@@ -19,6 +20,8 @@ export interface PermissionOptions {
   /** Where a path lands: inside the workspace, in an allowed outside path, or refused (null). */
   locate(path: string): Promise<"inside" | "allowed" | null>;
   summarize(tool: Tool, args: Record<string, unknown>): Promise<string>;
+  /** Where commands run, for judging what undo could not repair. */
+  hazards(): Promise<HazardContext>;
 }
 
 /** The permission rules of one host, with the approvals the user gave for the session. */
@@ -166,6 +169,22 @@ export function createPermissions(options: PermissionOptions): Permissions {
           reason: `\`${quote(sub)}\` matches the deny rule "${rule.words.join(" ")}"; the command was not run.`,
         };
       }
+    }
+    const hazard = hazardOf(result.commands, await options.hazards());
+    if (hazard) {
+      // Only a person's yes, or a rule the user wrote for it, runs what undo cannot repair.
+      if (approvedCommands.has(command)) return { type: "allow" };
+      const ruled = result.commands.every((sub) =>
+        allow.some((pattern) => matchesPattern(sub.words, pattern)),
+      );
+      if (mode === "approve_all" && ruled) return { type: "allow" };
+      if (mode === "approve_all") {
+        return {
+          type: "deny",
+          reason: `${hazard}; nex does not run such commands on --yes / approve_all. Do it another way inside the workspace, or tell the user to run it themselves (or to allow it with a commands.allow rule in the config).`,
+        };
+      }
+      return ask(` (⚠ ${hazard})`);
     }
     const hidden = result.commands.filter((sub) => sub.opaque);
     if (mode === "approve_all") {

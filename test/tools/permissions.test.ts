@@ -282,7 +282,69 @@ test("deny rules see through backslashes and match flags in any order, joined or
   ]) {
     assert.equal((await check(tools, bash(command))).type, "deny", command);
   }
-  for (const command of ["rm -f x", "rm x", "rm -- -rf", "git push --force-with-lease"]) {
+  for (const command of ["rm -f x", "rm x", "rm -- -rf", "git push --follow-tags"]) {
     assert.deepEqual(await check(tools, bash(command)), { type: "allow" }, command);
   }
+});
+
+test("--yes does not run what undo cannot repair: deletions outside the workspace, of it, of .git or ignored files, force pushes, sudo, disks", async () => {
+  const box = sandbox();
+  const home = join(box.root, "home");
+  const tools = host(box, { mode: "approve_all", env: { HOME: home, PATH: process.env.PATH } });
+  const refused: Array<[string, RegExp]> = [
+    ["rm -rf ~/projects", new RegExp(`deletes ${join(home, "projects")}, outside the workspace`)],
+    ["rm -rf /", /deletes \/, outside the workspace/],
+    ["npm test && rm -rf ../other", /outside the workspace/],
+    ["cd .. && rm -rf ws", /deletes the whole workspace/],
+    ["cd /tmp && rm -rf build", /deletes \/tmp\/build, outside/],
+    ["rm -rf .", /deletes the whole workspace/],
+    ["rm -rf ./*", /deletes the whole workspace/],
+    ["rm -rf .git", /repository's history/],
+    ['rm -rf "$BUILD_DIR"', /cannot resolve/],
+    ["find / -name '*.log' -delete", /deletes \/, outside/],
+    ["git clean -fdx", /ignored files/],
+    ["git -C sub clean -fX", /ignored files/],
+    ["git push --force origin main", /history on the remote/],
+    ["git push -f", /history on the remote/],
+    ["git push origin +main", /history on the remote/],
+    ["git push origin :old-branch", /history on the remote/],
+    ["sudo apt-get install jq", /elevated privileges/],
+    ["dd if=/dev/zero of=/dev/sda bs=1M", /writes to a device/],
+    ["mkfs.ext4 /dev/sdb1", /formats/],
+  ];
+  for (const [command, reason] of refused) {
+    const answer = await check(tools, bash(command));
+    assert.equal(answer.type, "deny", command);
+    assert.match(answer.type === "deny" ? answer.reason : "", reason, command);
+    assert.match(answer.type === "deny" ? answer.reason : "", /tell the user/, command);
+  }
+  for (const command of [
+    "rm -rf build dist node_modules",
+    "rm -f src/*.o",
+    "find . -name '*.pyc' -delete",
+    "git clean -fd",
+    "git push origin main",
+    "git push -u origin feature",
+    "cd src && rm old.ts",
+    "mv a.ts b.ts",
+  ]) {
+    assert.deepEqual(await check(tools, bash(command)), { type: "allow" }, command);
+  }
+});
+
+test("a command undo cannot repair asks with a warning in ask mode, and runs on --yes only with a rule the user wrote", async () => {
+  const box = sandbox();
+  const asking = host(box, { mode: "ask", rules: { allow: ["rm *"] } });
+  const asked = await check(asking, bash("rm -rf /var/tmp/cache"));
+  assert.equal(asked.type, "ask");
+  assert.match(
+    asked.type === "ask" ? asked.summary : "",
+    /⚠ `rm -rf \/var\/tmp\/cache` deletes \/var\/tmp\/cache, outside the workspace/,
+  );
+  const ruled = host(box, { mode: "approve_all", rules: { allow: ["git push --force"] } });
+  assert.deepEqual(await check(ruled, bash("git push --force origin main")), { type: "allow" });
+  const allowedPath = host(box, { mode: "approve_all", allowedPaths: [join(box.root, "shared")] });
+  assert.deepEqual(await check(allowedPath, bash(`rm -rf ${join(box.root, "shared", "tmp")}`)), {
+    type: "allow",
+  });
 });
