@@ -49,7 +49,7 @@ Options:
   --provider NAME       openai (any OpenAI-compatible server, default) or anthropic
   --cwd DIR             workspace (default: the current directory)
   --mode MODE           permissions: ask (default), auto_edit, approve_all
-  --yes, -y             approve every action (same as --mode approve_all)
+  --yes, -y             approve every action undo can repair (same as --mode approve_all)
   --max-turns N         stop after N model turns (default 50)
   --json                print the event stream as JSON lines on stdout (nex run; a JSON report for nex doctor)
   --data-dir DIR        where sessions are kept (default: $XDG_DATA_HOME/nex; "workspace" for ./.nex)
