@@ -44,7 +44,7 @@ export function formatSummary(report: DoctorReport): string {
   const verdict = report.interrupted
     ? "Interrupted."
     : count("fail") > 0
-      ? "nex should not be trusted with this endpoint until the failures are fixed."
+      ? "Fix the failures above before relying on this endpoint; nex refuses whatever it cannot verify, so it stays safe, but work may not get done."
       : count("warn") > 0
         ? "nex can work with this endpoint; read the warnings."
         : "nex can work with this endpoint.";
