@@ -32,17 +32,50 @@ const MAX_REDIRECTS = 20;
 // Headers that carry a key: never sent on to another origin by a redirect.
 const CREDENTIAL_HEADER = /^(authorization|x-api-key|cookie|proxy-authorization)$/i;
 
+/** The proxy settings an HTTP client honours, as the usual environment variables name them. */
+export interface ProxyEnv {
+  HTTP_PROXY?: string | undefined;
+  HTTPS_PROXY?: string | undefined;
+  NO_PROXY?: string | undefined;
+}
+
+type Agents = { "http:": import("node:http").Agent; "https:": import("node:http").Agent } | null;
+
+/**
+ * A fetch-shaped client; with proxy settings its requests go through the proxy (CONNECT for https)
+ * except for hosts in NO_PROXY, using Node's own proxy support in its HTTP agents.
+ */
+export function createHttpFetch(options: { proxy?: ProxyEnv | null } = {}): HttpFetch {
+  let agents: Agents = null;
+  const agentsFor = (): Agents => {
+    if (!options.proxy) return null;
+    if (agents) return agents;
+    const proxyEnv = { ...options.proxy };
+    const http = process.getBuiltinModule("node:http") as HttpModule;
+    const https = process.getBuiltinModule("node:https") as typeof import("node:https");
+    agents = {
+      "http:": new http.Agent({ keepAlive: true, proxyEnv }),
+      "https:": new https.Agent({ keepAlive: true, proxyEnv }),
+    };
+    return agents;
+  };
+  return (url, init) => fetchVia(url, init, agentsFor());
+}
+
 /**
  * Sends one request and resolves with the response once its headers arrived. Network failures
  * reject like fetch does (a TypeError whose `cause` is the system error, e.g. ECONNREFUSED).
  * Redirects are followed as fetch follows them; keys are not carried to another origin.
  */
-export async function httpFetch(url: string, init: HttpRequestInit): Promise<HttpResponse> {
+export const httpFetch: HttpFetch = createHttpFetch();
+
+async function fetchVia(url: string, init: HttpRequestInit, agents: Agents): Promise<HttpResponse> {
   let target = refusedLikeFetch(url);
   let { method, body } = init;
   let headers = { ...init.headers };
   for (let redirects = 0; ; redirects++) {
-    const sent = await send(target, { method, headers, body, signal: init.signal });
+    const agent = agents?.[target.protocol as "http:" | "https:"];
+    const sent = await send(target, { method, headers, body, signal: init.signal }, agent);
     const { response } = sent;
     const location = response.headers.location;
     if (!isRedirect(response.statusCode) || location === undefined) return wrap(sent, init);
@@ -106,7 +139,11 @@ interface Sent {
   release: () => void;
 }
 
-function send(target: URL, init: HttpRequestInit): Promise<Sent> {
+function send(
+  target: URL,
+  init: HttpRequestInit,
+  agent: import("node:http").Agent | undefined,
+): Promise<Sent> {
   const { signal } = init;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
@@ -119,7 +156,7 @@ function send(target: URL, init: HttpRequestInit): Promise<Sent> {
     const request = (module as HttpModule).request;
     const headers: Record<string, string | number> = { ...init.headers };
     if (init.body !== undefined) headers["content-length"] = Buffer.byteLength(init.body);
-    const req = request(target, { method: init.method, headers });
+    const req = request(target, { method: init.method, headers, ...(agent ? { agent } : {}) });
     const onAbort = () => req.destroy(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
     const release = () => signal?.removeEventListener("abort", onAbort);

@@ -23,10 +23,12 @@ export {
   serverMessageOf,
 } from "./errors.ts";
 export {
+  createHttpFetch,
   type HttpFetch,
   type HttpRequestInit,
   type HttpResponse,
   httpFetch,
+  type ProxyEnv,
 } from "./http-client.ts";
 export {
   fetchModelList,

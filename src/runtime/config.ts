@@ -72,6 +72,8 @@ export interface NexConfig {
   allowedPaths: string[];
   commands: { allow: string[]; deny: string[] };
   models: Record<string, Partial<ModelLimits>>;
+  /** HTTP_PROXY / HTTPS_PROXY / NO_PROXY (either case) when a proxy is set, else null. */
+  proxy: { HTTP_PROXY?: string; HTTPS_PROXY?: string; NO_PROXY: string } | null;
   /** Overrides of the client's first-byte and idle timeouts, in milliseconds. */
   timeouts: { firstByteMs?: number; idleMs?: number };
   configPath: string | null;
@@ -125,7 +127,35 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     commands: { allow: file.commands?.allow ?? [], deny: file.commands?.deny ?? [] },
     models: file.models ?? {},
     timeouts: resolveTimeouts(env, file),
+    proxy: resolveProxy(env),
     configPath: existsSync(configPath) ? configPath : null,
+  };
+}
+
+// A local server is never reached through a proxy: with a company proxy set for everything, a model
+// served on this machine must still answer.
+const LOOPBACK = ["localhost", "127.0.0.1", "::1"];
+
+/** The proxy variables as curl reads them: the lower-case spelling wins when both are set. */
+function resolveProxy(env: Env): NexConfig["proxy"] {
+  const pick = (name: string) => env[name.toLowerCase()] || env[name] || undefined;
+  const http = pick("HTTP_PROXY");
+  const https = pick("HTTPS_PROXY");
+  if (!http && !https) return null;
+  const none = [pick("NO_PROXY"), ...LOOPBACK].filter(Boolean).join(",");
+  for (const [name, value] of [
+    ["HTTP_PROXY", http],
+    ["HTTPS_PROXY", https],
+  ] as const) {
+    if (value && !/^https?:$/.test(URL.parse(value)?.protocol ?? ""))
+      throw new ConfigError(
+        `${name} is set to something that is not an http:// or https:// URL; set it like http://proxy.example:3128 or unset it.`,
+      );
+  }
+  return {
+    ...(http ? { HTTP_PROXY: http } : {}),
+    ...(https ? { HTTPS_PROXY: https } : {}),
+    NO_PROXY: none,
   };
 }
 

@@ -6,7 +6,6 @@ import {
   fetchModelList,
   type HttpFetch,
   hostOf,
-  httpFetch,
   redact,
   terminatorName,
 } from "../providers/index.ts";
@@ -31,7 +30,7 @@ import {
   judgeToolCall,
   judgeTruncation,
 } from "./doctor-response-checks.ts";
-import { createClient, limitsFor } from "./endpoint-client.ts";
+import { createClient, endpointFetch, limitsFor } from "./endpoint-client.ts";
 
 export type { CheckId, CheckStatus, DoctorCheck } from "./doctor-checks.ts";
 
@@ -86,7 +85,7 @@ export async function runDoctor(
   const base = options.fetch;
   const counted: HttpFetch = (url, init) => {
     requests++;
-    return (base ?? httpFetch)(url, init);
+    return (base ?? endpointFetch(config))(url, init);
   };
   const checks: DoctorCheck[] = [];
   const report = (): DoctorReport => ({

@@ -3,9 +3,11 @@
 import type { StreamFn } from "../protocol/index.ts";
 import {
   createAnthropicClient,
+  createHttpFetch,
   createOpenAIClient,
   discoverContextWindow,
   type HttpFetch,
+  httpFetch,
 } from "../providers/index.ts";
 import type { NexConfig } from "./config.ts";
 import { type ResolvedLimits, resolveLimits } from "./model-registry.ts";
@@ -16,6 +18,19 @@ export interface EndpointOverrides {
   signal?: AbortSignal;
 }
 
+const fetches = new WeakMap<NexConfig, HttpFetch>();
+
+/** The HTTP client every request of this configuration goes through: through the proxy, when one is set. */
+export function endpointFetch(config: NexConfig): HttpFetch {
+  if (!config.proxy) return httpFetch;
+  let fetch = fetches.get(config);
+  if (!fetch) {
+    fetch = createHttpFetch({ proxy: config.proxy });
+    fetches.set(config, fetch);
+  }
+  return fetch;
+}
+
 /** The provider client for a configuration. */
 export function createClient(config: NexConfig, overrides: EndpointOverrides = {}): StreamFn {
   const common = {
@@ -24,7 +39,7 @@ export function createClient(config: NexConfig, overrides: EndpointOverrides = {
     keyName: config.apiKeyEnv,
     timeouts: config.timeouts,
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
-    ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
+    fetch: overrides.fetch ?? endpointFetch(config),
   };
   return config.provider === "anthropic"
     ? createAnthropicClient(common)
@@ -46,7 +61,7 @@ export async function limitsFor(
         kind: config.provider,
         timeoutMs: 1500,
         ...(config.apiKey ? { apiKey: config.apiKey } : {}),
-        ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
+        fetch: overrides.fetch ?? endpointFetch(config),
         ...(overrides.signal ? { signal: overrides.signal } : {}),
       });
   return resolveLimits({ model, configured, discovered });

@@ -17,7 +17,7 @@ import { createToolHost, toolSpecs, undoWorkspace } from "../tools/index.ts";
 import type { SessionInfo } from "./agent-session.ts";
 import { compactConversation } from "./compactor.ts";
 import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./config.ts";
-import { createClient, limitsFor } from "./endpoint-client.ts";
+import { createClient, endpointFetch, limitsFor } from "./endpoint-client.ts";
 import { journalSink } from "./journal-sink.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { createSessionBudget } from "./request-budget.ts";
@@ -224,6 +224,7 @@ export async function openSession(
  */
 async function onlyModel(config: NexConfig, events: AgentEvent[]): Promise<string | null> {
   const models = await listModels({
+    fetch: endpointFetch(config),
     baseUrl: config.baseUrl,
     kind: config.provider,
     timeoutMs: 1500,

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex, startNex } from "../support/cli.ts";
+import { startForwardProxy } from "../support/forward-proxy.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import {
   json,
@@ -346,4 +347,46 @@ test('with "stream": false in the config file, nex asks for whole responses and 
   );
   assert.equal(existsSync(join(box.workspace, "a.txt")), false);
   assert.match(result.stderr, /write_file refused/);
+});
+
+test("behind a proxy (HTTP_PROXY), requests go through it, local servers never do, and a proxy that is not a URL is refused", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [openaiText("via the proxy"), openaiText("direct")],
+  });
+  const proxy = await startForwardProxy();
+  const box = makeSandbox();
+  // The name resolves only inside the proxy: the answer can have come only through it.
+  const remote = stub.url.replace("127.0.0.1", "models.nex.test");
+  try {
+    const result = await runNex(args(remote, box.dataDir, "hi"), {
+      cwd: box.workspace,
+      env: { ...box.env, HTTP_PROXY: proxy.url },
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout.trim(), "via the proxy");
+    assert.ok(proxy.seen.includes(`POST ${remote}/v1/chat/completions`), proxy.seen.join(", "));
+
+    const local = await runNex(args(stub.url, box.dataDir, "hi"), {
+      cwd: box.workspace,
+      env: { ...box.env, http_proxy: proxy.url, NO_PROXY: "intranet.example" },
+    });
+    assert.equal(local.stdout.trim(), "direct");
+    assert.ok(
+      !proxy.seen.some((line) => line.includes(stub.url)),
+      "a local server went through the proxy",
+    );
+
+    const refused = await runNex(args(stub.url, box.dataDir, "hi"), {
+      cwd: box.workspace,
+      env: { ...box.env, https_proxy: "proxy.example:3128" },
+    });
+    assert.equal(refused.code, 3);
+    assert.match(
+      refused.stderr,
+      /HTTPS_PROXY is set to something that is not an http:\/\/ or https:\/\/ URL/,
+    );
+  } finally {
+    await proxy.close();
+    await stub.close();
+  }
 });

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { after, test } from "node:test";
 import { gzipSync } from "node:zlib";
-import { httpFetch, readText } from "../../src/providers/http-client.ts";
+import { createHttpFetch, httpFetch, readText } from "../../src/providers/http-client.ts";
+import { startForwardProxy } from "../support/forward-proxy.ts";
 
 interface Seen {
   method: string;
@@ -108,4 +109,22 @@ test("requests whose reader stops at the stream's terminator still share one con
     await new Promise((resolve) => setTimeout(resolve, 40));
   }
   assert.equal(server.connections(), 1);
+});
+
+test("with proxy settings requests go through the proxy, and NO_PROXY hosts go direct", async () => {
+  const target = await serve((_seen, res) => res.end("through"));
+  const proxy = await startForwardProxy();
+  try {
+    const proxied = createHttpFetch({ proxy: { HTTP_PROXY: proxy.url } });
+    const answer = await proxied(`${target.url}/v1/models`, { method: "GET", headers: {} });
+    assert.equal(await readText(answer.body, 1000), "through");
+    assert.deepEqual(proxy.seen, [`GET ${target.url}/v1/models`]);
+
+    const bypassing = createHttpFetch({ proxy: { HTTP_PROXY: proxy.url, NO_PROXY: "127.0.0.1" } });
+    const direct = await bypassing(`${target.url}/v1/models`, { method: "GET", headers: {} });
+    assert.equal(await readText(direct.body, 1000), "through");
+    assert.equal(proxy.seen.length, 1, "a NO_PROXY host was sent through the proxy");
+  } finally {
+    await proxy.close();
+  }
 });
