@@ -38,6 +38,7 @@ export async function commitChange(ctx: ToolContext, change: FileChange): Promis
     );
   }
   if (!existing) mkdirSync(dirname(target.abs), { recursive: true });
+  ctx.leftovers.sweep(dirname(target.abs));
   if (content.type === "bytes") {
     await atomicWrite(target.abs, content.bytes, {
       ...(existing ? { mode: existing.mode } : {}),

@@ -7,6 +7,7 @@ import { createFileSearch } from "./file-search.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { createLedger } from "./ledger.ts";
+import { createLeftoverSweeper } from "./leftovers.ts";
 import { listDirTool } from "./list-dir.ts";
 import { type CommandRules, createPermissions } from "./permissions.ts";
 import { readFileTool } from "./read-file.ts";
@@ -83,6 +84,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       ledger,
       limits,
       search: createFileSearch(workspace.root, env, limits.useRipgrep),
+      leftovers: createLeftoverSweeper(),
       checkpoints: createCheckpointRecorder({
         checkpointDir: options.checkpointDir,
         workspace,

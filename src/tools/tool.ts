@@ -4,6 +4,7 @@ import type { CheckpointRecorder } from "./checkpoints.ts";
 import type { FileSearch } from "./file-search.ts";
 import { publishedSchema } from "./json-schema.ts";
 import type { ReadLedger } from "./ledger.ts";
+import type { LeftoverSweeper } from "./leftovers.ts";
 import type { ResolvedPath, Workspace } from "./workspace.ts";
 
 /** What kind of change a tool makes: file edits, arbitrary commands, or nothing. */
@@ -33,6 +34,8 @@ export interface ToolContext {
   checkpoints: CheckpointRecorder;
   /** File listing and text search (ripgrep or the JavaScript fallback). */
   search: FileSearch;
+  /** Removes temporary files that interrupted writes of earlier processes left behind. */
+  leftovers: LeftoverSweeper;
   limits: ToolLimits;
 }
 

@@ -6,6 +6,7 @@ import {
   readFileSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { test } from "node:test";
@@ -195,4 +196,30 @@ test("a write leaves no temporary file behind", async () => {
   await run(tools, "write_file", { path: "a.txt", content: "x" });
   assert.deepEqual(readdirSync(box.workspace), ["a.txt"]);
   assert.equal(existsSync(box.path(".a.txt.nex-parts")), false);
+});
+
+test("a write removes what interrupted writes of dead processes left beside it, once clearly abandoned, and nothing else", async () => {
+  const box = sandbox();
+  const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
+  const files: Array<[string, number]> = [
+    [".a.txt.nex-0123456789ab.tmp", 1], // a whole write abandoned an hour ago: removed
+    [".a.txt.nex-abcdefabcdef.tmp", 0], // fresh: another nex may be writing it right now
+    [".b.txt.nex-00112233aabb.parts", 2], // parts staged two hours ago: a session may still finish them
+    [".c.txt.nex-445566778899.parts", 48], // two days old: removed
+    [".a.txt.nex-notours.tmp", 5], // not nex's exact pattern
+    [".env", 100],
+  ];
+  for (const [name, age] of files) {
+    writeFileSync(box.path(name), "leftover");
+    utimesSync(box.path(name), hoursAgo(age), hoursAgo(age));
+  }
+  const out = await run(host(box), "write_file", { path: "a.txt", content: "new\n" });
+  assert.equal(out.isError, false, out.content);
+  assert.deepEqual(readdirSync(box.workspace).sort(), [
+    ".a.txt.nex-abcdefabcdef.tmp",
+    ".a.txt.nex-notours.tmp",
+    ".b.txt.nex-00112233aabb.parts",
+    ".env",
+    "a.txt",
+  ]);
 });
