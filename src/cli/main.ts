@@ -2,9 +2,11 @@ import { EXIT } from "../headless/exit-code.ts";
 import { runHeadless } from "../headless/run.ts";
 import { ConfigError } from "../runtime/config.ts";
 import { type Command, HELP, parseCommand, UsageError } from "./args.ts";
+import { tolerateClosedOutput } from "./closed-output.ts";
 
 /** Parses the command line and hands over to a mode. Returns the process exit code. */
 export async function main(argv: string[]): Promise<number> {
+  tolerateClosedOutput();
   let command: Command;
   try {
     command = parseCommand(argv);

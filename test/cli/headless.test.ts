@@ -390,3 +390,24 @@ test("behind a proxy (HTTP_PROXY), requests go through it, local servers never d
     await stub.close();
   }
 });
+
+test("a reader that closes stdout early (nex run … | head -1) does not crash nex: the task runs to its end", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({ name: "write_file", args: { path: "done.txt", content: "finished\n" } }),
+      openaiText("line\n".repeat(50_000)),
+    ],
+  });
+  const box = makeSandbox();
+  const run = startNex([...args(stub.url, box.dataDir, "--yes", "--json", "write done.txt")], {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  run.child.stdout?.once("data", () => run.child.stdout?.destroy());
+  const result = await run.done;
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.doesNotMatch(result.stderr, /EPIPE|Unhandled 'error'/);
+  assert.equal(readFileSync(join(box.workspace, "done.txt"), "utf8"), "finished\n");
+  assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
+});
