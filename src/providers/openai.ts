@@ -157,20 +157,33 @@ function callDeltas(delta: Record<string, unknown>): Record<string, unknown>[] {
 
 /**
  * Call index per delta: the wire `index` when present; otherwise a new id starts a new call and
- * a delta without id continues the last one (servers that omit `index`).
+ * a delta without id continues the last one (servers that omit `index`). A new id under an index
+ * that already belongs to another call, announcing a name, also starts a new call: some servers
+ * number every call 0, and joining two calls' arguments would make one call of neither.
  */
 function createCallIndexer() {
   const byId = new Map<string, number>();
+  const idAt = new Map<number, string>();
   let last = -1;
   let count = 0;
   return {
     indexOf(call: Record<string, unknown>): number {
       const id = typeof call.id === "string" && call.id !== "" ? call.id : null;
       let index: number;
-      if (typeof call.index === "number") index = call.index;
-      else if (id !== null) index = byId.get(id) ?? count;
+      if (id !== null && byId.has(id)) index = byId.get(id) ?? 0;
+      else if (typeof call.index === "number") {
+        const owner = idAt.get(call.index);
+        const fn = isObject(call.function) ? call.function : {};
+        // A new call announces its name; a fragment that merely repeats a (changing) id does not.
+        const announces = typeof fn.name === "string" && fn.name !== "";
+        const other = id !== null && owner !== undefined && owner !== id && announces;
+        index = other ? count : call.index;
+      } else if (id !== null) index = count;
       else index = Math.max(last, 0);
-      if (id !== null && !byId.has(id)) byId.set(id, index);
+      if (id !== null && !byId.has(id)) {
+        byId.set(id, index);
+        if (!idAt.has(index)) idAt.set(index, id);
+      }
       if (index >= count) count = index + 1;
       last = index;
       return index;

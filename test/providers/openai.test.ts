@@ -199,6 +199,46 @@ test("calls that share an id (or have none) get ids unique within the turn, so e
   );
 });
 
+test("calls a server numbers all 0 are kept apart by their ids, while fragments that repeat a changing id continue their call", async () => {
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    sse({ object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
+  const call = (id: string, name: string | undefined, args: string) => ({
+    tool_calls: [
+      { index: 0, id, type: "function", function: { ...(name ? { name } : {}), arguments: args } },
+    ],
+  });
+  const stream = (parts: string[]) => ({
+    type: "stream" as const,
+    status: 200,
+    headers: { "content-type": "text/event-stream" },
+    parts: [...parts, chunk({}, "tool_calls"), sse("[DONE]")],
+    delayMs: 0,
+    end: "close" as const,
+  });
+  stub.enqueue(
+    stream([
+      chunk(call("a", "read_file", '{"path":')),
+      chunk(call("a", undefined, '"a.txt"}')),
+      chunk(call("b", "read_file", '{"path":"b.txt"}')),
+    ]),
+  );
+  const apart = doneTurn(await collect(client()));
+  assert.deepEqual(
+    apart.toolCalls.map((c) => c.verdict.type === "whole" && c.verdict.args.path),
+    ["a.txt", "b.txt"],
+  );
+  stub.enqueue(
+    stream([chunk(call("x1", "read_file", '{"path":')), chunk(call("x2", undefined, '"c.txt"}'))]),
+  );
+  const continued = doneTurn(await collect(client()));
+  assert.equal(continued.toolCalls.length, 1);
+  assert.deepEqual(continued.toolCalls[0]?.verdict, {
+    type: "whole",
+    args: { path: "c.txt" },
+    recovery: "strict",
+  });
+});
+
 test("a stream whose socket is destroyed mid-arguments ends done, not terminated, with the call poisoned as stream_dropped", async () => {
   stub.enqueue(
     openaiToolCall({
