@@ -163,25 +163,36 @@ function callDeltas(delta: Record<string, unknown>): Record<string, unknown>[] {
  */
 function createCallIndexer() {
   const byId = new Map<string, number>();
+  // Ids moved off their wire index, and the call streaming at each wire index now.
+  const remapped = new Map<string, number>();
+  const current = new Map<number, number>();
   const idAt = new Map<number, string>();
   let last = -1;
   let count = 0;
   return {
     indexOf(call: Record<string, unknown>): number {
       const id = typeof call.id === "string" && call.id !== "" ? call.id : null;
+      const fn = isObject(call.function) ? call.function : {};
+      // A new call announces its name; a fragment that merely repeats a (changing) id does not.
+      const announces = typeof fn.name === "string" && fn.name !== "";
       let index: number;
-      if (id !== null && byId.has(id)) index = byId.get(id) ?? 0;
-      else if (typeof call.index === "number") {
-        const owner = idAt.get(call.index);
-        const fn = isObject(call.function) ? call.function : {};
-        // A new call announces its name; a fragment that merely repeats a (changing) id does not.
-        const announces = typeof fn.name === "string" && fn.name !== "";
-        const other = id !== null && owner !== undefined && owner !== id && announces;
-        index = other ? count : call.index;
-      } else if (id !== null) index = count;
+      if (typeof call.index === "number") {
+        const wire = call.index;
+        const moved = id === null ? undefined : remapped.get(id);
+        if (moved !== undefined) index = moved;
+        else {
+          const at = current.get(wire) ?? wire;
+          const owner = idAt.get(at);
+          if (id !== null && owner !== undefined && owner !== id && announces) {
+            index = Math.max(count, wire + 1);
+            remapped.set(id, index);
+          } else index = at;
+        }
+        current.set(wire, index);
+      } else if (id !== null) index = byId.get(id) ?? count;
       else index = Math.max(last, 0);
-      if (id !== null && !byId.has(id)) {
-        byId.set(id, index);
+      if (id !== null) {
+        if (!byId.has(id)) byId.set(id, index);
         if (!idAt.has(index)) idAt.set(index, id);
       }
       if (index >= count) count = index + 1;
