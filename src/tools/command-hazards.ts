@@ -83,6 +83,7 @@ function hazardOfOne(
   if (POWER.has(name)) return "stops or restarts the machine";
   if (name === "git") return gitHazard(words.slice(1));
   if (DELETERS.has(name)) return deletionHazard(operands(words), cwd, context);
+  if (name === "mv") return moveHazard(operands(words), cwd, context);
   if (name === "find" && words.includes("-delete")) {
     const starts: string[] = [];
     for (const word of words.slice(1)) {
@@ -146,6 +147,32 @@ function deletionHazard(
     return `deletes ${path}, outside the workspace, which undo cannot restore`;
   }
   return null;
+}
+
+// A file moved in from outside is gone from where it was; undo of the turn would then delete the only copy.
+function moveHazard(targets: string[], cwd: string | null, context: HazardContext): string | null {
+  for (const source of targets.slice(0, -1)) {
+    const outside = outsidePath(source, cwd, context);
+    if (outside === undefined) continue;
+    return outside === null
+      ? `moves \`${source}\`, a path nex cannot resolve before it runs`
+      : `moves ${outside} from outside the workspace, which undo cannot put back`;
+  }
+  return null;
+}
+
+/** The resolved path when it lies outside the workspace and the allowed paths, null when unresolvable. */
+function outsidePath(
+  word: string,
+  cwd: string | null,
+  context: HazardContext,
+): string | null | undefined {
+  const expanded = expandHome(word, context);
+  if (expanded === null || cwd === null) return null;
+  const path = resolve(cwd, expanded);
+  const within = (root: string) => path === root || path.startsWith(root + sep);
+  if (context.roots.some(within) || context.allowedPaths.some(within)) return undefined;
+  return path;
 }
 
 /** `~` and `$HOME` spelled out; null for any other variable or substitution nex cannot evaluate. */

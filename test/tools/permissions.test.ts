@@ -311,6 +311,7 @@ test("--yes does not run what undo cannot repair: deletions outside the workspac
     ["sudo apt-get install jq", /elevated privileges/],
     ["dd if=/dev/zero of=/dev/sda bs=1M", /writes to a device/],
     ["mkfs.ext4 /dev/sdb1", /formats/],
+    ["mv ~/Documents/notes.md .", /moves .*notes\.md from outside the workspace/],
   ];
   for (const [command, reason] of refused) {
     const answer = await check(tools, bash(command));
@@ -327,6 +328,7 @@ test("--yes does not run what undo cannot repair: deletions outside the workspac
     "git push -u origin feature",
     "cd src && rm old.ts",
     "mv a.ts b.ts",
+    "mv build/out.js /tmp/out.js",
   ]) {
     assert.deepEqual(await check(tools, bash(command)), { type: "allow" }, command);
   }
