@@ -122,7 +122,8 @@ export class NexSession implements AgentSession {
       this.parts.journal.usage(inputTokens, outputTokens);
       // The prompt of this request was the messages so far; the answer is appended after this
       // event and estimated with whatever follows it.
-      this.parts.budget.observeUsage(inputTokens, 0, this.messages.length);
+      const warning = this.parts.budget.observeUsage(inputTokens, 0, this.messages.length);
+      if (warning) this.emit({ type: "notice", message: warning });
       this.emit({
         type: "usage",
         inputTokens,

@@ -5,13 +5,21 @@ import { cheapTextTokens, cheapTokens, chooseMaxTokens, contextBudget } from "..
 /** The budget the loop asks, plus what the session feeds it. */
 export interface SessionBudget extends RequestBudget {
   window(): number;
-  /** The endpoint reported usage for a request that carried `messageCount` messages. */
-  observeUsage(inputTokens: number, outputTokens: number, messageCount: number): void;
+  /**
+   * The endpoint reported usage for a request that carried `messageCount` messages. Returns a notice
+   * for the user the first time a report is implausibly low (the server may be cutting the prompt).
+   */
+  observeUsage(inputTokens: number, outputTokens: number, messageCount: number): string | null;
   /** The conversation was replaced (compaction, clear): earlier reports no longer describe it. */
   forgetUsage(): void;
   /** Another model: its window and output limit replace the old ones. */
   setLimits(limits: { window: number; maxOutput: number }): void;
 }
+
+// Below this estimate the cheap count is too rough to call a report implausible.
+const LOW_REPORT_MIN = 8192;
+// Tokenizers differ by a third at most on the same text; a report under half the estimate is a cut.
+const LOW_REPORT_RATIO = 0.5;
 
 /**
  * Sizes requests on the hot path without loading a tokenizer: the prompt is what the endpoint last
@@ -28,6 +36,9 @@ export function createSessionBudget(options: {
   let maxOutput = options.maxOutput;
   let reported: { tokens: number; messageCount: number } | null = null;
   let toolTokens: number | null = null;
+  // The cheap estimate of the whole last prompt, kept up as messages are appended.
+  let cheap: { system: string; messageCount: number; tokens: number } | null = null;
+  let warned = false;
 
   const fixedTokens = (system: string): number => {
     toolTokens ??= options
@@ -42,10 +53,29 @@ export function createSessionBudget(options: {
       if (limit > 0) window = limit;
     },
     observeUsage(inputTokens, outputTokens, messageCount) {
-      reported = { tokens: inputTokens + outputTokens, messageCount };
+      const estimated = cheap?.messageCount === messageCount ? cheap.tokens : null;
+      // A server that cuts long prompts (Ollama beyond num_ctx) reports what it kept. Trusting that
+      // would hide the cut for good; nex keeps its own estimate and says what is going on, once.
+      const implausible =
+        estimated !== null &&
+        estimated >= LOW_REPORT_MIN &&
+        inputTokens < estimated * LOW_REPORT_RATIO;
+      reported = {
+        tokens: Math.max(inputTokens, implausible ? (estimated ?? 0) : 0) + outputTokens,
+        messageCount,
+      };
+      if (!implausible || warned) return null;
+      warned = true;
+      return (
+        `The endpoint counted ${inputTokens.toLocaleString("en-US")} prompt tokens where nex estimated about ${(estimated ?? 0).toLocaleString("en-US")}. ` +
+        "If the server cuts long prompts (Ollama does beyond its num_ctx), the model is not seeing the whole conversation: " +
+        "raise the server's context (OLLAMA_CONTEXT_LENGTH, or num_ctx), or set `models` in nex's config to the window it really serves. " +
+        "nex keeps sizing requests by its own estimate."
+      );
     },
     forgetUsage() {
       reported = null;
+      cheap = null;
     },
     setLimits(limits) {
       window = limits.window;
@@ -53,6 +83,14 @@ export function createSessionBudget(options: {
       reported = null;
     },
     estimatePrompt(system: string, messages: Message[]) {
+      if (!cheap || cheap.system !== system || cheap.messageCount > messages.length) {
+        cheap = { system, messageCount: 0, tokens: fixedTokens(system) };
+      }
+      for (let i = cheap.messageCount; i < messages.length; i++) {
+        const message = messages[i];
+        if (message) cheap.tokens += cheapTokens(message);
+      }
+      cheap.messageCount = messages.length;
       const base = reported && reported.messageCount <= messages.length ? reported : null;
       let tokens = base ? base.tokens : fixedTokens(system);
       for (let i = base ? base.messageCount : 0; i < messages.length; i++) {

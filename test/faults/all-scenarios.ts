@@ -3,6 +3,7 @@ import type { FaultScenario } from "./scenario.ts";
 import { anthropicScenarios } from "./scenarios-anthropic.ts";
 import { edgeScenarios } from "./scenarios-edge.ts";
 import { fieldScenarios } from "./scenarios-field.ts";
+import { limitScenarios } from "./scenarios-limits.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
 
@@ -12,4 +13,5 @@ export const allScenarios: FaultScenario[] = [
   ...fieldScenarios,
   ...edgeScenarios,
   ...stallScenarios,
+  ...limitScenarios,
 ];

@@ -45,3 +45,28 @@ test("switching to a model with a smaller output limit lowers max_tokens at once
   assert.equal(budget.maxTokensFor(1_000), 4_096);
   assert.equal(budget.largestMaxTokensFor(1_000), 4_096);
 });
+
+test("a usage report far below nex's own estimate (a server cutting the prompt) is not trusted, and the user is told once", () => {
+  const budget = createSessionBudget({ window: 131_072, maxOutput: 8_192, tools });
+  const messages = [text(70_000)];
+  const own = budget.estimatePrompt("system", messages);
+  const notice = budget.observeUsage(3_900, 0, 1);
+  assert.match(notice ?? "", /counted 3,900 prompt tokens where nex estimated about/);
+  assert.match(notice ?? "", /OLLAMA_CONTEXT_LENGTH/);
+  assert.equal(
+    budget.estimatePrompt("system", messages),
+    own,
+    "the low report does not shrink the estimate",
+  );
+  messages.push(text(10));
+  budget.estimatePrompt("system", messages);
+  assert.equal(budget.observeUsage(3_950, 0, 2), null, "said once");
+
+  const honest = createSessionBudget({ window: 131_072, maxOutput: 8_192, tools });
+  const estimate = honest.estimatePrompt("system", [text(70_000)]);
+  assert.equal(
+    honest.observeUsage(Math.round(estimate * 0.8), 0, 1),
+    null,
+    "a report within tokenizer differences is trusted",
+  );
+});
