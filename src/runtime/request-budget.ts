@@ -53,6 +53,8 @@ export function createSessionBudget(options: {
       if (limit > 0) window = limit;
     },
     observeUsage(inputTokens, outputTokens, messageCount) {
+      // Some servers fill usage with zeros: that is no report at all.
+      if (inputTokens <= 0) return null;
       const estimated = cheap?.messageCount === messageCount ? cheap.tokens : null;
       // A server that cuts long prompts (Ollama beyond num_ctx) reports what it kept. Trusting that
       // would hide the cut for good; nex keeps its own estimate and says what is going on, once.

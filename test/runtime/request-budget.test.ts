@@ -62,6 +62,11 @@ test("a usage report far below nex's own estimate (a server cutting the prompt) 
   budget.estimatePrompt("system", messages);
   assert.equal(budget.observeUsage(3_950, 0, 2), null, "said once");
 
+  const zeros = createSessionBudget({ window: 131_072, maxOutput: 8_192, tools });
+  const zeroEstimate = zeros.estimatePrompt("system", [text(70_000)]);
+  assert.equal(zeros.observeUsage(0, 0, 1), null, "a usage of zeros is no report, not a cut");
+  assert.equal(zeros.estimatePrompt("system", [text(70_000)]), zeroEstimate);
+
   const honest = createSessionBudget({ window: 131_072, maxOutput: 8_192, tools });
   const estimate = honest.estimatePrompt("system", [text(70_000)]);
   assert.equal(
