@@ -1,5 +1,7 @@
-// The five scenarios of the closing note, run through the real `nex chat` against the stub endpoint.
+// The scenarios of the closing notes, run through the real `nex chat` against the stub endpoint.
 // The tests assert on them; capture-screens.ts prints their final screens.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { keys } from "../support/pty.ts";
 import { openaiText, openaiToolCall, status } from "../support/stub-endpoint.ts";
 import { type NexTui, startNexTui } from "./cli-harness.ts";
@@ -81,5 +83,36 @@ async function permissionDenied(): Promise<ScenarioEnd> {
   return { nex, screen: await nex.pty.waitUntil(idleShown, "idle prompt") };
 }
 
-/** The scenarios by name, in the order of the closing note. */
-export const cliScenarios = { write, storm400, retry429, interrupt, permissionDenied };
+async function hazardWarning(): Promise<ScenarioEnd> {
+  const nex = await startNexTui(
+    [
+      openaiToolCall({ name: "bash", args: { command: "rm -rf ../notes" } }),
+      openaiText("Understood, ../notes stays."),
+    ],
+    {
+      seed: async ({ workspace }) => {
+        mkdirSync(join(workspace, "..", "notes"));
+        writeFileSync(join(workspace, "..", "notes", "ideas.md"), "my ideas\n");
+      },
+    },
+  );
+  await typeAndSubmit(nex.pty, "clean up the notes");
+  await nex.pty.waitFor("Allow bash?");
+  const prompt = nex.pty.screen();
+  await answerPrompt(nex.pty, "n");
+  await nex.pty.waitFor("Why not?");
+  nex.pty.write(keys.enter);
+  await nex.pty.waitFor("Understood, ../notes stays.");
+  await nex.pty.waitUntil(idleShown, "idle prompt");
+  return { nex, screen: prompt };
+}
+
+/** The scenarios by name, in the order of the closing notes. */
+export const cliScenarios = {
+  write,
+  storm400,
+  retry429,
+  interrupt,
+  permissionDenied,
+  hazardWarning,
+};

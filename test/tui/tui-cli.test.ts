@@ -70,6 +70,17 @@ test("nex chat: a permission prompt denied leaves the file untouched, tells the 
   );
 });
 
+test("nex chat: a command undo could not repair asks with a warning that says why", async (t) => {
+  const { nex, screen } = await cliScenarios.hazardWarning();
+  t.after(() => nex.close());
+  t.diagnostic(`permission prompt (${saveScreen(nex.dir, "hazard", screen)}):\n${screen}`);
+  assert.match(
+    flat(screen),
+    /⚠ `rm -rf \.\.\/notes` deletes .*notes, outside the workspace, which undo cannot restore/,
+  );
+  assert.equal(readFileSync(join(nex.workspace, "..", "notes", "ideas.md"), "utf8"), "my ideas\n");
+});
+
 test("nex chat --last resumes a session, shows where it left off and how it was fitted", async (t) => {
   const nex = await startNexTui([openaiText("Picking up again.")], {
     args: ["--last"],

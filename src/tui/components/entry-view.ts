@@ -26,7 +26,7 @@ export function ToolBlock(props: { entry: ToolEntry; columns?: number }): React.
   const name = plainText(entry.name);
   // One line, like keyArgument: a live block has a budget of one headline row.
   const raw = plainText(entry.summary ?? "").replace(/\s*\n\s*/g, " ⏎ ");
-  const summary = raw.startsWith(`${name} `) ? raw.slice(name.length + 1) : raw;
+  const summary = raw.replace(new RegExp(`^${name.replace(/[^\w]/g, "\\$&")}:? `), "");
   const full = keyArgument(entry.args) || summary;
   // Live blocks keep to one headline row; committed ones may wrap.
   const what = props.columns ? truncateEnd(full, props.columns - name.length - 4) : full;
