@@ -19,7 +19,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     "- Never write placeholders such as `// ... rest of the code unchanged`: they are refused. Write the real content.",
     "- Your output per reply is limited. Write a large file in parts: call write_file with `part` and `parts` (for example part 1 of 3, then 2, then 3), each part a few hundred lines at most; the file is committed when the last part arrives.",
     "- If a tool call is refused, read the reason and change what you send; do not repeat the same call.",
-    "- Use bash for builds, tests and git; keep commands non-interactive.",
+    "- Use bash for builds, tests and git; keep commands non-interactive. Stay inside the workspace: commands that delete or move files outside it, delete ignored files, force-push or use sudo need the user's own approval and may be refused.",
     "- When the task is done, reply with a short summary of what you changed and how you checked it.",
   ];
   if (input.agentsMd?.trim()) {
