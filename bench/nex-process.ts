@@ -2,7 +2,7 @@
 // preloaded usage probe its CPU, peak RSS and retained heap. The bench's own process serves the stub
 // endpoint, so the endpoint's work is never counted as nex's.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -123,7 +123,14 @@ export function scratch(): { workspace: string; dataDir: string; remove: () => v
   };
 }
 
-/** The arguments that point nex at the stub endpoint and a scratch data directory. */
-export function endpointArgs(stubUrl: string, dataDir: string): string[] {
-  return ["--model", "bench-model", "--base-url", `${stubUrl}/v1`, "--data-dir", dataDir];
+/**
+ * The arguments that point nex at the stub endpoint and a scratch data directory; with `window`, a
+ * config file gives the model that context window (the stub's usage figures are not real counts).
+ */
+export function endpointArgs(stubUrl: string, dataDir: string, window?: number): string[] {
+  const args = ["--model", "bench-model", "--base-url", `${stubUrl}/v1`, "--data-dir", dataDir];
+  if (window === undefined) return args;
+  const config = join(dataDir, "bench-config.json");
+  writeFileSync(config, JSON.stringify({ models: { "bench-model": { contextWindow: window } } }));
+  return [...args, "--config", config];
 }

@@ -41,7 +41,9 @@ async function runTurns(turns: number, preload: string[] = []): Promise<NexRun> 
       "--yes",
       "--max-turns",
       String(turns + 5),
-      ...endpointArgs(stub.url, dirs.dataDir),
+      // A 128k window, as the models people run agents with have: the whole 200-turn conversation
+      // (~25k tokens) fits, so the figure is the harness, not a compaction.
+      ...endpointArgs(stub.url, dirs.dataDir, 131_072),
       "write and read files",
     ],
     { cwd: dirs.workspace, preload },
