@@ -1,6 +1,7 @@
 // Every fault scenario, in the order the table prints them.
 import type { FaultScenario } from "./scenario.ts";
 import { anthropicScenarios } from "./scenarios-anthropic.ts";
+import { commandScenarios } from "./scenarios-commands.ts";
 import { edgeScenarios } from "./scenarios-edge.ts";
 import { fieldScenarios } from "./scenarios-field.ts";
 import { limitScenarios } from "./scenarios-limits.ts";
@@ -12,6 +13,7 @@ export const allScenarios: FaultScenario[] = [
   ...anthropicScenarios,
   ...fieldScenarios,
   ...edgeScenarios,
+  ...commandScenarios,
   ...stallScenarios,
   ...limitScenarios,
 ];
