@@ -59,7 +59,44 @@ export function createHttpFetch(options: { proxy?: ProxyEnv | null } = {}): Http
     };
     return agents;
   };
-  return (url, init) => fetchVia(url, init, agentsFor());
+  return async (url, init) => {
+    try {
+      return await fetchVia(url, init, agentsFor());
+    } catch (error) {
+      throw options.proxy ? markProxied(error, url, options.proxy) : error;
+    }
+  };
+}
+
+/**
+ * A network failure of a proxied request names the proxy (host only, never its credentials): a
+ * refused connection there is the proxy's, not the server's.
+ */
+function markProxied(error: unknown, url: string, proxy: ProxyEnv): unknown {
+  const target = URL.parse(url);
+  if (!target || !(error instanceof TypeError)) return error;
+  const setting = target.protocol === "https:" ? proxy.HTTPS_PROXY : proxy.HTTP_PROXY;
+  const via = setting ? URL.parse(setting) : null;
+  if (!via || bypassed(target, proxy.NO_PROXY)) return error;
+  const cause = (error.cause ?? {}) as Record<string, unknown>;
+  return new TypeError(error.message, { cause: Object.assign(cause, { proxy: via.host }) });
+}
+
+function bypassed(target: URL, noProxy: string | undefined): boolean {
+  return (noProxy ?? "")
+    .split(",")
+    .map((entry) => entry.trim().toLowerCase())
+    .some((entry) => {
+      if (entry === "*") return true;
+      const [host = "", port] = entry.replace(/^\./, "").split(/:(?=\d+$)/);
+      if (
+        port !== undefined &&
+        port !== (target.port || (target.protocol === "https:" ? "443" : "80"))
+      )
+        return false;
+      const name = target.hostname.toLowerCase().replace(/^\[|\]$/g, "");
+      return host !== "" && (name === host || name.endsWith(`.${host}`));
+    });
 }
 
 /**

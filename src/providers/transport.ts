@@ -327,8 +327,18 @@ function refusedByFetch(host: string, error: unknown): ProviderError | null {
 export function describeFetchError(error: unknown): string {
   const cause =
     error instanceof Error
-      ? (error.cause as { code?: string; message?: string } | undefined)
+      ? (error.cause as { code?: string; message?: string; proxy?: string } | undefined)
       : undefined;
+  const described = describeCause(error, cause);
+  return cause?.proxy
+    ? `${described}, at the proxy ${cause.proxy} (HTTP_PROXY / HTTPS_PROXY); check the proxy, or name the server in NO_PROXY`
+    : described;
+}
+
+function describeCause(
+  error: unknown,
+  cause: { code?: string; message?: string } | undefined,
+): string {
   const code = cause?.code ?? "";
   const known: Record<string, string> = {
     ECONNREFUSED: "the connection was refused",

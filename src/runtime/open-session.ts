@@ -247,7 +247,12 @@ async function onlyModel(config: NexConfig, events: AgentEvent[]): Promise<strin
 
 /** Secrets nex holds, for the journal to redact wherever a model or a tool echoes them. */
 function secretsOf(config: NexConfig): string[] {
-  return config.apiKey ? [config.apiKey] : [];
+  // A proxy's password travels in its URL; it is nex's credential as much as the key is.
+  const proxyPasswords = [config.proxy?.HTTP_PROXY, config.proxy?.HTTPS_PROXY].flatMap((value) => {
+    const password = value ? (URL.parse(value)?.password ?? "") : "";
+    return password ? [password, decodeURIComponent(password)] : [];
+  });
+  return [...(config.apiKey ? [config.apiKey] : []), ...new Set(proxyPasswords)];
 }
 
 /**

@@ -411,3 +411,35 @@ test("a reader that closes stdout early (nex run … | head -1) does not crash n
   assert.equal(readFileSync(join(box.workspace, "done.txt"), "utf8"), "finished\n");
   assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
 });
+
+test("a proxy's password reaches the commands that need the proxy but is written nowhere in the journal", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [openaiToolCall({ name: "bash", args: { command: "env" } }), openaiText("done")],
+  });
+  const proxy = await startForwardProxy();
+  const box = makeSandbox();
+  const password = "s3cret-proxy-pass";
+  try {
+    const result = await runNex(
+      [...args(stub.url.replace("127.0.0.1", "models.nex.test"), box.dataDir, "--yes", "show env")],
+      {
+        cwd: box.workspace,
+        env: { ...box.env, HTTP_PROXY: proxy.url.replace("//", `//alice:${password}@`) },
+      },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const toolResult = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+    assert.match(toolResult, /HTTP_PROXY=/, "commands get the proxy setting");
+    const written = readdirSync(box.dataDir, { recursive: true, withFileTypes: true }).filter((e) =>
+      e.isFile(),
+    );
+    assert.ok(written.length > 0);
+    for (const entry of written) {
+      const text = readFileSync(join(entry.parentPath, entry.name), "utf8");
+      assert.ok(!text.includes(password), `the proxy password is in ${entry.name}`);
+    }
+  } finally {
+    await proxy.close();
+    await stub.close();
+  }
+});

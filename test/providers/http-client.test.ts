@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { after, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { createHttpFetch, httpFetch, readText } from "../../src/providers/http-client.ts";
+import { describeFetchError } from "../../src/providers/transport.ts";
 import { startForwardProxy } from "../support/forward-proxy.ts";
 
 interface Seen {
@@ -127,4 +128,26 @@ test("with proxy settings requests go through the proxy, and NO_PROXY hosts go d
   } finally {
     await proxy.close();
   }
+});
+
+test("a proxy that refuses the connection is named by its host, never with its credentials", async () => {
+  const proxied = createHttpFetch({ proxy: { HTTP_PROXY: "http://alice:pw-123@127.0.0.1:1" } });
+  const error = await proxied("http://models.nex.test:8000/v1/models", {
+    method: "GET",
+    headers: {},
+  }).then(
+    () => null,
+    (failure: unknown) => failure,
+  );
+  const described = describeFetchError(error);
+  assert.match(described, /connection was refused \(ECONNREFUSED\), at the proxy 127\.0\.0\.1:1/);
+  assert.ok(!described.includes("pw-123") && !described.includes("alice"));
+  const direct = createHttpFetch({
+    proxy: { HTTP_PROXY: "http://127.0.0.1:1", NO_PROXY: "localhost,127.0.0.1" },
+  });
+  const bypass = await direct("http://127.0.0.1:1/v1/models", { method: "GET", headers: {} }).then(
+    () => null,
+    (failure: unknown) => failure,
+  );
+  assert.doesNotMatch(describeFetchError(bypass), /proxy/, "a NO_PROXY host's failure is its own");
 });
