@@ -3,7 +3,7 @@
 //   408, 429: at most 3 retries; Retry-After (seconds or HTTP date) when given and at most the cap,
 //             else exponential from ~1 s with jitter. Past the cap nex does not sleep: it surfaces the wait.
 //   5xx, connection failures, timeouts: at most 5 retries, exponential from ~1 s with jitter, capped
-//             (a Retry-After on a 5xx is honoured like on a 429).
+//             (a Retry-After on a 5xx is honoured like on a 429). Even `Retry-After: 0` waits 0.5 s.
 // Failures of different kinds share one count: one request is never attempted more than 6 times.
 import type { ProviderError } from "../protocol/index.ts";
 
@@ -21,6 +21,8 @@ export interface RetryOptions {
   maxDelayMs?: number;
   /** Largest Retry-After nex will sleep; default 60000. Past it the error surfaces at once. */
   maxRetryAfterMs?: number;
+  /** Least wait between attempts even when the server says `Retry-After: 0`; default 500. */
+  minRetryAfterMs?: number;
 }
 
 /** What to do after a failed attempt. */
@@ -76,7 +78,8 @@ export function planRetry(
         },
       };
     }
-    return { retryInMs: Math.max(0, retryAfterMs), maxRetries, error };
+    // "Retry now" from a struggling server still gets a breath: a burst of retries helps nobody.
+    return { retryInMs: Math.max(options.minRetryAfterMs ?? 500, retryAfterMs), maxRetries, error };
   }
   return { retryInMs: backoffMs(failures, options), maxRetries, error };
 }

@@ -162,9 +162,16 @@ export const openaiScenarios: FaultScenario[] = [
   {
     name: "a run of 5xx",
     wire,
-    expect: "1 request + 5 retries, then a clear failure naming the give-up",
+    expect:
+      "1 request + 5 retries, never in a burst (even Retry-After: 0 waits 0.5 s), then a clear failure",
     always: status(503, { headers: { "retry-after": "0" } }),
-    checks: [requests(6), exitCode(1), stderrSays(/503/), stderrSays(/gave up after 5 retries/)],
+    checks: [
+      requests(6),
+      gapsAtLeast(450),
+      exitCode(1),
+      stderrSays(/503/),
+      stderrSays(/gave up after 5 retries/),
+    ],
   },
   {
     name: "5xx then success",

@@ -297,3 +297,15 @@ test("mixed failures share one budget: a request is never attempted more than 6 
   assert.equal(stub.requests.length - before, 6);
   assert.equal(terminal(events).type, "error");
 });
+
+test("Retry-After: 0 still waits half a second between attempts: a struggling server never gets a burst", async () => {
+  for (const format of formats) {
+    const { waits, requests } = await run(format, [
+      status(429, { headers: { "retry-after": "0" } }),
+      status(503, { headers: { "retry-after-ms": "0" } }),
+      success(format),
+    ]);
+    assert.deepEqual(waits, [500, 500], format);
+    assert.equal(requests.length, 3, format);
+  }
+});
