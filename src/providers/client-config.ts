@@ -15,6 +15,8 @@ export interface ClientOptions {
   fetch?: HttpFetch;
   /** Where the key comes from, named in 401/403 hints; e.g. `OPENAI_API_KEY`. */
   keyName?: string;
+  /** Most bytes read from one response; default 64 MiB (tests use less). */
+  maxResponseBytes?: number;
 }
 
 /** `host[:port]` of a URL, for messages; the input itself when it does not parse. */
@@ -54,6 +56,7 @@ export function transportFor(
     fetch: options.fetch ?? httpFetch,
     retry: options.retry ?? {},
     timeouts: { ...defaultTimeouts, ...(options.timeouts ?? {}) },
+    ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
     secrets,
     context: {
       host: hostOf(url),

@@ -49,12 +49,20 @@ export interface TransportOptions {
   /** Strings that must never appear in an event (the key, auth header values). */
   secrets: string[];
   context: FailureContext;
+  /** Most bytes read from one response body before nex stops reading it; default 64 MiB. */
+  maxResponseBytes?: number;
 }
+
+/**
+ * No answer nex asks for comes near this: max_tokens bounds the output to well under a megabyte of
+ * JSON. A body past it is a broken or hostile endpoint, and reading on would only exhaust memory.
+ */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** A failure while reading a body: the reader decides whether it can still be retried. */
 export class StreamFailure extends Error {
-  readonly kind: "timeout" | "network" | "aborted";
-  constructor(kind: "timeout" | "network" | "aborted", message: string) {
+  readonly kind: "timeout" | "network" | "aborted" | "oversized";
+  constructor(kind: "timeout" | "network" | "aborted" | "oversized", message: string) {
     super(message);
     this.kind = kind;
   }
@@ -64,6 +72,14 @@ export class StreamFailure extends Error {
 export function streamFailureError(failure: StreamFailure, host: string): ProviderError {
   if (failure.kind === "aborted") return abortedError();
   if (failure.kind === "timeout") return timeoutError(host, failure.message);
+  if (failure.kind === "oversized") {
+    // The same request would bring the same flood: never retried.
+    return {
+      code: "invalid_response",
+      retryable: false,
+      message: `${host} ${failure.message}. Check the server: it is not answering like a model API.`,
+    };
+  }
   return networkError(host, failure.message);
 }
 
@@ -175,7 +191,13 @@ async function* attemptOnce(
     return { type: "failed", error: failure, retryAfterMs: null };
   }
   clearTimeout(timer);
-  const chunks = timedChunks(response.body, signal, attempt, options.timeouts);
+  const chunks = timedChunks(
+    response.body,
+    signal,
+    attempt,
+    options.timeouts,
+    options.maxResponseBytes ?? MAX_RESPONSE_BYTES,
+  );
   try {
     if (!response.ok) {
       // The status decides: a body cut or stalled on its way must not turn a 413 into a retried network error.
@@ -224,10 +246,12 @@ async function* timedChunks(
   signal: AbortSignal,
   attempt: AbortController,
   timeouts: Timeouts,
+  maxBytes: number,
 ): AsyncGenerator<Uint8Array> {
   if (!body) return;
   const reader = body[Symbol.asyncIterator]();
   let first = true;
+  let received = 0;
   try {
     for (;;) {
       const ms = first ? timeouts.firstByteMs : timeouts.idleMs;
@@ -253,6 +277,14 @@ async function* timedChunks(
       }
       if (result.done) return;
       first = false;
+      received += result.value.byteLength;
+      if (received > maxBytes) {
+        attempt.abort();
+        throw new StreamFailure(
+          "oversized",
+          `sent more than ${Math.round(maxBytes / 2 ** 20)} MiB in one response, far beyond any answer nex asked for, so nex stopped reading it`,
+        );
+      }
       yield result.value;
     }
   } finally {

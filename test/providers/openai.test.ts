@@ -14,7 +14,7 @@ import {
   startStubEndpoint,
   status,
 } from "../support/stub-endpoint.ts";
-import { collect, doneTurn, recordedSleeps, sampleRequest } from "./helpers.ts";
+import { collect, doneTurn, finalError, recordedSleeps, sampleRequest } from "./helpers.ts";
 
 let stub: StubEndpoint;
 before(async () => {
@@ -472,4 +472,33 @@ test("a refused call that arrived without a name goes back in history with a pla
     /"name":"unnamed_tool_call"/,
   );
   assert.match(anthropicBodyText(request, { stream: true }), /"name":"unnamed_tool_call"/);
+});
+
+test("an endless body is cut off at the response cap: never retried when nothing came, and a call in it is never run", async () => {
+  const flood = {
+    type: "stream" as const,
+    status: 200,
+    headers: { "content-type": "text/event-stream" },
+    parts: ["x".repeat(1024 * 1024), "x".repeat(1024 * 1024)],
+    delayMs: 0,
+    end: "close" as const,
+  };
+  const before = stub.requests.length;
+  stub.enqueue(flood);
+  const error = finalError(await collect(client({ maxResponseBytes: 1024 * 1024 })));
+  assert.equal(error.code, "invalid_response");
+  assert.equal(error.retryable, false);
+  assert.match(error.message, /more than 1 MiB in one response/);
+  assert.equal(stub.requests.length - before, 1, "a flood is not asked for again");
+
+  stub.enqueue(
+    openaiToolCall({
+      name: "write_file",
+      args: { path: "big.txt", content: "y".repeat(1_500_000) },
+    }),
+  );
+  const turn = doneTurn(await collect(client({ maxResponseBytes: 1024 * 1024 })));
+  const verdict = turn.toolCalls[0]?.verdict;
+  assert.equal(verdict?.type, "poisoned");
+  assert.match(verdict?.type === "poisoned" ? verdict.reason : "", /more than 1 MiB/);
 });
