@@ -1,6 +1,14 @@
 // Servers whose context window is not what they say: nex must notice what it can and say so.
-import { openaiText } from "../support/stub-scripts.ts";
+import { openaiText, type Script } from "../support/stub-scripts.ts";
 import { exitCode, type FaultScenario, requests, stderrSays } from "./scenario.ts";
+
+const mebibyte = "x".repeat(1024 * 1024);
+const flood: Script = {
+  type: "stream",
+  status: 200,
+  headers: { "content-type": "text/event-stream" },
+  parts: Array.from({ length: 80 }, () => mebibyte),
+};
 
 const longTask = `Summarise these notes:\n${"The build failed on the arm64 runner again; retry later.\n".repeat(1_200)}`;
 
@@ -19,5 +27,13 @@ export const limitScenarios: FaultScenario[] = [
       exitCode(0),
       stderrSays(/counted 2,048 prompt tokens where nex estimated about/),
     ],
+  },
+  {
+    name: "an endless body with no line ends (80 MiB and counting)",
+    wire: "openai",
+    expect: "nex stops reading at 64 MiB, never asks again for the same flood, and says why",
+    scripts: [flood],
+    always: openaiText("unused"),
+    checks: [requests(1), exitCode(1), stderrSays(/more than 64 MiB in one response/)],
   },
 ];
