@@ -28,7 +28,9 @@ export interface HttpResponse {
 /** A fetch-shaped function: `httpFetch`, or the global `fetch`. */
 export type HttpFetch = (url: string, init: HttpRequestInit) => Promise<HttpResponse>;
 
-const MAX_REDIRECTS = 20;
+// An API answers in place or after one or two redirects (http → https, a moved path); fetch's 20
+// would let a loop cost twenty requests.
+const MAX_REDIRECTS = 5;
 // Headers that carry a key: never sent on to another origin by a redirect.
 const CREDENTIAL_HEADER = /^(authorization|x-api-key|cookie|proxy-authorization)$/i;
 

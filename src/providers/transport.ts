@@ -347,6 +347,14 @@ function refusedByFetch(host: string, error: unknown): ProviderError | null {
   const cause =
     error instanceof Error ? (error.cause as { message?: string } | undefined) : undefined;
   const message = cause?.message ?? "";
+  if (/^too many redirects/i.test(message)) {
+    // A redirect loop does not mend itself; asking again would only run it again.
+    return {
+      code: "config",
+      retryable: false,
+      message: `${host} redirects in a loop (more than 5 redirects for one request). Check the base URL: it may point at a login page or a misconfigured proxy.`,
+    };
+  }
   if (!/^(bad port|invalid url|unsupported protocol)/i.test(message)) return null;
   return {
     code: "config",

@@ -1,6 +1,6 @@
 // Servers whose context window is not what they say: nex must notice what it can and say so.
-import { openaiText, type Script } from "../support/stub-scripts.ts";
-import { exitCode, type FaultScenario, requests, stderrSays } from "./scenario.ts";
+import { openaiText, type Script, status } from "../support/stub-scripts.ts";
+import { exitCode, type FaultScenario, requests, requestsAtMost, stderrSays } from "./scenario.ts";
 
 const mebibyte = "x".repeat(1024 * 1024);
 const flood: Script = {
@@ -35,5 +35,13 @@ export const limitScenarios: FaultScenario[] = [
     scripts: [flood],
     always: openaiText("unused"),
     checks: [requests(1), exitCode(1), stderrSays(/more than 64 MiB in one response/)],
+  },
+  {
+    name: "a redirect loop",
+    wire: "openai",
+    expect:
+      "followed at most 5 times, then named as a loop and never retried (not 6 × 21 requests)",
+    always: status(307, { headers: { location: "/v1/chat/completions" } }),
+    checks: [requestsAtMost(6), exitCode(3), stderrSays(/redirects in a loop/)],
   },
 ];
