@@ -117,6 +117,7 @@ export async function* runLoop(
         compacted = true;
         const shrunk = await options.compact(messages, signal);
         if (!shrunk) return yield* finish(compactionFailed(signal));
+        repeats.forgetReads();
         messages.splice(0, messages.length, ...shrunk);
         continue;
       }
@@ -136,6 +137,7 @@ export async function* runLoop(
         };
         const shrunk = await options.compact(messages, signal);
         if (!shrunk) return yield* finish(compactionFailed(signal));
+        repeats.forgetReads();
         messages.splice(0, messages.length, ...shrunk);
         continue;
       }

@@ -2,7 +2,7 @@ import type { AgentEvent, AssembledToolCall, ToolResultMessage } from "../protoc
 import type { LoopOptions } from "./loop.ts";
 import { changeTack, refusalContent } from "./refusal.ts";
 import { CHANGE_TACK_AT, type RefusalTracker } from "./refusal-tracker.ts";
-import { callSignature, REPEAT_LIMIT, type RepeatGuard } from "./repeat-guard.ts";
+import { callSignature, type RepeatGuard } from "./repeat-guard.ts";
 
 /** What handling one call needs from its run. */
 export interface CallContext {
@@ -62,9 +62,11 @@ export async function* handleCall(
     );
   }
   const signature = callSignature(call.name, call.verdict.args);
-  if (repeats.isStuck(signature, turn)) {
+  const readOnly = options.tools.readOnly?.(call.name) ?? false;
+  const why = repeats.stuck(signature, turn, readOnly);
+  if (why) {
     const key = `repeated_call:${call.name}`;
-    const reason = `the same ${call.name} call returned the same result in each of the last ${REPEAT_LIMIT} turns`;
+    const reason = `the same ${call.name} call ${why}`;
     refusals.push(key);
     tracker.noteReason(key, reason);
     yield {
@@ -132,7 +134,8 @@ export async function* handleCall(
   yield { type: "tool_call_started", callId: call.id, name: call.name, args: call.verdict.args };
   const outcome = await options.tools.execute(invocation, options.signal);
   // Invalid arguments have their own streak (the tracker below); the guard watches calls that ran.
-  if (outcome.code !== "invalid_arguments") repeats.record(signature, turn, outcome.content);
+  if (outcome.code !== "invalid_arguments")
+    repeats.record(signature, turn, outcome.content, readOnly);
   let content = outcome.content;
   if (outcome.isError && outcome.code === "invalid_arguments") {
     const key = `invalid_arguments:${call.name}`;

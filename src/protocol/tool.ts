@@ -88,6 +88,8 @@ export interface ToolHost {
   rememberApproval(call: ToolInvocation): void;
   /** Validates and runs. Never throws: failures come back as error outcomes. */
   execute(call: ToolInvocation, signal: AbortSignal): Promise<ToolOutcome>;
+  /** True for tools that only look (read_file, grep, ...): their result changes only when something else ran. */
+  readOnly?(name: string): boolean;
   /** Writes in parts still missing parts (nothing of them is on disk), e.g. "big.txt (1 of 2 parts staged)". */
   unfinishedWrites?(): string[];
   /** Removes the staging of every unfinished write in parts; returns what it removed, described as above. */

@@ -338,6 +338,7 @@ export class NexSession implements AgentSession {
     const tools = this.parts.tools;
     return {
       specs: () => tools.specs(),
+      readOnly: (name) => tools.readOnly?.(name) ?? false,
       permission: (call) => tools.permission(call),
       rememberApproval: (call) => tools.rememberApproval(call),
       execute: async (call, signal) => {

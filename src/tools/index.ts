@@ -137,6 +137,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     rememberApproval: (call) => permissions.remember(call),
     setMode: (mode) => permissions.setMode(mode),
     ledger: () => ledger.all(),
+    readOnly: (name) => tools.get(name)?.mutates === false,
     forgetConversation: () => serial(async () => ledger.forget()),
     async execute(call, signal) {
       const run = async () => {

@@ -1,5 +1,6 @@
-// Servers whose context window is not what they say: nex must notice what it can and say so.
-import { openaiText, type Script, status } from "../support/stub-scripts.ts";
+// Limits a broken server or model could push past: the context it says it has, a body without end,
+// a redirect loop, a model that goes round in circles. nex must notice, stop and say so.
+import { openaiText, openaiToolCall, type Script, status } from "../support/stub-scripts.ts";
 import { exitCode, type FaultScenario, requests, requestsAtMost, stderrSays } from "./scenario.ts";
 
 const mebibyte = "x".repeat(1024 * 1024);
@@ -43,5 +44,19 @@ export const limitScenarios: FaultScenario[] = [
       "followed at most 5 times, then named as a loop and never retried (not 6 × 21 requests)",
     always: status(307, { headers: { location: "/v1/chat/completions" } }),
     checks: [requestsAtMost(6), exitCode(3), stderrSays(/redirects in a loop/)],
+  },
+  {
+    name: "a model that reads two files in turn, forever",
+    wire: "openai",
+    expect:
+      "a read that already answered twice with nothing changed is not run again; stopped well before 50",
+    files: { "a.txt": "alpha\n", "b.txt": "beta\n" },
+    handler: (_request, index) =>
+      openaiToolCall({ name: "read_file", args: { path: index % 2 === 0 ? "a.txt" : "b.txt" } }),
+    checks: [
+      requestsAtMost(10),
+      exitCode(1),
+      stderrSays(/already returned the same result 2 times, and nothing has changed since/),
+    ],
   },
 ];
