@@ -111,7 +111,16 @@ async function isBinaryFile(path: string): Promise<boolean> {
   }
 }
 
+let linearFallback = false;
+
 function compile(pattern: string, ignoreCase: boolean): RegExp {
+  // The model's pattern runs on the event loop: a catastrophic one (`(a+)+$`) would freeze nex, past
+  // every timeout and Ctrl-C. V8 then switches such a search to its linear-time engine instead.
+  if (!linearFallback) {
+    const v8 = process.getBuiltinModule("node:v8") as typeof import("node:v8");
+    v8.setFlagsFromString("--enable-experimental-regexp-engine-on-excessive-backtracks");
+    linearFallback = true;
+  }
   try {
     return new RegExp(pattern, ignoreCase ? "i" : "");
   } catch (error) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
 import { createFileSearch } from "../../src/tools/file-search.ts";
 import { host, run, type Sandbox, sandbox } from "./helpers.ts";
@@ -205,4 +205,22 @@ test("grep, glob and list_dir on a directory that does not exist say so and how 
     assert.equal(out.code, "not_found", name);
     assert.match(out.content, /nowhere does not exist\. (Use|List)/, name);
   }
+});
+
+test("a catastrophic pattern from the model (`(a+)+$`) cannot freeze nex: the search answers at once", () => {
+  const box = sandbox();
+  files(box, { "long.txt": `${"a".repeat(40)}!\n`, "hit.txt": "aaa\n" });
+  // In a child process: a frozen event loop would also freeze this test's own timeout.
+  const child = spawnSync(
+    process.execPath,
+    [
+      join(import.meta.dirname, "fixtures", "catastrophic-grep.ts"),
+      box.workspace,
+      box.checkpointDir,
+    ],
+    { encoding: "utf8", timeout: 20_000 },
+  );
+  assert.equal(child.signal, null, "the search froze and was killed after 20 s");
+  assert.match(child.stdout, /hit\.txt:1: aaa/);
+  assert.doesNotMatch(child.stdout, /long\.txt/);
 });
