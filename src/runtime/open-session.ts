@@ -144,6 +144,8 @@ export async function openSession(
     mode: config.permissionMode,
     rules: config.commands,
     allowedPaths: config.allowedPaths,
+    // With `--data-dir workspace` the journals and checkpoints sit in the workspace: tools keep out.
+    privatePaths: [config.dataDir],
     checkpointDir,
     env: toolEnvironment(env, config),
     ...(ledger ? { ledger } : {}),
@@ -300,6 +302,7 @@ export async function undoSession(
     workspace: found.workspace,
     checkpointDir: join(config.dataDir, "checkpoints", found.sessionId),
     turns,
+    privatePaths: [config.dataDir],
   });
   return { ok: report.failed.length === 0, text: report.text };
 }

@@ -79,6 +79,7 @@ export function shadowFor(options: CheckpointOptions): ShadowGit {
   return createShadowGit({
     gitDir: join(options.checkpointDir, "shadow.git"),
     workTree: options.workspace.root,
+    excludeDirs: options.workspace.privatePaths,
     env: options.env,
     limits: { ...DEFAULT_SNAPSHOT_LIMITS, ...options.limits },
   });

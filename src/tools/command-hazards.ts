@@ -10,6 +10,8 @@ export interface HazardContext {
   /** The workspace root, as configured and as resolved (symlinks), so either spelling counts. */
   roots: string[];
   allowedPaths: string[];
+  /** nex's own data directories (journals, undo checkpoints). */
+  privatePaths?: string[];
   home: string | undefined;
 }
 
@@ -133,6 +135,10 @@ function deletionHazard(
     if (expanded === null || cwd === null)
       return `deletes \`${target}\`, a path nex cannot resolve before it runs (a variable, or after a \`cd\` it cannot follow)`;
     const path = resolve(cwd, expanded);
+    const within = (dir: string) =>
+      path === dir || path.startsWith(dir + sep) || dir.startsWith(path + sep);
+    if ((context.privatePaths ?? []).some(within))
+      return "deletes nex's own session data (journals and undo checkpoints), which undo needs";
     const inRoot = context.roots.find((root) => path === root || path.startsWith(root + sep));
     if (inRoot !== undefined) {
       const rest = path.slice(inRoot.length).replace(/^\//, "");

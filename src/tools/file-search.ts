@@ -136,7 +136,11 @@ export function createFileSearch(
   root: string,
   env: Record<string, string | undefined>,
   useRipgrep: boolean,
+  /** Directories (relative to the root) holding nex's own data: never listed or searched. */
+  privateDirs: string[] = [],
 ): FileSearch {
+  const shown = (path: string): boolean =>
+    !privateDirs.some((dir) => path === dir || path.startsWith(`${dir}/`));
   let rg: Promise<string | null> | null = null;
   const ripgrep = (): Promise<string | null> => {
     rg ??= useRipgrep ? findOnPath("rg", env) : Promise.resolve(null);
@@ -195,11 +199,16 @@ export function createFileSearch(
       const files: string[] = [];
       if (binary) {
         const rel = relativeTo(root, dir);
-        await runRg(binary, ["--files", ...RG_BASE, ...(rel ? ["--", rel] : [])], signal, (line) =>
-          files.push(line),
+        await runRg(
+          binary,
+          ["--files", ...RG_BASE, ...(rel ? ["--", rel] : [])],
+          signal,
+          (line) => {
+            if (shown(line)) files.push(line);
+          },
         );
       } else {
-        for await (const path of walk(root, dir, signal)) files.push(path);
+        for await (const path of walk(root, dir, signal)) if (shown(path)) files.push(path);
       }
       return files.sort();
     },
@@ -214,7 +223,8 @@ export function createFileSearch(
           result.matches.push({ path, line, text: text.replace(/\r?\n$/, "") });
       };
       const rel = relativeTo(root, dir);
-      const wanted = (path: string): boolean => !glob || globMatches(glob, path, rel);
+      const wanted = (path: string): boolean =>
+        shown(path) && (!glob || globMatches(glob, path, rel));
       if (binary) {
         // `-g` would override .gitignore; a file type of the same glob filters without doing so.
         const fileFilter =

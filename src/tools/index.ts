@@ -1,3 +1,4 @@
+import { isAbsolute, relative } from "node:path";
 import type { PermissionMode, ReadRecord, ToolHost, ToolSpec } from "../protocol/index.ts";
 import { bashTool } from "./bash.ts";
 import { createCheckpointRecorder } from "./checkpoints.ts";
@@ -30,6 +31,8 @@ export interface ToolHostOptions {
   rules?: CommandRules;
   /** Paths outside the workspace the user allowed. */
   allowedPaths?: string[];
+  /** nex's own data directories (journals, checkpoints); tools keep out when they lie in the workspace. */
+  privatePaths?: string[];
   /** The read ledger restored from the journal on resume. */
   ledger?: ReadRecord[];
   /** Private directory for snapshots and before-images, outside the workspace (e.g. `<dataDir>/checkpoints/<session>`). */
@@ -71,7 +74,11 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     useRipgrep: options.useRipgrep ?? true,
     env,
   };
-  const ready: Promise<Workspace> = createWorkspace(options.workspace, options.allowedPaths ?? []);
+  const ready: Promise<Workspace> = createWorkspace(
+    options.workspace,
+    options.allowedPaths ?? [],
+    options.privatePaths ?? [],
+  );
   // Keep an unhandled rejection from escaping before the first call reports it.
   ready.catch(() => {});
   const ledger = createLedger(options.ledger ?? []);
@@ -83,7 +90,14 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       workspace,
       ledger,
       limits,
-      search: createFileSearch(workspace.root, env, limits.useRipgrep),
+      search: createFileSearch(
+        workspace.root,
+        env,
+        limits.useRipgrep,
+        (options.privatePaths ?? [])
+          .flatMap((dir) => [relative(workspace.root, dir), relative(options.workspace, dir)])
+          .filter((rel) => rel !== "" && !rel.startsWith("..") && !isAbsolute(rel)),
+      ),
       leftovers: createLeftoverSweeper(),
       checkpoints: createCheckpointRecorder({
         checkpointDir: options.checkpointDir,
@@ -113,6 +127,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       return {
         roots: [...new Set([options.workspace, workspace?.root ?? options.workspace])],
         allowedPaths: options.allowedPaths ?? [],
+        privatePaths: options.privatePaths ?? [],
         home: env.HOME,
       };
     },
@@ -181,6 +196,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
           turns,
           env,
           ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
+          ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
           ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
         }),
       ),

@@ -59,6 +59,8 @@ export interface ShadowGit {
 export interface ShadowGitOptions {
   gitDir: string;
   workTree: string;
+  /** More directories (absolute) that snapshots leave out: nex's own data kept in the workspace. */
+  excludeDirs?: readonly string[];
   env: Record<string, string | undefined>;
   limits: SnapshotLimits;
 }
@@ -77,11 +79,21 @@ function escapeExclude(path: string): string {
 }
 
 /** Opens (lazily creating) the shadow repository. */
-export function createShadowGit({ gitDir, workTree, env, limits }: ShadowGitOptions): ShadowGit {
-  // A checkpoint directory placed inside the workspace must not snapshot itself.
-  const own = relative(workTree, dirname(gitDir));
-  const excludes =
-    own && !own.startsWith("..") && !isAbsolute(own) ? [...EXCLUDES, escapeExclude(own)] : EXCLUDES;
+export function createShadowGit({
+  gitDir,
+  workTree,
+  env,
+  limits,
+  excludeDirs = [],
+}: ShadowGitOptions): ShadowGit {
+  // A checkpoint directory (or any of nex's data) placed inside the workspace must not snapshot itself:
+  // undo would then rewind the journal it is reading.
+  const inside = [dirname(gitDir), ...excludeDirs]
+    .map((dir) => relative(workTree, dir))
+    .filter((rel) => rel && !rel.startsWith("..") && !isAbsolute(rel));
+  const excludes = [...EXCLUDES, ...new Set(inside)].map((rel, i) =>
+    i < EXCLUDES.length ? rel : escapeExclude(rel),
+  );
   const gitEnv: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
     if (value !== undefined && !key.startsWith("GIT_")) gitEnv[key] = value;

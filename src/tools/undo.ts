@@ -37,6 +37,8 @@ export interface UndoOptions {
   /** How many of the most recent mutating turns to undo (at least 1). */
   turns: number;
   allowedPaths?: string[];
+  /** nex's own data directories, left out of snapshots (see ToolHostOptions.privatePaths). */
+  privatePaths?: string[];
   /** Environment for git (default: this process's). */
   env?: Record<string, string | undefined>;
   limits?: Partial<SnapshotLimits>;
@@ -279,7 +281,11 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   const count = Math.max(1, Math.floor(options.turns));
   const selected = all.slice(-count);
   const first = selected[0] as TurnCheckpoint;
-  const ws = await createWorkspace(options.workspace, options.allowedPaths ?? []);
+  const ws = await createWorkspace(
+    options.workspace,
+    options.allowedPaths ?? [],
+    options.privatePaths ?? [],
+  );
   const shadow = shadowFor({
     checkpointDir: options.checkpointDir,
     workspace: ws,

@@ -20,6 +20,10 @@ export interface Workspace {
   resolve(input: string): Promise<ResolvedPath>;
   /** Shows an absolute path the way results do. */
   display(abs: string): string;
+  /** True for paths inside nex's own data (journals, undo checkpoints) kept in the workspace. */
+  isPrivate(abs: string): boolean;
+  /** nex's own data directories, resolved. */
+  readonly privatePaths: readonly string[];
 }
 
 const MAX_LINKS = 40;
@@ -96,17 +100,26 @@ function isWithin(root: string, path: string): boolean {
 export interface WorkspaceOptions {
   root: string;
   allowedPaths?: string[];
+  /** nex's own data directories; inside the workspace (`--data-dir workspace`), tools keep out. */
+  privatePaths?: string[];
 }
 
 /** Builds the guard. `root` and allowed paths must already be realpath'ed (see `createWorkspace`). */
-export function workspaceGuard({ root, allowedPaths = [] }: WorkspaceOptions): Workspace {
+export function workspaceGuard({
+  root,
+  allowedPaths = [],
+  privatePaths = [],
+}: WorkspaceOptions): Workspace {
   const display = (abs: string): string => {
     if (abs === root) return ".";
     return isWithin(root, abs) ? relative(root, abs) : abs;
   };
+  const isPrivate = (abs: string): boolean => privatePaths.some((dir) => isWithin(dir, abs));
   return {
     root,
     display,
+    isPrivate,
+    privatePaths,
     async resolve(input) {
       if (input.includes("\0")) {
         throw new ToolFailure(
@@ -115,6 +128,13 @@ export function workspaceGuard({ root, allowedPaths = [] }: WorkspaceOptions): W
         );
       }
       const walked = await resolvePhysical(root, input);
+      if (isPrivate(walked.path)) {
+        // The journal and the undo checkpoints: a model that changed them could rewrite history or undo.
+        throw new ToolFailure(
+          "outside_workspace",
+          `${input} is inside nex's own session data (journals and undo checkpoints), which tools do not read or change. Use a path elsewhere in the workspace.`,
+        );
+      }
       if (isWithin(root, walked.path)) {
         return {
           abs: walked.path,
@@ -139,6 +159,7 @@ export function workspaceGuard({ root, allowedPaths = [] }: WorkspaceOptions): W
 export async function createWorkspace(
   root: string,
   allowedPaths: string[] = [],
+  privatePaths: string[] = [],
 ): Promise<Workspace> {
   const resolved = await resolvePhysical("/", root);
   if (!resolved.exists) throw new Error(`the workspace directory ${root} does not exist`);
@@ -146,5 +167,7 @@ export async function createWorkspace(
   const realAllowed: string[] = [];
   for (const allowed of allowedPaths)
     realAllowed.push((await resolvePhysical(realRoot, allowed)).path);
-  return workspaceGuard({ root: realRoot, allowedPaths: realAllowed });
+  const realPrivate: string[] = [];
+  for (const path of privatePaths) realPrivate.push((await resolvePhysical(realRoot, path)).path);
+  return workspaceGuard({ root: realRoot, allowedPaths: realAllowed, privatePaths: realPrivate });
 }

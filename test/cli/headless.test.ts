@@ -10,6 +10,7 @@ import {
   openaiCompletion,
   openaiText,
   openaiToolCall,
+  openaiToolCalls,
   status,
 } from "../support/stub-scripts.ts";
 
@@ -442,4 +443,61 @@ test("a proxy's password reaches the commands that need the proxy but is written
     await proxy.close();
     await stub.close();
   }
+});
+
+test("with --data-dir workspace, the model's tools keep out of nex's own journals and checkpoints", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCalls([
+        { name: "grep", args: { pattern: "zebra-unique-word" }, id: "g" },
+        { name: "list_dir", args: { path: ".nex" }, id: "l" },
+        {
+          name: "write_file",
+          args: { path: ".nex/sessions/forged.jsonl", content: "{}\n" },
+          id: "w",
+        },
+        { name: "bash", args: { command: "rm -rf .nex" }, id: "b" },
+      ]),
+      openaiToolCall({ name: "bash", args: { command: "echo made > made.txt" }, id: "m" }),
+      openaiText("done"),
+    ],
+  });
+  const box = makeSandbox();
+  writeFileSync(join(box.workspace, "notes.txt"), "zebra-unique-word lives here\n");
+  const result = await runNex(
+    [
+      "run",
+      "--model",
+      "stub-model",
+      "--base-url",
+      `${stub.url}/v1`,
+      "--data-dir",
+      "workspace",
+      "--yes",
+      "find zebra-unique-word",
+    ],
+    { cwd: box.workspace, env: box.env },
+  );
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  const told = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(told, /notes\.txt:1: zebra-unique-word/);
+  assert.doesNotMatch(told, /\.nex\/sessions\/[^"\\\\]*\.jsonl:/, "grep listed the journal");
+  assert.match(told, /nex's own session data/);
+  assert.ok(existsSync(join(box.workspace, ".nex", "sessions")), "the journals survived");
+  assert.ok(!existsSync(join(box.workspace, ".nex", "sessions", "forged.jsonl")));
+
+  // Undo of the command's turn removes what it made, and leaves the journal as it is: snapshots
+  // never held it, so undo cannot rewind it.
+  const sessions = join(box.workspace, ".nex", "sessions");
+  const journal = join(sessions, readdirSync(sessions)[0] ?? "");
+  const before = readFileSync(journal, "utf8");
+  const undo = await runNex(["undo", "--data-dir", "workspace"], {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  assert.equal(undo.code, 0, undo.stderr + undo.stdout);
+  assert.ok(!existsSync(join(box.workspace, "made.txt")));
+  assert.ok(readFileSync(journal, "utf8").startsWith(before), "undo rewound the journal");
+  assert.doesNotMatch(undo.stdout + undo.stderr, /\.nex/, "undo's report speaks of nex's own data");
 });
