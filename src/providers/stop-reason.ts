@@ -3,11 +3,15 @@ import type { StopReason } from "../protocol/index.ts";
 /** The two wire formats nex speaks. */
 export type WireFormat = "openai" | "anthropic";
 
+// How OpenAI-compatible servers other than OpenAI say "the model ended on its own": TGI's `eos_token`
+// and `stop_sequence`, some llama.cpp and vLLM builds' `eos`, gateways passing Anthropic's `end_turn`.
+const NATURAL_ENDS = new Set(["stop", "eos", "eos_token", "stop_sequence", "end_turn"]);
+
 /** Maps a wire stop reason to the provider-neutral one. */
 export function mapStopReason(wire: WireFormat, raw: string | null): StopReason {
   if (raw === null) return "other";
   if (wire === "openai") {
-    if (raw === "stop") return "stop";
+    if (NATURAL_ENDS.has(raw)) return "stop";
     if (raw === "tool_calls" || raw === "function_call") return "tool_calls";
     if (raw === "length") return "length";
     if (raw === "content_filter") return "content_filter";
@@ -22,7 +26,8 @@ export function mapStopReason(wire: WireFormat, raw: string | null): StopReason 
 
 /** True for the stop reasons after which a tool call may be dispatched. */
 export function isNormalStop(wire: WireFormat, raw: string | null): boolean {
-  if (wire === "openai") return raw === "tool_calls" || raw === "stop" || raw === "function_call";
+  if (wire === "openai")
+    return raw === "tool_calls" || raw === "function_call" || NATURAL_ENDS.has(raw ?? "");
   return raw === "tool_use" || raw === "end_turn";
 }
 

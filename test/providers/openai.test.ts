@@ -502,3 +502,17 @@ test("an endless body is cut off at the response cap: never retried when nothing
   assert.equal(verdict?.type, "poisoned");
   assert.match(verdict?.type === "poisoned" ? verdict.reason : "", /more than 1 MiB/);
 });
+
+test("servers that end a whole call with eos, eos_token or stop_sequence (TGI, some llama.cpp builds) have it run; content_filter or an unknown reason does not", async () => {
+  const args = { path: "a.txt", content: "x\n" };
+  for (const finishReason of ["eos", "eos_token", "stop_sequence", "end_turn"]) {
+    stub.enqueue(openaiToolCall({ name: "write_file", args, finishReason }));
+    const turn = doneTurn(await collect(client()));
+    assert.equal(turn.toolCalls[0]?.verdict.type, "whole", finishReason);
+  }
+  for (const finishReason of ["content_filter", "error", "cancelled"]) {
+    stub.enqueue(openaiToolCall({ name: "write_file", args, finishReason }));
+    const turn = doneTurn(await collect(client()));
+    assert.equal(turn.toolCalls[0]?.verdict.type, "poisoned", finishReason);
+  }
+});
