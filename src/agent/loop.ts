@@ -170,10 +170,13 @@ export async function* runLoop(
     const assistant: Message = {
       type: "assistant",
       text: assembled.text,
-      toolCalls: assembled.toolCalls.map(({ id, name, argumentsText }) => ({
+      // A refused call goes back as "{}": its tool result says what arrived and why it was refused,
+      // and its raw text (a cut 4 MB write, say) would otherwise ride along in every later request
+      // and in every estimate of the conversation's size.
+      toolCalls: assembled.toolCalls.map(({ id, name, argumentsText, verdict }) => ({
         id,
         name,
-        argumentsText,
+        argumentsText: verdict.type === "whole" ? argumentsText : "{}",
       })),
     };
     messages.push(assistant);

@@ -17,8 +17,20 @@ export type ArgumentParse =
 
 const fencePattern = /^\s*```[A-Za-z0-9_-]*[ \t]*\r?\n([\s\S]*?)\r?\n?[ \t]*```\s*$/;
 
+/**
+ * Deeper than any tool's parameters go. Past it the value is hostile or garbage, and every later
+ * step that walks it (the journal, a display, JSON.stringify) would overflow the stack.
+ */
+export const MAX_ARGUMENT_DEPTH = 64;
+
 export function parseToolArguments(text: string): ArgumentParse {
   if (text.trim() === "") return { type: "refused", why: "no argument text was received" };
+  if (nestingDepth(text) > MAX_ARGUMENT_DEPTH) {
+    return {
+      type: "refused",
+      why: `the arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels, far beyond any tool's parameters`,
+    };
+  }
   const strict = tryParse(text);
   if (strict.ok) return { type: "parsed", value: strict.value, recovery: "strict" };
 
@@ -41,6 +53,24 @@ export function parseToolArguments(text: string): ArgumentParse {
     };
   }
   return { type: "refused", why: describeFailure(text, strict.error) };
+}
+
+/** The deepest bracket nesting outside strings, in one pass. */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
 }
 
 /** True for a plain JSON object (not an array, not null). */

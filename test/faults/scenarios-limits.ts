@@ -1,7 +1,18 @@
 // Limits a broken server or model could push past: the context it says it has, a body without end,
 // a redirect loop, a model that goes round in circles. nex must notice, stop and say so.
 import { openaiText, openaiToolCall, type Script, status } from "../support/stub-scripts.ts";
-import { exitCode, type FaultScenario, requests, requestsAtMost, stderrSays } from "./scenario.ts";
+import { withLimits } from "./fixtures.ts";
+import {
+  absent,
+  exitCode,
+  type FaultScenario,
+  fileIs,
+  holds,
+  requests,
+  requestsAtMost,
+  stderrSays,
+  told,
+} from "./scenario.ts";
 
 const mebibyte = "x".repeat(1024 * 1024);
 const flood: Script = {
@@ -10,6 +21,8 @@ const flood: Script = {
   headers: { "content-type": "text/event-stream" },
   parts: Array.from({ length: 80 }, () => mebibyte),
 };
+
+const report = "A line of the quarterly report, with figures: 12.5, 13.1, 9.8.\n";
 
 const longTask = `Summarise these notes:\n${"The build failed on the arm64 runner again; retry later.\n".repeat(1_200)}`;
 
@@ -58,5 +71,52 @@ export const limitScenarios: FaultScenario[] = [
       exitCode(1),
       stderrSays(/already returned the same result 2 times, and nothing has changed since/),
     ],
+  },
+  {
+    name: "a large write cut by the output limit, in a 16k window",
+    wire: "openai",
+    expect:
+      "the cut 120 KB never rides along in later requests, so the session goes on and the file is written in parts",
+    setup: (box) => withLimits(box, "openai", { contextWindow: 16_384, maxOutput: 4_096 }),
+    scripts: [
+      openaiToolCall({
+        name: "write_file",
+        args: { path: "report.txt", content: report.repeat(2_000) },
+        cutAt: 120_000,
+        finishReason: "length",
+        includeDone: true,
+      }),
+      openaiToolCall({
+        name: "write_file",
+        args: { path: "report.txt", content: report.repeat(2), part: 1, parts: 2 },
+      }),
+      openaiToolCall({
+        name: "write_file",
+        args: { path: "report.txt", content: report, part: 2, parts: 2 },
+      }),
+      openaiText("Written in parts."),
+    ],
+    checks: [
+      fileIs("report.txt", report.repeat(3)),
+      holds("a later request carried the cut arguments", (o) =>
+        o.requests.slice(1).every((r) => r.rawBody.length < 30_000),
+      ),
+      exitCode(0),
+    ],
+  },
+  {
+    name: "arguments nested 100,000 levels deep",
+    wire: "openai",
+    expect:
+      "refused as unreadable before anything walks them; nex neither crashes nor runs the call",
+    scripts: [
+      openaiToolCall({
+        name: "write_file",
+        args: `{"path":"deep.txt","content":"x","z":${"[".repeat(100_000)}${"]".repeat(100_000)}}`,
+        chunkSize: 4096,
+      }),
+      openaiText("ok"),
+    ],
+    checks: [absent("deep.txt"), told(/nest deeper than 64 levels/), requests(2), exitCode(0)],
   },
 ];

@@ -77,3 +77,14 @@ test("garbage that is not JSON is refused with the parser's reason", () => {
   assert.equal(result.type, "refused");
   assert.match(result.type === "refused" ? result.why : "", /not valid JSON/);
 });
+
+test("arguments nested deeper than any tool's parameters are refused before anything walks them", () => {
+  const deep = `{"path":"a","content":"x","z":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+  const parsed = parseToolArguments(deep);
+  assert.equal(parsed.type, "refused");
+  assert.match(parsed.type === "refused" ? parsed.why : "", /nest deeper than 64 levels/);
+  const brackets = `{"path":"a","content":"${"[{".repeat(500)}"}`;
+  assert.equal(parseToolArguments(brackets).type, "parsed", "brackets inside a string are text");
+  const nested = `{"path":"a","content":"x","meta":${"[".repeat(60)}1${"]".repeat(60)}}`;
+  assert.equal(parseToolArguments(nested).type, "parsed", "60 levels is still a value");
+});
