@@ -61,9 +61,10 @@ export function createWireClient(options: ClientOptions, spec: WireSpec): Stream
       url: spec.url,
       headers,
       body: spec.body(request),
-      read(response, chunks) {
+      async *read(response, chunks) {
+        const { first, rest } = await peek(chunks);
         const asStream =
-          spec.streaming && !/application\/json/i.test(response.headers.get("content-type") ?? "");
+          spec.streaming && bodyIsStream(first, response.headers.get("content-type"));
         const assembler = createTurnAssembler({
           wire: spec.wire,
           streaming: asStream,
@@ -71,11 +72,49 @@ export function createWireClient(options: ClientOptions, spec: WireSpec): Stream
           explicitClose: spec.explicitClose && asStream,
         });
         const read = asStream ? spec.readStream : spec.readWhole;
-        return read(chunks, assembler, transport.context);
+        return yield* read(rest, assembler, transport.context);
       },
     };
     return runRequest(exchange, signal, transport);
   };
+}
+
+/**
+ * Whether a body to a streamed request is server-sent events. The first bytes decide when they are
+ * clear (servers and proxies mislabel both ways: SSE as `application/json`, a whole JSON answer as
+ * `text/event-stream`); the content type decides otherwise. Either reader keeps every integrity check.
+ */
+function bodyIsStream(first: Uint8Array | null, contentType: string | null): boolean {
+  const head = first ? new TextDecoder().decode(first.subarray(0, 64)).trimStart() : "";
+  if (head.startsWith("{")) return false;
+  if (/^(data|event|id|retry):|^:/.test(head)) return true;
+  return !/application\/json/i.test(contentType ?? "");
+}
+
+/** The first non-empty chunk of a body, and the whole body again (that chunk included). */
+async function peek(
+  chunks: AsyncIterable<Uint8Array>,
+): Promise<{ first: Uint8Array | null; rest: AsyncIterable<Uint8Array> }> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  const seen: Uint8Array[] = [];
+  let first: Uint8Array | null = null;
+  while (first === null) {
+    const next = await iterator.next();
+    if (next.done) break;
+    seen.push(next.value);
+    if (next.value.byteLength > 0) first = next.value;
+  }
+  const rest = async function* (): AsyncGenerator<Uint8Array> {
+    try {
+      yield* seen;
+      for (let next = await iterator.next(); !next.done; next = await iterator.next())
+        yield next.value;
+    } finally {
+      // A reader that stops at its terminator ends the body here, so the connection is freed.
+      await iterator.return?.();
+    }
+  };
+  return { first, rest: rest() };
 }
 
 /**

@@ -7,6 +7,7 @@ import { fieldScenarios } from "./scenarios-field.ts";
 import { limitScenarios } from "./scenarios-limits.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
+import { wireScenarios } from "./scenarios-wire.ts";
 
 export const allScenarios: FaultScenario[] = [
   ...openaiScenarios,
@@ -16,4 +17,5 @@ export const allScenarios: FaultScenario[] = [
   ...commandScenarios,
   ...stallScenarios,
   ...limitScenarios,
+  ...wireScenarios,
 ];
