@@ -63,8 +63,7 @@ export function createWireClient(options: ClientOptions, spec: WireSpec): Stream
       body: spec.body(request),
       async *read(response, chunks) {
         const { first, rest } = await peek(chunks);
-        const asStream =
-          spec.streaming && bodyIsStream(first, response.headers.get("content-type"));
+        const asStream = bodyIsStream(first, response.headers.get("content-type"), spec.streaming);
         const assembler = createTurnAssembler({
           wire: spec.wire,
           streaming: asStream,
@@ -80,15 +79,19 @@ export function createWireClient(options: ClientOptions, spec: WireSpec): Stream
 }
 
 /**
- * Whether a body to a streamed request is server-sent events. The first bytes decide when they are
- * clear (servers and proxies mislabel both ways: SSE as `application/json`, a whole JSON answer as
- * `text/event-stream`); the content type decides otherwise. Either reader keeps every integrity check.
+ * Whether a body is server-sent events. The first bytes decide when they are clear (servers and
+ * proxies mislabel both ways, and some stream when asked not to); otherwise what was asked for and
+ * the content type decide. Either reader keeps every integrity check.
  */
-function bodyIsStream(first: Uint8Array | null, contentType: string | null): boolean {
+function bodyIsStream(
+  first: Uint8Array | null,
+  contentType: string | null,
+  requested: boolean,
+): boolean {
   const head = first ? new TextDecoder().decode(first.subarray(0, 64)).trimStart() : "";
   if (head.startsWith("{")) return false;
   if (/^(data|event|id|retry):|^:/.test(head)) return true;
-  return !/application\/json/i.test(contentType ?? "");
+  return requested && !/application\/json/i.test(contentType ?? "");
 }
 
 /** The first non-empty chunk of a body, and the whole body again (that chunk included). */

@@ -1,6 +1,7 @@
 // Bodies whose label and content disagree: proxies and servers mislabel both ways. nex reads what
 // the body is, with every integrity check of that reader.
 import { openaiText, openaiToolCall, type Script } from "../support/stub-scripts.ts";
+import { withLimits } from "./fixtures.ts";
 import { absent, exitCode, type FaultScenario, fileIs, requests } from "./scenario.ts";
 
 const labelled = (contentType: string, script: Script): Script =>
@@ -58,5 +59,16 @@ export const wireScenarios: FaultScenario[] = [
     expect: "read as the whole answer it is, not retried as an empty stream",
     scripts: [wholeAnswer("Here is the answer.", "stop"), openaiText("unused")],
     checks: [requests(1), exitCode(0)],
+  },
+  {
+    name: '"stream": false, and the server streams anyway',
+    wire: "openai",
+    expect: "read as the stream it is, with a stream's checks: the whole call runs",
+    setup: (box) => withLimits(box, "openai", { contextWindow: 32_768 }, { stream: false }),
+    scripts: [
+      openaiToolCall({ name: "write_file", args: { path: "a.txt", content: "A\n" } }),
+      openaiText("Done."),
+    ],
+    checks: [fileIs("a.txt", "A\n"), requests(2), exitCode(0)],
   },
 ];
