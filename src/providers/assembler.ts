@@ -65,7 +65,9 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
         calls.set(index, call);
       }
       if (delta.id && !call.id) call.id = delta.id;
-      if (delta.name && !call.name) call.name = delta.name;
+      // Most servers send the name once; some repeat it in every delta, a few split it ("write_",
+      // "file"). A repeat is ignored and a piece is joined on.
+      if (delta.name && delta.name !== call.name) call.name += delta.name;
       if (delta.argumentsText) call.fragments.push(delta.argumentsText);
     },
     closeCall(index) {

@@ -516,3 +516,43 @@ test("servers that end a whole call with eos, eos_token or stop_sequence (TGI, s
     assert.equal(turn.toolCalls[0]?.verdict.type, "poisoned", finishReason);
   }
 });
+
+test("a call name sent in pieces is joined, and a name repeated in every delta is taken once", async () => {
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    sse({ object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
+  const piece = (name: string | undefined, args: string) => ({
+    tool_calls: [
+      {
+        index: 0,
+        ...(name === undefined ? {} : { function: { name, arguments: args } }),
+        ...(name === undefined ? { function: { arguments: args } } : {}),
+      },
+    ],
+  });
+  const stream = (parts: string[]) => ({
+    type: "stream" as const,
+    status: 200,
+    headers: { "content-type": "text/event-stream" },
+    parts: [...parts, chunk({}, "tool_calls"), sse("[DONE]")],
+    delayMs: 0,
+    end: "close" as const,
+  });
+  stub.enqueue(
+    stream([
+      chunk(piece("read_", "")),
+      chunk(piece("file", '{"path":')),
+      chunk(piece(undefined, '"a.txt"}')),
+    ]),
+  );
+  assert.equal(doneTurn(await collect(client())).toolCalls[0]?.name, "read_file");
+  stub.enqueue(
+    stream([chunk(piece("read_file", '{"path":')), chunk(piece("read_file", '"a.txt"}'))]),
+  );
+  const repeated = doneTurn(await collect(client())).toolCalls[0];
+  assert.equal(repeated?.name, "read_file");
+  assert.deepEqual(repeated?.verdict, {
+    type: "whole",
+    args: { path: "a.txt" },
+    recovery: "strict",
+  });
+});
