@@ -252,12 +252,14 @@ async function* timedChunks(
   const reader = body[Symbol.asyncIterator]();
   let first = true;
   let received = 0;
+  let lastProgress = Date.now();
   try {
     for (;;) {
       const ms = first ? timeouts.firstByteMs : timeouts.idleMs;
+      const left = Math.max(0, ms - (Date.now() - lastProgress));
       let timer: ReturnType<typeof setTimeout> | undefined;
       const stall = new Promise<"stalled">((resolve) => {
-        timer = setTimeout(() => resolve("stalled"), ms);
+        timer = setTimeout(() => resolve("stalled"), left);
       });
       let result: IteratorResult<Uint8Array> | "stalled";
       try {
@@ -276,7 +278,12 @@ async function* timedChunks(
         throw new StreamFailure("timeout", what);
       }
       if (result.done) return;
-      first = false;
+      // Keep-alive comments (": ping") are not progress: a server that sends only them forever
+      // would otherwise hold nex past every timeout.
+      if (!isKeepAliveOnly(result.value)) {
+        first = false;
+        lastProgress = Date.now();
+      }
       received += result.value.byteLength;
       if (received > maxBytes) {
         attempt.abort();
@@ -291,6 +298,13 @@ async function* timedChunks(
     // Stops the body (and frees its connection) when the reader stopped before its end.
     reader.return?.()?.catch(() => {});
   }
+}
+
+/** True for a small chunk holding nothing but SSE comment lines and blank lines. */
+function isKeepAliveOnly(chunk: Uint8Array): boolean {
+  if (chunk.byteLength === 0 || chunk.byteLength > 1024) return chunk.byteLength === 0;
+  const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("latin1");
+  return /^(?:[ \t]*(?::[^\r\n]*)?\r?\n)+$/.test(text);
 }
 
 /**

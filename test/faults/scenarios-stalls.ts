@@ -7,6 +7,7 @@ import {
   hang,
   openaiText,
   openaiToolCall,
+  type Script,
 } from "../support/stub-scripts.ts";
 import {
   absent,
@@ -19,6 +20,15 @@ import {
 } from "./scenario.ts";
 
 const shortTimeouts = { NEX_FIRST_BYTE_TIMEOUT: "2", NEX_IDLE_TIMEOUT: "2" };
+/** A server that answers at once and then sends nothing but keep-alive comments. */
+const onlyKeepAlives: Script = {
+  type: "stream",
+  status: 200,
+  headers: { "content-type": "text/event-stream" },
+  parts: Array.from({ length: 150 }, () => ({ data: ": keep-alive\n\n", delayMs: 200 })),
+  end: "hang",
+};
+
 const report = "# Report\n\nAll twelve checks passed.\n".repeat(8);
 
 export const stallScenarios: FaultScenario[] = [
@@ -95,5 +105,13 @@ export const stallScenarios: FaultScenario[] = [
       }),
     ],
     checks: [requests(1), exitCode(1), stderrSays(/no data|silent|stalled|timed out|timeout/i)],
+  },
+  {
+    name: "a server that sends only keep-alive comments, forever",
+    wire: "openai",
+    expect: "comments are not progress: the first-byte timeout ends the attempt; a retry succeeds",
+    env: shortTimeouts,
+    scripts: [onlyKeepAlives, openaiText("Done.")],
+    checks: [requests(2), exitCode(0), endedWithin(20_000)],
   },
 ];
