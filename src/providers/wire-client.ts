@@ -107,17 +107,24 @@ async function peek(
     seen.push(next.value);
     if (next.value.byteLength > 0) first = next.value;
   }
-  const rest = async function* (): AsyncGenerator<Uint8Array> {
-    try {
-      yield* seen;
-      for (let next = await iterator.next(); !next.done; next = await iterator.next())
-        yield next.value;
-    } finally {
+  // A plain iterator, not a generator: every chunk of every answer passes through it.
+  let replayed = 0;
+  const rest: AsyncIterable<Uint8Array> = {
+    [Symbol.asyncIterator]: () => ({
+      next: () => {
+        const chunk = seen[replayed];
+        if (chunk === undefined) return iterator.next();
+        replayed += 1;
+        return Promise.resolve({ done: false, value: chunk });
+      },
       // A reader that stops at its terminator ends the body here, so the connection is freed.
-      await iterator.return?.();
-    }
+      return: async () => {
+        await iterator.return?.();
+        return { done: true, value: undefined };
+      },
+    }),
   };
-  return { first, rest: rest() };
+  return { first, rest };
 }
 
 /**
