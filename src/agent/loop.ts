@@ -14,6 +14,7 @@ import { RepeatGuard } from "./repeat-guard.ts";
 import { createAttemptRelay } from "./request-events.ts";
 import { textToolCall, textToolCallMessage } from "./text-tool-call.ts";
 import { type CallContext, handleCall } from "./tool-call.ts";
+import { canonicalToolName } from "./tool-names.ts";
 
 /** How big a request may be; the runtime backs it with the model registry and the session budget. */
 export interface RequestBudget {
@@ -166,7 +167,14 @@ export async function* runLoop(
       });
     }
 
-    const assembled = result.turn;
+    const known = options.tools.specs().map((spec) => spec.name);
+    const assembled = {
+      ...result.turn,
+      toolCalls: result.turn.toolCalls.map((call) => ({
+        ...call,
+        name: canonicalToolName(call.name, known),
+      })),
+    };
     const assistant: Message = {
       type: "assistant",
       text: assembled.text,

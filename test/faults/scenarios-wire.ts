@@ -1,8 +1,8 @@
-// Bodies whose label and content disagree: proxies and servers mislabel both ways. nex reads what
-// the body is, with every integrity check of that reader.
+// Wire oddities that lose nothing when understood: bodies whose label and content disagree (nex reads
+// what the body is, with every integrity check of that reader), and tools named with a namespace.
 import { openaiText, openaiToolCall, type Script } from "../support/stub-scripts.ts";
 import { withLimits } from "./fixtures.ts";
-import { absent, exitCode, type FaultScenario, fileIs, requests } from "./scenario.ts";
+import { absent, exitCode, type FaultScenario, fileIs, requests, told } from "./scenario.ts";
 
 const labelled = (contentType: string, script: Script): Script =>
   ({
@@ -70,5 +70,27 @@ export const wireScenarios: FaultScenario[] = [
       openaiText("Done."),
     ],
     checks: [fileIs("a.txt", "A\n"), requests(2), exitCode(0)],
+  },
+  {
+    name: "a tool named with its namespace (functions.write_file)",
+    wire: "openai",
+    expect: "the tool meant is not in doubt: the call runs as write_file",
+    scripts: [
+      openaiToolCall({ name: "functions.write_file", args: { path: "a.txt", content: "A\n" } }),
+      openaiText("Done."),
+    ],
+    checks: [fileIs("a.txt", "A\n"), exitCode(0)],
+  },
+  {
+    name: "a namespaced bash call still meets the deny rules",
+    wire: "openai",
+    expect: "the rules see the real tool: `functions.bash touch x` is denied like `bash touch x`",
+    setup: (box) =>
+      withLimits(box, "openai", { contextWindow: 32_768 }, { commands: { deny: ["touch"] } }),
+    scripts: [
+      openaiToolCall({ name: "functions.bash", args: { command: "touch made.txt" } }),
+      openaiText("Understood."),
+    ],
+    checks: [absent("made.txt"), told(/deny rule/), exitCode(0)],
   },
 ];
