@@ -36,8 +36,9 @@ export function createSessionBudget(options: {
   let maxOutput = options.maxOutput;
   let reported: { tokens: number; messageCount: number } | null = null;
   let toolTokens: number | null = null;
-  // The cheap estimate of the whole last prompt, kept up as messages are appended.
-  let cheap: { system: string; messageCount: number; tokens: number } | null = null;
+  // Cheap estimates of the prompt's prefixes: `prefix[n]` covers the fixed part and the first n
+  // messages, kept up as messages are appended, so each request adds only its new messages.
+  let cheap: { system: string; prefix: number[] } | null = null;
   let warned = false;
 
   const fixedTokens = (system: string): number => {
@@ -55,7 +56,7 @@ export function createSessionBudget(options: {
     observeUsage(inputTokens, outputTokens, messageCount) {
       // Some servers fill usage with zeros: that is no report at all.
       if (inputTokens <= 0) return null;
-      const estimated = cheap?.messageCount === messageCount ? cheap.tokens : null;
+      const estimated = cheap?.prefix[messageCount] ?? null;
       // A server that cuts long prompts (Ollama beyond num_ctx) reports what it kept. Trusting that
       // would hide the cut for good; nex keeps its own estimate and says what is going on, once.
       const implausible =
@@ -85,21 +86,17 @@ export function createSessionBudget(options: {
       reported = null;
     },
     estimatePrompt(system: string, messages: Message[]) {
-      if (!cheap || cheap.system !== system || cheap.messageCount > messages.length) {
-        cheap = { system, messageCount: 0, tokens: fixedTokens(system) };
+      if (!cheap || cheap.system !== system || cheap.prefix.length > messages.length + 1) {
+        cheap = { system, prefix: [fixedTokens(system)] };
       }
-      for (let i = cheap.messageCount; i < messages.length; i++) {
+      const { prefix } = cheap;
+      for (let i = prefix.length - 1; i < messages.length; i++) {
         const message = messages[i];
-        if (message) cheap.tokens += cheapTokens(message);
+        prefix.push((prefix[i] ?? 0) + (message ? cheapTokens(message) : 0));
       }
-      cheap.messageCount = messages.length;
+      const total = prefix[messages.length] ?? 0;
       const base = reported && reported.messageCount <= messages.length ? reported : null;
-      let tokens = base ? base.tokens : fixedTokens(system);
-      for (let i = base ? base.messageCount : 0; i < messages.length; i++) {
-        const message = messages[i];
-        if (message) tokens += cheapTokens(message);
-      }
-      return tokens;
+      return base ? base.tokens + total - (prefix[base.messageCount] ?? 0) : total;
     },
     maxTokensFor(promptTokens) {
       const budget = contextBudget({ window, outputLimit: maxOutput });
