@@ -2,8 +2,9 @@
 // the files git would track, so anything outside the workspace, ignored files (`.env`, local
 // databases), a remote's history, a disk or the machine itself is beyond it. These commands need a
 // person's yes (or an explicit allow rule); `--yes` alone does not run them.
-import { isAbsolute, resolve, sep } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import type { SubCommand } from "./shell-commands.ts";
+import { isWithin } from "./workspace.ts";
 
 /** Where a command line runs and which places outside the workspace the user allowed. */
 export interface HazardContext {
@@ -131,25 +132,22 @@ function deletionHazard(
   scope: "whole" | "selective" = "whole",
 ): string | null {
   for (const target of targets) {
-    const expanded = expandHome(target, context);
-    if (expanded === null || cwd === null)
+    const path = resolveWord(target, cwd, context);
+    if (path === null)
       return `deletes \`${target}\`, a path nex cannot resolve before it runs (a variable, or after a \`cd\` it cannot follow)`;
-    const path = resolve(cwd, expanded);
-    const within = (dir: string) =>
-      path === dir || path.startsWith(dir + sep) || dir.startsWith(path + sep);
-    if ((context.privatePaths ?? []).some(within))
+    // Deleting a directory that holds nex's data deletes the data too.
+    if ((context.privatePaths ?? []).some((dir) => isWithin(dir, path) || isWithin(path, dir)))
       return "deletes nex's own session data (journals and undo checkpoints), which undo needs";
-    const inRoot = context.roots.find((root) => path === root || path.startsWith(root + sep));
-    if (inRoot !== undefined) {
-      const rest = path.slice(inRoot.length).replace(/^\//, "");
+    const root = context.roots.find((dir) => isWithin(dir, path));
+    if (root !== undefined) {
+      const rest = path.slice(root.length).replace(/^\//, "");
       if (scope === "whole" && (rest === "" || rest === "*" || rest === ".*"))
         return "deletes the whole workspace, including ignored files undo cannot restore";
       if (rest === ".git" || rest.startsWith(".git/"))
         return "deletes the repository's history (.git), which undo cannot restore";
       continue;
     }
-    if (context.allowedPaths.some((allowed) => path === allowed || path.startsWith(allowed + sep)))
-      continue;
+    if (context.allowedPaths.some((dir) => isWithin(dir, path))) continue;
     return `deletes ${path}, outside the workspace, which undo cannot restore`;
   }
   return null;
@@ -158,27 +156,18 @@ function deletionHazard(
 // A file moved in from outside is gone from where it was; undo of the turn would then delete the only copy.
 function moveHazard(targets: string[], cwd: string | null, context: HazardContext): string | null {
   for (const source of targets.slice(0, -1)) {
-    const outside = outsidePath(source, cwd, context);
-    if (outside === undefined) continue;
-    return outside === null
-      ? `moves \`${source}\`, a path nex cannot resolve before it runs`
-      : `moves ${outside} from outside the workspace, which undo cannot put back`;
+    const path = resolveWord(source, cwd, context);
+    if (path === null) return `moves \`${source}\`, a path nex cannot resolve before it runs`;
+    const inside = [...context.roots, ...context.allowedPaths].some((dir) => isWithin(dir, path));
+    if (!inside) return `moves ${path} from outside the workspace, which undo cannot put back`;
   }
   return null;
 }
 
-/** The resolved path when it lies outside the workspace and the allowed paths, null when unresolvable. */
-function outsidePath(
-  word: string,
-  cwd: string | null,
-  context: HazardContext,
-): string | null | undefined {
+/** A command word as the absolute path it names, or null when nex cannot tell before it runs. */
+function resolveWord(word: string, cwd: string | null, context: HazardContext): string | null {
   const expanded = expandHome(word, context);
-  if (expanded === null || cwd === null) return null;
-  const path = resolve(cwd, expanded);
-  const within = (root: string) => path === root || path.startsWith(root + sep);
-  if (context.roots.some(within) || context.allowedPaths.some(within)) return undefined;
-  return path;
+  return expanded === null || cwd === null ? null : resolve(cwd, expanded);
 }
 
 /** `~` and `$HOME` spelled out; null for any other variable or substitution nex cannot evaluate. */

@@ -92,7 +92,8 @@ function isMissing(error: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR";
 }
 
-function isWithin(root: string, path: string): boolean {
+/** True when `path` is `root` or below it (both absolute and normalised). */
+export function isWithin(root: string, path: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
