@@ -40,3 +40,15 @@ test("a command is never refused for repeating out of turn: only the same result
   guard.record(test_, 6, "1 failing", false);
   assert.match(guard.stuck(test_, 7, false) ?? "", /each of the last 2 turns/);
 });
+
+test("a call whose result changed is never refused as a repeat", () => {
+  const guard = new RepeatGuard();
+  const read = 'read_file:{"path":"log.txt"}';
+  guard.record(read, 1, "line 1", true);
+  guard.record(read, 3, "line 1\nline 2", true);
+  assert.equal(guard.stuck(read, 5, true), null, "the file grew between the reads");
+  const status = 'bash:{"command":"git status"}';
+  guard.record(status, 1, "clean", false);
+  guard.record(status, 2, "1 file changed", false);
+  assert.equal(guard.stuck(status, 3, false), null, "the command's answer changed turn to turn");
+});

@@ -275,7 +275,12 @@ export const edgeScenarios: FaultScenario[] = [
       }),
       openaiText("ok"),
     ],
-    checks: [fileIs("../outside/shared.txt", "outside original\n")],
+    checks: [
+      fileIs("../outside/shared.txt", "outside original\n"),
+      fileIs("shared.txt", "changed from inside\n"),
+      requests(3),
+      exitCode(0),
+    ],
   },
   {
     name: "a path with a NUL byte",

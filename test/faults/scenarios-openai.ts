@@ -336,6 +336,8 @@ export const openaiScenarios: FaultScenario[] = [
     ],
     checks: [
       absent("a.txt"),
+      requests(2),
+      told(/nothing was run or written|not run|refused/i),
       holds("a tool result claims success", (o) =>
         toolResults(o.requests[1]).every((text) => !/^Wrote|success/i.test(text)),
       ),
