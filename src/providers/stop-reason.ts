@@ -24,11 +24,10 @@ export function mapStopReason(wire: WireFormat, raw: string | null): StopReason 
   return "other";
 }
 
-/** True for the stop reasons after which a tool call may be dispatched. */
+/** True for the stop reasons after which a tool call may be dispatched: the model ended on its own. */
 export function isNormalStop(wire: WireFormat, raw: string | null): boolean {
-  if (wire === "openai")
-    return raw === "tool_calls" || raw === "function_call" || NATURAL_ENDS.has(raw ?? "");
-  return raw === "tool_use" || raw === "end_turn";
+  const reason = mapStopReason(wire, raw);
+  return reason === "stop" || reason === "tool_calls";
 }
 
 /** The explicit end-of-stream marker of a wire format, as named in messages. */

@@ -303,6 +303,10 @@ async function* timedChunks(
 /** True for a small chunk holding nothing but SSE comment lines and blank lines. */
 function isKeepAliveOnly(chunk: Uint8Array): boolean {
   if (chunk.byteLength === 0 || chunk.byteLength > 1024) return chunk.byteLength === 0;
+  // Every data chunk starts with a field name: answered without decoding it.
+  const head = chunk[0];
+  if (head !== 0x3a && head !== 0x20 && head !== 0x09 && head !== 0x0d && head !== 0x0a)
+    return false;
   const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("latin1");
   return /^(?:[ \t]*(?::[^\r\n]*)?\r?\n)+$/.test(text);
 }

@@ -10,6 +10,7 @@ import type {
   ToolHost,
   ToolOutcome,
 } from "../protocol/index.ts";
+import { isTerminal } from "../protocol/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
 import type { SessionBudget } from "./request-budget.ts";
 
@@ -146,7 +147,7 @@ export class NexSession implements AgentSession {
       return this.end({
         type: "error",
         code: "network",
-        message: `${this.consecutiveFailures} requests in a row failed, so this session sends no more. Check the endpoint (${this.info.host}), then continue with \`nex resume ${this.info.sessionId}\`.`,
+        message: `${this.consecutiveFailures} tasks in a row failed, so this session sends no more requests. Read the errors above (the endpoint is ${this.info.host}), then continue with \`nex resume ${this.info.sessionId}\`.`,
       });
     }
     const controller = new AbortController();
@@ -181,8 +182,7 @@ export class NexSession implements AgentSession {
       });
       let terminal: TerminalEvent | null = null;
       for await (const event of loop) {
-        if (event.type === "done" || event.type === "error" || event.type === "aborted")
-          terminal = event;
+        if (isTerminal(event)) terminal = event;
         this.emit(event);
         // A turn's records (its response and tool results) are made durable as the next request starts.
         if (event.type === "request_started") this.parts.journal.sync();

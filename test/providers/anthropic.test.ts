@@ -253,3 +253,11 @@ test("a zero-input tool with no input_json_delta is a whole call with {}", async
   const turn = doneTurn(await collect(client()));
   assert.deepEqual(turn.toolCalls[0]?.verdict, { type: "whole", args: {}, recovery: "strict" });
 });
+
+test("stop reasons agree across the wires: a whole tool_use under stop_sequence runs, under refusal it does not", async () => {
+  const input = { path: "a.txt", content: "A\n" };
+  stub.enqueue(anthropicToolUse({ name: "write_file", input, finishReason: "stop_sequence" }));
+  assert.equal(doneTurn(await collect(client())).toolCalls[0]?.verdict.type, "whole");
+  stub.enqueue(anthropicToolUse({ name: "write_file", input, finishReason: "refusal" }));
+  assert.equal(doneTurn(await collect(client())).toolCalls[0]?.verdict.type, "poisoned");
+});

@@ -30,7 +30,7 @@ test("after three failed runs in a row the session sends no more requests and sa
   assert.equal(stub.requestsTo("/v1/chat/completions").length, 3);
   const last = ends.at(-1);
   assert.equal(last?.type, "error");
-  assert.match(last?.type === "error" ? last.message : "", /3 requests in a row failed/);
+  assert.match(last?.type === "error" ? last.message : "", /3 tasks in a row failed/);
 });
 
 test("the journal records each change as a checkpoint, messages and events, and never the key", async () => {
