@@ -201,10 +201,7 @@ export async function* runLoop(
             "The model's response was empty: no text and no tool calls, so nothing was done. Try again, or check the model and the endpoint's logs.",
         });
       }
-      const written = textToolCall(
-        assembled.text,
-        options.tools.specs().map((spec) => spec.name),
-      );
+      const written = textToolCall(assembled.text, known);
       if (written) {
         return yield* finish({
           type: "error",

@@ -16,7 +16,10 @@ export interface AssistantMessage {
   toolCalls: ToolCall[];
 }
 
-/** A tool call as received: `argumentsText` is the exact text the model sent, never repaired. */
+/**
+ * A tool call in the conversation: `argumentsText` is the exact text the model sent, never repaired,
+ * or `{}` for a call nex refused (its tool result says what arrived and why).
+ */
 export interface ToolCall {
   id: string;
   name: string;
