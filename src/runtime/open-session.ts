@@ -103,6 +103,7 @@ export async function openSession(
     journal = await openJournal(resumed.journalPath, {
       sync: "turn",
       ledger: loaded.ledger,
+      tail: loaded.tail,
       secrets: secretsOf(config),
     });
     for (const repair of loaded.repairs) journal.appendMessage(repair);

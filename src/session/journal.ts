@@ -308,12 +308,16 @@ export function parseHeader(bytes: Buffer, path: string): SessionMeta {
  */
 export async function openJournal(
   path: string,
-  options: JournalOptions & { ledger?: readonly ReadRecord[] } = {},
+  options: JournalOptions & {
+    ledger?: readonly ReadRecord[];
+    /** The last message's totals when the caller already read them (resume): no second scan. */
+    tail?: { seq: number; tok: number } | null;
+  } = {},
 ): Promise<Journal> {
   const warnings: string[] = [];
   const handle = await open(path, "r");
-  let seq = 0;
-  let tok = 0;
+  let seq = options.tail?.seq ?? 0;
+  let tok = options.tail?.tok ?? 0;
   let meta: SessionMeta;
   let torn = false;
   const ledger = new Map<string, ReadRecord>((options.ledger ?? []).map((r) => [r.path, r]));
@@ -321,9 +325,11 @@ export async function openJournal(
     const { size } = await handle.stat();
     const header = await readFirstLine(handle, { size });
     meta = parseHeader(header.bytes, path);
-    let seqFound = false;
+    let seqFound = Boolean(options.tail);
     let ledgerDone = options.ledger !== undefined;
-    for await (const line of readLinesBackward(handle, { size, stopAt: header.end })) {
+    const lines =
+      seqFound && ledgerDone ? [] : readLinesBackward(handle, { size, stopAt: header.end });
+    for await (const line of lines) {
       if (!line.terminated) torn = true;
       const type = sniffType(line.bytes);
       const wanted =

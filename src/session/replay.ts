@@ -36,6 +36,8 @@ export interface ResumeResult {
   ledger: ReadRecord[];
   /** Messages in the whole journal, from the last record's `seq` (null for a journal without it). */
   totalMessages: number | null;
+  /** The last message record's running totals, for reopening the journal without reading it again. */
+  tail: { seq: number; tok: number } | null;
   /** Journal messages kept (not counting a leading summary or note, nor repairs). */
   keptMessages: number;
   /** Corrected token estimate of `messages`. */
@@ -244,6 +246,10 @@ export async function loadForResume(path: string, options: ResumeOptions): Promi
     messages: out,
     ledger: [...scan.ledger.values()],
     totalMessages: scan.lastSeq ?? (window.length === 0 ? 0 : null),
+    tail:
+      scan.lastSeq !== null && scan.lastTok !== null
+        ? { seq: scan.lastSeq, tok: scan.lastTok }
+        : null,
     keptMessages: kept.length,
     tokensKept: estimator.estimateMessages(out),
     tokensTotalEstimate: totalEstimate(scan, kept, estimator),

@@ -101,6 +101,11 @@ test("a journal with a torn last line resumes, with a warning, and keeps the con
   await second.close();
   assert.equal(resumed.code, 0, resumed.stderr);
   assert.match(resumed.stderr, /torn|incomplete|skipped/i);
+  assert.equal(
+    resumed.stderr.match(/last line is incomplete/g)?.length,
+    1,
+    "the warning is given once",
+  );
   const body = second.requestsTo("/v1/chat/completions")[0]?.body as ChatBody;
   const contents = body.messages.map((m) => m.content);
   assert.ok(contents.includes("what is the answer?"));
