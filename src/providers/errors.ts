@@ -132,9 +132,9 @@ export function redact(text: string, secrets: string[]): string {
 export function serverMessageOf(body: string): string {
   const parsed = parseJson(body);
   const candidates: unknown[] = [];
-  if (isRecord(parsed)) {
+  if (isObject(parsed)) {
     const error = parsed.error;
-    if (isRecord(error)) candidates.push(error.message);
+    if (isObject(error)) candidates.push(error.message);
     candidates.push(error, parsed.message, parsed.detail);
   }
   const found = candidates.find(
@@ -195,10 +195,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 // Error types and codes that servers put in an error object inside a 200 body or a stream, and the

@@ -199,7 +199,8 @@ export async function openSession(
     listSessions: async () => summariesIn(config.dataDir),
     switchModel: async (next) => {
       const nextLimits = await limitsFor(config, next);
-      current = { stream: options.stream ?? createClient(config), model: next, limits: nextLimits };
+      // The client does not depend on the model (each request names it): only the limits change.
+      current = { stream: current.stream, model: next, limits: nextLimits };
       budget.setLimits({ window: nextLimits.contextWindow, maxOutput: nextLimits.maxOutput });
       return {
         stream: current.stream,

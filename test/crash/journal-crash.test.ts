@@ -15,7 +15,7 @@ import {
 } from "./crash-harness.ts";
 import { journalMessage } from "./fixtures/versions.ts";
 
-test("a journal appended to (with fsyncs) and killed with SIGKILL at random moments keeps every message intact and resumes", async () => {
+test("a journal appended to and killed with SIGKILL at random moments (a process crash: the page cache survives) keeps every message intact and resumes", async () => {
   const { random, label } = seeded(4);
   const seed = Math.floor(random() * 2 ** 31);
   const box = crashBox();
