@@ -79,10 +79,11 @@ function argsFor(scenario: FaultScenario, url: string, box: Sandbox): string[] {
       ? ["--provider", "anthropic", "--base-url", url]
       : ["--base-url", `${url}/v1`];
   const task = scenario.task ?? "do the task";
-  if (scenario.command === "resume") return ["resume", "--last", "--yes", ...wire, task];
+  const permission = scenario.permission ?? ["--yes"];
+  if (scenario.command === "resume") return ["resume", "--last", ...permission, ...wire, task];
   return [
     "run",
-    "--yes",
+    ...permission,
     "--model",
     MODEL[scenario.wire],
     ...wire,

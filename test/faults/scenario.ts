@@ -42,6 +42,8 @@ export interface FaultScenario {
   handler?: (request: LoggedRequest, index: number, box: Sandbox) => Script | Promise<Script>;
   /** `run` (default) or `resume --last`. */
   command?: "run" | "resume";
+  /** Permission flags in place of the default `--yes` (e.g. `["--mode", "auto_edit"]`, or `[]` for ask). */
+  permission?: string[];
   /** Extra environment for nex (e.g. a key). */
   env?: Record<string, string>;
   /** The task; default "do the task". */
