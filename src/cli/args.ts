@@ -23,6 +23,7 @@ export interface CommonOptions {
   json: boolean;
   dataDir?: string | undefined;
   config?: string | undefined;
+  sandbox?: string | undefined;
 }
 
 /** A command line nex cannot make sense of; the message says how to fix it. */
@@ -50,6 +51,7 @@ Options:
   --cwd DIR             workspace (default: the current directory)
   --mode MODE           permissions: ask (default), auto_edit, approve_all
   --yes, -y             approve every action undo can repair (same as --mode approve_all)
+  --sandbox MODE        commands run confined: workspace-write (default), read-only, off (unconfined)
   --max-turns N         stop after N model turns (default 50)
   --json                print the event stream as JSON lines on stdout (nex run; a JSON report for nex doctor)
   --data-dir DIR        where sessions are kept (default: $XDG_DATA_HOME/nex; "workspace" for ./.nex)
@@ -133,6 +135,7 @@ function parse(argv: string[]) {
       provider: { type: "string" },
       cwd: { type: "string", short: "C" },
       mode: { type: "string" },
+      sandbox: { type: "string" },
       yes: { type: "boolean", short: "y" },
       "max-turns": { type: "string" },
       json: { type: "boolean" },
@@ -167,5 +170,6 @@ function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOption
     json: values.json ?? false,
     dataDir: values["data-dir"],
     config: values.config,
+    sandbox: values.sandbox,
   };
 }

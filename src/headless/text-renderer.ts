@@ -43,6 +43,11 @@ export function createTextRenderer(
           `nex: session ${event.sessionId}${event.resumed ? " (resumed)" : ""} · ${event.model} at ${info.host} · ` +
             `window ${grouped(event.contextWindow)} tokens (${event.windowSource}) · workspace ${event.workspace}\n`,
         );
+        progress.err(
+          event.sandbox.state === "active"
+            ? `nex: ${event.sandbox.line}\n`
+            : `nex: warning: ${event.sandbox.line}\n`,
+        );
         return;
       case "context_fitted":
         progress.err(`nex: ${event.line}\n`);

@@ -20,6 +20,7 @@ export type AgentEvent =
       contextWindow: number;
       windowSource: WindowSource;
       resumed: boolean;
+      sandbox: SandboxStatus;
     }
   /** Resume or compaction made the conversation fit; `line` is the sentence to show. */
   | {
@@ -96,4 +97,12 @@ export type TerminalEvent = Extract<AgentEvent, { type: "done" | "error" | "abor
 
 export function isTerminal(event: AgentEvent): event is TerminalEvent {
   return event.type === "done" || event.type === "error" || event.type === "aborted";
+}
+
+/** How commands are confined, and whether that works here; `line` is the sentence to show. */
+export interface SandboxStatus {
+  mode: "workspace-write" | "read-only" | "off";
+  network: boolean;
+  state: "active" | "unavailable" | "off";
+  line: string;
 }

@@ -3,6 +3,7 @@ import type {
   Message,
   PermissionAnswer,
   PermissionMode,
+  SandboxStatus,
   TerminalEvent,
   WindowSource,
 } from "../protocol/index.ts";
@@ -18,6 +19,7 @@ export interface SessionInfo {
   windowSource: WindowSource;
   permissionMode: PermissionMode;
   journalPath: string;
+  sandbox: SandboxStatus;
 }
 
 /** A summary row of `nex sessions`. */

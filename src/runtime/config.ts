@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import * as v from "valibot";
 import type { PermissionMode } from "../protocol/index.ts";
+import type { SandboxMode, SandboxSettings } from "../tools/index.ts";
 import type { ModelLimits } from "./model-registry.ts";
 
 /** The wire format nex speaks to the endpoint. */
@@ -32,6 +33,18 @@ const ConfigFileSchema = v.strictObject({
     }),
   ),
   models: v.optional(v.record(v.string(), LimitsSchema)),
+  /** How commands are confined: a mode alone, or the mode with network and extra paths. */
+  sandbox: v.optional(
+    v.union([
+      v.picklist(["workspace-write", "read-only", "off"]),
+      v.strictObject({
+        mode: v.optional(v.picklist(["workspace-write", "read-only", "off"])),
+        network: v.optional(v.boolean()),
+        writable: v.optional(v.array(v.string())),
+        denyRead: v.optional(v.array(v.string())),
+      }),
+    ]),
+  ),
   /** Seconds to wait for a response's first byte (a big prompt on a CPU server is slow) and between chunks. */
   timeouts: v.optional(
     v.strictObject({
@@ -54,6 +67,7 @@ export interface ConfigFlags {
   maxTurns?: number | undefined;
   dataDir?: string | undefined;
   config?: string | undefined;
+  sandbox?: string | undefined;
 }
 
 /** Everything a session needs to start, resolved once. */
@@ -76,6 +90,8 @@ export interface NexConfig {
   proxy: { HTTP_PROXY?: string; HTTPS_PROXY?: string; NO_PROXY: string } | null;
   /** Overrides of the client's first-byte and idle timeouts, in milliseconds. */
   timeouts: { firstByteMs?: number; idleMs?: number };
+  /** How commands are confined; nex's own data and config directories are added when the tools are built. */
+  sandbox: SandboxSettings;
   configPath: string | null;
 }
 
@@ -127,6 +143,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     commands: { allow: file.commands?.allow ?? [], deny: file.commands?.deny ?? [] },
     models: file.models ?? {},
     timeouts: resolveTimeouts(env, file),
+    sandbox: resolveSandbox(flags.sandbox ?? env.NEX_SANDBOX, file),
     proxy: resolveProxy(env),
     configPath: existsSync(configPath) ? configPath : null,
   };
@@ -157,6 +174,29 @@ function resolveProxy(env: Env): NexConfig["proxy"] {
     ...(https ? { HTTPS_PROXY: https } : {}),
     NO_PROXY: none,
   };
+}
+
+/** `--sandbox` / `NEX_SANDBOX` win over the config file's `sandbox`; the default confines writes to the workspace. */
+function resolveSandbox(given: string | undefined, file: ConfigFile): SandboxSettings {
+  const configured =
+    typeof file.sandbox === "string" ? { mode: file.sandbox } : (file.sandbox ?? {});
+  const mode =
+    given === undefined || given === ""
+      ? (configured.mode ?? "workspace-write")
+      : parseSandboxMode(given);
+  return {
+    mode,
+    network: configured.network ?? false,
+    writable: configured.writable ?? [],
+    denyRead: configured.denyRead ?? [],
+  };
+}
+
+function parseSandboxMode(value: string): SandboxMode {
+  if (value === "workspace-write" || value === "read-only" || value === "off") return value;
+  throw new ConfigError(
+    `Unknown sandbox mode "${value}". Use workspace-write (the default), read-only, or off (commands run unconfined).`,
+  );
 }
 
 /** `NEX_FIRST_BYTE_TIMEOUT` / `NEX_IDLE_TIMEOUT` (seconds) win over the config file's `timeouts`. */

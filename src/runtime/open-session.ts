@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { buildSystemPrompt } from "../agent/system-prompt.ts";
 import type { AgentEvent, Message, ReadRecord, StreamFn } from "../protocol/index.ts";
 import { hostOf, listModels } from "../providers/index.ts";
@@ -150,6 +150,12 @@ export async function openSession(
     checkpointDir,
     env: toolEnvironment(env, config),
     ...(ledger ? { ledger } : {}),
+    sandbox: {
+      ...config.sandbox,
+      // Commands never read nex's journals, checkpoints or config.
+      privatePaths: [config.dataDir, ...(config.configPath ? [dirname(config.configPath)] : [])],
+    },
+    unattended: options.approvals === "refuse",
   });
 
   const info: SessionInfo = {
@@ -162,6 +168,12 @@ export async function openSession(
     windowSource: limits.source,
     permissionMode: config.permissionMode,
     journalPath: journal.path,
+    sandbox: {
+      mode: host.sandbox.mode,
+      network: host.sandbox.network,
+      state: host.sandbox.state().type,
+      line: host.sandbox.describe(),
+    },
   };
   const budget = createSessionBudget({
     window: limits.contextWindow,
@@ -218,6 +230,7 @@ export async function openSession(
     contextWindow: limits.contextWindow,
     windowSource: limits.source,
     resumed: resumed !== null,
+    sandbox: info.sandbox,
   });
   return { session, events };
 }

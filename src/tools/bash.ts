@@ -54,7 +54,9 @@ export function bashTool(): Tool {
         );
       }
       const env = { PAGER: "cat", GIT_PAGER: "cat", ...ctx.limits.env };
+      const launch = ctx.sandbox.launch(args.command, ctx.workspace.root);
       const result = await runCommand({
+        launch,
         command: args.command,
         cwd: ctx.workspace.root,
         env,
@@ -72,7 +74,19 @@ export function bashTool(): Tool {
         timedOut: result.timedOut,
         tail: result.tail,
       };
-      const body = result.totalBytes === 0 ? "(no output)" : result.output;
+      if (!result.started) {
+        const why = result.output.trim().split("\n").slice(-3).join(" ").slice(0, 400);
+        ctx.sandbox.markBroken(`bubblewrap failed to start (${why})`);
+        return failure(
+          "failed",
+          `Not run: the sandbox could not start (${why}), so the command was not run. ` +
+            "Tell the user: nex will ask before running commands unconfined; see `nex doctor`.",
+        );
+      }
+      const notes = launch.notes(result.output);
+      const body =
+        (result.totalBytes === 0 ? "(no output)" : result.output) +
+        (notes.length > 0 ? `\n${notes.join("\n")}` : "");
       const size = result.totalBytes > 0 ? ` Output (${formatBytes(result.totalBytes)}):` : "";
       const left = result.leftBehind
         ? "\n(A background process it started kept running outside nex's control.)"

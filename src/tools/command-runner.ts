@@ -1,3 +1,5 @@
+import type { ChildProcessByStdio } from "node:child_process";
+import type { Readable } from "node:stream";
 import { headTail } from "./output-cap.ts";
 
 // Loaded on first use rather than at start-up: most sessions start no process for a while, if ever.
@@ -14,6 +16,8 @@ export interface RunOptions {
   /** Bytes of output kept (head and tail). */
   outputCap: number;
   signal: AbortSignal;
+  /** The program that runs the command (a sandbox); default `bash -c command`. */
+  launch?: { file: string; args: string[]; statusFd: boolean };
 }
 
 /** How a command ended, with its capped output. */
@@ -28,6 +32,8 @@ export interface RunResult {
   tail: string;
   /** The command's own process had ended, but a process it started held the output open and was left behind. */
   leftBehind: boolean;
+  /** False when a sandbox that reports its start never started the command (its own error is in `output`). */
+  started: boolean;
 }
 
 /**
@@ -38,12 +44,19 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
   const { command, cwd, env, timeoutMs, killGraceMs, outputCap, signal } = options;
   return new Promise((resolve) => {
     const output = headTail(outputCap);
-    const child = childProcess().spawn("bash", ["-c", command], {
+    const launch = options.launch ?? { file: "bash", args: ["-c", command], statusFd: false };
+    const child = childProcess().spawn(launch.file, launch.args, {
       cwd,
       env,
       detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["ignore", "pipe", "pipe", launch.statusFd ? "pipe" : "ignore"],
+    }) as ChildProcessByStdio<null, Readable, Readable>;
+    let status = "";
+    const statusPipe = launch.statusFd ? child.stdio[3] : null;
+    statusPipe?.on("data", (chunk: Buffer) => {
+      if (status.length < 4096) status += chunk.toString("utf8");
     });
+    statusPipe?.on("error", () => {});
     let timedOut = false;
     let aborted = false;
     let exit: { code: number | null; signal: string | null } | null = null;
@@ -74,7 +87,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       for (const timer of timers) clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
       const text = spawnError
-        ? `${output.text()}Could not start bash: ${spawnError.message}`
+        ? `${output.text()}Could not start ${launch.file}: ${spawnError.message}`
         : output.text();
       resolve({
         exitCode: exit?.code ?? null,
@@ -85,6 +98,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
         totalBytes: output.total,
         tail: output.tail(400),
         leftBehind,
+        started: !launch.statusFd || status.includes('"child-pid"'),
       });
     };
     const onAbort = (): void => {
@@ -106,6 +120,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
         setTimeout(() => {
           child.stdout.destroy();
           child.stderr.destroy();
+          statusPipe?.destroy();
           finish(true);
         }, killGraceMs + 500),
       );

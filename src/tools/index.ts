@@ -12,6 +12,11 @@ import { createLeftoverSweeper } from "./leftovers.ts";
 import { listDirTool } from "./list-dir.ts";
 import { type CommandRules, createPermissions } from "./permissions.ts";
 import { readFileTool } from "./read-file.ts";
+import {
+  type CommandSandbox,
+  createCommandSandbox,
+  type SandboxSettings,
+} from "./sandbox/index.ts";
 import type { SnapshotLimits } from "./shadow-git.ts";
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts";
 import { type UndoReport, undoWorkspace } from "./undo.ts";
@@ -20,6 +25,14 @@ import { writeFileTool } from "./write-file.ts";
 import { createPartsStore, describeStaging } from "./write-parts.ts";
 
 export type { CommandRules } from "./permissions.ts";
+export {
+  type CommandSandbox,
+  createCommandSandbox,
+  describeSandbox,
+  type SandboxMode,
+  type SandboxSettings,
+  type SandboxState,
+} from "./sandbox/index.ts";
 export type { SnapshotLimits } from "./shadow-git.ts";
 export { type UndoOptions, type UndoReport, undoWorkspace } from "./undo.ts";
 
@@ -50,6 +63,10 @@ export interface ToolHostOptions {
   /** Environment for commands, git and ripgrep (default: this process's). */
   env?: Record<string, string | undefined>;
   snapshotLimits?: Partial<SnapshotLimits>;
+  /** How commands are confined (default: off, for hosts built without a configuration, as in tests). */
+  sandbox?: SandboxSettings;
+  /** No person can answer a question (headless): what would ask is refused, with the reason. */
+  unattended?: boolean;
 }
 
 /** The tools as the loop sees them, plus what the runtime needs around them. */
@@ -61,6 +78,8 @@ export interface WorkspaceToolHost extends ToolHost {
   undo(turns: number): Promise<UndoReport>;
   /** The conversation starts afresh (`/clear`): the model has read no file, so the ledger empties. */
   forgetConversation(): Promise<void>;
+  /** The sandbox that confines commands, and whether it works here. */
+  sandbox: CommandSandbox;
 }
 
 /** Builds the tools of one session: read_file, write_file, edit_file, bash, grep, glob, list_dir. */
@@ -82,6 +101,11 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   // Keep an unhandled rejection from escaping before the first call reports it.
   ready.catch(() => {});
   const ledger = createLedger(options.ledger ?? []);
+  const sandbox = createCommandSandbox(
+    options.workspace,
+    options.sandbox ?? { mode: "off", network: true },
+    { platform: process.platform, path: env.PATH, uid: process.getuid?.() ?? -1, home: env.HOME },
+  );
   const parts = createPartsStore();
   let shared: Omit<ToolContext, "signal" | "turn"> | null = null;
   const context = async (): Promise<Omit<ToolContext, "signal" | "turn">> => {
@@ -99,6 +123,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
           .filter((rel) => rel !== "" && !rel.startsWith("..") && !isAbsolute(rel)),
       ),
       leftovers: createLeftoverSweeper(),
+      sandbox,
       checkpoints: createCheckpointRecorder({
         checkpointDir: options.checkpointDir,
         workspace,
@@ -115,6 +140,8 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     mode: options.mode,
     ...(options.rules ? { rules: options.rules } : {}),
     tools,
+    sandboxUnavailable: () => sandbox.unavailable(),
+    unattended: options.unattended ?? false,
     validArgs: (tool, args) => validateArguments(tool, args).length === 0,
     async locate(path) {
       const workspace = await ready;
@@ -153,6 +180,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     setMode: (mode) => permissions.setMode(mode),
     ledger: () => ledger.all(),
     readOnly: (name) => tools.get(name)?.mutates === false,
+    sandbox,
     forgetConversation: () => serial(async () => ledger.forget()),
     async execute(call, signal) {
       const run = async () => {

@@ -22,6 +22,10 @@ export interface PermissionOptions {
   summarize(tool: Tool, args: Record<string, unknown>): Promise<string>;
   /** Where commands run, for judging what undo could not repair. */
   hazards(): Promise<HazardContext>;
+  /** Why commands cannot be confined although they must be (then none runs without a person's yes). */
+  sandboxUnavailable(): string | null;
+  /** No person can answer (headless): a question becomes a refusal that says why. */
+  unattended: boolean;
 }
 
 /** The permission rules of one host, with the approvals the user gave for the session. */
@@ -147,8 +151,27 @@ export function createPermissions(options: PermissionOptions): Permissions {
     return result;
   };
 
-  // The summary (a stat or two) is made only when the answer needs one.
+  // A command that would run without a person's yes must be confined; when it cannot be, a person
+  // decides (warned that it runs unconfined), and without one it is refused with the reason.
   const checkBash = async (
+    command: string,
+    summarize: () => Promise<string>,
+  ): Promise<PermissionCheck> => {
+    const verdict = await checkBashRules(command, summarize);
+    if (verdict.type !== "allow") return verdict;
+    const unconfined = options.sandboxUnavailable();
+    if (!unconfined) return verdict;
+    if (options.unattended) {
+      return {
+        type: "deny",
+        reason: `${unconfined}. nex does not run commands unconfined without a person's approval; tell the user`,
+      };
+    }
+    return { type: "ask", summary: `${await summarize()} (⚠ would run UNCONFINED: ${unconfined})` };
+  };
+
+  // The summary (a stat or two) is made only when the answer needs one.
+  const checkBashRules = async (
     command: string,
     summarize: () => Promise<string>,
   ): Promise<PermissionCheck> => {

@@ -5,6 +5,7 @@ import type { FileSearch } from "./file-search.ts";
 import { publishedSchema } from "./json-schema.ts";
 import type { ReadLedger } from "./ledger.ts";
 import type { LeftoverSweeper } from "./leftovers.ts";
+import type { CommandSandbox } from "./sandbox/index.ts";
 import type { ResolvedPath, Workspace } from "./workspace.ts";
 
 /** What kind of change a tool makes: file edits, arbitrary commands, or nothing. */
@@ -37,6 +38,8 @@ export interface ToolContext {
   /** Removes temporary files that interrupted writes of earlier processes left behind. */
   leftovers: LeftoverSweeper;
   limits: ToolLimits;
+  /** Confines commands (bubblewrap, Seatbelt), or says why it cannot. */
+  sandbox: CommandSandbox;
 }
 
 /** A tool declared once, as data: its schema gives the type, the published JSON Schema and validation. */

@@ -1,4 +1,4 @@
-import type { AgentEvent, WindowSource } from "../protocol/index.ts";
+import type { AgentEvent, SandboxStatus, WindowSource } from "../protocol/index.ts";
 
 /** Token usage and context fill, from `usage` and `session_started` events. */
 export interface MeterState {
@@ -8,6 +8,8 @@ export interface MeterState {
   inputTokens: number;
   outputTokens: number;
   model: string;
+  /** How commands are confined; unknown until the session says. */
+  sandbox: SandboxStatus | null;
 }
 
 /** The meter before any event, from what the session says about itself. */
@@ -15,6 +17,7 @@ export function initialMeter(info: {
   contextWindow: number;
   windowSource: WindowSource;
   model: string;
+  sandbox?: SandboxStatus;
 }): MeterState {
   return {
     contextTokens: null,
@@ -23,6 +26,7 @@ export function initialMeter(info: {
     inputTokens: 0,
     outputTokens: 0,
     model: info.model,
+    sandbox: info.sandbox ?? null,
   };
 }
 
@@ -34,6 +38,7 @@ export function reduceMeter(state: MeterState, event: AgentEvent): MeterState {
         contextWindow: event.contextWindow,
         windowSource: event.windowSource,
         model: event.model,
+        sandbox: event.sandbox,
       };
     case "usage":
       return {

@@ -23,7 +23,7 @@ const modelPath: Record<Wire, string> = {
 
 /** Runs one scenario to its end and judges it. */
 export async function runScenario(scenario: FaultScenario): Promise<FaultResult> {
-  const box = makeSandbox();
+  const box = makeSandbox({ visible: scenario.visible ?? false });
   for (const [path, content] of Object.entries(scenario.files ?? {})) {
     const abs = join(box.workspace, path);
     mkdirSync(dirname(abs), { recursive: true });

@@ -2,6 +2,7 @@
 // The table of every scenario's outcome is printed once all have run (`npm run faults` prints it alone).
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
+import { sandboxMissing } from "../support/bwrap.ts";
 import { allScenarios } from "./all-scenarios.ts";
 import { type FaultResult, runScenario } from "./fault-runner.ts";
 import { formatTable } from "./fault-table.ts";
@@ -12,7 +13,9 @@ const started = Date.now();
 describe("fault suite", { concurrency: 4 }, () => {
   for (const scenario of allScenarios) {
     const name = `${scenario.wire}: ${scenario.name} → ${scenario.expect}`;
-    test(name, scenario.todo ? { todo: scenario.todo } : {}, async () => {
+    const skip = scenario.needsSandbox ? sandboxMissing() : null;
+    const options = scenario.todo ? { todo: scenario.todo } : skip ? { skip } : {};
+    test(name, options, async () => {
       const result = await runScenario(scenario);
       results.push(result);
       assert.deepEqual(result.problems, [], `stderr:\n${result.outcome.stderr}`);

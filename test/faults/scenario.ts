@@ -49,6 +49,10 @@ export interface FaultScenario {
   /** The task; default "do the task". */
   task?: string;
   checks: Check[];
+  /** Runs outside the OS temp dir, so that commands in the sandbox (which gets its own /tmp) see `outside/`. */
+  visible?: boolean;
+  /** Needs bubblewrap: skipped on a developer machine without it (saying why), a failure in CI. */
+  needsSandbox?: boolean;
   /** A known gap: the scenario runs and is reported, but a failure does not fail the suite. */
   todo?: string;
 }

@@ -14,8 +14,14 @@ export interface Sandbox {
   env: Record<string, string>;
 }
 
-export function makeSandbox(): Sandbox {
-  const base = mkdtempSync(join(tmpdir(), "nex-cli-"));
+// The OS sandbox gives each command a private /tmp, which hides everything a test keeps under it; tests
+// of what commands can reach outside the workspace run from a folder of the checkout instead.
+const visibleRoot = resolve(import.meta.dirname, "..", "..", ".test-tmp");
+
+/** A fresh sandbox under the OS temp dir, or with `visible`, outside it (where commands can see it). */
+export function makeSandbox(options: { visible?: boolean } = {}): Sandbox {
+  if (options.visible) mkdirSync(visibleRoot, { recursive: true });
+  const base = mkdtempSync(join(options.visible ? visibleRoot : tmpdir(), "nex-cli-"));
   const workspace = join(base, "ws");
   const dataDir = join(base, "data");
   mkdirSync(workspace, { recursive: true });

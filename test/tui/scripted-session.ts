@@ -48,6 +48,12 @@ export class ScriptedSession implements AgentSession {
       windowSource: "default",
       permissionMode: "ask",
       journalPath: "/tmp/ws/journal.jsonl",
+      sandbox: {
+        mode: "workspace-write",
+        network: false,
+        state: "active",
+        line: "sandbox workspace-write (bwrap, no network)",
+      },
       ...options.info,
     };
   }

@@ -30,14 +30,24 @@ export interface StatusBarProps {
   columns: number;
 }
 
-/** The right side, as long as the terminal allows: mode, context fill, model, window source. */
+/** The sandbox as the status bar shows it: quiet when it confines commands, loud when it does not. */
+function sandboxTag(meter: MeterState): string {
+  const sandbox = meter.sandbox;
+  if (!sandbox) return "";
+  if (sandbox.state === "off") return " UNSANDBOXED";
+  if (sandbox.state === "unavailable") return " NO SANDBOX";
+  return sandbox.mode === "read-only" ? " ⛨ read-only" : " ⛨";
+}
+
+/** The right side, as long as the terminal allows: mode, sandbox, context fill, model, window source. */
 function rightSide(meter: MeterState, mode: PermissionMode, room: number): string[] {
   const fill = contextFill(meter);
+  const head = `⏵ ${mode}${sandboxTag(meter)}`;
   const options = [
-    [`⏵ ${mode}`, ` · ${meter.model} · ${fill} (${windowSourceLabel(meter.windowSource)})`],
-    [`⏵ ${mode}`, ` · ${fill} (${windowSourceLabel(meter.windowSource)})`],
-    [`⏵ ${mode}`, ` · ${fill}`],
-    [`⏵ ${mode}`, ""],
+    [head, ` · ${meter.model} · ${fill} (${windowSourceLabel(meter.windowSource)})`],
+    [head, ` · ${fill} (${windowSourceLabel(meter.windowSource)})`],
+    [head, ` · ${fill}`],
+    [head, ""],
   ];
   return options.find(([a, b]) => textWidth(`${a}${b}`) <= room) ?? ["", ""];
 }
@@ -60,7 +70,9 @@ export function StatusBar(props: StatusBarProps): React.ReactElement {
   const left = truncateEnd(`${glyph}${words !== "" ? words : (hint ?? "")}`, leftRoom);
   const pad = " ".repeat(Math.max(1, width - textWidth(left) - textWidth(right)));
   const leftColor = spinnerOn(status) ? "cyan" : status.retry ? "yellow" : undefined;
-  const modeColor = mode === "approve_all" ? "red" : mode === "auto_edit" ? "yellow" : "green";
+  const unconfined = meter.sandbox !== null && meter.sandbox.state !== "active";
+  const modeColor =
+    mode === "approve_all" || unconfined ? "red" : mode === "auto_edit" ? "yellow" : "green";
   return h(
     Text,
     { wrap: "truncate-end" },

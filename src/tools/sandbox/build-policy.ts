@@ -1,0 +1,146 @@
+import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { SandboxMode, SandboxPolicy } from "./policy.ts";
+
+/** What the user configured and what nex knows about its own files. */
+export interface SandboxSettings {
+  mode: SandboxMode;
+  network: boolean;
+  /** Extra writable paths (`~` allowed). */
+  writable?: string[];
+  /** Extra paths commands must not read (`~` allowed), added to the defaults. */
+  denyRead?: string[];
+  /** Most processes while a command runs (default 4096). */
+  maxProcesses?: number;
+  /** nex's data directory, config directory and anything else of nex's own. */
+  privatePaths?: string[];
+}
+
+/** Secrets in the home directory that no command of a coding agent needs to read. */
+export const DEFAULT_DENIED = [
+  "~/.ssh",
+  "~/.aws",
+  "~/.gnupg",
+  "~/.config/nex",
+  "~/.azure",
+  "~/.kube",
+  "~/.docker/config.json",
+  "~/.netrc",
+  "~/.git-credentials",
+  "~/.pypirc",
+  "~/.config/gcloud",
+  "~/.config/gh",
+];
+
+function expand(path: string, home: string | undefined, base: string): string {
+  if (path === "~" || path.startsWith("~/")) {
+    if (!home) return "";
+    return join(home, path.slice(1));
+  }
+  return isAbsolute(path) ? path : resolve(base, path);
+}
+
+/** The real path of an existing path, or null: bubblewrap can only mount over what exists. */
+function real(path: string): string | null {
+  if (path === "") return null;
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function isWithin(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
+}
+
+/**
+ * `.env*` files in the home directory and in every folder above the workspace: a project's own
+ * `.env` is its business, but one beside it or above it belongs to something else.
+ */
+function envFilesAround(workspace: string, home: string | undefined): string[] {
+  const dirs = new Set<string>();
+  for (let dir = dirname(workspace); ; dir = dirname(dir)) {
+    dirs.add(dir);
+    if (dirname(dir) === dir) break;
+  }
+  if (home) dirs.add(home);
+  const found: string[] = [];
+  for (const dir of dirs) {
+    if (isWithin(dir, workspace)) continue;
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) if (name.startsWith(".env")) found.push(join(dir, name));
+  }
+  return found;
+}
+
+/**
+ * The policy for commands in `workspace` (its real path). Paths that do not exist are left out (nothing
+ * to hide, and bubblewrap cannot mount on a missing path of a read-only tree); `.git/hooks` is made if
+ * missing so that it can be held read-only.
+ */
+export function buildPolicy(
+  workspace: string,
+  settings: SandboxSettings & { mode: Exclude<SandboxMode, "off"> },
+  home: string | undefined,
+): SandboxPolicy {
+  const root = real(workspace) ?? workspace;
+  const hidden = [
+    ...DEFAULT_DENIED,
+    ...(settings.denyRead ?? []),
+    ...(settings.privatePaths ?? []),
+  ].map((path) => expand(path, home, root));
+  const hiddenDirs: string[] = [];
+  const hiddenFiles: string[] = [];
+  for (const path of [...new Set([...hidden, ...envFilesAround(root, home)])]) {
+    const target = real(path);
+    if (!target || target === "/" || isWithin(root, target)) continue;
+    (statSync(target).isDirectory() ? hiddenDirs : hiddenFiles).push(target);
+  }
+  const writable = (settings.writable ?? [])
+    .map((path) => real(expand(path, home, root)))
+    .filter((path): path is string => path !== null && path !== "/");
+  return {
+    mode: settings.mode,
+    workspace: root,
+    network: settings.network,
+    tmpDirs: ["/tmp", "/var/tmp"].filter((dir) => real(dir) === dir),
+    writable,
+    hiddenDirs,
+    hiddenFiles,
+    readOnly: gitControlPaths(root),
+    maxProcesses: settings.maxProcesses ?? 4096,
+  };
+}
+
+/**
+ * What git executes or reads as configuration, outside any sandbox, the next time the user runs it:
+ * hooks and config of the workspace's repository. A command may commit, branch and stash, but not
+ * plant a hook or an `fsmonitor`/`core.hooksPath`/filter setting.
+ */
+function gitControlPaths(root: string): string[] {
+  const gitDir = join(root, ".git");
+  let isDir = false;
+  try {
+    isDir = statSync(gitDir).isDirectory();
+  } catch {
+    return [];
+  }
+  if (!isDir) return [];
+  const hooks = join(gitDir, "hooks");
+  if (!existsSync(hooks)) {
+    try {
+      mkdirSync(hooks);
+    } catch {
+      // Without it a command could create hooks; the mount below is then skipped and the guard asks.
+    }
+  }
+  return [hooks, join(gitDir, "config"), join(gitDir, "config.worktree")].filter((path) =>
+    existsSync(path),
+  );
+}

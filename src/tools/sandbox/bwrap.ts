@@ -1,0 +1,64 @@
+import type { SandboxPolicy } from "./policy.ts";
+
+// Files and processes of other users (a bind-mounted project owned by someone else), nothing more:
+// no mounts, no raw I/O, no ptrace, no network administration, no resource limits lifted.
+const KEPT_CAPS = [
+  "CAP_CHOWN",
+  "CAP_DAC_OVERRIDE",
+  "CAP_FOWNER",
+  "CAP_FSETID",
+  "CAP_KILL",
+  "CAP_SETGID",
+  "CAP_SETUID",
+];
+
+/**
+ * The bubblewrap command line that runs `bash -c command` under `policy`. Order matters: later mounts
+ * cover earlier ones, so the whole filesystem goes in read-only first, then what may be written, then
+ * what must not be read, then what must stay read-only inside the workspace.
+ */
+export function bwrapArgs(
+  policy: SandboxPolicy,
+  command: string,
+  cwd: string,
+  asRoot: boolean,
+): string[] {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  for (const dir of policy.tmpDirs) args.push("--tmpfs", dir);
+  if (policy.mode === "workspace-write") {
+    args.push("--bind", policy.workspace, policy.workspace);
+    for (const path of policy.writable) args.push("--bind-try", path, path);
+  } else {
+    // The workspace may sit under /tmp, which the private /tmp just hid.
+    args.push("--ro-bind", policy.workspace, policy.workspace);
+  }
+  for (const dir of policy.hiddenDirs) args.push("--tmpfs", dir, "--remount-ro", dir);
+  for (const file of policy.hiddenFiles) args.push("--ro-bind-try", "/dev/null", file);
+  for (const path of policy.readOnly) args.push("--ro-bind-try", path, path);
+  args.push(
+    // Its own PID namespace: nex's /proc/<pid>/environ is out of sight, and every process the
+    // command starts (`setsid`, `nohup … &`) ends with it.
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    ...(policy.network ? [] : ["--unshare-net"]),
+    // Run as root, the command would keep every capability, and CAP_SYS_ADMIN can unmount the
+    // read-only view. Keep only what a root user's build needs on files it does not own.
+    ...(asRoot ? ["--cap-drop", "ALL", ...KEPT_CAPS.flatMap((cap) => ["--cap-add", cap])] : []),
+    // Killed with nex, even by SIGKILL; a new session so the command cannot push input into a terminal.
+    "--die-with-parent",
+    "--new-session",
+    "--chdir",
+    cwd,
+    "--",
+    "bash",
+    "-c",
+    // A process limit the command cannot raise (no CAP_SYS_RESOURCE): a fork bomb stalls, then the
+    // timeout ends it. The command itself runs exactly as `bash -c command`.
+    `ulimit -u ${policy.maxProcesses} 2>/dev/null; exec bash -c "$1"`,
+    "nex-sandbox",
+    command,
+  );
+  return args;
+}

@@ -1,0 +1,87 @@
+import { tmpdir } from "node:os";
+import { type SandboxHost, sandboxState } from "./availability.ts";
+import { sandboxNotes } from "./blocked.ts";
+import { buildPolicy, type SandboxSettings } from "./build-policy.ts";
+import { bwrapArgs } from "./bwrap.ts";
+import { describeSandbox, type SandboxMode, type SandboxState } from "./policy.ts";
+import { seatbeltProfile } from "./seatbelt.ts";
+
+export type { SandboxSettings } from "./build-policy.ts";
+export { describeSandbox, type SandboxMode, type SandboxState } from "./policy.ts";
+
+/** How to start one command: the program, its arguments, and whether it reports its start on fd 3. */
+export interface Launch {
+  file: string;
+  args: string[];
+  /** bubblewrap writes `{"child-pid": …}` to fd 3 once the command runs; no such line means it never ran. */
+  statusFd: boolean;
+  /** Turns the command's output into notes on what the sandbox blocked. */
+  notes(output: string): string[];
+}
+
+/** The sandbox of one session's commands. */
+export interface CommandSandbox {
+  readonly mode: SandboxMode;
+  readonly network: boolean;
+  state(): SandboxState;
+  /** When commands must be confined but cannot be: why and how to fix it; else null. */
+  unavailable(): string | null;
+  /** How to run `command` in `cwd`: confined when the sandbox is active, plain `bash -c` otherwise. */
+  launch(command: string, cwd: string): Launch;
+  /** The sandbox failed to start a command: later commands are treated as unconfined (they ask). */
+  markBroken(reason: string): void;
+  describe(): string;
+}
+
+const plain = (command: string): Launch => ({
+  file: "bash",
+  args: ["-c", command],
+  statusFd: false,
+  notes: () => [],
+});
+
+/** Builds the sandbox for commands in `workspace`, checking once whether it can work here. */
+export function createCommandSandbox(
+  workspace: string,
+  settings: SandboxSettings,
+  host: SandboxHost & { home: string | undefined },
+): CommandSandbox {
+  let state: SandboxState = settings.mode === "off" ? { type: "off" } : sandboxState(host);
+  return {
+    mode: settings.mode,
+    network: settings.network,
+    state: () => state,
+    unavailable: () =>
+      state.type === "unavailable"
+        ? `the sandbox (${settings.mode}) cannot start here: ${state.reason}; to fix: ${state.fix}`
+        : null,
+    describe: () => describeSandbox(settings.mode, settings.network, state),
+    markBroken(reason) {
+      state = {
+        type: "unavailable",
+        reason,
+        fix: 'check that bubblewrap can run here (`bwrap --ro-bind / / true`), or set "sandbox": {"mode": "off"} in the config (or --sandbox off)',
+      };
+    },
+    launch(command, cwd) {
+      if (state.type !== "active" || settings.mode === "off") return plain(command);
+      const policy = buildPolicy(workspace, { ...settings, mode: settings.mode }, host.home);
+      const notes = (output: string) => sandboxNotes(output, policy, cwd);
+      if (state.backend === "seatbelt") {
+        const profile = seatbeltProfile(policy, tmpdir());
+        return {
+          file: "/usr/bin/sandbox-exec",
+          args: ["-p", profile, "bash", "-c", command],
+          statusFd: false,
+          notes,
+        };
+      }
+      return {
+        file: "bwrap",
+        args: ["--json-status-fd", "3", ...bwrapArgs(policy, command, cwd, host.uid === 0)],
+        statusFd: true,
+        notes,
+      };
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/** How far commands are confined: writes to the workspace only, no writes at all, or not at all. */
+export type SandboxMode = "workspace-write" | "read-only" | "off";
+
+/** The platform mechanism that confines a command. */
+export type SandboxBackend = "bwrap" | "seatbelt";
+
+/** What a confined command may touch; every path absolute and, where it exists, with symlinks resolved. */
+export interface SandboxPolicy {
+  mode: Exclude<SandboxMode, "off">;
+  /** The workspace root (realpath): writable in `workspace-write`, read-only in `read-only`. */
+  workspace: string;
+  /** Whether commands may open network connections (a host list is not supported: all or none). */
+  network: boolean;
+  /** Temporary directories (`/tmp`, `/var/tmp`): writable, private to each command, empty at its start. */
+  tmpDirs: string[];
+  /** Paths outside the workspace the user made writable (caches such as `~/.npm`). */
+  writable: string[];
+  /** Directories commands must not read: secrets, nex's own data and config. */
+  hiddenDirs: string[];
+  /** Files commands must not read. */
+  hiddenFiles: string[];
+  /**
+   * Paths inside the workspace that stay read-only even in `workspace-write`: what git runs or reads
+   * as configuration later, outside any sandbox (hooks, `.git/config`).
+   */
+  readOnly: string[];
+  /** Most processes the user may have while the command runs (`ulimit -u`), so a fork bomb is bounded. */
+  maxProcesses: number;
+}
+
+/** Whether the sandbox confines commands here, and if not, why and how to fix it. */
+export type SandboxState =
+  | { type: "off" }
+  | { type: "active"; backend: SandboxBackend }
+  | { type: "unavailable"; reason: string; fix: string };
+
+/** One line for the status bar, `session_started` and `nex doctor`. */
+export function describeSandbox(mode: SandboxMode, network: boolean, state: SandboxState): string {
+  if (state.type === "off") return "sandbox off: commands run unconfined";
+  if (state.type === "unavailable") return `sandbox ${mode} cannot start here: ${state.reason}`;
+  return `sandbox ${mode} (${state.backend}${network ? ", network allowed" : ", no network"})`;
+}
