@@ -1,12 +1,13 @@
 // `npm run bench`: nex's speed and memory figures, each beside its goal, with the machine they were
 // measured on. Figures, not assertions: never part of `npm test`.
-//   npm run bench -- --only startup,resume   some sections (startup, turns, assembly, resume)
+//   npm run bench -- --only startup,resume   some sections (startup, turns, assembly, resume, sandbox)
 //   npm run bench -- --quick                 fewer repeats, and no 1M-message journal
 import { parseArgs } from "node:util";
 import { benchAssembly } from "./assembly.ts";
 import { describeMachine } from "./machine.ts";
 import { type Figure, printSummary, say } from "./report.ts";
 import { benchResume } from "./resume.ts";
+import { benchSandbox } from "./sandbox.ts";
 import { benchStartup } from "./startup.ts";
 import { benchTurns } from "./turns.ts";
 
@@ -17,6 +18,7 @@ const sections: Record<string, Section> = {
   turns: benchTurns,
   assembly: benchAssembly,
   resume: benchResume,
+  sandbox: benchSandbox,
 };
 
 const { values } = parseArgs({

@@ -3,12 +3,14 @@
 // functions; `doctor.ts` sends the requests.
 import type { AssembledTurn, ProviderError } from "../protocol/index.ts";
 import type { ModelListAnswer } from "../providers/index.ts";
+import type { SandboxMode, SandboxProbe } from "../tools/index.ts";
 
 /** How one check came out; `skip` when an earlier failure made it pointless. */
 export type CheckStatus = "pass" | "warn" | "fail" | "skip";
 
 /** The checks, in the order they are shown. */
 export type CheckId =
+  | "sandbox"
   | "reachable"
   | "key"
   | "model"
@@ -28,6 +30,7 @@ export interface DoctorCheck {
 
 /** Titles, in display order. */
 export const CHECK_TITLES: Record<CheckId, string> = {
+  sandbox: "commands sandboxed",
   reachable: "endpoint reachable",
   key: "key accepted",
   model: "model exists",
@@ -62,6 +65,43 @@ export function check(
   next: string | null = null,
 ): DoctorCheck {
   return { id, title: CHECK_TITLES[id], status, found, next };
+}
+
+/** Verdict 0, from starting one empty command under the sandbox (no request to the endpoint). */
+export function judgeSandbox(
+  mode: SandboxMode,
+  network: boolean,
+  probe: SandboxProbe,
+): DoctorCheck {
+  switch (probe.type) {
+    case "off":
+      return check(
+        "sandbox",
+        "warn",
+        "sandbox off: commands run unconfined and can change anything your user can",
+        'remove "sandbox": "off" from the config (or --sandbox off) unless you approve every command yourself',
+      );
+    case "unavailable":
+      return check(
+        "sandbox",
+        "fail",
+        `the ${mode} sandbox cannot start here: ${probe.reason}; nex asks before every command and refuses them headless`,
+        probe.fix,
+      );
+    case "broken":
+      return check(
+        "sandbox",
+        "fail",
+        `the ${mode} sandbox failed to start a command: ${probe.error}`,
+        'check that `bwrap --ro-bind / / true` works here (user namespaces, a container\'s seccomp profile), or set "sandbox": "off"',
+      );
+    case "works":
+      return check(
+        "sandbox",
+        "pass",
+        `${mode} with ${probe.backend}, ${network ? "network allowed" : "no network"}; a command starts in ${Math.round(probe.startMs)} ms`,
+      );
+  }
 }
 
 /** Verdict 1, from the model list request: any HTTP answer means the endpoint is reachable. */

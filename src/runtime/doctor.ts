@@ -9,6 +9,7 @@ import {
   redact,
   terminatorName,
 } from "../providers/index.ts";
+import { createCommandSandbox, probeSandbox } from "../tools/index.ts";
 import { type ConfigFlags, type NexConfig, resolveConfig } from "./config.ts";
 import {
   CHECK_ORDER,
@@ -18,6 +19,7 @@ import {
   judgeKeyFromProbe,
   judgeModel,
   judgeReachable,
+  judgeSandbox,
   PROBE_TOOL,
   PROBE_WORD,
   type ProbeResult,
@@ -119,6 +121,19 @@ export async function runDoctor(
   };
   let model: string | null = config.model;
   options.onStart?.({ provider: config.provider, baseUrl: config.baseUrl, model });
+  const sandbox = createCommandSandbox(config.workspace, config.sandbox, {
+    platform: process.platform,
+    path: env.PATH,
+    uid: process.getuid?.() ?? -1,
+    home: env.HOME,
+  });
+  emit(
+    judgeSandbox(
+      config.sandbox.mode,
+      config.sandbox.network,
+      await probeSandbox(sandbox, config.workspace, env),
+    ),
+  );
 
   const list = await fetchModelList({
     baseUrl: config.baseUrl,

@@ -33,6 +33,7 @@ export {
   type SandboxSettings,
   type SandboxState,
 } from "./sandbox/index.ts";
+export { probeSandbox, type SandboxProbe } from "./sandbox/probe.ts";
 export type { SnapshotLimits } from "./shadow-git.ts";
 export { type UndoOptions, type UndoReport, undoWorkspace } from "./undo.ts";
 

@@ -59,6 +59,7 @@ test("nex doctor passes every check on a healthy OpenAI endpoint, exits 0 and sa
   await stub.close();
   assert.equal(result.code, 0, result.stdout + result.stderr);
   for (const title of [
+    "commands sandboxed",
     "endpoint reachable",
     "key accepted",
     "model exists",
@@ -245,7 +246,7 @@ test("nex doctor passes every check on a healthy Anthropic endpoint, with the ke
   });
   await stub.close();
   assert.equal(result.code, 0, result.stdout + result.stderr);
-  assert.equal(result.stdout.match(/^PASS/gm)?.length, 7, result.stdout);
+  assert.equal(result.stdout.match(/^PASS/gm)?.length, 8, result.stdout);
   assert.match(
     line(result, "context window and output limit"),
     /200000 tokens from nex's built-in model table/,
@@ -286,6 +287,7 @@ test("nex doctor --json prints one document with every check, the request count 
   assert.deepEqual(
     report.checks.map((check) => [check.id, check.status]),
     [
+      ["sandbox", "pass"],
       ["reachable", "pass"],
       ["key", "pass"],
       ["model", "pass"],
@@ -386,3 +388,22 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+test("nex doctor says when commands cannot be sandboxed here, and how to fix it", async () => {
+  const stub = await startStubEndpoint({
+    routes: { "GET /models": modelList([MODEL]) },
+    scripts: healthyOpenAI(),
+  });
+  const box = makeSandbox();
+  const result = await runNex(["doctor", "--base-url", `${stub.url}/v1`, "--model", MODEL], {
+    cwd: box.workspace,
+    env: { ...box.env, PATH: "/nonexistent" },
+  });
+  await stub.close();
+  assert.match(line(result, "commands sandboxed"), /^FAIL .*bubblewrap \(bwrap\) is not installed/);
+  assert.match(
+    result.stdout,
+    /next: install it \(Debian\/Ubuntu: `sudo apt-get install bubblewrap`/,
+  );
+  assert.equal(result.code, 1);
+});

@@ -222,6 +222,34 @@ test("a refused configuration exits 3 with what to fix", async () => {
   assert.match(result.stderr, /--base-url/);
 });
 
+test("the session says how commands are confined: on stderr, in --json, loudly when off", async () => {
+  const box = makeSandbox();
+  const run = async (...extra: string[]) => {
+    const stub = await startStubEndpoint({ scripts: [openaiText("hello")] });
+    const result = await runNex(args(stub.url, box.dataDir, ...extra, "hi"), {
+      cwd: box.workspace,
+      env: box.env,
+    });
+    await stub.close();
+    return result;
+  };
+  const json = await run("--json");
+  const started = JSON.parse(json.stdout.split("\n")[0] ?? "{}") as {
+    sandbox?: { mode: string; network: boolean; state: string };
+  };
+  assert.equal(started.sandbox?.mode, "workspace-write");
+  assert.equal(started.sandbox?.network, false);
+  assert.match(started.sandbox?.state ?? "", /^(active|unavailable)$/);
+  const off = await run("--sandbox", "off");
+  assert.match(off.stderr, /nex: warning: sandbox off: commands run unconfined/);
+  const bad = await run("--sandbox", "sometimes");
+  assert.equal(bad.code, 3);
+  assert.match(
+    bad.stderr,
+    /Unknown sandbox mode "sometimes". Use workspace-write \(the default\), read-only, or off/,
+  );
+});
+
 test("--json prints the event stream as JSON lines on stdout, ending in one terminal event", async () => {
   const stub = await startStubEndpoint({ scripts: [openaiText("hello")] });
   const box = makeSandbox();

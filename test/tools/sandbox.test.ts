@@ -251,7 +251,12 @@ describe("commands under the sandbox", () => {
     const result = await run(tools, "bash", { command: "echo ran > ran.txt" });
     assert.match(result.content, /^Not run: the sandbox could not start \(bwrap: No permissions/);
     assert.throws(() => readFileSync(box.path("ran.txt")));
-    const next = await tools.permission({ id: "c", name: "bash", args: { command: "ls" }, turn: 2 });
+    const next = await tools.permission({
+      id: "c",
+      name: "bash",
+      args: { command: "ls" },
+      turn: 2,
+    });
     assert.equal(next.type, "deny");
     assert.match(
       next.type === "deny" ? next.reason : "",
@@ -266,7 +271,12 @@ describe("commands under the sandbox", () => {
       sandbox: confined,
       env: { ...process.env, PATH: "/nonexistent" },
     });
-    const check = await tools.permission({ id: "c", name: "bash", args: { command: "ls" }, turn: 1 });
+    const check = await tools.permission({
+      id: "c",
+      name: "bash",
+      args: { command: "ls" },
+      turn: 1,
+    });
     assert.equal(check.type, "ask");
     assert.match(
       check.type === "ask" ? check.summary : "",

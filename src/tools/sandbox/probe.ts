@@ -1,0 +1,35 @@
+import { runCommand } from "../command-runner.ts";
+import type { CommandSandbox } from "./index.ts";
+
+/** What starting one empty command under the sandbox showed. */
+export type SandboxProbe =
+  | { type: "off" }
+  | { type: "unavailable"; reason: string; fix: string }
+  | { type: "works"; backend: string; startMs: number }
+  | { type: "broken"; error: string };
+
+/** Starts `true` under the sandbox once: the proof that commands can run confined here, and its cost. */
+export async function probeSandbox(
+  sandbox: CommandSandbox,
+  workspace: string,
+  env: Record<string, string | undefined>,
+): Promise<SandboxProbe> {
+  const state = sandbox.state();
+  if (state.type === "off") return { type: "off" };
+  if (state.type === "unavailable") return { ...state };
+  const started = performance.now();
+  const result = await runCommand({
+    command: "true",
+    cwd: workspace,
+    env,
+    timeoutMs: 10_000,
+    killGraceMs: 500,
+    outputCap: 4096,
+    signal: AbortSignal.timeout(15_000),
+    launch: sandbox.launch("true", workspace),
+  });
+  if (!result.started || result.exitCode !== 0) {
+    return { type: "broken", error: result.output.trim().slice(0, 300) || "no output" };
+  }
+  return { type: "works", backend: state.backend, startMs: performance.now() - started };
+}
