@@ -83,7 +83,7 @@ export function bashTool(): Tool {
             "Tell the user: nex will ask before running commands unconfined; see `nex doctor`.",
         );
       }
-      const notes = launch.notes(result.output);
+      const notes = [...launch.notes(result.output), ...launch.after(env)];
       const body =
         (result.totalBytes === 0 ? "(no output)" : result.output) +
         (notes.length > 0 ? `\n${notes.join("\n")}` : "");

@@ -1,7 +1,7 @@
 // The OS sandbox on --yes: whatever a command is made of (interpreters, redirections, links, `cd`),
 // the operating system keeps it inside the workspace, off the network and away from secrets.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Sandbox } from "../support/cli.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
@@ -210,6 +210,34 @@ export const sandboxScenarios: FaultScenario[] = [
       (o) => {
         const value = spawnSync("git", ["config", "core.fsmonitor"], { cwd: o.box.workspace });
         return value.stdout.length === 0 ? null : "core.fsmonitor was set";
+      },
+    ],
+  },
+  {
+    name: "--yes: a command creates a repository and plants a hook and an fsmonitor in it",
+    wire,
+    expect:
+      "disarmed before the model is answered: the hook cannot run, the setting is gone; the model is told",
+    needsSandbox: true,
+    scripts: [
+      openaiToolCall({
+        name: "bash",
+        args: {
+          command:
+            "git init -q && printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout && git config core.fsmonitor 'touch pwned'",
+        },
+      }),
+      openaiText("done"),
+    ],
+    checks: [
+      told(
+        /nex disarmed them: \.git\/hooks\/post-checkout \(execute bit removed\), core\.fsmonitor/,
+      ),
+      (o) => {
+        const hook = statSync(join(o.box.workspace, ".git", "hooks", "post-checkout"));
+        if ((hook.mode & 0o111) !== 0) return "the planted hook is still executable";
+        const value = spawnSync("git", ["config", "core.fsmonitor"], { cwd: o.box.workspace });
+        return value.stdout.length === 0 ? null : "core.fsmonitor is still set";
       },
     ],
   },

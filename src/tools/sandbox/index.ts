@@ -3,6 +3,7 @@ import { type SandboxHost, sandboxState } from "./availability.ts";
 import { sandboxNotes } from "./blocked.ts";
 import { buildPolicy, type SandboxSettings } from "./build-policy.ts";
 import { bwrapArgs } from "./bwrap.ts";
+import { disarmGitPlants } from "./git-plants.ts";
 import { describeSandbox, type SandboxMode, type SandboxState } from "./policy.ts";
 import { seatbeltProfile } from "./seatbelt.ts";
 
@@ -17,6 +18,8 @@ export interface Launch {
   statusFd: boolean;
   /** Turns the command's output into notes on what the sandbox blocked. */
   notes(output: string): string[];
+  /** After the command: notes on what it planted for git to run later, now disarmed. */
+  after(env: Record<string, string | undefined>): string[];
 }
 
 /** The sandbox of one session's commands. */
@@ -38,6 +41,7 @@ const plain = (command: string): Launch => ({
   args: ["-c", command],
   statusFd: false,
   notes: () => [],
+  after: () => [],
 });
 
 /** Builds the sandbox for commands in `workspace`, checking once whether it can work here. */
@@ -67,6 +71,16 @@ export function createCommandSandbox(
       if (state.type !== "active" || settings.mode === "off") return plain(command);
       const policy = buildPolicy(workspace, { ...settings, mode: settings.mode }, host.home);
       const notes = (output: string) => sandboxNotes(output, policy, cwd);
+      // A repository that existed before has its hooks and config mounted read-only already.
+      const after = (env: Record<string, string | undefined>) => {
+        if (policy.readOnly.length > 0 || policy.mode === "read-only") return [];
+        const disarmed = disarmGitPlants(policy.workspace, env);
+        return disarmed.length === 0
+          ? []
+          : [
+              `The command created a git repository with things git would run later outside the sandbox; nex disarmed them: ${disarmed.join(", ")}.`,
+            ];
+      };
       if (state.backend === "seatbelt") {
         const profile = seatbeltProfile(policy, tmpdir());
         return {
@@ -74,6 +88,7 @@ export function createCommandSandbox(
           args: ["-p", profile, "bash", "-c", command],
           statusFd: false,
           notes,
+          after,
         };
       }
       return {
@@ -81,6 +96,7 @@ export function createCommandSandbox(
         args: ["--json-status-fd", "3", ...bwrapArgs(policy, command, cwd, host.uid === 0)],
         statusFd: true,
         notes,
+        after,
       };
     },
   };
