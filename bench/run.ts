@@ -1,10 +1,11 @@
 // `npm run bench`: nex's speed and memory figures, each beside its goal, with the machine they were
 // measured on. Figures, not assertions: never part of `npm test`.
-//   npm run bench -- --only startup,resume   some sections (startup, turns, assembly, resume, sandbox)
+//   npm run bench -- --only startup,resume   some sections (startup, overhead, turns, assembly, resume, sandbox)
 //   npm run bench -- --quick                 fewer repeats, and no 1M-message journal
 import { parseArgs } from "node:util";
 import { benchAssembly } from "./assembly.ts";
 import { describeMachine } from "./machine.ts";
+import { benchOverhead } from "./overhead.ts";
 import { type Figure, printSummary, say } from "./report.ts";
 import { benchResume } from "./resume.ts";
 import { benchSandbox } from "./sandbox.ts";
@@ -15,6 +16,7 @@ type Section = (options: { quick: boolean }) => Promise<Figure[]>;
 
 const sections: Record<string, Section> = {
   startup: benchStartup,
+  overhead: benchOverhead,
   turns: benchTurns,
   assembly: benchAssembly,
   resume: benchResume,

@@ -13,7 +13,7 @@ import {
   loadForResume,
   openJournal,
 } from "../session/index.ts";
-import { createToolHost, toolSpecs, undoWorkspace } from "../tools/index.ts";
+import { createToolHost, resultCapForWindow, toolSpecs, undoWorkspace } from "../tools/index.ts";
 import type { SessionInfo } from "./agent-session.ts";
 import { compactConversation } from "./compactor.ts";
 import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./config.ts";
@@ -156,6 +156,9 @@ export async function openSession(
       privatePaths: [config.dataDir, ...(config.configPath ? [dirname(config.configPath)] : [])],
     },
     unattended: options.approvals === "refuse",
+    // A result's share follows the window the session has now (/model and a 400 can change it).
+    resultCap: () => resultCapForWindow(budget.window()),
+    resultsDir: join(config.dataDir, "results", sessionId),
   });
 
   const info: SessionInfo = {

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { runCommand } from "./command-runner.ts";
 import { formatBytes } from "./file-content.ts";
+import { storedNote } from "./result-store.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 const parameters = v.strictObject({
@@ -55,17 +56,21 @@ export function bashTool(): Tool {
       }
       const env = { PAGER: "cat", GIT_PAGER: "cat", ...ctx.limits.env };
       const launch = ctx.sandbox.launch(args.command, ctx.workspace.root);
+      // Room for the status lines and the stored-result note, so the dispatcher never cuts again.
+      const cap = Math.max(1024, ctx.limits.outputCap - 900);
+      const spool = ctx.results.spool("bash", cap);
       const result = await runCommand({
         launch,
+        spool,
         command: args.command,
         cwd: ctx.workspace.root,
         env,
         timeoutMs,
         killGraceMs: ctx.limits.killGraceMs,
-        // Room for the status lines, so the dispatcher's cap never cuts a second time.
-        outputCap: Math.max(1024, ctx.limits.outputCap - 600),
+        outputCap: cap,
         signal: ctx.signal,
       });
+      const stored = spool.finish();
       const details = {
         type: "bash" as const,
         command: args.command,
@@ -85,6 +90,7 @@ export function bashTool(): Tool {
       }
       const notes = [...launch.notes(result.output), ...launch.after(env)];
       const body =
+        (stored ? `${storedNote(stored, stored.lines ?? null)}\n` : "") +
         (result.totalBytes === 0 ? "(no output)" : result.output) +
         (notes.length > 0 ? `\n${notes.join("\n")}` : "");
       const size = result.totalBytes > 0 ? ` Output (${formatBytes(result.totalBytes)}):` : "";

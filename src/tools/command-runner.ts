@@ -16,6 +16,8 @@ export interface RunOptions {
   /** Bytes of output kept (head and tail). */
   outputCap: number;
   signal: AbortSignal;
+  /** Takes every byte of output as it arrives (to keep output too large for the result). */
+  spool?: { write(chunk: Buffer): void };
   /** The program that runs the command (a sandbox); default `bash -c command`. */
   launch?: { file: string; args: string[]; statusFd: boolean };
 }
@@ -106,8 +108,12 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       stopGroup();
     };
 
-    child.stdout.on("data", (chunk: Buffer) => output.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => output.push(chunk));
+    const take = (chunk: Buffer): void => {
+      output.push(chunk);
+      options.spool?.write(chunk);
+    };
+    child.stdout.on("data", take);
+    child.stderr.on("data", take);
     child.on("error", (error) => {
       spawnError = error;
       finish(false);

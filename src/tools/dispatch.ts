@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { ReadRecord, ToolOutcome } from "../protocol/index.ts";
 import type { ReadLedger } from "./ledger.ts";
-import { capText } from "./output-cap.ts";
+import { fitResult } from "./output-cap.ts";
 import { type Tool, type ToolContext, ToolFailure } from "./tool.ts";
 
 /** What the messages read of a tool's schema: a flat object of primitive properties. */
@@ -225,7 +225,12 @@ export async function dispatch(
   } catch (error) {
     outcome = faultOutcome(tool.name, error, options.signal);
   }
-  const capped = capText(outcome.content, options.context.limits.outputCap);
+  const capped = fitResult(
+    outcome.content,
+    options.context.limits.outputCap,
+    options.context.results,
+    tool.name,
+  );
   const ledger = made.map((record) =>
     capped.cut > 0 && record.complete ? { ...record, complete: false } : record,
   );

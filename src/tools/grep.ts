@@ -4,7 +4,9 @@ import { formatCount } from "./file-content.ts";
 import { defineTool, existingPath, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most matching lines a grep result shows. */
-export const GREP_MAX_MATCHES = 100;
+// Every match is kept (a long list is stored whole and paged like any large result), up to a bound
+// that keeps memory sane on a pattern that matches every line of a huge tree.
+export const GREP_MAX_MATCHES = 100_000;
 const MAX_LINE_CHARS = 300;
 
 const parameters = v.strictObject({
@@ -37,7 +39,7 @@ export function grepTool(): Tool {
     name: "grep",
     description:
       "Search file contents with a regular expression. Skips .git, node_modules, binary files and what .gitignore excludes. " +
-      `Returns \`path:line: text\` lines, at most ${GREP_MAX_MATCHES}; when there are more it says how many, so narrow the pattern, path or glob.`,
+      "Returns `path:line: text` lines; a long list is stored whole and can be paged with read_file. The path may be a file or a directory.",
     parameters,
     mutates: false,
     target: (args) => args.path ?? ".",

@@ -12,6 +12,7 @@ import { createLeftoverSweeper } from "./leftovers.ts";
 import { listDirTool } from "./list-dir.ts";
 import { type CommandRules, createPermissions } from "./permissions.ts";
 import { readFileTool } from "./read-file.ts";
+import { createResultStore } from "./result-store.ts";
 import {
   type CommandSandbox,
   createCommandSandbox,
@@ -24,6 +25,7 @@ import { createWorkspace, type Workspace } from "./workspace.ts";
 import { writeFileTool } from "./write-file.ts";
 import { createPartsStore, describeStaging } from "./write-parts.ts";
 
+export { resultCapForWindow } from "./output-cap.ts";
 export type { CommandRules } from "./permissions.ts";
 export {
   type CommandSandbox,
@@ -57,8 +59,12 @@ export interface ToolHostOptions {
   maxBashTimeoutMs?: number;
   /** Wait between SIGTERM and SIGKILL (2 s). */
   killGraceMs?: number;
-  /** Most bytes of a result (32 KiB). */
+  /** Most bytes of a result (32 KiB); `resultCap` wins when given. */
   outputCap?: number;
+  /** Most bytes of a result now (it follows the model's window, which /model can change). */
+  resultCap?: () => number;
+  /** Where results larger than that are stored whole (default: beside the checkpoints). */
+  resultsDir?: string;
   /** False forces the JavaScript search fallback even when `rg` is on PATH. */
   useRipgrep?: boolean;
   /** Environment for commands, git and ripgrep (default: this process's). */
@@ -86,18 +92,23 @@ export interface WorkspaceToolHost extends ToolHost {
 /** Builds the tools of one session: read_file, write_file, edit_file, bash, grep, glob, list_dir. */
 export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   const env = options.env ?? process.env;
+  const fixedCap = options.outputCap ?? 32 * 1024;
   const limits: ToolLimits = {
-    outputCap: options.outputCap ?? 32 * 1024,
+    get outputCap() {
+      return options.resultCap?.() ?? fixedCap;
+    },
     bashTimeoutMs: options.bashTimeoutMs ?? 120_000,
     maxBashTimeoutMs: options.maxBashTimeoutMs ?? 600_000,
     killGraceMs: options.killGraceMs ?? 2_000,
     useRipgrep: options.useRipgrep ?? true,
     env,
   };
+  const results = createResultStore(options.resultsDir ?? `${options.checkpointDir}-results`);
   const ready: Promise<Workspace> = createWorkspace(
     options.workspace,
     options.allowedPaths ?? [],
     options.privatePaths ?? [],
+    (input) => results.locate(input),
   );
   // Keep an unhandled rejection from escaping before the first call reports it.
   ready.catch(() => {});
@@ -125,6 +136,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       ),
       leftovers: createLeftoverSweeper(),
       sandbox,
+      results,
       checkpoints: createCheckpointRecorder({
         checkpointDir: options.checkpointDir,
         workspace,

@@ -1,4 +1,5 @@
 import { formatBytes } from "./file-content.ts";
+import { type ResultStore, storedNote } from "./result-store.ts";
 
 /** The line put where output was cut. */
 export function cutNote(cut: number): string {
@@ -68,4 +69,46 @@ export function capText(text: string, cap: number): { text: string; cut: number 
   const collector = headTail(cap);
   collector.push(bytes);
   return { text: collector.text(), cut: bytes.length - cap };
+}
+
+/** Newlines in a text, counted without splitting it. */
+function lineCount(text: string): number {
+  let count = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count += 1;
+  return text.endsWith("\n") || text.length === 0 ? count : count + 1;
+}
+
+/**
+ * Fits a result to `cap` bytes without losing it: a larger one is stored whole and the model gets its
+ * head and tail with where it is and how to page it. When it cannot be stored, the middle is cut and
+ * the result says why.
+ */
+export function fitResult(
+  text: string,
+  cap: number,
+  store: ResultStore,
+  label: string,
+): { text: string; cut: number } {
+  const size = Buffer.byteLength(text, "utf8");
+  if (size <= cap) return { text, cut: 0 };
+  try {
+    const stored = store.save(text, label);
+    const note = storedNote(stored, lineCount(text));
+    const kept = capText(text, Math.max(512, cap - Buffer.byteLength(note) - 120));
+    return { text: `${note}\n${kept.text}`, cut: kept.cut };
+  } catch (error) {
+    const kept = capText(text, Math.max(512, cap - 200));
+    return {
+      text: `${kept.text}\n[The full result could not be stored (${(error as Error).message}); its middle is lost.]`,
+      cut: kept.cut,
+    };
+  }
+}
+
+/**
+ * The most bytes one result may put into a conversation with a window of `windowTokens`: a tenth of
+ * the window at about 3.5 bytes a token, at least 2 KiB, at most 64 KiB. More is stored and paged.
+ */
+export function resultCapForWindow(windowTokens: number): number {
+  return Math.round(Math.min(64 * 1024, Math.max(2048, windowTokens * 0.1 * 3.5)));
 }

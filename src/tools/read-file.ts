@@ -53,7 +53,7 @@ export function readFileTool(): Tool {
     mutates: false,
     target: (args) => args.path,
     async execute(args, ctx): Promise<ToolOutcome> {
-      const target = await ctx.workspace.resolve(args.path);
+      const target = await ctx.workspace.resolveForRead(args.path);
       if (!target.exists) {
         return failure(
           "not_found",

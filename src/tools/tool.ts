@@ -5,6 +5,7 @@ import type { FileSearch } from "./file-search.ts";
 import { publishedSchema } from "./json-schema.ts";
 import type { ReadLedger } from "./ledger.ts";
 import type { LeftoverSweeper } from "./leftovers.ts";
+import type { ResultStore } from "./result-store.ts";
 import type { CommandSandbox } from "./sandbox/index.ts";
 import type { ResolvedPath, Workspace } from "./workspace.ts";
 
@@ -13,8 +14,8 @@ export type Mutation = "edit" | "exec" | false;
 
 /** Limits and switches shared by the tools of one host. */
 export interface ToolLimits {
-  /** Most bytes of output a result may carry; longer output keeps its head and tail. */
-  outputCap: number;
+  /** Most bytes a result may put into the conversation (it follows the window); more is stored. */
+  readonly outputCap: number;
   bashTimeoutMs: number;
   maxBashTimeoutMs: number;
   /** Wait between SIGTERM and SIGKILL of a process group. */
@@ -38,6 +39,8 @@ export interface ToolContext {
   /** Removes temporary files that interrupted writes of earlier processes left behind. */
   leftovers: LeftoverSweeper;
   limits: ToolLimits;
+  /** Where results too large for the context are kept whole, for the model to page through. */
+  results: ResultStore;
   /** Confines commands (bubblewrap, Seatbelt), or says why it cannot. */
   sandbox: CommandSandbox;
 }
@@ -106,7 +109,7 @@ export async function existingPath(
   path: string,
   hint: string,
 ): Promise<ResolvedPath> {
-  const resolved = await ctx.workspace.resolve(path);
+  const resolved = await ctx.workspace.resolveForRead(path);
   if (!resolved.exists)
     throw new ToolFailure("not_found", `${resolved.display} does not exist. ${hint}`);
   return resolved;

@@ -18,6 +18,8 @@ export interface Workspace {
   /** The realpath of the workspace root. */
   readonly root: string;
   resolve(input: string): Promise<ResolvedPath>;
+  /** As `resolve`, and also a stored result (`@results/…`), which only reading tools may open. */
+  resolveForRead(input: string): Promise<ResolvedPath>;
   /** Shows an absolute path the way results do. */
   display(abs: string): string;
   /** True for paths inside nex's own data (journals, undo checkpoints) kept in the workspace. */
@@ -103,6 +105,8 @@ export interface WorkspaceOptions {
   allowedPaths?: string[];
   /** nex's own data directories; inside the workspace (`--data-dir workspace`), tools keep out. */
   privatePaths?: string[];
+  /** The file behind a stored result's name (`@results/…`), or null for any other path. */
+  storedResult?: (input: string) => string | null;
 }
 
 /** Builds the guard. `root` and allowed paths must already be realpath'ed (see `createWorkspace`). */
@@ -110,17 +114,31 @@ export function workspaceGuard({
   root,
   allowedPaths = [],
   privatePaths = [],
+  storedResult = () => null,
 }: WorkspaceOptions): Workspace {
   const display = (abs: string): string => {
     if (abs === root) return ".";
     return isWithin(root, abs) ? relative(root, abs) : abs;
   };
   const isPrivate = (abs: string): boolean => privatePaths.some((dir) => isWithin(dir, abs));
-  return {
+  const guard: Workspace = {
     root,
     display,
     isPrivate,
     privatePaths,
+    async resolveForRead(input) {
+      let stored: string | null;
+      try {
+        stored = storedResult(input);
+      } catch (error) {
+        // A real file of that name in the workspace is what the model means.
+        const real = await guard.resolve(input).catch(() => null);
+        if (real?.exists) return real;
+        throw new ToolFailure("not_found", (error as Error).message);
+      }
+      if (stored) return { abs: stored, display: input, exists: true, outside: true };
+      return guard.resolve(input);
+    },
     async resolve(input) {
       if (input.includes("\0")) {
         throw new ToolFailure(
@@ -154,6 +172,7 @@ export function workspaceGuard({
       );
     },
   };
+  return guard;
 }
 
 /** Resolves the root and allowed paths (following symlinks, tolerating missing ones) and builds the guard. */
@@ -161,6 +180,7 @@ export async function createWorkspace(
   root: string,
   allowedPaths: string[] = [],
   privatePaths: string[] = [],
+  storedResult?: (input: string) => string | null,
 ): Promise<Workspace> {
   const resolved = await resolvePhysical("/", root);
   if (!resolved.exists) throw new Error(`the workspace directory ${root} does not exist`);
@@ -170,5 +190,10 @@ export async function createWorkspace(
     realAllowed.push((await resolvePhysical(realRoot, allowed)).path);
   const realPrivate: string[] = [];
   for (const path of privatePaths) realPrivate.push((await resolvePhysical(realRoot, path)).path);
-  return workspaceGuard({ root: realRoot, allowedPaths: realAllowed, privatePaths: realPrivate });
+  return workspaceGuard({
+    root: realRoot,
+    allowedPaths: realAllowed,
+    privatePaths: realPrivate,
+    ...(storedResult ? { storedResult } : {}),
+  });
 }

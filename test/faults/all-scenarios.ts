@@ -7,6 +7,7 @@ import { fieldScenarios } from "./scenarios-field.ts";
 import { limitScenarios } from "./scenarios-limits.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
 import { sandboxScenarios } from "./scenarios-sandbox.ts";
+import { smallWindowScenarios } from "./scenarios-small-window.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
 import { wireScenarios } from "./scenarios-wire.ts";
 
@@ -20,4 +21,5 @@ export const allScenarios: FaultScenario[] = [
   ...limitScenarios,
   ...wireScenarios,
   ...sandboxScenarios,
+  ...smallWindowScenarios,
 ];

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { host, run, sandbox } from "./helpers.ts";
@@ -57,10 +58,26 @@ test("a failing command is reported with its exit code", async () => {
   assert.match(out.content, /nope/);
 });
 
-test("long output keeps its head and tail and says how many bytes were cut", async () => {
-  const out = await run(host(sandbox(), { outputCap: 2000 }), "bash", { command: "seq 1 100000" });
+test("long output is stored whole; the result keeps head and tail and says where the rest is", async () => {
+  const box = sandbox();
+  const resultsDir = join(box.root, "results");
+  const out = await run(host(box, { outputCap: 2000, resultsDir }), "bash", {
+    command: "seq 1 100000",
+  });
   assert.equal(out.isError, false);
-  assert.match(out.content, /Output \(588,895 bytes\):\n1\n2\n3\n/);
+  assert.match(
+    out.content,
+    /Output \(588,895 bytes\):\n\[The full result \(588,895 bytes, 100,000 lines\) is more than fits the context; stored whole as "(@results\/[\w.-]+)"[^\n]*\n1\n2\n3\n/,
+  );
+  const [stored] = readdirSync(resultsDir);
+  const expected = Array.from({ length: 100_000 }, (_, i) => `${i + 1}\n`).join("");
+  assert.equal(readFileSync(join(resultsDir, stored ?? ""), "utf8"), expected, "byte for byte");
+  const page = await run(host(box, { resultsDir }), "read_file", {
+    path: `@results/${stored}`,
+    offset: 77_777,
+    limit: 1,
+  });
+  assert.match(page.content, /77777\t77777/);
   const cut = Number(
     /\[… ([\d,]+) bytes cut from the middle of the output …\]/
       .exec(out.content)?.[1]

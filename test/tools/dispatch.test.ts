@@ -1,10 +1,19 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import * as v from "valibot";
 import { dispatch } from "../../src/tools/dispatch.ts";
 import { createLedger } from "../../src/tools/ledger.ts";
+import { createResultStore } from "../../src/tools/result-store.ts";
 import { defineTool, type Tool, type ToolContext } from "../../src/tools/tool.ts";
 import { host, run, sandbox } from "./helpers.ts";
 
@@ -214,8 +223,12 @@ test("arguments that are not an object are refused", async () => {
   assert.match(out.content, /must be a JSON object, got an array/);
 });
 
-function contextFor(outputCap: number): ToolContext {
+function contextFor(
+  outputCap: number,
+  resultsDir = mkdtempSync(join(tmpdir(), "nex-results-")),
+): ToolContext {
   return {
+    results: createResultStore(resultsDir),
     limits: {
       outputCap,
       bashTimeoutMs: 1000,
@@ -258,22 +271,46 @@ test("an exception thrown inside a tool comes back as an `internal` error result
   assert.doesNotMatch(out.content, /at .*\.ts:\d+/);
 });
 
-test("the dispatcher caps every result, keeping head and tail and saying how many bytes were cut", async () => {
-  const big = `HEAD${"x".repeat(10_000)}TAIL`;
+test("a result larger than its share is stored whole; the model gets head, tail and where the rest is", async () => {
+  const big = `HEAD\n${"x".repeat(10_000)}\nTAIL`;
+  const dir = mkdtempSync(join(tmpdir(), "nex-results-"));
   const out = await dispatch(
     "probe",
     {},
     {
       tools: new Map([["probe", toolReturning(async () => big)]]),
-      context: contextFor(1000),
+      context: contextFor(1000, dir),
+      signal: new AbortController().signal,
+      turn: 1,
+    },
+  );
+  assert.match(
+    out.content,
+    /^\[The full result \(10,010 bytes, 3 lines\) is more than fits the context; stored whole as "@results\/[\w.-]+"\./,
+  );
+  assert.match(out.content, /\nHEAD\n/);
+  assert.ok(out.content.endsWith("TAIL"));
+  assert.match(out.content, /bytes cut from the middle/);
+  assert.ok(Buffer.byteLength(out.content) <= 1000);
+  const [stored] = readdirSync(dir);
+  assert.equal(readFileSync(join(dir, stored ?? ""), "utf8"), big, "nothing is lost");
+});
+
+test("a result that cannot be stored keeps head and tail and says the middle is lost", async () => {
+  const blocker = join(mkdtempSync(join(tmpdir(), "nex-results-")), "file");
+  writeFileSync(blocker, "not a directory");
+  const out = await dispatch(
+    "probe",
+    {},
+    {
+      tools: new Map([["probe", toolReturning(async () => `HEAD${"x".repeat(10_000)}TAIL`)]]),
+      context: contextFor(1000, join(blocker, "results")),
       signal: new AbortController().signal,
       turn: 1,
     },
   );
   assert.ok(out.content.startsWith("HEAD"));
-  assert.ok(out.content.endsWith("TAIL"));
-  assert.match(out.content, /9,008 bytes cut from the middle/);
-  assert.ok(Buffer.byteLength(out.content) < 1200);
+  assert.match(out.content, /The full result could not be stored \(.*\); its middle is lost\.\]$/);
 });
 
 test("the tool schemas the model sees match the golden file", () => {

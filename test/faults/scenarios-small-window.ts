@@ -1,0 +1,121 @@
+// Small windows (8k, as Ollama and LM Studio set-ups often have): one large result must not end the
+// turn, and nothing a tool returned is lost: what does not fit is stored and the model pages it.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { LoggedRequest } from "../support/stub-endpoint.ts";
+import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
+import { withLimits } from "./fixtures.ts";
+import { exitCode, type FaultScenario, requests, told, toolResults } from "./scenario.ts";
+
+const wire = "openai";
+const window = { contextWindow: 8192, maxOutput: 1024 };
+
+/** Lines `line 1 …` to `line n …`, each padded so the file is about `n * 40` bytes. */
+function numbered(n: number, word = "line"): string {
+  let out = "";
+  for (let i = 1; i <= n; i++) out += `${word} ${i} ${"·".repeat(20)}\n`;
+  return out;
+}
+
+/** The stored result's name from the last tool result the model was sent. */
+function storedName(request: LoggedRequest): string {
+  const last = toolResults(request).at(-1) ?? "";
+  return /@results\/[\w.-]*\w/.exec(last)?.[0] ?? "@results/missing";
+}
+
+/** Every request fits the window: what the model was sent is not larger than the window allows. */
+const requestsFit: FaultScenario["checks"][number] = (o) => {
+  for (const request of o.requests) {
+    const bytes = Buffer.byteLength(request.rawBody);
+    // 8,192 tokens at about 3 bytes a token, generously: a result that was not fitted is far larger.
+    if (bytes > 8192 * 4) return `request ${request.index} is ${bytes} bytes for an 8k window`;
+  }
+  return null;
+};
+
+export const smallWindowScenarios: FaultScenario[] = [
+  {
+    name: "8k window: read_file of a 48 KB file",
+    wire,
+    expect: "the turn completes: read_file shows a page and says where to continue",
+    setup: (box) => {
+      withLimits(box, wire, window);
+      writeFileSync(join(box.workspace, "big.txt"), numbered(1200));
+    },
+    scripts: [
+      openaiToolCall({ name: "read_file", args: { path: "big.txt" } }),
+      openaiToolCall({ name: "read_file", args: { path: "big.txt", offset: 1150, limit: 5 } }),
+      openaiText("read it"),
+    ],
+    checks: [
+      told(/Continue with offset \d+/),
+      told(/1150\tline 1150 /, 2),
+      requests(3),
+      requestsFit,
+      exitCode(0),
+    ],
+  },
+  {
+    name: "8k window: cat of a 2 MB log",
+    wire,
+    expect: "stored whole; the model reads line 40,000 of it with read_file; the turn completes",
+    setup: (box) => {
+      withLimits(box, wire, window);
+      writeFileSync(join(box.workspace, "app.log"), numbered(50_000));
+    },
+    handler: (request, index) => {
+      if (index === 0) return openaiToolCall({ name: "bash", args: { command: "cat app.log" } });
+      if (index === 1) {
+        const name = storedName(request);
+        return openaiToolCall({
+          name: "read_file",
+          args: { path: name, offset: 40_000, limit: 2 },
+        });
+      }
+      return openaiText("found it");
+    },
+    checks: [
+      told(/The full result \([\d,]+ bytes, 50,000 lines\)[^]*stored whole as "@results\//),
+      told(/40000\tline 40000 /, 2),
+      requests(3),
+      requestsFit,
+      exitCode(0),
+    ],
+  },
+  {
+    name: "8k window: a grep with 50,000 matches",
+    wire,
+    expect: "every match is stored; the model finds the last one in the stored list",
+    setup: (box) => {
+      withLimits(box, wire, window);
+      writeFileSync(join(box.workspace, "data.txt"), numbered(50_000, "needle"));
+    },
+    handler: (request, index) => {
+      if (index === 0) return openaiToolCall({ name: "grep", args: { pattern: "needle" } });
+      if (index === 1) {
+        return openaiToolCall({
+          name: "grep",
+          args: { pattern: "needle 49999 ", path: storedName(request) },
+        });
+      }
+      return openaiText("found it");
+    },
+    checks: [
+      told(/stored whole as "@results\/[^]*50,000 matches in 1 file/),
+      told(/data\.txt:49999: needle 49999 /, 2),
+      requests(3),
+      requestsFit,
+      exitCode(0),
+    ],
+  },
+  {
+    name: "a stored result that is not there",
+    wire,
+    expect: "a clear error naming it; the session goes on",
+    scripts: [
+      openaiToolCall({ name: "read_file", args: { path: "@results/nothing-here.txt" } }),
+      openaiText("ok"),
+    ],
+    checks: [told(/@results\/nothing-here\.txt is not stored any more/), exitCode(0)],
+  },
+];
