@@ -75,7 +75,7 @@ export const smallWindowScenarios: FaultScenario[] = [
       return openaiText("found it");
     },
     checks: [
-      told(/The full result \([\d,]+ bytes, 50,000 lines\)[^]*stored whole as "@results\//),
+      told(/The full result \([\d,]+ bytes, 50,000 lines\)[\s\S]*stored whole as "@results\//),
       told(/40000\tline 40000 /, 2),
       requests(3),
       requestsFit,
@@ -101,7 +101,7 @@ export const smallWindowScenarios: FaultScenario[] = [
       return openaiText("found it");
     },
     checks: [
-      told(/stored whole as "@results\/[^]*50,000 matches in 1 file/),
+      told(/stored whole as "@results\/[\s\S]*50,000 matches in 1 file/),
       told(/data\.txt:49999: needle 49999 /, 2),
       requests(3),
       requestsFit,
