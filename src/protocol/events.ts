@@ -1,6 +1,6 @@
 import type { ErrorCode, ToolErrorCode } from "./errors.ts";
 import type { Message } from "./messages.ts";
-import type { ToolDetails } from "./tool.ts";
+import type { TodoItem, ToolDetails } from "./tool.ts";
 import type { PoisonCause, StopReason, Usage } from "./turn.ts";
 
 /** Where the model's context window figure came from, shown to the user. */
@@ -74,6 +74,8 @@ export type AgentEvent =
       content: string;
       details: ToolDetails | null;
     }
+  /** The model's checklist changed (or a resumed session has one): the whole list. */
+  | { type: "todo_updated"; items: TodoItem[] }
   /** Something the user should know that is not an error: an output-limit escalation, a change of tack. */
   | { type: "notice"; message: string }
   | { type: "message_added"; message: Message }

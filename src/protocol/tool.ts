@@ -44,7 +44,14 @@ export type ToolDetails =
       timedOut: boolean;
       tail: string;
     }
-  | { type: "list"; count: number; truncated: boolean };
+  | { type: "list"; count: number; truncated: boolean }
+  | { type: "todo"; items: TodoItem[] };
+
+/** One entry of the model's checklist (`todo_write`). */
+export interface TodoItem {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+}
 
 /** The result of one tool call. Failure is a result, never an exception. */
 export interface ToolOutcome {

@@ -118,6 +118,8 @@ export class NexSession implements AgentSession {
     if (event.type === "message_added") this.parts.journal.message(event.message);
     else if (JOURNALED.has(event.type)) this.parts.journal.event(event);
     this.notify(event);
+    if (event.type === "tool_result" && !event.isError && event.details?.type === "todo")
+      this.emit({ type: "todo_updated", items: event.details.items });
     if (event.type === "request_finished" && event.usage) {
       const { inputTokens, outputTokens } = event.usage;
       this.parts.journal.usage(inputTokens, outputTokens);

@@ -13,7 +13,14 @@ import {
   loadForResume,
   openJournal,
 } from "../session/index.ts";
-import { createToolHost, resultCapForWindow, toolSpecs, undoWorkspace } from "../tools/index.ts";
+import {
+  createToolHost,
+  latestTodos,
+  resultCapForWindow,
+  todoNote,
+  toolSpecs,
+  undoWorkspace,
+} from "../tools/index.ts";
 import type { SessionInfo } from "./agent-session.ts";
 import { compactConversation } from "./compactor.ts";
 import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./config.ts";
@@ -195,9 +202,17 @@ export async function openSession(
     nextRequestId: () => session.nextRequestId(),
   };
   const compactNow = async (history: Message[], signal: AbortSignal) => {
+    const todos = latestTodos(history);
     const result = await compactConversation(history, signal, compactor);
     budget.forgetUsage();
-    return result ? { messages: result.messages, line: result.line } : null;
+    if (!result) return null;
+    // The checklist is what a small model loses first; it comes back verbatim after the summary.
+    const note = todos ? todoNote(todos) : null;
+    if (note && latestTodos(result.messages) === null) {
+      result.messages.push(note);
+      journal.appendMessage(note);
+    }
+    return { messages: result.messages, line: result.line };
   };
   const session: NexSession = new NexSession({
     info,
@@ -235,6 +250,8 @@ export async function openSession(
     resumed: resumed !== null,
     sandbox: info.sandbox,
   });
+  const todos = latestTodos(messages);
+  if (todos && todos.length > 0) events.push({ type: "todo_updated", items: todos });
   return { session, events };
 }
 

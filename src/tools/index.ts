@@ -19,6 +19,7 @@ import {
   type SandboxSettings,
 } from "./sandbox/index.ts";
 import type { SnapshotLimits } from "./shadow-git.ts";
+import { todoWriteTool } from "./todo-write.ts";
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts";
 import { type UndoReport, undoWorkspace } from "./undo.ts";
 import { createWorkspace, type Workspace } from "./workspace.ts";
@@ -37,6 +38,7 @@ export {
 } from "./sandbox/index.ts";
 export { probeSandbox, type SandboxProbe } from "./sandbox/probe.ts";
 export type { SnapshotLimits } from "./shadow-git.ts";
+export { latestTodos, todoNote } from "./todo-write.ts";
 export { type UndoOptions, type UndoReport, undoWorkspace } from "./undo.ts";
 
 /** How to build the tools for one workspace and session. */
@@ -89,7 +91,7 @@ export interface WorkspaceToolHost extends ToolHost {
   sandbox: CommandSandbox;
 }
 
-/** Builds the tools of one session: read_file, write_file, edit_file, bash, grep, glob, list_dir. */
+/** Builds the tools of one session: read_file, write_file, edit_file, bash, grep, glob, list_dir, todo_write. */
 export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   const env = options.env ?? process.env;
   const fixedCap = options.outputCap ?? 32 * 1024;
@@ -253,6 +255,7 @@ function allTools(parts: ReturnType<typeof createPartsStore>): Tool[] {
     grepTool(),
     globTool(),
     listDirTool(),
+    todoWriteTool(),
   ];
 }
 

@@ -114,6 +114,12 @@ function detailLines(details: ToolDetails): ToneLine[] {
           tone: "dim",
         },
       ];
+    case "todo":
+      return details.items.map((item) => ({
+        text: `${item.status === "completed" ? "✔" : item.status === "in_progress" ? "▶" : "○"} ${item.content}`,
+        tone:
+          item.status === "completed" ? "dim" : item.status === "in_progress" ? "good" : "plain",
+      }));
   }
 }
 

@@ -216,3 +216,66 @@ test("nex compact summarises a session through one visible request and the next 
     /Summary of the earlier conversation: We wrote many files/,
   );
 });
+
+test("the model's todo list is shown as it changes, and survives a compaction and a resume", async () => {
+  const box = makeSandbox();
+  withWindow(box, 32768);
+  await seedJournal(box, 80);
+  const todos = [
+    { content: "read the parser", status: "completed" },
+    { content: "add the --verbose flag", status: "in_progress" },
+    { content: "write its test", status: "pending" },
+  ];
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({ name: "todo_write", args: { todos } }),
+      openaiText("on it"),
+      // A long answer after it, so the compaction summarises the list away with the older turns.
+      openaiText("The parser, in detail: ".concat("token rules and their cases. ".repeat(1600)), {
+        chunkSize: 4000,
+      }),
+    ],
+    handler: () => openaiText("We planned the --verbose flag."),
+  });
+  const url = `${stub.url}/v1`;
+  const first = await runNex(["resume", "--last", "--json", "--base-url", url, "plan it"], {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  assert.equal(first.code, 0, first.stderr);
+  const updated = first.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { type: string; items?: unknown })
+    .find((event) => event.type === "todo_updated");
+  assert.deepEqual(updated?.items, todos);
+  const explained = await runNex(["resume", "--last", "--base-url", url, "explain the parser"], {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  assert.equal(explained.code, 0, explained.stderr);
+
+  const compacted = await runNex(["compact", "--last", "--base-url", url], {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  assert.equal(compacted.code, 0, compacted.stderr);
+  const resumed = await runNex(["resume", "--last", "--json", "--base-url", url, "go on"], {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  await stub.close();
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const events = resumed.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { type: string; items?: unknown });
+  assert.deepEqual(events.find((event) => event.type === "todo_updated")?.items, todos);
+  const last = stub.requestsTo("/v1/chat/completions").at(-1)?.body as ChatBody;
+  const sent = last.messages.map((message) => String(message.content)).join("\n");
+  assert.match(sent, /Summary of the earlier conversation/);
+  assert.match(
+    sent,
+    /Your todo list, kept across the compaction:\n\[x\] read the parser\n\[>\] add the --verbose flag\n\[ \] write its test/,
+  );
+});
