@@ -35,7 +35,7 @@ export function bashTool(): Tool {
     description:
       "Run a bash command (`bash -c`) in the workspace root and return its exit code and output (stdout and stderr together). " +
       "Use it for builds, tests, git and other programs; use read_file, write_file and edit_file for files. " +
-      "Long output keeps its beginning and end. Commands are stopped at a timeout; background processes (`&`) are stopped when the command ends, " +
+      "Long output is stored whole and can be paged with read_file. Commands are stopped at a timeout; background processes (`&`) are stopped when the command ends, " +
       "so do not start servers you expect to keep running. There is no interactive input (stdin is closed).",
     parameters,
     mutates: "exec",

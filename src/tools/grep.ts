@@ -20,7 +20,7 @@ const parameters = v.strictObject({
       v.string(),
       v.minLength(1),
       v.regex(NON_BLANK),
-      v.description("Directory to search (default: the workspace root)."),
+      v.description("File or directory to search (default: the workspace root)."),
     ),
   ),
   glob: v.optional(
@@ -39,7 +39,7 @@ export function grepTool(): Tool {
     name: "grep",
     description:
       "Search file contents with a regular expression. Skips .git, node_modules, binary files and what .gitignore excludes. " +
-      "Returns `path:line: text` lines; a long list is stored whole and can be paged with read_file. The path may be a file or a directory.",
+      "Returns `path:line: text` lines; a long list is stored whole and can be paged with read_file.",
     parameters,
     mutates: false,
     target: (args) => args.path ?? ".",

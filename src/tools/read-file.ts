@@ -47,8 +47,7 @@ export function readFileTool(): Tool {
     name: "read_file",
     description:
       "Read a text file. Returns its lines numbered as `     N<TAB>text` (the numbers are not part of the file). " +
-      `Shows up to ${MAX_LINES} lines per call; for longer files the result says which offset to read next. ` +
-      "You must read a file before replacing it with write_file (completely) or editing it with edit_file, and read it again after it changes.",
+      `Shows up to ${MAX_LINES} lines per call; for longer files the result says which offset to read next.`,
     parameters,
     mutates: false,
     target: (args) => args.path,

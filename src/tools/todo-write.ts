@@ -13,7 +13,6 @@ const parameters = v.strictObject({
       }),
     ),
     v.maxLength(MAX_ITEMS),
-    v.description("The whole list, every time: each step with its status."),
   ),
 });
 
@@ -47,7 +46,7 @@ export function todoWriteTool(): Tool {
   return defineTool({
     name: "todo_write",
     description:
-      "Keep a checklist for a task of 3 or more steps: send the whole list each time, marking one step in_progress while you work on it and steps completed as soon as they are done. The user sees it.",
+      "A checklist for tasks of 3 or more steps, shown to the user: send the whole list each call, one step in_progress, steps completed as soon as done.",
     parameters,
     mutates: false,
     async execute(args): Promise<ToolOutcome> {

@@ -52,9 +52,9 @@ const DESCRIPTION =
   "Create a file or replace a whole file with `content`. To change part of an existing file, prefer edit_file. " +
   "Replacing an existing file requires that you read it completely with read_file in this session and that it has not changed since. " +
   "Always send the complete text: omission placeholders such as `// ... rest of the code unchanged` are refused. " +
-  "Your reply has an output-token limit (often 4-8k tokens with local models); a write cut off by it fails and must be re-sent. " +
-  "So write a file of more than about 300 lines (~12 KB) in parts: call write_file with part: 1, parts: N and the first chunk, " +
-  "then part 2, ... up to part N, in order, each a separate call; nothing is written until the last part arrives, then the whole file is written at once. " +
+  "Your reply has an output-token limit (often 4-8k tokens with local models) and a write cut off by it fails, " +
+  "so write a file of more than about 300 lines (~12 KB) in parts: part: 1, parts: N with the first chunk, then part 2, ... part N, " +
+  "one call each, in order; the whole file is written when the last part arrives. " +
   "An empty string is valid content (an empty file).";
 
 async function summarize(

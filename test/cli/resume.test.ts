@@ -9,7 +9,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { createJournal } from "../../src/session/index.ts";
+import { createJournal, createTokenEstimator } from "../../src/session/index.ts";
 import { conversation } from "../session/fixtures.ts";
 import { makeSandbox, runNex, type Sandbox } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
@@ -68,11 +68,12 @@ test("resume_truncates_oversized_journal: 500 messages resume into an 8k window 
     "tool",
     "the kept history never starts with an orphan tool result",
   );
-  // Prompt plus output must fit the window: a byte count is an upper bound of the prompt's tokens.
-  const promptBytes = Buffer.byteLength(sent[0]?.rawBody ?? "");
+  // Prompt plus output must fit the window. The whole JSON body, punctuation and keys included, counted
+  // by a real tokenizer, is an upper bound of the prompt's tokens.
+  const promptTokens = createTokenEstimator().countText(sent[0]?.rawBody ?? "");
   assert.ok(
-    promptBytes / 3 + body.max_tokens <= 8192 * 1.2,
-    `prompt ${promptBytes} bytes with max_tokens ${body.max_tokens}`,
+    promptTokens + body.max_tokens <= 8192,
+    `prompt ${promptTokens} tokens (as JSON) with max_tokens ${body.max_tokens}`,
   );
   assert.equal(body.messages.at(-1)?.content, "carry on");
 });
