@@ -39,7 +39,11 @@ export function bashTool(): Tool {
       "so do not start servers you expect to keep running. There is no interactive input (stdin is closed).",
     parameters,
     mutates: "exec",
+    words: {
+      command: { empty: "`command` must not be {what}. Re-emit the call with the command to run." },
+    },
     summarize: async (args) => `bash: ${args.command}`,
+    command: (args) => args.command,
     async execute(args, ctx): Promise<ToolOutcome> {
       const timeoutMs = Math.min(
         args.timeout_seconds !== undefined ? args.timeout_seconds * 1000 : ctx.limits.bashTimeoutMs,

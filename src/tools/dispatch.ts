@@ -1,4 +1,3 @@
-import * as v from "valibot";
 import type { ReadRecord, ToolOutcome } from "../protocol/index.ts";
 import type { ReadLedger } from "./ledger.ts";
 import { fitResult } from "./output-cap.ts";
@@ -28,15 +27,11 @@ function describeValue(value: unknown): string {
   return `${typeof value} ${JSON.stringify(value)}`;
 }
 
-function missingMessage(tool: string, key: string): string {
-  if (tool === "write_file" && key === "content") {
-    return (
-      "Missing required argument `content`: the call had no content at all (an explicit empty string would be accepted). " +
-      "This is usually an argument dropped under output pressure. Nothing was written. Re-emit the call with the full content, " +
-      "or, for a large file, write it in parts (part: 1, parts: N, then part 2 ...)."
-    );
-  }
-  return `Missing required argument \`${key}\`. Re-emit the call with \`${key}\` set.`;
+function missingMessage(tool: Tool, key: string): string {
+  return (
+    tool.words[key]?.missing ??
+    `Missing required argument \`${key}\`. Re-emit the call with \`${key}\` set.`
+  );
 }
 
 /** Whether `value` has the JSON Schema `type`; null for a type these messages do not know. */
@@ -70,8 +65,8 @@ export function validateArguments(tool: Tool, args: unknown): string[] {
       `The arguments must be a JSON object, got ${describeValue(args)}. Re-emit the call with an object of arguments.`,
     ];
   }
-  const result = v.safeParse(tool.parameters, args);
-  if (result.success) return [];
+  const result = tool.check(args as Record<string, unknown>);
+  if (result.ok) return [];
   const problems = describeProblems(
     tool,
     tool.jsonSchema as FlatSchema,
@@ -79,12 +74,8 @@ export function validateArguments(tool: Tool, args: unknown): string[] {
   );
   // Whatever the flat reading cannot explain is said in the library's words.
   if (problems.length === 0) {
-    for (const issue of result.issues) {
-      const key = (issue.path ?? []).map((item) => String(item.key)).join(".");
-      problems.push(
-        `\`${key || "arguments"}\` ${issue.message}. Re-emit the call with a valid value.`,
-      );
-    }
+    for (const issue of result.issues)
+      problems.push(`${issue}. Re-emit the call with a valid value.`);
   }
   return problems.length > 0
     ? [...new Set(problems)]
@@ -100,7 +91,7 @@ function describeProblems(
   const known = Object.keys(properties);
   const problems: string[] = [];
   for (const key of schema.required ?? []) {
-    if (!Object.hasOwn(record, key)) problems.push(missingMessage(tool.name, key));
+    if (!Object.hasOwn(record, key)) problems.push(missingMessage(tool, key));
   }
   if (schema.additionalProperties === false) {
     const extra = Object.keys(record).filter((key) => !Object.hasOwn(properties, key));
@@ -124,9 +115,9 @@ function describeProblems(
       continue;
     }
     if (typeof value === "string" && property.minLength !== undefined) {
-      if (value.length < property.minLength) problems.push(emptyMessage(tool.name, key, "empty"));
+      if (value.length < property.minLength) problems.push(emptyMessage(tool, key, "empty"));
       else if (property.pattern !== undefined && !new RegExp(property.pattern, "u").test(value))
-        problems.push(emptyMessage(tool.name, key, "blank (only whitespace)"));
+        problems.push(emptyMessage(tool, key, "blank (only whitespace)"));
     }
     if (typeof value === "number") {
       const range = (bound: string) =>
@@ -144,13 +135,11 @@ function article(word: string): string {
   return /^[aeiou]/.test(word) ? "an" : "a";
 }
 
-function emptyMessage(tool: string, key: string, what: string): string {
-  if (tool === "edit_file" && key === "old_string") {
-    return "`old_string` must not be empty: it is the exact text to replace. To create a file use write_file; to insert text, include the neighbouring text in old_string and new_string.";
-  }
-  if (tool === "bash" && key === "command")
-    return `\`command\` must not be ${what}. Re-emit the call with the command to run.`;
-  return `\`${key}\` must not be ${what}. Re-emit the call with a value.`;
+function emptyMessage(tool: Tool, key: string, what: string): string {
+  const own = tool.words[key]?.empty;
+  return own
+    ? own.replace("{what}", what)
+    : `\`${key}\` must not be ${what}. Re-emit the call with a value.`;
 }
 
 /** Collects the ledger records one call made, for its outcome (and so the journal). */

@@ -56,6 +56,12 @@ export function editFileTool(): Tool {
       "if it changed since, read it again. Send the real replacement text: omission placeholders such as `// ... existing code ...` are refused.",
     parameters,
     mutates: "edit",
+    words: {
+      old_string: {
+        empty:
+          "`old_string` must not be empty: it is the exact text to replace. To create a file use write_file; to insert text, include the neighbouring text in old_string and new_string.",
+      },
+    },
     target: (args) => args.path,
     async summarize(args, ctx) {
       const target = await ctx.workspace.resolve(args.path).catch(() => null);

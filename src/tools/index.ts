@@ -26,6 +26,11 @@ import { createWorkspace, type Workspace } from "./workspace.ts";
 import { writeFileTool } from "./write-file.ts";
 import { createPartsStore, describeStaging } from "./write-parts.ts";
 
+export {
+  defineJsonSchemaTool,
+  type JsonSchemaToolDefinition,
+  ToolSchemaError,
+} from "./json-schema-tool.ts";
 export { resultCapForWindow } from "./output-cap.ts";
 export type { CommandRules } from "./permissions.ts";
 export {
@@ -39,6 +44,7 @@ export {
 export { probeSandbox, type SandboxProbe } from "./sandbox/probe.ts";
 export type { SnapshotLimits } from "./shadow-git.ts";
 export { latestTodos, todoNote } from "./todo-write.ts";
+export type { Tool, ToolContext } from "./tool.ts";
 export { type UndoOptions, type UndoReport, undoWorkspace } from "./undo.ts";
 
 /** How to build the tools for one workspace and session. */
@@ -76,6 +82,8 @@ export interface ToolHostOptions {
   sandbox?: SandboxSettings;
   /** No person can answer a question (headless): what would ask is refused, with the reason. */
   unattended?: boolean;
+  /** Tools beyond the built-in ones (JSON-Schema tools of a server, say), under the same contract. */
+  extraTools?: Tool[];
 }
 
 /** The tools as the loop sees them, plus what the runtime needs around them. */
@@ -148,7 +156,15 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     };
     return shared;
   };
-  const list = allTools(parts);
+  const list = [...allTools(parts), ...(options.extraTools ?? [])];
+  const names = new Set<string>();
+  for (const tool of list) {
+    if (names.has(tool.name))
+      throw new Error(
+        `Two tools are named ${tool.name}; rename one of them (an added tool cannot replace a built-in one).`,
+      );
+    names.add(tool.name);
+  }
   const specs = specsOf(list);
   const tools = new Map(list.map((tool) => [tool.name, tool]));
   const permissions = createPermissions({

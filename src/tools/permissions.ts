@@ -233,7 +233,14 @@ export function createPermissions(options: PermissionOptions): Permissions {
       if (!tool || tool.mutates === false || !options.validArgs(tool, call.args))
         return { type: "allow" };
       const summarize = () => options.summarize(tool, call.args);
-      if (tool.mutates === "exec") return checkBash(String(call.args.command ?? ""), summarize);
+      const command = tool.command(call.args);
+      if (command !== null) return checkBash(command, summarize);
+      if (tool.mutates === "exec") {
+        // A tool that acts outside the workspace in its own way (a server's deploy): nothing can
+        // confine or undo it, so only a person, or --yes, lets it run.
+        if (mode === "approve_all" || approvedTools.has(tool.name)) return { type: "allow" };
+        return { type: "ask", summary: await summarize() };
+      }
       if (mode === "approve_all") return { type: "allow" };
       const path = tool.target(call.args);
       const where = path === null ? "inside" : await options.locate(path);
@@ -246,11 +253,11 @@ export function createPermissions(options: PermissionOptions): Permissions {
     remember(call) {
       const tool = options.tools.get(call.name);
       if (!tool || tool.mutates === false) return;
-      if (tool.mutates === "edit") {
+      const command = tool.command(call.args);
+      if (command === null) {
         approvedTools.add(tool.name);
         return;
       }
-      const command = String(call.args.command ?? "");
       approvedCommands.add(command);
       void parse(command).then((result) => {
         if (result.type !== "parsed") return;

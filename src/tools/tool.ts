@@ -1,4 +1,4 @@
-import type { GenericSchema, InferOutput } from "valibot";
+import { type GenericSchema, type InferOutput, safeParse } from "valibot";
 import type { JsonSchema, ToolErrorCode, ToolOutcome } from "../protocol/index.ts";
 import type { CheckpointRecorder } from "./checkpoints.ts";
 import type { FileSearch } from "./file-search.ts";
@@ -45,30 +45,55 @@ export interface ToolContext {
   sandbox: CommandSandbox;
 }
 
+/**
+ * The tool's own words for a refused argument, where the generic ones would not tell the model enough
+ * (a missing `content` is usually output pressure). The host knows no tool by name.
+ */
+export interface ArgumentWords {
+  /** When the key is absent. */
+  missing?: string;
+  /** When the string is empty or blank. */
+  empty?: string;
+}
+
+/** What the schema's own check found: nothing, or its issues in its own words. */
+export type SchemaCheck = { ok: true } | { ok: false; issues: string[] };
+
 /** A tool declared once, as data: its schema gives the type, the published JSON Schema and validation. */
 export interface ToolDefinition<S extends GenericSchema> {
   name: string;
   description: string;
   parameters: S;
   mutates: Mutation;
+  words?: Record<string, ArgumentWords>;
   /** One line for a permission prompt, e.g. `write_file src/a.ts (1,234 bytes, overwrites 900 bytes)`. */
   summarize?(args: InferOutput<S>, ctx: ToolContext): Promise<string>;
   /** The path a file tool acts on, so permissions can tell inside from outside the workspace. */
   target?(args: InferOutput<S>): string;
+  /** The shell command a tool runs, so the command rules, the hazard guard and the sandbox see it. */
+  command?(args: InferOutput<S>): string;
   execute(args: InferOutput<S>, ctx: ToolContext): Promise<ToolOutcome>;
 }
 
-/** A tool with its argument type erased, as the host keeps it; arguments are validated before use. */
+/**
+ * One contract for every tool, built-in or brought by a server: name, description, JSON Schema, the
+ * check of arguments against it (no coercion), mutation kind, permission summary and execution. The
+ * host validates, asks, checkpoints and fits results the same way for all of them.
+ */
 export interface Tool {
   name: string;
   description: string;
-  /** The declared schema: the check arguments must pass. */
-  parameters: GenericSchema;
-  /** The same schema as the JSON Schema the model is shown. */
+  /** The JSON Schema the model is shown, and that arguments are checked against. */
   jsonSchema: JsonSchema;
+  /** The schema library's verdict on arguments (valibot for built-in tools, a JSON Schema validator else). */
+  check(args: Record<string, unknown>): SchemaCheck;
+  /** The tool's own words for some refusals. */
+  words: Record<string, ArgumentWords>;
   mutates: Mutation;
   summarize(args: Record<string, unknown>, ctx: ToolContext): Promise<string>;
   target(args: Record<string, unknown>): string | null;
+  /** The shell command it runs, or null for a tool that runs none. */
+  command(args: Record<string, unknown>): string | null;
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome>;
 }
 
@@ -78,11 +103,23 @@ export function defineTool<S extends GenericSchema>(def: ToolDefinition<S>): Too
   return {
     name: def.name,
     description: def.description,
-    parameters: def.parameters,
     jsonSchema: publishedSchema(def.parameters),
+    check(args) {
+      const result = safeParse(def.parameters, args);
+      if (result.success) return { ok: true };
+      return {
+        ok: false,
+        issues: result.issues.map((issue) => {
+          const key = (issue.path ?? []).map((item) => String(item.key)).join(".");
+          return `\`${key || "arguments"}\` ${issue.message}`;
+        }),
+      };
+    },
+    words: def.words ?? {},
     mutates: def.mutates,
     summarize: async (args, ctx) => (def.summarize ? def.summarize(args as Args, ctx) : def.name),
     target: (args) => (def.target ? def.target(args as Args) : null),
+    command: (args) => (def.command ? def.command(args as Args) : null),
     execute: (args, ctx) => def.execute(args as Args, ctx),
   };
 }

@@ -204,6 +204,14 @@ export function writeFileTool(store: PartsStore): Tool {
     description: DESCRIPTION,
     parameters,
     mutates: "edit",
+    words: {
+      content: {
+        missing:
+          "Missing required argument `content`: the call had no content at all (an explicit empty string would be accepted). " +
+          "This is usually an argument dropped under output pressure. Nothing was written. Re-emit the call with the full content, " +
+          "or, for a large file, write it in parts (part: 1, parts: N, then part 2 ...).",
+      },
+    },
     summarize,
     target: (args) => args.path,
     async execute(args, ctx): Promise<ToolOutcome> {

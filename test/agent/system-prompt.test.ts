@@ -17,6 +17,6 @@ test("the system prompt asks to read before writing, to prefer edit_file, and to
   const prompt = buildSystemPrompt({ workspace: "/w", agentsMd: null, date: "2026-11-21" });
   assert.match(prompt, /Read a file with read_file before you change it/);
   assert.match(prompt, /Prefer edit_file/);
-  assert.match(prompt, /Write a large file in parts/);
+  assert.match(prompt, /write a file of more than a few hundred lines in parts/);
   assert.doesNotMatch(prompt, /AGENTS\.md/);
 });
