@@ -9,6 +9,7 @@ import type {
   TerminalEvent,
   ToolHost,
 } from "../protocol/index.ts";
+import { concurrently } from "./concurrent.ts";
 import { RefusalTracker } from "./refusal-tracker.ts";
 import { RepeatGuard } from "./repeat-guard.ts";
 import { createAttemptRelay } from "./request-events.ts";
@@ -229,10 +230,27 @@ export async function* runLoop(
     }
 
     const run: CallContext = { turn, options, tracker, repeats, refusals: [] };
-    for (const call of assembled.toolCalls) {
-      const toolResult = yield* handleCall(call, run);
-      messages.push(toolResult);
-      yield { type: "message_added", message: toolResult };
+    // Reads of one turn run side by side; anything that changes the workspace runs alone, in order.
+    const calls = assembled.toolCalls;
+    const concurrent = (call: (typeof calls)[number] | undefined): boolean =>
+      call !== undefined &&
+      call.verdict.type === "whole" &&
+      (options.tools.readOnly?.(call.name) ?? false);
+    for (let i = 0; i < calls.length; ) {
+      const batch: typeof calls = [];
+      while (concurrent(calls[i])) batch.push(calls[i++] as (typeof calls)[number]);
+      if (batch.length === 0) batch.push(calls[i++] as (typeof calls)[number]);
+      const toolResults =
+        batch.length === 1
+          ? [yield* handleCall(batch[0] as (typeof calls)[number], run)]
+          : yield* concurrently(
+              batch.map((call) => handleCall(call, run)),
+              MAX_CONCURRENT_READS,
+            );
+      for (const toolResult of toolResults) {
+        messages.push(toolResult);
+        yield { type: "message_added", message: toolResult };
+      }
     }
     const stop = tracker.endTurn(run.refusals);
     if (stop) return yield* finish({ type: "error", code: "repeated_failure", message: stop });
@@ -240,6 +258,9 @@ export async function* runLoop(
       return yield* finish({ type: "aborted", reason: "interrupted by the user" });
   }
 }
+
+/** Read-only calls of one turn that run at once. */
+const MAX_CONCURRENT_READS = 4;
 
 function partsReminder(unfinished: string[]): string {
   return (

@@ -330,3 +330,63 @@ test("an answer the endpoint ended abnormally (content_filter) is not a finished
   const { terminal } = await run("explain", { stream, tools: recordingTools() });
   assert.ok(terminal?.type === "error" && /content_filter/.test(terminal.message));
 });
+
+test("reads of one turn run side by side; a write waits its turn; results keep the call order", {
+  timeout: 30_000,
+}, async () => {
+  const { stream } = scriptedStream([
+    () => [
+      {
+        type: "done",
+        turn: turn({
+          stopReason: "tool_calls",
+          toolCalls: [
+            wholeCall("r1", "read_file", { path: "a" }),
+            wholeCall("r2", "read_file", { path: "b" }),
+            wholeCall("w1", "write_file", { path: "c", content: "x" }),
+            wholeCall("r3", "read_file", { path: "c" }),
+          ],
+        }),
+      },
+    ],
+    () => [{ type: "done", turn: turn({ text: "done" }) }],
+  ]);
+  // r1 answers only once r2 has started: run one after the other, they would never finish.
+  let r2Started: () => void = () => {};
+  const r2 = new Promise<void>((resolve) => {
+    r2Started = resolve;
+  });
+  const log: string[] = [];
+  const base = recordingTools();
+  const tools = {
+    ...base,
+    readOnly: (name: string) => name === "read_file",
+    execute: async (call: {
+      id: string;
+      name: string;
+      args: Record<string, unknown>;
+      turn: number;
+    }) => {
+      log.push(`start ${call.id}`);
+      if (call.id === "r2") r2Started();
+      if (call.id === "r1") await r2;
+      log.push(`end ${call.id}`);
+      return { isError: false, content: `result of ${call.id}` };
+    },
+  };
+  const messages: Message[] = [];
+  const { terminal } = await run("read", { stream, tools, messages });
+  assert.equal(terminal?.type, "done");
+  assert.deepEqual(log.slice(0, 2), ["start r1", "start r2"]);
+  assert.ok(
+    log.indexOf("start w1") > log.indexOf("end r1"),
+    "the write starts after the reads end",
+  );
+  assert.ok(log.indexOf("start r3") > log.indexOf("end w1"), "a read after the write sees it");
+  assert.deepEqual(
+    messages
+      .filter((m) => m.type === "tool_result")
+      .map((m) => (m.type === "tool_result" ? m.toolCallId : "")),
+    ["r1", "r2", "w1", "r3"],
+  );
+});
