@@ -17,6 +17,9 @@ export interface FileState {
   bytes: Buffer;
   /** Permission bits. */
   mode: number;
+  /** Owner and group, kept by a replacement. */
+  uid: number;
+  gid: number;
   mtimeMs: number;
   size: number;
   hash: string;
@@ -94,6 +97,8 @@ export async function readState(
   return {
     bytes,
     mode: info.mode & 0o7777,
+    uid: info.uid,
+    gid: info.gid,
     mtimeMs: info.mtimeMs,
     size: bytes.length,
     hash: sha256(bytes),
