@@ -1,0 +1,192 @@
+import { readFileSync } from "node:fs";
+import { isAbsolute, join, matchesGlob, relative } from "node:path";
+
+/**
+ * Files that decide what a command runs (its scripts, hooks, build definitions and the configuration
+ * that names other commands), by command. Once the user trusts a command (an allow rule, or a command
+ * approved for the session), an edit to one of these files is an edit to what that trust covers, so
+ * it asks. The project's own source code (tests included) is what such commands are meant to run and
+ * is not listed. A pattern without a slash matches a file name anywhere; one with a slash matches the
+ * end of a path (`.cargo/**` matches `sub/.cargo/config.toml`).
+ */
+const CONTROLLED_BY: ReadonlyArray<{ commands: readonly string[]; files: readonly string[] }> = [
+  {
+    commands: ["npm", "npx", "yarn", "pnpm", "pnpx", "bun", "bunx", "node", "corepack"],
+    files: [
+      "package.json",
+      ".npmrc",
+      ".yarnrc",
+      ".yarnrc.yml",
+      ".pnpmfile.cjs",
+      "pnpm-workspace.yaml",
+      "bunfig.toml",
+      ".node-options",
+      "node_modules/**",
+    ],
+  },
+  { commands: ["make", "gmake"], files: ["Makefile", "makefile", "GNUmakefile", "*.mk"] },
+  { commands: ["just"], files: ["justfile", "Justfile", ".justfile"] },
+  { commands: ["task"], files: ["Taskfile.yml", "Taskfile.yaml"] },
+  {
+    commands: ["cargo", "rustc", "rustup"],
+    files: ["Cargo.toml", "build.rs", ".cargo/**", "rust-toolchain", "rust-toolchain.toml"],
+  },
+  {
+    commands: [
+      "python",
+      "python3",
+      "pytest",
+      "py.test",
+      "tox",
+      "nox",
+      "pip",
+      "pip3",
+      "uv",
+      "poetry",
+      "hatch",
+      "pdm",
+    ],
+    files: [
+      "conftest.py",
+      "pytest.ini",
+      "pyproject.toml",
+      "setup.py",
+      "setup.cfg",
+      "tox.ini",
+      "noxfile.py",
+      "sitecustomize.py",
+      "usercustomize.py",
+      "*.pth",
+    ],
+  },
+  { commands: ["go"], files: ["go.mod", "go.work"] },
+  {
+    commands: ["gradle", "gradlew"],
+    files: [
+      "build.gradle",
+      "build.gradle.kts",
+      "settings.gradle",
+      "settings.gradle.kts",
+      "gradle.properties",
+      "gradle/**",
+    ],
+  },
+  { commands: ["mvn", "mvnw"], files: ["pom.xml", ".mvn/**"] },
+  { commands: ["bundle", "rake", "ruby"], files: ["Gemfile", "Rakefile", ".bundle/**"] },
+  { commands: ["direnv"], files: [".envrc"] },
+  {
+    commands: ["git"],
+    files: [".gitattributes", ".gitmodules", ".pre-commit-config.yaml", "lefthook.yml"],
+  },
+];
+
+/** Where git hooks usually live in a project (besides `core.hooksPath`): git runs them on commit. */
+const HOOK_DIRS = [".husky/**", ".githooks/**"];
+
+/** A command the user trusts, as its words, and why it runs unasked. */
+export interface TrustedCommand {
+  words: readonly string[];
+  /** "which your allow rules run without asking" / "which you approved for this session" */
+  trust: string;
+}
+
+/** Why an edit must not be approved silently. */
+export interface ControlledEdit {
+  why: string;
+  /**
+   * Refused even on --yes: inside `.git`, where no `git diff` shows the change to the user, and
+   * git runs it later, outside nex.
+   */
+  hidden: boolean;
+}
+
+const baseName = (word: string): string => word.split("/").pop() ?? word;
+
+// Every tail of the path at a segment boundary, so `sub/.cargo/config.toml` meets `.cargo/**`.
+function tails(path: string): string[] {
+  const segments = path.split("/").filter((segment) => segment !== "" && segment !== ".");
+  return segments.map((_, i) => segments.slice(i).join("/"));
+}
+
+function matchesFile(path: string, pattern: string): boolean {
+  const ends = tails(path);
+  if (!pattern.includes("/")) return matchesGlob(ends.at(-1) ?? "", pattern);
+  // `dir/**` is everything under dir, dot files included (which a glob's `**` leaves out).
+  if (pattern.endsWith("/**")) {
+    const dir = pattern.slice(0, -3);
+    return ends.some((tail) => tail === dir || tail.startsWith(`${dir}/`));
+  }
+  return ends.some((tail) => matchesGlob(tail, pattern));
+}
+
+// A rule whose first word is a glob (`*`, `np?`) trusts every command it matches.
+function namesCommand(word: string, command: string): boolean {
+  const name = baseName(word);
+  if (name === command) return true;
+  return /[*?[]/.test(name) && matchesGlob(command, name);
+}
+
+// Words of a trusted command that name a file it runs or reads: `bash scripts/check.sh`, `./run.sh`.
+function fileOperands(words: readonly string[]): string[] {
+  return words
+    .filter((word) => !word.startsWith("-") && !/[*?[]/.test(word))
+    .filter((word) => word.includes("/") || /\.[A-Za-z0-9]+$/.test(word))
+    .map((word) => word.replace(/^(\.\/)+/, ""));
+}
+
+/** The directory `core.hooksPath` names in the workspace's `.git/config`, relative to the root. */
+export function configuredHooksDir(root: string): string | null {
+  let text: string;
+  try {
+    text = readFileSync(join(root, ".git", "config"), "utf8");
+  } catch {
+    return null;
+  }
+  const value = /^\s*hookspath\s*=\s*"?([^"\n]+?)"?\s*$/im.exec(text)?.[1];
+  if (!value) return null;
+  const abs = isAbsolute(value) ? value : join(root, value);
+  const rel = relative(root, abs);
+  return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? null : rel;
+}
+
+/**
+ * Whether an edit to `path` (relative to the workspace root, or absolute outside it) changes what
+ * code runs without the user seeing it: anything inside a `.git` directory and git hooks, always;
+ * and the files a trusted command runs or reads as its definition. Null for an ordinary edit.
+ */
+export function controlledEdit(
+  path: string,
+  trusted: readonly TrustedCommand[],
+  /** Git's configured hooks directory; asked for only when the path is not inside `.git`. */
+  hooksDir: () => string | null,
+): ControlledEdit | null {
+  const segments = path.split("/");
+  if (segments.includes(".git")) {
+    return {
+      why: `${path} is inside .git, git's own configuration and hooks: what is put there runs whenever anyone runs git, and no diff shows it`,
+      hidden: true,
+    };
+  }
+  const configured = hooksDir();
+  const inHooksDir =
+    (configured !== null && (path === configured || path.startsWith(`${configured}/`))) ||
+    HOOK_DIRS.some((pattern) => matchesFile(path, pattern));
+  if (inHooksDir) {
+    return {
+      why: `${path} is a git hook: git runs it on commit, checkout or push, outside nex`,
+      hidden: false,
+    };
+  }
+  for (const command of trusted) {
+    const shown = `\`${command.words.join(" ")}\``;
+    const [first = ""] = command.words;
+    if (fileOperands(command.words).some((file) => file === path))
+      return { why: `${path} is what ${shown} runs, ${command.trust}`, hidden: false };
+    for (const family of CONTROLLED_BY) {
+      if (!family.commands.some((name) => namesCommand(first, name))) continue;
+      if (family.files.some((pattern) => matchesFile(path, pattern)))
+        return { why: `${path} defines what ${shown} runs, ${command.trust}`, hidden: false };
+    }
+  }
+  return null;
+}
