@@ -247,7 +247,13 @@ export function createPermissions(options: PermissionOptions): Permissions {
         };
       }
       // Never approved silently, neither by auto_edit nor by an earlier approval for the session.
-      if (controlled) return { type: "ask", summary: `${await summarize()} (⚠ ${controlled.why})` };
+      if (controlled) {
+        return {
+          type: "ask",
+          summary: `${await summarize()} (⚠ ${controlled.why})`,
+          warning: controlled.why,
+        };
+      }
       if (mode === "auto_edit" && located.where === "inside") return { type: "allow" };
       if (approvedTools.has(tool.name)) return { type: "allow" };
       return { type: "ask", summary: await summarize() };

@@ -4,6 +4,7 @@ import { anthropicScenarios } from "./scenarios-anthropic.ts";
 import { commandScenarios } from "./scenarios-commands.ts";
 import { edgeScenarios } from "./scenarios-edge.ts";
 import { fieldScenarios } from "./scenarios-field.ts";
+import { fileScenarios } from "./scenarios-files.ts";
 import { limitScenarios } from "./scenarios-limits.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
@@ -18,4 +19,5 @@ export const allScenarios: FaultScenario[] = [
   ...stallScenarios,
   ...limitScenarios,
   ...wireScenarios,
+  ...fileScenarios,
 ];
