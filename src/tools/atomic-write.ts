@@ -19,6 +19,16 @@ export interface FileOwner {
   gid: number;
 }
 
+/** The temporary file could not be given the replaced file's owner or group; the target is unchanged. */
+export class OwnerNotKept extends Error {
+  constructor(owner: FileOwner, cause: unknown) {
+    super(
+      `could not give the new file uid ${owner.uid} and gid ${owner.gid} (${(cause as Error).message})`,
+    );
+    this.name = "OwnerNotKept";
+  }
+}
+
 /** Flushes a directory entry to disk; passed in so a test can make the step after the rename fail. */
 export type SyncDir = (dir: string) => void;
 
@@ -90,7 +100,12 @@ function syncAfterRename(target: string, syncDir: SyncDir = syncDirectory): Comm
 function chownSyncIfNeeded(fd: number, owner: FileOwner | undefined): void {
   if (!owner) return;
   const now = fstatSync(fd);
-  if (now.uid !== owner.uid || now.gid !== owner.gid) fchownSync(fd, owner.uid, owner.gid);
+  if (now.uid === owner.uid && now.gid === owner.gid) return;
+  try {
+    fchownSync(fd, owner.uid, owner.gid);
+  } catch (error) {
+    throw new OwnerNotKept(owner, error);
+  }
 }
 
 /**
@@ -135,7 +150,10 @@ export async function atomicWrite(
     }
     if (owner) {
       const now = await handle.stat();
-      if (now.uid !== owner.uid || now.gid !== owner.gid) await handle.chown(owner.uid, owner.gid);
+      if (now.uid !== owner.uid || now.gid !== owner.gid)
+        await handle.chown(owner.uid, owner.gid).catch((error: unknown) => {
+          throw new OwnerNotKept(owner, error);
+        });
     }
     // open() applies the umask; chmod makes a replaced file keep exactly its old mode (after the
     // chown, which clears setuid and setgid bits).

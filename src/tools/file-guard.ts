@@ -3,15 +3,22 @@ import { ToolFailure } from "./tool.ts";
 
 const octal = (mode: number): string => `0${(mode & 0o7777).toString(8).padStart(3, "0")}`;
 
-// Who may give a file away: root may chown to anyone; others only to a group they belong to.
+// Only root may give a file to another user. A group is checked by the chown itself (a new file in a
+// setgid directory already has the right group; otherwise it must be one of ours): see ownerNotKept.
 function cannotKeepOwner(existing: FileState): string | null {
   const euid = process.geteuid?.();
   if (euid === undefined || euid === 0) return null;
   if (existing.uid !== euid) return `it belongs to uid ${existing.uid} and nex runs as uid ${euid}`;
-  const groups = new Set([process.getegid?.(), ...(process.getgroups?.() ?? [])]);
-  if (!groups.has(existing.gid))
-    return `its group is gid ${existing.gid}, which nex (uid ${euid}) is not a member of`;
   return null;
+}
+
+/** The refusal when the replacement cannot get the file's owner or group (`why` says which). */
+export function ownerNotKept(display: string, why: string, nothing: string): ToolFailure {
+  return new ToolFailure(
+    "denied",
+    `${display} cannot be replaced without changing its owner: ${why}, so the new file would belong to nex's user ` +
+      `and other users could lose access to it. ${nothing} Ask the user to make this change themselves, or to run nex as the file's owner.`,
+  );
 }
 
 /**
@@ -29,11 +36,5 @@ export function checkReplaceable(existing: FileState, display: string, nothing: 
     );
   }
   const owner = cannotKeepOwner(existing);
-  if (owner) {
-    throw new ToolFailure(
-      "denied",
-      `${display} cannot be replaced without changing its owner: ${owner}, so the new file would belong to uid ${process.geteuid?.()} ` +
-        `and other users could lose access to it. ${nothing} Ask the user to make this change themselves, or to run nex as the file's owner.`,
-    );
-  }
+  if (owner) throw ownerNotKept(display, owner, nothing);
 }

@@ -1,7 +1,7 @@
 import { constants, mkdirSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname } from "node:path";
-import { atomicWrite, type Committed, commitFile } from "./atomic-write.ts";
+import { atomicWrite, type Committed, commitFile, OwnerNotKept } from "./atomic-write.ts";
 import {
   countLines,
   type FileState,
@@ -9,6 +9,7 @@ import {
   verifyWritten,
   type WrittenFacts,
 } from "./file-content.ts";
+import { ownerNotKept } from "./file-guard.ts";
 import { sha256 } from "./ledger.ts";
 import type { ToolContext } from "./tool.ts";
 import { ToolFailure } from "./tool.ts";
@@ -42,8 +43,12 @@ async function applyMetadata(path: string, existing: FileState): Promise<void> {
   const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     const now = await handle.stat();
-    if (now.uid !== existing.uid || now.gid !== existing.gid)
-      await handle.chown(existing.uid, existing.gid);
+    if (now.uid !== existing.uid || now.gid !== existing.gid) {
+      const owner = { uid: existing.uid, gid: existing.gid };
+      await handle.chown(owner.uid, owner.gid).catch((error: unknown) => {
+        throw new OwnerNotKept(owner, error);
+      });
+    }
     await handle.chmod(existing.mode);
   } finally {
     await handle.close();
@@ -84,7 +89,10 @@ export async function commitChange(ctx: ToolContext, change: FileChange): Promis
   }
   if (!existing) mkdirSync(dirname(target.abs), { recursive: true });
   ctx.leftovers.sweep(dirname(target.abs));
-  const { dirSyncError } = await rename(ctx, change);
+  const { dirSyncError } = await rename(ctx, change).catch((error: unknown) => {
+    if (!(error instanceof OwnerNotKept)) throw error;
+    throw ownerNotKept(target.display, error.message, "Nothing was written.");
+  });
   const unconfirmed: string[] = [];
   if (dirSyncError) {
     unconfirmed.push(

@@ -83,6 +83,21 @@ const CONTROLLED_BY: ReadonlyArray<{ commands: readonly string[]; files: readonl
 /** Where git hooks usually live in a project (besides `core.hooksPath`): git runs them on commit. */
 const HOOK_DIRS = [".husky/**", ".githooks/**"];
 
+/** Files every shell, or git anywhere, reads as it starts: what is put there runs outside nex. */
+const STARTUP_FILES = [
+  ".gitconfig",
+  ".config/git/**",
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".profile",
+  ".zshrc",
+  ".zshenv",
+  ".zprofile",
+  ".zlogin",
+  ".config/fish/**",
+];
+
 /** A command the user trusts, as its words, and why it runs unasked. */
 export interface TrustedCommand {
   words: readonly string[];
@@ -174,6 +189,12 @@ export function controlledEdit(
   if (inHooksDir) {
     return {
       why: `${path} is a git hook: git runs it on commit, checkout or push, outside nex`,
+      hidden: false,
+    };
+  }
+  if (STARTUP_FILES.some((pattern) => matchesFile(path, pattern))) {
+    return {
+      why: `${path} is read by every shell or git the user starts: what is put there runs outside nex`,
       hidden: false,
     };
   }

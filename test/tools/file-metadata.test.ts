@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { host, run, sandbox } from "./helpers.ts";
@@ -139,3 +139,44 @@ test("nex as an ordinary user replaces its own file and keeps its mode", rootOnl
   assert.equal(readFileSync(box.path("mine.txt"), "utf8"), "replaced\n");
   assert.deepEqual(ownerOf(box.path("mine.txt")), { uid: NOBODY, gid: NOBODY, mode: 0o640 });
 });
+
+test(
+  "nex as an ordinary user refuses to replace its file when it cannot give the new copy the file's group",
+  rootOnly,
+  () => {
+    const box = sandbox();
+    for (const dir of [box.root, box.workspace]) chmodSync(dir, 0o777);
+    writeFileSync(box.path("team.txt"), "the team's file\n");
+    chownSync(box.path("team.txt"), NOBODY, 0);
+    chmodSync(box.path("team.txt"), 0o664);
+    const out = replaceAsNobody(box.workspace, box.checkpointDir, "team.txt");
+    assert.equal(out.code, "denied", out.content);
+    assert.match(
+      out.content,
+      /cannot be replaced without changing its owner: could not give the new file uid 65534 and gid 0/,
+    );
+    assert.equal(readFileSync(box.path("team.txt"), "utf8"), "the team's file\n");
+    assert.deepEqual(ownerOf(box.path("team.txt")), { uid: NOBODY, gid: 0, mode: 0o664 });
+    assert.deepEqual(
+      readdirSync(box.workspace).filter((name) => name.includes(".nex-")),
+      [],
+      "no temporary file is left",
+    );
+  },
+);
+
+test(
+  "in a setgid directory, an ordinary user's replacement keeps the directory's group without needing to be in it",
+  rootOnly,
+  () => {
+    const box = sandbox();
+    chmodSync(box.root, 0o777);
+    chmodSync(box.workspace, 0o2777);
+    writeFileSync(box.path("shared.txt"), "in a setgid directory\n");
+    chownSync(box.path("shared.txt"), NOBODY, 0);
+    const out = replaceAsNobody(box.workspace, box.checkpointDir, "shared.txt");
+    assert.equal(out.isError, false, out.content);
+    assert.equal(readFileSync(box.path("shared.txt"), "utf8"), "replaced\n");
+    assert.equal(ownerOf(box.path("shared.txt")).gid, 0);
+  },
+);

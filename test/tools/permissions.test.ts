@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { PermissionCheck, ToolInvocation } from "../../src/protocol/index.ts";
@@ -403,12 +403,10 @@ test("without allow rules, auto_edit approves package.json; a rule for make or a
   assert.deepEqual(await check(tools, write("scripts/other.sh")), { type: "allow" });
 });
 
-test("edits inside .git and to git hooks always ask; on --yes those inside .git are refused", async () => {
+test("edits inside .git, to git hooks and to shell or git startup files always ask; on --yes those inside .git are refused", async () => {
   const box = sandbox();
   mkdirSync(box.path(".git"));
   writeFileSync(box.path(".git/config"), "[core]\n\thooksPath = tools/hooks\n");
-  writeFileSync(box.path("pointer"), "");
-  const { symlinkSync } = await import("node:fs");
   symlinkSync(".git/config", box.path("cfg"));
   const auto = host(box, { mode: "auto_edit" });
   for (const path of [
@@ -418,6 +416,8 @@ test("edits inside .git and to git hooks always ask; on --yes those inside .git 
     "sub/../.git/config",
     ".husky/pre-commit",
     "tools/hooks/pre-push",
+    "dotfiles/.bashrc",
+    "home/.gitconfig",
   ])
     assert.equal((await check(auto, write(path))).type, "ask", path);
   const yes = host(box, { mode: "approve_all" });
