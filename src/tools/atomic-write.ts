@@ -32,6 +32,13 @@ export class OwnerNotKept extends Error {
 /** Flushes a directory entry to disk; passed in so a test can make the step after the rename fail. */
 export type SyncDir = (dir: string) => void;
 
+/** The steps after a file tool's rename; a test replaces one to make it fail there. */
+export interface AfterRename {
+  syncDir: SyncDir;
+  /** Reads the file back to check it holds what was written. */
+  readBack: (abs: string) => Promise<Buffer>;
+}
+
 /**
  * What a write that reached its rename reports: the new content is in place from then on, so a later
  * failure is not an error of the write but something that could not be confirmed.

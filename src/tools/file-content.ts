@@ -166,9 +166,10 @@ export async function verifyWritten(
   abs: string,
   display: string,
   expected: Uint8Array,
+  readBack?: (abs: string) => Promise<Buffer>,
 ): Promise<WrittenFacts> {
   const small = expected.length <= SYNC_WRITE_BYTES;
-  const onDisk = small ? readFileSync(abs) : await readFile(abs);
+  const onDisk = readBack ? await readBack(abs) : small ? readFileSync(abs) : await readFile(abs);
   const info = small ? statSync(abs) : await stat(abs);
   if (!onDisk.equals(expected)) {
     throw new ToolFailure(

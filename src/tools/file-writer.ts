@@ -57,7 +57,7 @@ async function applyMetadata(path: string, existing: FileState): Promise<void> {
 
 async function rename(ctx: ToolContext, change: FileChange): Promise<Committed> {
   const { target, existing, content } = change;
-  const syncDir = ctx.limits.syncDir;
+  const syncDir = ctx.limits.afterRename?.syncDir;
   if (content.type === "bytes") {
     return atomicWrite(target.abs, content.bytes, {
       ...(existing ? { mode: existing.mode, owner: { uid: existing.uid, gid: existing.gid } } : {}),
@@ -101,7 +101,12 @@ export async function commitChange(ctx: ToolContext, change: FileChange): Promis
   }
   let facts: WrittenFacts;
   try {
-    facts = await verifyWritten(target.abs, target.display, content.bytes);
+    facts = await verifyWritten(
+      target.abs,
+      target.display,
+      content.bytes,
+      ctx.limits.afterRename?.readBack,
+    );
   } catch (error) {
     if (error instanceof ToolFailure) {
       if (unconfirmed.length === 0) throw error;

@@ -1,6 +1,6 @@
 import { isAbsolute, relative } from "node:path";
 import type { PermissionMode, ReadRecord, ToolHost, ToolSpec } from "../protocol/index.ts";
-import type { SyncDir } from "./atomic-write.ts";
+import type { AfterRename } from "./atomic-write.ts";
 import { bashTool } from "./bash.ts";
 import { createCheckpointRecorder } from "./checkpoints.ts";
 import { dispatch, validateArguments } from "./dispatch.ts";
@@ -51,8 +51,8 @@ export interface ToolHostOptions {
   /** Environment for commands, git and ripgrep (default: this process's). */
   env?: Record<string, string | undefined>;
   snapshotLimits?: Partial<SnapshotLimits>;
-  /** Flushes a directory after a file tool's rename (default: fsync); a test injects a failure here. */
-  syncDir?: SyncDir;
+  /** The steps after a file tool's rename (default: fsync, read the file); a test injects a failure here. */
+  afterRename?: Partial<AfterRename>;
 }
 
 /** The tools as the loop sees them, plus what the runtime needs around them. */
@@ -76,7 +76,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     killGraceMs: options.killGraceMs ?? 2_000,
     useRipgrep: options.useRipgrep ?? true,
     env,
-    ...(options.syncDir ? { syncDir: options.syncDir } : {}),
+    ...(options.afterRename ? { afterRename: options.afterRename } : {}),
   };
   const ready: Promise<Workspace> = createWorkspace(
     options.workspace,

@@ -83,7 +83,7 @@ test("after the rename, a failed directory sync never makes a file tool say noth
   writeFileSync(box.path("w.txt"), "old\n");
   writeFileSync(box.path("e.txt"), "old\n");
   writeFileSync(box.path("p.txt"), "old\n");
-  const tools = host(box, { syncDir: failingDirSync });
+  const tools = host(box, { afterRename: { syncDir: failingDirSync } });
   for (const name of ["w.txt", "e.txt", "p.txt"]) await run(tools, "read_file", { path: name });
   const outcomes = [
     await run(tools, "write_file", { path: "w.txt", content: "new\n" }),
@@ -107,4 +107,37 @@ test("after the rename, a failed directory sync never makes a file tool say noth
     new_string: "newer",
   });
   assert.equal(next.isError, false, next.content);
+});
+
+test("after the rename, a failed read-back says the file was replaced and unconfirmed, and the model must read it again", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("w.txt"), "old\n");
+  writeFileSync(box.path("p.txt"), "old\n");
+  const readBack = async (): Promise<Buffer> => {
+    throw Object.assign(new Error("EACCES: permission denied, open"), { code: "EACCES" });
+  };
+  const tools = host(box, { afterRename: { readBack } });
+  await run(tools, "read_file", { path: "w.txt" });
+  await run(tools, "read_file", { path: "p.txt" });
+  const outcomes = [
+    await run(tools, "write_file", { path: "w.txt", content: "new\n" }),
+    await run(tools, "write_file", { path: "p.txt", content: "ne", part: 1, parts: 2 }),
+    await run(tools, "write_file", { path: "p.txt", content: "w\n", part: 2, parts: 2 }),
+  ];
+  for (const out of [outcomes[0], outcomes[2]]) {
+    assert.ok(out);
+    assert.equal(out.isError, false, out.content);
+    assert.doesNotMatch(out.content, /nothing was (changed|written)/i);
+    assert.match(out.content, /The file was replaced \(4 bytes written\)/);
+    assert.match(out.content, /reading it back failed \(EACCES.*read it again before changing it/);
+  }
+  for (const name of ["w.txt", "p.txt"])
+    assert.equal(readFileSync(box.path(name), "utf8"), "new\n");
+  const next = await run(tools, "edit_file", {
+    path: "w.txt",
+    old_string: "new",
+    new_string: "newer",
+  });
+  assert.equal(next.code, "stale_read", next.content);
+  assert.equal(readFileSync(box.path("w.txt"), "utf8"), "new\n");
 });
