@@ -3,7 +3,12 @@ import type { PermissionCheck, PermissionMode, ToolInvocation } from "../protoco
 import { type HazardContext, hazardOf } from "./command-hazards.ts";
 import { type ParsedCommand, parseCommand, type SubCommand } from "./shell-commands.ts";
 import type { Tool } from "./tool.ts";
-import { configuredHooksDir, controlledEdit, type TrustedCommand } from "./trusted-files.ts";
+import {
+  codeOption,
+  configuredHooksDir,
+  controlledEdit,
+  type TrustedCommand,
+} from "./trusted-files.ts";
 
 /** The user's command rules, like `git status`, `npm test`, `rm *`. */
 export interface CommandRules {
@@ -209,11 +214,18 @@ export function createPermissions(options: PermissionOptions): Permissions {
         : { type: "allow" };
     }
     if (approvedCommands.has(command)) return { type: "allow" };
-    const allowed = (sub: SubCommand): boolean =>
-      !sub.opaque &&
-      [...allow, ...approvedPatterns].some((pattern) => matchesPattern(sub.words, pattern));
-    if (result.commands.length > 0 && result.commands.every(allowed)) return { type: "allow" };
-    return ask();
+    const ruleFor = (sub: SubCommand): Pattern | undefined =>
+      sub.opaque
+        ? undefined
+        : [...allow, ...approvedPatterns].find((pattern) => matchesPattern(sub.words, pattern));
+    const rules = result.commands.map(ruleFor);
+    if (result.commands.length === 0 || rules.some((rule) => rule === undefined)) return ask();
+    // A rule trusts a command, not the code its extra options would make it load.
+    const widened = result.commands
+      .map((sub, i) => codeOption(sub.words, rules[i]?.words.length ?? 0))
+      .find((warning) => warning !== null);
+    if (widened) return { ...(await ask(` (⚠ ${widened})`)), warning: widened };
+    return { type: "allow" };
   };
 
   return {

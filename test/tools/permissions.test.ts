@@ -448,3 +448,35 @@ test("an edit approved for the session does not approve changing what an approve
   );
   assert.equal((await check(tools, write(".git/config"))).type, "ask");
 });
+
+test("an allow rule does not run its command with options that load code named on the command line", async () => {
+  const box = sandbox();
+  const tools = host(box, {
+    mode: "auto_edit",
+    rules: { allow: ["npm test", "make test", "pytest", "git status", "cargo test"] },
+  });
+  for (const command of [
+    "npm test --script-shell=./x.sh",
+    "npm test --node-options=--require=./x.js",
+    "make test -f x.mk",
+    "make test -fx.mk",
+    "make test SHELL=./x.sh",
+    "pytest -p evil_plugin",
+    "pytest -o addopts=-pevil",
+    "git status --output=package.json",
+    "cargo test --config target.x86_64-unknown-linux-gnu.runner='./x.sh'",
+  ]) {
+    const answer = await check(tools, bash(command));
+    assert.equal(answer.type, "ask", command);
+    assert.match(answer.type === "ask" ? answer.summary : "", /⚠ `.*` (makes|overrides)/, command);
+  }
+  for (const command of [
+    "npm test",
+    "npm test -- --watch",
+    "make test",
+    "pytest -k slow -x tests/",
+    "git status --short",
+    "cargo test --release",
+  ])
+    assert.deepEqual(await check(tools, bash(command)), { type: "allow" }, command);
+});
