@@ -1,7 +1,13 @@
-import { constants, mkdirSync } from "node:fs";
+import { chownSync, constants, mkdirSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname } from "node:path";
-import { atomicWrite, type Committed, commitFile, OwnerNotKept } from "./atomic-write.ts";
+import {
+  atomicWrite,
+  type Committed,
+  commitFile,
+  type FileOwner,
+  OwnerNotKept,
+} from "./atomic-write.ts";
 import {
   countLines,
   type FileState,
@@ -39,34 +45,63 @@ const reason = (error: unknown): string => (error instanceof Error ? error.messa
 
 // The staged file gets the replaced file's owner, group and mode through a descriptor opened without
 // following a symlink, so nothing planted at its name is changed instead.
-async function applyMetadata(path: string, existing: FileState): Promise<void> {
+async function applyMetadata(
+  path: string,
+  mode: number | undefined,
+  owner: FileOwner | undefined,
+): Promise<void> {
   const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     const now = await handle.stat();
-    if (now.uid !== existing.uid || now.gid !== existing.gid) {
-      const owner = { uid: existing.uid, gid: existing.gid };
+    if (owner && (now.uid !== owner.uid || now.gid !== owner.gid)) {
       await handle.chown(owner.uid, owner.gid).catch((error: unknown) => {
         throw new OwnerNotKept(owner, error);
       });
     }
-    await handle.chmod(existing.mode);
+    if (mode !== undefined) await handle.chmod(mode);
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * The owner a new file gets: nex as root creating a file in another user's directory (a container
+ * over a bind mount) gives it to that user, as if they had made it; otherwise whoever runs nex.
+ */
+function ownerForNew(dir: string): FileOwner | undefined {
+  if (process.geteuid?.() !== 0) return undefined;
+  const info = statSync(dir);
+  return info.uid === 0 ? undefined : { uid: info.uid, gid: info.gid };
+}
+
+// Creates the missing directories above a new file, owned like the file will be.
+function makeParents(dir: string): void {
+  const first = mkdirSync(dir, { recursive: true });
+  if (first === undefined) return;
+  const owner = ownerForNew(dirname(first));
+  if (!owner) return;
+  for (let made = dir; ; made = dirname(made)) {
+    chownSync(made, owner.uid, owner.gid);
+    if (made === first || made === dirname(made)) break;
   }
 }
 
 async function rename(ctx: ToolContext, change: FileChange): Promise<Committed> {
   const { target, existing, content } = change;
   const syncDir = ctx.limits.afterRename?.syncDir;
+  const owner = existing
+    ? { uid: existing.uid, gid: existing.gid }
+    : ownerForNew(dirname(target.abs));
   if (content.type === "bytes") {
     return atomicWrite(target.abs, content.bytes, {
-      ...(existing ? { mode: existing.mode, owner: { uid: existing.uid, gid: existing.gid } } : {}),
+      ...(existing ? { mode: existing.mode } : {}),
+      ...(owner ? { owner } : {}),
       ...(syncDir ? { syncDir } : {}),
       signal: ctx.signal,
     });
   }
   await content.check();
-  if (existing) await applyMetadata(content.path, existing);
+  if (existing || owner) await applyMetadata(content.path, existing?.mode, owner);
   return commitFile(content.path, target.abs, syncDir);
 }
 
@@ -87,7 +122,7 @@ export async function commitChange(ctx: ToolContext, change: FileChange): Promis
         "Tell the user: the checkpoint directory may be full or unwritable.",
     );
   }
-  if (!existing) mkdirSync(dirname(target.abs), { recursive: true });
+  if (!existing) makeParents(dirname(target.abs));
   ctx.leftovers.sweep(dirname(target.abs));
   const { dirSyncError } = await rename(ctx, change).catch((error: unknown) => {
     if (!(error instanceof OwnerNotKept)) throw error;

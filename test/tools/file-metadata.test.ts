@@ -180,3 +180,34 @@ test(
     assert.equal(ownerOf(box.path("shared.txt")).gid, 0);
   },
 );
+
+test(
+  "nex as root creating files in another user's directory gives them, and the directories it makes, to that user",
+  rootOnly,
+  async () => {
+    const box = sandbox();
+    chownSync(box.workspace, NOBODY, NOBODY);
+    const tools = host(box);
+    const made = await run(tools, "write_file", { path: "src/deep/new.txt", content: "hello\n" });
+    await run(tools, "write_file", { path: "big.txt", content: "a", part: 1, parts: 2 });
+    const parts = await run(tools, "write_file", {
+      path: "big.txt",
+      content: "b",
+      part: 2,
+      parts: 2,
+    });
+    for (const out of [made, parts]) assert.equal(out.isError, false, out.content);
+    for (const path of ["src", "src/deep", "src/deep/new.txt", "big.txt"]) {
+      const { uid, gid } = ownerOf(box.path(path));
+      assert.deepEqual({ uid, gid }, { uid: NOBODY, gid: NOBODY }, path);
+    }
+  },
+);
+
+test("nex as root creating files in its own directory leaves them root's", rootOnly, async () => {
+  const box = sandbox();
+  const out = await run(host(box), "write_file", { path: "d/new.txt", content: "x\n" });
+  assert.equal(out.isError, false, out.content);
+  assert.equal(ownerOf(box.path("d/new.txt")).uid, 0);
+  assert.equal(ownerOf(box.path("d")).uid, 0);
+});
