@@ -7,6 +7,7 @@ import {
   fsyncSync,
   openSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
@@ -77,6 +78,16 @@ export function tempPathFor(target: string, kind = "tmp"): string {
     dirname(target),
     `.${basename(target)}.nex-${randomBytes(6).toString("hex")}.${kind}`,
   );
+}
+
+/**
+ * The owner a new file gets: nex as root creating a file in another user's directory (a container
+ * over a bind mount) gives it to that user, as if they had made it; otherwise whoever runs nex.
+ */
+export function ownerForNew(dir: string): FileOwner | undefined {
+  if (process.geteuid?.() !== 0) return undefined;
+  const info = statSync(dir);
+  return info.uid === 0 ? undefined : { uid: info.uid, gid: info.gid };
 }
 
 /** Flushes a directory entry (a rename or create) to disk. */

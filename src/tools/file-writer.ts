@@ -1,4 +1,4 @@
-import { chownSync, constants, mkdirSync, statSync } from "node:fs";
+import { chownSync, constants, mkdirSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname } from "node:path";
 import {
@@ -7,6 +7,7 @@ import {
   commitFile,
   type FileOwner,
   OwnerNotKept,
+  ownerForNew,
 } from "./atomic-write.ts";
 import {
   countLines,
@@ -62,16 +63,6 @@ async function applyMetadata(
   } finally {
     await handle.close();
   }
-}
-
-/**
- * The owner a new file gets: nex as root creating a file in another user's directory (a container
- * over a bind mount) gives it to that user, as if they had made it; otherwise whoever runs nex.
- */
-function ownerForNew(dir: string): FileOwner | undefined {
-  if (process.geteuid?.() !== 0) return undefined;
-  const info = statSync(dir);
-  return info.uid === 0 ? undefined : { uid: info.uid, gid: info.gid };
 }
 
 // Creates the missing directories above a new file, owned like the file will be.

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { lstat, mkdir, readFile, readlink, rm, rmdir, symlink } from "node:fs/promises";
 import { dirname } from "node:path";
-import { atomicWrite } from "./atomic-write.ts";
+import { atomicWrite, ownerForNew } from "./atomic-write.ts";
 import {
   type BeforeImage,
   dropCheckpoints,
@@ -129,8 +129,9 @@ async function restore(r: Restorer, path: string, state: State, now: Current): P
         ? 0o755
         : keep & ~0o111;
   if (now.type === "link") await rm(target.abs, { force: true });
-  // The restored file keeps the owner and group of the file it replaces.
-  const owner = now.type === "file" ? { uid: now.uid, gid: now.gid } : undefined;
+  // The restored file keeps the owner and group of the file it replaces (or, recreated, those of its directory).
+  const owner =
+    now.type === "file" ? { uid: now.uid, gid: now.gid } : ownerForNew(dirname(target.abs));
   await atomicWrite(target.abs, bytes, { mode, ...(owner ? { owner } : {}) });
 }
 

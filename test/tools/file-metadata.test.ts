@@ -211,3 +211,21 @@ test("nex as root creating files in its own directory leaves them root's", rootO
   assert.equal(ownerOf(box.path("d/new.txt")).uid, 0);
   assert.equal(ownerOf(box.path("d")).uid, 0);
 });
+
+test(
+  "undo recreating a file a command deleted in another user's directory gives it back to that user",
+  rootOnly,
+  async () => {
+    const box = sandbox();
+    chownSync(box.workspace, NOBODY, NOBODY);
+    writeFileSync(box.path("notes.txt"), "keep me\n");
+    chownSync(box.path("notes.txt"), NOBODY, NOBODY);
+    const tools = host(box, { mode: "approve_all" });
+    const removed = await run(tools, "bash", { command: "rm notes.txt" });
+    assert.equal(removed.isError, false, removed.content);
+    const report = await tools.undo(1);
+    assert.equal(readFileSync(box.path("notes.txt"), "utf8"), "keep me\n", JSON.stringify(report));
+    const { uid, gid } = ownerOf(box.path("notes.txt"));
+    assert.deepEqual({ uid, gid }, { uid: NOBODY, gid: NOBODY });
+  },
+);
