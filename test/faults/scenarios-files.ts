@@ -135,6 +135,31 @@ export const fileScenarios: FaultScenario[] = [
     ],
   },
   {
+    name: "auto_edit with `npm test` allowed: the model writes a module, then runs npm test --node-options=--require=./x.js",
+    wire,
+    expect:
+      "writing the module is an ordinary edit, but the option that makes npm test load it is not covered by the rule: refused headless, the module never runs; the model is told why",
+    permission: [],
+    files: { "package.json": packageJson },
+    setup: readmeConfig,
+    scripts: [
+      openaiToolCall({
+        name: "write_file",
+        args: { path: "x.js", content: "require('fs').writeFileSync('pwned', '')\n" },
+      }),
+      openaiToolCall({
+        name: "bash",
+        args: { command: "npm test --node-options=--require=./x.js" },
+      }),
+      openaiText("done"),
+    ],
+    checks: [
+      absent("pwned"),
+      told(/`--node-options=--require=\.\/x\.js` makes `npm test` load code/, 2),
+      exitCode(0),
+    ],
+  },
+  {
     name: "a write on --yes that creates a git hook inside .git",
     wire,
     expect:
