@@ -9,7 +9,12 @@ import { isAbsolute, join, matchesGlob, relative } from "node:path";
  * is not listed. A pattern without a slash matches a file name anywhere; one with a slash matches the
  * end of a path (`.cargo/**` matches `sub/.cargo/config.toml`).
  */
-const CONTROLLED_BY: ReadonlyArray<{ commands: readonly string[]; files: readonly string[] }> = [
+const CONTROLLED_BY: ReadonlyArray<{
+  commands: readonly string[];
+  /** Only these subcommands (`git push` runs CI pipelines, `git status` does not). */
+  subcommands?: readonly string[];
+  files: readonly string[];
+}> = [
   {
     commands: ["npm", "npx", "yarn", "pnpm", "pnpx", "bun", "bunx", "node", "corepack"],
     files: [
@@ -74,6 +79,49 @@ const CONTROLLED_BY: ReadonlyArray<{ commands: readonly string[]; files: readonl
   { commands: ["mvn", "mvnw"], files: ["pom.xml", ".mvn/**"] },
   { commands: ["bundle", "rake", "ruby"], files: ["Gemfile", "Rakefile", ".bundle/**"] },
   { commands: ["direnv"], files: [".envrc"] },
+  {
+    commands: ["docker", "docker-compose", "podman", "podman-compose"],
+    files: [
+      "Dockerfile",
+      "Containerfile",
+      "*.Dockerfile",
+      "docker-compose.yml",
+      "docker-compose.yaml",
+      "compose.yml",
+      "compose.yaml",
+    ],
+  },
+  { commands: ["jest"], files: ["jest.config.*", "jest.setup.*"] },
+  {
+    commands: ["vitest", "vite"],
+    files: ["vitest.config.*", "vitest.workspace.*", "vite.config.*"],
+  },
+  { commands: ["mocha"], files: [".mocharc*"] },
+  { commands: ["eslint"], files: ["eslint.config.*", ".eslintrc*"] },
+  { commands: ["prettier"], files: ["prettier.config.*", ".prettierrc*"] },
+  { commands: ["webpack"], files: ["webpack.config.*"] },
+  { commands: ["rollup"], files: ["rollup.config.*"] },
+  { commands: ["babel"], files: ["babel.config.*", ".babelrc*"] },
+  { commands: ["playwright"], files: ["playwright.config.*"] },
+  // What a push starts elsewhere, with the repository's secrets.
+  {
+    commands: ["git"],
+    subcommands: ["push"],
+    files: [
+      ".github/workflows/**",
+      ".github/actions/**",
+      ".gitlab-ci.yml",
+      ".circleci/**",
+      ".travis.yml",
+      "azure-pipelines.yml",
+      "bitbucket-pipelines.yml",
+      "Jenkinsfile",
+      ".buildkite/**",
+      ".woodpecker.yml",
+      ".woodpecker/**",
+    ],
+  },
+  { commands: ["gh"], files: [".github/workflows/**", ".github/actions/**"] },
   {
     commands: ["git"],
     files: [".gitattributes", ".gitmodules", ".pre-commit-config.yaml", "lefthook.yml"],
@@ -141,6 +189,49 @@ function namesCommand(word: string, command: string): boolean {
   return /[*?[]/.test(name) && matchesGlob(command, name);
 }
 
+// Commands that run another one named after them: `npx jest`, `yarn vitest`, `python -m pytest`, `uv run pytest`.
+const RUNNERS = new Set([
+  "npx",
+  "pnpx",
+  "bunx",
+  "npm",
+  "yarn",
+  "pnpm",
+  "bun",
+  "uv",
+  "uvx",
+  "poetry",
+  "pdm",
+  "hatch",
+  "pipx",
+  "python",
+  "python3",
+]);
+const RUNNER_VERBS = new Set(["exec", "x", "run", "dlx", "tool"]);
+
+/** The commands a trusted command runs by name: its own, and the one a runner starts. */
+function commandWords(words: readonly string[]): string[] {
+  const [first = ""] = words;
+  const names = [first];
+  if (!RUNNERS.has(baseName(first))) return names;
+  for (let i = 1; i < words.length; i += 1) {
+    const word = words[i] ?? "";
+    if (word === "-m") {
+      if (words[i + 1]) names.push(words[i + 1] ?? "");
+      break;
+    }
+    if (word.startsWith("-") || RUNNER_VERBS.has(word)) continue;
+    names.push(word);
+    break;
+  }
+  return names;
+}
+
+/** The first word after the command that is not an option: `push` in `git push origin`. */
+function subcommandOf(words: readonly string[]): string | undefined {
+  return words.slice(1).find((word) => !word.startsWith("-"));
+}
+
 // Words of a trusted command that name a file it runs or reads: `bash scripts/check.sh`, `./run.sh`.
 function fileOperands(words: readonly string[]): string[] {
   return words
@@ -200,11 +291,17 @@ export function controlledEdit(
   }
   for (const command of trusted) {
     const shown = `\`${command.words.join(" ")}\``;
-    const [first = ""] = command.words;
     if (fileOperands(command.words).some((file) => file === path))
       return { why: `${path} is what ${shown} runs, ${command.trust}`, hidden: false };
+    const names = commandWords(command.words);
+    const sub = subcommandOf(command.words);
     for (const family of CONTROLLED_BY) {
-      if (!family.commands.some((name) => namesCommand(first, name))) continue;
+      if (!family.commands.some((name) => names.some((word) => namesCommand(word, name)))) continue;
+      if (
+        family.subcommands &&
+        !(sub && family.subcommands.some((name) => namesCommand(sub, name)))
+      )
+        continue;
       if (family.files.some((pattern) => matchesFile(path, pattern)))
         return { why: `${path} defines what ${shown} runs, ${command.trust}`, hidden: false };
     }

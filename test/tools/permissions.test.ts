@@ -480,3 +480,23 @@ test("an allow rule does not run its command with options that load code named o
   ])
     assert.deepEqual(await check(tools, bash(command)), { type: "allow" }, command);
 });
+
+test("a tool an allow rule starts through a runner, a push's CI files and a compose file are guarded like package.json", async () => {
+  const box = sandbox();
+  const tools = host(box, {
+    mode: "auto_edit",
+    rules: { allow: ["npx jest", "python -m pytest", "git push", "docker compose up"] },
+  });
+  for (const path of [
+    "jest.config.js",
+    "conftest.py",
+    ".github/workflows/ci.yml",
+    ".gitlab-ci.yml",
+    "compose.yaml",
+    "Dockerfile",
+  ])
+    assert.equal((await check(tools, write(path))).type, "ask", path);
+  // `git status` alone does not run CI: its workflows stay ordinary files.
+  const status = host(box, { mode: "auto_edit", rules: { allow: ["git status"] } });
+  assert.deepEqual(await check(status, write(".github/workflows/ci.yml")), { type: "allow" });
+});
