@@ -20,6 +20,8 @@ export interface FileState {
   /** Owner and group, kept by a replacement. */
   uid: number;
   gid: number;
+  /** Names the file has (hard links); a replacement takes only the one it was written through. */
+  links: number;
   mtimeMs: number;
   size: number;
   hash: string;
@@ -99,6 +101,7 @@ export async function readState(
     mode: info.mode & 0o7777,
     uid: info.uid,
     gid: info.gid,
+    links: info.nlink,
     mtimeMs: info.mtimeMs,
     size: bytes.length,
     hash: sha256(bytes),

@@ -40,6 +40,8 @@ export interface FileChange {
 export interface CommittedChange extends WrittenFacts {
   /** What could not be confirmed after the rename, one clause each; empty when all was. */
   unconfirmed: string[];
+  /** What else the user should know of the change (a hard link it split). */
+  notes: string[];
 }
 
 const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -120,6 +122,15 @@ export async function commitChange(ctx: ToolContext, change: FileChange): Promis
     throw ownerNotKept(target.display, error.message, "Nothing was written.");
   });
   const unconfirmed: string[] = [];
+  const notes: string[] = [];
+  // The rename gives the path a new file: the file's other names keep the old content.
+  if (existing && existing.links > 1) {
+    const others = existing.links - 1;
+    notes.push(
+      `${target.display} had ${existing.links} hard links; only this name has the new content, ` +
+        (others === 1 ? "the other name keeps the old" : `the other ${others} names keep the old`),
+    );
+  }
   if (dirSyncError) {
     unconfirmed.push(
       `the directory could not be flushed to disk (${dirSyncError.message}), so the change may not survive a power loss`,
@@ -149,6 +160,7 @@ export async function commitChange(ctx: ToolContext, change: FileChange): Promis
       hash: sha256(content.bytes),
       mtimeMs: 0,
       unconfirmed,
+      notes,
     };
   }
   try {
@@ -165,15 +177,16 @@ export async function commitChange(ctx: ToolContext, change: FileChange): Promis
     size: facts.bytes,
     complete: change.complete,
   });
-  return { ...facts, unconfirmed };
+  return { ...facts, unconfirmed, notes };
 }
 
 /** How a result ends: " (read back from disk)." or what could not be confirmed after the rename. */
 export function confirmation(change: CommittedChange): string {
-  if (change.unconfirmed.length === 0) return " (read back from disk).";
+  const notes = change.notes.map((note) => ` Note: ${note}.`).join("");
+  if (change.unconfirmed.length === 0) return ` (read back from disk).${notes}`;
   const readBack = change.unconfirmed.some((clause) => clause.startsWith("reading it back"));
   return (
     `${readBack ? "" : " (read back from disk)"}. The file was replaced (${formatBytes(change.bytes)} written), but ` +
-    `${change.unconfirmed.join("; and ")}. Tell the user.`
+    `${change.unconfirmed.join("; and ")}. Tell the user.${notes}`
   );
 }

@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  linkSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { host, run, sandbox } from "./helpers.ts";
@@ -229,3 +237,18 @@ test(
     assert.deepEqual({ uid, gid }, { uid: NOBODY, gid: NOBODY });
   },
 );
+
+test("replacing a file with another hard link says that the other name keeps the old content", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("a.txt"), "old\n");
+  linkSync(box.path("a.txt"), box.path("b.txt"));
+  const tools = host(box);
+  await run(tools, "read_file", { path: "a.txt" });
+  const out = await run(tools, "write_file", { path: "a.txt", content: "new\n" });
+  assert.equal(out.isError, false, out.content);
+  assert.match(
+    out.content,
+    /a\.txt had 2 hard links; only this name has the new content, the other name keeps the old/,
+  );
+  assert.equal(readFileSync(box.path("b.txt"), "utf8"), "old\n");
+});
