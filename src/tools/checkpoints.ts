@@ -193,7 +193,9 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
               // The new directory's own entry must be durable too, or its blobs could vanish with it.
               syncDirectory(checkpointDir);
             }
-            await atomicWrite(blobPath, bytes);
+            // The before-image must be durable before the change: an unsynced entry fails the checkpoint.
+            const { dirSyncError } = await atomicWrite(blobPath, bytes);
+            if (dirSyncError) throw dirSyncError;
           }
           checkpoint.files.push({
             path,

@@ -1,5 +1,6 @@
 import { isAbsolute, relative } from "node:path";
 import type { PermissionMode, ReadRecord, ToolHost, ToolSpec } from "../protocol/index.ts";
+import type { AfterRename } from "./atomic-write.ts";
 import { bashTool } from "./bash.ts";
 import { createCheckpointRecorder } from "./checkpoints.ts";
 import { dispatch, validateArguments } from "./dispatch.ts";
@@ -68,6 +69,8 @@ export interface ToolHostOptions {
   sandbox?: SandboxSettings;
   /** No person can answer a question (headless): what would ask is refused, with the reason. */
   unattended?: boolean;
+  /** The steps after a file tool's rename (default: fsync, read the file); a test injects a failure here. */
+  afterRename?: Partial<AfterRename>;
 }
 
 /** The tools as the loop sees them, plus what the runtime needs around them. */
@@ -93,6 +96,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     killGraceMs: options.killGraceMs ?? 2_000,
     useRipgrep: options.useRipgrep ?? true,
     env,
+    ...(options.afterRename ? { afterRename: options.afterRename } : {}),
   };
   const ready: Promise<Workspace> = createWorkspace(
     options.workspace,
@@ -148,7 +152,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       const workspace = await ready;
       const resolved = await workspace.resolve(path).catch(() => null);
       if (!resolved) return null;
-      return resolved.outside ? "allowed" : "inside";
+      return { where: resolved.outside ? "allowed" : "inside", display: resolved.display };
     },
     async hazards() {
       const workspace = await ready.catch(() => null);

@@ -4,6 +4,7 @@ import { anthropicScenarios } from "./scenarios-anthropic.ts";
 import { commandScenarios } from "./scenarios-commands.ts";
 import { edgeScenarios } from "./scenarios-edge.ts";
 import { fieldScenarios } from "./scenarios-field.ts";
+import { fileScenarios } from "./scenarios-files.ts";
 import { limitScenarios } from "./scenarios-limits.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
 import { sandboxScenarios } from "./scenarios-sandbox.ts";
@@ -20,4 +21,5 @@ export const allScenarios: FaultScenario[] = [
   ...limitScenarios,
   ...wireScenarios,
   ...sandboxScenarios,
+  ...fileScenarios,
 ];
