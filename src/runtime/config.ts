@@ -42,6 +42,7 @@ const ConfigFileSchema = v.strictObject({
         network: v.optional(v.boolean()),
         writable: v.optional(v.array(v.string())),
         denyRead: v.optional(v.array(v.string())),
+        maxProcesses: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16))),
       }),
     ]),
   ),
@@ -189,6 +190,7 @@ function resolveSandbox(given: string | undefined, file: ConfigFile): SandboxSet
     network: configured.network ?? false,
     writable: configured.writable ?? [],
     denyRead: configured.denyRead ?? [],
+    ...(configured.maxProcesses !== undefined ? { maxProcesses: configured.maxProcesses } : {}),
   };
 }
 
