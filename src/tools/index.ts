@@ -19,6 +19,7 @@ import { createWorkspace, type Workspace } from "./workspace.ts";
 import { writeFileTool } from "./write-file.ts";
 import { createPartsStore, describeStaging } from "./write-parts.ts";
 
+export { type OwnFileRead, readOwnFile, readWorkspaceOwnFile } from "./own-file.ts";
 export type { CommandRules } from "./permissions.ts";
 export type { SnapshotLimits } from "./shadow-git.ts";
 export { type UndoOptions, type UndoReport, undoWorkspace } from "./undo.ts";
@@ -50,6 +51,8 @@ export interface ToolHostOptions {
   /** Environment for commands, git and ripgrep (default: this process's). */
   env?: Record<string, string | undefined>;
   snapshotLimits?: Partial<SnapshotLimits>;
+  /** Replaces nex's secrets in text the tools store (the command text in the checkpoint log). */
+  redact?: (text: string) => string;
 }
 
 /** The tools as the loop sees them, plus what the runtime needs around them. */
@@ -104,6 +107,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         workspace,
         env,
         ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
+        ...(options.redact ? { redact: options.redact } : {}),
       }),
     };
     return shared;
