@@ -16,6 +16,7 @@ import {
 import { createToolHost, readWorkspaceOwnFile, toolSpecs, undoWorkspace } from "../tools/index.ts";
 import type { SessionInfo } from "./agent-session.ts";
 import { compactConversation } from "./compactor.ts";
+import { concealInProcEnviron } from "./conceal-environment.ts";
 import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./config.ts";
 import { prepareDataDir } from "./data-dir.ts";
 import { createClient, endpointFetch, limitsFor } from "./endpoint-client.ts";
@@ -24,7 +25,7 @@ import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { createSessionBudget } from "./request-budget.ts";
 import { scrubbedTools } from "./scrubbed-tools.ts";
 import { summariesIn } from "./session-list.ts";
-import { sessionScrubber, toolEnvironment } from "./session-secrets.ts";
+import { concealedValues, sessionScrubber, toolEnvironment } from "./session-secrets.ts";
 
 /** How to open a session. */
 export interface OpenOptions {
@@ -33,6 +34,11 @@ export interface OpenOptions {
   approvals: ApprovalPolicy;
   /** Overrides the provider client (the demo and tests use the real one; this is for embedding). */
   stream?: StreamFn;
+  /**
+   * `env` is this process's own environment: overwrite nex's secrets in the block that
+   * `/proc/<pid>/environ` shows, once they are read (`concealInProcEnviron`).
+   */
+  concealEnvironment?: boolean;
 }
 
 /** An open session and the events of its opening (start, resume fitting), for the UI to show first. */
@@ -47,10 +53,12 @@ const AGENTS_MD_LIMIT = 64 * 1024;
 /** Builds a running session from flags, environment and config: the composition root. */
 export async function openSession(
   flags: ConfigFlags,
-  env: Record<string, string | undefined>,
+  environment: Record<string, string | undefined>,
   cwd: string,
   options: OpenOptions,
 ): Promise<OpenedSession> {
+  // A copy: concealing the secrets below changes what `process.env` shows.
+  const env = { ...environment };
   let config = resolveConfig(flags, env, cwd);
   const events: AgentEvent[] = [];
   const resumed = options.resume
@@ -93,6 +101,7 @@ export async function openSession(
   prepareDataDir(config.dataDir);
   // One scrubber for every door a secret could leave by: tool outcomes, events, journal, checkpoints.
   const secrets = sessionScrubber(config, env);
+  if (options.concealEnvironment) concealInProcEnviron(concealedValues(config, env));
 
   let journal: Journal;
   let messages: Message[] = [];

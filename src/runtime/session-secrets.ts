@@ -1,5 +1,6 @@
 // The secrets one session holds, and the environment its commands get without them.
 import { createSecretScrubber, type KnownSecret, type SecretScrubber } from "../session/index.ts";
+import type { ConcealedValue } from "./conceal-environment.ts";
 import type { NexConfig } from "./config.ts";
 
 type Env = Record<string, string | undefined>;
@@ -31,6 +32,20 @@ export function sessionSecrets(config: NexConfig, env: Env): KnownSecret[] {
     if (decoded !== password) secrets.push({ name: `${name} password`, value: decoded });
   }
   return secrets;
+}
+
+/** What to overwrite in nex's original environment block: key values whole, a proxy's password. */
+export function concealedValues(config: NexConfig, env: Env): ConcealedValue[] {
+  const values: ConcealedValue[] = [];
+  for (const name of new Set([config.apiKeyEnv, ...KEY_VARIABLES])) {
+    const value = env[name];
+    if (value) values.push({ name, secret: value });
+  }
+  for (const name of PROXY_VARIABLES) {
+    const password = passwordOf(env[name]);
+    if (password) values.push({ name, secret: password });
+  }
+  return values;
 }
 
 /** The scrubber of a session's secrets: one precompiled search, inactive when there are none. */

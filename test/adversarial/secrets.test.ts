@@ -83,7 +83,8 @@ test("a key the model digs out of .env, /proc or the environment reaches no requ
     "printf 'user:%s' \"$(grep -o 'sk-[A-Za-z0-9-]*' .env)\" | base64 -w0",
     "grep -o 'sk-[A-Za-z0-9-]*' .env | xxd -p",
     'echo "from env: [$OPENAI_API_KEY] [$NEX_API_KEY]"; env | grep -c API_KEY || true',
-    "tr '\\0' '\\n' < /proc/$PPID/environ | grep API_KEY || echo none",
+    // nex's own environment block, as the kernel shows it (unsandboxed, the command's parent is nex).
+    "cp /proc/$PPID/environ parent-environ; tr '\\0' '\\n' < parent-environ | grep API_KEY || echo none",
     // A command that names the key itself: its text goes to the checkpoint log and the events.
     `echo ${KEY} > /dev/null; echo named`,
   ];
@@ -113,6 +114,12 @@ test("a key the model digs out of .env, /proc or the environment reaches no requ
   assertNowhere("stderr", result.stderr, KEY);
   assert.match(result.stdout, /\[redacted: OPENAI_API_KEY\]/);
   for (const file of filesUnder(box.dataDir)) assertNowhere(file.path, file.text, KEY);
+  // Not merely hidden from the output: nex's environment block no longer holds the key.
+  const environ = readFileSync(join(box.workspace, "parent-environ"), "latin1");
+  assert.ok(environ.includes("PATH="), "the command could not read its parent's environment");
+  assertNowhere("/proc/<nex>/environ", environ, KEY);
+  if (environ.includes("OPENAI_API_KEY="))
+    assert.ok(environ.includes(`OPENAI_API_KEY=${"*".repeat(KEY.length)}\0`));
   // The user's file is untouched.
   assert.equal(
     readFileSync(join(box.workspace, ".env"), "utf8"),
@@ -124,7 +131,9 @@ test("a command gets the proxy without its password, and the password it could f
   const box = makeSandbox();
   writeFileSync(join(box.workspace, "notes.txt"), `proxy login: ${PROXY_PASSWORD}\n`);
   const stub = await startStubEndpoint({
-    handler: commands(["env | grep -i _proxy= | sort > proxy-env.txt; cat notes.txt"]),
+    handler: commands([
+      "env | grep -i _proxy= | sort > proxy-env.txt; cp /proc/$PPID/environ parent-environ; cat notes.txt",
+    ]),
   });
   const result = await runNex(runArgs(stub.url, box.dataDir, "--json", "check the proxy"), {
     cwd: box.workspace,
@@ -143,6 +152,9 @@ test("a command gets the proxy without its password, and the password it could f
   assert.match(seen, /^HTTPS_PROXY=http:\/\/proxy\.invalid:3128$/m);
   assert.match(seen, /^http_proxy=http:\/\/proxy\.invalid:3128\/$/m);
   assert.ok(!seen.includes(PROXY_PASSWORD) && !seen.includes("alice"), seen);
+  // nex's own environment block keeps the proxy's host, not its password.
+  const environ = readFileSync(join(box.workspace, "parent-environ"), "latin1");
+  assertNowhere("/proc/<nex>/environ", environ, PROXY_PASSWORD);
   const requests = stub.requestsTo("/v1/chat/completions");
   assert.match(
     requests.at(-1)?.rawBody ?? "",
