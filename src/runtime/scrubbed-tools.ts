@@ -46,9 +46,19 @@ function scrubDetails(details: ToolDetails, text: (value: string) => string): To
  */
 function markerIn(call: ToolInvocation, scrubber: SecretScrubber, host: ToolHost): string | null {
   if (host.readOnly?.(call.name)) return null;
-  const found = JSON.stringify(call.args).match(/\[redacted: ([^\]"\\]{1,80})\]/);
-  if (!found?.[1] || !scrubber.names.has(found[1])) return null;
-  return found[0];
+  const strings: string[] = [];
+  const collect = (value: unknown, depth: number): void => {
+    if (typeof value === "string") strings.push(value);
+    else if (typeof value === "object" && value !== null && depth < 8)
+      for (const item of Object.values(value)) collect(item, depth + 1);
+  };
+  collect(call.args, 0);
+  for (const text of strings) {
+    if (!text.includes("[redacted: ")) continue;
+    for (const found of text.matchAll(/\[redacted: ([^\]\n]{1,80})\]/g))
+      if (found[1] && scrubber.names.has(found[1])) return found[0];
+  }
+  return null;
 }
 
 function refuseMarker(marker: string): ToolOutcome {

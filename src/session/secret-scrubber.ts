@@ -26,14 +26,19 @@ export interface SecretScrubber {
 // Shorter values would be found inside ordinary words and code; nex's own secrets are longer.
 const MIN_SECRET_LENGTH = 8;
 
+// Printed forms are broken by white space: `base64` wraps lines (at 76 columns by default), `od` and
+// `xxd -p` space and wrap bytes. Secrets are looked for in the text with its white space removed, and
+// a match replaces the stretch of the original text it came from. The search is then a plain
+// alternation of literals: it compiles in well under a millisecond.
+const SPACE = /[ \t\n\v\f\r]+/g;
+
 /** The secrets of one session, matched by one expression. */
 export function createSecretScrubber(secrets: readonly KnownSecret[]): SecretScrubber {
+  // Each printed form without its white space → the name of its secret.
   const names = new Map<string, string>();
-  const forms: { form: string; pattern: string }[] = [];
-  const add = (form: string, name: string, pattern = escapeRegExp(form)) => {
-    if (form.length < MIN_SECRET_LENGTH || names.has(form)) return;
-    names.set(form, name);
-    forms.push({ form, pattern });
+  const add = (form: string, name: string) => {
+    const flat = form.replace(SPACE, "");
+    if (flat.length >= MIN_SECRET_LENGTH && !names.has(flat)) names.set(flat, name);
   };
   for (const { name, value } of secrets) {
     if (value.length < MIN_SECRET_LENGTH) continue;
@@ -41,34 +46,46 @@ export function createSecretScrubber(secrets: readonly KnownSecret[]): SecretScr
     add(encodeURIComponent(value), name);
     add(JSON.stringify(value).slice(1, -1), name);
     const bytes = Buffer.from(value, "utf8");
-    // `xxd -p` and `od` break lines and space bytes apart: any short run of space between two bytes.
-    const spaced = (hex: string) => hex.match(/../g)?.join("\\s{0,4}") ?? hex;
-    add(bytes.toString("hex"), name, spaced(bytes.toString("hex")));
-    add(bytes.toString("hex").toUpperCase(), name, spaced(bytes.toString("hex").toUpperCase()));
+    add(bytes.toString("hex"), name);
+    add(bytes.toString("hex").toUpperCase(), name);
     for (const core of base64Cores(bytes)) {
-      // `base64` wraps its output (at 76 columns by default): a line break may fall anywhere.
-      const wrapped = (form: string) => [...form].map(escapeRegExp).join("(?:\\r?\\n)?");
-      add(core, name, wrapped(core));
-      const url = core.replaceAll("+", "-").replaceAll("/", "_");
-      add(url, name, wrapped(url));
+      add(core, name);
+      add(core.replaceAll("+", "-").replaceAll("/", "_"), name);
     }
   }
-  if (forms.length === 0)
+  if (names.size === 0)
     return { active: false, names: new Set(), scrub: (text) => ({ text, redactions: 0 }) };
   // Longest first, so a secret is replaced whole rather than as a shorter form found inside it.
-  forms.sort((a, b) => b.form.length - a.form.length);
-  const search = new RegExp(forms.map((entry) => entry.pattern).join("|"), "g");
+  const forms = [...names.keys()].sort((a, b) => b.length - a.length);
+  const search = new RegExp(forms.map(escapeRegExp).join("|"), "g");
   return {
     active: true,
     names: new Set(secrets.map((secret) => secret.name)),
     scrub(text) {
+      const flat = text.replace(SPACE, "");
+      search.lastIndex = 0;
+      if (!search.test(flat)) return { text, redactions: 0 };
+      // Where each character of `flat` stands in `text`: built only when there is something to replace.
+      const origin = new Int32Array(flat.length);
+      for (let i = 0, j = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c === 32 || (c >= 9 && c <= 13)) continue;
+        origin[j++] = i;
+      }
+      let out = "";
+      let last = 0;
       let redactions = 0;
-      const out = text.replace(search, (match) => {
+      // `matchAll` starts where `test` left `lastIndex`.
+      search.lastIndex = 0;
+      for (const match of flat.matchAll(search)) {
+        const start = origin[match.index] ?? 0;
+        const end = (origin[match.index + match[0].length - 1] ?? 0) + 1;
+        const name = names.get(match[0]);
+        out += `${text.slice(last, start)}${name ? `[redacted: ${name}]` : "[redacted]"}`;
+        last = end;
         redactions += 1;
-        const name = names.get(match) ?? names.get(match.replace(/\s+/g, ""));
-        return name ? `[redacted: ${name}]` : "[redacted]";
-      });
-      return { text: redactions === 0 ? text : out, redactions };
+      }
+      return { text: out + text.slice(last), redactions };
     },
   };
 }
