@@ -294,7 +294,7 @@ async function readAgentsMd(config: NexConfig, events: AgentEvent[]): Promise<st
   if (read.type === "refused") {
     events.push({
       type: "notice",
-      message: `AGENTS.md was not read, so the model does not see it: ${read.reason}. Make it a regular file inside the workspace.`,
+      message: `AGENTS.md was not read, so the model does not see it: ${read.reason}. Make it a regular file inside the workspace (a link may point into a folder listed in \`allowedPaths\`).`,
     });
     return null;
   }

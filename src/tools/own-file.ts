@@ -73,8 +73,9 @@ export async function readWorkspaceOwnFile(options: {
     if (!resolved.exists) return { type: "missing" };
     abs = resolved.abs;
   } catch (error) {
-    const message = (error as Error).message;
-    return { type: "refused", reason: message.replace(/ nex only touches.*$/, "") };
+    // The guard's words, less its advice to the model and its full stop.
+    const message = (error as Error).message.replace(/\s*nex only touches.*$/s, "");
+    return { type: "refused", reason: message.replace(/\.$/, "") };
   }
   // The guard resolved every link: a link appearing now, between the check and the open, is refused.
   return readOwnFile(abs, options.limit, constants.O_NOFOLLOW);
