@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 import { createSecretScrubber, scrubDeep } from "../../src/session/index.ts";
+import { headTail } from "../../src/tools/output-cap.ts";
 
 // Anthropic keys are long: their base64 is wrapped by `base64` at 76 columns.
 const KEY = `sk-ant-api03-${"Qx7vN2kR9mB4tW8yL3cF6hJ1gD5sA0eU".repeat(3)}-AbCdEf`;
@@ -68,4 +69,24 @@ test("text without secrets comes back as it was; a session without secrets does 
   assert.deepEqual(scrubDeep({ list: [event] }, scrubber), {
     list: [{ type: "notice", message: "key [redacted: ANTHROPIC_API_KEY]" }],
   });
+});
+
+test("a key cut in two by the output cap, or cut by a last-lines view, leaves no piece of 12 characters or more", () => {
+  const key = "sk-proj-Zq8vN3xW7kR2mP5tY9bL4cF6hJ1gD0sA3eU8iO2";
+  const one = createSecretScrubber([{ name: "OPENAI_API_KEY", value: key }]);
+  const pieces = (text: string) =>
+    Array.from({ length: key.length - 11 }, (_, at) => key.slice(at, at + 12)).filter((piece) =>
+      text.includes(piece),
+    );
+  for (let before = 20; before <= 50; before += 3) {
+    // Head and tail of 50 bytes each: the key straddles the cut at every offset.
+    const output = headTail(100);
+    output.push(Buffer.from(`${"a".repeat(before)}${key}${"b".repeat(400)}`));
+    output.push(Buffer.from(`${key}${"c".repeat(before)}`));
+    const text = one.scrub(output.text()).text;
+    assert.deepEqual(pieces(text), [], text);
+    // The view starts inside the key's second half (within the 50 bytes of tail kept).
+    const last = one.scrub(output.tail(Math.min(before + 20, 50))).text;
+    assert.deepEqual(pieces(last), [], last);
+  }
 });
