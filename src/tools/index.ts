@@ -25,6 +25,7 @@ import { createWorkspace, type Workspace } from "./workspace.ts";
 import { writeFileTool } from "./write-file.ts";
 import { createPartsStore, describeStaging } from "./write-parts.ts";
 
+export { type OwnFileRead, readOwnFile, readWorkspaceOwnFile } from "./own-file.ts";
 export type { CommandRules } from "./permissions.ts";
 export {
   type CommandSandbox,
@@ -71,6 +72,8 @@ export interface ToolHostOptions {
   unattended?: boolean;
   /** The steps after a file tool's rename (default: fsync, read the file); a test injects a failure here. */
   afterRename?: Partial<AfterRename>;
+  /** Replaces nex's secrets in text the tools store (the command text in the checkpoint log). */
+  redact?: (text: string) => string;
 }
 
 /** The tools as the loop sees them, plus what the runtime needs around them. */
@@ -134,6 +137,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         workspace,
         env,
         ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
+        ...(options.redact ? { redact: options.redact } : {}),
       }),
     };
     return shared;

@@ -8,6 +8,7 @@ import { fileScenarios } from "./scenarios-files.ts";
 import { limitScenarios } from "./scenarios-limits.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
 import { sandboxScenarios } from "./scenarios-sandbox.ts";
+import { secretScenarios } from "./scenarios-secrets.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
 import { wireScenarios } from "./scenarios-wire.ts";
 
@@ -22,4 +23,5 @@ export const allScenarios: FaultScenario[] = [
   ...wireScenarios,
   ...sandboxScenarios,
   ...fileScenarios,
+  ...secretScenarios,
 ];
