@@ -112,7 +112,12 @@ export async function* handleCall(
       options.signal,
     );
     if (decision.type === "deny") {
-      const why = decision.reason ? `the user denied it: ${decision.reason}` : "the user denied it";
+      const denied = decision.reason
+        ? `the user denied it: ${decision.reason}`
+        : "the user denied it";
+      const why = permission.warning
+        ? `${denied} (it needed approval: ${permission.warning})`
+        : denied;
       refusals.push(`denied:${call.name}`);
       tracker.noteReason(`denied:${call.name}`, why);
       yield {

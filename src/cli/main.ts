@@ -38,6 +38,7 @@ async function dispatch(command: Command): Promise<number> {
       const opened = await openSession(command.options, process.env, process.cwd(), {
         resume: command.resume,
         approvals: "refuse",
+        concealEnvironment: true,
       });
       return runHeadless(opened.session, command.task, {
         json: command.options.json,
@@ -50,6 +51,7 @@ async function dispatch(command: Command): Promise<number> {
       const opened = await openSession(command.options, process.env, process.cwd(), {
         resume: command.resume,
         approvals: "interactive",
+        concealEnvironment: true,
       });
       const opening = opened.events.flatMap((event) =>
         event.type === "context_fitted"

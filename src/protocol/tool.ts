@@ -68,7 +68,12 @@ export interface ToolOutcome {
 /** How a call stands with the permission rules before it runs. */
 export type PermissionCheck =
   | { type: "allow" }
-  | { type: "ask"; summary: string }
+  | {
+      type: "ask";
+      summary: string;
+      /** Why this call must ask where others like it would not; a refusal tells the model. */
+      warning?: string;
+    }
   | { type: "deny"; reason: string };
 
 /** The user's answer to a permission request. */

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import * as v from "valibot";
 import type { PermissionMode } from "../protocol/index.ts";
 import type { SandboxMode, SandboxSettings } from "../tools/index.ts";
+import { readOwnFile } from "../tools/own-file.ts";
 import type { ModelLimits } from "./model-registry.ts";
 
 /** The wire format nex speaks to the endpoint. */
@@ -42,6 +43,7 @@ const ConfigFileSchema = v.strictObject({
         network: v.optional(v.boolean()),
         writable: v.optional(v.array(v.string())),
         denyRead: v.optional(v.array(v.string())),
+        maxProcesses: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16))),
       }),
     ]),
   ),
@@ -189,6 +191,7 @@ function resolveSandbox(given: string | undefined, file: ConfigFile): SandboxSet
     network: configured.network ?? false,
     writable: configured.writable ?? [],
     denyRead: configured.denyRead ?? [],
+    ...(configured.maxProcesses !== undefined ? { maxProcesses: configured.maxProcesses } : {}),
   };
 }
 
@@ -233,17 +236,30 @@ function resolveDataDir(value: string | undefined, env: Env, workspace: string):
   return join(base, "nex");
 }
 
+// A config is a few hundred bytes; a file far bigger is not one (and is never read whole into memory).
+const CONFIG_LIMIT = 1024 * 1024;
+
 function readConfigFile(path: string, explicit: boolean): ConfigFile {
-  if (!existsSync(path)) {
+  // Read like every file nex reads on its own: a FIFO or a device is refused, not waited on or drained.
+  const read = readOwnFile(path, CONFIG_LIMIT);
+  if (read.type === "missing") {
     if (explicit)
       throw new ConfigError(
         `The config file ${path} does not exist. Check the path given by --config or NEX_CONFIG.`,
       );
     return {};
   }
+  if (read.type === "refused")
+    throw new ConfigError(
+      `The config file ${path} was not read: ${read.reason}. Point --config or NEX_CONFIG at a JSON file, or move it away.`,
+    );
+  if (read.truncated)
+    throw new ConfigError(
+      `The config file ${path} is ${read.size} bytes, more than the ${CONFIG_LIMIT / 1024 / 1024} MiB a config may be. Point --config or NEX_CONFIG at nex's JSON config, or move it away.`,
+    );
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, "utf8"));
+    parsed = JSON.parse(read.text);
   } catch (error) {
     throw new ConfigError(
       `The config file ${path} is not valid JSON (${(error as Error).message}). Fix it or move it away.`,

@@ -11,6 +11,7 @@ import type {
   ToolOutcome,
 } from "../protocol/index.ts";
 import { isTerminal } from "../protocol/index.ts";
+import { type SecretScrubber, scrubDeep } from "../session/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
 import type { SessionBudget } from "./request-budget.ts";
 
@@ -59,6 +60,8 @@ export interface SessionParts {
   maxTurns: number;
   listSessions: () => Promise<SessionSummary[]>;
   switchModel: (model: string) => Promise<{ stream: StreamFn; line: string; model: string }>;
+  /** nex's secrets, replaced in every event before a UI, `--json` or the journal sees it. */
+  secrets?: SecretScrubber;
 }
 
 /** Events worth keeping in the journal beside the messages. */
@@ -113,8 +116,9 @@ export class NexSession implements AgentSession {
     return () => this.listeners.delete(listener);
   }
 
-  /** Sends an event to the journal and to every listener. */
-  emit(event: AgentEvent): void {
+  /** Sends an event to the journal and to every listener, with nex's secrets replaced. */
+  emit(raw: AgentEvent): void {
+    const event = this.scrubbed(raw);
     if (event.type === "message_added") this.parts.journal.message(event.message);
     else if (JOURNALED.has(event.type)) this.parts.journal.event(event);
     this.notify(event);
@@ -184,7 +188,7 @@ export class NexSession implements AgentSession {
       });
       let terminal: TerminalEvent | null = null;
       for await (const event of loop) {
-        if (isTerminal(event)) terminal = event;
+        if (isTerminal(event)) terminal = this.scrubbed(event);
         this.emit(event);
         // A turn's records (its response and tool results) are made durable as the next request starts.
         if (event.type === "request_started") this.parts.journal.sync();
@@ -201,11 +205,11 @@ export class NexSession implements AgentSession {
       return end;
     } catch (error) {
       this.consecutiveFailures++;
-      const end: TerminalEvent = {
+      const end: TerminalEvent = this.scrubbed({
         type: "error",
         code: "internal",
         message: `nex stopped this task after a fault of its own: ${(error as Error).message}. Work done so far is on disk; the session journal may miss its last records. Please report this.`,
-      };
+      });
       this.notify(end);
       return end;
     }
@@ -315,7 +319,11 @@ export class NexSession implements AgentSession {
 
   private end(event: TerminalEvent): TerminalEvent {
     this.emit(event);
-    return event;
+    return this.scrubbed(event);
+  }
+
+  private scrubbed<E extends AgentEvent>(event: E): E {
+    return this.parts.secrets ? scrubDeep(event, this.parts.secrets) : event;
   }
 
   private approve(callId: string, signal: AbortSignal): Promise<PermissionAnswer> {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { buildSystemPrompt } from "../agent/system-prompt.ts";
 import type { AgentEvent, Message, ReadRecord, StreamFn } from "../protocol/index.ts";
@@ -16,6 +16,7 @@ import {
 import {
   createToolHost,
   latestTodos,
+  readWorkspaceOwnFile,
   resultCapForWindow,
   todoNote,
   toolSpecs,
@@ -23,12 +24,16 @@ import {
 } from "../tools/index.ts";
 import type { SessionInfo } from "./agent-session.ts";
 import { compactConversation } from "./compactor.ts";
+import { concealInProcEnviron } from "./conceal-environment.ts";
 import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./config.ts";
+import { prepareDataDir } from "./data-dir.ts";
 import { createClient, endpointFetch, limitsFor } from "./endpoint-client.ts";
 import { journalSink } from "./journal-sink.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { createSessionBudget } from "./request-budget.ts";
+import { scrubbedTools } from "./scrubbed-tools.ts";
 import { summariesIn } from "./session-list.ts";
+import { concealedValues, sessionScrubber, toolEnvironment } from "./session-secrets.ts";
 
 /** How to open a session. */
 export interface OpenOptions {
@@ -37,6 +42,11 @@ export interface OpenOptions {
   approvals: ApprovalPolicy;
   /** Overrides the provider client (the demo and tests use the real one; this is for embedding). */
   stream?: StreamFn;
+  /**
+   * `env` is this process's own environment: overwrite nex's secrets in the block that
+   * `/proc/<pid>/environ` shows, once they are read (`concealInProcEnviron`).
+   */
+  concealEnvironment?: boolean;
 }
 
 /** An open session and the events of its opening (start, resume fitting), for the UI to show first. */
@@ -51,10 +61,12 @@ const AGENTS_MD_LIMIT = 64 * 1024;
 /** Builds a running session from flags, environment and config: the composition root. */
 export async function openSession(
   flags: ConfigFlags,
-  env: Record<string, string | undefined>,
+  environment: Record<string, string | undefined>,
   cwd: string,
   options: OpenOptions,
 ): Promise<OpenedSession> {
+  // A copy: concealing the secrets below changes what `process.env` shows.
+  const env = { ...environment };
   let config = resolveConfig(flags, env, cwd);
   const events: AgentEvent[] = [];
   const resumed = options.resume
@@ -90,10 +102,14 @@ export async function openSession(
 
   const system = buildSystemPrompt({
     workspace: config.workspace,
-    agentsMd: readAgentsMd(config.workspace),
+    agentsMd: await readAgentsMd(config, events),
     date: new Date().toISOString().slice(0, 10),
   });
   const estimator = createTokenEstimator();
+  prepareDataDir(config.dataDir);
+  // One scrubber for every door a secret could leave by: tool outcomes, events, journal, checkpoints.
+  const secrets = sessionScrubber(config, env);
+  if (options.concealEnvironment) concealInProcEnviron(concealedValues(config, env));
 
   let journal: Journal;
   let messages: Message[] = [];
@@ -111,7 +127,7 @@ export async function openSession(
       sync: "turn",
       ledger: loaded.ledger,
       tail: loaded.tail,
-      secrets: secretsOf(config),
+      secrets,
     });
     for (const repair of loaded.repairs) journal.appendMessage(repair);
     messages = loaded.messages;
@@ -142,12 +158,12 @@ export async function openSession(
         model,
         baseUrl: config.baseUrl,
       },
-      { secrets: secretsOf(config) },
+      { secrets },
     );
   }
   const sessionId = journal.meta.id;
   const checkpointDir = join(config.dataDir, "checkpoints", sessionId);
-  const host = createToolHost({
+  const tools = createToolHost({
     workspace: config.workspace,
     mode: config.permissionMode,
     rules: config.commands,
@@ -156,6 +172,7 @@ export async function openSession(
     privatePaths: [config.dataDir],
     checkpointDir,
     env: toolEnvironment(env, config),
+    redact: (text) => secrets.scrub(text).text,
     ...(ledger ? { ledger } : {}),
     sandbox: {
       ...config.sandbox,
@@ -167,6 +184,7 @@ export async function openSession(
     resultCap: () => resultCapForWindow(budget.window()),
     resultsDir: join(config.dataDir, "results", sessionId),
   });
+  const host = scrubbedTools(tools, secrets);
 
   const info: SessionInfo = {
     sessionId,
@@ -179,10 +197,10 @@ export async function openSession(
     permissionMode: config.permissionMode,
     journalPath: journal.path,
     sandbox: {
-      mode: host.sandbox.mode,
-      network: host.sandbox.network,
-      state: host.sandbox.state().type,
-      line: host.sandbox.describe(),
+      mode: tools.sandbox.mode,
+      network: tools.sandbox.network,
+      state: tools.sandbox.state().type,
+      line: tools.sandbox.describe(),
     },
   };
   const budget = createSessionBudget({
@@ -226,6 +244,7 @@ export async function openSession(
     compactNow,
     approvals: options.approvals,
     maxTurns: config.maxTurns,
+    secrets,
     listSessions: async () => summariesIn(config.dataDir),
     switchModel: async (next) => {
       const nextLimits = await limitsFor(config, next);
@@ -282,30 +301,6 @@ async function onlyModel(config: NexConfig, events: AgentEvent[]): Promise<strin
   );
 }
 
-/** Secrets nex holds, for the journal to redact wherever a model or a tool echoes them. */
-function secretsOf(config: NexConfig): string[] {
-  // A proxy's password travels in its URL; it is nex's credential as much as the key is.
-  const proxyPasswords = [config.proxy?.HTTP_PROXY, config.proxy?.HTTPS_PROXY].flatMap((value) => {
-    const password = value ? (URL.parse(value)?.password ?? "") : "";
-    return password ? [password, decodeURIComponent(password)] : [];
-  });
-  return [...(config.apiKey ? [config.apiKey] : []), ...new Set(proxyPasswords)];
-}
-
-/**
- * The environment for commands the model runs: nex's own credentials are left out, so `env` in a
- * command cannot put the key in front of the model or into the journal.
- */
-function toolEnvironment(
-  env: Record<string, string | undefined>,
-  config: NexConfig,
-): Record<string, string | undefined> {
-  const out = { ...env };
-  for (const name of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "NEX_API_KEY", config.apiKeyEnv])
-    delete out[name];
-  return out;
-}
-
 async function locate(config: NexConfig, id: string, workspaceGiven: boolean) {
   const lookup = await findSession(
     config.dataDir,
@@ -316,11 +311,34 @@ async function locate(config: NexConfig, id: string, workspaceGiven: boolean) {
   return lookup.session;
 }
 
-function readAgentsMd(workspace: string): string | null {
-  const path = join(workspace, "AGENTS.md");
-  if (!existsSync(path)) return null;
-  const text = readFileSync(path, "utf8");
-  return text.length > AGENTS_MD_LIMIT ? text.slice(0, AGENTS_MD_LIMIT) : text;
+/**
+ * The workspace's instructions, read like a tool would read them: through the workspace guard (a link
+ * to a file outside it is not followed), only a regular file, at most 64 KiB. Why one was not sent,
+ * or was cut, is a notice the user sees before the first request.
+ */
+async function readAgentsMd(config: NexConfig, events: AgentEvent[]): Promise<string | null> {
+  const read = await readWorkspaceOwnFile({
+    workspace: config.workspace,
+    name: "AGENTS.md",
+    limit: AGENTS_MD_LIMIT,
+    allowedPaths: config.allowedPaths,
+    privatePaths: [config.dataDir],
+  });
+  if (read.type === "missing") return null;
+  if (read.type === "refused") {
+    events.push({
+      type: "notice",
+      message: `AGENTS.md was not read, so the model does not see it: ${read.reason}. Make it a regular file inside the workspace (a link may point into a folder listed in \`allowedPaths\`).`,
+    });
+    return null;
+  }
+  if (read.truncated) {
+    events.push({
+      type: "notice",
+      message: `AGENTS.md is ${read.size} bytes; only its first ${AGENTS_MD_LIMIT / 1024} KiB are sent to the model. Shorten it to send it whole.`,
+    });
+  }
+  return read.text;
 }
 
 /** `nex undo`: restores the workspace of a session to before its last `turns` turns. */

@@ -30,7 +30,13 @@ export {
   type ResumeResult,
   SUMMARY_PREFIX,
 } from "./replay.ts";
-export { scrubText } from "./scrub.ts";
+export { type KnownSecrets, scrubText } from "./scrub.ts";
+export {
+  createSecretScrubber,
+  type KnownSecret,
+  type SecretScrubber,
+  scrubDeep,
+} from "./secret-scrubber.ts";
 export { isSessionId, newSessionId } from "./session-id.ts";
 export {
   cheapTextTokens,

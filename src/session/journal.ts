@@ -12,7 +12,7 @@ import {
   sniffType,
   type UsageInfo,
 } from "./records.ts";
-import { hostOnly, scrubValue } from "./scrub.ts";
+import { hostOnly, type KnownSecrets, scrubValue } from "./scrub.ts";
 import { newSessionId } from "./session-id.ts";
 import { cheapTokens } from "./tokens.ts";
 
@@ -24,7 +24,7 @@ export interface JournalOptions {
   sync?: SyncMode;
   now?: () => Date;
   /** Secrets the caller holds (the API key): redacted wherever they appear in a record. */
-  secrets?: readonly string[];
+  secrets?: KnownSecrets;
 }
 
 /** What the runtime knows when a session starts; `baseUrl` is reduced to its host before it is written. */
@@ -85,7 +85,7 @@ class FileJournal implements Journal {
   #fd: number | null;
   #sync: SyncMode;
   #now: () => Date;
-  #secrets: readonly string[];
+  #secrets: KnownSecrets;
   /** A write failed part-way, so the file may end inside a line. */
   #torn = false;
   #seq: number;

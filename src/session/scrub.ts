@@ -1,3 +1,5 @@
+import { createSecretScrubber, type SecretScrubber } from "./secret-scrubber.ts";
+
 /**
  * The journal's last line of defence against secrets. Nothing secret should reach it (providers keep keys
  * out of messages and errors), but a model or a tool can echo one, so every string of every record is
@@ -10,9 +12,18 @@
  *   (optionally quoted), when it is at least 16 token characters with a digit (the name is kept).
  * - `*_API_KEY=...` values (an environment dump), Hugging Face (`hf_`) and Google (`AIza`) keys, PEM
  *   private key blocks, and passwords in URLs; and, literally, any secret the caller names.
- * Redaction, not refusal: the record is still written, so no conversation is lost. The patterns ask for a
+ * Secrets nex holds (its key, a proxy's password) are replaced in every form by `secret-scrubber.ts`,
+ * named (`[redacted: OPENAI_API_KEY]`). Redaction, not refusal: the record is still written, so no conversation is lost. The patterns ask for a
  * digit and a minimum length so that ordinary code (`apiKey = process.env.KEY`) is left alone.
  */
+
+const NO_SECRETS = createSecretScrubber([]);
+
+function scrubberOf(known: KnownSecrets): SecretScrubber {
+  return "scrub" in known
+    ? known
+    : createSecretScrubber(known.map((value) => ({ name: "", value })));
+}
 
 const SECRET =
   /(?<![\w-])sk-(?=[\w-]*\d)[\w-]{20,}|(\b(?:Bearer|Basic)\s+)[\w.~+/-]{16,}=*|\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}|AKIA[0-9A-Z]{16}|hf_[A-Za-z0-9]{30,}|AIza[\w-]{35})\b|((?<![A-Za-z0-9])(?:x-api-key|api[_-]?key|authorization)\b["']?\s*[:=]\s*["']?)(?=[\w.~+/-]*\d)[\w.~+/-]{16,}=*/gi;
@@ -27,22 +38,20 @@ const QUICK =
 /** The replacement text for a secret-looking string. */
 export const REDACTED = "[redacted]";
 
+/** Secrets the caller holds: a session's scrubber, or bare values (shown as `[redacted]`). */
+export type KnownSecrets = SecretScrubber | readonly string[];
+
 /**
  * A string with secret-looking parts replaced, and how many were. `known` are secrets the caller
  * holds (the configured API key): they are replaced wherever they appear, whatever their shape.
  */
 export function scrubText(
   text: string,
-  known: readonly string[] = [],
+  known: KnownSecrets = NO_SECRETS,
 ): { text: string; redactions: number } {
-  let redactions = 0;
-  let out = text;
-  for (const secret of known) {
-    if (secret.length < 8 || !out.includes(secret)) continue;
-    const parts = out.split(secret);
-    redactions += parts.length - 1;
-    out = parts.join(REDACTED);
-  }
+  const first = scrubberOf(known).scrub(text);
+  let redactions = first.redactions;
+  let out = first.text;
   if (!QUICK.test(out)) return { text: out, redactions };
   const count = (replacement: string) => () => {
     redactions += 1;
@@ -63,12 +72,13 @@ export function scrubText(
 /** A deep copy of a JSON-like value with every string scrubbed; unchanged parts are shared, not copied. */
 export function scrubValue<T>(
   value: T,
-  known: readonly string[] = [],
+  known: KnownSecrets = NO_SECRETS,
 ): { value: T; redactions: number } {
+  const scrubber = scrubberOf(known);
   let redactions = 0;
   const walk = (v: unknown): unknown => {
     if (typeof v === "string") {
-      const r = scrubText(v, known);
+      const r = scrubText(v, scrubber);
       redactions += r.redactions;
       return r.text;
     }

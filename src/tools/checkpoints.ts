@@ -65,6 +65,8 @@ export interface CheckpointOptions {
   workspace: Workspace;
   env: Record<string, string | undefined>;
   limits?: Partial<SnapshotLimits>;
+  /** Replaces nex's secrets in text the log keeps (a command that names the key). */
+  redact?: (text: string) => string;
 }
 
 /** Defaults: a snapshot covers up to 20,000 files, each up to 5 MiB, 512 MiB in all. */
@@ -193,7 +195,9 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
               // The new directory's own entry must be durable too, or its blobs could vanish with it.
               syncDirectory(checkpointDir);
             }
-            await atomicWrite(blobPath, bytes);
+            // The before-image must be durable before the change: an unsynced entry fails the checkpoint.
+            const { dirSyncError } = await atomicWrite(blobPath, bytes);
+            if (dirSyncError) throw dirSyncError;
           }
           checkpoint.files.push({
             path,
@@ -211,7 +215,7 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
         const checkpoint = await checkpointFor(turn);
         if (checkpoint.commands.length === 0)
           checkpoint.snapshot = await shadow.snapshot(`before turn ${turn}`);
-        checkpoint.commands.push(command);
+        checkpoint.commands.push(options.redact ? options.redact(command) : command);
         save(checkpoint);
       }),
     afterEdit: (turn, abs, hash) =>

@@ -2,7 +2,9 @@ import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { shortDiff } from "./diff-text.ts";
 import { formatBytes, formatCount, formatLines, readState, shortHash } from "./file-content.ts";
-import { commitChange } from "./file-writer.ts";
+import { checkReplaceable } from "./file-guard.ts";
+import { commitChange, confirmation } from "./file-writer.ts";
+import { dominantLineEnding, withLineEnding } from "./line-endings.ts";
 import { findPlaceholders, placeholderMessage } from "./placeholders.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 import { checkReplace } from "./write-guard.ts";
@@ -85,6 +87,7 @@ export function editFileTool(): Tool {
           "old_string and new_string are identical; nothing was changed. Send the text you want instead.",
         );
       }
+      checkReplaceable(existing, target.display, "Nothing was changed.");
       checkReplace({
         ledger: ctx.ledger,
         abs: target.abs,
@@ -97,17 +100,17 @@ export function editFileTool(): Tool {
       let oldString = args.old_string;
       let newString = args.new_string;
       let found = occurrences(text, oldString);
-      // The model sees lines without their CR; in a CRLF file, match and replace with CRLF line ends.
-      if (
-        found.length === 0 &&
-        text.includes("\r\n") &&
-        oldString.includes("\n") &&
-        !oldString.includes("\r")
-      ) {
-        oldString = oldString.replace(/\n/g, "\r\n");
-        newString = newString.replace(/\r?\n/g, "\r\n");
-        found = occurrences(text, oldString);
+      // The model sees lines without their CR: in a CRLF file, LF in old_string matches CRLF (and the
+      // other way round in an LF file).
+      const ending = dominantLineEnding(text);
+      if (found.length === 0 && oldString.includes("\n")) {
+        const other = withLineEnding(oldString, oldString.includes("\r\n") ? "\n" : "\r\n");
+        found = occurrences(text, other);
+        if (found.length > 0) oldString = other;
       }
+      // Inserted line breaks take the file's style, so an edit never leaves a bare LF in a CRLF file.
+      if (ending !== null && newString.includes("\n"))
+        newString = withLineEnding(newString, ending);
       if (found.length === 0) {
         return failure(
           "no_match",
@@ -151,7 +154,7 @@ export function editFileTool(): Tool {
         isError: false,
         content:
           `Edited ${target.display}: ${count} ${count === 1 ? "replacement" : "replacements"}; now ${formatBytes(facts.bytes)}, ` +
-          `${formatLines(facts.lines)}, sha256 ${shortHash(facts.hash)} (read back from disk).\n${diff}`,
+          `${formatLines(facts.lines)}, sha256 ${shortHash(facts.hash)}${confirmation(facts)}\n${diff}`,
         details: {
           type: "edit",
           path: target.display,

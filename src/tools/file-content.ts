@@ -17,6 +17,11 @@ export interface FileState {
   bytes: Buffer;
   /** Permission bits. */
   mode: number;
+  /** Owner and group, kept by a replacement. */
+  uid: number;
+  gid: number;
+  /** Names the file has (hard links); a replacement takes only the one it was written through. */
+  links: number;
   mtimeMs: number;
   size: number;
   hash: string;
@@ -94,6 +99,9 @@ export async function readState(
   return {
     bytes,
     mode: info.mode & 0o7777,
+    uid: info.uid,
+    gid: info.gid,
+    links: info.nlink,
     mtimeMs: info.mtimeMs,
     size: bytes.length,
     hash: sha256(bytes),
@@ -161,9 +169,10 @@ export async function verifyWritten(
   abs: string,
   display: string,
   expected: Uint8Array,
+  readBack?: (abs: string) => Promise<Buffer>,
 ): Promise<WrittenFacts> {
   const small = expected.length <= SYNC_WRITE_BYTES;
-  const onDisk = small ? readFileSync(abs) : await readFile(abs);
+  const onDisk = readBack ? await readBack(abs) : small ? readFileSync(abs) : await readFile(abs);
   const info = small ? statSync(abs) : await stat(abs);
   if (!onDisk.equals(expected)) {
     throw new ToolFailure(

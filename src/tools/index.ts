@@ -1,5 +1,6 @@
 import { isAbsolute, relative } from "node:path";
 import type { PermissionMode, ReadRecord, ToolHost, ToolSpec } from "../protocol/index.ts";
+import type { AfterRename } from "./atomic-write.ts";
 import { bashTool } from "./bash.ts";
 import { createCheckpointRecorder } from "./checkpoints.ts";
 import { dispatch, validateArguments } from "./dispatch.ts";
@@ -32,6 +33,7 @@ export {
   ToolSchemaError,
 } from "./json-schema-tool.ts";
 export { resultCapForWindow } from "./output-cap.ts";
+export { type OwnFileRead, readOwnFile, readWorkspaceOwnFile } from "./own-file.ts";
 export type { CommandRules } from "./permissions.ts";
 export {
   type CommandSandbox,
@@ -84,6 +86,10 @@ export interface ToolHostOptions {
   unattended?: boolean;
   /** Tools beyond the built-in ones (JSON-Schema tools of a server, say), under the same contract. */
   extraTools?: Tool[];
+  /** The steps after a file tool's rename (default: fsync, read the file); a test injects a failure here. */
+  afterRename?: Partial<AfterRename>;
+  /** Replaces nex's secrets in text the tools store (the command text in the checkpoint log). */
+  redact?: (text: string) => string;
 }
 
 /** The tools as the loop sees them, plus what the runtime needs around them. */
@@ -112,8 +118,12 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     killGraceMs: options.killGraceMs ?? 2_000,
     useRipgrep: options.useRipgrep ?? true,
     env,
+    ...(options.afterRename ? { afterRename: options.afterRename } : {}),
   };
-  const results = createResultStore(options.resultsDir ?? `${options.checkpointDir}-results`);
+  const results = createResultStore(
+    options.resultsDir ?? `${options.checkpointDir}-results`,
+    options.redact,
+  );
   const ready: Promise<Workspace> = createWorkspace(
     options.workspace,
     options.allowedPaths ?? [],
@@ -152,6 +162,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         workspace,
         env,
         ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
+        ...(options.redact ? { redact: options.redact } : {}),
       }),
     };
     return shared;
@@ -178,7 +189,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       const workspace = await ready;
       const resolved = await workspace.resolve(path).catch(() => null);
       if (!resolved) return null;
-      return resolved.outside ? "allowed" : "inside";
+      return { where: resolved.outside ? "allowed" : "inside", display: resolved.display };
     },
     async hazards() {
       const workspace = await ready.catch(() => null);

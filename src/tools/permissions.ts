@@ -1,8 +1,10 @@
 import { matchesGlob } from "node:path";
 import type { PermissionCheck, PermissionMode, ToolInvocation } from "../protocol/index.ts";
+import { codeOption } from "./code-options.ts";
 import { type HazardContext, hazardOf } from "./command-hazards.ts";
 import { type ParsedCommand, parseCommand, type SubCommand } from "./shell-commands.ts";
 import type { Tool } from "./tool.ts";
+import { configuredHooksDir, controlledEdit, type TrustedCommand } from "./trusted-files.ts";
 
 /** The user's command rules, like `git status`, `npm test`, `rm *`. */
 export interface CommandRules {
@@ -17,8 +19,11 @@ export interface PermissionOptions {
   tools: Map<string, Tool>;
   /** Null when the call's arguments are invalid (the dispatcher will refuse it without asking). */
   validArgs(tool: Tool, args: Record<string, unknown>): boolean;
-  /** Where a path lands: inside the workspace, in an allowed outside path, or refused (null). */
-  locate(path: string): Promise<"inside" | "allowed" | null>;
+  /**
+   * Where a path lands: inside the workspace, in an allowed outside path, or refused (null), and
+   * how it is shown (relative to the workspace root inside it, symlinks resolved).
+   */
+  locate(path: string): Promise<{ where: "inside" | "allowed"; display: string } | null>;
   summarize(tool: Tool, args: Record<string, unknown>): Promise<string>;
   /** Where commands run, for judging what undo could not repair. */
   hazards(): Promise<HazardContext>;
@@ -139,6 +144,18 @@ export function createPermissions(options: PermissionOptions): Permissions {
   const approvedPatterns: Pattern[] = [];
   const parsed = new Map<string, Promise<ParsedCommand>>();
 
+  // The commands that run unasked, whose definitions an edit must not change silently.
+  const trusted = (): TrustedCommand[] => [
+    ...allow.map((pattern) => ({
+      words: pattern.words,
+      trust: "which your allow rules run without asking",
+    })),
+    ...approvedPatterns.map((pattern) => ({
+      words: pattern.words,
+      trust: "which you approved for this session",
+    })),
+  ];
+
   const parse = (command: string): Promise<ParsedCommand> => {
     let result = parsed.get(command);
     if (!result) {
@@ -175,7 +192,7 @@ export function createPermissions(options: PermissionOptions): Permissions {
     command: string,
     summarize: () => Promise<string>,
   ): Promise<PermissionCheck> => {
-    const ask = async (note = ""): Promise<PermissionCheck> => ({
+    const ask = async (note = ""): Promise<Extract<PermissionCheck, { type: "ask" }>> => ({
       type: "ask",
       summary: `${await summarize()}${note}`,
     });
@@ -216,11 +233,18 @@ export function createPermissions(options: PermissionOptions): Permissions {
         : { type: "allow" };
     }
     if (approvedCommands.has(command)) return { type: "allow" };
-    const allowed = (sub: SubCommand): boolean =>
-      !sub.opaque &&
-      [...allow, ...approvedPatterns].some((pattern) => matchesPattern(sub.words, pattern));
-    if (result.commands.length > 0 && result.commands.every(allowed)) return { type: "allow" };
-    return ask();
+    const ruleFor = (sub: SubCommand): Pattern | undefined =>
+      sub.opaque
+        ? undefined
+        : [...allow, ...approvedPatterns].find((pattern) => matchesPattern(sub.words, pattern));
+    const rules = result.commands.map(ruleFor);
+    if (result.commands.length === 0 || rules.some((rule) => rule === undefined)) return ask();
+    // A rule trusts a command, not the code its extra options would make it load.
+    const widened = result.commands
+      .map((sub, i) => codeOption(sub.words, rules[i]?.words.length ?? 0))
+      .find((warning) => warning !== null);
+    if (widened) return { ...(await ask(` (⚠ ${widened})`)), warning: widened };
+    return { type: "allow" };
   };
 
   return {
@@ -241,12 +265,34 @@ export function createPermissions(options: PermissionOptions): Permissions {
         if (mode === "approve_all" || approvedTools.has(tool.name)) return { type: "allow" };
         return { type: "ask", summary: await summarize() };
       }
-      if (mode === "approve_all") return { type: "allow" };
       const path = tool.target(call.args);
-      const where = path === null ? "inside" : await options.locate(path);
+      const located =
+        path === null ? { where: "inside" as const, display: "" } : await options.locate(path);
       // A path the guard refuses is not worth asking about: the tool refuses it with `outside_workspace`.
-      if (where === null) return { type: "allow" };
-      if (mode === "auto_edit" && where === "inside") return { type: "allow" };
+      if (located === null) return { type: "allow" };
+      const root = (await options.hazards()).roots[0];
+      const controlled =
+        path === null
+          ? null
+          : controlledEdit(located.display, trusted(), () =>
+              root ? configuredHooksDir(root) : null,
+            );
+      if (mode === "approve_all") {
+        if (!controlled?.hidden) return { type: "allow" };
+        return {
+          type: "deny",
+          reason: `${controlled.why}; nex does not make such edits on --yes / approve_all. Do it another way, or tell the user to make this change themselves.`,
+        };
+      }
+      // Never approved silently, neither by auto_edit nor by an earlier approval for the session.
+      if (controlled) {
+        return {
+          type: "ask",
+          summary: `${await summarize()} (⚠ ${controlled.why})`,
+          warning: controlled.why,
+        };
+      }
+      if (mode === "auto_edit" && located.where === "inside") return { type: "allow" };
       if (approvedTools.has(tool.name)) return { type: "allow" };
       return { type: "ask", summary: await summarize() };
     },

@@ -1,5 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
 import { formatBytes } from "./file-content.ts";
 
 /** How the model names a stored result: a path `read_file` and `grep` accept and no write tool does. */
@@ -38,8 +39,15 @@ export interface ResultStore {
   locate(input: string): string | null;
 }
 
-/** The store of one session in `dir` (created on first use, 0700, files 0600). */
-export function createResultStore(dir: string): ResultStore {
+// A secret (in any of its printed forms) is shorter than this, so one that ends in a new chunk of
+// output always starts inside the text still held back.
+const REDACT_CARRY = 4096;
+
+/**
+ * The store of one session in `dir` (created on first use, 0700, files 0600). `redact` removes nex's
+ * own secrets before anything reaches the disk, also from output that arrives in pieces.
+ */
+export function createResultStore(dir: string, redact?: (text: string) => string): ResultStore {
   let count = 0;
   const nextName = (label: string): { name: string; path: string } => {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -50,7 +58,7 @@ export function createResultStore(dir: string): ResultStore {
   return {
     save(content, label) {
       const { name, path } = nextName(label);
-      const bytes = Buffer.from(content, "utf8");
+      const bytes = Buffer.from(redact ? redact(content) : content, "utf8");
       const kept = bytes.length > MAX_STORED_BYTES ? bytes.subarray(0, MAX_STORED_BYTES) : bytes;
       writeFileSync(path, kept, { mode: 0o600 });
       return { name, path, bytes: bytes.length, complete: kept.length === bytes.length };
@@ -61,12 +69,26 @@ export function createResultStore(dir: string): ResultStore {
       let fd: number | null = null;
       let file: { name: string; path: string } | null = null;
       let written = 0;
+      let truncated = false;
       let failed = false;
       let newlines = 0;
       let last = 0x0a;
-      const put = (chunk: Buffer): void => {
+      const decoder = new StringDecoder("utf8");
+      let held = "";
+      // With a redactor, text is scrubbed with what came before it and the last REDACT_CARRY characters
+      // are held back until more arrives (or the end), so a secret split between chunks is caught.
+      const put = (chunk: Buffer, final = false): void => {
+        if (!redact) return write(chunk);
+        const text = held + decoder.write(chunk) + (final ? decoder.end() : "");
+        const clean = redact(text);
+        const cut = final ? clean.length : Math.max(0, clean.length - REDACT_CARRY);
+        held = clean.slice(cut);
+        if (cut > 0) write(Buffer.from(clean.slice(0, cut), "utf8"));
+      };
+      const write = (chunk: Buffer): void => {
         if (fd === null || failed) return;
         const room = MAX_STORED_BYTES - written;
+        if (chunk.length > room) truncated = true;
         if (room <= 0) return;
         const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
         try {
@@ -101,10 +123,11 @@ export function createResultStore(dir: string): ResultStore {
         },
         finish() {
           pending = [];
+          if (fd !== null && redact) put(Buffer.alloc(0), true);
           if (fd !== null) closeSync(fd);
           if (!file || failed) return null;
           const lines = last === 0x0a ? newlines : newlines + 1;
-          return { ...file, bytes: seen, complete: written === seen, lines };
+          return { ...file, bytes: seen, complete: !truncated, lines };
         },
       };
     },

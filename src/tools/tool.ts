@@ -1,5 +1,6 @@
 import { type GenericSchema, type InferOutput, safeParse } from "valibot";
 import type { JsonSchema, ToolErrorCode, ToolOutcome } from "../protocol/index.ts";
+import type { AfterRename } from "./atomic-write.ts";
 import type { CheckpointRecorder } from "./checkpoints.ts";
 import type { FileSearch } from "./file-search.ts";
 import { publishedSchema } from "./json-schema.ts";
@@ -24,6 +25,8 @@ export interface ToolLimits {
   useRipgrep: boolean;
   /** Environment for `bash` commands and the tools' own child processes. */
   env: Record<string, string | undefined>;
+  /** The steps after a file tool's rename (fsync of the directory, read-back); a test passes failing ones. */
+  afterRename?: Partial<AfterRename>;
 }
 
 /** Everything a tool may use; tools keep no state of their own. */

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { lstat, mkdir, readFile, readlink, rm, rmdir, symlink } from "node:fs/promises";
 import { dirname } from "node:path";
-import { atomicWrite } from "./atomic-write.ts";
+import { atomicWrite, ownerForNew } from "./atomic-write.ts";
 import {
   type BeforeImage,
   dropCheckpoints,
@@ -56,7 +56,7 @@ type State =
 /** What is at a path now. */
 type Current =
   | { type: "absent" }
-  | { type: "file"; bytes: Buffer; mode: number }
+  | { type: "file"; bytes: Buffer; mode: number; uid: number; gid: number }
   | { type: "link"; target: string };
 
 const ABSENT: State = { type: "absent", createdDirs: [] };
@@ -70,7 +70,13 @@ async function current(abs: string): Promise<Current> {
   if (!info) return { type: "absent" };
   if (info.isSymbolicLink()) return { type: "link", target: await readlink(abs) };
   if (info.isDirectory()) throw new Error("a directory is there now");
-  return { type: "file", bytes: await readFile(abs), mode: info.mode & 0o7777 };
+  return {
+    type: "file",
+    bytes: await readFile(abs),
+    mode: info.mode & 0o7777,
+    uid: info.uid,
+    gid: info.gid,
+  };
 }
 
 function matches(now: Current, state: State): boolean {
@@ -123,7 +129,10 @@ async function restore(r: Restorer, path: string, state: State, now: Current): P
         ? 0o755
         : keep & ~0o111;
   if (now.type === "link") await rm(target.abs, { force: true });
-  await atomicWrite(target.abs, bytes, { mode });
+  // The restored file keeps the owner and group of the file it replaces (or, recreated, those of its directory).
+  const owner =
+    now.type === "file" ? { uid: now.uid, gid: now.gid } : ownerForNew(dirname(target.abs));
+  await atomicWrite(target.abs, bytes, { mode, ...(owner ? { owner } : {}) });
 }
 
 interface TurnChange {

@@ -2,15 +2,15 @@ import { stat } from "node:fs/promises";
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { shortDiff } from "./diff-text.ts";
+import { type FileState, formatBytes, formatLines, readState, shortHash } from "./file-content.ts";
+import { checkReplaceable } from "./file-guard.ts";
 import {
-  type FileState,
-  formatBytes,
-  formatLines,
-  readState,
-  shortHash,
-  type WrittenFacts,
-} from "./file-content.ts";
-import { commitChange, type NewContent } from "./file-writer.ts";
+  type CommittedChange,
+  commitChange,
+  confirmation,
+  type NewContent,
+} from "./file-writer.ts";
+import { conformToFile, describeKept } from "./line-endings.ts";
 import { findPlaceholders, placeholderMessage } from "./placeholders.ts";
 import { defineTool, failure, NON_BLANK, type Tool, type ToolContext } from "./tool.ts";
 import type { ResolvedPath } from "./workspace.ts";
@@ -74,7 +74,7 @@ async function summarize(
 async function written(
   target: ResolvedPath,
   existing: FileState | null,
-  facts: WrittenFacts,
+  facts: CommittedChange,
   newText: string,
   from: string,
 ): Promise<ToolOutcome> {
@@ -84,7 +84,7 @@ async function written(
     : `Created ${target.display}${from}:`;
   return {
     isError: false,
-    content: `${what} ${formatBytes(facts.bytes)}, ${formatLines(facts.lines)}, sha256 ${shortHash(facts.hash)} (read back from disk).`,
+    content: `${what} ${formatBytes(facts.bytes)}, ${formatLines(facts.lines)}, sha256 ${shortHash(facts.hash)}${confirmation(facts)}`,
     details: {
       type: "write",
       path: target.display,
@@ -105,14 +105,18 @@ async function written(
 async function writeWhole(
   ctx: ToolContext,
   target: ResolvedPath,
-  text: string,
-  content: NewContent,
+  sent: string,
+  sentContent: NewContent,
   from: string,
 ): Promise<ToolOutcome> {
   const existing = await readState(target.abs, target.display, ctx.signal);
   const oldText = existing ? existing.bytes.toString("utf8") : "";
-  const discarded = content.type === "staged" ? " The staged parts were discarded." : "";
-  const placeholders = findPlaceholders(text, oldText);
+  const discarded = sentContent.type === "staged" ? " The staged parts were discarded." : "";
+  if (existing) checkReplaceable(existing, target.display, `Nothing was written.${discarded}`);
+  const { text, kept } = conformToFile(existing ? oldText : null, sent);
+  const content: NewContent =
+    text === sent ? sentContent : { type: "bytes", bytes: Buffer.from(text, "utf8") };
+  const placeholders = findPlaceholders(sent, oldText);
   if (placeholders.length > 0) {
     return failure(
       "placeholder",
@@ -129,7 +133,7 @@ async function writeWhole(
     nothing: `Nothing was written.${discarded}`,
   });
   const facts = await commitChange(ctx, { target, existing, content, complete: true });
-  return written(target, existing, facts, text, from);
+  return written(target, existing, facts, text, `${from}${describeKept(kept)}`);
 }
 
 async function writePart(
@@ -149,6 +153,7 @@ async function writePart(
     );
   }
   if (args.part === 1) {
+    if (existing) checkReplaceable(existing, target.display, "Nothing was staged.");
     checkReplace({
       ledger: ctx.ledger,
       abs: target.abs,

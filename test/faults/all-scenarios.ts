@@ -4,9 +4,11 @@ import { anthropicScenarios } from "./scenarios-anthropic.ts";
 import { commandScenarios } from "./scenarios-commands.ts";
 import { edgeScenarios } from "./scenarios-edge.ts";
 import { fieldScenarios } from "./scenarios-field.ts";
+import { fileScenarios } from "./scenarios-files.ts";
 import { limitScenarios } from "./scenarios-limits.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
 import { sandboxScenarios } from "./scenarios-sandbox.ts";
+import { secretScenarios } from "./scenarios-secrets.ts";
 import { smallWindowScenarios } from "./scenarios-small-window.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
 import { wireScenarios } from "./scenarios-wire.ts";
@@ -21,5 +23,7 @@ export const allScenarios: FaultScenario[] = [
   ...limitScenarios,
   ...wireScenarios,
   ...sandboxScenarios,
+  ...fileScenarios,
+  ...secretScenarios,
   ...smallWindowScenarios,
 ];

@@ -162,3 +162,23 @@ test("a background process that ignores SIGTERM is killed after the command fini
   const pid = Number(readFileSync(box.path("bg.pid"), "utf8"));
   assert.equal(await gone(pid), true);
 });
+
+test("nex's own secrets never reach a stored result, even split between chunks of output", async () => {
+  const box = sandbox();
+  const resultsDir = join(box.root, "results");
+  const key = "sk-live-0123456789abcdefSECRET";
+  const tools = host(box, {
+    outputCap: 2000,
+    resultsDir,
+    redact: (text) => text.replaceAll(key, "[redacted: OPENAI_API_KEY]"),
+  });
+  // The key printed many times among 200 KB, so pipe chunks are bound to cut through some of them.
+  const out = await run(tools, "bash", {
+    command: `for i in $(seq 1 5000); do printf 'line %s ${key}\\n' "$i"; done`,
+  });
+  const [stored] = readdirSync(resultsDir);
+  const text = readFileSync(join(resultsDir, stored ?? ""), "utf8");
+  assert.equal(text.includes("sk-live"), false, "no whole or partial key on disk");
+  assert.equal(text.split("[redacted: OPENAI_API_KEY]").length - 1, 5000);
+  assert.match(out.content, /stored whole/);
+});

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { PermissionCheck, ToolInvocation } from "../../src/protocol/index.ts";
@@ -349,4 +349,154 @@ test("a command undo cannot repair asks with a warning in ask mode, and runs on 
   assert.deepEqual(await check(allowedPath, bash(`rm -rf ${join(box.root, "shared", "tmp")}`)), {
     type: "allow",
   });
+});
+
+// The README's example rules.
+const README_RULES = { allow: ["npm test", "git status", "git diff"], deny: ["rm -rf"] };
+const write = (path: string): ToolInvocation => call("write_file", { path, content: "x\n" });
+const edit = (path: string): ToolInvocation =>
+  call("edit_file", { path, old_string: "a", new_string: "b" });
+
+test("auto_edit asks, with the reason, before changing what an allowed command runs", async () => {
+  const box = sandbox();
+  mkdirSync(box.path("sub"));
+  const tools = host(box, { mode: "auto_edit", rules: README_RULES });
+  for (const [invocation, why] of [
+    [
+      edit("package.json"),
+      /⚠ package\.json defines what `npm test` runs, which your allow rules run without asking/,
+    ],
+    [write("sub/package.json"), /`npm test`/],
+    [write(".npmrc"), /`npm test`/],
+    [write("node_modules/.bin/jest"), /`npm test`/],
+    [write(".gitattributes"), /`git status`/],
+    [write(".gitmodules"), /`git status`/],
+  ] as const) {
+    const answer = await check(tools, invocation);
+    assert.equal(answer.type, "ask", `${invocation.args.path}`);
+    assert.match(answer.type === "ask" ? answer.summary : "", why);
+  }
+  // Ordinary source files, and files no trusted command reads, are still approved.
+  for (const path of ["src/app.ts", "test/app.test.ts", "Makefile", "Cargo.toml", "README.md"])
+    assert.deepEqual(await check(tools, write(path)), { type: "allow" }, path);
+});
+
+test("without allow rules, auto_edit approves package.json; a rule for make or a script's path makes its files ask", async () => {
+  const box = sandbox();
+  assert.deepEqual(await check(host(box, { mode: "auto_edit" }), write("package.json")), {
+    type: "allow",
+  });
+  const tools = host(box, {
+    mode: "auto_edit",
+    rules: { allow: ["make build", "bash scripts/check.sh", "./run-tests.sh", "pytest"] },
+  });
+  for (const path of [
+    "Makefile",
+    "lib/rules.mk",
+    "scripts/check.sh",
+    "run-tests.sh",
+    "conftest.py",
+    "tests/conftest.py",
+    "pyproject.toml",
+  ])
+    assert.equal((await check(tools, write(path))).type, "ask", path);
+  assert.deepEqual(await check(tools, write("scripts/other.sh")), { type: "allow" });
+});
+
+test("edits inside .git, to git hooks and to shell or git startup files always ask; on --yes those inside .git are refused", async () => {
+  const box = sandbox();
+  mkdirSync(box.path(".git"));
+  writeFileSync(box.path(".git/config"), "[core]\n\thooksPath = tools/hooks\n");
+  symlinkSync(".git/config", box.path("cfg"));
+  const auto = host(box, { mode: "auto_edit" });
+  for (const path of [
+    ".git/config",
+    ".git/hooks/pre-commit",
+    "cfg",
+    "sub/../.git/config",
+    ".husky/pre-commit",
+    "tools/hooks/pre-push",
+    "dotfiles/.bashrc",
+    "home/.gitconfig",
+  ])
+    assert.equal((await check(auto, write(path))).type, "ask", path);
+  const yes = host(box, { mode: "approve_all" });
+  const refused = await check(yes, edit(".git/config"));
+  assert.equal(refused.type, "deny");
+  assert.match(
+    refused.type === "deny" ? refused.reason : "",
+    /\.git\/config is inside \.git.*runs whenever anyone runs git.*not make such edits on --yes/,
+  );
+  assert.equal((await check(yes, write(".git/hooks/post-checkout"))).type, "deny");
+  assert.deepEqual(await check(yes, write(".gitignore")), { type: "allow" });
+  assert.deepEqual(await check(yes, write("package.json")), { type: "allow" });
+});
+
+test("an edit approved for the session does not approve changing what an approved command runs", async () => {
+  const box = sandbox();
+  const tools = host(box, { mode: "ask" });
+  tools.rememberApproval(write("a.txt"));
+  tools.rememberApproval(bash("make build"));
+  // Checking the command waits on the same parse the approval is recorded from.
+  assert.deepEqual(await check(tools, bash("make build")), { type: "allow" });
+  assert.deepEqual(await check(tools, write("b.txt")), { type: "allow" });
+  const answer = await check(tools, edit("Makefile"));
+  assert.equal(answer.type, "ask");
+  assert.match(
+    answer.type === "ask" ? answer.summary : "",
+    /Makefile defines what `make build` runs, which you approved for this session/,
+  );
+  assert.equal((await check(tools, write(".git/config"))).type, "ask");
+});
+
+test("an allow rule does not run its command with options that load code named on the command line", async () => {
+  const box = sandbox();
+  const tools = host(box, {
+    mode: "auto_edit",
+    rules: { allow: ["npm test", "make test", "pytest", "git status", "cargo test"] },
+  });
+  for (const command of [
+    "npm test --script-shell=./x.sh",
+    "npm test --node-options=--require=./x.js",
+    "make test -f x.mk",
+    "make test -fx.mk",
+    "make test SHELL=./x.sh",
+    "pytest -p evil_plugin",
+    "pytest -o addopts=-pevil",
+    "git status --output=package.json",
+    "cargo test --config target.x86_64-unknown-linux-gnu.runner='./x.sh'",
+  ]) {
+    const answer = await check(tools, bash(command));
+    assert.equal(answer.type, "ask", command);
+    assert.match(answer.type === "ask" ? answer.summary : "", /⚠ `.*` (makes|overrides)/, command);
+  }
+  for (const command of [
+    "npm test",
+    "npm test -- --watch",
+    "make test",
+    "pytest -k slow -x tests/",
+    "git status --short",
+    "cargo test --release",
+  ])
+    assert.deepEqual(await check(tools, bash(command)), { type: "allow" }, command);
+});
+
+test("a tool an allow rule starts through a runner, a push's CI files and a compose file are guarded like package.json", async () => {
+  const box = sandbox();
+  const tools = host(box, {
+    mode: "auto_edit",
+    rules: { allow: ["npx jest", "python -m pytest", "git push", "docker compose up"] },
+  });
+  for (const path of [
+    "jest.config.js",
+    "conftest.py",
+    ".github/workflows/ci.yml",
+    ".gitlab-ci.yml",
+    "compose.yaml",
+    "Dockerfile",
+  ])
+    assert.equal((await check(tools, write(path))).type, "ask", path);
+  // `git status` alone does not run CI: its workflows stay ordinary files.
+  const status = host(box, { mode: "auto_edit", rules: { allow: ["git status"] } });
+  assert.deepEqual(await check(status, write(".github/workflows/ci.yml")), { type: "allow" });
 });
