@@ -78,7 +78,10 @@ export function createResultStore(dir: string, redact?: (text: string) => string
       // With a redactor, text is scrubbed with what came before it and the last REDACT_CARRY characters
       // are held back until more arrives (or the end), so a secret split between chunks is caught.
       const put = (chunk: Buffer, final = false): void => {
-        if (!redact) return write(chunk);
+        if (!redact) {
+          write(chunk);
+          return;
+        }
         const text = held + decoder.write(chunk) + (final ? decoder.end() : "");
         const clean = redact(text);
         const cut = final ? clean.length : Math.max(0, clean.length - REDACT_CARRY);
