@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { shortDiff } from "./diff-text.ts";
+import { applyReplacements, planEdit } from "./edit-match.ts";
 import { formatBytes, formatCount, formatLines, readState, shortHash } from "./file-content.ts";
 import { checkReplaceable } from "./file-guard.ts";
 import { commitChange, confirmation } from "./file-writer.ts";
@@ -34,19 +35,6 @@ const parameters = v.strictObject({
     ),
   ),
 });
-
-function occurrences(text: string, needle: string): number[] {
-  const at: number[] = [];
-  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length))
-    at.push(i);
-  return at;
-}
-
-function lineOf(text: string, index: number): number {
-  let line = 1;
-  for (let i = text.indexOf("\n"); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) line += 1;
-  return line;
-}
 
 /** The `edit_file` tool: exact string replacement, read-before-edit, atomic and verified, with a diff. */
 export function editFileTool(): Tool {
@@ -97,35 +85,32 @@ export function editFileTool(): Tool {
         nothing: "Nothing was changed.",
       });
       const text = existing.bytes.toString("utf8");
-      let oldString = args.old_string;
       let newString = args.new_string;
-      let found = occurrences(text, oldString);
-      // The model sees lines without their CR: in a CRLF file, LF in old_string matches CRLF (and the
-      // other way round in an LF file).
-      const ending = dominantLineEnding(text);
-      if (found.length === 0 && oldString.includes("\n")) {
-        const other = withLineEnding(oldString, oldString.includes("\r\n") ? "\n" : "\r\n");
-        found = occurrences(text, other);
-        if (found.length > 0) oldString = other;
-      }
       // Inserted line breaks take the file's style, so an edit never leaves a bare LF in a CRLF file.
+      const ending = dominantLineEnding(text);
       if (ending !== null && newString.includes("\n"))
         newString = withLineEnding(newString, ending);
-      if (found.length === 0) {
+      const plan = planEdit(text, args.old_string, newString, args.replace_all === true);
+      if (plan.type === "none") {
+        const nearest = plan.nearest
+          ? `\nThe nearest text in the file (lines ${plan.nearest.from}-${plan.nearest.to}):\n${plan.nearest.text}\n` +
+            "Correct old_string to match it exactly and send the edit again."
+          : " Read the file again and copy the text exactly (leave out the line-number prefixes).";
         return failure(
           "no_match",
-          `old_string was not found in ${target.display}; nothing was changed. Read the file again and copy the text exactly ` +
-            "(whitespace, indentation and line breaks must match; leave out the line-number prefixes).",
+          `old_string was not found in ${target.display}, not even ignoring line endings, trailing whitespace or indentation; nothing was changed.${nearest}`,
         );
       }
-      if (found.length > 1 && args.replace_all !== true) {
-        const lines = found.slice(0, 10).map((index) => lineOf(text, index));
+      if (plan.type === "ambiguous") {
+        const lines = plan.lines;
+        const how = plan.level === "exact" ? "" : ` (ignoring ${plan.level})`;
         return failure(
           "ambiguous_match",
-          `old_string occurs ${found.length} times in ${target.display} (lines ${lines.join(", ")}${found.length > 10 ? ", …" : ""}); nothing was changed. ` +
+          `old_string occurs ${lines.length} times in ${target.display}${how} (lines ${lines.slice(0, 10).join(", ")}${lines.length > 10 ? ", …" : ""}); nothing was changed. ` +
             "Include more surrounding text to make it unique, or set replace_all to change every occurrence.",
         );
       }
+      const oldString = args.old_string;
       const placeholders = findPlaceholders(newString, oldString);
       if (placeholders.length > 0) {
         return failure(
@@ -136,10 +121,7 @@ export function editFileTool(): Tool {
           ),
         );
       }
-      const updated =
-        args.replace_all === true
-          ? text.split(oldString).join(newString)
-          : text.replace(oldString, () => newString);
+      const updated = applyReplacements(text, plan.replacements);
       const bytes = Buffer.from(updated, "utf8");
       const known = ctx.ledger.get(target.abs)?.complete ?? false;
       const facts = await commitChange(ctx, {
@@ -149,11 +131,15 @@ export function editFileTool(): Tool {
         complete: known,
       });
       const diff = await shortDiff(target.display, text, updated);
-      const count = args.replace_all === true ? found.length : 1;
+      const count = plan.replacements.length;
+      const tolerance =
+        plan.level === "exact" || plan.level === "line endings"
+          ? ""
+          : ` (old_string matched only when ignoring ${plan.level}${plan.level === "indentation" ? "; new_string was re-indented to the file's indentation" : ""})`;
       return {
         isError: false,
         content:
-          `Edited ${target.display}: ${count} ${count === 1 ? "replacement" : "replacements"}; now ${formatBytes(facts.bytes)}, ` +
+          `Edited ${target.display}: ${count} ${count === 1 ? "replacement" : "replacements"}${tolerance}; now ${formatBytes(facts.bytes)}, ` +
           `${formatLines(facts.lines)}, sha256 ${shortHash(facts.hash)}${confirmation(facts)}\n${diff}`,
         details: {
           type: "edit",

@@ -27,18 +27,65 @@ test("edit_file replaces the one occurrence, reports bytes on disk and a unified
   assert.match(out.content, /-const b = 2;\n\+const b = 3;/);
 });
 
-test("edit_file with no match refuses, hints at re-reading and whitespace, and changes nothing", async () => {
+test("edit_file with old_string indented differently matches, re-indents new_string and says so", async () => {
   const box = sandbox();
   const tools = await readThen(box, "a.ts", "if (x) {\n\treturn 1;\n}\n");
   const out = await run(tools, "edit_file", {
     path: "a.ts",
     old_string: "    return 1;",
-    new_string: "    return 2;",
+    new_string: "    if (y) return 0;\n    return 2;",
+  });
+  assert.equal(out.isError, false, out.content);
+  assert.match(out.content, /matched only when ignoring indentation; new_string was re-indented/);
+  assert.equal(
+    readFileSync(box.path("a.ts"), "utf8"),
+    "if (x) {\n\tif (y) return 0;\n\treturn 2;\n}\n",
+  );
+});
+
+test("edit_file ignores trailing whitespace only when exact text is not there, and says so", async () => {
+  const box = sandbox();
+  const tools = await readThen(box, "a.py", "def f():  \n    return 1\t\n\nx = 2\n");
+  const out = await run(tools, "edit_file", {
+    path: "a.py",
+    old_string: "def f():\n    return 1\n",
+    new_string: "def f():\n    return 3\n",
+  });
+  assert.equal(out.isError, false, out.content);
+  assert.match(out.content, /matched only when ignoring trailing whitespace/);
+  assert.equal(readFileSync(box.path("a.py"), "utf8"), "def f():\n    return 3\n\nx = 2\n");
+});
+
+test("edit_file with no match refuses, shows the nearest region of the file, and changes nothing", async () => {
+  const box = sandbox();
+  const file =
+    "const a = 1;\nfunction total(items) {\n  let sum = 0;\n  for (const i of items) sum += i.price;\n  return sum;\n}\n";
+  const tools = await readThen(box, "a.js", file);
+  const out = await run(tools, "edit_file", {
+    path: "a.js",
+    old_string:
+      "function total(items) {\n  let sum = 0;\n  for (const item of items) sum += item.price;",
+    new_string: "x",
   });
   assert.equal(out.code, "no_match");
-  assert.match(out.content, /Read the file again/);
-  assert.match(out.content, /whitespace/);
-  assert.equal(readFileSync(box.path("a.ts"), "utf8"), "if (x) {\n\treturn 1;\n}\n");
+  assert.match(out.content, /not even ignoring line endings, trailing whitespace or indentation/);
+  assert.match(
+    out.content,
+    /The nearest text in the file \(lines 2-4\):\n {5}2\tfunction total\(items\) \{\n {5}3\t {2}let sum = 0;\n {5}4\t {2}for \(const i of items\)/,
+  );
+  assert.equal(readFileSync(box.path("a.js"), "utf8"), file);
+});
+
+test("a tolerant match found twice is ambiguous, naming both places", async () => {
+  const box = sandbox();
+  const tools = await readThen(box, "a.txt", "  x = 1\ny\n\tx = 1\n");
+  const out = await run(tools, "edit_file", {
+    path: "a.txt",
+    old_string: "x = 1 \n",
+    new_string: "x = 2\n",
+  });
+  assert.equal(out.code, "ambiguous_match");
+  assert.match(out.content, /occurs 2 times in a\.txt \(ignoring indentation\) \(lines 1, 3\)/);
 });
 
 test("edit_file with several matches refuses with the count and lines unless replace_all", async () => {
