@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { runCommand } from "./command-runner.ts";
 import { formatBytes } from "./file-content.ts";
+import { describeLeftovers } from "./leftover-processes.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 const parameters = v.strictObject({
@@ -74,9 +75,7 @@ export function bashTool(): Tool {
       };
       const body = result.totalBytes === 0 ? "(no output)" : result.output;
       const size = result.totalBytes > 0 ? ` Output (${formatBytes(result.totalBytes)}):` : "";
-      const left = result.leftBehind
-        ? "\n(A background process it started kept running outside nex's control.)"
-        : "";
+      const left = describeLeftovers(result.leftovers, result.leftBehind);
       if (result.aborted) {
         return {
           isError: true,

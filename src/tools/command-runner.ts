@@ -1,3 +1,4 @@
+import { commandTag, type LeftoverSweep, stopLeftovers } from "./leftover-processes.ts";
 import { headTail } from "./output-cap.ts";
 
 // Loaded on first use rather than at start-up: most sessions start no process for a while, if ever.
@@ -28,19 +29,23 @@ export interface RunResult {
   tail: string;
   /** The command's own process had ended, but a process it started held the output open and was left behind. */
   leftBehind: boolean;
+  /** Processes it left running outside its process group, stopped when it ended. */
+  leftovers: LeftoverSweep;
 }
 
 /**
  * Runs `bash -c command` in its own process group. On timeout or abort the whole group gets SIGTERM,
- * then SIGKILL after a grace period; when the command ends, processes it left in its group are stopped too.
+ * then SIGKILL after a grace period; when the command ends, processes it left in its group are stopped
+ * too, and so are those it detached from the group (`leftover-processes.ts`).
  */
 export function runCommand(options: RunOptions): Promise<RunResult> {
   const { command, cwd, env, timeoutMs, killGraceMs, outputCap, signal } = options;
   return new Promise((resolve) => {
     const output = headTail(outputCap);
+    const tag = commandTag();
     const child = childProcess().spawn("bash", ["-c", command], {
       cwd,
-      env,
+      env: { ...env, [tag.name]: tag.value },
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -76,16 +81,19 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       const text = spawnError
         ? `${output.text()}Could not start bash: ${spawnError.message}`
         : output.text();
-      resolve({
-        exitCode: exit?.code ?? null,
-        signal: exit?.signal ?? null,
-        timedOut,
-        aborted,
-        output: text,
-        totalBytes: output.total,
-        tail: output.tail(400),
-        leftBehind,
-      });
+      void stopLeftovers(tag, child.pid, killGraceMs).then((leftovers) =>
+        resolve({
+          exitCode: exit?.code ?? null,
+          signal: exit?.signal ?? null,
+          timedOut,
+          aborted,
+          output: text,
+          totalBytes: output.total,
+          tail: output.tail(400),
+          leftBehind,
+          leftovers,
+        }),
+      );
     };
     const onAbort = (): void => {
       aborted = true;
