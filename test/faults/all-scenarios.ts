@@ -6,6 +6,7 @@ import { edgeScenarios } from "./scenarios-edge.ts";
 import { fieldScenarios } from "./scenarios-field.ts";
 import { limitScenarios } from "./scenarios-limits.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
+import { processScenarios } from "./scenarios-process.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
 import { wireScenarios } from "./scenarios-wire.ts";
 
@@ -18,4 +19,5 @@ export const allScenarios: FaultScenario[] = [
   ...stallScenarios,
   ...limitScenarios,
   ...wireScenarios,
+  ...processScenarios,
 ];

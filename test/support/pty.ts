@@ -11,6 +11,8 @@ export interface PtyOptions {
 
 /** A command running in a real pseudo-terminal, its output fed into a real terminal emulator. */
 export interface PtyProcess {
+  /** The program's process id (to send it signals). */
+  pid: number;
   /** The visible rows of the emulated terminal, each right-trimmed, joined with newlines. */
   screen(): string;
   /** Every row the emulator holds, scrollback included. */
@@ -141,6 +143,7 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
     });
 
   return {
+    pid: child.pid,
     screen,
     history: () => rows(term, 0, term.buffer.active.length),
     output: () => raw,
