@@ -67,24 +67,20 @@ async function until(what: string, predicate: () => boolean, timeoutMs = 60_000)
 
 const sizeOf = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 
-/** A model that runs a command writing a line every 50 ms until stopped, then answers. */
-function loopScripts(marker: string) {
+const loop = (marker: string) => `while :; do echo tick >> ticks.log; sleep 0.05; done # ${marker}`;
+
+/** A model that runs a command (by default one writing a line every 50 ms until stopped), then answers. */
+function loopScripts(marker: string, command = loop(marker)) {
   return [
-    openaiToolCall({
-      name: "bash",
-      args: {
-        command: `while :; do echo tick >> ticks.log; sleep 0.05; done # ${marker}`,
-        timeout_seconds: 600,
-      },
-    }),
+    openaiToolCall({ name: "bash", args: { command, timeout_seconds: 600 } }),
     openaiText("The loop finished."),
   ];
 }
 
-/** Starts a headless run whose model runs the loop. */
-async function runLongCommand(node: string) {
+/** Starts a headless run whose model runs the loop (or `command`). */
+async function runLongCommand(node: string, command?: (marker: string) => string) {
   const marker = `nex-loop-${randomUUID()}`;
-  const stub = await startStubEndpoint({ scripts: loopScripts(marker) });
+  const stub = await startStubEndpoint({ scripts: loopScripts(marker, command?.(marker)) });
   const box = makeSandbox();
   const task = `run the loop ${marker}`;
   const nex = startWith(
@@ -147,6 +143,20 @@ for (const launcher of launchers) {
     });
   }
 }
+
+test("SIGTERM to nex while its command waits on a writer it detached (setsid -f) stops the writer too", {
+  timeout: 120_000,
+}, async () => {
+  const run = await runLongCommand(
+    process.execPath,
+    (marker) => `setsid -f sh -c '${loop(marker)}' >/dev/null 2>&1; sleep 600`,
+  );
+  run.child.kill("SIGTERM");
+  const result = await run.done;
+  await run.stub.close();
+  assert.equal(result.code, 143, result.stderr);
+  await assertStopped(run.marker, run.ticks);
+});
 
 test("when the launcher is killed outright (SIGKILL), the re-executed nex stops its work instead of running on alone", {
   skip: launchers[1]?.skip ?? true,
