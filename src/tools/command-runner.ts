@@ -1,4 +1,10 @@
-import { commandTag, type LeftoverSweep, stopLeftovers } from "./leftover-processes.ts";
+import {
+  commandTag,
+  findLeftovers,
+  type Leftovers,
+  mergeLeftovers,
+  stopLeftovers,
+} from "./leftover-processes.ts";
 import { headTail } from "./output-cap.ts";
 
 // Loaded on first use rather than at start-up: most sessions start no process for a while, if ever.
@@ -29,8 +35,8 @@ export interface RunResult {
   tail: string;
   /** The command's own process had ended, but a process it started held the output open and was left behind. */
   leftBehind: boolean;
-  /** Processes it left running outside its process group, stopped when it ended. */
-  leftovers: LeftoverSweep;
+  /** Processes it left running (in its group or detached from it), stopped when it ended. */
+  leftovers: Leftovers;
 }
 
 /**
@@ -53,6 +59,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     let aborted = false;
     let exit: { code: number | null; signal: string | null } | null = null;
     let spawnError: Error | null = null;
+    let leftovers: Leftovers = { checked: true, stopped: [], children: 0 };
     const timers: NodeJS.Timeout[] = [];
 
     const killGroup = (sig: NodeJS.Signals): void => {
@@ -81,7 +88,10 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       const text = spawnError
         ? `${output.text()}Could not start bash: ${spawnError.message}`
         : output.text();
-      void stopLeftovers(tag, child.pid, killGraceMs).then((leftovers) =>
+      // A second look outside the group, in case a detached process was between fork and exec
+      // (unreadable) when the command ended.
+      if (exit) leftovers = mergeLeftovers(leftovers, findLeftovers(tag, child.pid));
+      void stopLeftovers(tag, killGraceMs).then(() =>
         resolve({
           exitCode: exit?.code ?? null,
           signal: exit?.signal ?? null,
@@ -108,6 +118,9 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     });
     child.on("exit", (code, sig) => {
       exit = { code, signal: sig };
+      // Seen before the group is signalled: what still runs now, the command left behind. After a
+      // timeout or an interrupt the group is already being stopped, and the result says so.
+      leftovers = findLeftovers(tag, timedOut || aborted ? child.pid : undefined);
       stopGroup();
       // A process that left our group (setsid) may hold the pipes open forever: stop waiting for it.
       timers.push(

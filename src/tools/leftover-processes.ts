@@ -6,7 +6,6 @@
 // that clears its environment (`env -i`) escapes this; the OS sandbox's PID namespace does not.
 // Linux only: elsewhere the result says that leftovers could not be checked.
 
-const fs = () => process.getBuiltinModule("node:fs/promises");
 const fsSync = () => process.getBuiltinModule("node:fs");
 
 /** The variable that marks one command's processes. */
@@ -21,13 +20,13 @@ export interface LeftoverProcess {
   command: string;
 }
 
-/** What the sweep after a command found. */
-export interface LeftoverSweep {
+/** The processes a command left running when it ended, all of which are stopped. */
+export interface Leftovers {
   /** False where processes cannot be inspected (no /proc): nothing was checked. */
   checked: boolean;
-  /** Processes outside the command's own process group that were still running, now stopped (not counting their children). */
+  /** The processes left running, not counting those they started themselves. */
   stopped: LeftoverProcess[];
-  /** How many processes those had started, stopped with them. */
+  /** How many processes those had started. */
   children: number;
 }
 
@@ -73,9 +72,9 @@ function findTagged(tag: CommandTag): Tagged[] | null {
   return found;
 }
 
-async function commandLine(pid: number): Promise<string> {
+function commandLine(pid: number): string {
   try {
-    const raw = await fs().readFile(`/proc/${pid}/cmdline`, "utf8");
+    const raw = fsSync().readFileSync(`/proc/${pid}/cmdline`, "utf8");
     const line = raw.replace(/\0+$/, "").replaceAll("\0", " ");
     return line.length > 200 ? `${line.slice(0, 197)}...` : line || "(unknown)";
   } catch {
@@ -97,36 +96,48 @@ const POLL_MS = 50;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Stops every process that still carries `tag` after its command ended: SIGTERM, then, for what is
- * left after `graceMs`, SIGSTOP (so nothing forks while it is being killed) and SIGKILL. Reports the
- * processes outside `group` (the command's own process group, which the runner stops itself).
+ * The processes that still carry `tag`, as the model is told of them (those whose parent is among
+ * them are only counted); outside `group` only, when given (the runner already stopped that group).
  */
-export async function stopLeftovers(
-  tag: CommandTag,
-  group: number | undefined,
-  graceMs: number,
-): Promise<LeftoverSweep> {
-  const first = findTagged(tag);
-  if (first === null) return { checked: false, stopped: [], children: 0 };
-  const strays = first.filter((p) => p.group !== group);
-  const strayPids = new Set(strays.map((p) => p.pid));
-  const tops = strays.filter((p) => !strayPids.has(p.parent));
-  const stopped = await Promise.all(
-    tops.map(async (p) => ({ pid: p.pid, command: await commandLine(p.pid) })),
-  );
-  const result = { checked: true, stopped, children: strays.length - tops.length };
-  if (first.length === 0) return result;
+export function findLeftovers(tag: CommandTag, group?: number): Leftovers {
+  const found = findTagged(tag);
+  if (found === null) return { checked: false, stopped: [], children: 0 };
+  const strays = found.filter((p) => p.group !== group);
+  const pids = new Set(strays.map((p) => p.pid));
+  const tops = strays.filter((p) => !pids.has(p.parent));
+  return {
+    checked: true,
+    stopped: tops.map((p) => ({ pid: p.pid, command: commandLine(p.pid) })),
+    children: strays.length - tops.length,
+  };
+}
+
+/** Both reports of one command's leftovers as one: each process once. */
+export function mergeLeftovers(a: Leftovers, b: Leftovers): Leftovers {
+  const seen = new Set(a.stopped.map((p) => p.pid));
+  return {
+    checked: a.checked && b.checked,
+    stopped: [...a.stopped, ...b.stopped.filter((p) => !seen.has(p.pid))],
+    children: Math.max(a.children, b.children),
+  };
+}
+
+/**
+ * Stops every process that still carries `tag`: SIGTERM, then, for what is left after `graceMs`,
+ * SIGSTOP (so nothing forks while it is being killed) and SIGKILL, until none is left.
+ */
+export async function stopLeftovers(tag: CommandTag, graceMs: number): Promise<void> {
+  let left = findTagged(tag) ?? [];
+  if (left.length === 0) return;
   signal(
-    first.map((p) => p.pid),
+    left.map((p) => p.pid),
     "SIGTERM",
   );
   const deadline = performance.now() + graceMs;
-  let left = first;
   while (left.length > 0 && performance.now() < deadline) {
     await sleep(POLL_MS);
     left = findTagged(tag) ?? [];
   }
-  // Freeze, then kill, until no tagged process is left (a loop may fork while it is being killed).
   for (let round = 0; left.length > 0 && round < 20; round++) {
     const pids = left.map((p) => p.pid);
     signal(pids, "SIGSTOP");
@@ -134,32 +145,32 @@ export async function stopLeftovers(
     await sleep(POLL_MS);
     left = findTagged(tag) ?? [];
   }
-  return result;
 }
 
 /**
  * What the model is told about processes the command left behind: each one stopped, by pid and
  * command line; or that they could not be checked. Empty when there is nothing to say.
  */
-export function describeLeftovers(sweep: LeftoverSweep, heldOutput: boolean): string {
-  if (!sweep.checked) {
+export function describeLeftovers(leftovers: Leftovers, heldOutput: boolean): string {
+  if (!leftovers.checked) {
     return heldOutput
-      ? "\n(A background process it started kept running outside nex's control; processes left outside the command's process group cannot be checked on this system.)"
-      : "";
+      ? "\n(A background process it started kept running outside nex's control; processes it detached cannot be checked on this system.)"
+      : "\n(Processes it may have detached (setsid, nohup, a double fork) cannot be checked on this system.)";
   }
-  if (sweep.stopped.length === 0) {
+  if (leftovers.stopped.length === 0) {
     return heldOutput
       ? "\n(A background process it started kept running outside nex's control.)"
       : "";
   }
-  const list = sweep.stopped.map((p) => `\n  pid ${p.pid}: ${p.command}`).join("");
+  const list = leftovers.stopped.map((p) => `\n  pid ${p.pid}: ${p.command}`).join("");
   const more =
-    sweep.children > 0
-      ? `\n  and ${sweep.children} process${sweep.children === 1 ? "" : "es"} they had started`
+    leftovers.children > 0
+      ? `\n  and ${leftovers.children} process${leftovers.children === 1 ? "" : "es"} they had started`
       : "";
-  const count = sweep.stopped.length === 1 ? "1 process" : `${sweep.stopped.length} processes`;
+  const count =
+    leftovers.stopped.length === 1 ? "1 process" : `${leftovers.stopped.length} processes`;
   return (
-    `\nnex stopped ${count} that the command left running outside its process group (setsid, nohup, a double fork); ` +
+    `\nnex stopped ${count} that the command left running (in the background, or detached with setsid, nohup or a double fork); ` +
     `whatever they were doing after the command ended did not finish:${list}${more}\n` +
     "Commands may not outlive the bash call: run the work in the foreground."
   );

@@ -51,7 +51,7 @@ const detached = (name: string, command: string, marker: string): FaultScenario 
   name,
   wire,
   expect:
-    "when the command ends, the process it detached is stopped (it writes no more) and the model is told its pid and command line",
+    "when the command ends, the process it left running is stopped (it writes no more) and the model is told its pid and command line",
   scripts: [openaiToolCall({ name: "bash", args: { command } }), openaiText("Started it.")],
   checks: [
     told(new RegExp(`nex stopped 1 process[\\s\\S]*pid \\d+: .*${marker}`)),
@@ -90,6 +90,11 @@ export const processScenarios: FaultScenario[] = [
     "a command that detaches a writer which ignores SIGTERM and SIGHUP (nohup, setsid, disown)",
     `setsid nohup ${writer("ticks.log", "nex-marker-nohup", 'trap "" TERM HUP; ')} >/dev/null 2>&1 & disown; sleep 0.3; echo started`,
     "nex-marker-nohup",
+  ),
+  detached(
+    "a command that leaves a background job running (nohup … & disown, same process group)",
+    `nohup ${writer("ticks.log", "nex-marker-background")} >/dev/null 2>&1 & disown; sleep 0.3; echo started`,
+    "nex-marker-background",
   ),
   {
     name: "a detached writer that keeps the command's output open",
