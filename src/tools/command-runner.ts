@@ -1,6 +1,7 @@
 import {
   commandTag,
   findLeftovers,
+  killOnExit,
   type Leftovers,
   mergeLeftovers,
   stopLeftovers,
@@ -55,6 +56,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
+    const released = killOnExit(tag, child.pid);
     let timedOut = false;
     let aborted = false;
     let exit: { code: number | null; signal: string | null } | null = null;
@@ -91,7 +93,8 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       // A second look outside the group, in case a detached process was between fork and exec
       // (unreadable) when the command ended.
       if (exit) leftovers = mergeLeftovers(leftovers, findLeftovers(tag, child.pid));
-      void stopLeftovers(tag, killGraceMs).then(() =>
+      void stopLeftovers(tag, killGraceMs).then(() => {
+        released();
         resolve({
           exitCode: exit?.code ?? null,
           signal: exit?.signal ?? null,
@@ -102,8 +105,8 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
           tail: output.tail(400),
           leftBehind,
           leftovers,
-        }),
-      );
+        });
+      });
     };
     const onAbort = (): void => {
       aborted = true;

@@ -175,3 +175,34 @@ export function describeLeftovers(leftovers: Leftovers, heldOutput: boolean): st
     "Commands may not outlive the bash call: run the work in the foreground."
   );
 }
+
+// Commands still running, with their process groups: if nex exits before they end (a second
+// Ctrl-C, a crash, process.exit anywhere), the exit handler kills them at once, synchronously.
+const running = new Map<CommandTag, number | undefined>();
+let exitHookInstalled = false;
+
+function killRunning(): void {
+  for (const [tag, group] of running) {
+    if (group !== undefined) {
+      try {
+        process.kill(-group, "SIGKILL");
+      } catch {
+        // ESRCH: the group is gone.
+      }
+    }
+    signal(
+      (findTagged(tag) ?? []).map((p) => p.pid),
+      "SIGKILL",
+    );
+  }
+}
+
+/** Marks a command as running until the returned function is called; nex's exit kills it. */
+export function killOnExit(tag: CommandTag, group: number | undefined): () => void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", killRunning);
+  }
+  running.set(tag, group);
+  return () => running.delete(tag);
+}

@@ -88,17 +88,24 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
   // `kill`, a closed terminal or a Ctrl-C from outside (the UI reads its own Ctrl-C as a key) stop the
   // running task, its commands included, and end the chat; a second signal exits at once.
   let stoppedBy: StopSignal | null = null;
-  const stopWatching = onStopSignals((signal, count) => {
-    if (count > 1) process.exit(SIGNAL_EXIT[stoppedBy ?? signal]);
-    stoppedBy = signal;
+  const stop = (signal: StopSignal): void => {
+    stoppedBy ??= signal;
     session.interrupt();
     instance.unmount();
+  };
+  const stopWatching = onStopSignals((signal, count) => {
+    if (count > 1) process.exit(SIGNAL_EXIT[stoppedBy ?? signal]);
+    stop(signal);
   });
+  // A closed terminal also shows as a failed read of its input (EIO): the same hang-up.
+  const onInputError = () => stop("SIGHUP");
+  stdin.on("error", onInputError);
   try {
     await instance.waitUntilExit();
     return stoppedBy ? SIGNAL_EXIT[stoppedBy] : 0;
   } finally {
     stopWatching();
+    stdin.off("error", onInputError);
     stdout.write("\x1b[?2004l");
     unsubscribe();
     const { status } = store.get();

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -144,6 +144,21 @@ for (const launcher of launchers) {
   }
 }
 
+test("a second SIGTERM exits at once, and still no process of the command (which ignores SIGTERM) is left", {
+  timeout: 120_000,
+}, async () => {
+  const run = await runLongCommand(process.execPath, (marker) => `trap "" TERM; ${loop(marker)}`);
+  run.child.kill("SIGTERM");
+  // Signals of one kind sent together may arrive as one: let the first be handled.
+  await sleep(1000);
+  run.child.kill("SIGTERM");
+  const result = await run.done;
+  await run.stub.close();
+  assert.equal(result.code, 143, result.stderr);
+  assert.match(result.stderr, /SIGTERM again, exiting now/);
+  await assertStopped(run.marker, run.ticks);
+});
+
 test("SIGTERM to nex while its command waits on a writer it detached (setsid -f) stops the writer too", {
   timeout: 120_000,
 }, async () => {
@@ -192,4 +207,28 @@ for (const [signal, code] of [
     assert.equal(nex.chatRequests().length, 1, "no request after the signal");
     await assertStopped(marker, ticks);
   });
+}
+
+test("closing the chat's terminal stops the running command and its children", {
+  timeout: 120_000,
+}, async (t) => {
+  const marker = `nex-loop-${randomUUID()}`;
+  const nex = await startNexTui(loopScripts(marker), { args: ["--yes"] });
+  t.after(() => nex.close());
+  const ticks = join(nex.workspace, "ticks.log");
+  nex.pty.write("run the loop\r");
+  await until("the command writes", () => sizeOf(ticks) > 0);
+  const pid = nex.pty.pid;
+  nex.pty.hangUp();
+  await until("nex exits", () => !existsSync(`/proc/${pid}`) || /^Z/.test(state(pid)), 30_000);
+  await assertStopped(marker, ticks);
+});
+
+function state(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2);
+  } catch {
+    return "Z";
+  }
 }

@@ -34,6 +34,8 @@ export interface PtyProcess {
   /** Resolves with the exit code once the process has exited. */
   exited: Promise<number>;
   kill(): void;
+  /** Closes the terminal, as closing its window does: the program gets SIGHUP and its input fails. */
+  hangUp(): void;
 }
 
 /** Byte sequences of keys, as a terminal sends them. */
@@ -166,5 +168,6 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
     kill: () => {
       if (exitCode === null) child.kill();
     },
+    hangUp: () => (child as unknown as { destroy(): void }).destroy(),
   };
 }
