@@ -89,7 +89,8 @@ async function dispatch(command: Command): Promise<number> {
         command.session,
         (info) => createTextRenderer(info, { out: toStderr, err: toStderr }),
       );
-      process.stderr.write(`nex: ${result.line}\n`);
+      // It may quote the endpoint.
+      process.stderr.write(`nex: ${plainText(result.line)}\n`);
       return result.ok ? EXIT.done : EXIT.failure;
     }
     case "undo": {
