@@ -40,7 +40,7 @@ const launchers = [
 function startWith(
   node: string,
   args: string[],
-  options: { cwd: string; env: Record<string, string> },
+  options: { cwd: string; env: Record<string, string>; detached?: boolean },
 ): { child: ChildProcess; done: Promise<NexResult> } {
   const child = spawn(node, [nexBin, ...args], { ...options, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
@@ -78,7 +78,11 @@ function loopScripts(marker: string, command = loop(marker)) {
 }
 
 /** Starts a headless run whose model runs the loop (or `command`). */
-async function runLongCommand(node: string, command?: (marker: string) => string) {
+async function runLongCommand(
+  node: string,
+  command?: (marker: string) => string,
+  ownGroup = false,
+) {
   const marker = `nex-loop-${randomUUID()}`;
   const stub = await startStubEndpoint({ scripts: loopScripts(marker, command?.(marker)) });
   const box = makeSandbox();
@@ -96,7 +100,7 @@ async function runLongCommand(node: string, command?: (marker: string) => string
       box.dataDir,
       task,
     ],
-    { cwd: box.workspace, env: box.env },
+    { cwd: box.workspace, env: box.env, detached: ownGroup },
   );
   const ticks = join(box.workspace, "ticks.log");
   await until("the command writes", () => sizeOf(ticks) > 0);
@@ -143,6 +147,21 @@ for (const launcher of launchers) {
     });
   }
 }
+
+test("Ctrl-C in a terminal (SIGINT to the launcher and nex together) is one interrupt: nex stops cleanly, not at once", {
+  skip: launchers[1]?.skip ?? true,
+  timeout: 120_000,
+}, async () => {
+  const run = await runLongCommand(OLD_NODE ?? "", undefined, true);
+  // As a terminal does: the signal goes to the foreground process group, both processes.
+  process.kill(-(run.child.pid ?? 0), "SIGINT");
+  const result = await run.done;
+  await run.stub.close();
+  assert.equal(result.code, 130, result.stderr);
+  assert.doesNotMatch(result.stderr, /again, exiting now/);
+  assert.match(result.stderr, /the session is saved/);
+  await assertStopped(run.marker, run.ticks);
+});
 
 test("a second SIGTERM exits at once, and still no process of the command (which ignores SIGTERM) is left", {
   timeout: 120_000,
