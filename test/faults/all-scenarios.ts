@@ -7,6 +7,7 @@ import { fieldScenarios } from "./scenarios-field.ts";
 import { fileScenarios } from "./scenarios-files.ts";
 import { limitScenarios } from "./scenarios-limits.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
+import { processScenarios } from "./scenarios-process.ts";
 import { sandboxScenarios } from "./scenarios-sandbox.ts";
 import { secretScenarios } from "./scenarios-secrets.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
@@ -24,4 +25,5 @@ export const allScenarios: FaultScenario[] = [
   ...sandboxScenarios,
   ...fileScenarios,
   ...secretScenarios,
+  ...processScenarios,
 ];
