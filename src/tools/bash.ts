@@ -75,6 +75,7 @@ export function bashTool(): Tool {
         timedOut: result.timedOut,
         tail: result.tail,
       };
+      launch.release();
       if (!result.started) {
         const why = result.output.trim().split("\n").slice(-3).join(" ").slice(0, 400);
         ctx.sandbox.markBroken(`bubblewrap failed to start (${why})`);
