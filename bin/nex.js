@@ -20,12 +20,28 @@ if (major < 22 || (major === 22 && minor < 18)) {
   // The checkout brings its own Node.js (the `node` dev dependency): use it rather than fail.
   const bundled = join(root, "node_modules", ".bin", "node");
   if (existsSync(bundled) && !process.env.NEX_REEXEC) {
-    const { spawnSync } = await import("node:child_process");
-    const child = spawnSync(bundled, [fileURLToPath(import.meta.url), ...args], {
+    const { spawn } = await import("node:child_process");
+    const child = spawn(bundled, [fileURLToPath(import.meta.url), ...args], {
       stdio: "inherit",
       env: { ...process.env, NEX_REEXEC: "1" },
     });
-    process.exit(child.status ?? 1);
+    // Whoever stops this process (a supervisor, `kill`, a CI cancel) means to stop nex: the signal goes
+    // on to the child, which stops its work, journals and exits; this process then exits as it did.
+    const stopSignals = ["SIGINT", "SIGTERM", "SIGHUP"];
+    for (const name of stopSignals) process.on(name, () => child.kill(name));
+    const [code, signal] = await new Promise((resolve) => {
+      child.on("error", (error) => {
+        process.stderr.write(`nex: could not start ${bundled}: ${error.message}\n`);
+        resolve([3, null]);
+      });
+      child.on("exit", (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
+    });
+    if (signal) {
+      // Die of the same signal, so a shell or supervisor sees what happened.
+      for (const name of stopSignals) process.removeAllListeners(name);
+      process.kill(process.pid, signal);
+    }
+    process.exit(code ?? 1);
   }
   process.stderr.write(
     `nex needs Node.js 22.18 or newer; this is ${process.versions.node}.\n` +

@@ -59,7 +59,9 @@ Options:
   --version, --help
 
 Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY and are never written anywhere.
-Exit status: 0 done, 1 model or endpoint failure, 2 bad command line, 3 refused configuration, 130 interrupted.`;
+Exit status: 0 done, 1 model or endpoint failure, 2 bad command line, 3 refused configuration,
+4 nothing changed (every change the model tried was refused, e.g. needed approval), 130 Ctrl-C (SIGINT),
+143 SIGTERM, 129 SIGHUP (a signal stops the running commands and saves the session).`;
 
 /** Parses argv (without the node and script paths). */
 export function parseCommand(argv: string[]): Command {

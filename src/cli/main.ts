@@ -1,5 +1,6 @@
 import { EXIT } from "../headless/exit-code.ts";
 import { runHeadless } from "../headless/run.ts";
+import { plainText } from "../protocol/plain-text.ts";
 import { ConfigError } from "../runtime/config.ts";
 import { type Command, HELP, parseCommand, UsageError } from "./args.ts";
 import { tolerateClosedOutput } from "./closed-output.ts";
@@ -70,8 +71,11 @@ async function dispatch(command: Command): Promise<number> {
         return EXIT.done;
       }
       for (const row of rows) {
+        // The last message is often the model's.
         process.stdout.write(
-          `${row.sessionId}  ${row.startedAt}  ${row.messages} messages  ${formatBytes(row.bytes)}  ${row.workspace}\n    ${row.lastMessage}\n`,
+          plainText(
+            `${row.sessionId}  ${row.startedAt}  ${row.messages} messages  ${formatBytes(row.bytes)}  ${row.workspace}\n    ${row.lastMessage}\n`,
+          ),
         );
       }
       return EXIT.done;
@@ -87,7 +91,8 @@ async function dispatch(command: Command): Promise<number> {
         command.session,
         (info) => createTextRenderer(info, { out: toStderr, err: toStderr }),
       );
-      process.stderr.write(`nex: ${result.line}\n`);
+      // It may quote the endpoint.
+      process.stderr.write(`nex: ${plainText(result.line)}\n`);
       return result.ok ? EXIT.done : EXIT.failure;
     }
     case "undo": {
@@ -99,7 +104,8 @@ async function dispatch(command: Command): Promise<number> {
         command.session,
         command.turns,
       );
-      process.stdout.write(`${report.text}\n`);
+      // It names files the model created.
+      process.stdout.write(`${plainText(report.text)}\n`);
       return report.ok ? EXIT.done : EXIT.failure;
     }
     case "doctor": {

@@ -1,5 +1,7 @@
 // Prints what `nex doctor` found: one verdict per check as it is known (or one JSON document with
 // --json), the request count, and an exit status that tells the truth.
+
+import { plainText } from "../protocol/index.ts";
 import type { ConfigFlags } from "../runtime/config.ts";
 import {
   type DoctorCheck,
@@ -7,7 +9,9 @@ import {
   type DoctorTarget,
   runDoctor,
 } from "../runtime/doctor.ts";
+import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
 import { EXIT } from "./exit-code.ts";
+import { terminalJson } from "./terminal-json.ts";
 
 /** How to print. */
 export interface DoctorPrintOptions {
@@ -29,10 +33,15 @@ export function formatTarget(target: DoctorTarget): string {
   return `nex doctor: ${target.provider} endpoint ${target.baseUrl}, ${model}\n\n`;
 }
 
-/** One check as text: its verdict and finding, and on the next line what to do when it did not pass. */
+/**
+ * One check as text: its verdict and finding, and on the next line what to do when it did not pass.
+ * Findings quote the endpoint and the model, so terminal control is stripped.
+ */
 export function formatCheck(check: DoctorCheck): string {
-  const line = `${LABEL[check.status]}  ${check.title}: ${check.found}\n`;
-  return check.next && check.status !== "pass" ? `${line}      next: ${check.next}\n` : line;
+  const line = `${LABEL[check.status]}  ${check.title}: ${plainText(check.found)}\n`;
+  return check.next && check.status !== "pass"
+    ? `${line}      next: ${plainText(check.next)}\n`
+    : line;
 }
 
 /** The closing lines: counts, the model used, and the requests sent. */
@@ -52,9 +61,9 @@ export function formatSummary(report: DoctorReport): string {
   return `\n${parts.join(", ")}; ${requests}. ${verdict}\n`;
 }
 
-/** 0 when nothing failed, 3 when the key was refused, 1 for any other failure, 130 when interrupted. */
-export function doctorExitCode(report: DoctorReport): number {
-  if (report.interrupted) return EXIT.interrupted;
+/** 0 when nothing failed, 3 when the key was refused, 1 for any other failure, 128 + signal number when stopped. */
+export function doctorExitCode(report: DoctorReport, stoppedBy: StopSignal | null = null): number {
+  if (report.interrupted) return SIGNAL_EXIT[stoppedBy ?? "SIGINT"];
   const failed = report.checks.filter((check) => check.status === "fail");
   if (failed.some((check) => check.id === "key")) return EXIT.config;
   return failed.length > 0 ? EXIT.failure : EXIT.done;
@@ -68,9 +77,11 @@ export async function runDoctorReport(
   options: DoctorPrintOptions,
 ): Promise<number> {
   const controller = new AbortController();
-  const onInterrupt = () => controller.abort();
-  process.on("SIGINT", onInterrupt);
-  process.on("SIGTERM", onInterrupt);
+  let stoppedBy: StopSignal | null = null;
+  const stopWatching = onStopSignals((signal) => {
+    stoppedBy ??= signal;
+    controller.abort();
+  });
   try {
     const report = await runDoctor(flags, env, cwd, {
       signal: controller.signal,
@@ -81,15 +92,14 @@ export async function runDoctorReport(
             onCheck: (check) => options.out(formatCheck(check)),
           }),
     });
-    const code = doctorExitCode(report);
+    const code = doctorExitCode(report, stoppedBy);
     if (options.json) {
-      options.out(`${JSON.stringify({ ...report, exitCode: code }, null, 2)}\n`);
+      options.out(`${terminalJson({ ...report, exitCode: code }, 2)}\n`);
     } else {
       options.out(formatSummary(report));
     }
     return code;
   } finally {
-    process.off("SIGINT", onInterrupt);
-    process.off("SIGTERM", onInterrupt);
+    stopWatching();
   }
 }

@@ -1,4 +1,6 @@
 import type { TerminalEvent } from "../protocol/index.ts";
+import { SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
+import { madeNoChange, type RunOutcome } from "./run-outcome.ts";
 
 /** Exit statuses: they tell the truth about how the task ended. */
 export const EXIT = {
@@ -6,12 +8,24 @@ export const EXIT = {
   failure: 1,
   usage: 2,
   config: 3,
-  interrupted: 130,
+  /** The model attempted changes and every one was refused (needed approval, or a rule refused it). */
+  nothingChanged: 4,
+  interrupted: SIGNAL_EXIT.SIGINT,
+  terminated: SIGNAL_EXIT.SIGTERM,
+  hangUp: SIGNAL_EXIT.SIGHUP,
 } as const;
 
-/** 0 only when the task ran to its end. */
-export function exitCodeFor(event: TerminalEvent): number {
-  if (event.type === "done") return EXIT.done;
-  if (event.type === "aborted") return EXIT.interrupted;
+/** What decides a run's exit status besides its terminal event. */
+export interface RunEnd {
+  outcome?: RunOutcome;
+  /** The signal that stopped the run, when one did. */
+  stoppedBy?: StopSignal | null;
+}
+
+/** 0 only when the task ran to its end and, if it tried to change something, something changed. */
+export function exitCodeFor(event: TerminalEvent, end: RunEnd = {}): number {
+  if (event.type === "done")
+    return end.outcome && madeNoChange(end.outcome) ? EXIT.nothingChanged : EXIT.done;
+  if (event.type === "aborted") return SIGNAL_EXIT[end.stoppedBy ?? "SIGINT"];
   return event.code === "config" || event.code === "auth" ? EXIT.config : EXIT.failure;
 }

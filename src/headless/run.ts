@@ -1,6 +1,10 @@
 import type { AgentEvent } from "../protocol/index.ts";
+import { isTerminal } from "../protocol/index.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
-import { EXIT, exitCodeFor } from "./exit-code.ts";
+import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
+import { exitCodeFor } from "./exit-code.ts";
+import { createOutcomeTracker, refusalLine } from "./run-outcome.ts";
+import { terminalJson } from "./terminal-json.ts";
 import { createTextRenderer } from "./text-renderer.ts";
 
 /** Options of headless mode. */
@@ -12,8 +16,8 @@ export interface HeadlessOptions {
 
 /**
  * Runs one task to its end and returns the exit code. Headless mode owns stdout: the final answer,
- * or JSON lines with `--json`; everything else goes to stderr. Ctrl-C cancels the request in flight
- * at once; a second Ctrl-C exits immediately.
+ * or JSON lines with `--json`; everything else goes to stderr. Ctrl-C, SIGTERM and SIGHUP cancel the
+ * request in flight and stop running commands at once; a second signal exits immediately.
  */
 export async function runHeadless(
   session: AgentSession,
@@ -38,33 +42,45 @@ export async function runHeadless(
     flush();
     process.stdout.write(text);
   };
-  const render = options.json
-    ? (event: AgentEvent) => out(`${JSON.stringify(event)}\n`)
-    : createTextRenderer(session.info, { out, err });
+  const tracker = createOutcomeTracker();
+  let stoppedBy: StopSignal | null = null;
+  const endOf = (event: AgentEvent & { type: "done" | "error" | "aborted" }) => {
+    const outcome = tracker.outcome();
+    return { outcome, exitCode: exitCodeFor(event, { outcome, stoppedBy }) };
+  };
+  const text = options.json ? null : createTextRenderer(session.info, { out, err });
+  const render = (event: AgentEvent) => {
+    tracker.see(event);
+    if (text) return text(event);
+    // The last line says how the run ended, as the exit status does, and what was refused.
+    const line = isTerminal(event) ? { ...event, ...endOf(event) } : event;
+    out(`${terminalJson(line)}\n`);
+  };
   for (const event of options.initialEvents ?? []) render(event);
   const unsubscribe = session.subscribe(render);
 
-  let interrupts = 0;
-  const onInterrupt = () => {
-    interrupts++;
-    if (interrupts === 1) {
+  const stopWatching = onStopSignals((signal, count) => {
+    if (count === 1) {
+      stoppedBy = signal;
       session.interrupt();
       return;
     }
-    err("nex: second interrupt, exiting now.\n");
+    err(`nex: ${signal} again, exiting now.\n`);
     flush();
-    process.exit(EXIT.interrupted);
-  };
-  process.on("SIGINT", onInterrupt);
-  process.on("SIGTERM", onInterrupt);
+    process.exit(SIGNAL_EXIT[stoppedBy ?? signal]);
+  });
   // A crash still shows the progress that led to it.
   process.on("exit", flush);
   try {
     const terminal = await session.submit(task);
-    return exitCodeFor(terminal);
+    const { outcome, exitCode } = endOf(terminal);
+    if (text && terminal.type === "done") {
+      const line = refusalLine(outcome, session.info);
+      if (line) err(`${line}\n`);
+    }
+    return exitCode;
   } finally {
-    process.off("SIGINT", onInterrupt);
-    process.off("SIGTERM", onInterrupt);
+    stopWatching();
     process.off("exit", flush);
     unsubscribe();
     await session.close();

@@ -26,7 +26,7 @@ export function createTextRenderer(
   info: SessionInfo,
   target: RenderTarget,
 ): (event: AgentEvent) => void {
-  // Progress shows model and tool text: terminal control in it must not reach the user's terminal.
+  // Progress and the answer show model and tool text: terminal control in it must not reach the user's terminal.
   const progress: RenderTarget = { out: target.out, err: (text) => target.err(plainText(text)) };
   let pendingText = "";
   let lastFailure: string | null = null;
@@ -96,10 +96,13 @@ export function createTextRenderer(
       case "notice":
         progress.err(`! ${event.message}\n`);
         return;
-      case "done":
+      case "done": {
         pendingText = "";
-        target.out(event.finalText.endsWith("\n") ? event.finalText : `${event.finalText}\n`);
+        // The answer goes to a terminal as often as to a file: it obeys the same rule as progress.
+        const answer = plainText(event.finalText);
+        target.out(answer.endsWith("\n") ? answer : `${answer}\n`);
         return;
+      }
       case "error":
         // The failure that ended the run was just printed in full; say only that nex stopped.
         progress.err(

@@ -12,11 +12,15 @@ const c1Sequence =
 // C0 except tab and newline, DEL, and C1.
 const control = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 /* biome-ignore-end lint/suspicious/noControlCharactersInRegex: matching control characters is the job */
-// Bidirectional overrides and isolates, and zero-width characters: they reorder or hide what a command
-// says without any escape code (`rm -rf ~ \u202e` shows text reversed).
-const invisible = /[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+// Bidirectional embeddings, overrides and isolates reorder what a command says without any escape
+// code (`rm -rf ~ \u202e` shows text reversed), and invisible characters hide part of it: zero-width
+// space, word joiner, invisible operators, the byte order mark, interlinear annotation marks.
+// Kept on purpose: ZWNJ and ZWJ (U+200C, U+200D), which emoji sequences and Persian and Indic
+// scripts need, and the directional marks LRM, RLM and ALM, which only settle where neutral
+// characters go between runs and cannot reverse a run.
+const invisible = /[\u200b\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb]/g;
 
-/** `text` without terminal control: no C0 (tab and newline kept), no ESC sequences, no C1, no bidi or zero-width characters. */
+/** `text` without terminal control: no C0 (tab and newline kept), no ESC sequences, no C1, no bidi overrides or isolates, no invisible characters (joiners and directional marks stay). */
 export function plainText(text: string): string {
   return text
     .replace(/\r\n/g, "\n")

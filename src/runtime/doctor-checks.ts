@@ -99,7 +99,7 @@ export function judgeSandbox(
       return check(
         "sandbox",
         "pass",
-        `${mode} with ${probe.backend}, ${network ? "network allowed" : "no network"}; a command starts in ${Math.round(probe.startMs)} ms`,
+        `${mode} with ${probe.backend}, ${network ? "network allowed" : "no network"}, ${probe.processLimit}; a command starts in ${Math.round(probe.startMs)} ms`,
       );
   }
 }

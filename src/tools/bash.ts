@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { runCommand } from "./command-runner.ts";
 import { formatBytes } from "./file-content.ts";
+import { describeLeftovers } from "./leftover-processes.ts";
 import { storedNote } from "./result-store.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 
@@ -83,6 +84,7 @@ export function bashTool(): Tool {
         timedOut: result.timedOut,
         tail: result.tail,
       };
+      launch.release();
       if (!result.started) {
         const why = result.output.trim().split("\n").slice(-3).join(" ").slice(0, 400);
         ctx.sandbox.markBroken(`bubblewrap failed to start (${why})`);
@@ -98,9 +100,9 @@ export function bashTool(): Tool {
         (result.totalBytes === 0 ? "(no output)" : result.output) +
         (notes.length > 0 ? `\n${notes.join("\n")}` : "");
       const size = result.totalBytes > 0 ? ` Output (${formatBytes(result.totalBytes)}):` : "";
-      const left = result.leftBehind
-        ? "\n(A background process it started kept running outside nex's control.)"
-        : "";
+      // In bubblewrap's own PID namespace nothing outlives the command: output held open a moment
+      // longer is a process that is being ended with it, not one left behind.
+      const left = describeLeftovers(result.leftovers, result.leftBehind && !launch.statusFd);
       if (result.aborted) {
         return {
           isError: true,

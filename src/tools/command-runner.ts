@@ -1,5 +1,13 @@
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
+import {
+  commandTag,
+  findLeftovers,
+  killOnExit,
+  type Leftovers,
+  mergeLeftovers,
+  stopLeftovers,
+} from "./leftover-processes.ts";
 import { headTail } from "./output-cap.ts";
 
 // Loaded on first use rather than at start-up: most sessions start no process for a while, if ever.
@@ -34,22 +42,26 @@ export interface RunResult {
   tail: string;
   /** The command's own process had ended, but a process it started held the output open and was left behind. */
   leftBehind: boolean;
+  /** Processes it left running (in its group or detached from it), stopped when it ended. */
+  leftovers: Leftovers;
   /** False when a sandbox that reports its start never started the command (its own error is in `output`). */
   started: boolean;
 }
 
 /**
  * Runs `bash -c command` in its own process group. On timeout or abort the whole group gets SIGTERM,
- * then SIGKILL after a grace period; when the command ends, processes it left in its group are stopped too.
+ * then SIGKILL after a grace period; when the command ends, processes it left in its group are stopped
+ * too, and so are those it detached from the group (`leftover-processes.ts`).
  */
 export function runCommand(options: RunOptions): Promise<RunResult> {
   const { command, cwd, env, timeoutMs, killGraceMs, outputCap, signal } = options;
   return new Promise((resolve) => {
     const output = headTail(outputCap);
+    const tag = commandTag();
     const launch = options.launch ?? { file: "bash", args: ["-c", command], statusFd: false };
     const child = childProcess().spawn(launch.file, launch.args, {
       cwd,
-      env,
+      env: { ...env, [tag.name]: tag.value },
       detached: true,
       stdio: ["ignore", "pipe", "pipe", launch.statusFd ? "pipe" : "ignore"],
     }) as ChildProcessByStdio<null, Readable, Readable>;
@@ -59,10 +71,12 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       if (status.length < 4096) status += chunk.toString("utf8");
     });
     statusPipe?.on("error", () => {});
+    const released = killOnExit(tag, child.pid);
     let timedOut = false;
     let aborted = false;
     let exit: { code: number | null; signal: string | null } | null = null;
     let spawnError: Error | null = null;
+    let leftovers: Leftovers = { checked: true, stopped: [], children: 0 };
     const timers: NodeJS.Timeout[] = [];
 
     const killGroup = (sig: NodeJS.Signals): void => {
@@ -91,16 +105,23 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       const text = spawnError
         ? `${output.text()}Could not start ${launch.file}: ${spawnError.message}`
         : output.text();
-      resolve({
-        exitCode: exit?.code ?? null,
-        signal: exit?.signal ?? null,
-        timedOut,
-        aborted,
-        output: text,
-        totalBytes: output.total,
-        tail: output.tail(400),
-        leftBehind,
-        started: !launch.statusFd || status.includes('"child-pid"'),
+      // A second look outside the group, in case a detached process was between fork and exec
+      // (unreadable) when the command ended.
+      if (exit) leftovers = mergeLeftovers(leftovers, findLeftovers(tag, child.pid));
+      void stopLeftovers(tag, killGraceMs).then(() => {
+        released();
+        resolve({
+          exitCode: exit?.code ?? null,
+          signal: exit?.signal ?? null,
+          timedOut,
+          aborted,
+          output: text,
+          totalBytes: output.total,
+          tail: output.tail(400),
+          leftBehind,
+          leftovers,
+          started: !launch.statusFd || status.includes('"child-pid"'),
+        });
       });
     };
     const onAbort = (): void => {
@@ -120,6 +141,9 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     });
     child.on("exit", (code, sig) => {
       exit = { code, signal: sig };
+      // Seen before the group is signalled: what still runs now, the command left behind. After a
+      // timeout or an interrupt the group is already being stopped, and the result says so.
+      leftovers = findLeftovers(tag, timedOut || aborted ? child.pid : undefined);
       stopGroup();
       // A process that left our group (setsid) may hold the pipes open forever: stop waiting for it.
       timers.push(

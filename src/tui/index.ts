@@ -2,6 +2,7 @@ import { render } from "ink";
 import React from "react";
 import type { Message } from "../protocol/index.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
+import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
 import { App } from "./app.ts";
 import { createStore } from "./store.ts";
 import { addEntry, initialUi, type UiState } from "./ui-state.ts";
@@ -84,10 +85,27 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
   );
   // Bracketed paste: a pasted newline then reaches the prompt as text, not as Enter.
   stdout.write("\x1b[?2004h");
+  // `kill`, a closed terminal or a Ctrl-C from outside (the UI reads its own Ctrl-C as a key) stop the
+  // running task, its commands included, and end the chat; a second signal exits at once.
+  let stoppedBy: StopSignal | null = null;
+  const stop = (signal: StopSignal): void => {
+    stoppedBy ??= signal;
+    session.interrupt();
+    instance.unmount();
+  };
+  const stopWatching = onStopSignals((signal, count) => {
+    if (count > 1) process.exit(SIGNAL_EXIT[stoppedBy ?? signal]);
+    stop(signal);
+  });
+  // A closed terminal also shows as a failed read of its input (EIO): the same hang-up.
+  const onInputError = () => stop("SIGHUP");
+  stdin.on("error", onInputError);
   try {
     await instance.waitUntilExit();
-    return 0;
+    return stoppedBy ? SIGNAL_EXIT[stoppedBy] : 0;
   } finally {
+    stopWatching();
+    stdin.off("error", onInputError);
     stdout.write("\x1b[?2004l");
     unsubscribe();
     const { status } = store.get();

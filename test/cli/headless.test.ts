@@ -163,7 +163,7 @@ test("a write_file without content leaves no file and names the missing key", as
   assert.match(toolMessage?.content ?? "", /content/);
 });
 
-test("without --yes, headless mode refuses a write, leaves the file untouched and tells the model", async () => {
+test("without --yes, headless mode refuses a write, leaves the file untouched, tells the model, and exits 4 (nothing changed)", async () => {
   const stub = await startStubEndpoint({
     scripts: [
       openaiToolCall({ name: "write_file", args: { path: "a.txt", content: "new" } }),
@@ -182,7 +182,8 @@ test("without --yes, headless mode refuses a write, leaves the file untouched an
     messages: Array<{ role: string; content: string }>;
   };
   assert.match(second.messages.find((m) => m.role === "tool")?.content ?? "", /--yes/);
-  assert.equal(result.code, 0);
+  assert.equal(result.code, 4);
+  assert.match(result.stderr, /no changes were made .*write_file a\.txt/);
 });
 
 test("Ctrl-C mid-stream exits within a second and no further request arrives", async () => {

@@ -7,6 +7,7 @@ import { fieldScenarios } from "./scenarios-field.ts";
 import { fileScenarios } from "./scenarios-files.ts";
 import { limitScenarios } from "./scenarios-limits.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
+import { processScenarios } from "./scenarios-process.ts";
 import { sandboxScenarios } from "./scenarios-sandbox.ts";
 import { secretScenarios } from "./scenarios-secrets.ts";
 import { smallWindowScenarios } from "./scenarios-small-window.ts";
@@ -26,4 +27,5 @@ export const allScenarios: FaultScenario[] = [
   ...fileScenarios,
   ...secretScenarios,
   ...smallWindowScenarios,
+  ...processScenarios,
 ];

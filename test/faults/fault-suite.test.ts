@@ -13,7 +13,8 @@ const started = Date.now();
 describe("fault suite", { concurrency: 4 }, () => {
   for (const scenario of allScenarios) {
     const name = `${scenario.wire}: ${scenario.name} → ${scenario.expect}`;
-    const skip = scenario.needsSandbox ? sandboxMissing() : null;
+    const skip =
+      (scenario.needsSandbox ? sandboxMissing() : null) ?? scenario.skipUnless?.() ?? null;
     const options = scenario.todo ? { todo: scenario.todo } : skip ? { skip } : {};
     test(name, options, async () => {
       const result = await runScenario(scenario);

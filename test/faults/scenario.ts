@@ -51,6 +51,8 @@ export interface FaultScenario {
   checks: Check[];
   /** Runs outside the OS temp dir, so that commands in the sandbox (which gets its own /tmp) see `outside/`. */
   visible?: boolean;
+  /** Why the scenario cannot run safely here (null: it can); it is then skipped, saying why. */
+  skipUnless?: () => string | null;
   /** Needs bubblewrap: skipped on a developer machine without it (saying why), a failure in CI. */
   needsSandbox?: boolean;
   /** A known gap: the scenario runs and is reported, but a failure does not fail the suite. */

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { outside } from "./fixtures.ts";
-import { exitCode, type FaultScenario, fileIs, told } from "./scenario.ts";
+import { exitCode, type FaultScenario, fileIs, stderrSays, told } from "./scenario.ts";
 
 const wire = "openai";
 
@@ -13,7 +13,7 @@ export const commandScenarios: FaultScenario[] = [
     name: "a command on --yes that deletes outside the workspace",
     wire,
     expect:
-      "not run even on --yes (undo could not restore it); the outside file keeps its bytes; the model is told",
+      "not run even on --yes (undo could not restore it); the outside file keeps its bytes; the model is told; exit 4 (nothing changed)",
     setup: (box) => {
       mkdirSync(outside(box), { recursive: true });
       writeFileSync(join(outside(box), "thesis.tex"), "years of work\n");
@@ -25,13 +25,16 @@ export const commandScenarios: FaultScenario[] = [
     checks: [
       fileIs("../outside/thesis.tex", "years of work\n"),
       told(/outside the workspace, which undo cannot restore/),
-      exitCode(0),
+      // Nothing the model tried was done: the run says so and does not exit 0.
+      exitCode(4),
+      stderrSays(/no changes were made .*1 action was refused/),
     ],
   },
   {
     name: "a command on --yes that deletes ignored files (git clean -fdx)",
     wire,
-    expect: "not run: .env is ignored, so no snapshot holds it; the model is told",
+    expect:
+      "not run: .env is ignored, so no snapshot holds it; the model is told; exit 4 (nothing changed)",
     files: { ".gitignore": ".env\n", ".env": "API_TOKEN=only-copy\n" },
     setup: (box) => {
       // A real repository, so that the command would delete .env if nex ran it.
@@ -41,6 +44,6 @@ export const commandScenarios: FaultScenario[] = [
       openaiToolCall({ name: "bash", args: { command: "git clean -fdx" } }),
       openaiText("ok"),
     ],
-    checks: [fileIs(".env", "API_TOKEN=only-copy\n"), told(/ignored files/), exitCode(0)],
+    checks: [fileIs(".env", "API_TOKEN=only-copy\n"), told(/ignored files/), exitCode(4)],
   },
 ];

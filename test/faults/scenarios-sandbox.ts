@@ -3,6 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createProcessCap } from "../../src/tools/sandbox/process-limit.ts";
 import type { Sandbox } from "../support/cli.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { MODEL } from "./fault-runner.ts";
@@ -267,6 +268,12 @@ export const sandboxScenarios: FaultScenario[] = [
     needsSandbox: true,
     // A low limit keeps the test from loading the machine; the default (4096) bounds it the same way.
     setup: (box) => config(box, { sandbox: { maxProcesses: 300 } }),
+    // Root is exempt from `ulimit -u`: without a pids cgroup nothing but the timeout would bound it,
+    // and an unbounded bomb would starve every other test of process ids.
+    skipUnless: () =>
+      process.getuid?.() !== 0 || processCapAvailable()
+        ? null
+        : "running as root without a writable pids cgroup: a fork bomb would be bounded only by its timeout",
     scripts: [
       openaiToolCall({
         name: "bash",
@@ -317,4 +324,10 @@ export const sandboxScenarios: FaultScenario[] = [
 
 function noBwrapIn(dir: string): boolean {
   return dir !== "" && spawnSync("test", ["-x", join(dir, "bwrap")]).status !== 0;
+}
+
+function processCapAvailable(): boolean {
+  const cap = createProcessCap(16);
+  cap?.release();
+  return cap !== null;
 }

@@ -91,6 +91,6 @@ export const wireScenarios: FaultScenario[] = [
       openaiToolCall({ name: "functions.bash", args: { command: "touch made.txt" } }),
       openaiText("Understood."),
     ],
-    checks: [absent("made.txt"), told(/deny rule/), exitCode(0)],
+    checks: [absent("made.txt"), told(/deny rule/), exitCode(4)],
   },
 ];

@@ -11,6 +11,8 @@ export interface PtyOptions {
 
 /** A command running in a real pseudo-terminal, its output fed into a real terminal emulator. */
 export interface PtyProcess {
+  /** The program's process id (to send it signals). */
+  pid: number;
   /** The visible rows of the emulated terminal, each right-trimmed, joined with newlines. */
   screen(): string;
   /** Every row the emulator holds, scrollback included. */
@@ -32,6 +34,8 @@ export interface PtyProcess {
   /** Resolves with the exit code once the process has exited. */
   exited: Promise<number>;
   kill(): void;
+  /** Closes the terminal, as closing its window does: the program gets SIGHUP and its input fails. */
+  hangUp(): void;
 }
 
 /** Byte sequences of keys, as a terminal sends them. */
@@ -141,6 +145,7 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
     });
 
   return {
+    pid: child.pid,
     screen,
     history: () => rows(term, 0, term.buffer.active.length),
     output: () => raw,
@@ -163,5 +168,6 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
     kill: () => {
       if (exitCode === null) child.kill();
     },
+    hangUp: () => (child as unknown as { destroy(): void }).destroy(),
   };
 }

@@ -29,3 +29,20 @@ test("bidirectional overrides and zero-width characters cannot reorder or hide p
   assert.equal(plainText("echo safe\u202e; hs | lrc\u202c"), "echo safe; hs | lrc");
   assert.equal(plainText("r\u200bm -rf /"), "rm -rf /");
 });
+
+test("joiners and directional marks stay, so emoji sequences and Persian or Indic text show whole", () => {
+  for (const text of [
+    "👩\u200d💻",
+    "می\u200cخواهم",
+    "क्\u200dष",
+    "abc \u200fשלום\u200e def",
+    "\u061cعربي",
+  ]) {
+    assert.equal(plainText(text), text);
+  }
+});
+
+test("every bidi embedding, override and isolate is stripped", () => {
+  const controls = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069";
+  assert.equal(plainText(`a${controls}b`), "ab");
+});

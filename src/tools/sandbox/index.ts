@@ -5,6 +5,7 @@ import { buildPolicy, type SandboxSettings } from "./build-policy.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import { disarmGitPlants } from "./git-plants.ts";
 import { describeSandbox, type SandboxMode, type SandboxState } from "./policy.ts";
+import { createProcessCap } from "./process-limit.ts";
 import { seatbeltProfile } from "./seatbelt.ts";
 
 export type { SandboxSettings } from "./build-policy.ts";
@@ -20,6 +21,8 @@ export interface Launch {
   notes(output: string): string[];
   /** After the command: notes on what it planted for git to run later, now disarmed. */
   after(env: Record<string, string | undefined>): string[];
+  /** Frees what the launch held (the command's pids cgroup); call once the command has ended. */
+  release(): void;
 }
 
 /** The sandbox of one session's commands. */
@@ -42,6 +45,7 @@ const plain = (command: string): Launch => ({
   statusFd: false,
   notes: () => [],
   after: () => [],
+  release: () => {},
 });
 
 /** Builds the sandbox for commands in `workspace`, checking once whether it can work here. */
@@ -89,14 +93,29 @@ export function createCommandSandbox(
           statusFd: false,
           notes,
           after,
+          release: () => {},
         };
       }
+      const bwrap = ["--json-status-fd", "3", ...bwrapArgs(policy, command, cwd, host.uid === 0)];
+      // The kernel exempts root from `ulimit -u`; a pids cgroup bounds root's commands too. The
+      // shell joins the cgroup, then becomes bubblewrap, so nothing runs outside it.
+      const cap = createProcessCap(policy.maxProcesses);
+      if (!cap)
+        return { file: "bwrap", args: bwrap, statusFd: true, notes, after, release: () => {} };
       return {
-        file: "bwrap",
-        args: ["--json-status-fd", "3", ...bwrapArgs(policy, command, cwd, host.uid === 0)],
+        file: "sh",
+        args: [
+          "-c",
+          'echo $$ > "$1/cgroup.procs" && shift && exec "$@"',
+          "nex-cap",
+          cap.dir,
+          "bwrap",
+          ...bwrap,
+        ],
         statusFd: true,
         notes,
         after,
+        release: () => cap.release(),
       };
     },
   };

@@ -1,11 +1,12 @@
 import { runCommand } from "../command-runner.ts";
 import type { CommandSandbox } from "./index.ts";
+import { createProcessCap } from "./process-limit.ts";
 
 /** What starting one empty command under the sandbox showed. */
 export type SandboxProbe =
   | { type: "off" }
   | { type: "unavailable"; reason: string; fix: string }
-  | { type: "works"; backend: string; startMs: number }
+  | { type: "works"; backend: string; startMs: number; processLimit: string }
   | { type: "broken"; error: string };
 
 /** Starts `true` under the sandbox once: the proof that commands can run confined here, and its cost. */
@@ -18,6 +19,7 @@ export async function probeSandbox(
   if (state.type === "off") return { type: "off" };
   if (state.type === "unavailable") return { ...state };
   const started = performance.now();
+  const launch = sandbox.launch("true", workspace);
   const result = await runCommand({
     command: "true",
     cwd: workspace,
@@ -26,10 +28,23 @@ export async function probeSandbox(
     killGraceMs: 500,
     outputCap: 4096,
     signal: AbortSignal.timeout(15_000),
-    launch: sandbox.launch("true", workspace),
+    launch,
   });
+  launch.release();
   if (!result.started || result.exitCode !== 0) {
     return { type: "broken", error: result.output.trim().slice(0, 300) || "no output" };
   }
-  return { type: "works", backend: state.backend, startMs: performance.now() - started };
+  const cap = createProcessCap(16);
+  cap?.release();
+  const processLimit = cap
+    ? "processes capped by a pids cgroup"
+    : process.getuid?.() === 0
+      ? "no process cap (root is exempt from ulimit -u and no pids cgroup is writable): a fork bomb is ended only by the timeout"
+      : "processes capped by ulimit -u";
+  return {
+    type: "works",
+    backend: state.backend,
+    startMs: performance.now() - started,
+    processLimit,
+  };
 }

@@ -80,7 +80,7 @@ export function EntryView(props: { entry: Entry }): React.ReactElement {
           borderColor: "red",
           paddingX: 1,
         },
-        h(Text, { color: "red", bold: true }, entry.title),
+        h(Text, { color: "red", bold: true }, plainText(entry.title)),
         h(Text, { wrap: "wrap" }, plainText(entry.message)),
       );
     case "info":

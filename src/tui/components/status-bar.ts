@@ -1,6 +1,7 @@
 import { Text } from "ink";
 import React, { useEffect, useState } from "react";
 import type { PermissionMode } from "../../protocol/index.ts";
+import { plainText } from "../../protocol/plain-text.ts";
 import { textWidth, truncateEnd } from "../fit.ts";
 import { contextFill, type MeterState, windowSourceLabel } from "../meter.ts";
 import { type StatusState, spinnerOn, statusText } from "../status.ts";
@@ -58,7 +59,8 @@ export function StatusBar(props: StatusBarProps): React.ReactElement {
   const width = Math.max(10, props.columns - 1);
   const ticking = spinnerOn(status) || status.retry !== null || status.tools.length > 0;
   const now = useClock(ticking, 100);
-  const words = statusText(status, now);
+  // It names the running tool, as the model called it.
+  const words = plainText(statusText(status, now));
   const [modeText, rest] = rightSide(meter, mode, width - 24);
   const right = `${modeText}${rest}`;
   const leftRoom = Math.max(0, width - textWidth(right) - 1);

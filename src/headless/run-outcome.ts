@@ -1,0 +1,76 @@
+import { type AgentEvent, plainText } from "../protocol/index.ts";
+
+/** What a headless run did to the workspace, from its events: the changes that ran and the attempts refused. */
+export interface RunOutcome {
+  /** File writes and edits that succeeded, and commands that ran (a command may have changed anything). */
+  changes: number;
+  /** Actions refused before they ran: one line each, what the action was. */
+  refused: string[];
+  /** How many of the refused actions only needed the user's approval (not refused by a rule). */
+  neededApproval: number;
+}
+
+/** Collects a run's outcome as its events go by. */
+export function createOutcomeTracker(): { see(event: AgentEvent): void; outcome(): RunOutcome } {
+  const summaries = new Map<string, string>();
+  const refused: string[] = [];
+  let neededApproval = 0;
+  let changes = 0;
+  return {
+    see(event) {
+      if (event.type === "permission_requested") summaries.set(event.callId, event.summary);
+      else if (event.type === "tool_call_refused" && event.cause === "denied") {
+        const summary = summaries.get(event.callId);
+        if (summary !== undefined) neededApproval++;
+        refused.push(oneLine(summary ?? `${event.name}: ${event.reason}`));
+      } else if (event.type === "tool_result" && event.details) {
+        const kind = event.details.type;
+        if (kind === "write" || kind === "edit" || kind === "bash") changes++;
+      }
+    },
+    outcome: () => ({ changes, refused: [...refused], neededApproval }),
+  };
+}
+
+/** True when the model tried to change something and none of it happened. */
+export function madeNoChange(outcome: RunOutcome): boolean {
+  return outcome.refused.length > 0 && outcome.changes === 0;
+}
+
+const LISTED = 3;
+
+/**
+ * The last line of a run some of whose actions were refused: what was refused and what to do; null
+ * when nothing was. The session's id names it to continue in the chat; its mode says which flag helps.
+ */
+export function refusalLine(
+  outcome: RunOutcome,
+  session: { sessionId: string; permissionMode: string },
+): string | null {
+  const { refused, neededApproval } = outcome;
+  if (refused.length === 0) return null;
+  const shown = refused.slice(0, LISTED).join("; ");
+  const more = refused.length > LISTED ? `; and ${refused.length - LISTED} more` : "";
+  const actions = refused.length === 1 ? "1 action" : `${refused.length} actions`;
+  const what =
+    neededApproval === refused.length
+      ? `${actions} needed approval, which headless mode refuses without --yes`
+      : `${actions} ${refused.length === 1 ? "was" : "were"} refused`;
+  const flags =
+    session.permissionMode === "auto_edit"
+      ? "--yes"
+      : "--yes (or --mode auto_edit for file edits only)";
+  const next =
+    neededApproval > 0
+      ? ` Rerun with ${flags}, or approve them in the chat: nex resume ${session.sessionId}.`
+      : "";
+  const head = madeNoChange(outcome)
+    ? "nex: no changes were made (0 files changed, no command run): "
+    : "nex: not everything was done: ";
+  return `${head}${what} (${shown}${more}).${next}`;
+}
+
+function oneLine(text: string): string {
+  const line = plainText(text).split("\n", 1)[0] ?? "";
+  return line.length > 100 ? `${line.slice(0, 97)}...` : line;
+}

@@ -1,0 +1,208 @@
+// A command can leave processes behind that its process group does not hold: `setsid -f`, a double
+// fork into a new session, `nohup … & disown` followed by `setsid`. Such a process would go on
+// changing files after nex reported the command's end. Every command's environment carries a
+// variable unique to it; every process it starts inherits the variable, whatever group or session it
+// moves to, so when the command ends the processes that still carry it are its leftovers. A process
+// that clears its environment (`env -i`) escapes this; the OS sandbox's PID namespace does not.
+// Linux only: elsewhere the result says that leftovers could not be checked.
+
+const fsSync = () => process.getBuiltinModule("node:fs");
+
+/** The variable that marks one command's processes. */
+export interface CommandTag {
+  name: string;
+  value: string;
+}
+
+/** A process a command left running, as the model is told of it. */
+export interface LeftoverProcess {
+  pid: number;
+  command: string;
+}
+
+/** The processes a command left running when it ended, all of which are stopped. */
+export interface Leftovers {
+  /** False where processes cannot be inspected (no /proc): nothing was checked. */
+  checked: boolean;
+  /** The processes left running, not counting those they started themselves. */
+  stopped: LeftoverProcess[];
+  /** How many processes those had started. */
+  children: number;
+}
+
+/** A fresh tag for one command. */
+export function commandTag(): CommandTag {
+  const { randomBytes } = process.getBuiltinModule("node:crypto");
+  return { name: `NEX_COMMAND_${randomBytes(8).toString("hex")}`, value: "1" };
+}
+
+interface Tagged {
+  pid: number;
+  parent: number;
+  group: number;
+}
+
+// Synchronous on purpose: a scan reads a few hundred small files, ~3 ms of CPU this way against
+// ~10 ms through promises, and it runs once per command.
+function findTagged(tag: CommandTag): Tagged[] | null {
+  const { readdirSync, readFileSync } = fsSync();
+  const entry = `${tag.name}=${tag.value}\0`;
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return null;
+  }
+  const found: Tagged[] = [];
+  for (const name of names) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const environ = readFileSync(`/proc/${pid}/environ`, "latin1");
+      const at = environ.indexOf(entry);
+      if (at === -1 || (at > 0 && environ[at - 1] !== "\0")) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so count after the last ")".
+      const [, parent, group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      found.push({ pid, parent: Number(parent), group: Number(group) });
+    } catch {
+      // Gone, or another user's.
+    }
+  }
+  return found;
+}
+
+function commandLine(pid: number): string {
+  try {
+    const raw = fsSync().readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    const line = raw.replace(/\0+$/, "").replaceAll("\0", " ");
+    return line.length > 200 ? `${line.slice(0, 197)}...` : line || "(unknown)";
+  } catch {
+    return "(unknown)";
+  }
+}
+
+function signal(pids: number[], name: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // ESRCH: already gone.
+    }
+  }
+}
+
+const POLL_MS = 50;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The processes that still carry `tag`, as the model is told of them (those whose parent is among
+ * them are only counted); outside `group` only, when given (the runner already stopped that group).
+ */
+export function findLeftovers(tag: CommandTag, group?: number): Leftovers {
+  const found = findTagged(tag);
+  if (found === null) return { checked: false, stopped: [], children: 0 };
+  const strays = found.filter((p) => p.group !== group);
+  const pids = new Set(strays.map((p) => p.pid));
+  const tops = strays.filter((p) => !pids.has(p.parent));
+  return {
+    checked: true,
+    stopped: tops.map((p) => ({ pid: p.pid, command: commandLine(p.pid) })),
+    children: strays.length - tops.length,
+  };
+}
+
+/** Both reports of one command's leftovers as one: each process once. */
+export function mergeLeftovers(a: Leftovers, b: Leftovers): Leftovers {
+  const seen = new Set(a.stopped.map((p) => p.pid));
+  return {
+    checked: a.checked && b.checked,
+    stopped: [...a.stopped, ...b.stopped.filter((p) => !seen.has(p.pid))],
+    children: Math.max(a.children, b.children),
+  };
+}
+
+/**
+ * Stops every process that still carries `tag`: SIGTERM, then, for what is left after `graceMs`,
+ * SIGSTOP (so nothing forks while it is being killed) and SIGKILL, until none is left.
+ */
+export async function stopLeftovers(tag: CommandTag, graceMs: number): Promise<void> {
+  let left = findTagged(tag) ?? [];
+  if (left.length === 0) return;
+  signal(
+    left.map((p) => p.pid),
+    "SIGTERM",
+  );
+  const deadline = performance.now() + graceMs;
+  while (left.length > 0 && performance.now() < deadline) {
+    await sleep(POLL_MS);
+    left = findTagged(tag) ?? [];
+  }
+  for (let round = 0; left.length > 0 && round < 20; round++) {
+    const pids = left.map((p) => p.pid);
+    signal(pids, "SIGSTOP");
+    signal(pids, "SIGKILL");
+    await sleep(POLL_MS);
+    left = findTagged(tag) ?? [];
+  }
+}
+
+/**
+ * What the model is told about processes the command left behind: each one stopped, by pid and
+ * command line; or that they could not be checked. Empty when there is nothing to say.
+ */
+export function describeLeftovers(leftovers: Leftovers, heldOutput: boolean): string {
+  if (!leftovers.checked) {
+    return heldOutput
+      ? "\n(A background process it started kept running outside nex's control; processes it detached cannot be checked on this system.)"
+      : "\n(Processes it may have detached (setsid, nohup, a double fork) cannot be checked on this system.)";
+  }
+  if (leftovers.stopped.length === 0) {
+    return heldOutput
+      ? "\n(A background process it started kept running outside nex's control.)"
+      : "";
+  }
+  const list = leftovers.stopped.map((p) => `\n  pid ${p.pid}: ${p.command}`).join("");
+  const more =
+    leftovers.children > 0
+      ? `\n  and ${leftovers.children} process${leftovers.children === 1 ? "" : "es"} they had started`
+      : "";
+  const count =
+    leftovers.stopped.length === 1 ? "1 process" : `${leftovers.stopped.length} processes`;
+  return (
+    `\nnex stopped ${count} that the command left running (in the background, or detached with setsid, nohup or a double fork); ` +
+    `whatever they were doing after the command ended did not finish:${list}${more}\n` +
+    "Commands may not outlive the bash call: run the work in the foreground."
+  );
+}
+
+// Commands still running, with their process groups: if nex exits before they end (a second
+// Ctrl-C, a crash, process.exit anywhere), the exit handler kills them at once, synchronously.
+const running = new Map<CommandTag, number | undefined>();
+let exitHookInstalled = false;
+
+function killRunning(): void {
+  for (const [tag, group] of running) {
+    if (group !== undefined) {
+      try {
+        process.kill(-group, "SIGKILL");
+      } catch {
+        // ESRCH: the group is gone.
+      }
+    }
+    signal(
+      (findTagged(tag) ?? []).map((p) => p.pid),
+      "SIGKILL",
+    );
+  }
+}
+
+/** Marks a command as running until the returned function is called; nex's exit kills it. */
+export function killOnExit(tag: CommandTag, group: number | undefined): () => void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", killRunning);
+  }
+  running.set(tag, group);
+  return () => running.delete(tag);
+}
