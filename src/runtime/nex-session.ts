@@ -122,7 +122,9 @@ export class NexSession implements AgentSession {
     if (event.type === "message_added") this.parts.journal.message(event.message);
     else if (JOURNALED.has(event.type)) this.parts.journal.event(event);
     this.notify(event);
-    if (event.type === "request_finished" && event.usage) {
+    // A summary request's prompt is part of the conversation, not all of it: its usage says nothing
+    // of the conversation's size (and would look like a server cutting the prompt).
+    if (event.type === "request_finished" && event.usage && event.purpose !== "compaction") {
       const { inputTokens, outputTokens } = event.usage;
       this.parts.journal.usage(inputTokens, outputTokens);
       // The prompt of this request was the messages so far; the answer is appended after this
