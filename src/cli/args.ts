@@ -7,7 +7,7 @@ export type Command =
   | { type: "run"; options: CommonOptions; task: string; resume: string | null }
   | { type: "sessions"; options: CommonOptions }
   | { type: "compact"; options: CommonOptions; session: string }
-  | { type: "undo"; options: CommonOptions; session: string; turns: number }
+  | { type: "undo"; options: CommonOptions; session: string; turns: number; list: boolean }
   | { type: "demo"; options: CommonOptions; scenario: string | null }
   | { type: "doctor"; options: CommonOptions };
 
@@ -38,7 +38,8 @@ Usage:
   nex resume [id|--last]       continue a session (interactive; add "task" to continue headless)
   nex sessions                 list sessions
   nex compact [id|--last]      summarise a session's older messages so it fits the model again
-  nex undo [n] [--session id]  restore the workspace to before the last n turns (default 1)
+  nex undo [n] [--session id]  undo the file changes of the last n prompts (default 1) of the last
+                               session that changed files here; --list shows what each step restores
   nex demo [scenario]          watch nex handle a misbehaving endpoint (built in, no network)
   nex doctor                   check the endpoint before trusting it: reachable, key, model, streaming,
                                tool calls, limits, honest truncation (--json for a JSON report)
@@ -103,9 +104,17 @@ export function parseCommand(argv: string[]): Command {
     case "undo": {
       const turns = rest[0] === undefined ? 1 : Number(rest[0]);
       if (!Number.isInteger(turns) || turns < 1) {
-        throw new UsageError(`nex undo takes a number of turns (1 or more), not "${rest[0]}".`);
+        throw new UsageError(
+          `nex undo takes a number of prompts to undo (1 or more), not "${rest[0]}". See what each step restores with \`nex undo --list\`.`,
+        );
       }
-      return { type: "undo", options, session: session ?? "last", turns };
+      return {
+        type: "undo",
+        options,
+        session: session ?? "last",
+        turns,
+        list: values.list === true,
+      };
     }
     case "demo":
       return { type: "demo", options, scenario: rest[0] ?? null };
@@ -140,6 +149,7 @@ function parse(argv: string[]) {
       config: { type: "string" },
       session: { type: "string" },
       last: { type: "boolean" },
+      list: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });

@@ -96,6 +96,7 @@ async function dispatch(command: Command): Promise<number> {
         process.cwd(),
         command.session,
         command.turns,
+        { list: command.list },
       );
       process.stdout.write(`${report.text}\n`);
       return report.ok ? EXIT.done : EXIT.failure;

@@ -102,7 +102,7 @@ test("undo never overwrites a change made outside nex after the turn, and says s
   assert.deepEqual(report.restored, []);
   assert.match(
     report.text,
-    /Could not restore: a\.txt \(changed since turn 1 by something else; left as it is/,
+    /Left alone: a\.txt \(changed since turn 1 by something else; left as it is/,
   );
 });
 
@@ -142,7 +142,7 @@ test("when a crash lost what a turn left in a file, undo leaves that file alone 
   });
   assert.equal(readFileSync(box.path("a.txt"), "utf8"), "nex wrote this\n");
   assert.deepEqual(report.restored, []);
-  assert.match(report.text, /Could not restore: a\.txt \(changed since turn 1/);
+  assert.match(report.text, /Left alone: a\.txt \(changed since turn 1/);
 });
 
 test("after a crash tore the checkpoint log, what was saved before stays and a resumed session's changes are undone too", async () => {
@@ -185,7 +185,7 @@ test("`nex undo` works from a new process with the same checkpoint directory", a
   assert.equal(child.status, 0, child.stderr);
   assert.match(
     child.stdout,
-    /^Restored 1 file to before turn 5: a\.txt \(modified\)\. Note: Snapshots leave out files ignored by \.gitignore/,
+    /^Restored 1 file to before turn 5: a\.txt \(modified\)\. What undo replaced or removed is kept in .*\. Note: Snapshots leave out files ignored by \.gitignore/,
   );
   assert.equal(readFileSync(box.path("a.txt"), "utf8"), "before\n");
 });
