@@ -277,16 +277,18 @@ function uncoveredAt(rel: string, coverage: Coverage & { type: "partial" }): str
     const path = entry.endsWith("/") ? entry.slice(0, -1) : entry;
     return keyWithin(path, key) || keyWithin(key, path) ? `${displayKey(path)} (${why})` : null;
   };
-  for (const entry of coverage.ignored ?? []) {
-    const hit = hits(entry, "ignored by .gitignore");
+  // Nested repositories and files over the limit first: the snapshot excludes them too, so the
+  // ignored list may name a folder that holds them.
+  for (const entry of coverage.nested) {
+    const hit = hits(entry, "a nested repository");
     if (hit) return hit;
   }
   for (const entry of coverage.skipped) {
     const hit = hits(entry, "over the snapshot size limit");
     if (hit) return hit;
   }
-  for (const entry of coverage.nested) {
-    const hit = hits(entry, "a nested repository");
+  for (const entry of coverage.ignored ?? []) {
+    const hit = hits(entry, "ignored by .gitignore");
     if (hit) return hit;
   }
   if (coverage.ignored === null) return "files ignored by .gitignore (too many to check)";

@@ -204,14 +204,20 @@ export function createShadowGit({
   const absBytes = (key: string): Buffer =>
     key === "." ? rootBytes : Buffer.concat([rootBytes, Buffer.from("/"), bytesOfKey(key)]);
   const stage = async (): Promise<
-    { type: "taken"; skipped: string[]; modes: ModeMap } | { type: "unavailable"; reason: string }
+    | { type: "taken"; skipped: string[]; modes: ModeMap; nested: string[] }
+    | { type: "unavailable"; reason: string }
   > => {
     await ensure();
     await writeFile(join(gitDir, "info", "exclude"), `${excludes.join("\n")}\n`);
     const listed = splitNul(
       await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"]),
     );
-    const files = [...new Set(listed)];
+    // A nested repository is listed as `dir/` (git does not descend into it). It is left out: its
+    // files are its own repository's, and one with no commit yet would make `git add` fail whole.
+    const nested = [...new Set(listed.filter((key) => key.endsWith("/")))].map((key) =>
+      key.slice(0, -1),
+    );
+    const files = [...new Set(listed.filter((key) => !key.endsWith("/")))];
     if (files.length > limits.maxFiles) {
       return {
         type: "unavailable",
@@ -248,9 +254,10 @@ export function createShadowGit({
     await writeFile(
       join(gitDir, "info", "exclude"),
       Buffer.concat(
-        [...excludes.map((e) => Buffer.from(e)), ...skipped.map(escapeExcludeBytes)].flatMap(
-          (line) => [line, Buffer.from("\n")],
-        ),
+        [
+          ...excludes.map((e) => Buffer.from(e)),
+          ...[...skipped, ...nested].map(escapeExcludeBytes),
+        ].flatMap((line) => [line, Buffer.from("\n")]),
       ),
     );
     if (skipped.length > 0) {
@@ -268,7 +275,7 @@ export function createShadowGit({
       );
     }
     await git(["add", "-A"]);
-    return { type: "taken", skipped, modes };
+    return { type: "taken", skipped, modes, nested };
   };
 
   const guarded = async <T>(
@@ -293,8 +300,10 @@ export function createShadowGit({
       guarded(async (): Promise<Coverage> => {
         const staged = await stage();
         if (staged.type === "unavailable") return staged;
-        const ignored = await listIgnored();
-        const nested: string[] = [];
+        // Files over the size limit are excluded too; they are named as such, not as ignored.
+        const tooBig = new Set(staged.skipped);
+        const ignored = (await listIgnored()).filter((key) => !tooBig.has(key));
+        const nested = [...staged.nested];
         const index = await git(["ls-files", "-z", "-s"]);
         let start = 0;
         while (start < index.length) {

@@ -64,6 +64,8 @@ export async function blockerOf(root: string, key: string): Promise<string | nul
 
 /** What is at `key` now, never following a link. */
 export async function currentOf(root: string, key: string): Promise<Current> {
+  // Behind a link or a file where a folder was, the path is not in the workspace at all.
+  if ((await blockerOf(root, key)) !== null) return { type: "absent" };
   const abs = absBytes(root, key.endsWith("/") ? key.slice(0, -1) : key);
   const info = await lstat(abs).catch(() => null);
   if (!info) return { type: "absent" };

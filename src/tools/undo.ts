@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { dropCheckpoints, loadCheckpoints, shadowFor, type TurnCheckpoint } from "./checkpoints.ts";
 import { sha256 } from "./ledger.ts";
 import { displayKey } from "./path-key.ts";
@@ -216,7 +216,9 @@ function describe(
     );
   }
   if (setAsideDir)
-    parts.push(`What undo replaced or removed is kept in ${setAsideDir} in case you need it.`);
+    parts.push(
+      `Copies of what undo replaced or removed are kept in this session's checkpoint folder, under undone/${basename(setAsideDir)}.`,
+    );
   for (const note of report.notes) parts.push(`Note: ${note}`);
   return parts.join(" ");
 }
