@@ -47,6 +47,8 @@ export interface CommandRun {
   at: number;
   /** A commit or tree of the workspace just before; null when none could be taken. */
   before: string | null;
+  /** The tree of `before` when it is a commit, so that an unchanged workspace is seen as such. */
+  beforeTree?: string;
   /** A tree of the workspace just after; null when none could be taken (or it did not finish). */
   after: string | null;
   /** Blob names (sha256 under `blobs/`) of the `ModeMap`s before and after. */
@@ -134,6 +136,18 @@ export async function loadCheckpoints(checkpointDir: string): Promise<TurnCheckp
   return readCheckpointLog(checkpointDir).checkpoints;
 }
 
+/** Whether a turn changed anything: a command that left the workspace as it was (`cat`) did not. */
+export function changedAnything(checkpoint: TurnCheckpoint): boolean {
+  if (checkpoint.files.length > 0) return true;
+  if (!checkpoint.runs) return checkpoint.commands.length > 0;
+  return checkpoint.runs.some(
+    (run) =>
+      run.after === null ||
+      run.after !== (run.beforeTree ?? run.before) ||
+      run.afterModes !== run.beforeModes,
+  );
+}
+
 /**
  * Of a workspace's sessions, the one whose newest change not yet undone is the newest (`nex undo`
  * with no session), or null when none has anything to undo.
@@ -145,7 +159,7 @@ export function lastChangedSession<T extends { sessionId: string }>(
   let best: { session: T; time: number } | null = null;
   for (const session of sessions) {
     const dir = checkpointDirOf(session.sessionId);
-    const { checkpoints } = readCheckpointLog(dir);
+    const checkpoints = readCheckpointLog(dir).checkpoints.filter(changedAnything);
     const newest = checkpoints[checkpoints.length - 1];
     if (!newest) continue;
     let time = newest.time ? Date.parse(newest.time) : Number.NaN;
@@ -348,6 +362,7 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
           checkpoint.snapshot = await shadow.snapshot(`before turn ${turn}`);
           if (checkpoint.snapshot.type === "taken") {
             run.before = checkpoint.snapshot.commit;
+            if (checkpoint.snapshot.tree) run.beforeTree = checkpoint.snapshot.tree;
             const blob = await modesBlob(checkpoint.snapshot.modes);
             if (blob) run.beforeModes = blob;
             delete checkpoint.snapshot.modes;

@@ -2,8 +2,8 @@
 // not ignored files (`.env`), files over the size limit, nested repositories, git's own `.git`, nor
 // anything at all when the workspace is too big to snapshot or the snapshot fails. This finds a
 // command that deletes or overwrites such a path, so that it needs a person's yes.
-import { type Dirent, readdirSync, statSync } from "node:fs";
-import { basename, isAbsolute, relative, resolve } from "node:path";
+import { type Dirent, existsSync, readdirSync, statSync } from "node:fs";
+import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { expandBraces, segmentMatcher } from "./command-paths.ts";
 import { displayKey, keyWithin } from "./path-key.ts";
 import type { Coverage } from "./shadow-git.ts";
@@ -267,12 +267,15 @@ function findReaches(
 }
 
 /** What the snapshot leaves out that lies at `rel` or inside it, for the message; or null. */
-function uncoveredAt(rel: string, coverage: Coverage & { type: "partial" }): string | null {
+function uncoveredAt(
+  rel: string,
+  coverage: Coverage & { type: "partial" },
+  root: string,
+): string | null {
   const key = rel === "" ? "." : rel;
-  if (key === ".git" || keyWithin(".git", key) || key === ".") {
-    if (key === ".") return "the repository's history (.git)";
+  // The whole workspace holds `.git` when there is one.
+  if (key === ".git" || keyWithin(".git", key) || (key === "." && existsSync(join(root, ".git"))))
     return "the repository's history (.git)";
-  }
   const hits = (entry: string, why: string): string | null => {
     const path = entry.endsWith("/") ? entry.slice(0, -1) : entry;
     return keyWithin(path, key) || keyWithin(key, path) ? `${displayKey(path)} (${why})` : null;
@@ -293,7 +296,7 @@ function uncoveredAt(rel: string, coverage: Coverage & { type: "partial" }): str
   }
   if (coverage.ignored === null) return "files ignored by .gitignore (too many to check)";
   // A directory holding `.git` holds git's history too.
-  return key === "." ? "the repository's history (.git)" : null;
+  return null;
 }
 
 /**
@@ -324,7 +327,9 @@ export function coverageHazard(
       const paths = expand(word, cwd, root);
       if (paths === null) continue;
       for (const rel of paths) {
-        const what = byName ? findReaches(rel, byName, coverage, root) : uncoveredAt(rel, coverage);
+        const what = byName
+          ? findReaches(rel, byName, coverage, root)
+          : uncoveredAt(rel, coverage, root);
         if (what)
           return `\`${short(sub.text)}\` deletes or overwrites ${what}, which the undo snapshot does not hold, so undo could not restore it`;
       }

@@ -20,6 +20,8 @@ export type SnapshotResult =
   | {
       type: "taken";
       commit: string;
+      /** The commit's tree (absent in older logs). */
+      tree?: string;
       skipped: string[];
       /** File and directory (`dir/`) modes git cannot hold (see `ModeMap`). Absent in older logs. */
       modes?: ModeMap;
@@ -343,6 +345,7 @@ export function createShadowGit({
         return {
           type: "taken",
           commit,
+          tree,
           skipped: staged.skipped,
           ignored: ignored.length > MAX_IGNORED ? null : ignored,
           modes: staged.modes,

@@ -1,5 +1,11 @@
 import { basename, join } from "node:path";
-import { dropCheckpoints, loadCheckpoints, shadowFor, type TurnCheckpoint } from "./checkpoints.ts";
+import {
+  changedAnything,
+  dropCheckpoints,
+  loadCheckpoints,
+  shadowFor,
+  type TurnCheckpoint,
+} from "./checkpoints.ts";
 import { sha256 } from "./ledger.ts";
 import { displayKey } from "./path-key.ts";
 import type { ShadowGit, SnapshotLimits } from "./shadow-git.ts";
@@ -232,7 +238,8 @@ const shortCommand = (command: string): string =>
  * and the turn surely made that change; everything else is left alone and named in the report.
  */
 export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
-  const all = await loadCheckpoints(options.checkpointDir);
+  // A turn that changed nothing (a command that only looked) is no step of undo.
+  const all = (await loadCheckpoints(options.checkpointDir)).filter(changedAnything);
   const empty = { turns: [], prompts: [], restored: [], leftAlone: [], failed: [], notes: [] };
   if (all.length === 0)
     return { ...empty, text: "Nothing to undo: no file changes were recorded in this session." };
@@ -434,7 +441,7 @@ export interface UndoPreviewStep {
 
 /** What each recorded step changed, newest first, without changing anything (`nex undo --list`). */
 export async function previewUndo(options: Omit<UndoOptions, "turns">): Promise<UndoPreviewStep[]> {
-  const all = await loadCheckpoints(options.checkpointDir);
+  const all = (await loadCheckpoints(options.checkpointDir)).filter(changedAnything);
   const ws = await createWorkspace(
     options.workspace,
     options.allowedPaths ?? [],
