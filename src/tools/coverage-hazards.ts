@@ -303,13 +303,15 @@ function uncoveredAt(
  * The first reason undo could not repair what a command line does, given what the snapshot covers;
  * null when undo covers it.
  */
-export function coverageHazard(
+export async function coverageHazard(
   commands: readonly SubCommand[],
-  coverage: Coverage,
+  coverageNow: () => Promise<Coverage>,
   root: string,
-): string | null {
+): Promise<string | null> {
   const changing = commands.filter(mayChange);
+  // A command that only looks needs no snapshot, so nothing is staged to check it.
   if (changing.length === 0) return null;
+  const coverage = await coverageNow();
   if (coverage.type === "unavailable")
     return `\`${short(changing[0]?.text ?? "")}\` may change files, and undo could not repair it: no snapshot of the workspace can be taken (${coverage.reason})`;
   let cwd: string | null = root;

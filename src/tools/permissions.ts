@@ -192,7 +192,7 @@ export function createPermissions(options: PermissionOptions): Permissions {
     // `--yes` approves only what undo can repair: not a change to what the snapshot leaves out.
     if (mode === "approve_all" && context.coverage && !approvedCommands.has(command)) {
       const root = context.roots[context.roots.length - 1] ?? "/";
-      const uncovered = coverageHazard(result.commands, await context.coverage(), root);
+      const uncovered = await coverageHazard(result.commands, context.coverage, root);
       if (uncovered) {
         return {
           type: "deny",

@@ -7,6 +7,7 @@ import { fieldScenarios } from "./scenarios-field.ts";
 import { limitScenarios } from "./scenarios-limits.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
+import { undoScenarios } from "./scenarios-undo.ts";
 import { wireScenarios } from "./scenarios-wire.ts";
 
 export const allScenarios: FaultScenario[] = [
@@ -15,6 +16,7 @@ export const allScenarios: FaultScenario[] = [
   ...fieldScenarios,
   ...edgeScenarios,
   ...commandScenarios,
+  ...undoScenarios,
   ...stallScenarios,
   ...limitScenarios,
   ...wireScenarios,
