@@ -3,6 +3,7 @@ import { isAbsolute, join, relative } from "node:path";
 import type { PermissionMode, ReadRecord, ToolHost, ToolSpec } from "../protocol/index.ts";
 import { bashTool } from "./bash.ts";
 import { createCheckpointRecorder } from "./checkpoints.ts";
+import { mayChange } from "./coverage-hazards.ts";
 import { dispatch, validateArguments } from "./dispatch.ts";
 import { editFileTool } from "./edit-file.ts";
 import { createFileSearch } from "./file-search.ts";
@@ -14,6 +15,7 @@ import { listDirTool } from "./list-dir.ts";
 import { type CommandRules, createPermissions } from "./permissions.ts";
 import { readFileTool } from "./read-file.ts";
 import type { SnapshotLimits } from "./shadow-git.ts";
+import { parseCommand } from "./shell-commands.ts";
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts";
 import { describePreview, previewUndo, type UndoReport, undoWorkspace } from "./undo.ts";
 import { createWorkspace, type Workspace } from "./workspace.ts";
@@ -177,8 +179,12 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     specs: () => specs,
     async permission(call) {
       const check = await permissions.check(call);
-      if (check.type === "allow") unattended.add(call.id);
-      else unattended.delete(call.id);
+      unattended.delete(call.id);
+      // A command that may change files and runs with no person's yes needs its snapshot.
+      if (check.type === "allow" && tools.get(call.name)?.mutates === "exec") {
+        const parsed = await parseCommand(String(call.args.command ?? "")).catch(() => null);
+        if (parsed?.type !== "parsed" || parsed.commands.some(mayChange)) unattended.add(call.id);
+      }
       return check;
     },
     rememberApproval: (call) => permissions.remember(call),

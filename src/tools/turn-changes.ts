@@ -4,7 +4,7 @@ import {
   readModes,
   type TurnCheckpoint,
 } from "./checkpoints.ts";
-import { namedPaths } from "./command-paths.ts";
+import { type NamedPaths, namedPaths } from "./command-paths.ts";
 import { keyWithin, parentKey } from "./path-key.ts";
 import { impliedMode, type ModeMap, type ShadowGit, type TreeEntry } from "./shadow-git.ts";
 
@@ -92,7 +92,7 @@ async function runTouches(
     readModes(checkpointDir, run.beforeModes),
     readModes(checkpointDir, run.afterModes),
     // Older logs have no windows per command: their one window is taken as the turn's.
-    checkpoint.runs ? namedPaths(run.command, root) : async () => true,
+    checkpoint.runs ? namedPaths(run.command, root) : ((() => true) as NamedPaths),
   ]);
   const beforeDirs = dirsOf(before);
   const afterDirs = dirsOf(after);
@@ -107,7 +107,7 @@ async function runTouches(
       entry.endsWith("/") ? keyWithin(entry.slice(0, -1), key) : entry === key,
     );
   const touch = (key: string, was: State, is: State): void => {
-    const isNamed = typeof named === "function" ? named(key) : true;
+    const isNamed = named(key);
     touches.set(key, {
       at: run.at,
       lastAt: run.at,

@@ -414,5 +414,10 @@ test("--yes runs no changing command when the workspace cannot be snapshotted, a
     answer.type === "deny" ? answer.reason : "",
     /no snapshot of the workspace can be taken \(the workspace has more than 5 files\)/,
   );
-  assert.deepEqual(await check(tools, bash("ls -la")), { type: "allow" });
+  const look = bash("ls -la");
+  assert.deepEqual(await check(tools, look), { type: "allow" });
+  // A command that only looks still runs: it needs no snapshot.
+  const looked = await tools.execute(look, new AbortController().signal);
+  assert.equal(looked.isError, false, looked.content);
+  assert.match(looked.content, /f5\.txt/);
 });
