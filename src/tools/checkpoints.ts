@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { atomicWrite, SYNC_WRITE_BYTES, syncDirectory } from "./atomic-write.ts";
 import { appendCheckpointLog, readCheckpointLog } from "./checkpoint-log.ts";
 import { sha256 } from "./ledger.ts";
+import { bytesOfKey } from "./path-key.ts";
 import {
   type Coverage,
   createShadowGit,
@@ -56,6 +57,8 @@ export interface CommandRun {
   afterModes?: string;
   /** Why a snapshot is missing. */
   reason?: string;
+  /** Paths the snapshot could not hold (ignored, too large) that were gone after the command. */
+  unheldGone?: string[];
 }
 
 /** What one mutating turn recorded before it changed anything; stored in the log `checkpoints.jsonl`. */
@@ -144,7 +147,8 @@ export function changedAnything(checkpoint: TurnCheckpoint): boolean {
     (run) =>
       run.after === null ||
       run.after !== (run.beforeTree ?? run.before) ||
-      run.afterModes !== run.beforeModes,
+      run.afterModes !== run.beforeModes ||
+      (run.unheldGone?.length ?? 0) > 0,
   );
 }
 
@@ -213,7 +217,7 @@ async function saveBlob(checkpointDir: string, bytes: Buffer): Promise<string> {
 }
 
 // `throwIfNoEntry: false`: a missing path is the common answer here, and an exception costs more.
-function present(path: string): boolean {
+function present(path: string | Buffer): boolean {
   try {
     return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch {
@@ -420,6 +424,16 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
         const run = pendingRun;
         pendingRun = null;
         if (!checkpoint || !run || run.before === null) return;
+        // The snapshot cannot see what happens to files it leaves out; their disappearance at least
+        // is noticed, so that undo can say it cannot bring them back.
+        if (checkpoint.snapshot.type === "taken") {
+          const unheld = [...(checkpoint.snapshot.ignored ?? []), ...checkpoint.snapshot.skipped];
+          const gone = unheld.filter((key) => {
+            const path = key.endsWith("/") ? key.slice(0, -1) : key;
+            return !present(Buffer.concat([Buffer.from(`${workspace.root}/`), bytesOfKey(path)]));
+          });
+          if (gone.length > 0) run.unheldGone = gone;
+        }
         const tree = await shadow.currentTree();
         if (tree.type === "taken") {
           run.after = tree.tree;

@@ -149,6 +149,38 @@ async function planOf(
   return plan;
 }
 
+/**
+ * Files the snapshot did not hold (ignored, over the size limit) that existed when the turn's first
+ * command ran and are gone now: undo cannot bring them back, and must say so rather than report
+ * that nothing needed restoring.
+ */
+async function goneUnheld(
+  selected: TurnCheckpoint[],
+  root: string,
+): Promise<Array<{ path: string; reason: string }>> {
+  const gone: Array<{ path: string; reason: string }> = [];
+  const seen = new Set<string>();
+  for (const checkpoint of selected) {
+    const { snapshot } = checkpoint;
+    if (snapshot.type !== "taken") continue;
+    const skipped = new Set(snapshot.skipped);
+    for (const run of checkpoint.runs ?? []) {
+      for (const entry of run.unheldGone ?? []) {
+        const key = entry.endsWith("/") ? entry.slice(0, -1) : entry;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        if ((await currentOf(root, key)).type !== "absent") continue;
+        const why = skipped.has(entry) ? "over the snapshot size limit" : "ignored by .gitignore";
+        gone.push({
+          path: displayKey(key),
+          reason: `\`${shortCommand(run.command)}\` deleted it in turn ${checkpoint.turn}; it was ${why}, so no snapshot holds it`,
+        });
+      }
+    }
+  }
+  return gone;
+}
+
 function limitsOf(selected: TurnCheckpoint[]): { failed: string[]; notes: string[] } {
   const failed: string[] = [];
   const notes: string[] = [];
@@ -408,6 +440,7 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   }));
   const limits = limitsOf(selected);
   for (const reason of limits.failed) failures.push({ path: null, reason });
+  for (const gone of await goneUnheld(selected, ws.root)) failures.push(gone);
   // A step whose restore failed stays, so a second `undo` can try again; one undo never reuses it.
   const ioFailed = [...failed.keys()].some((path) =>
     restoreSteps.some((s) => displayKey(s.key) === path),

@@ -545,3 +545,18 @@ test("what undo replaces or removes is copied aside first", async () => {
   assert.equal(readFileSync(join(undone, stamp ?? "", "made.txt"), "utf8"), "made\n");
   assert.match(report.text, /under undone\//);
 });
+
+test("undo never says nothing needed restoring when a command deleted an ignored file it cannot bring back", async () => {
+  const box = sandbox();
+  writeFileSync(box.path(".gitignore"), ".env\n");
+  writeFileSync(box.path(".env"), "API_KEY=only-copy\n");
+  const tools = host(box);
+  // Approved by a person in ask mode, so it ran.
+  await run(tools, "bash", { command: "rm .env" }, { turn: 1 });
+  const report = await tools.undo(1);
+  assert.doesNotMatch(report.text, /No file needed restoring/);
+  assert.match(
+    report.text,
+    /Could not restore: \.env \(`rm \.env` deleted it in turn 1; it was ignored by \.gitignore, so no snapshot holds it\)/,
+  );
+});
