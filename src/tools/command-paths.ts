@@ -5,7 +5,7 @@
 // redirection target, a glob that matches it, or a directory holding it) or is a git command that
 // rewrites the work tree; undo leaves any other change alone and says so.
 import { isAbsolute, relative, resolve } from "node:path";
-import { displayKey } from "./path-key.ts";
+import { bytesOfKey, displayKey } from "./path-key.ts";
 import { parseCommand } from "./shell-commands.ts";
 
 /** Decides whether a path (a key relative to the workspace root) is named by a command. */
@@ -110,11 +110,16 @@ export async function namedPaths(command: string, root: string): Promise<NamedPa
   }
   if (all) return () => true;
   return (key) => {
-    const segments = displayKey(key).split("/");
-    return patterns.some(
-      (pattern) =>
-        pattern.length <= segments.length &&
-        pattern.every((matches, i) => matches(segments[i] ?? "")),
-    );
+    // A name that is not UTF-8 reaches the parser with its bad bytes replaced (U+FFFD): both
+    // spellings are tried.
+    const spellings = [displayKey(key), bytesOfKey(key).toString("utf8")];
+    return spellings.some((spelling) => {
+      const segments = spelling.split("/");
+      return patterns.some(
+        (pattern) =>
+          pattern.length <= segments.length &&
+          pattern.every((matches, i) => matches(segments[i] ?? "")),
+      );
+    });
   };
 }
