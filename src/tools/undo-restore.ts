@@ -8,6 +8,7 @@ import {
   lstat,
   mkdir,
   open,
+  readdir,
   readFile,
   readlink,
   rename,
@@ -180,6 +181,31 @@ export async function removeEmptyDirs(root: string, dirs: string[]): Promise<voi
     const info = await lstat(absBytes(root, dir)).catch(() => null);
     if (info?.isDirectory()) await rmdir(absBytes(root, dir)).catch(() => {});
   }
+}
+
+/** Removes a folder and the folders in it when no file is left in any; true when it is gone. */
+export async function removeEmptyTree(root: string, key: string): Promise<boolean> {
+  const remove = async (abs: Buffer): Promise<boolean> => {
+    const entries = await readdir(abs, { encoding: "buffer", withFileTypes: true }).catch(
+      () => null,
+    );
+    if (entries === null) return false;
+    let empty = true;
+    for (const entry of entries) {
+      if (!entry.isDirectory()) {
+        empty = false;
+        continue;
+      }
+      const child = Buffer.concat([abs, Buffer.from("/"), entry.name as unknown as Buffer]);
+      if (!(await remove(child))) empty = false;
+    }
+    if (!empty) return false;
+    return rmdir(abs).then(
+      () => true,
+      () => false,
+    );
+  };
+  return remove(absBytes(root, key));
 }
 
 /** Resets a file's or a folder's mode (never through a link). */

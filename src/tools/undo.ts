@@ -7,7 +7,7 @@ import {
   type TurnCheckpoint,
 } from "./checkpoints.ts";
 import { sha256 } from "./ledger.ts";
-import { displayKey } from "./path-key.ts";
+import { displayKey, keyWithin } from "./path-key.ts";
 import type { ShadowGit, SnapshotLimits } from "./shadow-git.ts";
 import { changesOf, type State, type TurnChange } from "./turn-changes.ts";
 import {
@@ -19,6 +19,7 @@ import {
   type RestoreContext,
   removeCreated,
   removeEmptyDirs,
+  removeEmptyTree,
   resetMode,
   type Step,
   sameContent,
@@ -306,7 +307,6 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   const leftAlone = new Map<string, string>();
   const failed = new Map<string, string>();
   const restoreSteps: Step[] = [];
-  const initial = new Map<string, Current>();
   for (const [key, change] of [...plan.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     const path = displayKey(key);
     if (change.before.type === "unrecorded") {
@@ -318,7 +318,6 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
     }
     try {
       const now = await currentOf(ws.root, key);
-      initial.set(key, now);
       if (sameState(now, change.before)) continue;
       if (change.unsure !== undefined) {
         leftAlone.set(
@@ -327,7 +326,12 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
         );
         continue;
       }
-      if (change.after === null || !sameContent(now, change.after)) {
+      // A folder where the turn left nothing: the turn made it, if the turn made what is inside.
+      const folderOfTurn =
+        now.type === "dir" &&
+        change.after?.type === "absent" &&
+        [...plan.keys()].some((other) => other !== key && keyWithin(key, other));
+      if (!folderOfTurn && (change.after === null || !sameContent(now, change.after))) {
         leftAlone.set(
           path,
           `changed since turn ${change.turn} by something else; left as it is so that no later work is lost`,
@@ -383,6 +387,13 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   //    removed itself, never followed, and a file is copied aside before it goes.
   const inTheWay = removals.filter((s) => writeKeys.some((key) => isUnder(key, [s.key])));
   for (const step of inTheWay) await attempt(step, () => removeCreated(ctx, step.key, step.now));
+  //    And a folder the turn made where a file was: its files (the turn's) go, then the folder if empty.
+  for (const step of writes) {
+    if (step.now.type !== "dir") continue;
+    const inside = removals.filter((r) => isUnder(r.key, [step.key]) !== null);
+    for (const r of inside) await attempt(r, () => removeCreated(ctx, r.key, r.now));
+    if (await removeEmptyTree(ws.root, step.key)) step.now = { type: "absent" };
+  }
   // 2. Everything undo writes back, each into a temporary name renamed into place.
   let writesFailed = false;
   for (const step of writes) {

@@ -560,3 +560,18 @@ test("undo never says nothing needed restoring when a command deleted an ignored
     /Could not restore: \.env \(`rm \.env` deleted it in turn 1; it was ignored by \.gitignore, so no snapshot holds it\)/,
   );
 });
+
+test("a file the turn replaced with a folder comes back as the file", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("config"), "key=value\n");
+  const tools = host(box);
+  await run(
+    tools,
+    "bash",
+    { command: "rm config && mkdir -p config/sub && echo x > config/sub/a" },
+    { turn: 1 },
+  );
+  const report = await tools.undo(1);
+  assert.equal(readFileSync(box.path("config"), "utf8"), "key=value\n", report.text);
+  assert.deepEqual(report.failed, []);
+});
