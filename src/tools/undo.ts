@@ -12,7 +12,6 @@ import type { ShadowGit, SnapshotLimits } from "./shadow-git.ts";
 import { changesOf, type State, type TurnChange } from "./turn-changes.ts";
 import {
   blockerOf,
-  type Current,
   currentOf,
   isUnder,
   modeOf,
