@@ -59,6 +59,8 @@ export interface CommandRun {
   reason?: string;
   /** Paths the snapshot could not hold (ignored, too large) that were gone after the command. */
   unheldGone?: string[];
+  /** Files the snapshot could not hold whose size or change time the command changed. */
+  unheldChanged?: string[];
 }
 
 /** What one mutating turn recorded before it changed anything; stored in the log `checkpoints.jsonl`. */
@@ -148,7 +150,8 @@ export function changedAnything(checkpoint: TurnCheckpoint): boolean {
       run.after === null ||
       run.after !== (run.beforeTree ?? run.before) ||
       run.afterModes !== run.beforeModes ||
-      (run.unheldGone?.length ?? 0) > 0,
+      (run.unheldGone?.length ?? 0) > 0 ||
+      (run.unheldChanged?.length ?? 0) > 0,
   );
 }
 
@@ -250,6 +253,25 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
   let lastPrompt: number | null = null;
   // The command whose "after" is still to be taken.
   let pendingRun: CommandRun | null = null;
+  // Size and change time of each file the snapshot leaves out, just before the pending command.
+  let stampsBefore = new Map<string, string>();
+  const unheldStamps = (checkpoint: TurnCheckpoint): Map<string, string> => {
+    const stamps = new Map<string, string>();
+    if (checkpoint.snapshot.type !== "taken") return stamps;
+    for (const key of [...(checkpoint.snapshot.ignored ?? []), ...checkpoint.snapshot.skipped]) {
+      const path = key.endsWith("/") ? key.slice(0, -1) : key;
+      let info: Stats | undefined;
+      try {
+        info = lstatSync(Buffer.concat([Buffer.from(`${workspace.root}/`), bytesOfKey(path)]), {
+          throwIfNoEntry: false,
+        });
+      } catch {}
+      if (!info) continue;
+      // A folder's own times change with its entries, not with its files' content: only presence.
+      stamps.set(key, info.isDirectory() ? "dir" : `${info.size}:${info.mtimeMs}:${info.ctimeMs}`);
+    }
+    return stamps;
+  };
   let coverage: Promise<Coverage> | null = null;
   const tick = (checkpoint: TurnCheckpoint): number => {
     checkpoint.events = (checkpoint.events ?? 0) + 1;
@@ -388,6 +410,7 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
         checkpoint.commands.push(command);
         checkpoint.runs = [...(checkpoint.runs ?? []), run];
         pendingRun = run;
+        stampsBefore = unheldStamps(checkpoint);
         save(checkpoint);
       }),
     afterEdit: (turn, abs, hash) =>
@@ -426,14 +449,16 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
         if (!checkpoint || !run || run.before === null) return;
         // The snapshot cannot see what happens to files it leaves out; their disappearance at least
         // is noticed, so that undo can say it cannot bring them back.
-        if (checkpoint.snapshot.type === "taken") {
-          const unheld = [...(checkpoint.snapshot.ignored ?? []), ...checkpoint.snapshot.skipped];
-          const gone = unheld.filter((key) => {
-            const path = key.endsWith("/") ? key.slice(0, -1) : key;
-            return !present(Buffer.concat([Buffer.from(`${workspace.root}/`), bytesOfKey(path)]));
-          });
-          if (gone.length > 0) run.unheldGone = gone;
+        const stamps = unheldStamps(checkpoint);
+        const gone: string[] = [];
+        const changed: string[] = [];
+        for (const [key, stamp] of stampsBefore) {
+          const now = stamps.get(key);
+          if (now === undefined) gone.push(key);
+          else if (now !== stamp) changed.push(key);
         }
+        if (gone.length > 0) run.unheldGone = gone;
+        if (changed.length > 0) run.unheldChanged = changed;
         const tree = await shadow.currentTree();
         if (tree.type === "taken") {
           run.after = tree.tree;

@@ -165,6 +165,15 @@ async function goneUnheld(
     if (snapshot.type !== "taken") continue;
     const skipped = new Set(snapshot.skipped);
     for (const run of checkpoint.runs ?? []) {
+      for (const entry of run.unheldChanged ?? []) {
+        if (seen.has(entry)) continue;
+        seen.add(entry);
+        const why = skipped.has(entry) ? "over the snapshot size limit" : "ignored by .gitignore";
+        gone.push({
+          path: displayKey(entry),
+          reason: `\`${shortCommand(run.command)}\` changed it in turn ${checkpoint.turn}; it is ${why}, so no snapshot holds its earlier content`,
+        });
+      }
       for (const entry of run.unheldGone ?? []) {
         const key = entry.endsWith("/") ? entry.slice(0, -1) : entry;
         if (seen.has(key)) continue;

@@ -575,3 +575,17 @@ test("a file the turn replaced with a folder comes back as the file", async () =
   assert.equal(readFileSync(box.path("config"), "utf8"), "key=value\n", report.text);
   assert.deepEqual(report.failed, []);
 });
+
+test("undo names an ignored file a command changed, whose earlier content no snapshot holds", async () => {
+  const box = sandbox();
+  writeFileSync(box.path(".gitignore"), "*.db\n");
+  writeFileSync(box.path("local.db"), "rows\n");
+  const tools = host(box);
+  await run(tools, "bash", { command: "echo more >> local.db" }, { turn: 1 });
+  const report = await tools.undo(1);
+  assert.doesNotMatch(report.text, /No file needed restoring/);
+  assert.match(
+    report.text,
+    /Could not restore: local\.db \(`echo more >> local\.db` changed it in turn 1; it is ignored/,
+  );
+});
