@@ -142,9 +142,10 @@ function gitHazard(args: string[], context: HazardContext): string | null {
   if (sub === "filter-branch" || sub === "filter-repo" || sub === "replace")
     return `rewrites the repository's history, ${HISTORY}`;
   if (sub === "config") {
-    const key = rest.find((word) => !word.startsWith("-"));
-    const value = rest[rest.indexOf(key ?? "") + 1];
-    if (key && /^remote\..*\.push$/i.test(key) && value !== undefined && forcedRefspec(value))
+    // `git config [set] [--add] remote.X.push +refspec`, in any of git's spellings.
+    const at = rest.findIndex((word) => /^remote\..*\.push$/i.test(word));
+    const value = at >= 0 ? rest.slice(at + 1).find((word) => !word.startsWith("-")) : undefined;
+    if (value !== undefined && forcedRefspec(value))
       return "configures forced pushes (a `+` refspec), which rewrite history on the remote that undo cannot restore";
   }
   if (sub === "clean") {

@@ -384,6 +384,7 @@ test("--yes refuses to change what the undo snapshot does not hold, and says why
     ["git branch -D feature", /force-deletes a branch/],
     ["git config remote.origin.push +refs/heads/*:refs/heads/*", /forced pushes/],
     ["git -c remote.origin.push=+main push", /history on the remote/],
+    ["git config set --append remote.origin.push +main", /forced pushes/],
   ];
   for (const [command, reason] of refused) {
     const answer = await check(tools, bash(command));
@@ -420,4 +421,21 @@ test("--yes runs no changing command when the workspace cannot be snapshotted, a
   const looked = await tools.execute(look, new AbortController().signal);
   assert.equal(looked.isError, false, looked.content);
   assert.match(looked.content, /f5\.txt/);
+});
+
+test("--yes does not run a plain git push when the repository's config forces every push", async () => {
+  const box = sandbox();
+  execFileSync("git", ["init", "-q", box.workspace]);
+  const tools = host(box, { mode: "approve_all" });
+  assert.deepEqual(await check(tools, bash("git push origin main")), { type: "allow" });
+  execFileSync("git", [
+    "-C",
+    box.workspace,
+    "config",
+    "remote.origin.push",
+    "+refs/heads/*:refs/heads/*",
+  ]);
+  const answer = await check(tools, bash("git push origin main"));
+  assert.equal(answer.type, "deny");
+  assert.match(answer.type === "deny" ? answer.reason : "", /history on the remote/);
 });
