@@ -7,7 +7,14 @@ export type Command =
   | { type: "run"; options: CommonOptions; task: string; resume: string | null }
   | { type: "sessions"; options: CommonOptions }
   | { type: "compact"; options: CommonOptions; session: string }
-  | { type: "undo"; options: CommonOptions; session: string; turns: number; list: boolean }
+  | {
+      type: "undo";
+      options: CommonOptions;
+      session: string;
+      turns: number;
+      list: boolean;
+      includeUnsure: boolean;
+    }
   | { type: "demo"; options: CommonOptions; scenario: string | null }
   | { type: "doctor"; options: CommonOptions };
 
@@ -39,7 +46,9 @@ Usage:
   nex sessions                 list sessions
   nex compact [id|--last]      summarise a session's older messages so it fits the model again
   nex undo [n] [--session id]  undo the file changes of the last n prompts (default 1) of the last
-                               session that changed files here; --list shows what each step restores
+                               session that changed files here; --list shows what each step restores;
+                               --include-unsure also reverts what changed during a command that
+                               does not name it (undo leaves that alone: it may be someone else's)
   nex demo [scenario]          watch nex handle a misbehaving endpoint (built in, no network)
   nex doctor                   check the endpoint before trusting it: reachable, key, model, streaming,
                                tool calls, limits, honest truncation (--json for a JSON report)
@@ -114,6 +123,7 @@ export function parseCommand(argv: string[]): Command {
         session: session ?? "last",
         turns,
         list: values.list === true,
+        includeUnsure: values["include-unsure"] === true,
       };
     }
     case "demo":
@@ -150,6 +160,7 @@ function parse(argv: string[]) {
       session: { type: "string" },
       last: { type: "boolean" },
       list: { type: "boolean" },
+      "include-unsure": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });

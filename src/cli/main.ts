@@ -96,7 +96,7 @@ async function dispatch(command: Command): Promise<number> {
         process.cwd(),
         command.session,
         command.turns,
-        { list: command.list },
+        { list: command.list, includeUnsure: command.includeUnsure },
       );
       process.stdout.write(`${report.text}\n`);
       return report.ok ? EXIT.done : EXIT.failure;

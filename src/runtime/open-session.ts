@@ -309,7 +309,7 @@ export async function undoSession(
   cwd: string,
   id: string,
   turns: number,
-  options: { list?: boolean } = {},
+  options: { list?: boolean; includeUnsure?: boolean } = {},
 ): Promise<{ ok: boolean; text: string }> {
   const config = resolveConfig(flags, env, cwd);
   const checkpointDirOf = (sessionId: string) => join(config.dataDir, "checkpoints", sessionId);
@@ -339,7 +339,11 @@ export async function undoSession(
     const text = describePreview(await previewUndo(common));
     return { ok: true, text: `${which}${which ? "\n" : ""}${text}` };
   }
-  const report = await undoWorkspace({ ...common, turns });
+  const report = await undoWorkspace({
+    ...common,
+    turns,
+    ...(options.includeUnsure ? { includeUnsure: true } : {}),
+  });
   return { ok: report.failed.length === 0, text: `${which}${report.text}` };
 }
 

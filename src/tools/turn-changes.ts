@@ -161,9 +161,12 @@ export async function changesOf(
   shadow: ShadowGit,
   checkpointDir: string,
   root: string,
+  /** Count every change made while a command ran as the command's (`nex undo --include-unsure`). */
+  trustUnnamed = false,
 ): Promise<Map<string, TurnChange>> {
   const all = new Map<string, Touch[]>();
   const add = (key: string, touch: Touch): void => {
+    if (trustUnnamed) delete touch.unsure;
     all.set(key, [...(all.get(key) ?? []), touch]);
   };
   for (const run of runsOf(checkpoint)) {

@@ -59,6 +59,11 @@ export interface UndoOptions {
   /** Environment for git (default: this process's). */
   env?: Record<string, string | undefined>;
   limits?: Partial<SnapshotLimits>;
+  /**
+   * Also revert changes made while a command ran that the command does not name (they may be
+   * someone else's; only the user can say).
+   */
+  includeUnsure?: boolean;
 }
 
 /** One step undo can take: the checkpoints of one user prompt (or one turn, in older logs). */
@@ -114,6 +119,7 @@ async function planOf(
   shadow: ShadowGit,
   checkpointDir: string,
   root: string,
+  trustUnnamed = false,
 ): Promise<Map<string, Planned>> {
   const plan = new Map<string, Planned>();
   const stopped = new Set<string>();
@@ -123,6 +129,7 @@ async function planOf(
       shadow,
       checkpointDir,
       root,
+      trustUnnamed,
     );
     for (const [key, change] of changes) {
       if (stopped.has(key)) continue;
@@ -262,6 +269,10 @@ function describe(
       `Could not restore: ${report.failed.map((f) => (f.path ? `${f.path} (${f.reason})` : f.reason)).join("; ")}.`,
     );
   }
+  if (report.leftAlone.some((f) => f.reason.includes("does not name it")))
+    parts.push(
+      "Undo reverts such files only when asked: `nex undo --include-unsure` (`nex undo --list` shows them beforehand).",
+    );
   if (setAsideDir)
     parts.push(
       `Copies of what undo replaced or removed are kept in this session's checkpoint folder, under undone/${basename(setAsideDir)}.`,
@@ -311,7 +322,13 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
     checkpointDir: options.checkpointDir,
     setAsideDir,
   };
-  const plan = await planOf(selected, shadow, options.checkpointDir, ws.root);
+  const plan = await planOf(
+    selected,
+    shadow,
+    options.checkpointDir,
+    ws.root,
+    options.includeUnsure === true,
+  );
   const leftAlone = new Map<string, string>();
   const failed = new Map<string, string>();
   const restoreSteps: Step[] = [];

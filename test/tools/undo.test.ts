@@ -589,3 +589,19 @@ test("undo names an ignored file a command changed, whose earlier content no sna
     /Could not restore: local\.db \(`echo more >> local\.db` changed it in turn 1; it is ignored/,
   );
 });
+
+test("asked to, undo also reverts what changed while a command ran that the command does not name", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("gen.sh"), "echo generated > out.txt\n");
+  const tools = host(box);
+  await run(tools, "bash", { command: "sh gen.sh" }, { turn: 1 });
+  assert.match(await tools.undoPreview(), /out\.txt \(not surely the turn's: left alone\)/);
+  const report = await undoWorkspace({
+    workspace: box.workspace,
+    checkpointDir: box.checkpointDir,
+    turns: 1,
+    includeUnsure: true,
+  });
+  assert.equal(existsSync(box.path("out.txt")), false, report.text);
+  assert.deepEqual(report.restored, [{ path: "out.txt", action: "deleted again" }]);
+});
