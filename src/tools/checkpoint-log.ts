@@ -23,7 +23,9 @@ type LogRecord =
   /** What nex left in a file after the save before it; appended without an fsync of its own. */
   | { type: "after"; seq: number; path: string; afterHash: string; at?: number }
   /** Checkpoints that were undone. */
-  | { type: "dropped"; seqs: number[] };
+  | { type: "dropped"; seqs: number[] }
+  /** Checkpoints undone except for paths left alone as not surely theirs (`--include-unsure` still can). */
+  | { type: "undone_except"; seqs: number[]; keys: string[] };
 
 const LOG_NAME = "checkpoints.jsonl";
 
@@ -66,6 +68,11 @@ export function readCheckpointLog(checkpointDir: string): LoadedLog {
       }
     } else if (record.type === "dropped") {
       for (const seq of record.seqs) bySeq.delete(seq);
+    } else if (record.type === "undone_except") {
+      for (const seq of record.seqs) {
+        const checkpoint = bySeq.get(seq);
+        if (checkpoint) checkpoint.undoneExcept = record.keys;
+      }
     }
   }
   return {

@@ -77,6 +77,8 @@ export interface TurnCheckpoint {
   events?: number;
   /** When the turn first changed something (ISO time); absent in older logs. */
   time?: string;
+  /** Set once undone but for these paths (left alone as not surely the turn's); read from the log. */
+  undoneExcept?: string[];
   /** The workspace before the turn's first command (file tools' changes have before-images instead). */
   snapshot: SnapshotResult;
   /** The workspace after the turn's latest change, so undo reverts only what the turn did. */
@@ -166,7 +168,9 @@ export function lastChangedSession<T extends { sessionId: string }>(
   let best: { session: T; time: number } | null = null;
   for (const session of sessions) {
     const dir = checkpointDirOf(session.sessionId);
-    const checkpoints = readCheckpointLog(dir).checkpoints.filter(changedAnything);
+    const checkpoints = readCheckpointLog(dir).checkpoints.filter(
+      (c) => changedAnything(c) && c.undoneExcept === undefined,
+    );
     const newest = checkpoints[checkpoints.length - 1];
     if (!newest) continue;
     let time = newest.time ? Date.parse(newest.time) : Number.NaN;
@@ -180,6 +184,16 @@ export function lastChangedSession<T extends { sessionId: string }>(
     if (!best || time > best.time) best = { session, time };
   }
   return best?.session ?? null;
+}
+
+/** Marks checkpoints undone except for `keys`, which only `--include-unsure` may still revert. */
+export async function keepOnlyUnsure(
+  checkpointDir: string,
+  seqs: number[],
+  keys: string[],
+): Promise<void> {
+  if (seqs.length === 0) return;
+  appendCheckpointLog(checkpointDir, { type: "undone_except", seqs, keys }, { durable: true });
 }
 
 /** Forgets checkpoints once they have been undone. */

@@ -2,6 +2,7 @@ import { basename, join } from "node:path";
 import {
   changedAnything,
   dropCheckpoints,
+  keepOnlyUnsure,
   loadCheckpoints,
   shadowFor,
   type TurnCheckpoint,
@@ -131,6 +132,10 @@ async function planOf(
       root,
       trustUnnamed,
     );
+    if (checkpoint.undoneExcept) {
+      const keep = new Set(checkpoint.undoneExcept);
+      for (const key of [...changes.keys()]) if (!keep.has(key)) changes.delete(key);
+    }
     for (const [key, change] of changes) {
       if (stopped.has(key)) continue;
       const later = plan.get(key);
@@ -290,8 +295,11 @@ const shortCommand = (command: string): string =>
  * and the turn surely made that change; everything else is left alone and named in the report.
  */
 export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
-  // A turn that changed nothing (a command that only looked) is no step of undo.
-  const all = (await loadCheckpoints(options.checkpointDir)).filter(changedAnything);
+  // A turn that changed nothing (a command that only looked) is no step of undo; one undone but
+  // for what it was not sure of is a step only when those are asked for.
+  const all = (await loadCheckpoints(options.checkpointDir)).filter(
+    (c) => changedAnything(c) && (c.undoneExcept === undefined || options.includeUnsure === true),
+  );
   const empty = { turns: [], prompts: [], restored: [], leftAlone: [], failed: [], notes: [] };
   if (all.length === 0)
     return { ...empty, text: "Nothing to undo: no file changes were recorded in this session." };
@@ -481,11 +489,15 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   const ioFailed = [...failed.keys()].some((path) =>
     restoreSteps.some((s) => displayKey(s.key) === path),
   );
-  if (!ioFailed)
-    await dropCheckpoints(
-      options.checkpointDir,
-      selected.map((c) => c.seq),
-    );
+  if (!ioFailed) {
+    const seqs = selected.map((c) => c.seq);
+    const unsure = [...plan.entries()]
+      .filter(([key, change]) => change.unsure !== undefined && leftAlone.has(displayKey(key)))
+      .map(([key]) => key);
+    // What was left alone as not surely the turn's stays undoable with --include-unsure.
+    if (unsure.length > 0) await keepOnlyUnsure(options.checkpointDir, seqs, unsure);
+    else await dropCheckpoints(options.checkpointDir, seqs);
+  }
   const report = {
     turns: selected.map((c) => c.turn),
     prompts: [...new Set(selected.flatMap((c) => (c.prompt !== undefined ? [c.prompt] : [])))],
@@ -510,7 +522,9 @@ export interface UndoPreviewStep {
 
 /** What each recorded step changed, newest first, without changing anything (`nex undo --list`). */
 export async function previewUndo(options: Omit<UndoOptions, "turns">): Promise<UndoPreviewStep[]> {
-  const all = (await loadCheckpoints(options.checkpointDir)).filter(changedAnything);
+  const all = (await loadCheckpoints(options.checkpointDir)).filter(
+    (c) => changedAnything(c) && c.undoneExcept === undefined,
+  );
   const ws = await createWorkspace(
     options.workspace,
     options.allowedPaths ?? [],

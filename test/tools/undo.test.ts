@@ -596,6 +596,10 @@ test("asked to, undo also reverts what changed while a command ran that the comm
   const tools = host(box);
   await run(tools, "bash", { command: "sh gen.sh" }, { turn: 1 });
   assert.match(await tools.undoPreview(), /out\.txt \(not surely the turn's: left alone\)/);
+  const plain = await tools.undo(1);
+  assert.equal(existsSync(box.path("out.txt")), true);
+  assert.match(plain.text, /Left alone: out\.txt .*nex undo --include-unsure/);
+  // The step stays for what was left alone, and only for that.
   const report = await undoWorkspace({
     workspace: box.workspace,
     checkpointDir: box.checkpointDir,
