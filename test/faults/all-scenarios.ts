@@ -11,6 +11,7 @@ import { processScenarios } from "./scenarios-process.ts";
 import { sandboxScenarios } from "./scenarios-sandbox.ts";
 import { secretScenarios } from "./scenarios-secrets.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
+import { undoScenarios } from "./scenarios-undo.ts";
 import { wireScenarios } from "./scenarios-wire.ts";
 
 export const allScenarios: FaultScenario[] = [
@@ -19,6 +20,7 @@ export const allScenarios: FaultScenario[] = [
   ...fieldScenarios,
   ...edgeScenarios,
   ...commandScenarios,
+  ...undoScenarios,
   ...stallScenarios,
   ...limitScenarios,
   ...wireScenarios,
