@@ -5,6 +5,8 @@ export interface RequestLabel {
   requestId: number;
   model: string;
   maxTokens: number;
+  /** A compaction's summary request, whose prompt is not the conversation. */
+  purpose?: "compaction";
 }
 
 /**
@@ -60,6 +62,7 @@ export function createAttemptRelay(
         requestId: label.requestId,
         stopReason: event.turn.stopReason,
         usage: event.turn.usage,
+        ...(label.purpose ? { purpose: label.purpose } : {}),
       };
     }
     return null;

@@ -7,7 +7,14 @@ export type Command =
   | { type: "run"; options: CommonOptions; task: string; resume: string | null }
   | { type: "sessions"; options: CommonOptions }
   | { type: "compact"; options: CommonOptions; session: string }
-  | { type: "undo"; options: CommonOptions; session: string; turns: number }
+  | {
+      type: "undo";
+      options: CommonOptions;
+      session: string;
+      turns: number;
+      list: boolean;
+      includeUnsure: boolean;
+    }
   | { type: "demo"; options: CommonOptions; scenario: string | null }
   | { type: "doctor"; options: CommonOptions };
 
@@ -39,7 +46,10 @@ Usage:
   nex resume [id|--last]       continue a session (interactive; add "task" to continue headless)
   nex sessions                 list sessions
   nex compact [id|--last]      summarise a session's older messages so it fits the model again
-  nex undo [n] [--session id]  restore the workspace to before the last n turns (default 1)
+  nex undo [n] [--session id]  undo the file changes of the last n prompts (default 1) of the last
+                               session that changed files here; --list shows what each step restores;
+                               --include-unsure also reverts what changed during a command that
+                               does not name it (undo leaves that alone: it may be someone else's)
   nex demo [scenario]          watch nex handle a misbehaving endpoint (built in, no network)
   nex doctor                   check the endpoint before trusting it: reachable, key, model, streaming,
                                tool calls, limits, honest truncation (--json for a JSON report)
@@ -107,9 +117,18 @@ export function parseCommand(argv: string[]): Command {
     case "undo": {
       const turns = rest[0] === undefined ? 1 : Number(rest[0]);
       if (!Number.isInteger(turns) || turns < 1) {
-        throw new UsageError(`nex undo takes a number of turns (1 or more), not "${rest[0]}".`);
+        throw new UsageError(
+          `nex undo takes a number of prompts to undo (1 or more), not "${rest[0]}". See what each step restores with \`nex undo --list\`.`,
+        );
       }
-      return { type: "undo", options, session: session ?? "last", turns };
+      return {
+        type: "undo",
+        options,
+        session: session ?? "last",
+        turns,
+        list: values.list === true,
+        includeUnsure: values["include-unsure"] === true,
+      };
     }
     case "demo":
       return { type: "demo", options, scenario: rest[0] ?? null };
@@ -145,6 +164,8 @@ function parse(argv: string[]) {
       config: { type: "string" },
       session: { type: "string" },
       last: { type: "boolean" },
+      list: { type: "boolean" },
+      "include-unsure": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });

@@ -103,6 +103,7 @@ async function dispatch(command: Command): Promise<number> {
         process.cwd(),
         command.session,
         command.turns,
+        { list: command.list, includeUnsure: command.includeUnsure },
       );
       // It names files the model created.
       process.stdout.write(`${plainText(report.text)}\n`);

@@ -52,7 +52,14 @@ export type AgentEvent =
       maxRetries: number;
       host: string;
     }
-  | { type: "request_finished"; requestId: number; stopReason: StopReason; usage: Usage | null }
+  | {
+      type: "request_finished";
+      requestId: number;
+      stopReason: StopReason;
+      usage: Usage | null;
+      /** Set for a compaction's summary request: its usage is not the conversation's size. */
+      purpose?: "compaction";
+    }
   | { type: "text_delta"; text: string }
   | { type: "tool_call_delta"; index: number; name: string | null; argumentsDelta: string }
   | { type: "tool_call_started"; callId: string; name: string; args: Record<string, unknown> }

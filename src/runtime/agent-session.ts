@@ -50,8 +50,10 @@ export interface AgentSession {
   /** Answers a `permission_requested` event. */
   answerPermission(callId: string, answer: PermissionAnswer): void;
   setPermissionMode(mode: PermissionMode): void;
-  /** Restores the workspace to before the last `turns` mutating turns; returns the plain report. */
+  /** Restores the workspace to before the last `turns` prompts that changed files; returns the plain report. */
   undo(turns: number): Promise<string>;
+  /** Lists what each undo step would restore, newest first, changing nothing. */
+  undoPreview(): Promise<string>;
   /** Compacts the conversation now; returns the line to show. */
   compact(): Promise<string>;
   /** Switches the model for the next requests; returns the line to show. */

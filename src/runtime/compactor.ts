@@ -74,7 +74,12 @@ async function summarise(
 ): Promise<string> {
   const requestId = parts.nextRequestId();
   const model = parts.model();
-  const relay = createAttemptRelay({ requestId, model, maxTokens: request.maxTokens });
+  const relay = createAttemptRelay({
+    requestId,
+    model,
+    maxTokens: request.maxTokens,
+    purpose: "compaction",
+  });
   const body = {
     model,
     system: request.system,

@@ -34,6 +34,10 @@ export interface JournalSink {
 export interface SessionTools extends ToolHost {
   setMode(mode: PermissionMode): void;
   undo(turns: number): Promise<string>;
+  /** What each step of undo would restore, newest first, as text. */
+  undoPreview?(): Promise<string>;
+  /** A new user prompt starts (undo's steps are prompts). */
+  beginPrompt?(): void;
   /** Forgets what the model read (`/clear`); runs end with no write in parts under way. */
   forgetConversation(): Promise<void>;
 }
@@ -124,7 +128,9 @@ export class NexSession implements AgentSession {
     this.notify(event);
     if (event.type === "tool_result" && !event.isError && event.details?.type === "todo")
       this.emit({ type: "todo_updated", items: event.details.items });
-    if (event.type === "request_finished" && event.usage) {
+    // A summary request's prompt is part of the conversation, not all of it: its usage says nothing
+    // of the conversation's size (and would look like a server cutting the prompt).
+    if (event.type === "request_finished" && event.usage && event.purpose !== "compaction") {
       const { inputTokens, outputTokens } = event.usage;
       this.parts.journal.usage(inputTokens, outputTokens);
       // The prompt of this request was the messages so far; the answer is appended after this
@@ -172,6 +178,8 @@ export class NexSession implements AgentSession {
   private async run(prompt: string, signal: AbortSignal): Promise<TerminalEvent> {
     // The tools number turns across the whole session, so each prompt's turns get checkpoints of their own.
     this.turnOffset = this.highestTurn;
+    // Undo takes whole prompts as its steps.
+    this.parts.tools.beginPrompt?.();
     try {
       const loop = runLoop(prompt, {
         stream: this.parts.stream,
@@ -239,11 +247,17 @@ export class NexSession implements AgentSession {
     this.emit({ type: "notice", message: `Permission mode is now ${mode}.` });
   }
 
+  async undoPreview(): Promise<string> {
+    return this.parts.tools.undoPreview
+      ? this.parts.tools.undoPreview()
+      : "This session cannot list undo steps.";
+  }
+
   async undo(turns: number): Promise<string> {
     const report = await this.parts.tools.undo(turns);
     const note: Message = {
       type: "user",
-      text: `[nex] The user undid the last ${turns} turn(s) of file changes: ${report}`,
+      text: `[nex] The user undid the file changes of the last ${turns} prompt(s): ${report}`,
     };
     this.messages.push(note);
     this.emit({ type: "message_added", message: note });

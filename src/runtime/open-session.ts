@@ -10,12 +10,16 @@ import {
   describeFit,
   findSession,
   type Journal,
+  listSessions,
   loadForResume,
   openJournal,
 } from "../session/index.ts";
 import {
   createToolHost,
+  describePreview,
+  lastChangedSession,
   latestTodos,
+  previewUndo,
   readWorkspaceOwnFile,
   resultCapForWindow,
   todoNote,
@@ -341,23 +345,53 @@ async function readAgentsMd(config: NexConfig, events: AgentEvent[]): Promise<st
   return read.text;
 }
 
-/** `nex undo`: restores the workspace of a session to before its last `turns` turns. */
+/**
+ * `nex undo`: restores the workspace of a session to before its last `turns` prompts (or, with
+ * `list`, says what each step would restore). Without a session id it takes the session that last
+ * changed files in this workspace, not merely the last one opened.
+ */
 export async function undoSession(
   flags: ConfigFlags,
   env: Record<string, string | undefined>,
   cwd: string,
   id: string,
   turns: number,
+  options: { list?: boolean; includeUnsure?: boolean } = {},
 ): Promise<{ ok: boolean; text: string }> {
   const config = resolveConfig(flags, env, cwd);
-  const found = await locate(config, id, true);
-  const report = await undoWorkspace({
+  const checkpointDirOf = (sessionId: string) => join(config.dataDir, "checkpoints", sessionId);
+  let found: { workspace: string; sessionId: string };
+  let which = "";
+  if (id === "last") {
+    const sessions = await listSessions(config.dataDir, { workspace: config.workspace });
+    const changed = await lastChangedSession(sessions, checkpointDirOf);
+    if (!changed) {
+      return {
+        ok: true,
+        text:
+          sessions.length === 0
+            ? `Nothing to undo: no saved session for ${config.workspace}.`
+            : `Nothing to undo: no session recorded file changes in ${config.workspace} that are not undone yet.`,
+      };
+    }
+    found = changed;
+    which = `Session ${changed.sessionId} (the last that changed files here): `;
+  } else found = await locate(config, id, true);
+  const common = {
     workspace: found.workspace,
-    checkpointDir: join(config.dataDir, "checkpoints", found.sessionId),
-    turns,
+    checkpointDir: checkpointDirOf(found.sessionId),
     privatePaths: [config.dataDir],
+  };
+  if (options.list) {
+    const text = describePreview(await previewUndo(common));
+    return { ok: true, text: `${which}${which ? "\n" : ""}${text}` };
+  }
+  const report = await undoWorkspace({
+    ...common,
+    turns,
+    ...(options.includeUnsure ? { includeUnsure: true } : {}),
   });
-  return { ok: report.failed.length === 0, text: report.text };
+  return { ok: report.failed.length === 0, text: `${which}${report.text}` };
 }
 
 /** `nex compact`: opens a session, asks the model to summarise its older part, and journals it. */

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
+import { SnapshotRequired } from "./checkpoints.ts";
 import { runCommand } from "./command-runner.ts";
 import { formatBytes } from "./file-content.ts";
 import { describeLeftovers } from "./leftover-processes.ts";
@@ -53,6 +54,12 @@ export function bashTool(): Tool {
       try {
         await ctx.checkpoints.beforeExec(ctx.turn, args.command);
       } catch (error) {
+        if (error instanceof SnapshotRequired)
+          return failure(
+            "failed",
+            `The command was not run: ${error.message}, and it was approved only by --yes / a rule. ` +
+              "Tell the user; they can run it themselves or approve it in ask mode.",
+          );
         return failure(
           "failed",
           `Could not save the undo checkpoint (${(error as Error).message}); the command was not run. ` +

@@ -21,9 +21,11 @@ type LogRecord =
   /** The whole state of a turn's checkpoint; the last one of a `seq` wins. */
   | { type: "checkpoint"; checkpoint: TurnCheckpoint }
   /** What nex left in a file after the save before it; appended without an fsync of its own. */
-  | { type: "after"; seq: number; path: string; afterHash: string }
+  | { type: "after"; seq: number; path: string; afterHash: string; at?: number }
   /** Checkpoints that were undone. */
-  | { type: "dropped"; seqs: number[] };
+  | { type: "dropped"; seqs: number[] }
+  /** Checkpoints undone except for paths left alone as not surely theirs (`--include-unsure` still can). */
+  | { type: "undone_except"; seqs: number[]; keys: string[] };
 
 const LOG_NAME = "checkpoints.jsonl";
 
@@ -31,6 +33,8 @@ const LOG_NAME = "checkpoints.jsonl";
 export interface LoadedLog {
   checkpoints: TurnCheckpoint[];
   lastSeq: number;
+  /** The highest prompt number it ever used. */
+  lastPrompt: number;
 }
 
 /** Reads a store's log; lines torn by a crash mid-append are skipped. */
@@ -39,10 +43,11 @@ export function readCheckpointLog(checkpointDir: string): LoadedLog {
   try {
     text = readFileSync(join(checkpointDir, LOG_NAME), "utf8");
   } catch {
-    return { checkpoints: [], lastSeq: 0 };
+    return { checkpoints: [], lastSeq: 0, lastPrompt: 0 };
   }
   const bySeq = new Map<number, TurnCheckpoint>();
   let lastSeq = 0;
+  let lastPrompt = 0;
   for (const line of text.split("\n")) {
     if (line === "") continue;
     let record: LogRecord;
@@ -54,14 +59,27 @@ export function readCheckpointLog(checkpointDir: string): LoadedLog {
     if (record.type === "checkpoint") {
       bySeq.set(record.checkpoint.seq, record.checkpoint);
       lastSeq = Math.max(lastSeq, record.checkpoint.seq);
+      lastPrompt = Math.max(lastPrompt, record.checkpoint.prompt ?? 0);
     } else if (record.type === "after") {
       const image = bySeq.get(record.seq)?.files.find((file) => file.path === record.path);
-      if (image) image.afterHash = record.afterHash;
+      if (image) {
+        image.afterHash = record.afterHash;
+        if (record.at !== undefined) image.lastAt = record.at;
+      }
     } else if (record.type === "dropped") {
       for (const seq of record.seqs) bySeq.delete(seq);
+    } else if (record.type === "undone_except") {
+      for (const seq of record.seqs) {
+        const checkpoint = bySeq.get(seq);
+        if (checkpoint) checkpoint.undoneExcept = record.keys;
+      }
     }
   }
-  return { checkpoints: [...bySeq.values()].sort((a, b) => a.seq - b.seq), lastSeq };
+  return {
+    checkpoints: [...bySeq.values()].sort((a, b) => a.seq - b.seq),
+    lastSeq,
+    lastPrompt,
+  };
 }
 
 /** Appends to a store's log; `durable` makes the record reach the disk before this returns. */

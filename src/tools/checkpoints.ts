@@ -1,11 +1,14 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, type Stats } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { atomicWrite, SYNC_WRITE_BYTES, syncDirectory } from "./atomic-write.ts";
 import { appendCheckpointLog, readCheckpointLog } from "./checkpoint-log.ts";
 import { sha256 } from "./ledger.ts";
+import { bytesOfKey } from "./path-key.ts";
 import {
+  type Coverage,
   createShadowGit,
+  type ModeMap,
   type ShadowGit,
   type SnapshotLimits,
   type SnapshotResult,
@@ -30,6 +33,34 @@ export interface BeforeImage {
    * snapshot, where it has the file, knows the state before the turn better. Absent in older logs.
    */
   afterSnapshot?: boolean;
+  /** When in the turn (its event counter) the file was first and last changed. Absent in older logs. */
+  at?: number;
+  lastAt?: number;
+}
+
+/**
+ * One command `bash` ran, with the workspace just before and just after it. Only what changed inside
+ * this window can be the command's work; what changed between windows was someone else.
+ */
+export interface CommandRun {
+  command: string;
+  /** The turn's event counter when it started. */
+  at: number;
+  /** A commit or tree of the workspace just before; null when none could be taken. */
+  before: string | null;
+  /** The tree of `before` when it is a commit, so that an unchanged workspace is seen as such. */
+  beforeTree?: string;
+  /** A tree of the workspace just after; null when none could be taken (or it did not finish). */
+  after: string | null;
+  /** Blob names (sha256 under `blobs/`) of the `ModeMap`s before and after. */
+  beforeModes?: string;
+  afterModes?: string;
+  /** Why a snapshot is missing. */
+  reason?: string;
+  /** Paths the snapshot could not hold (ignored, too large) that were gone after the command. */
+  unheldGone?: string[];
+  /** Files the snapshot could not hold whose size or change time the command changed. */
+  unheldChanged?: string[];
 }
 
 /** What one mutating turn recorded before it changed anything; stored in the log `checkpoints.jsonl`. */
@@ -38,6 +69,16 @@ export interface TurnCheckpoint {
   seq: number;
   /** The loop's turn number, for messages. */
   turn: number;
+  /** The user prompt (numbered from 1 in this store) the turn answered; absent in older logs. */
+  prompt?: number;
+  /** Each command with the workspace around it; absent in older logs (they have only `snapshot`/`after`). */
+  runs?: CommandRun[];
+  /** The turn's event counter: orders file edits and commands. */
+  events?: number;
+  /** When the turn first changed something (ISO time); absent in older logs. */
+  time?: string;
+  /** Set once undone but for these paths (left alone as not surely the turn's); read from the log. */
+  undoneExcept?: string[];
   /** The workspace before the turn's first command (file tools' changes have before-images instead). */
   snapshot: SnapshotResult;
   /** The workspace after the turn's latest change, so undo reverts only what the turn did. */
@@ -49,6 +90,10 @@ export interface TurnCheckpoint {
 
 /** What the tools call before they change the workspace. Both throw when the checkpoint cannot be saved. */
 export interface CheckpointRecorder {
+  /** A new user prompt starts: the next checkpoints belong to it (turn numbers start again). */
+  beginPrompt(): void;
+  /** What a snapshot taken now would not cover (cached until the next change). */
+  coverage(): Promise<Coverage>;
   /** Before a file tool changes `abs`: snapshots on the turn's first mutation and saves the before-image. */
   beforeEdit(turn: number, abs: string): Promise<void>;
   /** Before `bash` runs: snapshots on the turn's first mutation and notes the command. */
@@ -67,7 +112,15 @@ export interface CheckpointOptions {
   limits?: Partial<SnapshotLimits>;
   /** Replaces nex's secrets in text the log keeps (a command that names the key). */
   redact?: (text: string) => string;
+  /**
+   * True while the change under way runs without a person's yes (`--yes`, an allow rule): then a
+   * command whose snapshot fails is not run, since undo could not repair it.
+   */
+  requireSnapshot?: () => boolean;
 }
+
+/** A command was not run because undo could not have repaired it. */
+export class SnapshotRequired extends Error {}
 
 /** Defaults: a snapshot covers up to 20,000 files, each up to 5 MiB, 512 MiB in all. */
 export const DEFAULT_SNAPSHOT_LIMITS: SnapshotLimits = {
@@ -92,6 +145,59 @@ export async function loadCheckpoints(checkpointDir: string): Promise<TurnCheckp
   return readCheckpointLog(checkpointDir).checkpoints;
 }
 
+/** Whether a turn changed anything: a command that left the workspace as it was (`cat`) did not. */
+export function changedAnything(checkpoint: TurnCheckpoint): boolean {
+  if (checkpoint.files.length > 0) return true;
+  if (!checkpoint.runs) return checkpoint.commands.length > 0;
+  return checkpoint.runs.some(
+    (run) =>
+      run.after === null ||
+      run.after !== (run.beforeTree ?? run.before) ||
+      run.afterModes !== run.beforeModes ||
+      (run.unheldGone?.length ?? 0) > 0 ||
+      (run.unheldChanged?.length ?? 0) > 0,
+  );
+}
+
+/**
+ * Of a workspace's sessions, the one whose newest change not yet undone is the newest (`nex undo`
+ * with no session), or null when none has anything to undo.
+ */
+export function lastChangedSession<T extends { sessionId: string }>(
+  sessions: T[],
+  checkpointDirOf: (sessionId: string) => string,
+): T | null {
+  let best: { session: T; time: number } | null = null;
+  for (const session of sessions) {
+    const dir = checkpointDirOf(session.sessionId);
+    const checkpoints = readCheckpointLog(dir).checkpoints.filter(
+      (c) => changedAnything(c) && c.undoneExcept === undefined,
+    );
+    const newest = checkpoints[checkpoints.length - 1];
+    if (!newest) continue;
+    let time = newest.time ? Date.parse(newest.time) : Number.NaN;
+    if (Number.isNaN(time)) {
+      try {
+        time = statSync(join(dir, "checkpoints.jsonl")).mtimeMs;
+      } catch {
+        time = 0;
+      }
+    }
+    if (!best || time > best.time) best = { session, time };
+  }
+  return best?.session ?? null;
+}
+
+/** Marks checkpoints undone except for `keys`, which only `--include-unsure` may still revert. */
+export async function keepOnlyUnsure(
+  checkpointDir: string,
+  seqs: number[],
+  keys: string[],
+): Promise<void> {
+  if (seqs.length === 0) return;
+  appendCheckpointLog(checkpointDir, { type: "undone_except", seqs, keys }, { durable: true });
+}
+
 /** Forgets checkpoints once they have been undone. */
 export async function dropCheckpoints(checkpointDir: string, seqs: number[]): Promise<void> {
   if (seqs.length === 0) return;
@@ -103,8 +209,36 @@ export function readBlob(checkpointDir: string, blob: string): Promise<Buffer> {
   return readFile(join(checkpointDir, "blobs", blob));
 }
 
+/** Reads a saved mode map (empty when none was saved). */
+export async function readModes(checkpointDir: string, blob: string | undefined): Promise<ModeMap> {
+  if (!blob) return {};
+  try {
+    return JSON.parse((await readBlob(checkpointDir, blob)).toString("utf8")) as ModeMap;
+  } catch {
+    return {};
+  }
+}
+
+/** Saves bytes under their sha256 in the store's blobs, durably; returns the name. */
+async function saveBlob(checkpointDir: string, bytes: Buffer): Promise<string> {
+  const blobsDir = join(checkpointDir, "blobs");
+  const blob = sha256(bytes);
+  const blobPath = join(blobsDir, blob);
+  if (!present(blobPath)) {
+    if (!existsSync(blobsDir)) {
+      mkdirSync(blobsDir, { recursive: true });
+      // The new directory's own entry must be durable too, or its blobs could vanish with it.
+      syncDirectory(checkpointDir);
+    }
+    // The before-image must be durable before the change: an unsynced entry fails the checkpoint.
+    const { dirSyncError } = await atomicWrite(blobPath, bytes);
+    if (dirSyncError) throw dirSyncError;
+  }
+  return blob;
+}
+
 // `throwIfNoEntry: false`: a missing path is the common answer here, and an exception costs more.
-function present(path: string): boolean {
+function present(path: string | Buffer): boolean {
   try {
     return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch {
@@ -129,10 +263,42 @@ function missingDirs(dir: string, stop: string): string[] {
  */
 export function createCheckpointRecorder(options: CheckpointOptions): CheckpointRecorder {
   const { checkpointDir, workspace } = options;
-  const blobsDir = join(checkpointDir, "blobs");
   const shadow = shadowFor(options);
   const open = new Map<number, TurnCheckpoint>();
   let queue: Promise<unknown> = Promise.resolve();
+  // The prompt under way; its number is given when it first changes something.
+  let prompt: { number: number | null } | null = null;
+  let lastPrompt: number | null = null;
+  // The command whose "after" is still to be taken.
+  let pendingRun: CommandRun | null = null;
+  // Size and change time of each file the snapshot leaves out, just before the pending command.
+  let stampsBefore = new Map<string, string>();
+  const unheldStamps = (checkpoint: TurnCheckpoint): Map<string, string> => {
+    const stamps = new Map<string, string>();
+    if (checkpoint.snapshot.type !== "taken") return stamps;
+    for (const key of [...(checkpoint.snapshot.ignored ?? []), ...checkpoint.snapshot.skipped]) {
+      const path = key.endsWith("/") ? key.slice(0, -1) : key;
+      let info: Stats | undefined;
+      try {
+        info = lstatSync(Buffer.concat([Buffer.from(`${workspace.root}/`), bytesOfKey(path)]), {
+          throwIfNoEntry: false,
+        });
+      } catch {}
+      if (!info) continue;
+      // A folder's own times change with its entries, not with its files' content: only presence.
+      stamps.set(key, info.isDirectory() ? "dir" : `${info.size}:${info.mtimeMs}:${info.ctimeMs}`);
+    }
+    return stamps;
+  };
+  let coverage: Promise<Coverage> | null = null;
+  const tick = (checkpoint: TurnCheckpoint): number => {
+    checkpoint.events = (checkpoint.events ?? 0) + 1;
+    return checkpoint.events;
+  };
+  const modesBlob = async (modes: ModeMap | undefined): Promise<string | undefined> =>
+    modes && Object.keys(modes).length > 0
+      ? saveBlob(checkpointDir, Buffer.from(JSON.stringify(modes)))
+      : undefined;
 
   // The whole checkpoint as it is now, durable before this returns.
   const save = (checkpoint: TurnCheckpoint): void =>
@@ -143,8 +309,16 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
     const known = open.get(turn);
     if (known) return known;
     // Undone checkpoints count too: a sequence number is never used twice in a store.
-    lastSeq ??= readCheckpointLog(checkpointDir).lastSeq;
+    if (lastSeq === null || lastPrompt === null) {
+      const log = readCheckpointLog(checkpointDir);
+      lastSeq ??= log.lastSeq;
+      lastPrompt ??= log.lastPrompt;
+    }
     lastSeq += 1;
+    if (prompt && prompt.number === null) {
+      lastPrompt += 1;
+      prompt.number = lastPrompt;
+    }
     // File tools keep before-images of what they change, which is all undo needs for them; the
     // workspace snapshot (a few git processes) is taken only once a command runs in the turn.
     const checkpoint: TurnCheckpoint = {
@@ -154,6 +328,10 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
       after: null,
       files: [],
       commands: [],
+      runs: [],
+      events: 0,
+      time: new Date().toISOString(),
+      ...(prompt?.number ? { prompt: prompt.number } : {}),
     };
     open.set(turn, checkpoint);
     return checkpoint;
@@ -167,11 +345,25 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
   };
 
   return {
+    beginPrompt() {
+      prompt = { number: null };
+      open.clear();
+    },
+    coverage() {
+      coverage ??= shadow.coverage();
+      return coverage;
+    },
     beforeEdit: (turn, abs) =>
       serial(async () => {
+        coverage = null;
         const checkpoint = await checkpointFor(turn);
         const path = workspace.display(abs);
-        if (checkpoint.files.some((file) => file.path === path)) return;
+        const at = tick(checkpoint);
+        const known = checkpoint.files.find((file) => file.path === path);
+        if (known) {
+          known.lastAt = at;
+          return;
+        }
         const afterSnapshot = checkpoint.commands.length > 0 ? { afterSnapshot: true } : {};
         let info: Stats | undefined;
         try {
@@ -184,27 +376,20 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
             existed: false,
             createdDirs: dirs.map((d) => workspace.display(d)),
             ...afterSnapshot,
+            at,
+            lastAt: at,
           });
         } else {
           const bytes = info.size <= SYNC_WRITE_BYTES ? readFileSync(abs) : await readFile(abs);
-          const blob = sha256(bytes);
-          const blobPath = join(blobsDir, blob);
-          if (!present(blobPath)) {
-            if (!existsSync(blobsDir)) {
-              mkdirSync(blobsDir, { recursive: true });
-              // The new directory's own entry must be durable too, or its blobs could vanish with it.
-              syncDirectory(checkpointDir);
-            }
-            // The before-image must be durable before the change: an unsynced entry fails the checkpoint.
-            const { dirSyncError } = await atomicWrite(blobPath, bytes);
-            if (dirSyncError) throw dirSyncError;
-          }
+          const blob = await saveBlob(checkpointDir, bytes);
           checkpoint.files.push({
             path,
             existed: true,
             blob,
             mode: info.mode & 0o7777,
             ...afterSnapshot,
+            at,
+            lastAt: at,
           });
         }
         // The before-image and its record are durable (fsynced) before the tool changes anything.
@@ -212,10 +397,38 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
       }),
     beforeExec: (turn, command) =>
       serial(async () => {
+        coverage = null;
         const checkpoint = await checkpointFor(turn);
-        if (checkpoint.commands.length === 0)
+        const run: CommandRun = { command, at: tick(checkpoint), before: null, after: null };
+        // The workspace just before this command, so that what someone else changed since the
+        // turn's previous change is not taken for this command's work.
+        if (checkpoint.commands.length === 0) {
           checkpoint.snapshot = await shadow.snapshot(`before turn ${turn}`);
+          if (checkpoint.snapshot.type === "taken") {
+            run.before = checkpoint.snapshot.commit;
+            if (checkpoint.snapshot.tree) run.beforeTree = checkpoint.snapshot.tree;
+            const blob = await modesBlob(checkpoint.snapshot.modes);
+            if (blob) run.beforeModes = blob;
+            delete checkpoint.snapshot.modes;
+          } else run.reason = checkpoint.snapshot.reason;
+        } else {
+          const tree = await shadow.currentTree();
+          if (tree.type === "taken") {
+            run.before = tree.tree;
+            const blob = await modesBlob(tree.modes);
+            if (blob) run.beforeModes = blob;
+          } else run.reason = tree.reason;
+        }
+        if (run.before === null && options.requireSnapshot?.()) {
+          save(checkpoint);
+          throw new SnapshotRequired(
+            `no snapshot of the workspace could be taken (${run.reason}), so undo could not repair what the command changes`,
+          );
+        }
         checkpoint.commands.push(options.redact ? options.redact(command) : command);
+        checkpoint.runs = [...(checkpoint.runs ?? []), run];
+        pendingRun = run;
+        stampsBefore = unheldStamps(checkpoint);
         save(checkpoint);
       }),
     afterEdit: (turn, abs, hash) =>
@@ -234,16 +447,46 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
         try {
           appendCheckpointLog(
             checkpointDir,
-            { type: "after", seq: checkpoint.seq, path, afterHash: hash },
+            {
+              type: "after",
+              seq: checkpoint.seq,
+              path,
+              afterHash: hash,
+              ...(image.lastAt !== undefined ? { at: image.lastAt } : {}),
+            },
             { durable: false },
           );
         } catch {}
       }),
     afterChange: (turn) =>
       serial(async () => {
+        coverage = null;
         const checkpoint = open.get(turn);
-        if (checkpoint?.snapshot.type !== "taken") return;
-        checkpoint.after = await shadow.currentTree();
+        const run = pendingRun;
+        pendingRun = null;
+        if (!checkpoint || !run || run.before === null) return;
+        // The snapshot cannot see what happens to files it leaves out; their disappearance at least
+        // is noticed, so that undo can say it cannot bring them back.
+        const stamps = unheldStamps(checkpoint);
+        const gone: string[] = [];
+        const changed: string[] = [];
+        for (const [key, stamp] of stampsBefore) {
+          const now = stamps.get(key);
+          if (now === undefined) gone.push(key);
+          else if (now !== stamp) changed.push(key);
+        }
+        if (gone.length > 0) run.unheldGone = gone;
+        if (changed.length > 0) run.unheldChanged = changed;
+        const tree = await shadow.currentTree();
+        if (tree.type === "taken") {
+          run.after = tree.tree;
+          const blob = await modesBlob(tree.modes);
+          if (blob) run.afterModes = blob;
+          checkpoint.after = { type: "taken", tree: tree.tree, skipped: tree.skipped };
+        } else {
+          run.reason = tree.reason;
+          checkpoint.after = tree;
+        }
         save(checkpoint);
       }),
   };

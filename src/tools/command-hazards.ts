@@ -3,6 +3,7 @@
 // databases), a remote's history, a disk or the machine itself is beyond it. These commands need a
 // person's yes (or an explicit allow rule); `--yes` alone does not run them.
 import { isAbsolute, resolve } from "node:path";
+import type { Coverage } from "./shadow-git.ts";
 import type { SubCommand } from "./shell-commands.ts";
 import { isWithin } from "./workspace.ts";
 
@@ -14,6 +15,10 @@ export interface HazardContext {
   /** nex's own data directories (journals, undo checkpoints). */
   privatePaths?: string[];
   home: string | undefined;
+  /** What the undo snapshot would leave out now (only asked when a command would run unattended). */
+  coverage?: () => Promise<Coverage>;
+  /** The workspace's git config pushes with a forced refspec (`push = +...`), so a plain `git push` forces. */
+  forcedPushConfig?: boolean;
 }
 
 const DELETERS = new Set(["rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put"]);
@@ -84,7 +89,7 @@ function hazardOfOne(
   if (name.startsWith("mkfs") || DISK_TOOLS.has(name)) return "formats or repartitions a disk";
   if (name === "dd" && words.some((word) => /^of=\/dev\//.test(word))) return "writes to a device";
   if (POWER.has(name)) return "stops or restarts the machine";
-  if (name === "git") return gitHazard(words.slice(1));
+  if (name === "git") return gitHazard(words.slice(1), context);
   if (DELETERS.has(name)) return deletionHazard(operands(words), cwd, context);
   if (name === "mv") return moveHazard(operands(words), cwd, context);
   if (name === "find" && words.includes("-delete")) {
@@ -101,15 +106,49 @@ function hazardOfOne(
 
 const isExpression = (word: string): boolean => /^[-(!)]/.test(word);
 
-function gitHazard(args: string[]): string | null {
+const HISTORY = "which undo cannot restore (undo restores files, not git's history)";
+
+// A push refspec that forces (`+main`, `+refs/heads/*:...`).
+const forcedRefspec = (value: string): boolean => /^\+/.test(value) || /^:/.test(value);
+
+function gitHazard(args: string[], context: HazardContext): string | null {
   // `git -C dir` and `git -c key=value` take a value before the subcommand.
   let at = 0;
-  while (at < args.length && (args[at] ?? "").startsWith("-"))
+  let forcedByOption = false;
+  while (at < args.length && (args[at] ?? "").startsWith("-")) {
+    if (args[at] === "-c" && /^remote\..*\.push=/i.test(args[at + 1] ?? ""))
+      forcedByOption ||= forcedRefspec((args[at + 1] ?? "").replace(/^[^=]*=/, ""));
     at += /^-[Cc]$/.test(args[at] ?? "") ? 2 : 1;
+  }
   const sub = args[at];
   const rest = args.slice(at + 1);
+  const flags = shortFlags(["git", ...rest]);
+  const has = (...long: string[]): boolean =>
+    rest.some((word) => long.some((l) => word === l || word.startsWith(`${l}=`)));
+  if (sub === "stash" && ["clear", "drop"].includes(rest[0] ?? ""))
+    return `deletes stashed changes, ${HISTORY}`;
+  if (sub === "reflog" && ["expire", "delete"].includes(rest[0] ?? ""))
+    return `deletes reflog entries (the way back to lost commits), ${HISTORY}`;
+  if (sub === "gc" && has("--prune")) return `prunes unreachable commits, ${HISTORY}`;
+  if (sub === "prune") return `prunes unreachable commits, ${HISTORY}`;
+  if (sub === "update-ref" && (flags.has("d") || has("--stdin")))
+    return `deletes or rewrites references directly, ${HISTORY}`;
+  if (
+    sub === "branch" &&
+    (flags.has("D") || ((flags.has("d") || has("--delete")) && (flags.has("f") || has("--force"))))
+  )
+    return `force-deletes a branch, ${HISTORY}`;
+  if (sub === "tag" && (flags.has("d") || has("--delete"))) return `deletes a tag, ${HISTORY}`;
+  if (sub === "filter-branch" || sub === "filter-repo" || sub === "replace")
+    return `rewrites the repository's history, ${HISTORY}`;
+  if (sub === "config") {
+    // `git config [set] [--add] remote.X.push +refspec`, in any of git's spellings.
+    const at = rest.findIndex((word) => /^remote\..*\.push$/i.test(word));
+    const value = at >= 0 ? rest.slice(at + 1).find((word) => !word.startsWith("-")) : undefined;
+    if (value !== undefined && forcedRefspec(value))
+      return "configures forced pushes (a `+` refspec), which rewrite history on the remote that undo cannot restore";
+  }
   if (sub === "clean") {
-    const flags = shortFlags(["git", ...rest]);
     if (flags.has("x") || flags.has("X"))
       return "deletes ignored files (such as .env or local databases), which undo cannot restore";
   }
@@ -120,7 +159,8 @@ function gitHazard(args: string[]): string | null {
         (/^-[^-]/.test(word) && /[fd]/.test(word.slice(1))) ||
         /^[+:]/.test(word),
     );
-    if (forced) return "rewrites or deletes history on the remote, which undo cannot restore";
+    if (forced || forcedByOption || context.forcedPushConfig)
+      return "rewrites or deletes history on the remote, which undo cannot restore";
   }
   return null;
 }

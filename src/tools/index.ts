@@ -1,8 +1,10 @@
-import { isAbsolute, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { isAbsolute, join, relative } from "node:path";
 import type { PermissionMode, ReadRecord, ToolHost, ToolSpec } from "../protocol/index.ts";
 import type { AfterRename } from "./atomic-write.ts";
 import { bashTool } from "./bash.ts";
 import { createCheckpointRecorder } from "./checkpoints.ts";
+import { mayChange } from "./coverage-hazards.ts";
 import { dispatch, validateArguments } from "./dispatch.ts";
 import { editFileTool } from "./edit-file.ts";
 import { createFileSearch } from "./file-search.ts";
@@ -20,13 +22,15 @@ import {
   type SandboxSettings,
 } from "./sandbox/index.ts";
 import type { SnapshotLimits } from "./shadow-git.ts";
+import { parseCommand } from "./shell-commands.ts";
 import { todoWriteTool } from "./todo-write.ts";
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts";
-import { type UndoReport, undoWorkspace } from "./undo.ts";
+import { describePreview, previewUndo, type UndoReport, undoWorkspace } from "./undo.ts";
 import { createWorkspace, type Workspace } from "./workspace.ts";
 import { writeFileTool } from "./write-file.ts";
 import { createPartsStore, describeStaging } from "./write-parts.ts";
 
+export { lastChangedSession } from "./checkpoints.ts";
 export {
   defineJsonSchemaTool,
   type JsonSchemaToolDefinition,
@@ -47,7 +51,13 @@ export { probeSandbox, type SandboxProbe } from "./sandbox/probe.ts";
 export type { SnapshotLimits } from "./shadow-git.ts";
 export { latestTodos, todoNote } from "./todo-write.ts";
 export type { Tool, ToolContext } from "./tool.ts";
-export { type UndoOptions, type UndoReport, undoWorkspace } from "./undo.ts";
+export {
+  describePreview,
+  previewUndo,
+  type UndoOptions,
+  type UndoReport,
+  undoWorkspace,
+} from "./undo.ts";
 
 /** How to build the tools for one workspace and session. */
 export interface ToolHostOptions {
@@ -97,8 +107,12 @@ export interface WorkspaceToolHost extends ToolHost {
   /** Every read record of the session, for the journal. */
   ledger(): ReadRecord[];
   setMode(mode: PermissionMode): void;
-  /** Restores the workspace to before the last `turns` mutating turns. */
-  undo(turns: number): Promise<UndoReport>;
+  /** Restores the workspace to before the last `steps` user prompts that changed something. */
+  undo(steps: number): Promise<UndoReport>;
+  /** What each step of undo would restore, newest first, as text. */
+  undoPreview(): Promise<string>;
+  /** A new user prompt starts: undo takes whole prompts as its steps. */
+  beginPrompt(): void;
   /** The conversation starts afresh (`/clear`): the model has read no file, so the ledger empties. */
   forgetConversation(): Promise<void>;
   /** The sandbox that confines commands, and whether it works here. */
@@ -138,6 +152,11 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     options.sandbox ?? { mode: "off", network: true },
     { platform: process.platform, path: env.PATH, uid: process.getuid?.() ?? -1, home: env.HOME },
   );
+  // Calls the permission check let run with no person's yes; while one runs, its command is not
+  // run when no snapshot can be taken (undo could not repair it).
+  const unattended = new Set<string>();
+  let runningUnattended = false;
+  let promptPending = false;
   const parts = createPartsStore();
   let shared: Omit<ToolContext, "signal" | "turn"> | null = null;
   const context = async (): Promise<Omit<ToolContext, "signal" | "turn">> => {
@@ -163,8 +182,11 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         env,
         ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
         ...(options.redact ? { redact: options.redact } : {}),
+        requireSnapshot: () => runningUnattended,
       }),
     };
+    if (promptPending) shared.checkpoints.beginPrompt();
+    promptPending = false;
     return shared;
   };
   const list = [...allTools(parts), ...(options.extraTools ?? [])];
@@ -198,6 +220,13 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         allowedPaths: options.allowedPaths ?? [],
         privatePaths: options.privatePaths ?? [],
         home: env.HOME,
+        forcedPushConfig: forcedPushConfig(workspace?.root ?? options.workspace),
+        coverage: async () => {
+          const ctx = await context().catch(() => null);
+          return ctx
+            ? ctx.checkpoints.coverage()
+            : { type: "unavailable", reason: "the workspace cannot be used" };
+        },
       };
     },
     async summarize(tool, args) {
@@ -217,7 +246,16 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
 
   return {
     specs: () => specs,
-    permission: (call) => permissions.check(call),
+    async permission(call) {
+      const check = await permissions.check(call);
+      unattended.delete(call.id);
+      // A command that may change files and runs with no person's yes needs its snapshot.
+      if (check.type === "allow" && tools.get(call.name)?.mutates === "exec") {
+        const parsed = await parseCommand(String(call.args.command ?? "")).catch(() => null);
+        if (parsed?.type !== "parsed" || parsed.commands.some(mayChange)) unattended.add(call.id);
+      }
+      return check;
+    },
     rememberApproval: (call) => permissions.remember(call),
     setMode: (mode) => permissions.setMode(mode),
     ledger: () => ledger.all(),
@@ -236,6 +274,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
             content: `The workspace ${options.workspace} cannot be used (${(error as Error).message}). Tell the user.`,
           };
         }
+        runningUnattended = unattended.delete(call.id);
         try {
           return await dispatch(call.name, call.args, {
             tools,
@@ -244,6 +283,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
             turn: call.turn,
           });
         } finally {
+          runningUnattended = false;
           if (tools.get(call.name)?.mutates) {
             await ctx.checkpoints.afterChange(call.turn).catch(() => {});
           }
@@ -258,19 +298,46 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         for (const state of pending) await parts.discard(state.target);
         return pending.map(describeStaging);
       }),
-    undo: (turns) =>
+    beginPrompt() {
+      if (shared) shared.checkpoints.beginPrompt();
+      else promptPending = true;
+    },
+    undo: (steps) =>
       serial(async () =>
         undoWorkspace({
           workspace: (await ready).root,
           checkpointDir: options.checkpointDir,
-          turns,
+          turns: steps,
           env,
           ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
           ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
           ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
         }),
       ),
+    undoPreview: () =>
+      serial(async () =>
+        describePreview(
+          await previewUndo({
+            workspace: (await ready).root,
+            checkpointDir: options.checkpointDir,
+            env,
+            ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
+            ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
+            ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
+          }),
+        ),
+      ),
   };
+}
+
+/** Whether the workspace's git config forces every push (`push = +refs/...` under a remote). */
+function forcedPushConfig(root: string): boolean {
+  try {
+    const text = readFileSync(join(root, ".git", "config"), "utf8");
+    return /^\s*push\s*=\s*\+/im.test(text);
+  } catch {
+    return false;
+  }
 }
 
 function allTools(parts: ReturnType<typeof createPartsStore>): Tool[] {

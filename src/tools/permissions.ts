@@ -2,6 +2,7 @@ import { matchesGlob } from "node:path";
 import type { PermissionCheck, PermissionMode, ToolInvocation } from "../protocol/index.ts";
 import { codeOption } from "./code-options.ts";
 import { type HazardContext, hazardOf } from "./command-hazards.ts";
+import { coverageHazard } from "./coverage-hazards.ts";
 import { type ParsedCommand, parseCommand, type SubCommand } from "./shell-commands.ts";
 import type { Tool } from "./tool.ts";
 import { configuredHooksDir, controlledEdit, type TrustedCommand } from "./trusted-files.ts";
@@ -210,7 +211,8 @@ export function createPermissions(options: PermissionOptions): Permissions {
         };
       }
     }
-    const hazard = hazardOf(result.commands, await options.hazards());
+    const context = await options.hazards();
+    const hazard = hazardOf(result.commands, context);
     if (hazard) {
       // Only a person's yes, or a rule the user wrote for it, runs what undo cannot repair.
       if (approvedCommands.has(command)) return { type: "allow" };
@@ -227,6 +229,17 @@ export function createPermissions(options: PermissionOptions): Permissions {
       return ask(` (⚠ ${hazard})`);
     }
     const hidden = result.commands.filter((sub) => sub.opaque);
+    // `--yes` approves only what undo can repair: not a change to what the snapshot leaves out.
+    if (mode === "approve_all" && context.coverage && !approvedCommands.has(command)) {
+      const root = context.roots[context.roots.length - 1] ?? "/";
+      const uncovered = await coverageHazard(result.commands, context.coverage, root);
+      if (uncovered) {
+        return {
+          type: "deny",
+          reason: `${uncovered}; nex does not run such commands on --yes / approve_all. Do it another way (leave that path alone), or tell the user to run it themselves.`,
+        };
+      }
+    }
     if (mode === "approve_all") {
       return hidden.length > 0 && deny.length > 0
         ? ask(" (runs code nex cannot check against the deny rules)")

@@ -1,5 +1,6 @@
 import { lstat, mkdir, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative } from "node:path";
+import { bytesOfKey, keyOfBytes, parentKey, splitNul } from "./path-key.ts";
 
 // Loaded on first use rather than at start-up: most sessions start no process for a while, if ever.
 const childProcess = () => process.getBuiltinModule("node:child_process");
@@ -19,7 +20,11 @@ export type SnapshotResult =
   | {
       type: "taken";
       commit: string;
+      /** The commit's tree (absent in older logs). */
+      tree?: string;
       skipped: string[];
+      /** File and directory (`dir/`) modes git cannot hold (see `ModeMap`). Absent in older logs. */
+      modes?: ModeMap;
       /**
        * Files and directories (ending in `/`) that existed but were ignored, so the snapshot cannot
        * restore them; null when there were too many to list. Absent in older logs.
@@ -30,8 +35,20 @@ export type SnapshotResult =
 
 /** A tree of the workspace as it is now, built in the shadow index, for comparing with a snapshot. */
 export type TreeResult =
-  | { type: "taken"; tree: string; skipped: string[] }
+  | { type: "taken"; tree: string; skipped: string[]; modes?: ModeMap }
   | { type: "unavailable"; reason: string };
+
+/**
+ * Permission bits git does not keep: git stores a file as 644 or 755 only, so a 0600 key or a
+ * `chmod 777` would be lost. Holds every file whose mode is not the one git implies, and every
+ * directory (key ending in `/`) not 0755.
+ */
+export type ModeMap = Record<string, number>;
+
+/** The mode git implies for a file entry. */
+export function impliedMode(gitMode: string): number {
+  return gitMode === "100755" ? 0o755 : 0o644;
+}
 
 /** One entry of a snapshot tree. */
 export interface TreeEntry {
@@ -46,9 +63,23 @@ export interface TreeChange {
   path: string;
 }
 
+/** What a snapshot taken now would leave out, so undo could not restore it. */
+export type Coverage =
+  | {
+      type: "partial";
+      /** Ignored files and directories (ending in `/`); null when too many to list. */
+      ignored: string[] | null;
+      /** Files over the size limit. */
+      skipped: string[];
+      /** Nested repositories (their files are not in the snapshot). */
+      nested: string[];
+    }
+  | { type: "unavailable"; reason: string };
+
 /** A private git repository whose work tree is the user's workspace; it never touches the user's `.git`. */
 export interface ShadowGit {
   snapshot(message: string): Promise<SnapshotResult>;
+  coverage(): Promise<Coverage>;
   currentTree(): Promise<TreeResult>;
   changes(commit: string, tree: string): Promise<TreeChange[]>;
   listTree(commit: string): Promise<Map<string, TreeEntry>>;
@@ -76,6 +107,15 @@ const MAX_IGNORED = 20_000;
 
 function escapeExclude(path: string): string {
   return `/${path.replace(/[\\*?[\]!#\s]/g, (c) => `\\${c}`)}`;
+}
+
+function escapeExcludeBytes(key: string): Buffer {
+  const out: number[] = [0x2f];
+  for (const byte of bytesOfKey(key)) {
+    if ("\\*?[]!# \t\n\r".includes(String.fromCharCode(byte))) out.push(0x5c);
+    out.push(byte);
+  }
+  return Buffer.from(out);
 }
 
 /** Opens (lazily creating) the shadow repository. */
@@ -109,7 +149,7 @@ export function createShadowGit({
     LC_ALL: "C",
   });
 
-  const git = (args: string[], input?: string): Promise<Buffer> =>
+  const git = (args: string[], input?: string | Buffer): Promise<Buffer> =>
     new Promise((resolve, reject) => {
       const child = childProcess().execFile(
         "git",
@@ -162,16 +202,24 @@ export function createShadowGit({
   };
 
   // Stages the workspace into the shadow index as it is now, within the limits.
+  const rootBytes = Buffer.from(workTree, "utf8");
+  const absBytes = (key: string): Buffer =>
+    key === "." ? rootBytes : Buffer.concat([rootBytes, Buffer.from("/"), bytesOfKey(key)]);
   const stage = async (): Promise<
-    { type: "taken"; skipped: string[] } | { type: "unavailable"; reason: string }
+    | { type: "taken"; skipped: string[]; modes: ModeMap; nested: string[] }
+    | { type: "unavailable"; reason: string }
   > => {
     await ensure();
     await writeFile(join(gitDir, "info", "exclude"), `${excludes.join("\n")}\n`);
-    const listed = (await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"]))
-      .toString("utf8")
-      .split("\0")
-      .filter((path) => path.length > 0);
-    const files = [...new Set(listed)];
+    const listed = splitNul(
+      await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"]),
+    );
+    // A nested repository is listed as `dir/` (git does not descend into it). It is left out: its
+    // files are its own repository's, and one with no commit yet would make `git add` fail whole.
+    const nested = [...new Set(listed.filter((key) => key.endsWith("/")))].map((key) =>
+      key.slice(0, -1),
+    );
+    const files = [...new Set(listed.filter((key) => !key.endsWith("/")))];
     if (files.length > limits.maxFiles) {
       return {
         type: "unavailable",
@@ -179,12 +227,25 @@ export function createShadowGit({
       };
     }
     const skipped: string[] = [];
+    const modes: ModeMap = {};
+    const dirs = new Set<string>();
     let total = 0;
     for (const path of files) {
-      const info = await lstat(join(workTree, path)).catch(() => null);
+      const info = await lstat(absBytes(path)).catch(() => null);
       if (!info || info.isDirectory()) continue;
       if (info.size > limits.maxFileBytes) skipped.push(path);
       else total += info.size;
+      if (info.isFile()) {
+        const mode = info.mode & 0o7777;
+        if (mode !== impliedMode(mode & 0o100 ? "100755" : "100644")) modes[path] = mode;
+      }
+      for (let dir = parentKey(path); dir !== "." && !dirs.has(dir); dir = parentKey(dir))
+        dirs.add(dir);
+    }
+    for (const dir of dirs) {
+      const info = await lstat(absBytes(dir)).catch(() => null);
+      if (info?.isDirectory() && (info.mode & 0o7777) !== 0o755)
+        modes[`${dir}/`] = info.mode & 0o7777;
     }
     if (total > limits.maxTotalBytes) {
       return {
@@ -194,7 +255,12 @@ export function createShadowGit({
     }
     await writeFile(
       join(gitDir, "info", "exclude"),
-      `${[...excludes, ...skipped.map(escapeExclude)].join("\n")}\n`,
+      Buffer.concat(
+        [
+          ...excludes.map((e) => Buffer.from(e)),
+          ...[...skipped, ...nested].map(escapeExcludeBytes),
+        ].flatMap((line) => [line, Buffer.from("\n")]),
+      ),
     );
     if (skipped.length > 0) {
       await git(
@@ -207,11 +273,11 @@ export function createShadowGit({
           "--pathspec-from-file=-",
           "--pathspec-file-nul",
         ],
-        skipped.join("\0"),
+        Buffer.concat(skipped.flatMap((key) => [bytesOfKey(key), Buffer.from([0])])),
       );
     }
     await git(["add", "-A"]);
-    return { type: "taken", skipped };
+    return { type: "taken", skipped, modes, nested };
   };
 
   const guarded = async <T>(
@@ -226,7 +292,38 @@ export function createShadowGit({
     }
   };
 
+  const listIgnored = async (): Promise<string[]> =>
+    splitNul(
+      await git(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]),
+    );
+
   return {
+    coverage: () =>
+      guarded(async (): Promise<Coverage> => {
+        const staged = await stage();
+        if (staged.type === "unavailable") return staged;
+        // Files over the size limit are excluded too; they are named as such, not as ignored.
+        const tooBig = new Set(staged.skipped);
+        const ignored = (await listIgnored()).filter((key) => !tooBig.has(key));
+        const nested = [...staged.nested];
+        const index = await git(["ls-files", "-z", "-s"]);
+        let start = 0;
+        while (start < index.length) {
+          let end = index.indexOf(0, start);
+          if (end < 0) end = index.length;
+          const line = index.subarray(start, end);
+          start = end + 1;
+          const tab = line.indexOf(0x09);
+          if (tab > 0 && line.subarray(0, 7).toString("latin1") === "160000 ")
+            nested.push(keyOfBytes(line.subarray(tab + 1)));
+        }
+        return {
+          type: "partial",
+          ignored: ignored.length > MAX_IGNORED ? null : ignored,
+          skipped: staged.skipped,
+          nested,
+        };
+      }),
     snapshot: (message) =>
       guarded(async (): Promise<SnapshotResult> => {
         const staged = await stage();
@@ -244,24 +341,14 @@ export function createShadowGit({
           .trim();
         await git(["update-ref", "refs/heads/snapshots", commit]);
         // Ignored directories are listed once, not file by file (node_modules holds many).
-        const ignored = (
-          await git([
-            "ls-files",
-            "-z",
-            "--others",
-            "--ignored",
-            "--exclude-standard",
-            "--directory",
-          ])
-        )
-          .toString("utf8")
-          .split("\0")
-          .filter((path) => path.length > 0);
+        const ignored = await listIgnored();
         return {
           type: "taken",
           commit,
+          tree,
           skipped: staged.skipped,
           ignored: ignored.length > MAX_IGNORED ? null : ignored,
+          modes: staged.modes,
         };
       }),
     currentTree: () =>
@@ -272,13 +359,20 @@ export function createShadowGit({
           type: "taken",
           tree: (await git(["write-tree"])).toString().trim(),
           skipped: staged.skipped,
+          modes: staged.modes,
         };
       }),
     async changes(commit, tree) {
-      const out = (
-        await git(["diff-tree", "-r", "-z", "--no-renames", "--name-status", commit, tree])
-      ).toString("utf8");
-      const parts = out.split("\0").filter((part) => part.length > 0);
+      const out = await git([
+        "diff-tree",
+        "-r",
+        "-z",
+        "--no-renames",
+        "--name-status",
+        commit,
+        tree,
+      ]);
+      const parts = splitNul(out);
       const changes: TreeChange[] = [];
       for (let i = 0; i + 1 < parts.length; i += 2) {
         changes.push({ status: parts[i] ?? "", path: parts[i + 1] ?? "" });
@@ -286,12 +380,19 @@ export function createShadowGit({
       return changes;
     },
     async listTree(commit) {
-      const out = (await git(["ls-tree", "-r", "-z", "--full-tree", commit])).toString("utf8");
+      const out = await git(["ls-tree", "-r", "-z", "--full-tree", commit]);
       const entries = new Map<string, TreeEntry>();
-      for (const line of out.split("\0")) {
-        const match = /^(\d+) (\w+) (\w+)\t(.*)$/s.exec(line);
-        if (match?.[1] && match[3] && match[4] !== undefined)
-          entries.set(match[4], { mode: match[1], sha: match[3] });
+      let start = 0;
+      while (start < out.length) {
+        let end = out.indexOf(0, start);
+        if (end < 0) end = out.length;
+        const line = out.subarray(start, end);
+        start = end + 1;
+        const tab = line.indexOf(0x09);
+        if (tab < 0) continue;
+        const match = /^(\d+) (\w+) (\w+)$/.exec(line.subarray(0, tab).toString("latin1"));
+        if (match?.[1] && match[3])
+          entries.set(keyOfBytes(line.subarray(tab + 1)), { mode: match[1], sha: match[3] });
       }
       return entries;
     },

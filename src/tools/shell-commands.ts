@@ -15,6 +15,8 @@ export interface SubCommand {
    * or does more than its words say (an assignment prefix, a redirection into a file).
    */
   opaque: boolean;
+  /** Files its redirections may write (`> out.txt`), as literal words or source text. */
+  writes?: string[];
 }
 
 /** A command line split into its simple commands, or why it could not be parsed. */
@@ -179,8 +181,8 @@ export async function parseCommand(source: string): Promise<ParsedCommand> {
     commands.push({ words: [text], text, opaque: true });
   };
   const key = (node: ShNode): string => `${node.Pos().Offset()}:${node.End().Offset()}`;
-  // Simple commands whose statement writes a file through a redirection.
-  const redirected = new Set<string>();
+  // Simple commands whose statement writes a file through a redirection, with the targets.
+  const redirected = new Map<string, string[]>();
   syntax.Walk(file, (node) => {
     if (!node) return true;
     const type = syntax.NodeType(node);
@@ -196,8 +198,15 @@ export async function parseCommand(source: string): Promise<ParsedCommand> {
         const op = bytes.subarray(redirect.OpPos.Offset(), end).toString("utf8").trim();
         const target = redirect.Word ? literal(syntax, redirect.Word) : null;
         if (!writesFile(op, target)) continue;
-        if (stmt.Cmd && syntax.NodeType(stmt.Cmd) === "CallExpr") redirected.add(key(stmt.Cmd));
-        else hidden(redirect);
+        const written = target ?? (redirect.Word ? slice(redirect.Word) : "");
+        if (stmt.Cmd && syntax.NodeType(stmt.Cmd) === "CallExpr") {
+          const cmdKey = key(stmt.Cmd);
+          redirected.set(cmdKey, [...(redirected.get(cmdKey) ?? []), written]);
+        } else {
+          hidden(redirect);
+          const last = commands[commands.length - 1];
+          if (last) last.writes = [written];
+        }
       }
       return true;
     }
@@ -222,9 +231,9 @@ export async function parseCommand(source: string): Promise<ParsedCommand> {
       words.push(value ?? slice(word));
     }
     // An assignment prefix (`GIT_EXTERNAL_DIFF=x git diff`) can make an allowed command run anything.
-    const opaque =
-      isOpaque(words, literals) || call.Assigns.length > 0 || redirected.has(key(call));
-    commands.push({ words, text: slice(call), opaque });
+    const writes = redirected.get(key(call));
+    const opaque = isOpaque(words, literals) || call.Assigns.length > 0 || writes !== undefined;
+    commands.push({ words, text: slice(call), opaque, ...(writes ? { writes } : {}) });
     return true;
   });
   return { type: "parsed", commands };

@@ -1,21 +1,35 @@
-import { createHash } from "node:crypto";
-import { lstat, mkdir, readFile, readlink, rm, rmdir, symlink } from "node:fs/promises";
-import { dirname } from "node:path";
-import { atomicWrite, ownerForNew } from "./atomic-write.ts";
+import { basename, join } from "node:path";
 import {
-  type BeforeImage,
+  changedAnything,
   dropCheckpoints,
+  keepOnlyUnsure,
   loadCheckpoints,
-  readBlob,
   shadowFor,
   type TurnCheckpoint,
 } from "./checkpoints.ts";
 import { sha256 } from "./ledger.ts";
-import type { ShadowGit, SnapshotLimits, TreeEntry } from "./shadow-git.ts";
-import { createWorkspace, type Workspace } from "./workspace.ts";
+import { displayKey, keyWithin } from "./path-key.ts";
+import type { ShadowGit, SnapshotLimits } from "./shadow-git.ts";
+import { changesOf, type State, type TurnChange } from "./turn-changes.ts";
+import {
+  blockerOf,
+  currentOf,
+  isUnder,
+  modeOf,
+  type RestoreContext,
+  removeCreated,
+  removeEmptyDirs,
+  removeEmptyTree,
+  resetMode,
+  type Step,
+  sameContent,
+  sameState,
+  writeBack,
+} from "./undo-restore.ts";
+import { createWorkspace } from "./workspace.ts";
 
-/** How a restored file changed back. */
-export type UndoAction = "modified" | "deleted again" | "re-created";
+/** How a restored path changed back. */
+export type UndoAction = "modified" | "deleted again" | "re-created" | "mode restored";
 
 /** What `undo` did, with the plain text to show. */
 export interface UndoReport {
@@ -23,18 +37,22 @@ export interface UndoReport {
   text: string;
   /** Turn numbers undone, oldest first. */
   turns: number[];
+  /** Prompt numbers undone, oldest first (empty for older logs). */
+  prompts: number[];
   restored: Array<{ path: string; action: UndoAction }>;
+  /** Paths undo did not touch because it is not sure they are the turn's, and why. */
+  leftAlone: Array<{ path: string; reason: string }>;
   /** What could not be restored and why; `path` is null for a general limit (e.g. bash without a snapshot). */
   failed: Array<{ path: string | null; reason: string }>;
-  /** Limits worth knowing that need no action, e.g. that snapshots leave out ignored files. */
+  /** Limits worth knowing that need no action. */
   notes: string[];
 }
 
-/** Where the checkpoints are and how many mutating turns to undo. */
+/** Where the checkpoints are and how many steps to undo. */
 export interface UndoOptions {
   workspace: string;
   checkpointDir: string;
-  /** How many of the most recent mutating turns to undo (at least 1). */
+  /** How many of the most recent steps (user prompts that changed something) to undo (at least 1). */
   turns: number;
   allowedPaths?: string[];
   /** nex's own data directories, left out of snapshots (see ToolHostOptions.privatePaths). */
@@ -42,253 +60,253 @@ export interface UndoOptions {
   /** Environment for git (default: this process's). */
   env?: Record<string, string | undefined>;
   limits?: Partial<SnapshotLimits>;
+  /**
+   * Also revert changes made while a command ran that the command does not name (they may be
+   * someone else's; only the user can say).
+   */
+  includeUnsure?: boolean;
 }
 
-/** A file state a turn left or found: absent, a snapshot entry, a saved before-image, or a known hash. */
-type State =
-  | { type: "absent"; createdDirs: string[] }
-  /** It existed before the turn, but the snapshot left it out (ignored or too large): never deleted. */
-  | { type: "unrecorded" }
-  | { type: "tree"; entry: TreeEntry }
-  | { type: "image"; blob: string; mode: number | null }
-  | { type: "hash"; sha256: string };
-
-/** What is at a path now. */
-type Current =
-  | { type: "absent" }
-  | { type: "file"; bytes: Buffer; mode: number; uid: number; gid: number }
-  | { type: "link"; target: string };
-
-const ABSENT: State = { type: "absent", createdDirs: [] };
-
-function gitBlobId(bytes: Buffer): string {
-  return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+/** One step undo can take: the checkpoints of one user prompt (or one turn, in older logs). */
+interface UndoStep {
+  prompt: number | null;
+  checkpoints: TurnCheckpoint[];
 }
 
-async function current(abs: string): Promise<Current> {
-  const info = await lstat(abs).catch(() => null);
-  if (!info) return { type: "absent" };
-  if (info.isSymbolicLink()) return { type: "link", target: await readlink(abs) };
-  if (info.isDirectory()) throw new Error("a directory is there now");
-  return {
-    type: "file",
-    bytes: await readFile(abs),
-    mode: info.mode & 0o7777,
-    uid: info.uid,
-    gid: info.gid,
-  };
-}
-
-function matches(now: Current, state: State): boolean {
-  if (state.type === "absent") return now.type === "absent";
-  if (state.type === "unrecorded") return false;
-  if (now.type === "absent") return false;
-  if (state.type === "tree") {
-    if (state.entry.mode === "120000")
-      return now.type === "link" && gitBlobId(Buffer.from(now.target)) === state.entry.sha;
-    return now.type === "file" && gitBlobId(now.bytes) === state.entry.sha;
+/** Groups checkpoints into steps, oldest first. */
+function stepsOf(all: TurnCheckpoint[]): UndoStep[] {
+  const steps: UndoStep[] = [];
+  for (const checkpoint of all) {
+    const last = steps[steps.length - 1];
+    if (last && checkpoint.prompt !== undefined && last.prompt === checkpoint.prompt)
+      last.checkpoints.push(checkpoint);
+    else steps.push({ prompt: checkpoint.prompt ?? null, checkpoints: [checkpoint] });
   }
-  if (now.type !== "file") return false;
-  return sha256(now.bytes) === (state.type === "image" ? state.blob : state.sha256);
+  return steps;
 }
 
-interface Restorer {
-  ws: Workspace;
-  shadow: ShadowGit;
-  checkpointDir: string;
-}
-
-async function restore(r: Restorer, path: string, state: State, now: Current): Promise<void> {
-  const target = await r.ws.resolve(path);
-  if (state.type === "absent") {
-    await rm(target.abs, { force: true });
-    for (const dir of [...state.createdDirs].reverse()) {
-      const resolved = await r.ws.resolve(dir).catch(() => null);
-      if (resolved?.exists) await rmdir(resolved.abs).catch(() => {});
-    }
-    return;
-  }
-  if (state.type === "hash" || state.type === "unrecorded")
-    throw new Error("its earlier content was not saved");
-  await mkdir(dirname(target.abs), { recursive: true });
-  if (state.type === "tree" && state.entry.mode === "120000") {
-    const link = (await r.shadow.readBlob(state.entry.sha)).toString("utf8");
-    await rm(target.abs, { force: true });
-    await symlink(link, target.abs);
-    return;
-  }
-  const bytes =
-    state.type === "tree"
-      ? await r.shadow.readBlob(state.entry.sha)
-      : await readBlob(r.checkpointDir, state.blob);
-  const keep = now.type === "file" ? now.mode : 0o644;
-  const mode =
-    state.type === "image"
-      ? (state.mode ?? keep)
-      : state.entry.mode === "100755"
-        ? 0o755
-        : keep & ~0o111;
-  if (now.type === "link") await rm(target.abs, { force: true });
-  // The restored file keeps the owner and group of the file it replaces (or, recreated, those of its directory).
-  const owner =
-    now.type === "file" ? { uid: now.uid, gid: now.gid } : ownerForNew(dirname(target.abs));
-  await atomicWrite(target.abs, bytes, { mode, ...(owner ? { owner } : {}) });
-}
-
-interface TurnChange {
+/** A path's change over several turns: the oldest turn's `before`, the newest turn's `after`. */
+interface Planned {
   before: State;
-  /** What the turn left; null when it is not known (the change was not confirmed). */
   after: State | null;
+  turn: number;
+  unsure?: string;
+  /** Why the chain of turns broke (someone changed it between two of them). */
+  between?: number;
 }
 
-function parentsAbsentFrom(path: string, tree: Map<string, TreeEntry>): string[] {
-  const dirs: string[] = [];
-  const known = new Set<string>();
-  for (const key of tree.keys()) for (let d = dirname(key); d !== "."; d = dirname(d)) known.add(d);
-  for (let d = dirname(path); d !== "." && d !== "/" && !known.has(d); d = dirname(d))
-    dirs.unshift(d);
-  return dirs;
+async function identity(state: State | null, shadow: ShadowGit): Promise<string> {
+  if (state === null) return "unknown";
+  switch (state.type) {
+    case "absent":
+      return "absent";
+    case "unrecorded":
+      return "unrecorded";
+    case "dir":
+      return `dir:${state.mode}`;
+    case "image":
+      return state.blob;
+    case "hash":
+      return state.sha256;
+    case "tree":
+      if (state.entry.mode === "120000") return `link:${state.entry.sha}`;
+      return sha256(await shadow.readBlob(state.entry.sha));
+  }
 }
 
-/** Every path the turn changed, with its state before and after the turn. */
-async function changesOf(
-  checkpoint: TurnCheckpoint,
+/** The changes of the selected checkpoints, composed newest first. */
+async function planOf(
+  selected: TurnCheckpoint[],
   shadow: ShadowGit,
-): Promise<Map<string, TurnChange>> {
-  const changes = new Map<string, TurnChange>();
-  const { snapshot, after } = checkpoint;
-  const images = new Map(checkpoint.files.map((image) => [image.path, image]));
-  const imageBefore = (image: BeforeImage): State =>
-    image.existed
-      ? { type: "image", blob: image.blob ?? "", mode: image.mode ?? null }
-      : { type: "absent", createdDirs: image.createdDirs ?? [] };
-  // Paths the snapshots cover: for them a before-image saved after the turn's first command may
-  // hold that command's work, so the snapshot decides. Elsewhere the image is all there is.
-  const covered = new Set<string>();
-  if (snapshot.type === "taken" && after?.type === "taken") {
-    const [before, afterTree, diff] = await Promise.all([
-      shadow.listTree(snapshot.commit),
-      shadow.listTree(after.tree),
-      shadow.changes(snapshot.commit, after.tree),
-    ]);
-    for (const path of [...before.keys(), ...afterTree.keys()]) covered.add(path);
-    // Not in the snapshot is not the same as absent: an ignored or too large file was left out.
-    const { skipped, ignored } = snapshot;
-    const leftOut = (path: string): boolean =>
-      skipped.includes(path) ||
-      ignored === null ||
-      (ignored ?? []).some((entry) =>
-        entry.endsWith("/") ? path.startsWith(entry) : entry === path,
-      );
-    for (const { path } of diff) {
-      const was = before.get(path);
-      const is = afterTree.get(path);
-      if (was?.mode === "160000" || is?.mode === "160000") continue;
-      const image = images.get(path);
-      // An image saved before the first command predates the snapshot, so it wins for `before`.
-      changes.set(path, {
-        before:
-          image && !image.afterSnapshot
-            ? imageBefore(image)
-            : was
-              ? { type: "tree", entry: was }
-              : leftOut(path)
-                ? { type: "unrecorded" }
-                : { type: "absent", createdDirs: parentsAbsentFrom(path, before) },
-        after: is ? { type: "tree", entry: is } : ABSENT,
-      });
+  checkpointDir: string,
+  root: string,
+  trustUnnamed = false,
+): Promise<Map<string, Planned>> {
+  const plan = new Map<string, Planned>();
+  const stopped = new Set<string>();
+  for (const checkpoint of [...selected].reverse()) {
+    const changes: Map<string, TurnChange> = await changesOf(
+      checkpoint,
+      shadow,
+      checkpointDir,
+      root,
+      trustUnnamed,
+    );
+    if (checkpoint.undoneExcept) {
+      const keep = new Set(checkpoint.undoneExcept);
+      for (const key of [...changes.keys()]) if (!keep.has(key)) changes.delete(key);
+    }
+    for (const [key, change] of changes) {
+      if (stopped.has(key)) continue;
+      const later = plan.get(key);
+      if (!later) {
+        plan.set(key, { ...change, turn: checkpoint.turn });
+        continue;
+      }
+      if (later.unsure !== undefined) continue;
+      // An older turn applies only if it left what the newer one found: else someone changed the
+      // file between the two turns, and undo stops at the newer turn's `before` to keep that work.
+      if (
+        change.unsure === undefined &&
+        (await identity(change.after, shadow)) === (await identity(later.before, shadow))
+      ) {
+        later.before = change.before;
+        later.turn = checkpoint.turn;
+      } else {
+        later.between = checkpoint.turn;
+        stopped.add(key);
+      }
     }
   }
-  for (const image of checkpoint.files) {
-    if (changes.has(image.path)) continue;
-    if (image.afterSnapshot && covered.has(image.path)) continue;
-    changes.set(image.path, {
-      before: imageBefore(image),
-      after: image.afterHash ? { type: "hash", sha256: image.afterHash } : null,
-    });
-  }
-  return changes;
+  return plan;
 }
 
-function limitsNote(selected: TurnCheckpoint[]): { failed: string[]; notes: string[] } {
+/**
+ * Files the snapshot did not hold (ignored, over the size limit) that existed when the turn's first
+ * command ran and are gone now: undo cannot bring them back, and must say so rather than report
+ * that nothing needed restoring.
+ */
+async function goneUnheld(
+  selected: TurnCheckpoint[],
+  root: string,
+): Promise<Array<{ path: string; reason: string }>> {
+  const gone: Array<{ path: string; reason: string }> = [];
+  const seen = new Set<string>();
+  for (const checkpoint of selected) {
+    const { snapshot } = checkpoint;
+    if (snapshot.type !== "taken") continue;
+    const skipped = new Set(snapshot.skipped);
+    for (const run of checkpoint.runs ?? []) {
+      for (const entry of run.unheldChanged ?? []) {
+        if (seen.has(entry)) continue;
+        seen.add(entry);
+        const why = skipped.has(entry) ? "over the snapshot size limit" : "ignored by .gitignore";
+        gone.push({
+          path: displayKey(entry),
+          reason: `\`${shortCommand(run.command)}\` changed it in turn ${checkpoint.turn}; it is ${why}, so no snapshot holds its earlier content`,
+        });
+      }
+      for (const entry of run.unheldGone ?? []) {
+        const key = entry.endsWith("/") ? entry.slice(0, -1) : entry;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        if ((await currentOf(root, key)).type !== "absent") continue;
+        const why = skipped.has(entry) ? "over the snapshot size limit" : "ignored by .gitignore";
+        gone.push({
+          path: displayKey(key),
+          reason: `\`${shortCommand(run.command)}\` deleted it in turn ${checkpoint.turn}; it was ${why}, so no snapshot holds it`,
+        });
+      }
+    }
+  }
+  return gone;
+}
+
+function limitsOf(selected: TurnCheckpoint[]): { failed: string[]; notes: string[] } {
   const failed: string[] = [];
   const notes: string[] = [];
-  let ignoredNote = false;
+  let partial = false;
   for (const checkpoint of selected) {
     if (checkpoint.commands.length === 0) continue;
-    const usable = checkpoint.snapshot.type === "taken" && checkpoint.after?.type === "taken";
-    if (!usable) {
+    const runs = checkpoint.runs ?? [];
+    const missing = checkpoint.runs
+      ? runs.filter((run) => run.before === null || run.after === null)
+      : checkpoint.snapshot.type === "taken" && checkpoint.after?.type === "taken"
+        ? []
+        : [{ command: checkpoint.commands.join("; "), reason: undefined }];
+    for (const run of missing) {
       const why =
-        checkpoint.snapshot.type === "unavailable"
+        run.reason ??
+        (checkpoint.snapshot.type === "unavailable"
           ? checkpoint.snapshot.reason
           : checkpoint.after?.type === "unavailable"
             ? checkpoint.after.reason
-            : "the snapshot after it is missing";
-      const commands = checkpoint.commands
-        .map((c) => `\`${c.length > 60 ? `${c.slice(0, 60)}…` : c}\``)
-        .join(", ");
+            : "the snapshot after it is missing");
+      const command = run.command.length > 60 ? `${run.command.slice(0, 60)}…` : run.command;
       failed.push(
-        `changes bash made in turn ${checkpoint.turn} (${commands}) to files nex did not write itself: no workspace snapshot (${why})`,
+        `changes bash made in turn ${checkpoint.turn} (\`${command}\`) to files nex did not write itself: no workspace snapshot (${why})`,
       );
-      continue;
     }
-    ignoredNote = true;
+    if (missing.length < Math.max(1, runs.length)) partial = true;
   }
-  if (ignoredNote) {
+  if (partial) {
     notes.push(
-      "Snapshots leave out files ignored by .gitignore and files over the size limit; changes bash made to those, if any, were not undone.",
+      "Snapshots leave out files ignored by .gitignore, files over the size limit and nested repositories; changes bash made to those, if any, were not undone.",
     );
   }
   return { failed, notes };
 }
+
+const plural = (n: number, one: string, many: string): string => (n === 1 ? one : many);
 
 function describe(
   report: Omit<UndoReport, "text">,
   first: TurnCheckpoint,
   requested: number,
   available: number,
+  setAsideDir: string | null,
 ): string {
   const parts: string[] = [];
+  const what =
+    first.prompt !== undefined
+      ? `${plural(report.prompts.length, "prompt", "prompts")} ${report.prompts.join(", ")}`
+      : `turn ${first.turn}`;
   if (requested > available) {
     parts.push(
-      `Only ${available} ${available === 1 ? "turn has" : "turns have"} recorded changes; undoing ${available === 1 ? "it" : "all of them"}.`,
+      `Only ${available} ${plural(available, "step has", "steps have")} recorded changes; undoing ${plural(available, "it", "all of them")}.`,
     );
   }
-  if (report.restored.length === 0) {
-    parts.push(`No file needed restoring to its state before turn ${first.turn}.`);
-  } else {
+  if (report.restored.length > 0) {
     const list = report.restored.map((r) => `${r.path} (${r.action})`).join(", ");
     parts.push(
-      `Restored ${report.restored.length} ${report.restored.length === 1 ? "file" : "files"} to before turn ${first.turn}: ${list}.`,
+      `Restored ${report.restored.length} ${plural(report.restored.length, "file", "files")} to before ${what}: ${list}.`,
     );
+  } else if (report.leftAlone.length === 0 && report.failed.length === 0) {
+    parts.push(`No file needed restoring to its state before ${what}.`);
+  } else {
+    parts.push(`Restored nothing to before ${what}.`);
+  }
+  if (report.leftAlone.length > 0) {
+    parts.push(`Left alone: ${report.leftAlone.map((f) => `${f.path} (${f.reason})`).join("; ")}.`);
   }
   if (report.failed.length > 0) {
     parts.push(
       `Could not restore: ${report.failed.map((f) => (f.path ? `${f.path} (${f.reason})` : f.reason)).join("; ")}.`,
     );
   }
+  if (report.leftAlone.some((f) => f.reason.includes("does not name it")))
+    parts.push(
+      "Undo reverts such files only when asked: `nex undo --include-unsure` (`nex undo --list` shows them beforehand).",
+    );
+  if (setAsideDir)
+    parts.push(
+      `Copies of what undo replaced or removed are kept in this session's checkpoint folder, under undone/${basename(setAsideDir)}.`,
+    );
   for (const note of report.notes) parts.push(`Note: ${note}`);
   return parts.join(" ");
 }
 
+const shortCommand = (command: string): string =>
+  command.length > 60 ? `${command.slice(0, 60)}…` : command;
+
 /**
- * Reverts the last `turns` mutating turns, newest first, from the checkpoint store on disk (so `nex undo`
- * works from a new process). A file is put back only while it still holds what the turn left there, so
- * changes made outside nex since are never overwritten; the report says what was restored and what not.
+ * Reverts the last `turns` steps (user prompts) from the checkpoint store on disk (so `nex undo`
+ * works from a new process). A path is put back only while it still holds what the turn left there
+ * and the turn surely made that change; everything else is left alone and named in the report.
  */
 export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
-  const all = await loadCheckpoints(options.checkpointDir);
-  if (all.length === 0) {
-    return {
-      text: "Nothing to undo: no file changes were recorded in this session.",
-      turns: [],
-      restored: [],
-      failed: [],
-      notes: [],
-    };
-  }
+  // A turn that changed nothing (a command that only looked) is no step of undo; one undone but
+  // for what it was not sure of is a step only when those are asked for.
+  const all = (await loadCheckpoints(options.checkpointDir)).filter(
+    (c) => changedAnything(c) && (c.undoneExcept === undefined || options.includeUnsure === true),
+  );
+  const empty = { turns: [], prompts: [], restored: [], leftAlone: [], failed: [], notes: [] };
+  if (all.length === 0)
+    return { ...empty, text: "Nothing to undo: no file changes were recorded in this session." };
+  const steps = stepsOf(all);
   const count = Math.max(1, Math.floor(options.turns));
-  const selected = all.slice(-count);
+  const chosen = steps.slice(-count);
+  const selected = chosen.flatMap((step) => step.checkpoints);
   const first = selected[0] as TurnCheckpoint;
   const ws = await createWorkspace(
     options.workspace,
@@ -301,66 +319,249 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
     env: options.env ?? process.env,
     ...(options.limits ? { limits: options.limits } : {}),
   });
-  const restorer: Restorer = { ws, shadow, checkpointDir: options.checkpointDir };
-  const initial = new Map<string, boolean>();
-  const touched = new Set<string>();
+  const setAsideDir = join(
+    options.checkpointDir,
+    "undone",
+    new Date().toISOString().replace(/[:.]/g, "-"),
+  );
+  const ctx: RestoreContext = {
+    root: ws.root,
+    shadow,
+    checkpointDir: options.checkpointDir,
+    setAsideDir,
+  };
+  const plan = await planOf(
+    selected,
+    shadow,
+    options.checkpointDir,
+    ws.root,
+    options.includeUnsure === true,
+  );
+  const leftAlone = new Map<string, string>();
   const failed = new Map<string, string>();
-  let ioErrors = 0;
-  for (const checkpoint of [...selected].reverse()) {
-    const changes = await changesOf(checkpoint, shadow);
-    for (const [path, change] of [...changes.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
-      if (failed.has(path)) continue;
-      if (change.before.type === "unrecorded") {
-        failed.set(
+  const restoreSteps: Step[] = [];
+  for (const [key, change] of [...plan.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const path = displayKey(key);
+    if (change.before.type === "unrecorded") {
+      failed.set(
+        path,
+        `it existed before turn ${change.turn} but the snapshot left it out (ignored by .gitignore or over the size limit); left as it is`,
+      );
+      continue;
+    }
+    try {
+      const now = await currentOf(ws.root, key);
+      if (sameState(now, change.before)) continue;
+      if (change.unsure !== undefined) {
+        leftAlone.set(
           path,
-          `it existed before turn ${checkpoint.turn} but the snapshot left it out (ignored by .gitignore or over the size limit); left as it is`,
+          `changed while \`${shortCommand(change.unsure)}\` ran, but that command does not name it, so it may be someone else's edit`,
         );
         continue;
       }
-      try {
-        const target = await ws.resolve(path);
-        const now = await current(target.abs);
-        if (!initial.has(path)) initial.set(path, now.type !== "absent");
-        if (matches(now, change.before)) continue;
-        if (!change.after || !matches(now, change.after)) {
-          failed.set(
-            path,
-            `changed since turn ${checkpoint.turn} by something else; left as it is so that no later work is lost`,
-          );
+      // A folder where the turn left nothing: the turn made it, if the turn made what is inside.
+      const folderOfTurn =
+        now.type === "dir" &&
+        change.after?.type === "absent" &&
+        [...plan.keys()].some((other) => other !== key && keyWithin(key, other));
+      if (!folderOfTurn && (change.after === null || !sameContent(now, change.after))) {
+        leftAlone.set(
+          path,
+          `changed since turn ${change.turn} by something else; left as it is so that no later work is lost`,
+        );
+        continue;
+      }
+      if (sameContent(now, change.before)) {
+        // Only the mode differs: put it back unless someone changed it since the turn.
+        const before = modeOf(change.before);
+        const after = change.after ? modeOf(change.after) : null;
+        const mode = now.type === "file" || now.type === "dir" ? now.mode : null;
+        if (before === null || mode === null) continue;
+        if (after !== null && after !== mode) {
+          leftAlone.set(path, `its mode changed since turn ${change.turn}; left as it is`);
           continue;
         }
-        await restore(restorer, path, change.before, now);
-        touched.add(path);
-      } catch (error) {
-        ioErrors += 1;
-        failed.set(path, (error as Error).message.replace(/\.$/, ""));
+        restoreSteps.push({ type: "chmod", key, mode: before, now });
+        continue;
       }
+      if (change.before.type === "absent")
+        restoreSteps.push({ type: "remove", key, createdDirs: change.before.createdDirs, now });
+      else if (change.before.type === "dir") continue;
+      else restoreSteps.push({ type: "write", key, state: change.before, now });
+    } catch (error) {
+      failed.set(path, (error as Error).message.replace(/\.$/, ""));
     }
   }
-  const restored: UndoReport["restored"] = [];
-  for (const path of [...touched].sort()) {
-    const existedBefore = initial.get(path) ?? false;
-    const existsNow = (await lstat((await ws.resolve(path)).abs).catch(() => null)) !== null;
-    if (existedBefore && !existsNow) restored.push({ path, action: "deleted again" });
-    else if (!existedBefore && existsNow) restored.push({ path, action: "re-created" });
-    else if (existsNow) restored.push({ path, action: "modified" });
+  const betweenNotes: string[] = [];
+  for (const [key, change] of plan) {
+    if (change.between !== undefined)
+      betweenNotes.push(
+        `${displayKey(key)} was changed by something else between turn ${change.between} and turn ${change.turn}, so undo goes back only to before turn ${change.turn} for it.`,
+      );
   }
+
+  const done = new Set<string>();
+  let setAsideUsed = false;
+  const attempt = async (step: Step, work: () => Promise<void>): Promise<boolean> => {
+    try {
+      await work();
+      done.add(step.key);
+      if (step.now.type !== "absent" && step.type !== "chmod") setAsideUsed = true;
+      return true;
+    } catch (error) {
+      failed.set(displayKey(step.key), (error as Error).message.replace(/\.$/, ""));
+      return false;
+    }
+  };
+  const writes = restoreSteps.filter((s): s is Step & { type: "write" } => s.type === "write");
+  const removals = restoreSteps.filter((s): s is Step & { type: "remove" } => s.type === "remove");
+  const writeKeys = writes.map((s) => s.key);
+  // 1. What the turn put where a folder must come back (a link, a file): removed first. A link is
+  //    removed itself, never followed, and a file is copied aside before it goes.
+  const inTheWay = removals.filter((s) => writeKeys.some((key) => isUnder(key, [s.key])));
+  for (const step of inTheWay) await attempt(step, () => removeCreated(ctx, step.key, step.now));
+  //    And a folder the turn made where a file was: its files (the turn's) go, then the folder if empty.
+  for (const step of writes) {
+    if (step.now.type !== "dir") continue;
+    const inside = removals.filter((r) => isUnder(r.key, [step.key]) !== null);
+    for (const r of inside) await attempt(r, () => removeCreated(ctx, r.key, r.now));
+    if (await removeEmptyTree(ws.root, step.key)) step.now = { type: "absent" };
+  }
+  // 2. Everything undo writes back, each into a temporary name renamed into place.
+  let writesFailed = false;
+  for (const step of writes) {
+    const blocker = await blockerOf(ws.root, step.key);
+    if (blocker !== null && !done.has(blocker)) {
+      failed.set(
+        displayKey(step.key),
+        `${displayKey(blocker)} is a link or a file now where its folder was, and undo is not sure the turn put it there`,
+      );
+      writesFailed = true;
+      continue;
+    }
+    if (!(await attempt(step, () => writeBack(ctx, step)))) writesFailed = true;
+  }
+  // 3. Only once everything is back: what the turn created goes (copied aside first).
+  for (const step of removals) {
+    if (done.has(step.key)) continue;
+    if (writesFailed) {
+      leftAlone.set(
+        displayKey(step.key),
+        "not removed because restoring another file failed; nothing is deleted until everything is back",
+      );
+      continue;
+    }
+    await attempt(step, () => removeCreated(ctx, step.key, step.now));
+  }
+  if (!writesFailed)
+    for (const step of removals)
+      if (done.has(step.key)) await removeEmptyDirs(ws.root, step.createdDirs);
+  // 4. Modes last, folders after their files.
+  const chmods = restoreSteps.filter((s): s is Step & { type: "chmod" } => s.type === "chmod");
+  for (const step of chmods.sort(
+    (a, b) => Number(a.key.endsWith("/")) - Number(b.key.endsWith("/")),
+  ))
+    await attempt(step, () => resetMode(ws.root, step.key, step.mode));
+
+  const restored: UndoReport["restored"] = [];
+  for (const step of restoreSteps) {
+    if (!done.has(step.key)) continue;
+    const path = displayKey(step.key.endsWith("/") ? step.key.slice(0, -1) : step.key);
+    const action: UndoAction =
+      step.type === "chmod"
+        ? "mode restored"
+        : step.type === "remove"
+          ? "deleted again"
+          : step.now.type === "absent"
+            ? "re-created"
+            : "modified";
+    restored.push({ path, action });
+  }
+  restored.sort((a, b) => (a.path < b.path ? -1 : 1));
   const failures: UndoReport["failed"] = [...failed.entries()].map(([path, reason]) => ({
     path,
     reason,
   }));
-  const limits = limitsNote(selected);
+  const limits = limitsOf(selected);
   for (const reason of limits.failed) failures.push({ path: null, reason });
-  if (ioErrors === 0)
-    await dropCheckpoints(
-      options.checkpointDir,
-      selected.map((c) => c.seq),
-    );
+  for (const gone of await goneUnheld(selected, ws.root)) failures.push(gone);
+  // A step whose restore failed stays, so a second `undo` can try again; one undo never reuses it.
+  const ioFailed = [...failed.keys()].some((path) =>
+    restoreSteps.some((s) => displayKey(s.key) === path),
+  );
+  if (!ioFailed) {
+    const seqs = selected.map((c) => c.seq);
+    const unsure = [...plan.entries()]
+      .filter(([key, change]) => change.unsure !== undefined && leftAlone.has(displayKey(key)))
+      .map(([key]) => key);
+    // What was left alone as not surely the turn's stays undoable with --include-unsure.
+    if (unsure.length > 0) await keepOnlyUnsure(options.checkpointDir, seqs, unsure);
+    else await dropCheckpoints(options.checkpointDir, seqs);
+  }
   const report = {
     turns: selected.map((c) => c.turn),
+    prompts: [...new Set(selected.flatMap((c) => (c.prompt !== undefined ? [c.prompt] : [])))],
     restored,
+    leftAlone: [...leftAlone.entries()].map(([path, reason]) => ({ path, reason })),
     failed: failures,
-    notes: limits.notes,
+    notes: [...limits.notes, ...betweenNotes],
   };
-  return { ...report, text: describe(report, first, count, selected.length) };
+  return {
+    ...report,
+    text: describe(report, first, count, chosen.length, setAsideUsed ? setAsideDir : null),
+  };
+}
+
+/** One step `undo` would take, newest first, with the paths it changed. */
+export interface UndoPreviewStep {
+  prompt: number | null;
+  turns: number[];
+  commands: string[];
+  paths: string[];
+}
+
+/** What each recorded step changed, newest first, without changing anything (`nex undo --list`). */
+export async function previewUndo(options: Omit<UndoOptions, "turns">): Promise<UndoPreviewStep[]> {
+  const all = (await loadCheckpoints(options.checkpointDir)).filter(
+    (c) => changedAnything(c) && c.undoneExcept === undefined,
+  );
+  const ws = await createWorkspace(
+    options.workspace,
+    options.allowedPaths ?? [],
+    options.privatePaths ?? [],
+  );
+  const shadow = shadowFor({
+    checkpointDir: options.checkpointDir,
+    workspace: ws,
+    env: options.env ?? process.env,
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+  const out: UndoPreviewStep[] = [];
+  for (const step of stepsOf(all).reverse()) {
+    const plan = await planOf(step.checkpoints, shadow, options.checkpointDir, ws.root);
+    out.push({
+      prompt: step.prompt,
+      turns: step.checkpoints.map((c) => c.turn),
+      commands: step.checkpoints.flatMap((c) => c.commands),
+      paths: [...plan.entries()]
+        .map(
+          ([key, change]) =>
+            `${displayKey(key)}${change.unsure !== undefined ? " (not surely the turn's: left alone)" : ""}`,
+        )
+        .sort(),
+    });
+  }
+  return out;
+}
+
+/** The preview as text. */
+export function describePreview(steps: UndoPreviewStep[]): string {
+  if (steps.length === 0) return "Nothing to undo: no file changes were recorded in this session.";
+  return steps
+    .map((step, i) => {
+      const name = step.prompt !== null ? `prompt ${step.prompt}` : `turn ${step.turns.join(", ")}`;
+      const paths = step.paths.length > 0 ? step.paths.join(", ") : "(no file differs)";
+      return `${i + 1}. ${name}: ${paths}`;
+    })
+    .join("\n");
 }

@@ -58,6 +58,8 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         return ctx.exit();
       case "undo":
         return say(store, await session.undo(command.turns), "good");
+      case "undo_list":
+        return say(store, await session.undoPreview(), "dim");
       case "compact": {
         say(store, "Compacting the conversation…", "dim");
         const line = await session.compact();

@@ -3,6 +3,7 @@ import type { PermissionMode } from "../protocol/index.ts";
 /** A slash command typed at the prompt. */
 export type Command =
   | { type: "undo"; turns: number }
+  | { type: "undo_list" }
   | { type: "compact" }
   | { type: "model"; name: string }
   | { type: "sessions" }
@@ -39,7 +40,7 @@ export const helpText = [
   "Up/Down walk the prompt history. Esc or Ctrl-C interrupts a running request; Ctrl-C twice on an empty prompt exits.",
   "Shift+Tab cycles the permission mode (ask → auto_edit → approve_all).",
   "",
-  "/undo [n]       restore the workspace to before the last n changing turns (default 1)",
+  "/undo [n]       undo the file changes of the last n prompts (default 1); /undo list shows each step",
   "/compact        summarise the conversation now so it takes less of the context window",
   "/model <name>   use another model for the next requests",
   "/mode [name]    cycle the permission mode, or set it: ask, auto_edit, approve_all",
@@ -63,10 +64,11 @@ export function parseCommand(text: string): Command | null {
   switch (name) {
     case "undo": {
       if (arg === "") return { type: "undo", turns: 1 };
+      if (arg === "list") return { type: "undo_list" };
       if (!/^\d+$/.test(arg) || Number(arg) < 1) {
         return {
           type: "invalid",
-          message: `/undo takes a number of turns (1 or more), not "${arg}". Example: /undo 2`,
+          message: `/undo takes a number of prompts (1 or more), or "list", not "${arg}". Example: /undo 2`,
         };
       }
       return { type: "undo", turns: Number(arg) };

@@ -280,3 +280,40 @@ test("the model's todo list is shown as it changes, and survives a compaction an
     /Your todo list, kept across the compaction:\n\[x\] read the parser\n\[>\] add the --verbose flag\n\[ \] write its test/,
   );
 });
+
+test("a compaction's own request is not taken for the conversation's size: no false warning of a cut prompt", async () => {
+  const box = makeSandbox();
+  withWindow(box, 32768);
+  await seedJournal(box, 60);
+  let overflowed = false;
+  const stub = await startStubEndpoint({
+    handler: (request) => {
+      const body = request.body as { tools?: unknown[] };
+      // The summary request reports a small prompt, as it should: it carries only part of the
+      // conversation. The first task request overflows, which starts the compaction.
+      if (!body.tools?.length)
+        return openaiText("Summary: files were written.", { usage: { input: 900, output: 20 } });
+      if (overflowed) return openaiText("Carried on.");
+      overflowed = true;
+      return {
+        type: "reply" as const,
+        status: 400,
+        body: {
+          error: {
+            message:
+              "This model's maximum context length is 16384 tokens. However, you requested 40000 tokens.",
+            code: "context_length_exceeded",
+          },
+        },
+      };
+    },
+  });
+  const result = await runNex(["resume", "--last", "--base-url", `${stub.url}/v1`, "carry on"], {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stderr, /Compacted/);
+  assert.doesNotMatch(result.stderr, /cuts long prompts/);
+});

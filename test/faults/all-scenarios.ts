@@ -12,6 +12,7 @@ import { sandboxScenarios } from "./scenarios-sandbox.ts";
 import { secretScenarios } from "./scenarios-secrets.ts";
 import { smallWindowScenarios } from "./scenarios-small-window.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
+import { undoScenarios } from "./scenarios-undo.ts";
 import { wireScenarios } from "./scenarios-wire.ts";
 
 export const allScenarios: FaultScenario[] = [
@@ -20,6 +21,7 @@ export const allScenarios: FaultScenario[] = [
   ...fieldScenarios,
   ...edgeScenarios,
   ...commandScenarios,
+  ...undoScenarios,
   ...stallScenarios,
   ...limitScenarios,
   ...wireScenarios,

@@ -177,7 +177,8 @@ export const fileScenarios: FaultScenario[] = [
     checks: [
       absent(".git/hooks/post-checkout"),
       told(/inside \.git.*not make such edits on --yes/),
-      exitCode(0),
+      // Every change the model attempted was refused: the run says so with its own exit status.
+      exitCode(4),
     ],
   },
   {

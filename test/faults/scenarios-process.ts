@@ -47,9 +47,12 @@ const writer = (file: string, marker: string, trap = "") =>
 
 const lastLine = (o: FaultOutcome) => o.stderr.trimEnd().split("\n").at(-1) ?? "";
 
+// Unconfined (`--sandbox off`): in the sandbox, bubblewrap's PID namespace ends such processes with
+// the command (scenarios-sandbox.ts); without it, nex must find and stop them itself.
 const detached = (name: string, command: string, marker: string): FaultScenario => ({
-  name,
+  name: `${name} (sandbox off)`,
   wire,
+  permission: ["--yes", "--sandbox", "off"],
   expect:
     "when the command ends, the process it left running is stopped (it writes no more) and the model is told its pid and command line",
   scripts: [openaiToolCall({ name: "bash", args: { command } }), openaiText("Started it.")],
@@ -97,8 +100,9 @@ export const processScenarios: FaultScenario[] = [
     "nex-marker-background",
   ),
   {
-    name: "a detached writer that keeps the command's output open",
+    name: "a detached writer that keeps the command's output open (sandbox off)",
     wire,
+    permission: ["--yes", "--sandbox", "off"],
     expect:
       "the command ends when its own process does; the writer is stopped and the model is told",
     scripts: [

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -499,4 +500,92 @@ test("a tool an allow rule starts through a runner, a push's CI files and a comp
   // `git status` alone does not run CI: its workflows stay ordinary files.
   const status = host(box, { mode: "auto_edit", rules: { allow: ["git status"] } });
   assert.deepEqual(await check(status, write(".github/workflows/ci.yml")), { type: "allow" });
+});
+
+test("--yes refuses to change what the undo snapshot does not hold, and says why", async () => {
+  const box = sandbox();
+  execFileSync("git", ["init", "-q", box.workspace]);
+  writeFileSync(box.path(".gitignore"), ".env\nnode_modules/\n");
+  writeFileSync(box.path(".env"), "API_KEY=only-copy\n");
+  mkdirSync(box.path("node_modules/pkg"), { recursive: true });
+  writeFileSync(box.path("node_modules/pkg/index.js"), "x\n");
+  writeFileSync(box.path("big.bin"), "B".repeat(3000));
+  mkdirSync(box.path("vendor/lib"), { recursive: true });
+  execFileSync("git", ["init", "-q", box.path("vendor/lib")]);
+  writeFileSync(box.path("vendor/lib/a.c"), "int a;\n");
+  writeFileSync(box.path("src.ts"), "ok\n");
+  const tools = host(box, { mode: "approve_all", snapshotLimits: { maxFileBytes: 1000 } });
+  const refused: Array<[string, RegExp]> = [
+    ["rm .env", /\.env \(ignored by \.gitignore\).*undo could not restore it/],
+    ["echo KEY=x > .env", /\.env \(ignored/],
+    ["mv .env env.bak", /\.env \(ignored/],
+    ["cp src.ts .env", /\.env \(ignored/],
+    ["truncate -s 0 big.bin", /big\.bin \(over the snapshot size limit\)/],
+    ["rm -rf vendor/lib", /vendor\/lib \(a nested repository\)/],
+    ["rm -rf node_modules", /node_modules \(ignored/],
+    ["rm -rf .g*", /\.git|repository's history/],
+    ["find . -delete", /repository's history \(\.git\)/],
+    ["find . -name '*.js' -delete", /node_modules \(ignored/],
+    ["git stash clear", /stashed changes/],
+    ["git stash drop", /stashed changes/],
+    ["git reflog expire --expire=now --all", /reflog/],
+    ["git gc --prune=now", /prunes/],
+    ["git update-ref -d refs/heads/main", /references/],
+    ["git branch -D feature", /force-deletes a branch/],
+    ["git config remote.origin.push +refs/heads/*:refs/heads/*", /forced pushes/],
+    ["git -c remote.origin.push=+main push", /history on the remote/],
+    ["git config set --append remote.origin.push +main", /forced pushes/],
+  ];
+  for (const [command, reason] of refused) {
+    const answer = await check(tools, bash(command));
+    assert.equal(answer.type, "deny", command);
+    assert.match(answer.type === "deny" ? answer.reason : "", reason, command);
+    assert.match(answer.type === "deny" ? answer.reason : "", /tell the user/, command);
+  }
+  for (const command of [
+    "rm src.ts",
+    "echo x > new.txt",
+    "find . -name '*.pyc' -delete",
+    "git stash",
+    "git branch -d merged",
+    "cat .env",
+    "git status",
+  ]) {
+    assert.deepEqual(await check(tools, bash(command)), { type: "allow" }, command);
+  }
+});
+
+test("--yes runs no changing command when the workspace cannot be snapshotted, and the model is told why", async () => {
+  const box = sandbox();
+  for (let i = 0; i < 6; i += 1) writeFileSync(box.path(`f${i}.txt`), `${i}\n`);
+  const tools = host(box, { mode: "approve_all", snapshotLimits: { maxFiles: 5 } });
+  const answer = await check(tools, bash("echo changed > f1.txt"));
+  assert.equal(answer.type, "deny");
+  assert.match(
+    answer.type === "deny" ? answer.reason : "",
+    /no snapshot of the workspace can be taken \(the workspace has more than 5 files\)/,
+  );
+  const look = bash("ls -la");
+  assert.deepEqual(await check(tools, look), { type: "allow" });
+  // A command that only looks still runs: it needs no snapshot.
+  const looked = await tools.execute(look, new AbortController().signal);
+  assert.equal(looked.isError, false, looked.content);
+  assert.match(looked.content, /f5\.txt/);
+});
+
+test("--yes does not run a plain git push when the repository's config forces every push", async () => {
+  const box = sandbox();
+  execFileSync("git", ["init", "-q", box.workspace]);
+  const tools = host(box, { mode: "approve_all" });
+  assert.deepEqual(await check(tools, bash("git push origin main")), { type: "allow" });
+  execFileSync("git", [
+    "-C",
+    box.workspace,
+    "config",
+    "remote.origin.push",
+    "+refs/heads/*:refs/heads/*",
+  ]);
+  const answer = await check(tools, bash("git push origin main"));
+  assert.equal(answer.type, "deny");
+  assert.match(answer.type === "deny" ? answer.reason : "", /history on the remote/);
 });

@@ -2,9 +2,13 @@ import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import {
   appendFileSync,
+  chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
+  statSync,
   symlinkSync,
   truncateSync,
   writeFileSync,
@@ -102,7 +106,7 @@ test("undo never overwrites a change made outside nex after the turn, and says s
   assert.deepEqual(report.restored, []);
   assert.match(
     report.text,
-    /Could not restore: a\.txt \(changed since turn 1 by something else; left as it is/,
+    /Left alone: a\.txt \(changed since turn 1 by something else; left as it is/,
   );
 });
 
@@ -142,7 +146,7 @@ test("when a crash lost what a turn left in a file, undo leaves that file alone 
   });
   assert.equal(readFileSync(box.path("a.txt"), "utf8"), "nex wrote this\n");
   assert.deepEqual(report.restored, []);
-  assert.match(report.text, /Could not restore: a\.txt \(changed since turn 1/);
+  assert.match(report.text, /Left alone: a\.txt \(changed since turn 1/);
 });
 
 test("after a crash tore the checkpoint log, what was saved before stays and a resumed session's changes are undone too", async () => {
@@ -185,7 +189,7 @@ test("`nex undo` works from a new process with the same checkpoint directory", a
   assert.equal(child.status, 0, child.stderr);
   assert.match(
     child.stdout,
-    /^Restored 1 file to before turn 5: a\.txt \(modified\)\. Note: Snapshots leave out files ignored by \.gitignore/,
+    /^Restored 1 file to before turn 5: a\.txt \(modified\)\. Copies of what undo replaced or removed are kept in this session's checkpoint folder, under undone\/[^ ]+\. Note: Snapshots leave out files ignored by \.gitignore/,
   );
   assert.equal(readFileSync(box.path("a.txt"), "utf8"), "before\n");
 });
@@ -387,4 +391,221 @@ test("a file the snapshot left out (ignored or too large) that existed before th
     /Could not restore: .*big\.log \(it existed before turn 1 but the snapshot left it out/,
   );
   assert.match(report.text, /secret\.env \(it existed before turn 1/);
+});
+
+/** Resolves once `path` exists (polled: a file another process creates). */
+async function waitFor(path: string): Promise<void> {
+  while (!existsSync(path)) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+test("a file someone else saved while a command ran is not the turn's: undo leaves it and names it, and reverts what the command named", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("a"), "a before\n");
+  writeFileSync(box.path("b"), "b before\n");
+  const started = join(box.root, "started");
+  const release = join(box.root, "release");
+  const tools = host(box);
+  // The command waits (outside the workspace) until the user's edit is done.
+  const command = `touch ${started}; while [ ! -e ${release} ]; do sleep 0.05; done; echo x > a`;
+  const running = run(tools, "bash", { command }, { turn: 1 });
+  await waitFor(started);
+  writeFileSync(box.path("b"), "the user's paragraph\n");
+  writeFileSync(release, "");
+  assert.equal((await running).isError, false);
+  const report = await tools.undo(1);
+  assert.equal(readFileSync(box.path("a"), "utf8"), "a before\n");
+  assert.equal(readFileSync(box.path("b"), "utf8"), "the user's paragraph\n");
+  assert.deepEqual(report.restored, [{ path: "a", action: "modified" }]);
+  assert.match(
+    report.text,
+    /Left alone: b \(changed while `touch .*` ran, but that command does not name it/,
+  );
+});
+
+test("a file the user changed between two commands of a turn is not the turn's", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("notes.md"), "mine\n");
+  const tools = host(box);
+  await run(tools, "bash", { command: "echo one > one.txt" }, { turn: 1 });
+  writeFileSync(box.path("notes.md"), "mine, edited meanwhile\n");
+  await run(tools, "bash", { command: "echo two > two.txt" }, { turn: 1 });
+  const report = await tools.undo(1);
+  assert.equal(readFileSync(box.path("notes.md"), "utf8"), "mine, edited meanwhile\n");
+  assert.equal(existsSync(box.path("one.txt")), false);
+  assert.equal(existsSync(box.path("two.txt")), false);
+  assert.doesNotMatch(report.text, /notes\.md/);
+});
+
+test("a folder moved aside and replaced by a link to outside comes back; the link is removed, never written through", async () => {
+  const box = sandbox();
+  mkdirSync(box.path("src"));
+  writeFileSync(box.path("src/main.ts"), "main\n");
+  const outside = join(box.root, "outside");
+  mkdirSync(outside);
+  writeFileSync(join(outside, "theirs.txt"), "not yours\n");
+  const tools = host(box);
+  const out = await run(
+    tools,
+    "bash",
+    { command: `mv src src.old && ln -s ${outside} src` },
+    { turn: 1 },
+  );
+  assert.equal(out.isError, false, out.content);
+  const report = await tools.undo(1);
+  assert.equal(readFileSync(box.path("src/main.ts"), "utf8"), "main\n", report.text);
+  assert.equal(lstatSync(box.path("src")).isDirectory(), true);
+  assert.equal(existsSync(box.path("src.old")), false, report.text);
+  assert.deepEqual(readdirSync(outside), ["theirs.txt"]);
+  assert.equal(readFileSync(join(outside, "theirs.txt"), "utf8"), "not yours\n");
+  assert.deepEqual(report.failed, []);
+});
+
+test("undo restores exact modes: a 0600 key rewritten or deleted, and files and folders after chmod -R 777", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("id.key"), "secret\n", { mode: 0o600 });
+  chmodSync(box.path("id.key"), 0o600);
+  writeFileSync(box.path("gone.key"), "secret 2\n");
+  chmodSync(box.path("gone.key"), 0o600);
+  mkdirSync(box.path("bin"));
+  writeFileSync(box.path("bin/run.sh"), "#!/bin/sh\n");
+  chmodSync(box.path("bin/run.sh"), 0o755);
+  writeFileSync(box.path("plain.txt"), "p\n");
+  chmodSync(box.path("plain.txt"), 0o644);
+  const tools = host(box);
+  await run(tools, "bash", { command: "echo leaked > id.key && rm gone.key" }, { turn: 1 });
+  await run(tools, "bash", { command: "chmod -R 777 ." }, { turn: 2 });
+  const report = await tools.undo(2);
+  const mode = (p: string) => statSync(box.path(p)).mode & 0o777;
+  assert.equal(readFileSync(box.path("id.key"), "utf8"), "secret\n", report.text);
+  assert.equal(mode("id.key"), 0o600);
+  assert.equal(mode("gone.key"), 0o600);
+  assert.equal(mode("bin/run.sh"), 0o755);
+  assert.equal(mode("plain.txt"), 0o644);
+  assert.equal(mode("bin"), 0o755);
+  assert.doesNotMatch(report.text, /No file needed restoring/);
+});
+
+test("a name that is not UTF-8 (byte 0xff) comes back byte for byte", async () => {
+  const box = sandbox();
+  const name = Buffer.concat([
+    Buffer.from(`${box.workspace}/`),
+    Buffer.from([0xff]),
+    Buffer.from(".bin"),
+  ]);
+  writeFileSync(name, "raw\n");
+  writeFileSync(box.path("other.bin"), "other\n");
+  const tools = host(box);
+  await run(tools, "bash", { command: "rm -- *.bin" }, { turn: 1 });
+  assert.equal(existsSync(name), false);
+  const report = await tools.undo(1);
+  assert.equal(readFileSync(name, "utf8"), "raw\n", report.text);
+  const names = readdirSync(box.workspace, { encoding: "buffer" }).map((n) => n.toString("hex"));
+  assert.deepEqual(
+    names.sort(),
+    [
+      Buffer.from([0xff, ...Buffer.from(".bin")]).toString("hex"),
+      Buffer.from("other.bin").toString("hex"),
+    ].sort(),
+  );
+  assert.match(report.text, /\\xff\.bin \(re-created\)/);
+});
+
+test("undo takes whole prompts: one step reverts every turn of the last prompt, edits and commands alike", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("app.ts"), "v1\n");
+  const tools = host(box);
+  tools.beginPrompt();
+  await readAndWrite(tools, "app.ts", "v2\n", 1);
+  tools.beginPrompt();
+  await readAndWrite(tools, "app.ts", "v3\n", 2);
+  await run(tools, "bash", { command: "echo ok > test.log" }, { turn: 3 });
+  await run(tools, "write_file", { path: "app.test.ts", content: "t\n" }, { turn: 4 });
+  await run(tools, "bash", { command: "echo ok >> test.log" }, { turn: 5 });
+  const preview = await tools.undoPreview();
+  assert.match(preview, /^1\. prompt 2: app\.test\.ts, app\.ts, test\.log\n2\. prompt 1: app\.ts$/);
+  const report = await tools.undo(1);
+  assert.equal(readFileSync(box.path("app.ts"), "utf8"), "v2\n");
+  assert.equal(existsSync(box.path("test.log")), false);
+  assert.equal(existsSync(box.path("app.test.ts")), false);
+  assert.deepEqual(report.prompts, [2]);
+  assert.match(report.text, /^Restored 3 files to before prompt 2:/);
+  await tools.undo(1);
+  assert.equal(readFileSync(box.path("app.ts"), "utf8"), "v1\n");
+});
+
+test("what undo replaces or removes is copied aside first", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("a.txt"), "old\n");
+  const tools = host(box);
+  await run(tools, "bash", { command: "echo new > a.txt && echo made > made.txt" }, { turn: 1 });
+  const report = await tools.undo(1);
+  const undone = join(box.checkpointDir, "undone");
+  const [stamp] = readdirSync(undone);
+  assert.equal(readFileSync(join(undone, stamp ?? "", "a.txt"), "utf8"), "new\n");
+  assert.equal(readFileSync(join(undone, stamp ?? "", "made.txt"), "utf8"), "made\n");
+  assert.match(report.text, /under undone\//);
+});
+
+test("undo never says nothing needed restoring when a command deleted an ignored file it cannot bring back", async () => {
+  const box = sandbox();
+  writeFileSync(box.path(".gitignore"), ".env\n");
+  writeFileSync(box.path(".env"), "API_KEY=only-copy\n");
+  const tools = host(box);
+  // Approved by a person in ask mode, so it ran.
+  await run(tools, "bash", { command: "rm .env" }, { turn: 1 });
+  const report = await tools.undo(1);
+  assert.doesNotMatch(report.text, /No file needed restoring/);
+  assert.match(
+    report.text,
+    /Could not restore: \.env \(`rm \.env` deleted it in turn 1; it was ignored by \.gitignore, so no snapshot holds it\)/,
+  );
+});
+
+test("a file the turn replaced with a folder comes back as the file", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("config"), "key=value\n");
+  const tools = host(box);
+  await run(
+    tools,
+    "bash",
+    { command: "rm config && mkdir -p config/sub && echo x > config/sub/a" },
+    { turn: 1 },
+  );
+  const report = await tools.undo(1);
+  assert.equal(readFileSync(box.path("config"), "utf8"), "key=value\n", report.text);
+  assert.deepEqual(report.failed, []);
+});
+
+test("undo names an ignored file a command changed, whose earlier content no snapshot holds", async () => {
+  const box = sandbox();
+  writeFileSync(box.path(".gitignore"), "*.db\n");
+  writeFileSync(box.path("local.db"), "rows\n");
+  const tools = host(box);
+  await run(tools, "bash", { command: "echo more >> local.db" }, { turn: 1 });
+  const report = await tools.undo(1);
+  assert.doesNotMatch(report.text, /No file needed restoring/);
+  assert.match(
+    report.text,
+    /Could not restore: local\.db \(`echo more >> local\.db` changed it in turn 1; it is ignored/,
+  );
+});
+
+test("asked to, undo also reverts what changed while a command ran that the command does not name", async () => {
+  const box = sandbox();
+  writeFileSync(box.path("gen.sh"), "echo generated > out.txt\n");
+  const tools = host(box);
+  await run(tools, "bash", { command: "sh gen.sh" }, { turn: 1 });
+  assert.match(await tools.undoPreview(), /out\.txt \(not surely the turn's: left alone\)/);
+  const plain = await tools.undo(1);
+  assert.equal(existsSync(box.path("out.txt")), true);
+  assert.match(plain.text, /Left alone: out\.txt .*nex undo --include-unsure/);
+  // The step stays for what was left alone, and only for that.
+  const report = await undoWorkspace({
+    workspace: box.workspace,
+    checkpointDir: box.checkpointDir,
+    turns: 1,
+    includeUnsure: true,
+  });
+  assert.equal(existsSync(box.path("out.txt")), false, report.text);
+  assert.deepEqual(report.restored, [{ path: "out.txt", action: "deleted again" }]);
 });

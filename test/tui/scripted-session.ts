@@ -136,6 +136,11 @@ export class ScriptedSession implements AgentSession {
     return `Restored 1 file to before the last ${turns} turn(s): hello.txt.`;
   }
 
+  async undoPreview(): Promise<string> {
+    this.log("undoPreview");
+    return "1. prompt 1: hello.txt";
+  }
+
   async compact(): Promise<string> {
     this.log("compact");
     return "Compacted 12 messages (~3.1k tokens) into a summary (~400 tokens).";
