@@ -399,7 +399,9 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
       serial(async () => {
         coverage = null;
         const checkpoint = await checkpointFor(turn);
-        const run: CommandRun = { command, at: tick(checkpoint), before: null, after: null };
+        // The log is kept on disk: a command that names the key is stored with the key redacted.
+        const shown = options.redact ? options.redact(command) : command;
+        const run: CommandRun = { command: shown, at: tick(checkpoint), before: null, after: null };
         // The workspace just before this command, so that what someone else changed since the
         // turn's previous change is not taken for this command's work.
         if (checkpoint.commands.length === 0) {
@@ -425,7 +427,7 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
             `no snapshot of the workspace could be taken (${run.reason}), so undo could not repair what the command changes`,
           );
         }
-        checkpoint.commands.push(options.redact ? options.redact(command) : command);
+        checkpoint.commands.push(shown);
         checkpoint.runs = [...(checkpoint.runs ?? []), run];
         pendingRun = run;
         stampsBefore = unheldStamps(checkpoint);

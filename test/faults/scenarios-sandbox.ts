@@ -200,7 +200,9 @@ export const sandboxScenarios: FaultScenario[] = [
         args: {
           command:
             "git add a.txt && git -c user.email=m@x -c user.name=m commit -qm first && git log --oneline | wc -l; " +
-            "printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit; git config core.fsmonitor 'touch pwned'; ls .git/hooks | grep -c pre-commit$",
+            // Written by an interpreter, which no parser of shell words sees: only the OS stops it.
+            `python3 -c "open('.git/hooks/pre-commit', 'w').write('touch pwned')"; ` +
+            "git config core.fsmonitor 'touch pwned'; ls .git/hooks | grep -c pre-commit$",
         },
       }),
       openaiText("done"),
@@ -226,7 +228,7 @@ export const sandboxScenarios: FaultScenario[] = [
         name: "bash",
         args: {
           command:
-            "git init -q && printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout && git config core.fsmonitor 'touch pwned'",
+            "git init -q && python3 -c \"import os; open('.git/hooks/post-checkout', 'w').write('#!/bin/sh\\ntouch pwned\\n'); os.chmod('.git/hooks/post-checkout', 0o755)\" && git config core.fsmonitor 'touch pwned'",
         },
       }),
       openaiText("done"),

@@ -28,7 +28,7 @@ export const undoScenarios: FaultScenario[] = [
     checks: [
       fileIs(".env", "API_TOKEN=only-copy\n"),
       told(/\.env \(ignored by \.gitignore\).*undo could not restore it/),
-      exitCode(0),
+      exitCode(4),
     ],
   },
   {
@@ -40,7 +40,7 @@ export const undoScenarios: FaultScenario[] = [
       writeFileSync(join(box.workspace, "small.txt"), "keep\n");
     },
     scripts: runs("echo oops > data.bin"),
-    checks: [told(/data\.bin \(over the snapshot size limit\)/), exitCode(0)],
+    checks: [told(/data\.bin \(over the snapshot size limit\)/), exitCode(4)],
   },
   {
     name: "--yes and deleting a nested repository",
@@ -55,7 +55,7 @@ export const undoScenarios: FaultScenario[] = [
     checks: [
       fileIs("vendor/lib/a.c", "int a;\n"),
       told(/vendor\/lib \(a nested repository\)/),
-      exitCode(0),
+      exitCode(4),
     ],
   },
   {
@@ -65,7 +65,7 @@ export const undoScenarios: FaultScenario[] = [
     files: { "a.txt": "a\n" },
     setup: (box) => gitInit(box.workspace),
     scripts: runs("find . -delete"),
-    checks: [fileIs("a.txt", "a\n"), told(/repository's history \(\.git\)/), exitCode(0)],
+    checks: [fileIs("a.txt", "a\n"), told(/repository's history \(\.git\)/), exitCode(4)],
   },
   {
     name: "--yes and `rm -rf .g*`, which reaches .git through a glob",
@@ -74,7 +74,7 @@ export const undoScenarios: FaultScenario[] = [
     files: { ".gitignore": "x\n" },
     setup: (box) => gitInit(box.workspace),
     scripts: runs("rm -rf .g*"),
-    checks: [fileIs(".gitignore", "x\n"), told(/repository's history \(\.git\)/), exitCode(0)],
+    checks: [fileIs(".gitignore", "x\n"), told(/repository's history \(\.git\)/), exitCode(4)],
   },
   {
     name: "--yes and `git stash clear`",
@@ -82,7 +82,7 @@ export const undoScenarios: FaultScenario[] = [
     expect: "not run; the model is told stashed changes are beyond undo",
     setup: (box) => gitInit(box.workspace),
     scripts: runs("git stash clear"),
-    checks: [told(/deletes stashed changes/), exitCode(0)],
+    checks: [told(/deletes stashed changes/), exitCode(4)],
   },
   {
     name: "--yes and a forced push written as a config refspec",
@@ -90,6 +90,6 @@ export const undoScenarios: FaultScenario[] = [
     expect: "not run; the model is told",
     setup: (box) => gitInit(box.workspace),
     scripts: runs("git config remote.origin.push '+refs/heads/*:refs/heads/*'"),
-    checks: [told(/forced pushes/), exitCode(0)],
+    checks: [told(/forced pushes/), exitCode(4)],
   },
 ];
