@@ -69,7 +69,7 @@ export function bashTool(): Tool {
       const env = { PAGER: "cat", GIT_PAGER: "cat", ...ctx.limits.env };
       const launch = ctx.sandbox.launch(args.command, ctx.workspace.root);
       // Room for the status lines and the stored-result note, so the dispatcher never cuts again.
-      const cap = Math.max(1024, ctx.limits.outputCap - 900);
+      const cap = Math.max(1024, ctx.limits.outputCap - 1600);
       const spool = ctx.results.spool("bash", cap);
       const result = await runCommand({
         launch,
