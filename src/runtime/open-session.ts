@@ -4,6 +4,7 @@ import { buildSystemPrompt } from "../agent/system-prompt.ts";
 import type { AgentEvent, Message, ReadRecord, StreamFn } from "../protocol/index.ts";
 import { hostOf, listModels } from "../providers/index.ts";
 import {
+  acquireSessionLock,
   contextBudget,
   createJournal,
   createTokenEstimator,
@@ -96,16 +97,26 @@ export async function openSession(
   if (resumed) {
     const budget = contextBudget({ window: limits.contextWindow, outputLimit: limits.maxOutput });
     const fixed = estimator.countRequest({ system, tools: toolSpecs(), messages: [] });
-    const loaded = await loadForResume(resumed.journalPath, {
-      budgetTokens: Math.max(0, budget.promptBudget - fixed),
-      estimator,
-    });
-    journal = await openJournal(resumed.journalPath, {
-      sync: "turn",
-      ledger: loaded.ledger,
-      tail: loaded.tail,
-      secrets: secretsOf(config),
-    });
+    // Held from before the journal is read until the process lets it go: no other nex writes meanwhile.
+    const lock = acquireSessionLock(resumed.journalPath, resumed.sessionId);
+    if (lock.notice) events.push({ type: "notice", message: lock.notice });
+    let loaded: Awaited<ReturnType<typeof loadForResume>>;
+    try {
+      loaded = await loadForResume(resumed.journalPath, {
+        budgetTokens: Math.max(0, budget.promptBudget - fixed),
+        estimator,
+      });
+      journal = await openJournal(resumed.journalPath, {
+        sync: "turn",
+        ledger: loaded.ledger,
+        tail: loaded.tail,
+        secrets: secretsOf(config),
+        lock,
+      });
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
     for (const repair of loaded.repairs) journal.appendMessage(repair);
     messages = loaded.messages;
     ledger = loaded.ledger;
@@ -300,13 +311,20 @@ export async function undoSession(
 ): Promise<{ ok: boolean; text: string }> {
   const config = resolveConfig(flags, env, cwd);
   const found = await locate(config, id, true);
-  const report = await undoWorkspace({
-    workspace: found.workspace,
-    checkpointDir: join(config.dataDir, "checkpoints", found.sessionId),
-    turns,
-    privatePaths: [config.dataDir],
-  });
-  return { ok: report.failed.length === 0, text: report.text };
+  // A running nex on this session would go on changing the files undo restores.
+  const lock = acquireSessionLock(found.journalPath, found.sessionId);
+  try {
+    const report = await undoWorkspace({
+      workspace: found.workspace,
+      checkpointDir: join(config.dataDir, "checkpoints", found.sessionId),
+      turns,
+      privatePaths: [config.dataDir],
+    });
+    const text = lock.notice ? `${lock.notice}\n${report.text}` : report.text;
+    return { ok: report.failed.length === 0, text };
+  } finally {
+    lock.release();
+  }
 }
 
 /** `nex compact`: opens a session, asks the model to summarise its older part, and journals it. */

@@ -33,6 +33,12 @@ export {
 export { scrubText } from "./scrub.ts";
 export { isSessionId, newSessionId } from "./session-id.ts";
 export {
+  acquireSessionLock,
+  type LockHolder,
+  SessionBusyError,
+  type SessionLock,
+} from "./session-lock.ts";
+export {
   cheapTextTokens,
   cheapTokens,
   createTokenEstimator,

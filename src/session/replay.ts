@@ -3,6 +3,7 @@ import type { Message, ReadRecord, ToolResultMessage, UserMessage } from "../pro
 import { describeBadLine, parseHeader } from "./journal.ts";
 import { type ReadCounter, readFirstLine, readLinesBackward } from "./line-reader.ts";
 import { type CompactionRecord, parseRecord, type SessionMeta, sniffType } from "./records.ts";
+import { SequenceCheck } from "./sequence-check.ts";
 import { cheapTokens, createTokenEstimator, type TokenEstimator } from "./tokens.ts";
 import { chooseStart, closeOpenCalls, safeStarts } from "./tool-pairs.ts";
 
@@ -104,6 +105,7 @@ async function scanTail(
     stopAt: number;
     counter: ReadCounter;
     estimator: TokenEstimator;
+    path: string;
   },
   warnings: string[],
 ): Promise<TailScan> {
@@ -121,6 +123,7 @@ async function scanTail(
   let messagesDone = false;
   let ledgerDone = false;
   let usageSeen = false;
+  const sequence = new SequenceCheck();
   const lines = readLinesBackward(handle, {
     size: options.size,
     stopAt: options.stopAt,
@@ -157,6 +160,9 @@ async function scanTail(
       if (scan.lastSeq === null) {
         scan.lastSeq = r.seq;
         scan.lastTok = r.tok;
+        sequence.start(r.seq);
+      } else if (!sequence.follows(r.seq)) {
+        continue;
       }
       if (scan.compaction && r.seq < scan.compaction.firstKeptSeq) {
         messagesDone = true;
@@ -176,6 +182,8 @@ async function scanTail(
     if (messagesDone && ledgerDone) break;
   }
   scan.collected.reverse();
+  const problem = sequence.describe(options.path, warnings.length > 0);
+  if (problem) warnings.push(problem);
   return scan;
 }
 
@@ -193,7 +201,7 @@ export async function loadForResume(path: string, options: ResumeOptions): Promi
     meta = parseHeader(header.bytes, path);
     scan = await scanTail(
       handle,
-      { ...options, size, stopAt: header.end, counter, estimator },
+      { ...options, size, stopAt: header.end, counter, estimator, path },
       warnings,
     );
   } finally {
