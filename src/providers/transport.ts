@@ -287,7 +287,7 @@ async function* timedChunks(
         attempt.abort();
         const what = first
           ? `no data within ${seconds(ms)}`
-          : `the stream stalled: no data for ${seconds(ms)}`;
+          : `the stream stalled: no output (text, tool calls or reasoning) for ${seconds(ms)}`;
         throw new StreamFailure("timeout", what);
       }
       if (result.done) return;
