@@ -47,6 +47,8 @@ export interface ResumeResult {
   tokensTotalEstimate: number | null;
   /** True when messages that are not covered by a summary were left out. */
   droppedMessages: boolean;
+  /** True when records that repeat or break the message order were left out (a damaged journal). */
+  damaged: boolean;
   /** True when a compaction summary leads `messages`. */
   summarised: boolean;
   /** Results added for calls left open by a crash; append them to the journal before the next request. */
@@ -68,14 +70,17 @@ export function summaryMessage(summary: string, omittedAfter = 0): UserMessage {
   return { type: "user", text: `${SUMMARY_PREFIX}${summary}${gap}` };
 }
 
-function omissionNote(omitted: number | null): UserMessage {
+function omissionNote(omitted: number | null, damaged: boolean): UserMessage {
   const what =
     omitted === null
       ? "Earlier messages of this session"
       : `The first ${omitted} messages of this session`;
+  const why = damaged
+    ? "because the session's journal is damaged (two processes wrote it at once)"
+    : "to fit the context window";
   return {
     type: "user",
-    text: `[${what} are omitted here to fit the context window. Files may have changed since: read them again before editing.]`,
+    text: `[${what} are omitted here ${why}. Files may have changed since: read them again before editing.]`,
   };
 }
 
@@ -95,6 +100,8 @@ interface TailScan {
   compaction: CompactionRecord | null;
   summaryRaw: number;
   overflowed: boolean;
+  /** Message records that repeat or break the order were left out (see sequence-check.ts). */
+  damaged: boolean;
   ledger: Map<string, ReadRecord>;
 }
 
@@ -117,6 +124,7 @@ async function scanTail(
     compaction: null,
     summaryRaw: 0,
     overflowed: false,
+    damaged: false,
     ledger: new Map(),
   };
   let usedRaw = 0;
@@ -184,6 +192,7 @@ async function scanTail(
   scan.collected.reverse();
   const problem = sequence.describe(options.path, warnings.length > 0);
   if (problem) warnings.push(problem);
+  scan.damaged = sequence.damaged;
   return scan;
 }
 
@@ -235,7 +244,7 @@ export async function loadForResume(path: string, options: ResumeOptions): Promi
       `${repairs.length} tool call(s) at the end of the journal had no result (nex stopped while they ran); they are marked as unknown.`,
     );
   }
-  if (kept.length === 0 && droppedMessages) {
+  if (kept.length === 0 && droppedMessages && !scan.damaged) {
     warnings.push(
       "The newest exchange alone does not fit the context window; the conversation resumes without it.",
     );
@@ -245,7 +254,12 @@ export async function loadForResume(path: string, options: ResumeOptions): Promi
   if (compaction)
     out.push(summaryMessage(compaction.summary, firstKeptSeq - compaction.firstKeptSeq));
   else if (droppedMessages && kept[0]?.type !== "user") {
-    out.push(omissionNote(scan.lastSeq === null ? null : firstKeptSeq - 1));
+    out.push(
+      omissionNote(
+        scan.lastSeq === null ? null : firstKeptSeq - 1,
+        scan.damaged && !scan.overflowed,
+      ),
+    );
   }
   out.push(...kept, ...repairs);
 
@@ -262,6 +276,7 @@ export async function loadForResume(path: string, options: ResumeOptions): Promi
     tokensKept: estimator.estimateMessages(out),
     tokensTotalEstimate: totalEstimate(scan, kept, estimator),
     droppedMessages,
+    damaged: scan.damaged,
     summarised: compaction !== null,
     repairs,
     bytesRead: counter.bytesRead,
@@ -292,6 +307,8 @@ export interface FitFacts {
   tokensKept: number;
   droppedMessages: boolean;
   summarised: boolean;
+  /** The journal is damaged: what was left out was not left out for the window's sake alone. */
+  damaged?: boolean;
 }
 
 /**
@@ -311,7 +328,8 @@ export function describeFit(fit: FitFacts, target: { model: string; window: numb
       ? `Journal had more than ${fit.keptMessages} messages`
       : `Journal had ${fit.totalMessages} messages${totalTokens}`;
   const what = fit.summarised ? "a summary and the last" : "the last";
-  return `${had}; kept ${what} ${fit.keptMessages} (~${formatTokens(fit.tokensKept)} tokens) ${to}`;
+  const why = fit.damaged ? "of a damaged journal (see the warning above)." : to;
+  return `${had}; kept ${what} ${fit.keptMessages} (~${formatTokens(fit.tokensKept)} tokens) ${why}`;
 }
 
 /** 850, 3.1k, 28k, 250k, 1.2M. */

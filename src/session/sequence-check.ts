@@ -13,6 +13,11 @@ export class SequenceCheck {
   #strayHigh = 0;
   #missing = 0;
 
+  /** Records were left out as not belonging to the line. */
+  get damaged(): boolean {
+    return this.#strays > 0;
+  }
+
   /** Feeds the next older message's `seq`; false when the record does not belong to the line. */
   follows(seq: number): boolean {
     const expected = this.#expected;

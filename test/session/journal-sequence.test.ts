@@ -71,3 +71,19 @@ test("a journal whose numbers run clean resumes without a warning", async () => 
   assert.deepEqual(result.warnings, []);
   assert.equal(result.messages.length, 40);
 });
+
+test("when the mixed records break tool pairs, what is left out is blamed on the damaged journal, not the window", async () => {
+  const shared = conversation(30, 3);
+  // Writer A got four records in, writer B two: following the numbers back takes B's call, whose
+  // result never came, so only what follows the break can be kept.
+  const path = await interleavedJournal(shared, turn("A", 1), turn("B", 1).slice(0, 2));
+  const result = await loadForResume(path, { budgetTokens: 1_000_000 });
+  assert.match(result.warnings.join("\n"), /journal is damaged/);
+  assert.doesNotMatch(result.warnings.join("\n"), /fit/);
+  assert.ok(result.droppedMessages);
+  const line = describeFit(result, { model: "m", window: 1_000_000 });
+  assert.match(line, /damaged journal/);
+  assert.doesNotMatch(line, /to fit/);
+  const note = result.messages[0];
+  assert.ok(note?.type === "user" && /journal is damaged/.test(note.text), JSON.stringify(note));
+});
