@@ -9,8 +9,8 @@ import { basename, dirname, join } from "node:path";
  * data directory (`locks/<id>.lock`) naming its holder: pid, the process's start time (so a reused pid
  * is not mistaken for the holder) and host. It appears whole or not at all (written aside, then hard-linked into place,
  * which fails if a lock exists). It is released when the journal closes and, as a backstop, when the
- * process exits or dies of a signal nothing else handles; a lock whose holder is gone (SIGKILL, power
- * loss) is taken over, and the taker is told.
+ * process exits; a lock whose holder is gone (killed by a signal, power loss) is taken over, and the
+ * taker is told.
  */
 
 /** A held lock. */
@@ -209,22 +209,13 @@ function releaseAll(): void {
   for (const path of [...held.keys()]) releaseLock(path);
 }
 
-const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-
-// A signal nothing else handles would kill the process without an `exit` event: release first, then
-// die of the same signal, as the default would have.
-function onSignal(signal: NodeJS.Signals): void {
-  if (process.listenerCount(signal) > 1) return;
-  releaseAll();
-  for (const s of SIGNALS) process.off(s, onSignal);
-  process.kill(process.pid, signal);
-}
-
+// No signal handlers: a listener of ours would stop Ink's signal-exit (and Node's default) from
+// ending the process, and a headless Ctrl-C is handled by the run and ends in `exit`. A process killed
+// by a signal leaves its lock, which the next nex finds dead and takes over, saying so.
 function hookExit(): void {
   if (exitHooked) return;
   exitHooked = true;
   process.on("exit", releaseAll);
-  for (const s of SIGNALS) process.on(s, onSignal);
 }
 
 /** The process's start time in clock ticks since boot (Linux), or null where `/proc` is missing. */

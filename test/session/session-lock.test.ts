@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -91,16 +91,16 @@ test("an unreadable lock file (torn by a crash) is taken over", async () => {
   assert.equal(existsSync(lockPathFor(journal.path)), false);
 });
 
-test("a process that exits without closing its journal leaves no lock behind", async () => {
+test("a process that exits without closing its journal leaves no lock behind; one killed by a signal leaves one the next takes over", async () => {
   const dir = tempDir();
   const path = journalPath(dir, "s1");
   const code = `
     import { createJournal } from ${JSON.stringify(join(import.meta.dirname, "../../src/session/journal.ts"))};
     await createJournal(${JSON.stringify(dir)}, { ...${JSON.stringify(session)}, id: "s1" }, { sync: "never" });
     process.exitCode = 0;`;
-  for (const ending of ["", "process.kill(process.pid, 'SIGTERM');"]) {
+  for (const ending of ["", "throw new Error('crash');"]) {
     const child = spawn(process.execPath, ["--input-type=module", "-e", code + ending], {
-      stdio: "inherit",
+      stdio: "ignore",
     });
     await new Promise((resolve) => child.on("exit", resolve));
     assert.equal(
@@ -108,7 +108,19 @@ test("a process that exits without closing its journal leaves no lock behind", a
       false,
       `lock left after ${ending || "a normal exit"}`,
     );
-    const { unlinkSync } = await import("node:fs");
     unlinkSync(path);
   }
+  const killed = spawn(
+    process.execPath,
+    ["--input-type=module", "-e", `${code} process.kill(process.pid, 'SIGTERM');`],
+    { stdio: "ignore" },
+  );
+  await new Promise((resolve) => killed.on("exit", resolve));
+  assert.ok(existsSync(lockPathFor(path)), "a signal ends the process without its exit handlers");
+  const reopened = await openJournal(path, { sync: "never" });
+  assert.match(
+    reopened.warnings.join("\n"),
+    new RegExp(`pid ${killed.pid}, which is no longer running`),
+  );
+  reopened.close();
 });
