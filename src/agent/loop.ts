@@ -312,6 +312,8 @@ async function* request(
 }
 
 function wasCutByOutputLimit(turn: AssembledTurn): boolean {
+  // A server that streamed far past the limit ignores it: a larger one would only bring a larger flood.
+  if (turn.outputOverrun) return false;
   if (turn.stopReason === "length") return true;
   return turn.toolCalls.some(
     (call) => call.verdict.type === "poisoned" && call.verdict.cause === "output_limit",
@@ -320,6 +322,9 @@ function wasCutByOutputLimit(turn: AssembledTurn): boolean {
 
 /** A text-only answer that did not end cleanly is not a finished task. */
 function describeCutAnswer(turn: AssembledTurn, maxTokens: number): string | null {
+  if (turn.outputOverrun) {
+    return `The endpoint did not stop at the ${maxTokens}-token output limit nex asked for: ${turn.dropDetail ?? "its output ran far past it"}. Nothing in that answer was run. Check the server's max_tokens handling (or its reasoning settings), then resume the session.`;
+  }
   if (turn.stopReason === "length" || (turn.usage && turn.usage.outputTokens >= maxTokens)) {
     return `The model's answer was cut off at the ${maxTokens}-token output limit, so the task is not finished. Resume the session and ask it to continue in smaller steps.`;
   }

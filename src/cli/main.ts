@@ -2,6 +2,7 @@ import { EXIT } from "../headless/exit-code.ts";
 import { runHeadless } from "../headless/run.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import { ConfigError } from "../runtime/config.ts";
+import { SessionBusyError } from "../runtime/session-busy.ts";
 import { type Command, HELP, parseCommand, UsageError } from "./args.ts";
 import { tolerateClosedOutput } from "./closed-output.ts";
 
@@ -21,7 +22,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await dispatch(command);
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof SessionBusyError) {
       process.stderr.write(`nex: ${error.message}\n`);
       return EXIT.config;
     }

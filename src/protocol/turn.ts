@@ -48,6 +48,8 @@ export interface AssembledTurn {
   terminated: boolean;
   /** What ended the stream early, when known (e.g. "the endpoint reported an error mid-stream: Overloaded"). */
   dropDetail?: string;
+  /** nex cut the stream: its output went far past `max_tokens` (the server ignored the limit). */
+  outputOverrun?: boolean;
   usage: Usage | null;
   /** The `max_tokens` that was sent. */
   maxTokens: number;

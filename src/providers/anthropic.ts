@@ -66,6 +66,8 @@ async function* readStream(
             startInput.set(index, JSON.stringify(block.input));
           }
           yield { type: "tool_call_delta", index, name: name || null, argumentsDelta: "" };
+        } else {
+          assembler.addReasoning(thinkingOf(block));
         }
       } else if (data.type === "content_block_delta") {
         const delta = isObject(data.delta) ? data.delta : {};
@@ -76,6 +78,8 @@ async function* readStream(
           sawDelta.add(index);
           assembler.addCallDelta(index, { argumentsText: delta.partial_json });
           yield { type: "tool_call_delta", index, name: null, argumentsDelta: delta.partial_json };
+        } else {
+          assembler.addReasoning(thinkingOf(delta));
         }
       } else if (data.type === "content_block_stop") {
         const prefilled = startInput.get(index);
@@ -99,6 +103,7 @@ async function* readStream(
         );
         break;
       }
+      if (assembler.isOverrun()) break;
     }
   } catch (error) {
     if (!(error instanceof StreamFailure) || error.kind === "aborted" || !assembler.hasOutput())
@@ -131,6 +136,8 @@ async function* readWhole(
         argumentsText: input,
       });
       yield { type: "tool_call_delta", index, name: name || null, argumentsDelta: input };
+    } else {
+      assembler.addReasoning(thinkingOf(block));
     }
   }
   if (typeof parsed.stop_reason === "string") assembler.setStopReason(parsed.stop_reason);
@@ -148,4 +155,14 @@ function usageOf(usage: Record<string, unknown>): { inputTokens?: number; output
   if (input.length > 0) out.inputTokens = input.reduce((sum, value) => sum + value, 0);
   if (typeof usage.output_tokens === "number") out.outputTokens = usage.output_tokens;
   return out;
+}
+
+/** Thinking text of a block or delta (`thinking`, `signature`, redacted `data`): output the model spent. */
+function thinkingOf(part: Record<string, unknown>): string {
+  let text = "";
+  for (const key of ["thinking", "signature", "data"]) {
+    const value = part[key];
+    if (typeof value === "string") text += value;
+  }
+  return text;
 }

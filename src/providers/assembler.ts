@@ -1,6 +1,7 @@
 // Assembles one response (streamed or whole) into an AssembledTurn with a verdict per tool call.
 // Argument fragments are kept per call as an array and joined once at the end: linear in the bytes received.
 import type { AssembledToolCall, AssembledTurn, Usage } from "../protocol/index.ts";
+import { type OutputMeter, outputCharLimit, overrunDetail } from "./output-meter.ts";
 import { isNormalStop, mapStopReason, terminatorName, type WireFormat } from "./stop-reason.ts";
 import { judgeCall } from "./verdict.ts";
 
@@ -14,6 +15,8 @@ export interface CallDelta {
 /** Collects a response piece by piece, then judges it once. */
 export interface TurnAssembler {
   addText(text: string): void;
+  /** Reasoning the model streamed (not shown, not kept): it counts as output and as progress. */
+  addReasoning(text: string): void;
   addCallDelta(index: number, delta: CallDelta): void;
   /** Marks the call's block closed (Anthropic `content_block_stop`). */
   closeCall(index: number): void;
@@ -26,6 +29,8 @@ export interface TurnAssembler {
   /** True once any text or tool call arrived: from then on a failure cannot be retried silently. */
   hasOutput(): boolean;
   isTerminated(): boolean;
+  /** The output went far past `max_tokens` (see output-meter.ts): stop reading, the turn is cut. */
+  isOverrun(): boolean;
   finish(): AssembledTurn;
 }
 
@@ -36,6 +41,8 @@ export interface AssemblerOptions {
   maxTokens: number;
   /** Calls end with an explicit block close (Anthropic); otherwise a call is closed by the turn's end. */
   explicitClose: boolean;
+  /** Counts content for the transport's idle timeout; a private one when omitted. */
+  meter?: OutputMeter;
 }
 
 interface CallState {
@@ -53,10 +60,25 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
   let usage: Partial<Usage> | null = null;
   let terminated = false;
   let dropDetail: string | null = null;
+  const meter = options.meter ?? { chars: 0, everyByte: false };
+  const limit = outputCharLimit(options.maxTokens);
+  let overrun = false;
+  const count = (chars: number) => {
+    meter.chars += chars;
+    if (meter.chars > limit && !overrun) {
+      overrun = true;
+      dropDetail = overrunDetail(meter.chars, options.maxTokens);
+    }
+  };
 
   return {
     addText(piece) {
-      if (piece) text.push(piece);
+      if (!piece) return;
+      text.push(piece);
+      count(piece.length);
+    },
+    addReasoning(piece) {
+      if (piece) count(piece.length);
     },
     addCallDelta(index, delta) {
       let call = calls.get(index);
@@ -67,8 +89,14 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       if (delta.id && !call.id) call.id = delta.id;
       // Most servers send the name once; some repeat it in every delta, a few split it ("write_",
       // "file"). A repeat is ignored and a piece is joined on.
-      if (delta.name && delta.name !== call.name) call.name += delta.name;
-      if (delta.argumentsText) call.fragments.push(delta.argumentsText);
+      if (delta.name && delta.name !== call.name) {
+        call.name += delta.name;
+        count(delta.name.length);
+      }
+      if (delta.argumentsText) {
+        call.fragments.push(delta.argumentsText);
+        count(delta.argumentsText.length);
+      }
     },
     closeCall(index) {
       const call = calls.get(index);
@@ -84,7 +112,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       terminated = true;
     },
     markDropped(detail) {
-      dropDetail = detail;
+      if (!overrun) dropDetail = detail;
     },
     hasOutput() {
       return text.length > 0 || calls.size > 0;
@@ -92,11 +120,15 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
     isTerminated() {
       return terminated;
     },
+    isOverrun() {
+      return overrun;
+    },
     finish() {
       const finalUsage: Usage | null = usage
         ? { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 }
         : null;
-      const stopReason = mapStopReason(options.wire, rawStop);
+      // A cut response ends like one stopped at its length limit: nothing in it may run.
+      const stopReason = overrun ? "length" : mapStopReason(options.wire, rawStop);
       const signals = {
         rawStopReason: rawStop,
         stopReason,
@@ -106,6 +138,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
         usage: finalUsage,
         maxTokens: options.maxTokens,
         dropDetail,
+        overrun,
       };
       // Each result must answer exactly one call: a server that repeats an id (or sends none) gets
       // ids made unique within the turn, or the next request would pair results with the wrong call.
@@ -130,6 +163,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
         rawStopReason: rawStop,
         terminated,
         ...(dropDetail ? { dropDetail } : {}),
+        ...(overrun ? { outputOverrun: true } : {}),
         usage: finalUsage,
         maxTokens: options.maxTokens,
       };

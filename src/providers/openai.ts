@@ -77,7 +77,9 @@ async function* readStream(
           yield { type: "tool_call_delta", index, name, argumentsDelta: args };
         }
         if (typeof choice.finish_reason === "string") assembler.setStopReason(choice.finish_reason);
+        assembler.addReasoning(reasoningOf(delta));
       }
+      if (assembler.isOverrun()) break;
     }
   } catch (error) {
     if (!(error instanceof StreamFailure) || error.kind === "aborted" || !assembler.hasOutput())
@@ -88,6 +90,12 @@ async function* readStream(
     return { type: "failed", error: unreadableStream(context, unreadable) };
   }
   return finishStream(assembler, context);
+}
+
+/** Reasoning text of a delta or message (`reasoning_content`: vLLM, DeepSeek; `reasoning`: Ollama, OpenRouter). */
+function reasoningOf(delta: Record<string, unknown>): string {
+  const value = delta.reasoning_content ?? delta.reasoning;
+  return typeof value === "string" ? value : "";
 }
 
 /**
@@ -121,6 +129,7 @@ async function* readWhole(
     return { type: "failed", error: inBodyError(parsed, context) };
   const choice = firstChoice(parsed.choices)[0];
   const message = choice && isObject(choice.message) ? choice.message : {};
+  assembler.addReasoning(reasoningOf(message));
   const content = contentText(message.content);
   if (content !== "") {
     assembler.addText(content);

@@ -15,6 +15,7 @@ import {
   timeoutError,
 } from "./errors.ts";
 import type { HttpFetch, HttpResponse } from "./http-client.ts";
+import { createOutputMeter, type OutputMeter } from "./output-meter.ts";
 import { planRetry, type RetryOptions, realSleep, retryAfterMs } from "./retry.ts";
 
 /** How long to wait for the first byte of a response, and between chunks after it. */
@@ -35,9 +36,11 @@ export interface WireExchange {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** `meter` counts the content read, which is what the idle timeout takes as progress. */
   read(
     response: HttpResponse,
     chunks: AsyncIterable<Uint8Array>,
+    meter: OutputMeter,
   ): AsyncGenerator<ProviderEvent, ReadOutcome>;
 }
 
@@ -191,12 +194,14 @@ async function* attemptOnce(
     return { type: "failed", error: failure, retryAfterMs: null };
   }
   clearTimeout(timer);
+  const meter = createOutputMeter();
   const chunks = timedChunks(
     response.body,
     signal,
     attempt,
     options.timeouts,
     options.maxResponseBytes ?? MAX_RESPONSE_BYTES,
+    meter,
   );
   try {
     if (!response.ok) {
@@ -215,7 +220,7 @@ async function* attemptOnce(
         retryAfterMs: null,
       };
     }
-    const outcome = yield* exchange.read(response, chunks);
+    const outcome = yield* exchange.read(response, chunks, meter);
     if (outcome.type === "turn") return outcome;
     return { type: "failed", error: outcome.error, retryAfterMs: null };
   } catch (error) {
@@ -239,7 +244,8 @@ const ATTEMPT_ENDED = new Error("the attempt ended");
 
 /**
  * The body as chunks, with the first-byte timeout until the first chunk and the idle timeout after.
- * Throws StreamFailure on timeout, network failure or cancellation.
+ * After the first chunk, progress is content (`meter`), not bytes: a stream of empty deltas or
+ * keep-alives is no answer. Throws StreamFailure on timeout, network failure or cancellation.
  */
 async function* timedChunks(
   body: AsyncIterable<Uint8Array> | null,
@@ -247,14 +253,21 @@ async function* timedChunks(
   attempt: AbortController,
   timeouts: Timeouts,
   maxBytes: number,
+  meter: OutputMeter,
 ): AsyncGenerator<Uint8Array> {
   if (!body) return;
   const reader = body[Symbol.asyncIterator]();
   let first = true;
   let received = 0;
   let lastProgress = Date.now();
+  let counted = 0;
   try {
     for (;;) {
+      // The reader has taken in the last chunk by now: did it bring content?
+      if (meter.chars !== counted) {
+        counted = meter.chars;
+        lastProgress = Date.now();
+      }
       const ms = first ? timeouts.firstByteMs : timeouts.idleMs;
       const left = Math.max(0, ms - (Date.now() - lastProgress));
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -274,13 +287,13 @@ async function* timedChunks(
         attempt.abort();
         const what = first
           ? `no data within ${seconds(ms)}`
-          : `the stream stalled: no data for ${seconds(ms)}`;
+          : `the stream stalled: no output (text, tool calls or reasoning) for ${seconds(ms)}`;
         throw new StreamFailure("timeout", what);
       }
       if (result.done) return;
-      // Keep-alive comments (": ping") are not progress: a server that sends only them forever
-      // would otherwise hold nex past every timeout.
-      if (!isKeepAliveOnly(result.value)) {
+      // Keep-alive comments (": ping") are not even a first byte: a server that sends only them
+      // forever would otherwise hold nex past every timeout.
+      if ((first || meter.everyByte) && !isKeepAliveOnly(result.value)) {
         first = false;
         lastProgress = Date.now();
       }

@@ -20,6 +20,8 @@ export interface TurnSignals {
   maxTokens: number;
   /** What ended the stream early, in plain words, when known (e.g. "the connection was reset"). */
   dropDetail: string | null;
+  /** The output went far past `max_tokens` and nex cut the stream (`dropDetail` says how far). */
+  overrun?: boolean;
 }
 
 /** One call's own signals: its text, and whether its block was closed (Anthropic `content_block_stop`). */
@@ -34,6 +36,8 @@ export function judgeCall(call: CallSignals, turn: TurnSignals): CallVerdict {
   const poisoned = (cause: Extract<CallVerdict, { type: "poisoned" }>["cause"], reason: string) =>
     ({ type: "poisoned", cause, reason, bytesReceived }) as const;
 
+  if (turn.overrun)
+    return poisoned("output_limit", turn.dropDetail ?? "the output exceeded max_tokens");
   const hitLimit = turn.usage !== null && turn.usage.outputTokens >= turn.maxTokens;
   if (hitLimit || turn.stopReason === "length") {
     return poisoned("output_limit", outputLimitReason(text, turn, hitLimit));

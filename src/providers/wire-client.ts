@@ -61,14 +61,16 @@ export function createWireClient(options: ClientOptions, spec: WireSpec): Stream
       url: spec.url,
       headers,
       body: spec.body(request),
-      async *read(response, chunks) {
+      async *read(response, chunks, meter) {
         const { first, rest } = await peek(chunks);
         const asStream = bodyIsStream(first, response.headers.get("content-type"), spec.streaming);
+        meter.everyByte = !asStream;
         const assembler = createTurnAssembler({
           wire: spec.wire,
           streaming: asStream,
           maxTokens: request.maxTokens,
           explicitClose: spec.explicitClose && asStream,
+          meter,
         });
         const read = asStream ? spec.readStream : spec.readWhole;
         return yield* read(rest, assembler, transport.context);
@@ -172,7 +174,8 @@ export async function readJsonObject(
  * the user); anything else is a turn, whose verdicts say what arrived whole.
  */
 export function finishStream(assembler: TurnAssembler, context: FailureContext): ReadOutcome {
-  if (!assembler.isTerminated() && !assembler.hasOutput()) {
+  // A cut overrun is a turn even with only reasoning in it: asking again would bring the same flood.
+  if (!assembler.isTerminated() && !assembler.hasOutput() && !assembler.isOverrun()) {
     return {
       type: "failed",
       error: networkError(

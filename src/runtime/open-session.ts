@@ -4,6 +4,7 @@ import { buildSystemPrompt } from "../agent/system-prompt.ts";
 import type { AgentEvent, Message, ReadRecord, StreamFn } from "../protocol/index.ts";
 import { hostOf, listModels } from "../providers/index.ts";
 import {
+  acquireSessionLock,
   contextBudget,
   createJournal,
   createTokenEstimator,
@@ -123,16 +124,26 @@ export async function openSession(
   if (resumed) {
     const budget = contextBudget({ window: limits.contextWindow, outputLimit: limits.maxOutput });
     const fixed = estimator.countRequest({ system, tools: toolSpecs(), messages: [] });
-    const loaded = await loadForResume(resumed.journalPath, {
-      budgetTokens: Math.max(0, budget.promptBudget - fixed),
-      estimator,
-    });
-    journal = await openJournal(resumed.journalPath, {
-      sync: "turn",
-      ledger: loaded.ledger,
-      tail: loaded.tail,
-      secrets,
-    });
+    // Held from before the journal is read until the process lets it go: no other nex writes meanwhile.
+    const lock = acquireSessionLock(resumed.journalPath, resumed.sessionId);
+    if (lock.notice) events.push({ type: "notice", message: lock.notice });
+    let loaded: Awaited<ReturnType<typeof loadForResume>>;
+    try {
+      loaded = await loadForResume(resumed.journalPath, {
+        budgetTokens: Math.max(0, budget.promptBudget - fixed),
+        estimator,
+      });
+      journal = await openJournal(resumed.journalPath, {
+        sync: "turn",
+        ledger: loaded.ledger,
+        tail: loaded.tail,
+        secrets,
+        lock,
+      });
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
     for (const repair of loaded.repairs) journal.appendMessage(repair);
     messages = loaded.messages;
     ledger = loaded.ledger;
@@ -360,7 +371,7 @@ export async function undoSession(
 ): Promise<{ ok: boolean; text: string }> {
   const config = resolveConfig(flags, env, cwd);
   const checkpointDirOf = (sessionId: string) => join(config.dataDir, "checkpoints", sessionId);
-  let found: { workspace: string; sessionId: string };
+  let found: { workspace: string; sessionId: string; journalPath: string };
   let which = "";
   if (id === "last") {
     const sessions = await listSessions(config.dataDir, { workspace: config.workspace });
@@ -386,12 +397,19 @@ export async function undoSession(
     const text = describePreview(await previewUndo(common));
     return { ok: true, text: `${which}${which ? "\n" : ""}${text}` };
   }
-  const report = await undoWorkspace({
-    ...common,
-    turns,
-    ...(options.includeUnsure ? { includeUnsure: true } : {}),
-  });
-  return { ok: report.failed.length === 0, text: `${which}${report.text}` };
+  // A running nex on this session would go on changing the files undo restores.
+  const lock = acquireSessionLock(found.journalPath, found.sessionId);
+  try {
+    const report = await undoWorkspace({
+      ...common,
+      turns,
+      ...(options.includeUnsure ? { includeUnsure: true } : {}),
+    });
+    const notice = lock.notice ? `${lock.notice}\n` : "";
+    return { ok: report.failed.length === 0, text: `${notice}${which}${report.text}` };
+  } finally {
+    lock.release();
+  }
 }
 
 /** `nex compact`: opens a session, asks the model to summarise its older part, and journals it. */

@@ -1,6 +1,7 @@
 import type { RequestBudget } from "../agent/loop.ts";
 import type { Message, ToolSpec } from "../protocol/index.ts";
 import { cheapTextTokens, cheapTokens, chooseMaxTokens, contextBudget } from "../session/index.ts";
+import { absurdUsage, absurdUsageNotice } from "./usage-sanity.ts";
 
 /** The budget the loop asks, plus what the session feeds it. */
 export interface SessionBudget extends RequestBudget {
@@ -40,6 +41,7 @@ export function createSessionBudget(options: {
   // messages, kept up as messages are appended, so each request adds only its new messages.
   let cheap: { system: string; prefix: number[] } | null = null;
   let warned = false;
+  let warnedAbsurd = false;
 
   const fixedTokens = (system: string): number => {
     toolTokens ??= options
@@ -54,6 +56,12 @@ export function createSessionBudget(options: {
       if (limit > 0) window = limit;
     },
     observeUsage(inputTokens, outputTokens, messageCount) {
+      const absurd = absurdUsage(inputTokens, outputTokens, window);
+      if (absurd) {
+        if (warnedAbsurd) return null;
+        warnedAbsurd = true;
+        return absurdUsageNotice(absurd);
+      }
       // Some servers fill usage with zeros: that is no report at all.
       if (inputTokens <= 0) return null;
       const estimated = cheap?.prefix[messageCount] ?? null;

@@ -39,6 +39,12 @@ export {
 } from "./secret-scrubber.ts";
 export { isSessionId, newSessionId } from "./session-id.ts";
 export {
+  acquireSessionLock,
+  type LockHolder,
+  SessionBusyError,
+  type SessionLock,
+} from "./session-lock.ts";
+export {
   cheapTextTokens,
   cheapTokens,
   createTokenEstimator,

@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { AgentEvent, Message, ReadRecord } from "../protocol/index.ts";
 import { readFirstLine, readLinesBackward } from "./line-reader.ts";
 import {
@@ -14,6 +14,7 @@ import {
 } from "./records.ts";
 import { hostOnly, type KnownSecrets, scrubValue } from "./scrub.ts";
 import { newSessionId } from "./session-id.ts";
+import { acquireSessionLock, type SessionLock } from "./session-lock.ts";
 import { cheapTokens } from "./tokens.ts";
 
 /** When appends reach the disk: fsync at `syncTurn` (default), after every record, or never (tests). */
@@ -25,6 +26,8 @@ export interface JournalOptions {
   now?: () => Date;
   /** Secrets the caller holds (the API key): redacted wherever they appear in a record. */
   secrets?: KnownSecrets;
+  /** The session's lock when the caller took it first (resume reads the journal under it); else taken here. */
+  lock?: SessionLock;
 }
 
 /** What the runtime knows when a session starts; `baseUrl` is reduced to its host before it is written. */
@@ -91,6 +94,7 @@ class FileJournal implements Journal {
   #seq: number;
   #tok: number;
   #ledger: Map<string, ReadRecord>;
+  #lock: SessionLock;
   #redactions = 0;
   #bytesSinceSnapshot = 0;
   #lastSnapshotBytes = 0;
@@ -99,6 +103,7 @@ class FileJournal implements Journal {
     path: string;
     meta: SessionMeta;
     fd: number;
+    lock: SessionLock;
     options: JournalOptions;
     seq: number;
     tok: number;
@@ -108,6 +113,7 @@ class FileJournal implements Journal {
     this.path = init.path;
     this.meta = init.meta;
     this.#fd = init.fd;
+    this.#lock = init.lock;
     this.#sync = init.options.sync ?? "turn";
     this.#now = init.options.now ?? (() => new Date());
     this.#secrets = init.options.secrets ?? [];
@@ -236,9 +242,13 @@ class FileJournal implements Journal {
 
   close(): void {
     if (this.#fd === null) return;
-    if (this.#sync !== "never") fsyncSync(this.#fd);
-    closeSync(this.#fd);
-    this.#fd = null;
+    try {
+      if (this.#sync !== "never") fsyncSync(this.#fd);
+      closeSync(this.#fd);
+    } finally {
+      this.#fd = null;
+      this.#lock.release();
+    }
   }
 }
 
@@ -254,10 +264,13 @@ export async function createJournal(
   for (let attempt = 0; ; attempt++) {
     const id = session.id ?? newSessionId(now());
     const path = journalPath(dataDir, id);
+    // Locked before the file exists, so no other nex can open the new session before this one holds it.
+    const lock = options.lock ?? acquireSessionLock(path, id);
     let fd: number;
     try {
       fd = openSync(path, "ax", 0o600);
     } catch (error) {
+      lock.release();
       const exists = (error as NodeJS.ErrnoException).code === "EEXIST";
       if (exists && session.id === undefined && attempt < 5) continue;
       throw error;
@@ -278,6 +291,7 @@ export async function createJournal(
       path,
       meta,
       fd,
+      lock,
       options,
       seq: 0,
       tok: 0,
@@ -315,6 +329,25 @@ export async function openJournal(
   } = {},
 ): Promise<Journal> {
   const warnings: string[] = [];
+  const lock = options.lock ?? acquireSessionLock(path, basename(path, ".jsonl"));
+  if (lock.notice && !options.lock) warnings.push(lock.notice);
+  try {
+    return await reopen(path, options, lock, warnings);
+  } catch (error) {
+    if (!options.lock) lock.release();
+    throw error;
+  }
+}
+
+async function reopen(
+  path: string,
+  options: JournalOptions & {
+    ledger?: readonly ReadRecord[];
+    tail?: { seq: number; tok: number } | null;
+  },
+  lock: SessionLock,
+  warnings: string[],
+): Promise<Journal> {
   const handle = await open(path, "r");
   let seq = options.tail?.seq ?? 0;
   let tok = options.tail?.tok ?? 0;
@@ -360,7 +393,7 @@ export async function openJournal(
   }
   const fd = openSync(path, "a");
   if (torn) writeSync(fd, "\n");
-  const journal = new FileJournal({ path, meta, fd, options, seq, tok, ledger, warnings });
+  const journal = new FileJournal({ path, meta, fd, lock, options, seq, tok, ledger, warnings });
   journal.appendLedgerSnapshot();
   return journal;
 }

@@ -3,6 +3,7 @@ import type { Message, ReadRecord, ToolResultMessage, UserMessage } from "../pro
 import { describeBadLine, parseHeader } from "./journal.ts";
 import { type ReadCounter, readFirstLine, readLinesBackward } from "./line-reader.ts";
 import { type CompactionRecord, parseRecord, type SessionMeta, sniffType } from "./records.ts";
+import { SequenceCheck } from "./sequence-check.ts";
 import { cheapTokens, createTokenEstimator, type TokenEstimator } from "./tokens.ts";
 import { chooseStart, closeOpenCalls, safeStarts } from "./tool-pairs.ts";
 
@@ -46,6 +47,8 @@ export interface ResumeResult {
   tokensTotalEstimate: number | null;
   /** True when messages that are not covered by a summary were left out. */
   droppedMessages: boolean;
+  /** True when records that repeat or break the message order were left out (a damaged journal). */
+  damaged: boolean;
   /** True when a compaction summary leads `messages`. */
   summarised: boolean;
   /** Results added for calls left open by a crash; append them to the journal before the next request. */
@@ -67,14 +70,17 @@ export function summaryMessage(summary: string, omittedAfter = 0): UserMessage {
   return { type: "user", text: `${SUMMARY_PREFIX}${summary}${gap}` };
 }
 
-function omissionNote(omitted: number | null): UserMessage {
+function omissionNote(omitted: number | null, damaged: boolean): UserMessage {
   const what =
     omitted === null
       ? "Earlier messages of this session"
       : `The first ${omitted} messages of this session`;
+  const why = damaged
+    ? "because the session's journal is damaged (two processes wrote it at once)"
+    : "to fit the context window";
   return {
     type: "user",
-    text: `[${what} are omitted here to fit the context window. Files may have changed since: read them again before editing.]`,
+    text: `[${what} are omitted here ${why}. Files may have changed since: read them again before editing.]`,
   };
 }
 
@@ -94,6 +100,8 @@ interface TailScan {
   compaction: CompactionRecord | null;
   summaryRaw: number;
   overflowed: boolean;
+  /** Message records that repeat or break the order were left out (see sequence-check.ts). */
+  damaged: boolean;
   ledger: Map<string, ReadRecord>;
 }
 
@@ -104,6 +112,7 @@ async function scanTail(
     stopAt: number;
     counter: ReadCounter;
     estimator: TokenEstimator;
+    path: string;
   },
   warnings: string[],
 ): Promise<TailScan> {
@@ -115,12 +124,14 @@ async function scanTail(
     compaction: null,
     summaryRaw: 0,
     overflowed: false,
+    damaged: false,
     ledger: new Map(),
   };
   let usedRaw = 0;
   let messagesDone = false;
   let ledgerDone = false;
   let usageSeen = false;
+  const sequence = new SequenceCheck();
   const lines = readLinesBackward(handle, {
     size: options.size,
     stopAt: options.stopAt,
@@ -157,6 +168,9 @@ async function scanTail(
       if (scan.lastSeq === null) {
         scan.lastSeq = r.seq;
         scan.lastTok = r.tok;
+        sequence.start(r.seq);
+      } else if (!sequence.follows(r.seq)) {
+        continue;
       }
       if (scan.compaction && r.seq < scan.compaction.firstKeptSeq) {
         messagesDone = true;
@@ -176,6 +190,9 @@ async function scanTail(
     if (messagesDone && ledgerDone) break;
   }
   scan.collected.reverse();
+  const problem = sequence.describe(options.path, warnings.length > 0);
+  if (problem) warnings.push(problem);
+  scan.damaged = sequence.damaged;
   return scan;
 }
 
@@ -193,7 +210,7 @@ export async function loadForResume(path: string, options: ResumeOptions): Promi
     meta = parseHeader(header.bytes, path);
     scan = await scanTail(
       handle,
-      { ...options, size, stopAt: header.end, counter, estimator },
+      { ...options, size, stopAt: header.end, counter, estimator, path },
       warnings,
     );
   } finally {
@@ -227,7 +244,7 @@ export async function loadForResume(path: string, options: ResumeOptions): Promi
       `${repairs.length} tool call(s) at the end of the journal had no result (nex stopped while they ran); they are marked as unknown.`,
     );
   }
-  if (kept.length === 0 && droppedMessages) {
+  if (kept.length === 0 && droppedMessages && !scan.damaged) {
     warnings.push(
       "The newest exchange alone does not fit the context window; the conversation resumes without it.",
     );
@@ -237,7 +254,12 @@ export async function loadForResume(path: string, options: ResumeOptions): Promi
   if (compaction)
     out.push(summaryMessage(compaction.summary, firstKeptSeq - compaction.firstKeptSeq));
   else if (droppedMessages && kept[0]?.type !== "user") {
-    out.push(omissionNote(scan.lastSeq === null ? null : firstKeptSeq - 1));
+    out.push(
+      omissionNote(
+        scan.lastSeq === null ? null : firstKeptSeq - 1,
+        scan.damaged && !scan.overflowed,
+      ),
+    );
   }
   out.push(...kept, ...repairs);
 
@@ -254,6 +276,7 @@ export async function loadForResume(path: string, options: ResumeOptions): Promi
     tokensKept: estimator.estimateMessages(out),
     tokensTotalEstimate: totalEstimate(scan, kept, estimator),
     droppedMessages,
+    damaged: scan.damaged,
     summarised: compaction !== null,
     repairs,
     bytesRead: counter.bytesRead,
@@ -284,6 +307,8 @@ export interface FitFacts {
   tokensKept: number;
   droppedMessages: boolean;
   summarised: boolean;
+  /** The journal is damaged: what was left out was not left out for the window's sake alone. */
+  damaged?: boolean;
 }
 
 /**
@@ -303,7 +328,8 @@ export function describeFit(fit: FitFacts, target: { model: string; window: numb
       ? `Journal had more than ${fit.keptMessages} messages`
       : `Journal had ${fit.totalMessages} messages${totalTokens}`;
   const what = fit.summarised ? "a summary and the last" : "the last";
-  return `${had}; kept ${what} ${fit.keptMessages} (~${formatTokens(fit.tokensKept)} tokens) ${to}`;
+  const why = fit.damaged ? "of a damaged journal (see the warning above)." : to;
+  return `${had}; kept ${what} ${fit.keptMessages} (~${formatTokens(fit.tokensKept)} tokens) ${why}`;
 }
 
 /** 850, 3.1k, 28k, 250k, 1.2M. */

@@ -425,7 +425,8 @@ test("a reader that closes stdout early (nex run … | head -1) does not crash n
   const stub = await startStubEndpoint({
     scripts: [
       openaiToolCall({ name: "write_file", args: { path: "done.txt", content: "finished\n" } }),
-      openaiText("line\n".repeat(50_000)),
+      // ~500 KB of --json lines, far more than a pipe holds, within the max_tokens nex asks for.
+      openaiText("line\n".repeat(8_000)),
     ],
   });
   const box = makeSandbox();

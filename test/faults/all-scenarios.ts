@@ -3,6 +3,7 @@ import type { FaultScenario } from "./scenario.ts";
 import { anthropicScenarios } from "./scenarios-anthropic.ts";
 import { commandScenarios } from "./scenarios-commands.ts";
 import { edgeScenarios } from "./scenarios-edge.ts";
+import { endpointWordScenarios } from "./scenarios-endpoint-word.ts";
 import { fieldScenarios } from "./scenarios-field.ts";
 import { fileScenarios } from "./scenarios-files.ts";
 import { limitScenarios } from "./scenarios-limits.ts";
@@ -30,4 +31,5 @@ export const allScenarios: FaultScenario[] = [
   ...secretScenarios,
   ...smallWindowScenarios,
   ...processScenarios,
+  ...endpointWordScenarios,
 ];

@@ -117,6 +117,28 @@ export const limitScenarios: FaultScenario[] = [
       }),
       openaiText("ok"),
     ],
+    // 200 KB of brackets is also far past the max_tokens asked for: either refusal is safe.
+    checks: [
+      absent("deep.txt"),
+      told(/nest deeper than 64 levels|far beyond the max_tokens/),
+      requests(2),
+      exitCode(0),
+    ],
+  },
+  {
+    name: "arguments nested 50,000 levels deep, within max_tokens",
+    wire: "openai",
+    expect:
+      "refused as unreadable before anything walks them; nex neither crashes nor runs the call",
+    setup: (box) => withLimits(box, "openai", { contextWindow: 131_072, maxOutput: 32_768 }),
+    scripts: [
+      openaiToolCall({
+        name: "write_file",
+        args: `{"path":"deep.txt","content":"x","z":${"[".repeat(50_000)}${"]".repeat(50_000)}}`,
+        chunkSize: 4096,
+      }),
+      openaiText("ok"),
+    ],
     checks: [absent("deep.txt"), told(/nest deeper than 64 levels/), requests(2), exitCode(0)],
   },
 ];

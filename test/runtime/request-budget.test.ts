@@ -76,3 +76,19 @@ test("a usage report far below nex's own estimate (a server cutting the prompt) 
     "a report within tokenizer differences is trusted",
   );
 });
+
+test("a usage report no request could produce (above the window, negative, fractional) does not drive the budget, and the user is told once", () => {
+  const budget = createSessionBudget({ window: 32_768, maxOutput: 8_192, tools });
+  const messages = [text(3_500)];
+  const before = budget.estimatePrompt("system", messages);
+  const notice = budget.observeUsage(1_000_000_000, 12, 1);
+  assert.match(
+    notice ?? "",
+    /1,000,000,000 prompt tokens, more than the whole 32,768-token window/,
+  );
+  assert.equal(budget.estimatePrompt("system", messages), before, "nex keeps its own estimate");
+  assert.notEqual(budget.maxTokensFor(before), null, "no compaction before the next turn");
+  assert.equal(budget.observeUsage(-5, 3, 1), null, "told once");
+  assert.equal(budget.observeUsage(1_200.5, 3, 1), null);
+  assert.equal(budget.estimatePrompt("system", messages), before);
+});
