@@ -162,7 +162,12 @@ export function describeLeftovers(leftovers: Leftovers, heldOutput: boolean): st
       ? "\n(A background process it started kept running outside nex's control.)"
       : "";
   }
-  const list = leftovers.stopped.map((p) => `\n  pid ${p.pid}: ${p.command}`).join("");
+  // A fork bomb leaves thousands: name a few, count the rest.
+  const shown = leftovers.stopped.slice(0, 10);
+  const hidden = leftovers.stopped.length - shown.length;
+  const list =
+    shown.map((p) => `\n  pid ${p.pid}: ${p.command.slice(0, 200)}`).join("") +
+    (hidden > 0 ? `\n  and ${hidden} more` : "");
   const more =
     leftovers.children > 0
       ? `\n  and ${leftovers.children} process${leftovers.children === 1 ? "" : "es"} they had started`

@@ -231,10 +231,13 @@ test("the model's todo list is shown as it changes, and survives a compaction an
     scripts: [
       openaiToolCall({ name: "todo_write", args: { todos } }),
       openaiText("on it"),
-      // A long answer after it, so the compaction summarises the list away with the older turns.
-      openaiText("The parser, in detail: ".concat("token rules and their cases. ".repeat(1600)), {
-        chunkSize: 4000,
-      }),
+      // Long answers after it (each within what max_tokens allows), so the compaction summarises
+      // the list away with the older turns.
+      ...["parser", "lexer", "printer"].map((part) =>
+        openaiText(`The ${part}, in detail: `.concat("token rules and their cases. ".repeat(480)), {
+          chunkSize: 4000,
+        }),
+      ),
     ],
     handler: () => openaiText("We planned the --verbose flag."),
   });
@@ -250,11 +253,13 @@ test("the model's todo list is shown as it changes, and survives a compaction an
     .map((line) => JSON.parse(line) as { type: string; items?: unknown })
     .find((event) => event.type === "todo_updated");
   assert.deepEqual(updated?.items, todos);
-  const explained = await runNex(["resume", "--last", "--base-url", url, "explain the parser"], {
-    cwd: box.workspace,
-    env: box.env,
-  });
-  assert.equal(explained.code, 0, explained.stderr);
+  for (const part of ["parser", "lexer", "printer"]) {
+    const explained = await runNex(["resume", "--last", "--base-url", url, `explain the ${part}`], {
+      cwd: box.workspace,
+      env: box.env,
+    });
+    assert.equal(explained.code, 0, explained.stderr);
+  }
 
   const compacted = await runNex(["compact", "--last", "--base-url", url], {
     cwd: box.workspace,

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** A pids cgroup that holds one command's processes; `release` removes it once they are gone. */
@@ -40,9 +40,36 @@ function pidsRoot(): string | null {
 let root: string | null | undefined;
 let counter = 0;
 
+/** Removes the empty cgroups a nex left when it was killed before it could (its pid is gone). */
+function sweepStale(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^nex-(\d+)-\d+$/.exec(name)?.[1]);
+    if (!pid || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "ESRCH") continue;
+      try {
+        rmdirSync(join(dir, name));
+      } catch {
+        // Still holds processes, or not ours to remove.
+      }
+    }
+  }
+}
+
 /** A fresh pids cgroup of at most `max` processes, or null when the machine offers none nex can write. */
 export function createProcessCap(max: number): ProcessCap | null {
-  root ??= pidsRoot();
+  if (root === undefined) {
+    root = pidsRoot();
+    if (root) sweepStale(root);
+  }
   if (!root) return null;
   const dir = join(root, `nex-${process.pid}-${++counter}`);
   try {
