@@ -1,3 +1,4 @@
+import { mapStrings } from "./map-strings.ts";
 import { createSecretScrubber, type SecretScrubber } from "./secret-scrubber.ts";
 
 /**
@@ -76,35 +77,11 @@ export function scrubValue<T>(
 ): { value: T; redactions: number } {
   const scrubber = scrubberOf(known);
   let redactions = 0;
-  const walk = (v: unknown): unknown => {
-    if (typeof v === "string") {
-      const r = scrubText(v, scrubber);
-      redactions += r.redactions;
-      return r.text;
-    }
-    if (Array.isArray(v)) {
-      let changed = false;
-      const out = v.map((item) => {
-        const next = walk(item);
-        if (next !== item) changed = true;
-        return next;
-      });
-      return changed ? out : v;
-    }
-    if (typeof v === "object" && v !== null) {
-      let out: Record<string, unknown> | null = null;
-      for (const [key, item] of Object.entries(v)) {
-        const next = walk(item);
-        if (next !== item) {
-          out ??= { ...(v as Record<string, unknown>) };
-          out[key] = next;
-        }
-      }
-      return out ?? v;
-    }
-    return v;
-  };
-  const value2 = walk(value) as T;
+  const value2 = mapStrings(value, (text) => {
+    const r = scrubText(text, scrubber);
+    redactions += r.redactions;
+    return r.text;
+  });
   return { value: value2, redactions };
 }
 

@@ -1,3 +1,4 @@
+import { mapStrings } from "./map-strings.ts";
 /**
  * Redaction of the secrets nex itself holds (the API key, a proxy's password, key variables of its
  * environment) wherever they appear in text, in the forms a command would print them: as they are,
@@ -192,24 +193,5 @@ function escapeRegExp(text: string): string {
 /** A JSON-like value with known secrets replaced in every string; unchanged parts are shared, not copied. */
 export function scrubDeep<T>(value: T, scrubber: SecretScrubber): T {
   if (!scrubber.active) return value;
-  const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return scrubber.scrub(v).text;
-    if (Array.isArray(v)) {
-      const out = v.map(walk);
-      return out.some((item, i) => item !== v[i]) ? out : v;
-    }
-    if (typeof v === "object" && v !== null) {
-      let out: Record<string, unknown> | null = null;
-      for (const [key, item] of Object.entries(v)) {
-        const next = walk(item);
-        if (next !== item) {
-          out ??= { ...(v as Record<string, unknown>) };
-          out[key] = next;
-        }
-      }
-      return out ?? v;
-    }
-    return v;
-  };
-  return walk(value) as T;
+  return mapStrings(value, (text) => scrubber.scrub(text).text);
 }

@@ -29,7 +29,7 @@ const POWER = new Set(["shutdown", "reboot", "poweroff", "halt"]);
 const commandName = (word: string): string => word.replaceAll("\\", "").split("/").pop() ?? "";
 
 /** Operands of a command: its words after the name that are not options (all of them after `--`). */
-function operands(words: string[]): string[] {
+export function operands(words: string[]): string[] {
   const out: string[] = [];
   let ended = false;
   for (const word of words.slice(1)) {

@@ -4,6 +4,7 @@
 // command that deletes or overwrites such a path, so that it needs a person's yes.
 import { type Dirent, existsSync, readdirSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
+import { operands as operandsOf } from "./command-hazards.ts";
 import { expandBraces, segmentMatcher } from "./command-paths.ts";
 import { displayKey, keyWithin } from "./path-key.ts";
 import type { Coverage } from "./shadow-git.ts";
@@ -116,16 +117,6 @@ export function mayChange(sub: SubCommand): boolean {
     return !READ_ONLY_GIT.has(sub1);
   }
   return !READ_ONLY.has(n);
-}
-
-function operandsOf(words: string[]): string[] {
-  const out: string[] = [];
-  let ended = false;
-  for (const word of words.slice(1)) {
-    if (!ended && word === "--") ended = true;
-    else if (ended || !word.startsWith("-") || word === "-") out.push(word);
-  }
-  return out;
 }
 
 /** The words of a command naming paths it deletes or overwrites. */

@@ -69,6 +69,16 @@ function escapeAttempt(name: string, command: string, ...checks: Check[]): Fault
 
 const blockedWrite = told(/Blocked by the sandbox: writing/);
 
+/** The model asks a command to reach the endpoint itself, a server on this machine. */
+const curlTheEndpoint: FaultScenario["handler"] = (request, index) => {
+  if (index > 0) return openaiText("done");
+  const host = request.headers.host ?? "";
+  return openaiToolCall({
+    name: "bash",
+    args: { command: `curl -sS -m 5 -o /dev/null -w 'reached %{http_code}' http://${host}/` },
+  });
+};
+
 export const sandboxScenarios: FaultScenario[] = [
   escapeAttempt(
     "perl unlinks ../outside/* ",
@@ -114,14 +124,7 @@ export const sandboxScenarios: FaultScenario[] = [
     wire,
     expect: "no network by default: the connection fails and the model is told it was the sandbox",
     needsSandbox: true,
-    handler: (request, index) => {
-      if (index > 0) return openaiText("done");
-      const host = request.headers.host ?? "";
-      return openaiToolCall({
-        name: "bash",
-        args: { command: `curl -sS -m 5 -o /dev/null -w 'reached %{http_code}' http://${host}/` },
-      });
-    },
+    handler: curlTheEndpoint,
     checks: [told(/Blocked by the sandbox: network/), neverTold(/reached [1-9]\d\d/)],
   },
   {
@@ -130,14 +133,7 @@ export const sandboxScenarios: FaultScenario[] = [
     expect: '"sandbox": {"network": true} lets commands connect',
     needsSandbox: true,
     setup: (box) => config(box, { sandbox: { network: true } }),
-    handler: (request, index) => {
-      if (index > 0) return openaiText("done");
-      const host = request.headers.host ?? "";
-      return openaiToolCall({
-        name: "bash",
-        args: { command: `curl -sS -m 5 -o /dev/null -w 'reached %{http_code}' http://${host}/` },
-      });
-    },
+    handler: curlTheEndpoint,
     checks: [told(/reached [1-9]\d\d/), neverTold(/Blocked by the sandbox/)],
   },
   {
