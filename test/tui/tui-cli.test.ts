@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createJournal } from "../../src/session/index.ts";
+import { sandboxMissing } from "../support/bwrap.ts";
 import { openaiText } from "../support/stub-scripts.ts";
 import { startNexTui } from "./cli-harness.ts";
 import { cliScenarios } from "./cli-scenarios.ts";
@@ -101,4 +102,14 @@ test("nex chat --last resumes a session, shows where it left off and how it was 
   t.diagnostic(`screen:\n${screen}`);
   assert.match(screen, /Which port does the server use\?/);
   assert.match(screen, /It listens on port 8080\./);
+});
+
+test("nex chat says in its status bar whether commands are sandboxed, loudly when they are not", async (t) => {
+  const confined = await startNexTui([]);
+  t.after(() => confined.close());
+  // Without bubblewrap (a developer machine; CI always has it) the same bar says so in red.
+  assert.match(confined.pty.screen(), sandboxMissing() ? /⏵ ask NO SANDBOX/ : /⏵ ask ⛨/);
+  const off = await startNexTui([], { args: ["--sandbox", "off"] });
+  t.after(() => off.close());
+  assert.match(off.pty.screen(), /⏵ ask UNSANDBOXED/);
 });
