@@ -60,3 +60,59 @@ test("every import follows the layer arrows of ARCHITECTURE.md", () => {
   }
   assert.deepEqual(violations, []);
 });
+
+/** Every relative import of every source file, type-only ones included, as absolute paths. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles(src)) {
+    graph.set(
+      file,
+      importsOf(file)
+        .filter((spec) => spec.startsWith("."))
+        .map((spec) => resolve(dirname(file), spec)),
+    );
+  }
+  return graph;
+}
+
+test("no import circles anywhere in src/, type-only imports included", () => {
+  const graph = importGraph();
+  const state = new Map<string, "visiting" | "done">();
+  const stack: string[] = [];
+  const circles: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, "visiting");
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === "visiting") {
+        circles.push(
+          [...stack.slice(stack.indexOf(next)), next]
+            .map((path) => relative(src, path))
+            .join(" → "),
+        );
+      } else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, "done");
+  };
+  for (const file of graph.keys()) if (!state.has(file)) visit(file);
+  assert.deepEqual(circles, []);
+});
+
+test("a sub-folder of a layer is entered through its index.ts only", () => {
+  const violations: string[] = [];
+  for (const [file, targets] of importGraph()) {
+    for (const target of targets) {
+      const parts = relative(src, target).split("/");
+      // `tools/undo/checkpoints.ts`: layer `tools`, sub-folder `undo`.
+      if (parts.length < 3) continue;
+      const folder = join(src, parts[0] ?? "", parts[1] ?? "");
+      const inside = file.startsWith(`${folder}/`);
+      if (!inside && parts.slice(2).join("/") !== "index.ts")
+        violations.push(
+          `${relative(src, file)} imports ${relative(src, target)}: use ${relative(src, folder)}/index.ts`,
+        );
+    }
+  }
+  assert.deepEqual(violations, []);
+});

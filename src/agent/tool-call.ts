@@ -1,5 +1,5 @@
 import type { AgentEvent, AssembledToolCall, ToolResultMessage } from "../protocol/index.ts";
-import type { LoopOptions } from "./loop.ts";
+import type { LoopOptions } from "./loop-options.ts";
 import { changeTack, refusalContent } from "./refusal.ts";
 import { CHANGE_TACK_AT, type RefusalTracker } from "./refusal-tracker.ts";
 import { callSignature, type RepeatGuard } from "./repeat-guard.ts";

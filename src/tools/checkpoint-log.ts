@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { syncDirectory } from "./atomic-write.ts";
-import type { TurnCheckpoint } from "./checkpoints.ts";
+import type { TurnCheckpoint } from "./checkpoint-record.ts";
 
 /**
  * One line of a store's log (`checkpoints.jsonl`). A store is an append-only log rather than a file

@@ -1,7 +1,8 @@
 import type { ReadRecord, ToolOutcome } from "../protocol/index.ts";
 import type { ReadLedger } from "./ledger.ts";
 import { fitResult } from "./output-cap.ts";
-import { type Tool, type ToolContext, ToolFailure } from "./tool.ts";
+import type { Tool, ToolContext } from "./tool.ts";
+import { ToolFailure } from "./tool-failure.ts";
 
 /** What the messages read of a tool's schema: a flat object of primitive properties. */
 interface FlatSchema {

@@ -10,7 +10,7 @@ import {
 import { open, readFile, stat } from "node:fs/promises";
 import { SYNC_WRITE_BYTES } from "./atomic-write.ts";
 import { sha256 } from "./ledger.ts";
-import { ToolFailure } from "./tool.ts";
+import { ToolFailure } from "./tool-failure.ts";
 
 /** A file as it is on disk now. */
 export interface FileState {

@@ -19,7 +19,7 @@ import {
 import { ownerNotKept } from "./file-guard.ts";
 import { sha256 } from "./ledger.ts";
 import type { ToolContext } from "./tool.ts";
-import { ToolFailure } from "./tool.ts";
+import { ToolFailure } from "./tool-failure.ts";
 import type { ResolvedPath } from "./workspace.ts";
 
 /** How the new content reaches the target: bytes to write, or a staged file already synced beside it. */

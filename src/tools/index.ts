@@ -43,11 +43,12 @@ export {
   type CommandSandbox,
   createCommandSandbox,
   describeSandbox,
+  probeSandbox,
   type SandboxMode,
+  type SandboxProbe,
   type SandboxSettings,
   type SandboxState,
 } from "./sandbox/index.ts";
-export { probeSandbox, type SandboxProbe } from "./sandbox/probe.ts";
 export type { SnapshotLimits } from "./shadow-git.ts";
 export { latestTodos, todoNote } from "./todo-write.ts";
 export type { Tool, ToolContext } from "./tool.ts";

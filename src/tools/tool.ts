@@ -1,5 +1,9 @@
 import { type GenericSchema, type InferOutput, safeParse } from "valibot";
 import type { JsonSchema, ToolErrorCode, ToolOutcome } from "../protocol/index.ts";
+import { ToolFailure } from "./tool-failure.ts";
+
+export { ToolFailure } from "./tool-failure.ts";
+
 import type { AfterRename } from "./atomic-write.ts";
 import type { CheckpointRecorder } from "./checkpoints.ts";
 import type { FileSearch } from "./file-search.ts";
@@ -129,16 +133,6 @@ export function defineTool<S extends GenericSchema>(def: ToolDefinition<S>): Too
 
 /** At least one non-space character: a path or command of only spaces is refused like an empty one. */
 export const NON_BLANK = /\S/;
-
-/** A failure the model must act on; the dispatcher turns it into an error result with its code. */
-export class ToolFailure extends Error {
-  readonly code: ToolErrorCode;
-  constructor(code: ToolErrorCode, message: string) {
-    super(message);
-    this.name = "ToolFailure";
-    this.code = code;
-  }
-}
 
 /**
  * Resolves a path that must already exist (a directory to search or list); otherwise the call fails

@@ -5,10 +5,14 @@ import { plainText } from "../protocol/plain-text.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
 import { runCommand } from "./command-runner.ts";
 import { modeLabel, nextMode, parseCommand } from "./commands.ts";
-import { EntryView, ToolBlock } from "./components/entry-view.ts";
-import { PermissionView, shownSummary } from "./components/permission-view.ts";
-import { PromptView } from "./components/prompt-view.ts";
-import { StatusBar } from "./components/status-bar.ts";
+import {
+  EntryView,
+  PermissionView,
+  PromptView,
+  StatusBar,
+  shownSummary,
+  ToolBlock,
+} from "./components/index.ts";
 import { tailToFit, wrappedRows } from "./fit.ts";
 import {
   answerGuardMs,

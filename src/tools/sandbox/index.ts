@@ -4,40 +4,19 @@ import { sandboxNotes } from "./blocked.ts";
 import { buildPolicy, type SandboxSettings } from "./build-policy.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import { disarmGitPlants } from "./git-plants.ts";
-import { describeSandbox, type SandboxMode, type SandboxState } from "./policy.ts";
+import { type CommandSandbox, describeSandbox, type Launch, type SandboxState } from "./policy.ts";
 import { createProcessCap } from "./process-limit.ts";
 import { seatbeltProfile } from "./seatbelt.ts";
 
 export type { SandboxSettings } from "./build-policy.ts";
-export { describeSandbox, type SandboxMode, type SandboxState } from "./policy.ts";
-
-/** How to start one command: the program, its arguments, and whether it reports its start on fd 3. */
-export interface Launch {
-  file: string;
-  args: string[];
-  /** bubblewrap writes `{"child-pid": …}` to fd 3 once the command runs; no such line means it never ran. */
-  statusFd: boolean;
-  /** Turns the command's output into notes on what the sandbox blocked. */
-  notes(output: string): string[];
-  /** After the command: notes on what it planted for git to run later, now disarmed. */
-  after(env: Record<string, string | undefined>): string[];
-  /** Frees what the launch held (the command's pids cgroup); call once the command has ended. */
-  release(): void;
-}
-
-/** The sandbox of one session's commands. */
-export interface CommandSandbox {
-  readonly mode: SandboxMode;
-  readonly network: boolean;
-  state(): SandboxState;
-  /** When commands must be confined but cannot be: why and how to fix it; else null. */
-  unavailable(): string | null;
-  /** How to run `command` in `cwd`: confined when the sandbox is active, plain `bash -c` otherwise. */
-  launch(command: string, cwd: string): Launch;
-  /** The sandbox failed to start a command: later commands are treated as unconfined (they ask). */
-  markBroken(reason: string): void;
-  describe(): string;
-}
+export {
+  type CommandSandbox,
+  describeSandbox,
+  type Launch,
+  type SandboxMode,
+  type SandboxState,
+} from "./policy.ts";
+export { probeSandbox, type SandboxProbe } from "./probe.ts";
 
 const plain = (command: string): Launch => ({
   file: "bash",

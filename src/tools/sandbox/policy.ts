@@ -40,3 +40,31 @@ export function describeSandbox(mode: SandboxMode, network: boolean, state: Sand
   if (state.type === "unavailable") return `sandbox ${mode} cannot start here: ${state.reason}`;
   return `sandbox ${mode} (${state.backend}${network ? ", network allowed" : ", no network"})`;
 }
+
+/** How to start one command: the program, its arguments, and whether it reports its start on fd 3. */
+export interface Launch {
+  file: string;
+  args: string[];
+  /** bubblewrap writes `{"child-pid": …}` to fd 3 once the command runs; no such line means it never ran. */
+  statusFd: boolean;
+  /** Turns the command's output into notes on what the sandbox blocked. */
+  notes(output: string): string[];
+  /** After the command: notes on what it planted for git to run later, now disarmed. */
+  after(env: Record<string, string | undefined>): string[];
+  /** Frees what the launch held (the command's pids cgroup); call once the command has ended. */
+  release(): void;
+}
+
+/** The sandbox of one session's commands. */
+export interface CommandSandbox {
+  readonly mode: SandboxMode;
+  readonly network: boolean;
+  state(): SandboxState;
+  /** When commands must be confined but cannot be: why and how to fix it; else null. */
+  unavailable(): string | null;
+  /** How to run `command` in `cwd`: confined when the sandbox is active, plain `bash -c` otherwise. */
+  launch(command: string, cwd: string): Launch;
+  /** The sandbox failed to start a command: later commands are treated as unconfined (they ask). */
+  markBroken(reason: string): void;
+  describe(): string;
+}

@@ -1,5 +1,5 @@
 import { runCommand } from "../command-runner.ts";
-import type { CommandSandbox } from "./index.ts";
+import type { CommandSandbox } from "./policy.ts";
 import { createProcessCap } from "./process-limit.ts";
 
 /** What starting one empty command under the sandbox showed. */

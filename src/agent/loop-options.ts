@@ -1,0 +1,42 @@
+import type { Message, PermissionAnswer, StreamFn, ToolHost } from "../protocol/index.ts";
+
+/** How big a request may be; the runtime backs it with the model registry and the session budget. */
+export interface RequestBudget {
+  /** Tokens of the prompt this request would send. */
+  estimatePrompt(system: string, messages: Message[]): number;
+  /** The `max_tokens` to send so prompt plus output fits, or null when the prompt leaves no room. */
+  maxTokensFor(promptTokens: number): number | null;
+  /** The largest `max_tokens` the window and the model allow for this prompt. */
+  largestMaxTokensFor(promptTokens: number): number;
+  /** The endpoint stated the real window in an error body. */
+  correctWindow(limit: number): void;
+}
+
+/**
+ * Shrinks the conversation to fit, or returns null when it could not. Its own requests are shown
+ * through the runtime's event fan-out, like every request.
+ */
+export type Compactor = (messages: Message[], signal: AbortSignal) => Promise<Message[] | null>;
+
+/** Asks the user (through the UI) about a call; resolves with the answer. */
+export type Approver = (
+  request: { callId: string; name: string; summary: string },
+  signal: AbortSignal,
+) => Promise<PermissionAnswer>;
+
+/** Everything one run of the loop needs; all of it passed in, nothing ambient. */
+export interface LoopOptions {
+  stream: StreamFn;
+  tools: ToolHost;
+  model: string;
+  system: string;
+  /** The conversation so far; the loop appends to it. */
+  messages: Message[];
+  budget: RequestBudget;
+  compact: Compactor | null;
+  approve: Approver;
+  maxTurns: number;
+  signal: AbortSignal;
+  /** Numbers requests across the whole session. */
+  nextRequestId: () => number;
+}
