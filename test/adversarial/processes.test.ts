@@ -111,7 +111,7 @@ async function runLongCommand(
 
 /** The file does not grow over a second, and no process of the command is left. */
 async function assertStopped(marker: string, ticks: string): Promise<void> {
-  await until("the command's processes are gone", () => processesWith(marker).length === 0, 10_000);
+  await until("the command's processes are gone", () => processesWith(marker).length === 0, 30_000);
   const size = sizeOf(ticks);
   await sleep(1000);
   assert.equal(sizeOf(ticks), size, "the file still grows after nex exited");
