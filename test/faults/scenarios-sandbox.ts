@@ -1,8 +1,18 @@
 // The OS sandbox on --yes: whatever a command is made of (interpreters, redirections, links, `cd`),
 // the operating system keeps it inside the workspace, off the network and away from secrets.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  accessSync,
+  constants,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { createServer } from "node:net";
+import { basename, join } from "node:path";
 import { createProcessCap } from "../../src/tools/sandbox/process-limit.ts";
 import type { Sandbox } from "../support/cli.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
@@ -135,6 +145,28 @@ export const sandboxScenarios: FaultScenario[] = [
     setup: (box) => config(box, { sandbox: { network: true } }),
     handler: curlTheEndpoint,
     checks: [told(/reached [1-9]\d\d/), neverTold(/Blocked by the sandbox/)],
+  },
+  {
+    name: "--yes: a command talks to a daemon through its socket under /run (docker, D-Bus)",
+    wire,
+    expect: "the sockets of daemons that act outside the sandbox are out of reach",
+    needsSandbox: true,
+    skipUnless: () => (canListenInRun() ? null : "cannot create a socket under /run here"),
+    setup: (box) => {
+      const socket = `/run/nex-test-${basename(box.workspace.replace(/\/ws$/, ""))}.sock`;
+      box.env.NEX_TEST_SOCKET = socket;
+      daemonAt(socket);
+    },
+    handler: (request, index, box) => {
+      if (index > 0) return openaiText("done");
+      return openaiToolCall({
+        name: "bash",
+        args: {
+          command: `curl -sS -m 5 --unix-socket ${box.env.NEX_TEST_SOCKET} http://daemon/ ; echo; ls /run`,
+        },
+      });
+    },
+    checks: [neverTold(/daemon answered/)],
   },
   {
     name: "--yes: a command reads ~/.ssh and nex's own config",
@@ -328,4 +360,23 @@ function processCapAvailable(): boolean {
   const cap = createProcessCap(16);
   cap?.release();
   return cap !== null;
+}
+
+/** A daemon listening on a unix socket, answering anyone who connects (closed when the test process ends). */
+function daemonAt(path: string): void {
+  rmSync(path, { force: true });
+  const server = createServer((socket) => {
+    socket.end("HTTP/1.1 200 OK\r\ncontent-length: 15\r\n\r\ndaemon answered");
+  });
+  server.listen(path);
+  server.unref();
+}
+
+function canListenInRun(): boolean {
+  try {
+    accessSync("/run", constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

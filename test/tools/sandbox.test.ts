@@ -21,6 +21,8 @@ const policy: SandboxPolicy = {
   hiddenDirs: ["/home/u/.ssh"],
   hiddenFiles: ["/home/u/.env"],
   readOnly: ["/home/u/project/.git/hooks"],
+  runDir: "/run",
+  resolverPaths: ["/run/systemd/resolve"],
   maxProcesses: 4096,
 };
 
@@ -39,6 +41,8 @@ describe("bubblewrap command line", () => {
     for (const flag of ["--unshare-pid", "--unshare-net", "--die-with-parent", "--new-session"])
       assert.ok(args.includes(flag), flag);
     assert.ok(!args.includes("--cap-drop"), "a non-root user has no capabilities to drop");
+    assert.ok(at("--tmpfs", "/run") > 0, "daemon sockets under /run are out of reach");
+    assert.equal(at("--ro-bind-try", "/run/systemd/resolve"), -1, "no network, no resolver");
   });
 
   test("the command reaches bash as one argument, untouched", () => {
@@ -51,6 +55,7 @@ describe("bubblewrap command line", () => {
   test("network allowed: no network namespace; root: every capability dropped but file access", () => {
     const args = bwrapArgs({ ...policy, network: true }, "true", "/home/u/project", true);
     assert.ok(!args.includes("--unshare-net"));
+    assert.ok(args.join(" ").includes("--ro-bind-try /run/systemd/resolve /run/systemd/resolve"));
     assert.ok(args.includes("--cap-drop"));
     assert.ok(!args.includes("CAP_SYS_ADMIN"));
     assert.ok(args.includes("CAP_DAC_OVERRIDE"));
@@ -78,6 +83,10 @@ describe("Seatbelt profile (macOS, experimental)", () => {
     );
     assert.match(text, /\(deny file-write\* \(subpath "\/home\/u\/project\/\.git\/hooks"\)\)/);
     assert.match(text, /\(deny network-outbound \(remote ip\)\)/);
+    assert.match(
+      text,
+      /\(deny network-outbound \(remote unix-socket \(subpath "\/private\/var\/run"\)\)\)/,
+    );
   });
 
   test("network allowed leaves the network alone; quotes in paths are escaped", () => {
@@ -85,7 +94,7 @@ describe("Seatbelt profile (macOS, experimental)", () => {
       { ...policy, network: true, workspace: '/Users/a "b"/p\\q' },
       "/tmp",
     );
-    assert.doesNotMatch(text, /network/);
+    assert.doesNotMatch(text, /remote ip/);
     assert.ok(text.includes('(subpath "/Users/a \\"b\\"/p\\\\q")'));
   });
 

@@ -114,6 +114,11 @@ export function buildPolicy(
     hiddenDirs,
     hiddenFiles,
     readOnly: gitControlPaths(root),
+    runDir:
+      real("/run") === "/run" && !isWithin(root, "/run") && !isWithin("/run", root) ? "/run" : null,
+    resolverPaths: ["/run/systemd/resolve", "/run/resolvconf", "/run/NetworkManager"].filter(
+      (path) => real(path) !== null,
+    ),
     maxProcesses: settings.maxProcesses ?? 4096,
   };
 }

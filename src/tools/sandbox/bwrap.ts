@@ -25,6 +25,14 @@ export function bwrapArgs(
 ): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   for (const dir of policy.tmpDirs) args.push("--tmpfs", dir);
+  // /run holds the sockets of daemons that act outside any sandbox (docker, the D-Bus buses that
+  // start services, an ssh agent): a read-only mount does not stop a connect(). Only the resolver's
+  // files come back, for commands allowed the network.
+  if (policy.runDir) {
+    args.push("--tmpfs", policy.runDir);
+    if (policy.network)
+      for (const path of policy.resolverPaths) args.push("--ro-bind-try", path, path);
+  }
   if (policy.mode === "workspace-write") {
     args.push("--bind", policy.workspace, policy.workspace);
     for (const path of policy.writable) args.push("--bind-try", path, path);

@@ -24,6 +24,10 @@ export interface SandboxPolicy {
    * as configuration later, outside any sandbox (hooks, `.git/config`).
    */
   readOnly: string[];
+  /** `/run`, hidden behind an empty tmpfs (daemon sockets), when it exists; else null. */
+  runDir: string | null;
+  /** What name resolution reads under `/run` (systemd-resolved's stub), kept when network is allowed. */
+  resolverPaths: string[];
   /** Most processes the user may have while the command runs (`ulimit -u`), so a fork bomb is bounded. */
   maxProcesses: number;
 }

@@ -31,6 +31,8 @@ export function seatbeltProfile(policy: SandboxPolicy, tmpdir: string): string {
       `(deny file-write* ${policy.readOnly.map((p) => `(subpath ${quote(p)})`).join(" ")})`,
     );
   }
+  // Daemons that act outside any sandbox listen there (docker, launchd's helpers).
+  lines.push('(deny network-outbound (remote unix-socket (subpath "/private/var/run")))');
   if (!policy.network) {
     // Unix sockets stay open (many tools talk to local daemons through them); IP does not.
     lines.push("(deny network-outbound (remote ip))", "(deny network-inbound (local ip))");
