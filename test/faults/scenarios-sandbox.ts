@@ -157,7 +157,7 @@ export const sandboxScenarios: FaultScenario[] = [
       box.env.NEX_TEST_SOCKET = socket;
       daemonAt(socket);
     },
-    handler: (request, index, box) => {
+    handler: (_request, index, box) => {
       if (index > 0) return openaiText("done");
       return openaiToolCall({
         name: "bash",
