@@ -274,6 +274,36 @@ export const sandboxScenarios: FaultScenario[] = [
     ],
   },
   {
+    name: "--yes: a command moves .git aside and puts a repository with a hook in its place",
+    wire,
+    expect:
+      "the new repository's hook is disarmed (git would run it later, outside the sandbox); the model is told",
+    needsSandbox: true,
+    setup: (box) => {
+      spawnSync("git", ["init", "-q"], { cwd: box.workspace });
+    },
+    scripts: [
+      openaiToolCall({
+        name: "bash",
+        args: {
+          command:
+            "python3 -c \"import os; os.rename('.git', '.git-old'); os.makedirs('.git/hooks'); " +
+            "open('.git/hooks/pre-commit', 'w').write('#!/bin/sh\\ntouch pwned\\n'); os.chmod('.git/hooks/pre-commit', 0o755)\"",
+        },
+      }),
+      openaiText("done"),
+    ],
+    checks: [
+      told(
+        /made or replaced the git repository[\s\S]*\.git\/hooks\/pre-commit \(execute bit removed\)/,
+      ),
+      (o) => {
+        const hook = statSync(join(o.box.workspace, ".git", "hooks", "pre-commit"));
+        return (hook.mode & 0o111) === 0 ? null : "the planted hook is still executable";
+      },
+    ],
+  },
+  {
     name: "--yes: a command leaves a detached process behind (setsid -f)",
     wire,
     expect: "it ends with the command: nothing writes after the model was told",

@@ -1,27 +1,56 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 
 // Settings with which git runs a program of the repository's choosing (outside any sandbox).
 const RUNS_PROGRAMS =
   /^(core\.(hookspath|fsmonitor|sshcommand|pager|editor|askpass)|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver|alias\..+|credential\..*helper|gpg\..*program|include\.path|includeif\..+\.path|uploadpack\.packobjectshook|sequence\.editor)$/;
 
 /**
- * A command that creates the workspace's repository (`git init`) is not held by the read-only mounts
- * of hooks and config, which exist only for a repository that was there when it started. What it
- * planted for git to run later, outside the sandbox, is disarmed here: hooks lose their execute bit
- * (git then skips them) and program-running settings are removed. Returns what was disarmed.
+ * The repository git will use in the workspace: `.git` as a folder, or the folder a `.git` file
+ * names (`gitdir: …`). Null when there is none.
+ */
+function gitDirOf(workspace: string): string | null {
+  const dotGit = join(workspace, ".git");
+  try {
+    const info = statSync(dotGit);
+    if (info.isDirectory()) return dotGit;
+    const target = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1]?.trim();
+    return target ? resolve(workspace, target) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Which hooks folder and config file git would use: their identities (device and inode). */
+export function gitIdentity(workspace: string): string {
+  const gitDir = gitDirOf(workspace);
+  if (!gitDir) return "none";
+  const id = (path: string) => {
+    try {
+      const info = statSync(path);
+      return `${info.dev}:${info.ino}`;
+    } catch {
+      return "-";
+    }
+  };
+  return `${gitDir}|${id(join(gitDir, "hooks"))}|${id(join(gitDir, "config"))}`;
+}
+
+/**
+ * The read-only mounts hold the hooks and config of the repository that was there when a command
+ * started. A command that made another one (`git init`, or `.git` moved aside and replaced, or a
+ * `.git` file naming a folder it wrote) is not held by them: what it planted there for git to run
+ * later, outside the sandbox, is disarmed here. Hooks lose their execute bit (git then skips them)
+ * and program-running settings are removed. Returns what was disarmed.
  */
 export function disarmGitPlants(
   workspace: string,
   env: Record<string, string | undefined>,
 ): string[] {
-  const gitDir = join(workspace, ".git");
-  try {
-    if (!statSync(gitDir).isDirectory()) return [];
-  } catch {
-    return [];
-  }
+  const gitDir = gitDirOf(workspace);
+  // Outside the workspace the command could write nothing: those hooks are the user's.
+  if (!gitDir || !(gitDir === workspace || gitDir.startsWith(`${workspace}/`))) return [];
   const disarmed: string[] = [];
   const hooks = join(gitDir, "hooks");
   let names: string[] = [];
