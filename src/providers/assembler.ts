@@ -1,7 +1,15 @@
 // Assembles one response (streamed or whole) into an AssembledTurn with a verdict per tool call.
 // Argument fragments are kept per call as an array and joined once at the end: linear in the bytes received.
-import type { AssembledToolCall, AssembledTurn, Usage } from "../protocol/index.ts";
+import type {
+  AssembledToolCall,
+  AssembledTurn,
+  ProviderEvent,
+  Replay,
+  Usage,
+} from "../protocol/index.ts";
+import { historyReplay } from "./replay.ts";
 import { isNormalStop, mapStopReason, terminatorName, type WireFormat } from "./stop-reason.ts";
+import { type ContentPiece, createThinkSplitter } from "./think-tags.ts";
 import { judgeCall } from "./verdict.ts";
 
 /** A delta for the tool call at some index: any of its id, name and a fragment of argument text. */
@@ -14,6 +22,14 @@ export interface CallDelta {
 /** Collects a response piece by piece, then judges it once. */
 export interface TurnAssembler {
   addText(text: string): void;
+  /** Answer text that may open with `<think>` reasoning: returns the deltas to relay. */
+  addContent(text: string): ProviderEvent[];
+  /** The end of the content: what `addContent` still held back. */
+  endContent(): ProviderEvent[];
+  addReasoning(text: string): void;
+  addRefusal(text: string): void;
+  /** Wire content the assistant message must carry back (merged). */
+  setReplay(replay: Replay): void;
   addCallDelta(index: number, delta: CallDelta): void;
   /** Marks the call's block closed (Anthropic `content_block_stop`). */
   closeCall(index: number): void;
@@ -48,6 +64,17 @@ interface CallState {
 
 export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
   const text: string[] = [];
+  const reasoning: string[] = [];
+  const refusal: string[] = [];
+  let replay: Replay | null = null;
+  const splitter = createThinkSplitter();
+  const relay = (pieces: ContentPiece[]): ProviderEvent[] =>
+    pieces.map((piece) => {
+      (piece.kind === "text" ? text : reasoning).push(piece.text);
+      return piece.kind === "text"
+        ? { type: "text_delta", text: piece.text }
+        : { type: "reasoning_delta", text: piece.text };
+    });
   const calls = new Map<number, CallState>();
   let rawStop: string | null = null;
   let usage: Partial<Usage> | null = null;
@@ -57,6 +84,21 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
   return {
     addText(piece) {
       if (piece) text.push(piece);
+    },
+    addContent(piece) {
+      return piece ? relay(splitter.push(piece)) : [];
+    },
+    endContent() {
+      return relay(splitter.end());
+    },
+    addReasoning(piece) {
+      if (piece) reasoning.push(piece);
+    },
+    addRefusal(piece) {
+      if (piece) refusal.push(piece);
+    },
+    setReplay(next) {
+      replay = { ...(replay ?? {}), ...next };
     },
     addCallDelta(index, delta) {
       let call = calls.get(index);
@@ -75,7 +117,8 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       if (call) call.closed = true;
     },
     setStopReason(raw) {
-      if (raw !== null && raw !== undefined) rawStop = raw;
+      // An empty reason (some gateways send "") says nothing: it stays unknown.
+      if (typeof raw === "string" && raw.trim() !== "") rawStop = raw;
     },
     setUsage(next) {
       usage = { ...(usage ?? {}), ...next };
@@ -87,7 +130,8 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       dropDetail = detail;
     },
     hasOutput() {
-      return text.length > 0 || calls.size > 0;
+      // Reasoning is output too: it was shown, and it took the model's time and tokens.
+      return text.length > 0 || calls.size > 0 || reasoning.length > 0 || refusal.length > 0;
     },
     isTerminated() {
       return terminated;
@@ -131,8 +175,25 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
         terminated,
         ...(dropDetail ? { dropDetail } : {}),
         usage: finalUsage,
+        ...(reasoning.length > 0 ? { reasoning: reasoning.join("") } : {}),
+        ...(refusal.length > 0 ? { refusal: refusal.join("") } : {}),
+        ...replayOf(replay, reasoning.join(""), calls.size > 0, stopReason === "pause"),
         maxTokens: options.maxTokens,
       };
     },
   };
+}
+
+/** A `reasoningContent` marker takes the whole reasoning of the turn; see `historyReplay`. */
+function replayOf(
+  replay: Replay | null,
+  reasoning: string,
+  calledTools: boolean,
+  paused: boolean,
+): { replay?: Replay } {
+  if (!replay) return {};
+  const filled =
+    replay.reasoningContent === undefined ? replay : { ...replay, reasoningContent: reasoning };
+  const kept = historyReplay(filled, calledTools, paused);
+  return kept ? { replay: kept } : {};
 }
