@@ -9,6 +9,7 @@ import { limitScenarios } from "./scenarios-limits.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
 import { sandboxScenarios } from "./scenarios-sandbox.ts";
 import { secretScenarios } from "./scenarios-secrets.ts";
+import { serverScenarios } from "./scenarios-servers.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
 import { wireScenarios } from "./scenarios-wire.ts";
 
@@ -24,4 +25,5 @@ export const allScenarios: FaultScenario[] = [
   ...sandboxScenarios,
   ...fileScenarios,
   ...secretScenarios,
+  ...serverScenarios,
 ];
