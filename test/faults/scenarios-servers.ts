@@ -428,6 +428,26 @@ const classScenarios: FaultScenario[] = [
     ],
   },
   {
+    name: "reasoning in headless text output",
+    wire: "openai",
+    expect: "one collapsed line with its size on stderr; stdout holds the answer alone",
+    scripts: [replay("deepseek-reasoning.sse")],
+    checks: [
+      (o) =>
+        o.stdout === 'The word "strawberry" contains three "r"s.\n'
+          ? null
+          : `stdout ${show(o.stdout)}`,
+      (o) =>
+        /⋯ reasoning \(606 characters, not shown; --json has it\)/.test(o.stderr)
+          ? null
+          : `stderr ${show(o.stderr.slice(-300))}`,
+      (o) =>
+        /count the number of the letter/.test(o.stderr + o.stdout)
+          ? "the reasoning was printed"
+          : null,
+    ],
+  },
+  {
     name: "an error event inside a 200 stream before any output",
     wire: "openai",
     expect: "described as an error in the body, not as an HTTP 400 the server never sent",
