@@ -68,6 +68,8 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
   const refusal: string[] = [];
   let replay: Replay | null = null;
   const splitter = createThinkSplitter();
+  // Answer text came as content that may carry reasoning tags (not Anthropic text blocks).
+  let tagged = false;
   const relay = (pieces: ContentPiece[]): ProviderEvent[] =>
     pieces.map((piece) => {
       (piece.kind === "text" ? text : reasoning).push(piece.text);
@@ -86,6 +88,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       if (piece) text.push(piece);
     },
     addContent(piece) {
+      tagged = true;
       return piece ? relay(splitter.push(piece)) : [];
     },
     endContent() {
@@ -137,6 +140,8 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       return terminated;
     },
     finish() {
+      const answer = splitOrphanClose(text.join(""), tagged && reasoning.length === 0);
+      if (answer.reasoning) reasoning.push(answer.reasoning);
       const finalUsage: Usage | null = usage
         ? { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 }
         : null;
@@ -168,7 +173,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
         };
       });
       return {
-        text: text.join(""),
+        text: answer.text,
         toolCalls,
         stopReason,
         rawStopReason: rawStop,
@@ -196,4 +201,21 @@ function replayOf(
     replay.reasoningContent === undefined ? replay : { ...replay, reasoningContent: reasoning };
   const kept = historyReplay(filled, calledTools, paused);
   return kept ? { replay: kept } : {};
+}
+
+const CLOSE = "</think>";
+
+/**
+ * Reasoning whose opening tag was in the prompt (DeepSeek-R1 and Qwen3 templates end the prompt with
+ * `<think>`; a server without a reasoning parser streams the rest): the answer holds a lone
+ * `</think>` and everything before it is reasoning. It was shown as it streamed, but it is kept out of
+ * the final answer and of history.
+ */
+function splitOrphanClose(
+  text: string,
+  noReasoning: boolean,
+): { text: string; reasoning?: string } {
+  const at = noReasoning ? text.indexOf(CLOSE) : -1;
+  if (at < 0 || text.slice(0, at).includes("<think>")) return { text };
+  return { text: text.slice(at + CLOSE.length).replace(/^\s+/, ""), reasoning: text.slice(0, at) };
 }

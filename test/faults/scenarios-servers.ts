@@ -392,6 +392,21 @@ const classScenarios: FaultScenario[] = [
     ],
   },
   {
+    name: "a lone </think> (the template opened the reasoning in the prompt)",
+    wire: "openai",
+    expect: "what precedes the closing tag is kept out of the final answer",
+    permission: ["--yes", "--json"],
+    scripts: [
+      stream([
+        chunk({ role: "assistant", content: "The user wants a greeting.\n</th" }),
+        chunk({ content: "ink>\n\nHello!" }),
+        chunk({}, "stop"),
+        sse("[DONE]"),
+      ]),
+    ],
+    checks: [answerIs("Hello!"), exitCode(0)],
+  },
+  {
     name: "reasoning_content on a tool-call turn (DeepSeek thinking mode)",
     wire: "openai",
     expect: "the call runs; its reasoning goes back with it, and not on a plain answer",
