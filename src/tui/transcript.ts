@@ -57,8 +57,11 @@ export interface TranscriptState {
   receiving: readonly ReceivingCall[];
   /** The message of the last request given up, so that the terminal `error` that repeats it is not shown twice. */
   lastFailure: string | null;
-  /** Characters of reasoning received since the last line that summarised it (shown collapsed). */
+  /** Reasoning received since the last line that summarised it (shown collapsed). */
   reasoningChars?: number;
+  reasoningText?: string;
+  /** The last stretch of reasoning in full, for `/reasoning`. */
+  lastReasoning?: string;
   nextId: number;
 }
 
@@ -151,12 +154,21 @@ function failureTitle(event: Extract<AgentEvent, { type: "request_failed" }>): s
 /** Folds one event into the chat. Reasoning is shown collapsed: one line with its size. */
 export function reduceTranscript(state: TranscriptState, event: AgentEvent): TranscriptState {
   if (event.type === "reasoning_delta") {
-    return { ...state, reasoningChars: (state.reasoningChars ?? 0) + event.text.length };
+    return {
+      ...state,
+      reasoningChars: (state.reasoningChars ?? 0) + event.text.length,
+      reasoningText: (state.reasoningText ?? "") + event.text,
+    };
   }
   if (state.reasoningChars && event.type !== "tool_call_delta" && event.type !== "usage") {
     const chars = state.reasoningChars;
     const summarised = append(
-      { ...flushText(state), reasoningChars: 0 },
+      {
+        ...flushText(state),
+        reasoningChars: 0,
+        reasoningText: "",
+        lastReasoning: state.reasoningText ?? "",
+      },
       { type: "info", tone: "dim", text: reasoningLine(chars) },
     );
     return reduceEvent(summarised, event);
@@ -166,7 +178,7 @@ export function reduceTranscript(state: TranscriptState, event: AgentEvent): Tra
 
 /** The collapsed form of a stretch of reasoning. */
 export function reasoningLine(chars: number): string {
-  return `⋯ reasoning (${chars.toLocaleString("en-US")} characters, not shown; --json has it)`;
+  return `⋯ reasoning (${chars.toLocaleString("en-US")} characters, not shown; /reasoning shows it)`;
 }
 
 function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState {

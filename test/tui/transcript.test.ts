@@ -134,7 +134,11 @@ test("reasoning is shown collapsed: one line with its size, never the model's te
     { type: "done", finalText: "The answer.", turns: 1 },
   ]);
   const shown = state.entries.map((entry) => ("text" in entry ? entry.text : ""));
-  assert.ok(shown.includes("⋯ reasoning (22 characters, not shown; --json has it)"), String(shown));
+  assert.ok(
+    shown.includes("⋯ reasoning (22 characters, not shown; /reasoning shows it)"),
+    String(shown),
+  );
+  assert.equal(state.lastReasoning, "Let me think about it.");
   assert.ok(!shown.some((text) => text.includes("Let me think")));
   assert.ok(shown.some((text) => text.includes("The answer.")));
 });
