@@ -109,7 +109,7 @@ export async function* runLoop(
           raisedMaxTokens = larger;
           yield {
             type: "notice",
-            message: `The response was cut at the ${maxTokens}-token output limit; asking again once with ${larger} tokens.`,
+            message: `${cutWhere(result.turn, maxTokens)}; asking again once with ${larger} tokens.`,
           };
           continue;
         }
@@ -146,11 +146,20 @@ export async function* runLoop(
         name,
         argumentsText: verdict.type === "whole" ? argumentsText : "{}",
       })),
+      ...(assembled.replay ? { replay: assembled.replay } : {}),
     };
     messages.push(assistant);
     yield { type: "message_added", message: assistant };
 
+    if (assembled.toolCalls.length === 0 && assembled.stopReason === "pause") {
+      // The server paused its own long turn (server-side tools): sending the turn back continues it.
+      continue;
+    }
     if (assembled.toolCalls.length === 0) {
+      if (assembled.refusal && !assembled.text.trim()) {
+        yield { type: "notice", message: "The model refused the request; its answer follows." };
+        return yield* finish({ type: "done", finalText: assembled.refusal, turns: turn });
+      }
       const cut = describeCutAnswer(assembled, maxTokens);
       if (cut) return yield* finish({ type: "error", code: "invalid_response", message: cut });
       if (turn === 1 && !assembled.text.trim()) {
@@ -249,6 +258,7 @@ async function* request(
     if (relayed) yield relayed;
     switch (event.type) {
       case "text_delta":
+      case "reasoning_delta":
       case "tool_call_delta":
         yield event;
         break;
@@ -279,13 +289,31 @@ function wasCutByOutputLimit(turn: AssembledTurn): boolean {
   );
 }
 
+/** Where a response was cut: at nex's own limit, or by the endpoint's (a `length` stop below it). */
+function cutWhere(turn: AssembledTurn, maxTokens: number): string {
+  const own = turn.usage === null || turn.usage.outputTokens >= maxTokens;
+  return own
+    ? `The response was cut at the ${maxTokens}-token output limit`
+    : `The endpoint stopped the response at its own length limit after ${turn.usage?.outputTokens} tokens (nex allowed ${maxTokens})`;
+}
+
 /** A text-only answer that did not end cleanly is not a finished task. */
 function describeCutAnswer(turn: AssembledTurn, maxTokens: number): string | null {
   if (turn.outputOverrun) {
     return `The endpoint did not stop at the ${maxTokens}-token output limit nex asked for: ${turn.dropDetail ?? "its output ran far past it"}. Nothing in that answer was run. Check the server's max_tokens handling (or its reasoning settings), then resume the session.`;
   }
-  if (turn.stopReason === "length" || (turn.usage && turn.usage.outputTokens >= maxTokens)) {
-    return `The model's answer was cut off at the ${maxTokens}-token output limit, so the task is not finished. Resume the session and ask it to continue in smaller steps.`;
+  const hitLimit = turn.usage !== null && turn.usage.outputTokens >= maxTokens;
+  if (turn.stopReason === "length" || hitLimit) {
+    const what =
+      turn.reasoning && !turn.text.trim()
+        ? "The model used up its output on reasoning before writing any answer"
+        : "The model's answer was cut off";
+    // A `length` stop below nex's own limit is the server's cap (vLLM's max_model_len, a gateway's).
+    const where =
+      hitLimit || turn.usage === null
+        ? `at the ${maxTokens}-token output limit`
+        : `by the endpoint's own length limit after ${turn.usage.outputTokens} tokens (nex allowed ${maxTokens})`;
+    return `${what} ${where}, so the task is not finished. Resume the session and ask it to continue in smaller steps.`;
   }
   if (!turn.terminated) {
     const why = turn.dropDetail ? ` (${turn.dropDetail})` : "";
@@ -296,6 +324,9 @@ function describeCutAnswer(turn: AssembledTurn, maxTokens: number): string | nul
     turn.rawStopReason !== null &&
     (turn.stopReason === "content_filter" || turn.stopReason === "other")
   ) {
+    if (turn.stopReason === "content_filter") {
+      return `The model declined or the endpoint's content filter stopped the answer (stop reason \`${turn.rawStopReason}\`), so the task is not done. Rephrase the request, or check the endpoint's policy.`;
+    }
     return `The endpoint ended the answer abnormally (stop reason \`${turn.rawStopReason ?? turn.stopReason}\`), so it may be incomplete. Resume the session to continue, or rephrase the request.`;
   }
   return null;

@@ -29,13 +29,27 @@ export function createTextRenderer(
   // Progress and the answer show model and tool text: terminal control in it must not reach the user's terminal.
   const progress: RenderTarget = { out: target.out, err: (text) => target.err(plainText(text)) };
   let pendingText = "";
+  let reasoningChars = 0;
   let lastFailure: string | null = null;
   const flushText = () => {
     const text = pendingText.trim();
     pendingText = "";
     if (text) progress.err(`${indent(text, "  │ ")}\n`);
   };
+  // Reasoning is shown collapsed, as one line with its size, where it ended.
+  const flushReasoning = () => {
+    if (reasoningChars > 0)
+      progress.err(
+        `  ⋯ reasoning (${grouped(reasoningChars)} characters, not shown; --json has it)\n`,
+      );
+    reasoningChars = 0;
+  };
   return (event) => {
+    if (event.type === "reasoning_delta") {
+      reasoningChars += event.text.length;
+      return;
+    }
+    if (event.type !== "tool_call_delta" && event.type !== "usage") flushReasoning();
     if (SHOWS_ACTIVITY.has(event.type)) flushText();
     switch (event.type) {
       case "session_started":

@@ -61,6 +61,8 @@ export type AgentEvent =
       purpose?: "compaction";
     }
   | { type: "text_delta"; text: string }
+  /** The model's reasoning (thinking): shown apart, never part of the final answer. */
+  | { type: "reasoning_delta"; text: string }
   | { type: "tool_call_delta"; index: number; name: string | null; argumentsDelta: string }
   | { type: "tool_call_started"; callId: string; name: string; args: Record<string, unknown> }
   | {

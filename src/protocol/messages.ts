@@ -14,6 +14,19 @@ export interface AssistantMessage {
   type: "assistant";
   text: string;
   toolCalls: ToolCall[];
+  /** What this turn must send back to its endpoint, beyond text and calls (absent for most turns). */
+  replay?: Replay;
+}
+
+/**
+ * Wire content kept for history. `anthropicBlocks`: the content blocks in the order they came
+ * (thinking with its signature unchanged, redacted thinking, server-side tool use and results);
+ * `tool_use` blocks there are placeholders filled from `toolCalls`. `reasoningContent`: the
+ * `reasoning_content` an OpenAI-wire server (DeepSeek) requires back on a tool-call turn.
+ */
+export interface Replay {
+  anthropicBlocks?: Record<string, unknown>[];
+  reasoningContent?: string;
 }
 
 /**

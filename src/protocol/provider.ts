@@ -18,6 +18,8 @@ export type ProviderEvent =
       maxRetries: number;
     }
   | { type: "text_delta"; text: string }
+  /** The model's reasoning (thinking), never part of its answer. */
+  | { type: "reasoning_delta"; text: string }
   | { type: "tool_call_delta"; index: number; name: string | null; argumentsDelta: string }
   | { type: "done"; turn: AssembledTurn }
   | { type: "error"; error: ProviderError };

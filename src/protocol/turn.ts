@@ -1,5 +1,14 @@
+import type { Replay } from "./messages.ts";
+
 /** Provider-neutral stop reason; `rawStopReason` keeps the wire value. */
-export type StopReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
+export type StopReason =
+  | "stop"
+  | "tool_calls"
+  | "length"
+  | "content_filter"
+  /** The server paused its own long turn (Anthropic `pause_turn`): send the turn back to continue it. */
+  | "pause"
+  | "other";
 
 /** Token counts reported by the endpoint. */
 export interface Usage {
@@ -51,6 +60,16 @@ export interface AssembledTurn {
   /** nex cut the stream: its output went far past `max_tokens` (the server ignored the limit). */
   outputOverrun?: boolean;
   usage: Usage | null;
+  /** The model's reasoning, apart from its text (reasoning fields, thinking blocks, `<think>` tags). */
+  reasoning?: string;
+  /** The model declined: its refusal text (OpenAI `refusal`), shown as such. */
+  refusal?: string;
+  /**
+   * What the assistant message must carry back to this endpoint so the conversation stays valid:
+   * Anthropic's content blocks as they came (thinking with its signature, server-side tool blocks),
+   * DeepSeek's `reasoning_content`. See `AssistantMessage.replay`.
+   */
+  replay?: Replay;
   /** The `max_tokens` that was sent. */
   maxTokens: number;
 }

@@ -116,15 +116,29 @@ function messageBlocks(message: Message): { role: WireMessage["role"]; blocks: B
         ],
       };
     case "assistant": {
-      const blocks: Block[] = message.text === "" ? [] : [{ type: "text", text: message.text }];
-      for (const call of message.toolCalls) {
-        blocks.push({
-          type: "tool_use",
-          id: call.id,
-          name: historyName(call.name),
-          input: historyInput(call.argumentsText),
+      const toolUse = (call: (typeof message.toolCalls)[number]): Block => ({
+        type: "tool_use",
+        id: call.id,
+        name: historyName(call.name),
+        input: historyInput(call.argumentsText),
+      });
+      const kept = message.replay?.anthropicBlocks;
+      if (kept) {
+        // The blocks as they came (thinking with its signature, server blocks), each tool_use
+        // placeholder filled with the call as nex kept it.
+        const calls = [...message.toolCalls];
+        const blocks = kept.map((block) => {
+          if (block.type !== "tool_use") return block;
+          const call = calls.shift();
+          return call ? toolUse(call) : null;
         });
+        return {
+          role: "assistant",
+          blocks: [...blocks.filter((b): b is Block => b !== null), ...calls.map(toolUse)],
+        };
       }
+      const blocks: Block[] = message.text === "" ? [] : [{ type: "text", text: message.text }];
+      for (const call of message.toolCalls) blocks.push(toolUse(call));
       return { role: "assistant", blocks };
     }
   }

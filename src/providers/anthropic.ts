@@ -2,6 +2,7 @@
 // message_delta (stop_reason, usage.output_tokens), message_stop. A tool input that does not parse
 // is a poisoned call (never null, never {}).
 import type { ProviderEvent, StreamFn } from "../protocol/index.ts";
+import { createBlockCollector, startThinking } from "./anthropic-blocks.ts";
 import { anthropicBodyText } from "./anthropic-wire.ts";
 import { isObject } from "./arguments.ts";
 import type { TurnAssembler } from "./assembler.ts";
@@ -43,6 +44,8 @@ async function* readStream(
   // A tool_use block may carry its whole input in content_block_start and send no delta.
   const startInput = new Map<number, string>();
   const sawDelta = new Set<number>();
+  const blocks = createBlockCollector();
+  const text = createTextJoiner();
   try {
     for await (const event of sseEvents(chunks)) {
       const data = eventJson(event);
@@ -53,10 +56,17 @@ async function* readStream(
         if (isObject(message.usage)) assembler.setUsage(usageOf(message.usage));
       } else if (data.type === "content_block_start") {
         const block = isObject(data.content_block) ? data.content_block : {};
-        if (block.type === "text" && typeof block.text === "string" && block.text !== "") {
-          assembler.addText(block.text);
-          yield { type: "text_delta", text: block.text };
-        } else if (block.type === "tool_use") {
+        const kind = blocks.start(index, block);
+        text.block(kind);
+        if (kind === "text" && typeof block.text === "string" && block.text !== "") {
+          yield* text.add(block.text, assembler);
+        } else if (kind === "thinking") {
+          const thought = startThinking(block);
+          if (thought) {
+            assembler.addReasoning(thought);
+            yield { type: "reasoning_delta", text: thought };
+          }
+        } else if (kind === "tool_use") {
           const name = typeof block.name === "string" ? block.name : "";
           assembler.addCallDelta(index, {
             id: typeof block.id === "string" ? block.id : null,
@@ -66,20 +76,30 @@ async function* readStream(
             startInput.set(index, JSON.stringify(block.input));
           }
           yield { type: "tool_call_delta", index, name: name || null, argumentsDelta: "" };
-        } else {
-          assembler.addReasoning(thinkingOf(block));
         }
       } else if (data.type === "content_block_delta") {
         const delta = isObject(data.delta) ? data.delta : {};
-        if (delta.type === "text_delta" && typeof delta.text === "string" && delta.text !== "") {
-          assembler.addText(delta.text);
-          yield { type: "text_delta", text: delta.text };
-        } else if (delta.type === "input_json_delta" && typeof delta.partial_json === "string") {
-          sawDelta.add(index);
-          assembler.addCallDelta(index, { argumentsText: delta.partial_json });
-          yield { type: "tool_call_delta", index, name: null, argumentsDelta: delta.partial_json };
+        const kind = blocks.kindOf(index);
+        if (kind === "tool_use") {
+          if (delta.type === "input_json_delta" && typeof delta.partial_json === "string") {
+            sawDelta.add(index);
+            assembler.addCallDelta(index, { argumentsText: delta.partial_json });
+            yield {
+              type: "tool_call_delta",
+              index,
+              name: null,
+              argumentsDelta: delta.partial_json,
+            };
+          }
         } else {
-          assembler.addReasoning(thinkingOf(delta));
+          const thought = blocks.delta(index, delta);
+          if (thought) {
+            assembler.addReasoning(thought);
+            yield { type: "reasoning_delta", text: thought };
+          }
+          if (delta.type === "text_delta" && typeof delta.text === "string" && delta.text !== "") {
+            yield* text.add(delta.text, assembler);
+          }
         }
       } else if (data.type === "content_block_stop") {
         const prefilled = startInput.get(index);
@@ -87,7 +107,8 @@ async function* readStream(
           assembler.addCallDelta(index, { argumentsText: prefilled });
           yield { type: "tool_call_delta", index, name: null, argumentsDelta: prefilled };
         }
-        assembler.closeCall(index);
+        blocks.stop(index);
+        if (blocks.kindOf(index) === "tool_use") assembler.closeCall(index);
       } else if (data.type === "message_delta") {
         const delta = isObject(data.delta) ? data.delta : {};
         if (typeof delta.stop_reason === "string") assembler.setStopReason(delta.stop_reason);
@@ -110,6 +131,8 @@ async function* readStream(
       throw error;
     assembler.markDropped(error.message);
   }
+  const replay = blocks.replay();
+  if (replay) assembler.setReplay({ anthropicBlocks: replay });
   return finishStream(assembler, context);
 }
 
@@ -122,12 +145,21 @@ async function* readWhole(
   if (body.type === "failed") return body;
   const parsed = body.value;
   if (parsed.type === "error") return { type: "failed", error: inBodyError(parsed, context) };
-  const blocks = Array.isArray(parsed.content) ? parsed.content.filter(isObject) : [];
-  for (const [index, block] of blocks.entries()) {
-    if (block.type === "text" && typeof block.text === "string" && block.text !== "") {
-      assembler.addText(block.text);
-      yield { type: "text_delta", text: block.text };
-    } else if (block.type === "tool_use") {
+  const content = Array.isArray(parsed.content) ? parsed.content.filter(isObject) : [];
+  const blocks = createBlockCollector();
+  const text = createTextJoiner();
+  for (const [index, block] of content.entries()) {
+    const kind = blocks.start(index, block);
+    text.block(kind);
+    if (kind === "text" && typeof block.text === "string" && block.text !== "") {
+      yield* text.add(block.text, assembler);
+    } else if (kind === "thinking") {
+      const thought = startThinking(block);
+      if (thought) {
+        assembler.addReasoning(thought);
+        yield { type: "reasoning_delta", text: thought };
+      }
+    } else if (kind === "tool_use") {
       const name = typeof block.name === "string" ? block.name : "";
       const input = block.input === undefined ? "" : JSON.stringify(block.input);
       assembler.addCallDelta(index, {
@@ -136,33 +168,58 @@ async function* readWhole(
         argumentsText: input,
       });
       yield { type: "tool_call_delta", index, name: name || null, argumentsDelta: input };
-    } else {
-      assembler.addReasoning(thinkingOf(block));
     }
   }
+  const replay = blocks.replay();
+  if (replay) assembler.setReplay({ anthropicBlocks: replay });
   if (typeof parsed.stop_reason === "string") assembler.setStopReason(parsed.stop_reason);
   if (isObject(parsed.usage)) assembler.setUsage(usageOf(parsed.usage));
   assembler.markTerminated();
   return { type: "turn", turn: assembler.finish() };
 }
 
-/** Input counts cached prompt tokens too: they occupy the context window all the same. */
+/**
+ * Text blocks joined into the answer. Consecutive text blocks (citations split one sentence into
+ * several) join as they are; text after a server or tool block starts a new paragraph, or the words
+ * on either side of a web search would run together.
+ */
+function createTextJoiner() {
+  let sawText = false;
+  let afterOther = false;
+  let lastChar = "";
+  return {
+    block(kind: string) {
+      if (kind !== "text") afterOther = true;
+    },
+    *add(piece: string, assembler: TurnAssembler): Generator<ProviderEvent> {
+      let out = piece;
+      if (sawText && afterOther && !/\s$/.test(lastChar) && !/^\s/.test(piece))
+        out = `\n\n${piece}`;
+      afterOther = false;
+      sawText = true;
+      lastChar = out.slice(-1);
+      assembler.addText(out);
+      yield { type: "text_delta", text: out };
+    },
+  };
+}
+
+/**
+ * Input counts cached prompt tokens too: they occupy the context window all the same. When the
+ * server ran its own tools (web search, code execution) the input counts every one of its
+ * iterations, not the prompt's size: it is left out (the stream's message_start still gives it).
+ */
 function usageOf(usage: Record<string, unknown>): { inputTokens?: number; outputTokens?: number } {
   const out: { inputTokens?: number; outputTokens?: number } = {};
+  if (typeof usage.output_tokens === "number") out.outputTokens = usage.output_tokens;
+  if (ranServerTools(usage.server_tool_use)) return out;
   const input = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]
     .map((key) => usage[key])
     .filter((value): value is number => typeof value === "number");
   if (input.length > 0) out.inputTokens = input.reduce((sum, value) => sum + value, 0);
-  if (typeof usage.output_tokens === "number") out.outputTokens = usage.output_tokens;
   return out;
 }
 
-/** Thinking text of a block or delta (`thinking`, `signature`, redacted `data`): output the model spent. */
-function thinkingOf(part: Record<string, unknown>): string {
-  let text = "";
-  for (const key of ["thinking", "signature", "data"]) {
-    const value = part[key];
-    if (typeof value === "string") text += value;
-  }
-  return text;
+function ranServerTools(counts: unknown): boolean {
+  return isObject(counts) && Object.values(counts).some((n) => typeof n === "number" && n > 0);
 }

@@ -1,8 +1,16 @@
 // Assembles one response (streamed or whole) into an AssembledTurn with a verdict per tool call.
 // Argument fragments are kept per call as an array and joined once at the end: linear in the bytes received.
-import type { AssembledToolCall, AssembledTurn, Usage } from "../protocol/index.ts";
+import type {
+  AssembledToolCall,
+  AssembledTurn,
+  ProviderEvent,
+  Replay,
+  Usage,
+} from "../protocol/index.ts";
 import { type OutputMeter, outputCharLimit, overrunDetail } from "./output-meter.ts";
+import { historyReplay } from "./replay.ts";
 import { isNormalStop, mapStopReason, terminatorName, type WireFormat } from "./stop-reason.ts";
+import { type ContentPiece, createThinkSplitter } from "./think-tags.ts";
 import { judgeCall } from "./verdict.ts";
 
 /** A delta for the tool call at some index: any of its id, name and a fragment of argument text. */
@@ -15,8 +23,14 @@ export interface CallDelta {
 /** Collects a response piece by piece, then judges it once. */
 export interface TurnAssembler {
   addText(text: string): void;
-  /** Reasoning the model streamed (not shown, not kept): it counts as output and as progress. */
+  /** Answer text that may open with `<think>` reasoning: returns the deltas to relay. */
+  addContent(text: string): ProviderEvent[];
+  /** The end of the content: what `addContent` still held back. */
+  endContent(): ProviderEvent[];
   addReasoning(text: string): void;
+  addRefusal(text: string): void;
+  /** Wire content the assistant message must carry back (merged). */
+  setReplay(replay: Replay): void;
   addCallDelta(index: number, delta: CallDelta): void;
   /** Marks the call's block closed (Anthropic `content_block_stop`). */
   closeCall(index: number): void;
@@ -28,9 +42,9 @@ export interface TurnAssembler {
   markDropped(detail: string): void;
   /** True once any text or tool call arrived: from then on a failure cannot be retried silently. */
   hasOutput(): boolean;
-  isTerminated(): boolean;
   /** The output went far past `max_tokens` (see output-meter.ts): stop reading, the turn is cut. */
   isOverrun(): boolean;
+  isTerminated(): boolean;
   finish(): AssembledTurn;
 }
 
@@ -55,14 +69,17 @@ interface CallState {
 
 export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
   const text: string[] = [];
-  const calls = new Map<number, CallState>();
-  let rawStop: string | null = null;
-  let usage: Partial<Usage> | null = null;
-  let terminated = false;
-  let dropDetail: string | null = null;
+  const reasoning: string[] = [];
+  const refusal: string[] = [];
+  let replay: Replay | null = null;
+  const splitter = createThinkSplitter();
+  // Answer text came as content that may carry reasoning tags (not Anthropic text blocks).
+  let tagged = false;
   const meter = options.meter ?? { chars: 0, everyByte: false };
   const limit = outputCharLimit(options.maxTokens);
   let overrun = false;
+  let dropDetail: string | null = null;
+  // Text, reasoning and tool-call bytes are output: they count against max_tokens and as progress.
   const count = (chars: number) => {
     meter.chars += chars;
     if (meter.chars > limit && !overrun) {
@@ -70,6 +87,18 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       dropDetail = overrunDetail(meter.chars, options.maxTokens);
     }
   };
+  const relay = (pieces: ContentPiece[]): ProviderEvent[] =>
+    pieces.map((piece) => {
+      (piece.kind === "text" ? text : reasoning).push(piece.text);
+      count(piece.text.length);
+      return piece.kind === "text"
+        ? { type: "text_delta", text: piece.text }
+        : { type: "reasoning_delta", text: piece.text };
+    });
+  const calls = new Map<number, CallState>();
+  let rawStop: string | null = null;
+  let usage: Partial<Usage> | null = null;
+  let terminated = false;
 
   return {
     addText(piece) {
@@ -77,8 +106,25 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       text.push(piece);
       count(piece.length);
     },
+    addContent(piece) {
+      tagged = true;
+      return piece ? relay(splitter.push(piece)) : [];
+    },
+    endContent() {
+      return relay(splitter.end());
+    },
     addReasoning(piece) {
-      if (piece) count(piece.length);
+      if (!piece) return;
+      reasoning.push(piece);
+      count(piece.length);
+    },
+    addRefusal(piece) {
+      if (!piece) return;
+      refusal.push(piece);
+      count(piece.length);
+    },
+    setReplay(next) {
+      replay = { ...(replay ?? {}), ...next };
     },
     addCallDelta(index, delta) {
       let call = calls.get(index);
@@ -103,7 +149,8 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       if (call) call.closed = true;
     },
     setStopReason(raw) {
-      if (raw !== null && raw !== undefined) rawStop = raw;
+      // An empty reason (some gateways send "") says nothing: it stays unknown.
+      if (typeof raw === "string" && raw.trim() !== "") rawStop = raw;
     },
     setUsage(next) {
       usage = { ...(usage ?? {}), ...next };
@@ -115,7 +162,8 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       if (!overrun) dropDetail = detail;
     },
     hasOutput() {
-      return text.length > 0 || calls.size > 0;
+      // Reasoning is output too: it was shown, and it took the model's time and tokens.
+      return text.length > 0 || calls.size > 0 || reasoning.length > 0 || refusal.length > 0;
     },
     isTerminated() {
       return terminated;
@@ -124,6 +172,8 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       return overrun;
     },
     finish() {
+      const answer = splitOrphanClose(text.join(""), tagged && reasoning.length === 0);
+      if (answer.reasoning) reasoning.push(answer.reasoning);
       const finalUsage: Usage | null = usage
         ? { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 }
         : null;
@@ -157,7 +207,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
         };
       });
       return {
-        text: text.join(""),
+        text: answer.text,
         toolCalls,
         stopReason,
         rawStopReason: rawStop,
@@ -165,8 +215,42 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
         ...(dropDetail ? { dropDetail } : {}),
         ...(overrun ? { outputOverrun: true } : {}),
         usage: finalUsage,
+        ...(reasoning.length > 0 ? { reasoning: reasoning.join("") } : {}),
+        ...(refusal.length > 0 ? { refusal: refusal.join("") } : {}),
+        ...replayOf(replay, reasoning.join(""), calls.size > 0, stopReason === "pause"),
         maxTokens: options.maxTokens,
       };
     },
   };
+}
+
+/** A `reasoningContent` marker takes the whole reasoning of the turn; see `historyReplay`. */
+function replayOf(
+  replay: Replay | null,
+  reasoning: string,
+  calledTools: boolean,
+  paused: boolean,
+): { replay?: Replay } {
+  if (!replay) return {};
+  const filled =
+    replay.reasoningContent === undefined ? replay : { ...replay, reasoningContent: reasoning };
+  const kept = historyReplay(filled, calledTools, paused);
+  return kept ? { replay: kept } : {};
+}
+
+const CLOSE = "</think>";
+
+/**
+ * Reasoning whose opening tag was in the prompt (DeepSeek-R1 and Qwen3 templates end the prompt with
+ * `<think>`; a server without a reasoning parser streams the rest): the answer holds a lone
+ * `</think>` and everything before it is reasoning. It was shown as it streamed, but it is kept out of
+ * the final answer and of history.
+ */
+function splitOrphanClose(
+  text: string,
+  noReasoning: boolean,
+): { text: string; reasoning?: string } {
+  const at = noReasoning ? text.indexOf(CLOSE) : -1;
+  if (at < 0 || text.slice(0, at).includes("<think>")) return { text };
+  return { text: text.slice(at + CLOSE.length).replace(/^\s+/, ""), reasoning: text.slice(0, at) };
 }

@@ -10,6 +10,7 @@ import { isObject } from "./arguments.ts";
 import { trimSlash } from "./client-config.ts";
 import { type HttpFetch, httpFetch, readText } from "./http-client.ts";
 import { fetchModelList, sideRequestHeaders } from "./model-list.ts";
+import { describeFetchError } from "./transport.ts";
 
 /** Where to look, and with which key. */
 export interface DiscoverOptions {
@@ -21,6 +22,8 @@ export interface DiscoverOptions {
   fetch?: HttpFetch;
   /** Per probe; default 2000. */
   timeoutMs?: number;
+  /** Told when the first probe got no HTTP answer at all (refused, DNS, TLS, timeout), in plain words. */
+  onUnreachable?: (detail: string) => void;
 }
 
 /** A context window the endpoint stated, and which field said so. */
@@ -43,7 +46,7 @@ export async function discoverContextWindow(
     const apiBase = options.kind === "openai" ? base : `${root}/v1`;
     const get = requester(options);
 
-    const models = await get("GET", `${apiBase}/models`);
+    const models = await get("GET", `${apiBase}/models`, undefined, options.onUnreachable);
     const entry = modelEntry(models, options.model);
     const fromList = fromModelsList(entry);
     if (fromList) return fromList;
@@ -77,12 +80,17 @@ export async function listModels(
   return answer.type === "answered" ? answer.models : null;
 }
 
-type Get = (method: "GET" | "POST", url: string, body?: unknown) => Promise<unknown>;
+type Get = (
+  method: "GET" | "POST",
+  url: string,
+  body?: unknown,
+  onNoAnswer?: (detail: string) => void,
+) => Promise<unknown>;
 
 function requester(options: DiscoverOptions): Get {
   const doFetch = options.fetch ?? httpFetch;
   const headers = sideRequestHeaders(options.kind, options.apiKey);
-  return async (method, url, body) => {
+  return async (method, url, body, onNoAnswer) => {
     const timeout = AbortSignal.timeout(options.timeoutMs ?? 2000);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     try {
@@ -95,7 +103,12 @@ function requester(options: DiscoverOptions): Get {
       const text = await readText(response.body, MAX_PROBE_BYTES);
       if (!response.ok || text === null) return null;
       return JSON.parse(text);
-    } catch {
+    } catch (error) {
+      if (onNoAnswer && !options.signal?.aborted) {
+        onNoAnswer(
+          timeout.aborted ? "no answer within the time allowed" : describeFetchError(error),
+        );
+      }
       return null;
     }
   };

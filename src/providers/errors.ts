@@ -21,12 +21,16 @@ export function classifyHttpError(
   status: number,
   body: string,
   context: FailureContext,
+  /** Set when the error came inside a 200 answer: names what it said instead of a status it never sent. */
+  inBody?: string,
 ): ProviderError {
   // The server's own words end the sentence; drop their final full stop so ours does not double it.
   const serverMessage = (
     serverMessageOf(body) || `(no message in the ${body ? "body" : "empty body"})`
   ).replace(/\.+$/, "");
-  const at = `${context.host} answered HTTP ${status}`;
+  const at = inBody
+    ? `${context.host} answered HTTP 200 with an error in the body (${inBody})`
+    : `${context.host} answered HTTP ${status}`;
   if (isContextLength(status, body)) {
     const contextLimit = contextLimitOf(body);
     const window = contextLimit === undefined ? "" : ` (${contextLimit} tokens)`;
@@ -85,7 +89,9 @@ export function classifyHttpError(
     code: "bad_request",
     status,
     retryable: false,
-    message: `The endpoint rejected the request: ${at}: ${serverMessage}. nex did not send it again, since the same request would fail the same way; check the model name and settings.`,
+    message: inBody
+      ? `The endpoint reported an error: ${at}: ${serverMessage}. nex did not send the request again; check the model name and settings, or the endpoint's logs.`
+      : `The endpoint rejected the request: ${at}: ${serverMessage}. nex did not send it again, since the same request would fail the same way; check the model name and settings.`,
   };
 }
 
@@ -228,5 +234,9 @@ export function inBodyError(body: Record<string, unknown>, context: FailureConte
     numeric >= 400 && numeric <= 599
       ? numeric
       : (STATUS_OF[String(error.code)] ?? STATUS_OF[String(error.type)] ?? 500);
-  return classifyHttpError(status, JSON.stringify(body), context);
+  const said = [error.type, error.code, body.type === "error" ? undefined : body.type]
+    .filter((v): v is string | number => typeof v === "string" || typeof v === "number")
+    .map(String);
+  const kind = said.length > 0 ? `\`${said[0]}\`` : "no error type";
+  return classifyHttpError(status, JSON.stringify(body), context, kind);
 }

@@ -93,6 +93,11 @@ function openaiMessage(message: Message): Record<string, unknown> {
       return {
         role: "assistant",
         content: message.text === "" ? null : message.text,
+        // DeepSeek's thinking mode answers 400 without it on a tool-call turn; sent only to the
+        // servers that sent it.
+        ...(message.replay?.reasoningContent
+          ? { reasoning_content: message.replay.reasoningContent }
+          : {}),
         tool_calls: message.toolCalls.map((call) => ({
           id: call.id,
           type: "function",

@@ -64,10 +64,7 @@ async function* readStream(
       if (isObject(chunk.usage)) assembler.setUsage(usageOf(chunk.usage));
       for (const choice of firstChoice(chunk.choices)) {
         const delta = isObject(choice.delta) ? choice.delta : {};
-        if (typeof delta.content === "string" && delta.content !== "") {
-          assembler.addText(delta.content);
-          yield { type: "text_delta", text: delta.content };
-        }
+        yield* readMessageParts(delta, assembler);
         for (const call of callDeltas(delta)) {
           const index = calls.indexOf(call);
           const fn = isObject(call.function) ? call.function : {};
@@ -77,8 +74,8 @@ async function* readStream(
           yield { type: "tool_call_delta", index, name, argumentsDelta: args };
         }
         if (typeof choice.finish_reason === "string") assembler.setStopReason(choice.finish_reason);
-        assembler.addReasoning(reasoningOf(delta));
       }
+      // Far past max_tokens: stop reading (the assembler has cut the turn).
       if (assembler.isOverrun()) break;
     }
   } catch (error) {
@@ -86,16 +83,11 @@ async function* readStream(
       throw error;
     assembler.markDropped(error.message);
   }
+  yield* assembler.endContent();
   if (unreadable !== null && !assembler.hasOutput()) {
     return { type: "failed", error: unreadableStream(context, unreadable) };
   }
   return finishStream(assembler, context);
-}
-
-/** Reasoning text of a delta or message (`reasoning_content`: vLLM, DeepSeek; `reasoning`: Ollama, OpenRouter). */
-function reasoningOf(delta: Record<string, unknown>): string {
-  const value = delta.reasoning_content ?? delta.reasoning;
-  return typeof value === "string" ? value : "";
 }
 
 /**
@@ -129,12 +121,8 @@ async function* readWhole(
     return { type: "failed", error: inBodyError(parsed, context) };
   const choice = firstChoice(parsed.choices)[0];
   const message = choice && isObject(choice.message) ? choice.message : {};
-  assembler.addReasoning(reasoningOf(message));
-  const content = contentText(message.content);
-  if (content !== "") {
-    assembler.addText(content);
-    yield { type: "text_delta", text: content };
-  }
+  yield* readMessageParts(message, assembler);
+  yield* assembler.endContent();
   const toolCalls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : [];
   for (const [index, call] of toolCalls.entries()) {
     const fn = isObject(call.function) ? call.function : {};
@@ -159,6 +147,8 @@ function firstChoice(choices: unknown): Record<string, unknown>[] {
 
 function callDeltas(delta: Record<string, unknown>): Record<string, unknown>[] {
   if (Array.isArray(delta.tool_calls)) return delta.tool_calls.filter(isObject);
+  // TGI before 3.0 sends one call as an object, not a list.
+  if (isObject(delta.tool_calls)) return [delta.tool_calls];
   // The legacy single `function_call` delta.
   if (isObject(delta.function_call)) return [{ index: 0, function: delta.function_call }];
   return [];
@@ -218,12 +208,61 @@ function usageOf(usage: Record<string, unknown>): { inputTokens?: number; output
   return out;
 }
 
-function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
+/**
+ * The answer, reasoning and refusal of one delta or message. Reasoning comes as `reasoning_content`
+ * (vLLM, DeepSeek, llama.cpp), `reasoning` (Groq, OpenRouter, newer vLLM), `reasoning_details`
+ * (OpenRouter, beside `reasoning`, so read only without it), parts of a content array
+ * (`{type: "thinking"}`, Mistral), or `<think>` tags opening the content.
+ */
+function* readMessageParts(
+  part: Record<string, unknown>,
+  assembler: TurnAssembler,
+): Generator<ProviderEvent> {
+  const reasoning = reasoningOf(part);
+  if (reasoning !== "") {
+    assembler.addReasoning(reasoning);
+    if (typeof part.reasoning_content === "string" && part.reasoning_content !== "") {
+      // DeepSeek wants it back on tool-call turns; the assembler fills in the whole text.
+      assembler.setReplay({ reasoningContent: "" });
+    }
+    yield { type: "reasoning_delta", text: reasoning };
+  }
+  if (typeof part.content === "string") yield* assembler.addContent(part.content);
+  else if (Array.isArray(part.content)) {
+    for (const item of part.content.filter(isObject)) {
+      if (item.type === "thinking" || item.type === "reasoning") {
+        const thought = partText(item.thinking ?? item.reasoning ?? item.text);
+        if (thought !== "") {
+          assembler.addReasoning(thought);
+          yield { type: "reasoning_delta", text: thought };
+        }
+      } else if (item.type === "refusal" && typeof item.refusal === "string") {
+        assembler.addRefusal(item.refusal);
+      } else if (typeof item.text === "string") yield* assembler.addContent(item.text);
+    }
+  }
+  if (typeof part.refusal === "string") assembler.addRefusal(part.refusal);
+}
+
+function reasoningOf(part: Record<string, unknown>): string {
+  for (const key of ["reasoning_content", "reasoning"]) {
+    const value = part[key];
+    if (typeof value === "string" && value !== "") return value;
+  }
+  if (!Array.isArray(part.reasoning_details)) return "";
+  return part.reasoning_details
     .filter(isObject)
-    .map((part) => (typeof part.text === "string" ? part.text : ""))
+    .map((detail) => partText(detail.text ?? detail.summary))
+    .join("");
+}
+
+/** Text given as a string or as a list of `{text}` parts (Mistral nests thinking so). */
+function partText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (!Array.isArray(value)) return "";
+  return value
+    .filter(isObject)
+    .map((item) => (typeof item.text === "string" ? item.text : ""))
     .join("");
 }
 

@@ -21,6 +21,7 @@ export function mapStopReason(wire: WireFormat, raw: string | null): StopReason 
   if (raw === "tool_use") return "tool_calls";
   if (raw === "max_tokens" || raw === "model_context_window_exceeded") return "length";
   if (raw === "refusal") return "content_filter";
+  if (raw === "pause_turn") return "pause";
   return "other";
 }
 

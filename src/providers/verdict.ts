@@ -1,7 +1,9 @@
-// The integrity verdict on one tool call. A call is whole only when all four signals agree:
-// a normal stop reason, the explicit terminator, output tokens below the max_tokens sent, and a
-// strict or lossless parse yielding an object. Gateways relabel truncation as `stop`/`tool_calls`,
-// so no single signal is trusted alone. The first failing signal, in that order of blame, names the cause.
+// The integrity verdict on one tool call. A call is whole only when the signals agree: no abnormal
+// stop reason, the explicit terminator, output tokens below the max_tokens sent, and a strict or
+// lossless parse yielding an object. Gateways relabel truncation as `stop`/`tool_calls`, so no single
+// signal is trusted alone. A missing or empty stop reason is unknown, not abnormal (TGI never sends
+// one with streamed tool calls; some gateways send ""): the other signals then decide. The first
+// failing signal, in that order of blame, names the cause.
 import type { CallVerdict, StopReason, Usage } from "../protocol/index.ts";
 import { isObject, parseToolArguments } from "./arguments.ts";
 import { scanJson } from "./json-scan.ts";
@@ -52,12 +54,11 @@ export function judgeCall(call: CallSignals, turn: TurnSignals): CallVerdict {
       `the stream ended ${where} after ${bytesReceived} bytes of arguments${detail}`,
     );
   }
-  if (!turn.normalStop) {
-    const reason =
-      turn.rawStopReason === null
-        ? "the response ended without a stop reason, so the arguments may be incomplete"
-        : `the response ended with stop reason \`${turn.rawStopReason}\`, not a normal stop`;
-    return poisoned("abnormal_stop", reason);
+  if (!turn.normalStop && turn.rawStopReason !== null) {
+    return poisoned(
+      "abnormal_stop",
+      `the response ended with stop reason \`${turn.rawStopReason}\`, not a normal stop`,
+    );
   }
   if (text.trim() === "") return { type: "whole", args: {}, recovery: "strict" };
   const parsed = parseToolArguments(text);
@@ -76,7 +77,7 @@ export function judgeCall(call: CallSignals, turn: TurnSignals): CallVerdict {
 function outputLimitReason(text: string, turn: TurnSignals, hitLimit: boolean): string {
   const limit = hitLimit
     ? `output hit the ${turn.maxTokens}-token limit`
-    : `the endpoint stopped the output at its length limit (stop reason \`${turn.rawStopReason ?? "length"}\`)`;
+    : `the endpoint stopped the output at its own length limit (stop reason \`${turn.rawStopReason ?? "length"}\`${turn.usage ? ` after ${turn.usage.outputTokens} tokens, below the ${turn.maxTokens} nex allowed` : ""})`;
   const scan = scanJson(text);
   if (scan.openKey !== null && (scan.inString || scan.openContainers > 0)) {
     return `${limit} while writing \`${scan.openKey}\``;

@@ -51,8 +51,9 @@ export async function limitsFor(
   config: NexConfig,
   model: string,
   overrides: EndpointOverrides = {},
-): Promise<ResolvedLimits> {
+): Promise<ResolvedLimits & { unreachable?: string }> {
   const configured = config.models[model];
+  let unreachable: string | undefined;
   const discovered = configured?.contextWindow
     ? null
     : await discoverContextWindow({
@@ -63,6 +64,15 @@ export async function limitsFor(
         ...(config.apiKey ? { apiKey: config.apiKey } : {}),
         fetch: overrides.fetch ?? endpointFetch(config),
         ...(overrides.signal ? { signal: overrides.signal } : {}),
+        onUnreachable: (detail) => {
+          unreachable = detail;
+        },
       });
-  return resolveLimits({ model, configured, discovered });
+  const limits = resolveLimits({ model, configured, discovered });
+  return unreachable === undefined ? limits : { ...limits, unreachable };
+}
+
+/** The one sentence for an endpoint that did not answer at all when a session opened. */
+export function unreachableMessage(config: NexConfig, detail: string): string {
+  return `The endpoint at ${config.baseUrl} is unreachable (${detail}). Start the server, or check the base URL (--base-url, or the provider's base URL variable) and any proxy.`;
 }

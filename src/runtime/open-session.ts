@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { buildSystemPrompt } from "../agent/system-prompt.ts";
 import type { AgentEvent, Message, ReadRecord, StreamFn } from "../protocol/index.ts";
-import { hostOf, listModels } from "../providers/index.ts";
+import { fetchModelList, hostOf } from "../providers/index.ts";
 import {
   acquireSessionLock,
   contextBudget,
@@ -32,7 +32,7 @@ import { compactConversation } from "./compactor.ts";
 import { concealInProcEnviron } from "./conceal-environment.ts";
 import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./config.ts";
 import { prepareDataDir } from "./data-dir.ts";
-import { createClient, endpointFetch, limitsFor } from "./endpoint-client.ts";
+import { createClient, endpointFetch, limitsFor, unreachableMessage } from "./endpoint-client.ts";
 import { journalSink } from "./journal-sink.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { createSessionBudget } from "./request-budget.ts";
@@ -97,6 +97,10 @@ export async function openSession(
   }
   const stream = options.stream ?? createClient(config);
   const limits = await limitsFor(config, model);
+  // Said once, with the address, instead of a guessed window and six failed attempts.
+  if (limits.unreachable !== undefined && !options.stream) {
+    throw new ConfigError(unreachableMessage(config, limits.unreachable));
+  }
   // Discovery asks the endpoint (a few GETs, no retries); say what it found, so no request is hidden.
   if (limits.source === "default" || limits.source === "endpoint") {
     events.push({
@@ -294,13 +298,19 @@ export async function openSession(
  * which; several are listed in the error so the user can pick.
  */
 async function onlyModel(config: NexConfig, events: AgentEvent[]): Promise<string | null> {
-  const models = await listModels({
+  const answer = await fetchModelList({
     fetch: endpointFetch(config),
     baseUrl: config.baseUrl,
     kind: config.provider,
     timeoutMs: 1500,
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
   });
+  if (answer.type === "unreachable") {
+    throw new ConfigError(
+      `${unreachableMessage(config, answer.message.replace(/^\S+: /, ""))} No model was given, and nex could not ask which the endpoint serves: pass --model NAME once it is up.`,
+    );
+  }
+  const models = answer.type === "answered" ? answer.models : null;
   if (!models || models.length === 0) return null;
   const [only] = models;
   if (models.length === 1 && only) {

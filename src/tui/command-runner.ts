@@ -1,4 +1,4 @@
-import type { PermissionMode } from "../protocol/index.ts";
+import { type PermissionMode, plainText } from "../protocol/index.ts";
 import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
 import { type Command, helpText, nextMode } from "./commands.ts";
 import type { UiStore } from "./store.ts";
@@ -54,6 +54,12 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         return say(store, command.message, "warn");
       case "help":
         return say(store, helpText, "dim");
+      case "reasoning": {
+        const last = store.get().transcript.lastReasoning;
+        return last
+          ? say(store, plainText(last.trim()), "dim")
+          : say(store, "No reasoning yet: the model has not sent any in this chat.", "dim");
+      }
       case "exit":
         return ctx.exit();
       case "undo":

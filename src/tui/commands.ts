@@ -10,6 +10,7 @@ export type Command =
   | { type: "resume"; id: string }
   | { type: "clear" }
   | { type: "help" }
+  | { type: "reasoning" }
   | { type: "exit" }
   | { type: "mode"; mode: PermissionMode | null }
   /** A command that cannot run as typed; `message` says what to type instead. */
@@ -47,6 +48,7 @@ export const helpText = [
   "/sessions       list the saved sessions of this workspace",
   "/resume <id>    print the command that resumes a saved session (nex resume <id>)",
   "/clear          start a fresh conversation in the same workspace",
+  "/reasoning      show the model's last reasoning in full (the chat shows it collapsed)",
   "/help           this help",
   "/exit           quit (Ctrl-C twice does the same)",
 ].join("\n");
@@ -92,6 +94,8 @@ export function parseCommand(text: string): Command | null {
       return { type: "clear" };
     case "help":
       return { type: "help" };
+    case "reasoning":
+      return { type: "reasoning" };
     case "exit":
     case "quit":
       return { type: "exit" };

@@ -20,7 +20,12 @@ export interface UiStore {
 
 // Deltas arrive many times a second; everything else changes what the user must see now.
 function coalesced(event: AgentEvent): boolean {
-  return event.type === "text_delta" || event.type === "tool_call_delta" || event.type === "usage";
+  return (
+    event.type === "text_delta" ||
+    event.type === "reasoning_delta" ||
+    event.type === "tool_call_delta" ||
+    event.type === "usage"
+  );
 }
 
 export function createStore(initial: UiState, options: StoreOptions = {}): UiStore {

@@ -57,6 +57,11 @@ export interface TranscriptState {
   receiving: readonly ReceivingCall[];
   /** The message of the last request given up, so that the terminal `error` that repeats it is not shown twice. */
   lastFailure: string | null;
+  /** Reasoning received since the last line that summarised it (shown collapsed). */
+  reasoningChars?: number;
+  reasoningText?: string;
+  /** The last stretch of reasoning in full, for `/reasoning`. */
+  lastReasoning?: string;
   nextId: number;
 }
 
@@ -146,8 +151,37 @@ function failureTitle(event: Extract<AgentEvent, { type: "request_failed" }>): s
   return `Request failed: ${what} from ${event.host}${tries}`;
 }
 
-/** Folds one event into the chat. */
+/** Folds one event into the chat. Reasoning is shown collapsed: one line with its size. */
 export function reduceTranscript(state: TranscriptState, event: AgentEvent): TranscriptState {
+  if (event.type === "reasoning_delta") {
+    return {
+      ...state,
+      reasoningChars: (state.reasoningChars ?? 0) + event.text.length,
+      reasoningText: (state.reasoningText ?? "") + event.text,
+    };
+  }
+  if (state.reasoningChars && event.type !== "tool_call_delta" && event.type !== "usage") {
+    const chars = state.reasoningChars;
+    const summarised = append(
+      {
+        ...flushText(state),
+        reasoningChars: 0,
+        reasoningText: "",
+        lastReasoning: state.reasoningText ?? "",
+      },
+      { type: "info", tone: "dim", text: reasoningLine(chars) },
+    );
+    return reduceEvent(summarised, event);
+  }
+  return reduceEvent(state, event);
+}
+
+/** The collapsed form of a stretch of reasoning. */
+export function reasoningLine(chars: number): string {
+  return `⋯ reasoning (${chars.toLocaleString("en-US")} characters, not shown; /reasoning shows it)`;
+}
+
+function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState {
   switch (event.type) {
     case "text_delta":
       return commitCompleteLines({ ...state, streaming: state.streaming + event.text });

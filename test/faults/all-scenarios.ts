@@ -11,6 +11,7 @@ import { openaiScenarios } from "./scenarios-openai.ts";
 import { processScenarios } from "./scenarios-process.ts";
 import { sandboxScenarios } from "./scenarios-sandbox.ts";
 import { secretScenarios } from "./scenarios-secrets.ts";
+import { serverScenarios } from "./scenarios-servers.ts";
 import { smallWindowScenarios } from "./scenarios-small-window.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
 import { undoScenarios } from "./scenarios-undo.ts";
@@ -32,4 +33,5 @@ export const allScenarios: FaultScenario[] = [
   ...smallWindowScenarios,
   ...processScenarios,
   ...endpointWordScenarios,
+  ...serverScenarios,
 ];

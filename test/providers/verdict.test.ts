@@ -207,3 +207,28 @@ test("argument fragments are assembled in linear time (a 4 MB call in one-byte f
   const verdict = verdictOf(assembler.finish());
   assert.equal(verdict.type === "whole" && (verdict.args.content as string).length, content.length);
 });
+
+test("a missing or empty stop reason is unknown: with the terminator, usage below the limit and a strict parse the call is whole", () => {
+  for (const finish of [null, "", "  "]) {
+    const verdict = verdictOf(assembleOpenAI(full, { finish, terminated: true, outputTokens: 20 }));
+    assert.equal(verdict.type, "whole", `finish ${JSON.stringify(finish)}`);
+    const anthropic = verdictOf(
+      assembleAnthropic(full, { finish, terminated: true, outputTokens: 20, closed: true }),
+    );
+    assert.equal(anthropic.type, "whole", `anthropic finish ${JSON.stringify(finish)}`);
+  }
+});
+
+test("an unknown stop reason never rescues a call another signal condemns", () => {
+  const causeOf = (ending: Ending, text = full) => {
+    const verdict = verdictOf(assembleOpenAI(text, ending));
+    return verdict.type === "poisoned" ? verdict.cause : "whole";
+  };
+  assert.equal(causeOf({ finish: null, terminated: false, outputTokens: 20 }), "stream_dropped");
+  assert.equal(causeOf({ finish: "", terminated: true, outputTokens: maxTokens }), "output_limit");
+  assert.equal(
+    causeOf({ finish: null, terminated: true, outputTokens: 20 }, full.slice(0, -9)),
+    "unparseable",
+  );
+  assert.equal(causeOf({ finish: null, terminated: true, outputTokens: null }), "whole");
+});

@@ -13,6 +13,7 @@ test("slash commands parse with their arguments; a path is a prompt, not a comma
   assert.deepEqual(parseCommand("/mode auto_edit"), { type: "mode", mode: "auto_edit" });
   assert.equal(parseCommand("/etc/hosts is wrong"), null);
   assert.equal(parseCommand("fix the bug"), null);
+  assert.deepEqual(parseCommand("/reasoning"), { type: "reasoning" });
   assert.equal(parseCommand("/nope")?.type, "invalid");
 });
 

@@ -49,6 +49,7 @@ export const anyEvent: fc.Arbitrary<AgentEvent> = fc.oneof(
     usage: fc.constant(null),
   }),
   fc.record({ type: fc.constant("text_delta" as const), text: fc.string() }),
+  fc.record({ type: fc.constant("reasoning_delta" as const), text: fc.string() }),
   fc.record({
     type: fc.constant("tool_call_started" as const),
     callId,

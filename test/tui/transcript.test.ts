@@ -125,3 +125,20 @@ test("an interrupt settles running tools as having no result and says so", () =>
   const tool = state.entries[0];
   assert.equal(tool?.type === "tool" && tool.outcome?.type, "interrupted");
 });
+
+test("reasoning is shown collapsed: one line with its size, never the model's text", () => {
+  const state = fold([
+    { type: "reasoning_delta", text: "Let me think " },
+    { type: "reasoning_delta", text: "about it." },
+    { type: "text_delta", text: "The answer.\n" },
+    { type: "done", finalText: "The answer.", turns: 1 },
+  ]);
+  const shown = state.entries.map((entry) => ("text" in entry ? entry.text : ""));
+  assert.ok(
+    shown.includes("⋯ reasoning (22 characters, not shown; /reasoning shows it)"),
+    String(shown),
+  );
+  assert.equal(state.lastReasoning, "Let me think about it.");
+  assert.ok(!shown.some((text) => text.includes("Let me think")));
+  assert.ok(shown.some((text) => text.includes("The answer.")));
+});
