@@ -57,16 +57,8 @@ async function* readStream(
       } else if (data.type === "content_block_start") {
         const block = isObject(data.content_block) ? data.content_block : {};
         const kind = blocks.start(index, block);
-        text.block(kind);
-        if (kind === "text" && typeof block.text === "string" && block.text !== "") {
-          yield* text.add(block.text, assembler);
-        } else if (kind === "thinking") {
-          const thought = startThinking(block);
-          if (thought) {
-            assembler.addReasoning(thought);
-            yield { type: "reasoning_delta", text: thought };
-          }
-        } else if (kind === "tool_use") {
+        yield* openBlock(kind, block, text, assembler);
+        if (kind === "tool_use") {
           const name = typeof block.name === "string" ? block.name : "";
           assembler.addCallDelta(index, {
             id: typeof block.id === "string" ? block.id : null,
@@ -150,16 +142,8 @@ async function* readWhole(
   const text = createTextJoiner();
   for (const [index, block] of content.entries()) {
     const kind = blocks.start(index, block);
-    text.block(kind);
-    if (kind === "text" && typeof block.text === "string" && block.text !== "") {
-      yield* text.add(block.text, assembler);
-    } else if (kind === "thinking") {
-      const thought = startThinking(block);
-      if (thought) {
-        assembler.addReasoning(thought);
-        yield { type: "reasoning_delta", text: thought };
-      }
-    } else if (kind === "tool_use") {
+    yield* openBlock(kind, block, text, assembler);
+    if (kind === "tool_use") {
       const name = typeof block.name === "string" ? block.name : "";
       const input = block.input === undefined ? "" : JSON.stringify(block.input);
       assembler.addCallDelta(index, {
@@ -183,6 +167,24 @@ async function* readWhole(
  * several) join as they are; text after a server or tool block starts a new paragraph, or the words
  * on either side of a web search would run together.
  */
+/** The start of a text or thinking block, streamed or whole: its opening text, or its reasoning. */
+function* openBlock(
+  kind: string,
+  block: Record<string, unknown>,
+  text: ReturnType<typeof createTextJoiner>,
+  assembler: TurnAssembler,
+): Generator<ProviderEvent> {
+  text.block(kind);
+  if (kind === "text" && typeof block.text === "string" && block.text !== "") {
+    yield* text.add(block.text, assembler);
+  } else if (kind === "thinking") {
+    const thought = startThinking(block);
+    if (!thought) return;
+    assembler.addReasoning(thought);
+    yield { type: "reasoning_delta", text: thought };
+  }
+}
+
 function createTextJoiner() {
   let sawText = false;
   let afterOther = false;

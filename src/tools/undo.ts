@@ -289,6 +289,22 @@ function describe(
 const shortCommand = (command: string): string =>
   command.length > 60 ? `${command.slice(0, 60)}…` : command;
 
+/** The workspace guard and the shadow repository of a checkpoint store, as undo and its preview read them. */
+async function openStore(options: Omit<UndoOptions, "turns">) {
+  const ws = await createWorkspace(
+    options.workspace,
+    options.allowedPaths ?? [],
+    options.privatePaths ?? [],
+  );
+  const shadow = shadowFor({
+    checkpointDir: options.checkpointDir,
+    workspace: ws,
+    env: options.env ?? process.env,
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+  return { ws, shadow };
+}
+
 /**
  * Reverts the last `turns` steps (user prompts) from the checkpoint store on disk (so `nex undo`
  * works from a new process). A path is put back only while it still holds what the turn left there
@@ -308,17 +324,7 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   const chosen = steps.slice(-count);
   const selected = chosen.flatMap((step) => step.checkpoints);
   const first = selected[0] as TurnCheckpoint;
-  const ws = await createWorkspace(
-    options.workspace,
-    options.allowedPaths ?? [],
-    options.privatePaths ?? [],
-  );
-  const shadow = shadowFor({
-    checkpointDir: options.checkpointDir,
-    workspace: ws,
-    env: options.env ?? process.env,
-    ...(options.limits ? { limits: options.limits } : {}),
-  });
+  const { ws, shadow } = await openStore(options);
   const setAsideDir = join(
     options.checkpointDir,
     "undone",
@@ -525,17 +531,7 @@ export async function previewUndo(options: Omit<UndoOptions, "turns">): Promise<
   const all = (await loadCheckpoints(options.checkpointDir)).filter(
     (c) => changedAnything(c) && c.undoneExcept === undefined,
   );
-  const ws = await createWorkspace(
-    options.workspace,
-    options.allowedPaths ?? [],
-    options.privatePaths ?? [],
-  );
-  const shadow = shadowFor({
-    checkpointDir: options.checkpointDir,
-    workspace: ws,
-    env: options.env ?? process.env,
-    ...(options.limits ? { limits: options.limits } : {}),
-  });
+  const { ws, shadow } = await openStore(options);
   const out: UndoPreviewStep[] = [];
   for (const step of stepsOf(all).reverse()) {
     const plan = await planOf(step.checkpoints, shadow, options.checkpointDir, ws.root);
