@@ -27,7 +27,7 @@ export interface RunOptions {
   /** Takes every byte of output as it arrives (to keep output too large for the result). */
   spool?: { write(chunk: Buffer): void };
   /** The program that runs the command (a sandbox); default `bash -c command`. */
-  launch?: { file: string; args: string[]; statusFd: boolean };
+  launch?: { file: string; args: string[]; statusFd: boolean; contained: boolean };
 }
 
 /** How a command ended, with its capped output. */
@@ -58,7 +58,15 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
   return new Promise((resolve) => {
     const output = headTail(outputCap);
     const tag = commandTag();
-    const launch = options.launch ?? { file: "bash", args: ["-c", command], statusFd: false };
+    const launch = options.launch ?? {
+      file: "bash",
+      args: ["-c", command],
+      statusFd: false,
+      contained: false,
+    };
+    // In a PID namespace of its own nothing outlives the command: no /proc scans for leftovers.
+    const look = (group?: number): Leftovers =>
+      launch.contained ? { checked: true, stopped: [], children: 0 } : findLeftovers(tag, group);
     const child = childProcess().spawn(launch.file, launch.args, {
       cwd,
       env: { ...env, [tag.name]: tag.value },
@@ -107,8 +115,9 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
         : output.text();
       // A second look outside the group, in case a detached process was between fork and exec
       // (unreadable) when the command ended.
-      if (exit) leftovers = mergeLeftovers(leftovers, findLeftovers(tag, child.pid));
-      void stopLeftovers(tag, killGraceMs).then(() => {
+      if (exit) leftovers = mergeLeftovers(leftovers, look(child.pid));
+      const stopped = launch.contained ? Promise.resolve() : stopLeftovers(tag, killGraceMs);
+      void stopped.then(() => {
         released();
         resolve({
           exitCode: exit?.code ?? null,
@@ -143,7 +152,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       exit = { code, signal: sig };
       // Seen before the group is signalled: what still runs now, the command left behind. After a
       // timeout or an interrupt the group is already being stopped, and the result says so.
-      leftovers = findLeftovers(tag, timedOut || aborted ? child.pid : undefined);
+      leftovers = look(timedOut || aborted ? child.pid : undefined);
       stopGroup();
       // A process that left our group (setsid) may hold the pipes open forever: stop waiting for it.
       timers.push(

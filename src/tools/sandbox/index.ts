@@ -22,6 +22,7 @@ const plain = (command: string): Launch => ({
   file: "bash",
   args: ["-c", command],
   statusFd: false,
+  contained: false,
   notes: () => [],
   after: () => [],
   release: () => {},
@@ -73,6 +74,7 @@ export function createCommandSandbox(
           file: "/usr/bin/sandbox-exec",
           args: ["-p", profile, "bash", "-c", command],
           statusFd: false,
+          contained: false,
           notes,
           after,
           release: () => {},
@@ -83,7 +85,15 @@ export function createCommandSandbox(
       // shell joins the cgroup, then becomes bubblewrap, so nothing runs outside it.
       const cap = createProcessCap(policy.maxProcesses);
       if (!cap)
-        return { file: "bwrap", args: bwrap, statusFd: true, notes, after, release: () => {} };
+        return {
+          file: "bwrap",
+          args: bwrap,
+          statusFd: true,
+          contained: true,
+          notes,
+          after,
+          release: () => {},
+        };
       return {
         file: "sh",
         args: [
@@ -95,6 +105,7 @@ export function createCommandSandbox(
           ...bwrap,
         ],
         statusFd: true,
+        contained: true,
         notes,
         after,
         release: () => cap.release(),

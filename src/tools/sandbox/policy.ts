@@ -51,6 +51,8 @@ export interface Launch {
   args: string[];
   /** bubblewrap writes `{"child-pid": …}` to fd 3 once the command runs; no such line means it never ran. */
   statusFd: boolean;
+  /** Every process the command starts ends with it (bubblewrap's PID namespace): nothing to look for after. */
+  contained: boolean;
   /** Turns the command's output into notes on what the sandbox blocked. */
   notes(output: string): string[];
   /** After the command: notes on what it planted for git to run later, now disarmed. */
