@@ -5,7 +5,8 @@ import { formatBytes } from "./file-content.ts";
 
 /** How the model names a stored result: a path `read_file` and `grep` accept and no write tool does. */
 export const STORED_PREFIX = "@results/";
-const STORED_NAME = /^@results\/([\w.-]{1,120})$/;
+// Exactly the names the store makes (`<time>-<n>-<label>.txt`): never `.`, `..` or a path.
+const STORED_NAME = /^@results\/([a-z0-9]+-\d+-[\w-]{1,40}\.txt)$/;
 
 /** Most bytes one result keeps on disk; a result beyond it keeps its beginning and says so. */
 export const MAX_STORED_BYTES = 256 * 2 ** 20;

@@ -182,3 +182,15 @@ test("nex's own secrets never reach a stored result, even split between chunks o
   assert.equal(text.split("[redacted: OPENAI_API_KEY]").length - 1, 5000);
   assert.match(out.content, /stored whole/);
 });
+
+test("a stored result's name cannot climb out of the store", async () => {
+  const box = sandbox();
+  const resultsDir = join(box.root, "results");
+  const tools = host(box, { outputCap: 2000, resultsDir });
+  await run(tools, "bash", { command: "seq 1 100000" });
+  for (const path of ["@results/..", "@results/.", "@results/../results"]) {
+    // Not a stored result's name: read as a workspace path, where there is no such line.
+    const out = await run(tools, "grep", { pattern: "99999", path });
+    assert.doesNotMatch(out.content, /99999:/, path);
+  }
+});
