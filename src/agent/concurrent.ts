@@ -18,16 +18,25 @@ export async function* concurrently<E, R>(
     );
   };
   while (started < generators.length && inFlight.size < limit) pull(started++);
-  while (inFlight.size > 0) {
-    const { index, step } = await Promise.race(inFlight.values());
-    if (step.done) {
-      results[index] = step.value;
-      inFlight.delete(index);
-      if (started < generators.length) pull(started++);
-    } else {
-      yield step.value;
-      pull(index);
+  try {
+    while (inFlight.size > 0) {
+      const { index, step } = await Promise.race(inFlight.values());
+      if (step.done) {
+        results[index] = step.value;
+        inFlight.delete(index);
+        if (started < generators.length) pull(started++);
+      } else {
+        yield step.value;
+        pull(index);
+      }
+    }
+    return results;
+  } finally {
+    // A failure or an early stop leaves the others mid-way: their pending steps must not reject
+    // unobserved, and each is told to finish.
+    for (const [index, pending] of inFlight) {
+      pending.catch(() => {});
+      void generators[index]?.return(undefined as R).catch(() => {});
     }
   }
-  return results;
 }

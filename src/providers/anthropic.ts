@@ -57,6 +57,7 @@ async function* readStream(
       } else if (data.type === "content_block_start") {
         const block = isObject(data.content_block) ? data.content_block : {};
         const kind = blocks.start(index, block);
+        if (kind === "server") assembler.addUnshown(JSON.stringify(block).length);
         yield* openBlock(kind, block, text, assembler);
         if (kind === "tool_use") {
           const name = typeof block.name === "string" ? block.name : "";
@@ -85,6 +86,11 @@ async function* readStream(
           }
         } else {
           const thought = blocks.delta(index, delta);
+          // A server tool's input and a thinking signature are output too: progress, and bounded.
+          for (const key of ["partial_json", "signature"] as const) {
+            const unshown = delta[key];
+            if (typeof unshown === "string") assembler.addUnshown(unshown.length);
+          }
           if (thought) {
             assembler.addReasoning(thought);
             yield { type: "reasoning_delta", text: thought };
@@ -162,11 +168,6 @@ async function* readWhole(
   return { type: "turn", turn: assembler.finish() };
 }
 
-/**
- * Text blocks joined into the answer. Consecutive text blocks (citations split one sentence into
- * several) join as they are; text after a server or tool block starts a new paragraph, or the words
- * on either side of a web search would run together.
- */
 /** The start of a text or thinking block, streamed or whole: its opening text, or its reasoning. */
 function* openBlock(
   kind: string,
@@ -185,6 +186,11 @@ function* openBlock(
   }
 }
 
+/**
+ * Text blocks joined into the answer. Consecutive text blocks (citations split one sentence into
+ * several) join as they are; text after a server or tool block starts a new paragraph, or the words
+ * on either side of a web search would run together.
+ */
 function createTextJoiner() {
   let sawText = false;
   let afterOther = false;

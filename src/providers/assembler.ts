@@ -7,7 +7,12 @@ import type {
   Replay,
   Usage,
 } from "../protocol/index.ts";
-import { type OutputMeter, outputCharLimit, overrunDetail } from "./output-meter.ts";
+import {
+  createOutputMeter,
+  type OutputMeter,
+  outputCharLimit,
+  overrunDetail,
+} from "./output-meter.ts";
 import { historyReplay } from "./replay.ts";
 import { isNormalStop, mapStopReason, terminatorName, type WireFormat } from "./stop-reason.ts";
 import { type ContentPiece, createThinkSplitter } from "./think-tags.ts";
@@ -28,6 +33,8 @@ export interface TurnAssembler {
   /** The end of the content: what `addContent` still held back. */
   endContent(): ProviderEvent[];
   addReasoning(text: string): void;
+  /** Output the model streamed that nex keeps but does not show (server-tool input, signatures). */
+  addUnshown(chars: number): void;
   addRefusal(text: string): void;
   /** Wire content the assistant message must carry back (merged). */
   setReplay(replay: Replay): void;
@@ -75,7 +82,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
   const splitter = createThinkSplitter();
   // Answer text came as content that may carry reasoning tags (not Anthropic text blocks).
   let tagged = false;
-  const meter = options.meter ?? { chars: 0, everyByte: false };
+  const meter = options.meter ?? createOutputMeter();
   const limit = outputCharLimit(options.maxTokens);
   let overrun = false;
   let dropDetail: string | null = null;
@@ -117,6 +124,9 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       if (!piece) return;
       reasoning.push(piece);
       count(piece.length);
+    },
+    addUnshown(chars) {
+      if (chars > 0) count(chars);
     },
     addRefusal(piece) {
       if (!piece) return;
@@ -252,5 +262,7 @@ function splitOrphanClose(
 ): { text: string; reasoning?: string } {
   const at = noReasoning ? text.indexOf(CLOSE) : -1;
   if (at < 0 || text.slice(0, at).includes("<think>")) return { text };
+  // The template's tag ends its line; a `</think>` inside a sentence (an answer about the tags) is text.
+  if (!/^[ \t]*(\r?\n|$)/.test(text.slice(at + CLOSE.length))) return { text };
   return { text: text.slice(at + CLOSE.length).replace(/^\s+/, ""), reasoning: text.slice(0, at) };
 }

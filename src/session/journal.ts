@@ -270,7 +270,8 @@ export async function createJournal(
     try {
       fd = openSync(path, "ax", 0o600);
     } catch (error) {
-      lock.release();
+      // A lock the caller took is the caller's to release.
+      if (!options.lock) lock.release();
       const exists = (error as NodeJS.ErrnoException).code === "EEXIST";
       if (exists && session.id === undefined && attempt < 5) continue;
       throw error;
@@ -285,8 +286,14 @@ export async function createJournal(
       createdAt,
     };
     const header = scrubValue({ v: 1, type: "session", ts: createdAt, ...meta }).value;
-    writeSync(fd, `${JSON.stringify(header)}\n`);
-    if (options.sync !== "never") fsyncSync(fd);
+    try {
+      writeSync(fd, `${JSON.stringify(header)}\n`);
+      if (options.sync !== "never") fsyncSync(fd);
+    } catch (error) {
+      closeSync(fd);
+      if (!options.lock) lock.release();
+      throw error;
+    }
     return new FileJournal({
       path,
       meta,

@@ -407,6 +407,29 @@ const classScenarios: FaultScenario[] = [
     checks: [answerIs("Hello!"), exitCode(0)],
   },
   {
+    name: "an answer that mentions </think> inside a sentence",
+    wire: "openai",
+    expect: "a tag in running text is the answer's text, not the end of reasoning: nothing is lost",
+    permission: ["--yes", "--json"],
+    scripts: [
+      stream([
+        chunk({
+          role: "assistant",
+          content: "The template closes reasoning with the `</think>` tag; ",
+        }),
+        chunk({ content: "everything after it is the answer." }),
+        chunk({}, "stop"),
+        sse("[DONE]"),
+      ]),
+    ],
+    checks: [
+      answerIs(
+        "The template closes reasoning with the `</think>` tag; everything after it is the answer.",
+      ),
+      exitCode(0),
+    ],
+  },
+  {
     name: "reasoning_content on a tool-call turn (DeepSeek thinking mode)",
     wire: "openai",
     expect: "the call runs; its reasoning goes back with it, and not on a plain answer",
