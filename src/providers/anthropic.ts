@@ -57,7 +57,7 @@ async function* readStream(
       } else if (data.type === "content_block_start") {
         const block = isObject(data.content_block) ? data.content_block : {};
         const kind = blocks.start(index, block);
-        if (kind === "server") assembler.addUnshown(JSON.stringify(block).length);
+        if (kind === "server") assembler.addServerContent(JSON.stringify(block).length);
         yield* openBlock(kind, block, text, assembler);
         if (kind === "tool_use") {
           const name = typeof block.name === "string" ? block.name : "";

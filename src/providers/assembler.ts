@@ -35,6 +35,8 @@ export interface TurnAssembler {
   addReasoning(text: string): void;
   /** Output the model streamed that nex keeps but does not show (server-tool input, signatures). */
   addUnshown(chars: number): void;
+  /** Content the server made itself (a server tool's results): progress, but not the model's output. */
+  addServerContent(chars: number): void;
   addRefusal(text: string): void;
   /** Wire content the assistant message must carry back (merged). */
   setReplay(replay: Replay): void;
@@ -127,6 +129,9 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
     },
     addUnshown(chars) {
       if (chars > 0) count(chars);
+    },
+    addServerContent(chars) {
+      meter.serverChars += chars;
     },
     addRefusal(piece) {
       if (!piece) return;

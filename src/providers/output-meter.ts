@@ -8,12 +8,14 @@
 export interface OutputMeter {
   /** Characters of content received: text, tool-call names and arguments, reasoning. */
   chars: number;
+  /** Characters of content the server made itself (a server tool's results): progress, not output. */
+  serverChars: number;
   /** Every byte is progress (a whole JSON body is content until it is parsed). */
   everyByte: boolean;
 }
 
 export function createOutputMeter(): OutputMeter {
-  return { chars: 0, everyByte: false };
+  return { chars: 0, serverChars: 0, everyByte: false };
 }
 
 // Three characters per token undercounts no real tokenizer by much on prose or code, and the limit is

@@ -264,8 +264,8 @@ async function* timedChunks(
   try {
     for (;;) {
       // The reader has taken in the last chunk by now: did it bring content?
-      if (meter.chars !== counted) {
-        counted = meter.chars;
+      if (meter.chars + meter.serverChars !== counted) {
+        counted = meter.chars + meter.serverChars;
         lastProgress = Date.now();
       }
       const ms = first ? timeouts.firstByteMs : timeouts.idleMs;
