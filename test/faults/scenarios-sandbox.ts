@@ -287,19 +287,80 @@ export const sandboxScenarios: FaultScenario[] = [
         name: "bash",
         args: {
           command:
-            "python3 -c \"import os; os.rename('.git', '.git-old'); os.makedirs('.git/hooks'); " +
+            "python3 -c \"import os, shutil; os.rename('.git', '.git-old'); os.makedirs('.git/hooks'); " +
+            "[shutil.copytree('.git-old/' + d, '.git/' + d) for d in ('objects', 'refs')]; shutil.copy('.git-old/HEAD', '.git/HEAD'); " +
             "open('.git/hooks/pre-commit', 'w').write('#!/bin/sh\\ntouch pwned\\n'); os.chmod('.git/hooks/pre-commit', 0o755)\"",
         },
       }),
       openaiText("done"),
     ],
     checks: [
-      told(
-        /made or replaced the git repository[\s\S]*\.git\/hooks\/pre-commit \(execute bit removed\)/,
-      ),
+      told(/changed what git runs[\s\S]*\.git\/hooks\/pre-commit \(execute bit removed\)/),
       (o) => {
         const hook = statSync(join(o.box.workspace, ".git", "hooks", "pre-commit"));
         return (hook.mode & 0o111) === 0 ? null : "the planted hook is still executable";
+      },
+    ],
+  },
+  {
+    name: "--yes: a command points the repository at a commondir with its own hooks and fsmonitor",
+    wire,
+    expect:
+      "git would read that config and run those hooks later: both are disarmed; the model is told",
+    needsSandbox: true,
+    setup: (box) => {
+      spawnSync("git", ["init", "-q"], { cwd: box.workspace });
+    },
+    scripts: [
+      openaiToolCall({
+        name: "bash",
+        args: {
+          command:
+            "python3 -c \"import os, shutil; os.makedirs('common/hooks'); " +
+            "[shutil.copytree('.git/' + d, 'common/' + d) for d in ('objects', 'refs')]; " +
+            "open('common/HEAD', 'w').write('ref: refs/heads/main\\n'); " +
+            "open('common/config', 'w').write('[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch pwned\\n'); " +
+            "open('common/hooks/pre-commit', 'w').write('#!/bin/sh\\ntouch pwned\\n'); os.chmod('common/hooks/pre-commit', 0o755); " +
+            "open('.git/commondir', 'w').write('../common\\n')\"",
+        },
+      }),
+      openaiText("done"),
+    ],
+    checks: [
+      told(/changed what git runs[\s\S]*common\/hooks\/pre-commit \(execute bit removed\)/),
+      told(/core\.fsmonitor in common\/config \(removed\)/),
+      (o) => {
+        const value = spawnSync("git", ["config", "core.fsmonitor"], { cwd: o.box.workspace });
+        return value.stdout.length === 0 ? null : "core.fsmonitor is still set";
+      },
+    ],
+  },
+  {
+    name: "--yes: a command swaps in a repository whose config.worktree sets an fsmonitor",
+    wire,
+    expect: "the setting git would read from config.worktree is removed; the model is told",
+    needsSandbox: true,
+    setup: (box) => {
+      spawnSync("git", ["init", "-q"], { cwd: box.workspace });
+    },
+    scripts: [
+      openaiToolCall({
+        name: "bash",
+        args: {
+          command:
+            "python3 -c \"import os, shutil; os.rename('.git', 'g3'); os.makedirs('.git'); " +
+            "[shutil.copytree('g3/' + d, '.git/' + d) for d in ('objects', 'refs')]; shutil.copy('g3/HEAD', '.git/HEAD'); " +
+            "open('.git/config', 'w').write('[core]\\n\\trepositoryformatversion = 1\\n[extensions]\\n\\tworktreeConfig = true\\n'); " +
+            "open('.git/config.worktree', 'w').write('[core]\\n\\tfsmonitor = touch pwned\\n')\"",
+        },
+      }),
+      openaiText("done"),
+    ],
+    checks: [
+      told(/core\.fsmonitor in \.git\/config\.worktree \(removed\)/),
+      (o) => {
+        const value = spawnSync("git", ["config", "core.fsmonitor"], { cwd: o.box.workspace });
+        return value.stdout.length === 0 ? null : "core.fsmonitor is still set";
       },
     ],
   },

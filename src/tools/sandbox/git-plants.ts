@@ -1,88 +1,116 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { chmodSync, existsSync, readdirSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
 
 // Settings with which git runs a program of the repository's choosing (outside any sandbox).
 const RUNS_PROGRAMS =
-  /^(core\.(hookspath|fsmonitor|sshcommand|pager|editor|askpass)|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver|alias\..+|credential\..*helper|gpg\..*program|include\.path|includeif\..+\.path|uploadpack\.packobjectshook|sequence\.editor)$/;
+  /^(core\.(hookspath|fsmonitor|sshcommand|pager|editor|askpass|gitproxy)|filter\..+\.(clean|smudge|process)|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|(merge|diff)tool\..+\.(cmd|path)|pager\..+|alias\..+|credential\..*helper|gpg\..*program|include\.path|includeif\..+\.path|uploadpack\.packobjectshook|sequence\.editor|trailer\..+\.(command|cmd)|remote\..+\.(uploadpack|receivepack|vcs)|submodule\..+\.update|protocol\..+\.allow)$/;
 
 /**
- * The repository git will use in the workspace: `.git` as a folder, or the folder a `.git` file
- * names (`gitdir: …`). Null when there is none.
+ * What git would run of the repository's choosing in the workspace: its hooks (in the folder git
+ * really uses: `core.hooksPath`, a `commondir`) and its program-running settings (from every config
+ * file it reads: `config`, `config.worktree`, a `commondir`'s, includes). Taken before and after a
+ * command, so that what the command changed there, and only that, is disarmed.
  */
-function gitDirOf(workspace: string): string | null {
-  const dotGit = join(workspace, ".git");
-  try {
-    const info = statSync(dotGit);
-    if (info.isDirectory()) return dotGit;
-    const target = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1]?.trim();
-    return target ? resolve(workspace, target) : null;
-  } catch {
-    return null;
-  }
+export interface GitRunnables {
+  hooksDir: string | null;
+  /** Hook name → what identifies its content and mode. */
+  hooks: Map<string, string>;
+  /** `origin file \t key \t value` of each program-running setting. */
+  settings: Set<string>;
 }
 
-/** Which hooks folder and config file git would use: their identities (device and inode). */
-export function gitIdentity(workspace: string): string {
-  const gitDir = gitDirOf(workspace);
-  if (!gitDir) return "none";
-  const id = (path: string) => {
-    try {
-      const info = statSync(path);
-      return `${info.dev}:${info.ino}`;
-    } catch {
-      return "-";
-    }
-  };
-  return `${gitDir}|${id(join(gitDir, "hooks"))}|${id(join(gitDir, "config"))}`;
+const NONE: GitRunnables = { hooksDir: null, hooks: new Map(), settings: new Set() };
+
+function git(workspace: string, env: Record<string, string | undefined>, args: string[]) {
+  // Reading config and paths runs nothing of the repository's (no status, no fsmonitor).
+  return spawnSync("git", ["-c", "core.fsmonitor=", ...args], {
+    cwd: workspace,
+    encoding: "utf8",
+    env: { ...env, GIT_OPTIONAL_LOCKS: "0" },
+  });
 }
 
-/**
- * The read-only mounts hold the hooks and config of the repository that was there when a command
- * started. A command that made another one (`git init`, or `.git` moved aside and replaced, or a
- * `.git` file naming a folder it wrote) is not held by them: what it planted there for git to run
- * later, outside the sandbox, is disarmed here. Hooks lose their execute bit (git then skips them)
- * and program-running settings are removed. Returns what was disarmed.
- */
-export function disarmGitPlants(
+/** What git would run in `workspace` now; nothing when it has no repository of its own. */
+export function gitRunnables(
   workspace: string,
   env: Record<string, string | undefined>,
-): string[] {
-  const gitDir = gitDirOf(workspace);
-  // Outside the workspace the command could write nothing: those hooks are the user's.
-  if (!gitDir || !(gitDir === workspace || gitDir.startsWith(`${workspace}/`))) return [];
-  const disarmed: string[] = [];
-  const hooks = join(gitDir, "hooks");
+): GitRunnables {
+  if (!existsSync(join(workspace, ".git"))) return NONE;
+  const hooksPath = git(workspace, env, ["rev-parse", "--git-path", "hooks"]);
+  const hooksDir = hooksPath.status === 0 ? resolve(workspace, hooksPath.stdout.trim()) : null;
+  const hooks = new Map<string, string>();
   let names: string[] = [];
   try {
-    names = readdirSync(hooks);
+    names = hooksDir ? readdirSync(hooksDir) : [];
   } catch {
     // No hooks folder.
   }
   for (const name of names) {
-    if (name.endsWith(".sample")) continue;
-    const path = join(hooks, name);
+    if (name.endsWith(".sample") || !hooksDir) continue;
     try {
-      const mode = statSync(path).mode;
-      if ((mode & 0o111) === 0) continue;
-      chmodSync(path, mode & ~0o111);
-      disarmed.push(`.git/hooks/${name} (execute bit removed)`);
+      const info = statSync(join(hooksDir, name));
+      hooks.set(name, `${info.ino}:${info.mode}:${info.size}:${info.mtimeMs}`);
     } catch {
       // Gone meanwhile.
     }
   }
-  const config = join(gitDir, "config");
-  const listed = spawnSync("git", ["config", "--file", config, "--name-only", "--list"], {
-    encoding: "utf8",
-    env,
-  });
-  const keys =
-    listed.status === 0
-      ? listed.stdout.split("\n").filter((key) => RUNS_PROGRAMS.test(key.toLowerCase()))
-      : [];
-  for (const key of new Set(keys)) {
-    spawnSync("git", ["config", "--file", config, "--unset-all", key], { env });
-    disarmed.push(`${key} in .git/config (removed)`);
+  const settings = new Set<string>();
+  const listed = git(workspace, env, ["config", "--list", "--show-origin", "--includes", "-z"]);
+  if (listed.status === 0) {
+    // -z: `origin NUL key LF value NUL` per entry.
+    const parts = listed.stdout.split("\0");
+    for (let i = 0; i + 1 < parts.length; i += 2) {
+      const origin = parts[i] ?? "";
+      const [key = "", ...value] = (parts[i + 1] ?? "").split("\n");
+      if (origin.startsWith("file:") && RUNS_PROGRAMS.test(key.toLowerCase()))
+        settings.add(`${origin.slice(5)}\t${key}\t${value.join("\n")}`);
+    }
+  }
+  return { hooksDir, hooks, settings };
+}
+
+function inside(workspace: string, path: string): boolean {
+  const rel = relative(workspace, path);
+  return !rel.startsWith("..") && !isAbsolute(rel);
+}
+
+/**
+ * Disarms what a command added to what git runs: hooks it created or changed lose their execute bit
+ * (git then skips them) and program-running settings it added are removed from the file that holds
+ * them. Only files in the workspace (the command could write nothing else) are touched; what was
+ * there before the command stays. Returns what was disarmed.
+ */
+export function disarmGitPlants(
+  workspace: string,
+  before: GitRunnables,
+  env: Record<string, string | undefined>,
+): string[] {
+  const after = gitRunnables(workspace, env);
+  const disarmed: string[] = [];
+  const show = (path: string) => relative(workspace, path) || ".";
+  if (after.hooksDir && inside(workspace, after.hooksDir)) {
+    const sameDir = after.hooksDir === before.hooksDir;
+    for (const [name, signature] of after.hooks) {
+      if (sameDir && before.hooks.get(name) === signature) continue;
+      const path = join(after.hooksDir, name);
+      try {
+        const mode = statSync(path).mode;
+        if ((mode & 0o111) === 0) continue;
+        chmodSync(path, mode & ~0o111);
+        disarmed.push(`${show(path)} (execute bit removed)`);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
+  for (const entry of after.settings) {
+    if (before.settings.has(entry)) continue;
+    const [origin = "", key = ""] = entry.split("\t");
+    const file = resolve(workspace, origin);
+    if (!inside(workspace, file)) continue;
+    spawnSync("git", ["config", "--file", file, "--unset-all", key], { env });
+    disarmed.push(`${key} in ${show(file)} (removed)`);
   }
   return disarmed;
 }

@@ -3,7 +3,7 @@ import { type SandboxHost, sandboxState } from "./availability.ts";
 import { sandboxNotes } from "./blocked.ts";
 import { buildPolicy, type SandboxSettings } from "./build-policy.ts";
 import { bwrapArgs } from "./bwrap.ts";
-import { disarmGitPlants, gitIdentity } from "./git-plants.ts";
+import { disarmGitPlants, gitRunnables } from "./git-plants.ts";
 import { type CommandSandbox, describeSandbox, type Launch, type SandboxState } from "./policy.ts";
 import { createProcessCap } from "./process-limit.ts";
 import { seatbeltProfile } from "./seatbelt.ts";
@@ -56,16 +56,20 @@ export function createCommandSandbox(
       const policy = buildPolicy(workspace, { ...settings, mode: settings.mode }, host.home);
       const notes = (output: string) => sandboxNotes(output, policy, cwd);
       // A repository that existed before has its hooks and config mounted read-only already.
-      // The repository's hooks and config as they were: held read-only, so only a repository the
-      // command made (or swapped in) can hold something new, and only then is it looked at.
-      const gitBefore = policy.mode === "read-only" ? null : gitIdentity(policy.workspace);
+      // What git would run of the repository's choosing, before the command: afterwards, whatever the
+      // command added there (a hook, an fsmonitor, a `commondir` or `config.worktree` naming new
+      // ones, a swapped `.git`) is disarmed, since git would run it later outside any sandbox.
+      const gitBefore =
+        policy.mode === "read-only"
+          ? null
+          : gitRunnables(policy.workspace, { PATH: host.path, HOME: host.home });
       const after = (env: Record<string, string | undefined>) => {
-        if (gitBefore === null || gitIdentity(policy.workspace) === gitBefore) return [];
-        const disarmed = disarmGitPlants(policy.workspace, env);
+        if (gitBefore === null) return [];
+        const disarmed = disarmGitPlants(policy.workspace, gitBefore, env);
         return disarmed.length === 0
           ? []
           : [
-              `The command made or replaced the git repository, with things git would run later outside the sandbox; nex disarmed them: ${disarmed.join(", ")}.`,
+              `The command changed what git runs (hooks or settings git would run later, outside the sandbox); nex disarmed them: ${disarmed.join(", ")}.`,
             ];
       };
       if (state.backend === "seatbelt") {
