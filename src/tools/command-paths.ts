@@ -4,9 +4,10 @@
 // wrote a file. A change counts as the command's only when the command names the path (an operand, a
 // redirection target, a glob that matches it, or a directory holding it) or is a git command that
 // rewrites the work tree; undo leaves any other change alone and says so.
-import { isAbsolute, relative, resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { bytesOfKey, displayKey } from "./path-key.ts";
 import { parseCommand } from "./shell-commands.ts";
+import { climbsOut } from "./workspace.ts";
 
 /** Decides whether a path (a key relative to the workspace root) is named by a command. */
 export type NamedPaths = (key: string) => boolean;
@@ -102,7 +103,7 @@ export async function namedPaths(command: string, root: string): Promise<NamedPa
       if (/[$`]/.test(word) || word.startsWith("~")) continue;
       for (const expanded of expandBraces(word)) {
         const rel = relative(root, resolve(cwd, expanded));
-        if (rel.startsWith("..") || isAbsolute(rel)) continue;
+        if (climbsOut(rel)) continue;
         if (rel === "") all = true;
         else patterns.push(rel.split("/").map(segmentMatcher));
       }

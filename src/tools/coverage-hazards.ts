@@ -3,12 +3,13 @@
 // anything at all when the workspace is too big to snapshot or the snapshot fails. This finds a
 // command that deletes or overwrites such a path, so that it needs a person's yes.
 import { type Dirent, existsSync, readdirSync, statSync } from "node:fs";
-import { basename, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, join, relative, resolve } from "node:path";
 import { operands as operandsOf } from "./command-hazards.ts";
 import { expandBraces, segmentMatcher } from "./command-paths.ts";
 import { displayKey, keyWithin } from "./path-key.ts";
 import type { Coverage } from "./shadow-git.ts";
 import type { SubCommand } from "./shell-commands.ts";
+import { climbsOut } from "./workspace.ts";
 
 // Commands that change nothing in the workspace (unless they redirect into a file).
 const READ_ONLY = new Set([
@@ -162,7 +163,7 @@ function expand(word: string, cwd: string, root: string): string[] | null {
   const out: string[] = [];
   for (const one of expandBraces(word)) {
     const rel = relative(root, resolve(cwd, one));
-    if (rel.startsWith("..") || isAbsolute(rel)) continue;
+    if (climbsOut(rel)) continue;
     if (!/[*?[]/.test(rel)) {
       out.push(rel);
       continue;

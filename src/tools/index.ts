@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { isAbsolute, join, relative } from "node:path";
+import { join, relative } from "node:path";
 import type { PermissionMode, ReadRecord, ToolHost, ToolSpec } from "../protocol/index.ts";
 import type { AfterRename } from "./atomic-write.ts";
 import { bashTool } from "./bash.ts";
@@ -26,7 +26,7 @@ import { parseCommand } from "./shell-commands.ts";
 import { todoWriteTool } from "./todo-write.ts";
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts";
 import { describePreview, previewUndo, type UndoReport, undoWorkspace } from "./undo.ts";
-import { createWorkspace, type Workspace } from "./workspace.ts";
+import { climbsOut, createWorkspace, type Workspace } from "./workspace.ts";
 import { writeFileTool } from "./write-file.ts";
 import { createPartsStore, describeStaging } from "./write-parts.ts";
 
@@ -172,7 +172,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         limits.useRipgrep,
         (options.privatePaths ?? [])
           .flatMap((dir) => [relative(workspace.root, dir), relative(options.workspace, dir)])
-          .filter((rel) => rel !== "" && !rel.startsWith("..") && !isAbsolute(rel)),
+          .filter((rel) => rel !== "" && !climbsOut(rel)),
       ),
       leftovers: createLeftoverSweeper(),
       sandbox,

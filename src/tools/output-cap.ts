@@ -2,7 +2,7 @@ import { formatBytes } from "./file-content.ts";
 import { type ResultStore, storedNote } from "./result-store.ts";
 
 /** The line put where output was cut. */
-export function cutNote(cut: number): string {
+function cutNote(cut: number): string {
   return `\n[… ${formatBytes(cut)} cut from the middle of the output …]\n`;
 }
 
@@ -63,7 +63,7 @@ export function headTail(cap: number): HeadTail {
 }
 
 /** Cuts text to at most `cap` UTF-8 bytes, keeping its head and tail and saying how much was cut. */
-export function capText(text: string, cap: number): { text: string; cut: number } {
+function capText(text: string, cap: number): { text: string; cut: number } {
   const bytes = Buffer.from(text, "utf8");
   if (bytes.length <= cap) return { text, cut: 0 };
   const collector = headTail(cap);

@@ -1,6 +1,7 @@
 import { lstat, mkdir, writeFile } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { bytesOfKey, keyOfBytes, parentKey, splitNul } from "./path-key.ts";
+import { climbsOut } from "./workspace.ts";
 
 // Loaded on first use rather than at start-up: most sessions start no process for a while, if ever.
 const childProcess = () => process.getBuiltinModule("node:child_process");
@@ -130,7 +131,7 @@ export function createShadowGit({
   // undo would then rewind the journal it is reading.
   const inside = [dirname(gitDir), ...excludeDirs]
     .map((dir) => relative(workTree, dir))
-    .filter((rel) => rel && !rel.startsWith("..") && !isAbsolute(rel));
+    .filter((rel) => rel && !climbsOut(rel));
   const excludes = [...EXCLUDES, ...new Set(inside)].map((rel, i) =>
     i < EXCLUDES.length ? rel : escapeExclude(rel),
   );

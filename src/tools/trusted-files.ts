@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, matchesGlob, relative } from "node:path";
+import { climbsOut } from "./workspace.ts";
 
 /**
  * Files that decide what a command runs (its scripts, hooks, build definitions and the configuration
@@ -252,7 +253,7 @@ export function configuredHooksDir(root: string): string | null {
   if (!value) return null;
   const abs = isAbsolute(value) ? value : join(root, value);
   const rel = relative(root, abs);
-  return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? null : rel;
+  return rel === "" || climbsOut(rel) ? null : rel;
 }
 
 /**

@@ -94,6 +94,11 @@ function isMissing(error: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR";
 }
 
+/** True when a path relative to some root (as `path.relative` gives it) lies outside that root. */
+export function climbsOut(rel: string): boolean {
+  return rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+}
+
 /** True when `path` is `root` or below it (both absolute and normalised). */
 export function isWithin(root: string, path: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);

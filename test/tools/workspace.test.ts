@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { climbsOut } from "../../src/tools/workspace.ts";
 import { host, run, sandbox } from "./helpers.ts";
 
 test("a `..` path out of the workspace is refused for reads and writes, and nothing is created outside", async () => {
@@ -121,4 +122,12 @@ test("a `..` after a missing directory cannot reach outside through a symlink", 
   const inside = await run(tools, "write_file", { path: "nope/../fine.txt", content: "ok\n" });
   assert.equal(inside.isError, false, inside.content);
   assert.equal(readFileSync(box.path("fine.txt"), "utf8"), "ok\n");
+});
+
+test("a name that begins with two dots is inside its root; .. and what is above are not", () => {
+  assert.equal(climbsOut("..notes"), false);
+  assert.equal(climbsOut("..notes/a.txt"), false);
+  assert.equal(climbsOut(".."), true);
+  assert.equal(climbsOut("../x"), true);
+  assert.equal(climbsOut("/etc/passwd"), true);
 });

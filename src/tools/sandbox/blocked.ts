@@ -1,4 +1,5 @@
 import { isAbsolute, relative, resolve } from "node:path";
+import { climbsOut } from "../workspace.ts";
 import type { SandboxPolicy } from "./policy.ts";
 
 // What commands print when the sandbox stops them, by how common tools word it.
@@ -63,5 +64,5 @@ export function sandboxNotes(output: string, policy: SandboxPolicy, cwd: string)
 function display(path: string, cwd: string, workspace: string): string {
   const abs = isAbsolute(path) ? path : resolve(cwd, path);
   const rel = relative(workspace, abs);
-  return rel.startsWith("..") || isAbsolute(rel) ? abs : rel === "" ? "." : rel;
+  return climbsOut(rel) ? abs : rel === "" ? "." : rel;
 }

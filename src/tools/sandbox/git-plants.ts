@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, readdirSync, statSync } from "node:fs";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
+import { climbsOut } from "../workspace.ts";
 
 // Settings with which git runs a program of the repository's choosing (outside any sandbox).
 const RUNS_PROGRAMS =
@@ -72,7 +73,7 @@ export function gitRunnables(
 
 function inside(workspace: string, path: string): boolean {
   const rel = relative(workspace, path);
-  return !rel.startsWith("..") && !isAbsolute(rel);
+  return !climbsOut(rel);
 }
 
 /**
