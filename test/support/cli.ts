@@ -1,7 +1,7 @@
 // Runs the real nex command as a child process, the way a user or a script does.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, realpathSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const nexBin = resolve(import.meta.dirname, "..", "..", "bin", "nex.js");
@@ -14,9 +14,17 @@ export interface Sandbox {
   env: Record<string, string>;
 }
 
-// The OS sandbox gives each command a private /tmp, which hides everything a test keeps under it; tests
-// of what commands can reach outside the workspace run from a folder of the checkout instead.
-const visibleRoot = resolve(import.meta.dirname, "..", "..", ".test-tmp");
+// The OS sandbox gives each command a private /tmp and /var/tmp, which hide everything a test keeps
+// under them; tests of what commands can reach outside the workspace run from a folder outside both:
+// the checkout's, or, when the checkout itself is under a temp dir (a CI clone), the home's cache.
+const hiddenByTheSandbox = (path: string) =>
+  ["/tmp", "/var/tmp", realpathSync(tmpdir())].some(
+    (dir) => path === dir || path.startsWith(`${dir}/`),
+  );
+const checkout = realpathSync(resolve(import.meta.dirname, "..", ".."));
+const visibleRoot = hiddenByTheSandbox(checkout)
+  ? join(realpathSync(homedir()), ".cache", "nex-test-sandboxes")
+  : join(checkout, ".test-tmp");
 
 /** A fresh sandbox under the OS temp dir, or with `visible`, outside it (where commands can see it). */
 export function makeSandbox(options: { visible?: boolean } = {}): Sandbox {
