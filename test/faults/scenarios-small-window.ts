@@ -113,9 +113,9 @@ export const smallWindowScenarios: FaultScenario[] = [
     wire,
     expect: "a clear error naming it; the session goes on",
     scripts: [
-      openaiToolCall({ name: "read_file", args: { path: "@results/nothing-here.txt" } }),
+      openaiToolCall({ name: "read_file", args: { path: "@results/mwaaaaaa-9-bash.txt" } }),
       openaiText("ok"),
     ],
-    checks: [told(/@results\/nothing-here\.txt is not stored any more/), exitCode(0)],
+    checks: [told(/@results\/mwaaaaaa-9-bash\.txt is not stored any more/), exitCode(0)],
   },
 ];
