@@ -27,7 +27,14 @@ export interface RunOptions {
   /** Takes every byte of output as it arrives (to keep output too large for the result). */
   spool?: { write(chunk: Buffer): void };
   /** The program that runs the command (a sandbox); default `bash -c command`. */
-  launch?: { file: string; args: string[]; statusFd: boolean; contained: boolean };
+  launch?: {
+    file: string;
+    args: string[];
+    statusFd: boolean;
+    contained: boolean;
+    /** Kills every process the launch holds at once (a sandbox's pids cgroup). */
+    stop?: () => void;
+  };
 }
 
 /** How a command ended, with its capped output. */
@@ -64,9 +71,12 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       statusFd: false,
       contained: false,
     };
-    // In a PID namespace of its own nothing outlives the command: no /proc scans for leftovers.
+    // In a PID namespace of its own nothing outlives the command: no /proc scans for leftovers,
+    // unless the output is held open after the command's end (the namespace's init outlived it).
+    let escaped = false;
+    const contained = () => launch.contained && !escaped;
     const look = (group?: number): Leftovers =>
-      launch.contained ? { checked: true, stopped: [], children: 0 } : findLeftovers(tag, group);
+      contained() ? { checked: true, stopped: [], children: 0 } : findLeftovers(tag, group);
     const child = childProcess().spawn(launch.file, launch.args, {
       cwd,
       env: { ...env, [tag.name]: tag.value },
@@ -79,7 +89,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       if (status.length < 4096) status += chunk.toString("utf8");
     });
     statusPipe?.on("error", () => {});
-    const released = killOnExit(tag, child.pid);
+    const released = killOnExit(tag, child.pid, launch.stop);
     let timedOut = false;
     let aborted = false;
     let exit: { code: number | null; signal: string | null } | null = null;
@@ -116,7 +126,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       // A second look outside the group, in case a detached process was between fork and exec
       // (unreadable) when the command ended.
       if (exit) leftovers = mergeLeftovers(leftovers, look(child.pid));
-      const stopped = launch.contained ? Promise.resolve() : stopLeftovers(tag, killGraceMs);
+      const stopped = contained() ? Promise.resolve() : stopLeftovers(tag, killGraceMs);
       void stopped.then(() => {
         released();
         resolve({
@@ -157,6 +167,11 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       // A process that left our group (setsid) may hold the pipes open forever: stop waiting for it.
       timers.push(
         setTimeout(() => {
+          if (launch.contained) {
+            // Something the sandbox should have ended with the command still holds its output.
+            escaped = true;
+            launch.stop?.();
+          }
           child.stdout.destroy();
           child.stderr.destroy();
           statusPipe?.destroy();

@@ -183,11 +183,12 @@ export function describeLeftovers(leftovers: Leftovers, heldOutput: boolean): st
 
 // Commands still running, with their process groups: if nex exits before they end (a second
 // Ctrl-C, a crash, process.exit anywhere), the exit handler kills them at once, synchronously.
-const running = new Map<CommandTag, number | undefined>();
+const running = new Map<CommandTag, { group: number | undefined; stop?: () => void }>();
 let exitHookInstalled = false;
 
 function killRunning(): void {
-  for (const [tag, group] of running) {
+  for (const [tag, { group, stop }] of running) {
+    stop?.();
     if (group !== undefined) {
       try {
         process.kill(-group, "SIGKILL");
@@ -202,12 +203,19 @@ function killRunning(): void {
   }
 }
 
-/** Marks a command as running until the returned function is called; nex's exit kills it. */
-export function killOnExit(tag: CommandTag, group: number | undefined): () => void {
+/**
+ * Marks a command as running until the returned function is called; nex's exit kills it: its group,
+ * what `stop` holds (a sandbox's cgroup), and every process that carries its tag.
+ */
+export function killOnExit(
+  tag: CommandTag,
+  group: number | undefined,
+  stop?: () => void,
+): () => void {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on("exit", killRunning);
   }
-  running.set(tag, group);
+  running.set(tag, { group, stop });
   return () => running.delete(tag);
 }

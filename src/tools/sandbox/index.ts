@@ -25,6 +25,7 @@ const plain = (command: string): Launch => ({
   contained: false,
   notes: () => [],
   after: () => [],
+  stop: () => {},
   release: () => {},
 });
 
@@ -81,6 +82,7 @@ export function createCommandSandbox(
           contained: false,
           notes,
           after,
+          stop: () => {},
           release: () => {},
         };
       }
@@ -96,6 +98,7 @@ export function createCommandSandbox(
           contained: true,
           notes,
           after,
+          stop: () => {},
           release: () => {},
         };
       return {
@@ -112,6 +115,7 @@ export function createCommandSandbox(
         contained: true,
         notes,
         after,
+        stop: () => cap.kill(),
         release: () => cap.release(),
       };
     },

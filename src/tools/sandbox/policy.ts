@@ -57,6 +57,11 @@ export interface Launch {
   notes(output: string): string[];
   /** After the command: notes on what it planted for git to run later, now disarmed. */
   after(env: Record<string, string | undefined>): string[];
+  /**
+   * Kills at once every process the launch holds (its pids cgroup), wherever in the process tree it
+   * went; synchronous, for nex's exit handler. Does nothing where the launch holds no cgroup.
+   */
+  stop(): void;
   /** Frees what the launch held (the command's pids cgroup); call once the command has ended. */
   release(): void;
 }

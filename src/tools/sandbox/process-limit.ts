@@ -4,7 +4,42 @@ import { join } from "node:path";
 /** A pids cgroup that holds one command's processes; `release` removes it once they are gone. */
 export interface ProcessCap {
   dir: string;
+  /** Kills, at once and synchronously (it runs in nex's exit handler), every process in the cgroup. */
+  kill(): void;
+  /** Kills what is still in the cgroup, then removes it. */
   release(): void;
+}
+
+// A process in the middle of fork() can add a member after the list was read: read again until empty.
+const KILL_ROUNDS = 20;
+
+function killMembers(dir: string): void {
+  try {
+    // cgroup v2 (Linux 5.14+): one write kills every member, forks in progress included.
+    writeFileSync(join(dir, "cgroup.kill"), "1");
+    return;
+  } catch {
+    // v1, or an older kernel: kill the members one by one.
+  }
+  for (let round = 0; round < KILL_ROUNDS; round++) {
+    let pids: number[];
+    try {
+      pids = readFileSync(join(dir, "cgroup.procs"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map(Number);
+    } catch {
+      return;
+    }
+    if (pids.length === 0) return;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // ESRCH: gone already.
+      }
+    }
+  }
 }
 
 /**
@@ -86,8 +121,11 @@ export function createProcessCap(max: number): ProcessCap | null {
   }
   return {
     dir,
+    kill: () => killMembers(dir),
     release() {
-      // The killed processes leave the cgroup a moment after the command's end.
+      // The PID namespace ends every process with the command, unless bubblewrap's init outlived its
+      // parent: then this is what stops them. Killed processes leave the cgroup a moment later.
+      killMembers(dir);
       let tries = 0;
       const attempt = (): void => {
         try {
