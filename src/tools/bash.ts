@@ -1,11 +1,10 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
-import { SnapshotRequired } from "./checkpoints.ts";
-import { runCommand } from "./command-runner.ts";
-import { formatBytes } from "./file-content.ts";
-import { describeLeftovers } from "./leftover-processes.ts";
+import { formatBytes } from "./files/index.ts";
 import { storedNote } from "./result-store.ts";
+import { describeLeftovers, runCommand } from "./shell/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
+import { SnapshotRequired } from "./undo/index.ts";
 
 const parameters = v.strictObject({
   command: v.pipe(

@@ -7,7 +7,7 @@ import {
   isText,
   readState,
   statRegular,
-} from "./file-content.ts";
+} from "./files/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Files larger than this are not read at all (search them or read a slice with bash). */

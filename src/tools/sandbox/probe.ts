@@ -1,4 +1,4 @@
-import { runCommand } from "../command-runner.ts";
+import { runCommand } from "../shell/index.ts";
 import type { CommandSandbox } from "./policy.ts";
 import { createProcessCap } from "./process-limit.ts";
 

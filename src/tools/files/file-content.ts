@@ -8,9 +8,9 @@ import {
   statSync,
 } from "node:fs";
 import { open, readFile, stat } from "node:fs/promises";
+import { ToolFailure } from "../tool-failure.ts";
 import { SYNC_WRITE_BYTES } from "./atomic-write.ts";
 import { sha256 } from "./ledger.ts";
-import { ToolFailure } from "./tool-failure.ts";
 
 /** A file as it is on disk now. */
 export interface FileState {
