@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
+import { formatBytes, formatCount, formatLines } from "../protocol/index.ts";
 import { applyReplacements, planEdit } from "./edit-match.ts";
 import { commitChange, confirmation } from "./file-writer.ts";
 import {
@@ -7,9 +8,6 @@ import {
   checkReplaceable,
   dominantLineEnding,
   findPlaceholders,
-  formatBytes,
-  formatCount,
-  formatLines,
   placeholderMessage,
   readState,
   shortDiff,

@@ -1,6 +1,7 @@
 import { chownSync, constants, mkdirSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname } from "node:path";
+import { formatBytes } from "../protocol/index.ts";
 import type { ResolvedPath } from "./files/index.ts";
 import {
   atomicWrite,
@@ -9,7 +10,6 @@ import {
   countLines,
   type FileOwner,
   type FileState,
-  formatBytes,
   OwnerNotKept,
   ownerForNew,
   ownerNotKept,

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
-import { formatCount } from "./files/index.ts";
+import { formatCount } from "../protocol/index.ts";
 import { globMatches } from "./search/index.ts";
 import { defineTool, existingPath, NON_BLANK, type Tool } from "./tool.ts";
 

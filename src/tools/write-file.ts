@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
+import { formatBytes, formatLines } from "../protocol/index.ts";
 import {
   type CommittedChange,
   commitChange,
@@ -15,8 +16,6 @@ import {
   describeKept,
   type FileState,
   findPlaceholders,
-  formatBytes,
-  formatLines,
   placeholderMessage,
   readState,
   shortDiff,

@@ -14,9 +14,6 @@ export { shortDiff } from "./diff-text.ts";
 export {
   countLines,
   type FileState,
-  formatBytes,
-  formatCount,
-  formatLines,
   isText,
   readState,
   shortHash,

@@ -1,6 +1,7 @@
+import { formatBytes, formatCount } from "../../protocol/index.ts";
 import { ToolFailure } from "../tool-failure.ts";
 import type { FileState } from "./file-content.ts";
-import { countChars, formatBytes, formatCount, isText, shortHash } from "./file-content.ts";
+import { countChars, isText, shortHash } from "./file-content.ts";
 import type { ReadLedger } from "./ledger.ts";
 
 /** What a change to an existing file must be checked against. */

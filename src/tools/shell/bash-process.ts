@@ -53,7 +53,7 @@ export interface RunResult {
  * then SIGKILL after a grace period; when the command ends, processes it left in its group are stopped
  * too, and so are those it detached from the group (`leftover-processes.ts`).
  */
-export function runCommand(options: RunOptions): Promise<RunResult> {
+export function runBash(options: RunOptions): Promise<RunResult> {
   const { command, cwd, env, timeoutMs, killGraceMs, outputCap, signal } = options;
   return new Promise((resolve) => {
     const output = headTail(outputCap);
