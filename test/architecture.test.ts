@@ -99,20 +99,64 @@ test("no import circles anywhere in src/, type-only imports included", () => {
   assert.deepEqual(circles, []);
 });
 
-test("a sub-folder of a layer is entered through its index.ts only", () => {
+/** The sub-folders of layers that hold `file`, outermost first: `tools/shell/sandbox/x.ts` → `tools/shell`, `tools/shell/sandbox`. */
+function subFoldersOf(file: string): string[] {
+  const parts = relative(src, file).split("/").slice(0, -1);
+  return parts.slice(1).map((_, i) => join(src, ...parts.slice(0, i + 2)));
+}
+
+test("every sub-folder of a layer, at any depth, is entered through its index.ts only", () => {
   const violations: string[] = [];
   for (const [file, targets] of importGraph()) {
     for (const target of targets) {
-      const parts = relative(src, target).split("/");
-      // `tools/undo/checkpoints.ts`: layer `tools`, sub-folder `undo`.
-      if (parts.length < 3) continue;
-      const folder = join(src, parts[0] ?? "", parts[1] ?? "");
-      const inside = file.startsWith(`${folder}/`);
-      if (!inside && parts.slice(2).join("/") !== "index.ts")
+      for (const folder of subFoldersOf(target)) {
+        if (file.startsWith(`${folder}/`) || target === join(folder, "index.ts")) continue;
         violations.push(
-          `${relative(src, file)} imports ${relative(src, target)}: use ${relative(src, folder)}/index.ts`,
+          `${relative(src, file)} imports ${relative(src, target)}: import ${relative(src, folder)}/index.ts instead`,
         );
+        break;
+      }
     }
   }
   assert.deepEqual(violations, []);
+});
+
+test("no circles between sub-folders: a sub-folder may use another's index, never in a circle", () => {
+  // Edges between sibling sub-folders (the innermost pair that differs), with one import as the witness.
+  const edges = new Map<string, Map<string, string>>();
+  for (const [file, targets] of importGraph()) {
+    const from = subFoldersOf(file);
+    for (const target of targets) {
+      const to = subFoldersOf(target);
+      const depth = from.findIndex((folder, i) => folder !== to[i]);
+      const a = from[depth];
+      const b = to[depth];
+      if (depth < 0 || a === undefined || b === undefined) continue;
+      const out = edges.get(a) ?? new Map<string, string>();
+      if (!out.has(b)) out.set(b, `${relative(src, file)} imports ${relative(src, target)}`);
+      edges.set(a, out);
+    }
+  }
+  const circles: string[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const stack: string[] = [];
+  const visit = (folder: string): void => {
+    state.set(folder, "visiting");
+    stack.push(folder);
+    for (const next of edges.get(folder)?.keys() ?? []) {
+      if (state.get(next) === "visiting") {
+        const loop = [...stack.slice(stack.indexOf(next)), next];
+        circles.push(
+          loop
+            .slice(1)
+            .map((to, i) => edges.get(loop[i] ?? "")?.get(to))
+            .join("; "),
+        );
+      } else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(folder, "done");
+  };
+  for (const folder of edges.keys()) if (!state.has(folder)) visit(folder);
+  assert.deepEqual(circles, []);
 });

@@ -1,5 +1,6 @@
 import { EXIT } from "../headless/exit-code.ts";
 import { runHeadless } from "../headless/run.ts";
+import { formatSize } from "../protocol/counts.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import { ConfigError } from "../runtime/config.ts";
 import { SessionBusyError } from "../runtime/session-busy.ts";
@@ -75,7 +76,7 @@ async function dispatch(command: Command): Promise<number> {
         // The last message is often the model's.
         process.stdout.write(
           plainText(
-            `${row.sessionId}  ${row.startedAt}  ${row.messages} messages  ${formatBytes(row.bytes)}  ${row.workspace}\n    ${row.lastMessage}\n`,
+            `${row.sessionId}  ${row.startedAt}  ${row.messages} messages  ${formatSize(row.bytes)}  ${row.workspace}\n    ${row.lastMessage}\n`,
           ),
         );
       }
@@ -122,10 +123,4 @@ async function dispatch(command: Command): Promise<number> {
       return runDemo(command.scenario, command.options);
     }
   }
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

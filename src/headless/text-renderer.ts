@@ -1,4 +1,4 @@
-import { type AgentEvent, plainText } from "../protocol/index.ts";
+import { type AgentEvent, formatCount, plainText } from "../protocol/index.ts";
 import type { SessionInfo } from "../runtime/agent-session.ts";
 
 /** Where the text renderer writes: progress to `err`, the final answer to `out`. */
@@ -40,7 +40,7 @@ export function createTextRenderer(
   const flushReasoning = () => {
     if (reasoningChars > 0)
       progress.err(
-        `  ⋯ reasoning (${grouped(reasoningChars)} characters, not shown; --json has it)\n`,
+        `  ⋯ reasoning (${formatCount(reasoningChars)} characters, not shown; --json has it)\n`,
       );
     reasoningChars = 0;
   };
@@ -55,7 +55,7 @@ export function createTextRenderer(
       case "session_started":
         progress.err(
           `nex: session ${event.sessionId}${event.resumed ? " (resumed)" : ""} · ${event.model} at ${info.host} · ` +
-            `window ${grouped(event.contextWindow)} tokens (${event.windowSource}) · workspace ${event.workspace}\n`,
+            `window ${formatCount(event.contextWindow)} tokens (${event.windowSource}) · workspace ${event.workspace}\n`,
         );
         progress.err(
           event.sandbox.state === "active"
@@ -166,12 +166,6 @@ function indent(text: string, prefix: string): string {
     .split("\n")
     .map((line) => prefix + line)
     .join("\n");
-}
-
-/** `131,072`, as toLocaleString("en-US") writes it, without loading the locale data (~20 ms). */
-function grouped(n: number): string {
-  if (!Number.isSafeInteger(n)) return n.toLocaleString("en-US");
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 function firstLine(text: string): string {

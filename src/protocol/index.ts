@@ -1,3 +1,4 @@
+export { formatBytes, formatCount, formatLines, formatSize } from "./counts.ts";
 export type * from "./errors.ts";
 export type * from "./events.ts";
 export { isTerminal } from "./events.ts";

@@ -3,8 +3,8 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import * as v from "valibot";
 import type { PermissionMode } from "../protocol/index.ts";
+import { readOwnFile } from "../tools/files/index.ts";
 import type { SandboxMode, SandboxSettings } from "../tools/index.ts";
-import { readOwnFile } from "../tools/own-file.ts";
 import type { ModelLimits } from "./model-registry.ts";
 
 /** The wire format nex speaks to the endpoint. */

@@ -1,10 +1,10 @@
 import type { Message } from "../protocol/index.ts";
 import { contextBudget } from "./budget.ts";
+import { renderMessage } from "./message-text.ts";
 import type { CompactionInfo } from "./records.ts";
 import { formatTokens, SUMMARY_PREFIX, summaryMessage } from "./replay.ts";
 import { createTokenEstimator, type TokenEstimator } from "./tokens.ts";
 import { chooseStart, safeStarts } from "./tool-pairs.ts";
-import { renderMessage } from "./transcript.ts";
 
 /**
  * Compaction without a model: the session layer plans and builds requests, the runtime sends them.
@@ -14,7 +14,7 @@ import { renderMessage } from "./transcript.ts";
  *   journal.appendCompaction(done.record); messages = done.messages;
  * `runCompaction` only sequences `buildCompactionRequests`, `buildMergeRequests` and `applyCompaction`;
  * a runtime may call those itself. Every request fits the window: the prefix is rendered as a transcript
- * (tool arguments described, never quoted: see transcript.ts) and cut into chunks, whose summaries are then
+ * (tool arguments described, never quoted: see message-text.ts) and cut into chunks, whose summaries are then
  * merged, in as many rounds as the window requires.
  */
 

@@ -1,11 +1,10 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
-import { SnapshotRequired } from "./checkpoints.ts";
-import { runCommand } from "./command-runner.ts";
-import { formatBytes } from "./file-content.ts";
-import { describeLeftovers } from "./leftover-processes.ts";
+import { formatBytes } from "../protocol/index.ts";
 import { storedNote } from "./result-store.ts";
+import { describeLeftovers, runBash } from "./shell/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
+import { SnapshotRequired } from "./undo/index.ts";
 
 const parameters = v.strictObject({
   command: v.pipe(
@@ -71,7 +70,7 @@ export function bashTool(): Tool {
       // Room for the status lines and the stored-result note, so the dispatcher never cuts again.
       const cap = Math.max(1024, ctx.limits.outputCap - 1600);
       const spool = ctx.results.spool("bash", cap);
-      const result = await runCommand({
+      const result = await runBash({
         launch,
         spool,
         command: args.command,

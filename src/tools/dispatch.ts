@@ -1,5 +1,5 @@
 import type { ReadRecord, ToolOutcome } from "../protocol/index.ts";
-import type { ReadLedger } from "./ledger.ts";
+import type { ReadLedger } from "./files/index.ts";
 import { fitResult } from "./output-cap.ts";
 import type { Tool, ToolContext } from "./tool.ts";
 import { ToolFailure } from "./tool-failure.ts";

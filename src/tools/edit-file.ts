@@ -1,14 +1,20 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
-import { shortDiff } from "./diff-text.ts";
+import { formatBytes, formatCount, formatLines } from "../protocol/index.ts";
 import { applyReplacements, planEdit } from "./edit-match.ts";
-import { formatBytes, formatCount, formatLines, readState, shortHash } from "./file-content.ts";
-import { checkReplaceable } from "./file-guard.ts";
 import { commitChange, confirmation } from "./file-writer.ts";
-import { dominantLineEnding, withLineEnding } from "./line-endings.ts";
-import { findPlaceholders, placeholderMessage } from "./placeholders.ts";
+import {
+  checkReplace,
+  checkReplaceable,
+  dominantLineEnding,
+  findPlaceholders,
+  placeholderMessage,
+  readState,
+  shortDiff,
+  shortHash,
+  withLineEnding,
+} from "./files/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
-import { checkReplace } from "./write-guard.ts";
 
 const parameters = v.strictObject({
   path: v.pipe(

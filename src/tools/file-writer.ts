@@ -1,26 +1,24 @@
 import { chownSync, constants, mkdirSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname } from "node:path";
+import { formatBytes } from "../protocol/index.ts";
+import type { ResolvedPath } from "./files/index.ts";
 import {
   atomicWrite,
   type Committed,
   commitFile,
+  countLines,
   type FileOwner,
+  type FileState,
   OwnerNotKept,
   ownerForNew,
-} from "./atomic-write.ts";
-import {
-  countLines,
-  type FileState,
-  formatBytes,
+  ownerNotKept,
+  sha256,
   verifyWritten,
   type WrittenFacts,
-} from "./file-content.ts";
-import { ownerNotKept } from "./file-guard.ts";
-import { sha256 } from "./ledger.ts";
+} from "./files/index.ts";
 import type { ToolContext } from "./tool.ts";
 import { ToolFailure } from "./tool-failure.ts";
-import type { ResolvedPath } from "./workspace.ts";
 
 /** How the new content reaches the target: bytes to write, or a staged file already synced beside it. */
 export type NewContent =

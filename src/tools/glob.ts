@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
-import { formatCount } from "./file-content.ts";
-import { globMatches } from "./file-search.ts";
+import { formatCount } from "../protocol/index.ts";
+import { globMatches } from "./search/index.ts";
 import { defineTool, existingPath, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most paths a glob result shows. */

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
-import { formatCount } from "./file-content.ts";
+import { formatCount } from "../protocol/index.ts";
 import { defineTool, existingPath, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most matching lines a grep result shows. */

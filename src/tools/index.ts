@@ -1,19 +1,23 @@
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { PermissionMode, ReadRecord, ToolHost, ToolSpec } from "../protocol/index.ts";
-import type { AfterRename } from "./atomic-write.ts";
 import { bashTool } from "./bash.ts";
-import { createCheckpointRecorder } from "./checkpoints.ts";
-import { mayChange } from "./coverage-hazards.ts";
 import { dispatch, validateArguments } from "./dispatch.ts";
 import { editFileTool } from "./edit-file.ts";
-import { createFileSearch } from "./file-search.ts";
+import type { AfterRename } from "./files/index.ts";
+import {
+  climbsOut,
+  createLedger,
+  createLeftoverSweeper,
+  createPartsStore,
+  createWorkspace,
+  describeStaging,
+  type Workspace,
+} from "./files/index.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
-import { createLedger } from "./ledger.ts";
-import { createLeftoverSweeper } from "./leftovers.ts";
 import { listDirTool } from "./list-dir.ts";
-import { type CommandRules, createPermissions } from "./permissions.ts";
+import { type CommandRules, createPermissions, mayChange } from "./permissions/index.ts";
 import { readFileTool } from "./read-file.ts";
 import { createResultStore } from "./result-store.ts";
 import {
@@ -21,24 +25,28 @@ import {
   createCommandSandbox,
   type SandboxSettings,
 } from "./sandbox/index.ts";
-import type { SnapshotLimits } from "./shadow-git.ts";
-import { parseCommand } from "./shell-commands.ts";
+import { createFileSearch } from "./search/index.ts";
+import { parseCommand } from "./shell/index.ts";
 import { todoWriteTool } from "./todo-write.ts";
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts";
-import { describePreview, previewUndo, type UndoReport, undoWorkspace } from "./undo.ts";
-import { climbsOut, createWorkspace, type Workspace } from "./workspace.ts";
+import type { SnapshotLimits } from "./undo/index.ts";
+import {
+  createCheckpointRecorder,
+  describePreview,
+  previewUndo,
+  type UndoReport,
+  undoWorkspace,
+} from "./undo/index.ts";
 import { writeFileTool } from "./write-file.ts";
-import { createPartsStore, describeStaging } from "./write-parts.ts";
 
-export { lastChangedSession } from "./checkpoints.ts";
+export { type OwnFileRead, readOwnFile, readWorkspaceOwnFile } from "./files/index.ts";
 export {
   defineJsonSchemaTool,
   type JsonSchemaToolDefinition,
   ToolSchemaError,
 } from "./json-schema-tool.ts";
 export { resultCapForWindow } from "./output-cap.ts";
-export { type OwnFileRead, readOwnFile, readWorkspaceOwnFile } from "./own-file.ts";
-export type { CommandRules } from "./permissions.ts";
+export type { CommandRules } from "./permissions/index.ts";
 export {
   type CommandSandbox,
   createCommandSandbox,
@@ -49,16 +57,17 @@ export {
   type SandboxSettings,
   type SandboxState,
 } from "./sandbox/index.ts";
-export type { SnapshotLimits } from "./shadow-git.ts";
 export { latestTodos, todoNote } from "./todo-write.ts";
 export type { Tool, ToolContext } from "./tool.ts";
+export type { SnapshotLimits } from "./undo/index.ts";
 export {
   describePreview,
+  lastChangedSession,
   previewUndo,
   type UndoOptions,
   type UndoReport,
   undoWorkspace,
-} from "./undo.ts";
+} from "./undo/index.ts";
 
 /** How to build the tools for one workspace and session. */
 export interface ToolHostOptions {

@@ -2,7 +2,7 @@ import { lstat, readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
-import { formatBytes, formatCount } from "./file-content.ts";
+import { formatBytes, formatCount } from "../protocol/index.ts";
 import { defineTool, existingPath, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most entries a listing shows. */

@@ -1,13 +1,7 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
-import {
-  formatBytes,
-  formatCount,
-  formatLines,
-  isText,
-  readState,
-  statRegular,
-} from "./file-content.ts";
+import { formatBytes, formatCount, formatLines } from "../protocol/index.ts";
+import { isText, readState, statRegular } from "./files/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Files larger than this are not read at all (search them or read a slice with bash). */

@@ -4,15 +4,18 @@ import { ToolFailure } from "./tool-failure.ts";
 
 export { ToolFailure } from "./tool-failure.ts";
 
-import type { AfterRename } from "./atomic-write.ts";
-import type { CheckpointRecorder } from "./checkpoints.ts";
-import type { FileSearch } from "./file-search.ts";
+import type {
+  AfterRename,
+  LeftoverSweeper,
+  ReadLedger,
+  ResolvedPath,
+  Workspace,
+} from "./files/index.ts";
 import { publishedSchema } from "./json-schema.ts";
-import type { ReadLedger } from "./ledger.ts";
-import type { LeftoverSweeper } from "./leftovers.ts";
 import type { ResultStore } from "./result-store.ts";
 import type { CommandSandbox } from "./sandbox/index.ts";
-import type { ResolvedPath, Workspace } from "./workspace.ts";
+import type { FileSearch } from "./search/index.ts";
+import type { CheckpointRecorder } from "./undo/index.ts";
 
 /** What kind of change a tool makes: file edits, arbitrary commands, or nothing. */
 export type Mutation = "edit" | "exec" | false;

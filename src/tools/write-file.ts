@@ -1,21 +1,27 @@
 import { stat } from "node:fs/promises";
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
-import { shortDiff } from "./diff-text.ts";
-import { type FileState, formatBytes, formatLines, readState, shortHash } from "./file-content.ts";
-import { checkReplaceable } from "./file-guard.ts";
+import { formatBytes, formatLines } from "../protocol/index.ts";
 import {
   type CommittedChange,
   commitChange,
   confirmation,
   type NewContent,
 } from "./file-writer.ts";
-import { conformToFile, describeKept } from "./line-endings.ts";
-import { findPlaceholders, placeholderMessage } from "./placeholders.ts";
+import type { PartsStore, ResolvedPath } from "./files/index.ts";
+import {
+  checkReplace,
+  checkReplaceable,
+  conformToFile,
+  describeKept,
+  type FileState,
+  findPlaceholders,
+  placeholderMessage,
+  readState,
+  shortDiff,
+  shortHash,
+} from "./files/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool, type ToolContext } from "./tool.ts";
-import type { ResolvedPath } from "./workspace.ts";
-import { checkReplace } from "./write-guard.ts";
-import type { PartsStore } from "./write-parts.ts";
 
 const parameters = v.strictObject({
   path: v.pipe(

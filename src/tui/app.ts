@@ -1,5 +1,6 @@
 import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
 import React, { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { formatSize } from "../protocol/counts.ts";
 import type { PermissionAnswer, PermissionMode } from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
@@ -66,10 +67,6 @@ function useTerminalSize(): { columns: number; rows: number } {
 
 /** Running tool blocks shown in the live region; more are counted on one line. */
 const maxLiveTools = 3;
-
-function formatKb(bytes: number): string {
-  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
-}
 
 function answerWords(name: string, reply: PermissionAnswer): string {
   if (reply.type === "allow_once") return `Allowed ${name} once.`;
@@ -264,7 +261,7 @@ export function App(props: AppProps): React.ReactElement {
       h(
         Text,
         { key: `r${call.index}`, dimColor: true, wrap: "truncate-end" },
-        `  receiving ${plainText(call.name ?? "tool call")} arguments… ${formatKb(call.bytes)}`,
+        `  receiving ${plainText(call.name ?? "tool call")} arguments… ${formatSize(call.bytes)}`,
       ),
     ),
     h(Box, { marginTop: 1 }),

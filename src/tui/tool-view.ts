@@ -1,3 +1,4 @@
+import { formatBytes, formatLines } from "../protocol/counts.ts";
 import type { ToolDetails } from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import type { ToolOutcomeView } from "./transcript.ts";
@@ -34,14 +35,6 @@ export function keyArgument(args: Record<string, unknown>): string {
   return "";
 }
 
-function bytes(n: number): string {
-  return `${n.toLocaleString("en-US")} byte${n === 1 ? "" : "s"}`;
-}
-
-function lines(n: number): string {
-  return `${n.toLocaleString("en-US")} line${n === 1 ? "" : "s"}`;
-}
-
 /** A unified diff as coloured lines, headers dropped, cut after `max` lines. */
 export function diffLines(diff: string, max = maxDiffLines): ToneLine[] {
   const body = diff
@@ -71,28 +64,28 @@ function tail(text: string, max = maxTailLines): ToneLine[] {
 function detailLines(details: ToolDetails): ToneLine[] {
   switch (details.type) {
     case "write": {
-      const onDisk = `${bytes(details.bytes)}, ${lines(details.lines)} on disk (sha ${details.hash.slice(0, 8)})`;
+      const onDisk = `${formatBytes(details.bytes)}, ${formatLines(details.lines)} on disk (sha ${details.hash.slice(0, 8)})`;
       const head = details.created
         ? `created: ${onDisk}`
-        : `overwrote ${bytes(details.previousBytes)}: now ${onDisk}`;
+        : `overwrote ${formatBytes(details.previousBytes)}: now ${onDisk}`;
       return [{ text: head, tone: "good" }, ...diffLines(details.diff)];
     }
     case "edit": {
       const count = `${details.replacements} replacement${details.replacements === 1 ? "" : "s"}`;
-      const head = `edited (${count}): now ${bytes(details.bytes)}, ${lines(details.lines)} on disk (sha ${details.hash.slice(0, 8)})`;
+      const head = `edited (${count}): now ${formatBytes(details.bytes)}, ${formatLines(details.lines)} on disk (sha ${details.hash.slice(0, 8)})`;
       return [{ text: head, tone: "good" }, ...diffLines(details.diff)];
     }
     case "part_staged":
       return [
         {
-          text: `part ${details.part} of ${details.parts} staged (${bytes(details.bytes)}); the file is written when the last part arrives`,
+          text: `part ${details.part} of ${details.parts} staged (${formatBytes(details.bytes)}); the file is written when the last part arrives`,
           tone: "warn",
         },
       ];
     case "read":
       return [
         {
-          text: `read ${lines(details.lines)} of ${details.totalLines.toLocaleString("en-US")}${details.complete ? "" : " (partial)"}`,
+          text: `read ${formatLines(details.lines)} of ${details.totalLines.toLocaleString("en-US")}${details.complete ? "" : " (partial)"}`,
           tone: "dim",
         },
       ];
@@ -161,7 +154,7 @@ export function outcomeLines(outcome: ToolOutcomeView | null, started = true): T
         ...(outcome.bytesReceived > 0
           ? [
               {
-                text: `${bytes(outcome.bytesReceived)} of arguments received`,
+                text: `${formatBytes(outcome.bytesReceived)} of arguments received`,
                 tone: "dim" as const,
               },
             ]

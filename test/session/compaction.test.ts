@@ -11,9 +11,9 @@ import {
   type SummaryRequest,
 } from "../../src/session/compaction.ts";
 import { createJournal } from "../../src/session/journal.ts";
+import { describeToolCall } from "../../src/session/message-text.ts";
 import { loadForResume, SUMMARY_PREFIX } from "../../src/session/replay.ts";
 import { createTokenEstimator } from "../../src/session/tokens.ts";
-import { describeToolCall } from "../../src/session/transcript.ts";
 import { conversation, prose, rng, tempDir } from "./fixtures.ts";
 
 const estimator = createTokenEstimator();

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { atomicWrite, SYNC_WRITE_BYTES } from "../../src/tools/atomic-write.ts";
+import { atomicWrite, SYNC_WRITE_BYTES } from "../../src/tools/files/atomic-write.ts";
 import { host, run, sandbox } from "./helpers.ts";
 
 const writer = join(import.meta.dirname, "fixtures", "slow-writer.ts");

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createTwoFilesPatch } from "diff";
 import fc from "fast-check";
-import { shortDiff } from "../../src/tools/diff-text.ts";
+import { shortDiff } from "../../src/tools/files/diff-text.ts";
 
 /** What the diff library itself gives, cut the same way. */
 function reference(display: string, before: string, after: string, maxLines: number): string {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { formatBytes, formatCount } from "../../src/tools/file-content.ts";
+import { formatBytes, formatCount } from "../../src/protocol/index.ts";
 
 test("counts are grouped by thousands exactly as en-US writes them", () => {
   fc.assert(

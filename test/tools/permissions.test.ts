@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { PermissionCheck, ToolInvocation } from "../../src/protocol/index.ts";
 import type { WorkspaceToolHost } from "../../src/tools/index.ts";
-import { parseCommand } from "../../src/tools/shell-commands.ts";
+import { parseCommand } from "../../src/tools/shell/shell-commands.ts";
 import { host, sandbox } from "./helpers.ts";
 
 const call = (name: string, args: Record<string, unknown>): ToolInvocation => ({

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { findPlaceholders, isPlaceholderLine } from "../../src/tools/placeholders.ts";
+import { findPlaceholders, isPlaceholderLine } from "../../src/tools/files/placeholders.ts";
 
 const lazy = [
   "// ... rest of the code unchanged",

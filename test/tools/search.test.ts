@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
-import { createFileSearch } from "../../src/tools/file-search.ts";
+import { createFileSearch } from "../../src/tools/search/file-search.ts";
 import { host, run, type Sandbox, sandbox } from "./helpers.ts";
 
 const hasRipgrep = (() => {

@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { test } from "node:test";
-import { looksLikeContentLoss } from "../../src/tools/write-guard.ts";
+import { looksLikeContentLoss } from "../../src/tools/files/write-guard.ts";
 import { host, run, sandbox } from "./helpers.ts";
 
 const long = (n: number, c = "a"): string => c.repeat(n);

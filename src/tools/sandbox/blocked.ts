@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve } from "node:path";
-import { climbsOut } from "../workspace.ts";
+import { climbsOut } from "../files/index.ts";
 import type { SandboxPolicy } from "./policy.ts";
 
 // What commands print when the sandbox stops them, by how common tools word it.

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { climbsOut } from "../workspace.ts";
+import { climbsOut } from "../files/index.ts";
 
 // Settings with which git runs a program of the repository's choosing (outside any sandbox).
 const RUNS_PROGRAMS =

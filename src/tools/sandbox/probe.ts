@@ -1,4 +1,4 @@
-import { runCommand } from "../command-runner.ts";
+import { runBash } from "../shell/index.ts";
 import type { CommandSandbox } from "./policy.ts";
 import { createProcessCap } from "./process-limit.ts";
 
@@ -20,7 +20,7 @@ export async function probeSandbox(
   if (state.type === "unavailable") return { ...state };
   const started = performance.now();
   const launch = sandbox.launch("true", workspace);
-  const result = await runCommand({
+  const result = await runBash({
     command: "true",
     cwd: workspace,
     env,

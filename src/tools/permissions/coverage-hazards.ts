@@ -4,12 +4,11 @@
 // command that deletes or overwrites such a path, so that it needs a person's yes.
 import { type Dirent, existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
+import { climbsOut, displayKey, keyWithin } from "../files/index.ts";
+import type { SubCommand } from "../shell/index.ts";
+import { expandBraces, segmentMatcher } from "../shell/index.ts";
+import type { Coverage } from "../undo/index.ts";
 import { operands as operandsOf } from "./command-hazards.ts";
-import { expandBraces, segmentMatcher } from "./command-paths.ts";
-import { displayKey, keyWithin } from "./path-key.ts";
-import type { Coverage } from "./shadow-git.ts";
-import type { SubCommand } from "./shell-commands.ts";
-import { climbsOut } from "./workspace.ts";
 
 // Commands that change nothing in the workspace (unless they redirect into a file).
 const READ_ONLY = new Set([

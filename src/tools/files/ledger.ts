@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ReadRecord } from "../protocol/index.ts";
+import type { ReadRecord } from "../../protocol/index.ts";
 
 /** sha256 of bytes, hex: the identity of a file's content in the ledger. */
 export function sha256(bytes: Uint8Array): string {

@@ -1,11 +1,11 @@
+import { keyWithin, parentKey } from "../files/index.ts";
+import { type NamedPaths, namedPaths } from "../shell/index.ts";
 import {
   type BeforeImage,
   type CommandRun,
   readModes,
   type TurnCheckpoint,
 } from "./checkpoints.ts";
-import { type NamedPaths, namedPaths } from "./command-paths.ts";
-import { keyWithin, parentKey } from "./path-key.ts";
 import { impliedMode, type ModeMap, type ShadowGit, type TreeEntry } from "./shadow-git.ts";
 
 /** A state a path was in: absent, a snapshot entry, a saved before-image, a known hash, a directory's mode. */

@@ -1,5 +1,5 @@
+import { ToolFailure } from "../tool-failure.ts";
 import type { FileState } from "./file-content.ts";
-import { ToolFailure } from "./tool-failure.ts";
 
 const octal = (mode: number): string => `0${(mode & 0o7777).toString(8).padStart(3, "0")}`;
 

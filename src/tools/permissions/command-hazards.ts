@@ -3,9 +3,9 @@
 // databases), a remote's history, a disk or the machine itself is beyond it. These commands need a
 // person's yes (or an explicit allow rule); `--yes` alone does not run them.
 import { isAbsolute, resolve } from "node:path";
-import type { Coverage } from "./shadow-git.ts";
-import type { SubCommand } from "./shell-commands.ts";
-import { isWithin } from "./workspace.ts";
+import { isWithin } from "../files/index.ts";
+import type { SubCommand } from "../shell/index.ts";
+import type { Coverage } from "../undo/index.ts";
 
 /** Where a command line runs and which places outside the workspace the user allowed. */
 export interface HazardContext {

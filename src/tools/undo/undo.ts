@@ -1,4 +1,5 @@
 import { basename, join } from "node:path";
+import { createWorkspace, displayKey, keyWithin, sha256 } from "../files/index.ts";
 import {
   changedAnything,
   dropCheckpoints,
@@ -7,8 +8,6 @@ import {
   shadowFor,
   type TurnCheckpoint,
 } from "./checkpoints.ts";
-import { sha256 } from "./ledger.ts";
-import { displayKey, keyWithin } from "./path-key.ts";
 import type { ShadowGit, SnapshotLimits } from "./shadow-git.ts";
 import { changesOf, type State, type TurnChange } from "./turn-changes.ts";
 import {
@@ -26,7 +25,6 @@ import {
   sameState,
   writeBack,
 } from "./undo-restore.ts";
-import { createWorkspace } from "./workspace.ts";
 
 /** How a restored path changed back. */
 export type UndoAction = "modified" | "deleted again" | "re-created" | "mode restored";

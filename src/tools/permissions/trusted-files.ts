@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, matchesGlob, relative } from "node:path";
-import { climbsOut } from "./workspace.ts";
+import { climbsOut } from "../files/index.ts";
 
 /**
  * Files that decide what a command runs (its scripts, hooks, build definitions and the configuration

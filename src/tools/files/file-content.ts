@@ -8,9 +8,10 @@ import {
   statSync,
 } from "node:fs";
 import { open, readFile, stat } from "node:fs/promises";
+import { formatBytes } from "../../protocol/index.ts";
+import { ToolFailure } from "../tool-failure.ts";
 import { SYNC_WRITE_BYTES } from "./atomic-write.ts";
 import { sha256 } from "./ledger.ts";
-import { ToolFailure } from "./tool-failure.ts";
 
 /** A file as it is on disk now. */
 export interface FileState {
@@ -137,23 +138,6 @@ export function countChars(text: string): number {
     if (code < 0xdc00 || code > 0xdfff) count += 1;
   }
   return count;
-}
-
-/** `1,234` */
-export function formatCount(n: number): string {
-  // As toLocaleString("en-US") writes it, without loading the locale data (~20 ms on first use).
-  if (!Number.isSafeInteger(n)) return n.toLocaleString("en-US");
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-
-/** `1,234 bytes` / `1 byte` */
-export function formatBytes(n: number): string {
-  return `${formatCount(n)} ${n === 1 ? "byte" : "bytes"}`;
-}
-
-/** `1 line` / `12 lines` */
-export function formatLines(n: number): string {
-  return `${formatCount(n)} ${n === 1 ? "line" : "lines"}`;
 }
 
 /** The short hash shown to the model and the user. */

@@ -1,4 +1,5 @@
 import type { Message, ToolCall } from "../protocol/index.ts";
+import { formatCount } from "../protocol/index.ts";
 
 /**
  * Messages as plain text for a summariser. Historical tool arguments are never quoted in part: a short
@@ -16,12 +17,6 @@ export const MAX_WHOLE_RESULT = 1200;
 export const RESULT_HEAD_BYTES = 400;
 
 const bytes = (s: string): number => Buffer.byteLength(s, "utf8");
-// As toLocaleString("en-US") writes it, without loading the locale data (~20 ms on first use).
-const grouped = (n: number): string =>
-  Number.isSafeInteger(n)
-    ? String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
-    : n.toLocaleString("en-US");
-
 function inlineValue(value: unknown): string | null {
   if (typeof value === "number" || typeof value === "boolean" || value === null) {
     return String(value);
@@ -37,10 +32,10 @@ export function describeToolCall(call: ToolCall): string {
   try {
     args = JSON.parse(call.argumentsText);
   } catch {
-    return `[${call.name}: ${grouped(bytes(call.argumentsText))} bytes of arguments omitted (not valid JSON)]`;
+    return `[${call.name}: ${formatCount(bytes(call.argumentsText))} bytes of arguments omitted (not valid JSON)]`;
   }
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    return `[${call.name}: ${grouped(bytes(call.argumentsText))} bytes of arguments omitted]`;
+    return `[${call.name}: ${formatCount(bytes(call.argumentsText))} bytes of arguments omitted]`;
   }
   const shown: string[] = [];
   const omitted: string[] = [];
@@ -53,10 +48,10 @@ export function describeToolCall(call: ToolCall): string {
       continue;
     }
     const size = bytes(typeof value === "string" ? value : JSON.stringify(value));
-    if (simpleKey) omitted.push(`${grouped(size)} bytes of ${key} omitted`);
+    if (simpleKey) omitted.push(`${formatCount(size)} bytes of ${key} omitted`);
     else otherBytes += size;
   }
-  if (otherBytes > 0) omitted.push(`${grouped(otherBytes)} bytes of other arguments omitted`);
+  if (otherBytes > 0) omitted.push(`${formatCount(otherBytes)} bytes of other arguments omitted`);
   const parts = [shown.join(" "), ...omitted].filter((p) => p.length > 0);
   return parts.length > 0 ? `[${call.name} ${parts.join(", ")}]` : `[${call.name}]`;
 }
@@ -75,8 +70,8 @@ export function describeToolResult(content: string): string {
     head += next;
     from = nl + 1;
   }
-  if (head.length === 0) return `[tool_result: ${grouped(size)} bytes omitted]`;
-  return `${head}[tool_result: ${grouped(size)} bytes in total; only the first lines are shown above, the rest is omitted]`;
+  if (head.length === 0) return `[tool_result: ${formatCount(size)} bytes omitted]`;
+  return `${head}[tool_result: ${formatCount(size)} bytes in total; only the first lines are shown above, the rest is omitted]`;
 }
 
 /** One message as a transcript block. */

@@ -1,10 +1,10 @@
 import { matchesGlob } from "node:path";
-import type { PermissionCheck, PermissionMode, ToolInvocation } from "../protocol/index.ts";
+import type { PermissionCheck, PermissionMode, ToolInvocation } from "../../protocol/index.ts";
+import { type ParsedCommand, parseCommand, type SubCommand } from "../shell/index.ts";
+import type { Tool } from "../tool.ts";
 import { codeOption } from "./code-options.ts";
 import { type HazardContext, hazardOf } from "./command-hazards.ts";
 import { coverageHazard } from "./coverage-hazards.ts";
-import { type ParsedCommand, parseCommand, type SubCommand } from "./shell-commands.ts";
-import type { Tool } from "./tool.ts";
 import { configuredHooksDir, controlledEdit, type TrustedCommand } from "./trusted-files.ts";
 
 /** The user's command rules, like `git status`, `npm test`, `rm *`. */

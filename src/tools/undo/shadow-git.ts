@@ -1,7 +1,6 @@
 import { lstat, mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
-import { bytesOfKey, keyOfBytes, parentKey, splitNul } from "./path-key.ts";
-import { climbsOut } from "./workspace.ts";
+import { bytesOfKey, climbsOut, keyOfBytes, parentKey, splitNul } from "../files/index.ts";
 
 // Loaded on first use rather than at start-up: most sessions start no process for a while, if ever.
 const childProcess = () => process.getBuiltinModule("node:child_process");

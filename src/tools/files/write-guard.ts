@@ -1,7 +1,8 @@
+import { formatBytes, formatCount } from "../../protocol/index.ts";
+import { ToolFailure } from "../tool-failure.ts";
 import type { FileState } from "./file-content.ts";
-import { countChars, formatBytes, formatCount, isText, shortHash } from "./file-content.ts";
+import { countChars, isText, shortHash } from "./file-content.ts";
 import type { ReadLedger } from "./ledger.ts";
-import { ToolFailure } from "./tool-failure.ts";
 
 /** What a change to an existing file must be checked against. */
 export interface ReplaceCheck {

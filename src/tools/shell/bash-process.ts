@@ -1,5 +1,6 @@
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
+import { headTail } from "../output-cap.ts";
 import {
   commandTag,
   findLeftovers,
@@ -8,7 +9,6 @@ import {
   mergeLeftovers,
   stopLeftovers,
 } from "./leftover-processes.ts";
-import { headTail } from "./output-cap.ts";
 
 // Loaded on first use rather than at start-up: most sessions start no process for a while, if ever.
 const childProcess = () => process.getBuiltinModule("node:child_process");
@@ -60,7 +60,7 @@ export interface RunResult {
  * then SIGKILL after a grace period; when the command ends, processes it left in its group are stopped
  * too, and so are those it detached from the group (`leftover-processes.ts`).
  */
-export function runCommand(options: RunOptions): Promise<RunResult> {
+export function runBash(options: RunOptions): Promise<RunResult> {
   const { command, cwd, env, timeoutMs, killGraceMs, outputCap, signal } = options;
   return new Promise((resolve) => {
     const output = headTail(outputCap);

@@ -1,11 +1,16 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { atomicWrite, SYNC_WRITE_BYTES, syncDirectory } from "./atomic-write.ts";
+import type { Workspace } from "../files/index.ts";
+import {
+  atomicWrite,
+  bytesOfKey,
+  SYNC_WRITE_BYTES,
+  sha256,
+  syncDirectory,
+} from "../files/index.ts";
 import { appendCheckpointLog, readCheckpointLog } from "./checkpoint-log.ts";
 import type { CommandRun, TurnCheckpoint } from "./checkpoint-record.ts";
-import { sha256 } from "./ledger.ts";
-import { bytesOfKey } from "./path-key.ts";
 import {
   type Coverage,
   createShadowGit,
@@ -13,7 +18,6 @@ import {
   type ShadowGit,
   type SnapshotLimits,
 } from "./shadow-git.ts";
-import type { Workspace } from "./workspace.ts";
 
 export type { BeforeImage, CommandRun, TurnCheckpoint } from "./checkpoint-record.ts";
 

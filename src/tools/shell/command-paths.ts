@@ -5,9 +5,8 @@
 // redirection target, a glob that matches it, or a directory holding it) or is a git command that
 // rewrites the work tree; undo leaves any other change alone and says so.
 import { relative, resolve } from "node:path";
-import { bytesOfKey, displayKey } from "./path-key.ts";
+import { bytesOfKey, climbsOut, displayKey } from "../files/index.ts";
 import { parseCommand } from "./shell-commands.ts";
-import { climbsOut } from "./workspace.ts";
 
 /** Decides whether a path (a key relative to the workspace root) is named by a command. */
 export type NamedPaths = (key: string) => boolean;

@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
-import { ToolFailure } from "./tool-failure.ts";
+import { ToolFailure } from "../tool-failure.ts";
 
 /** A path after the guard: symlinks followed, known to be inside the workspace or an allowed path. */
 export interface ResolvedPath {

@@ -17,9 +17,8 @@ import {
   symlink,
   unlink,
 } from "node:fs/promises";
+import { bytesOfKey, displayKey, keyWithin, parentKey, sha256 } from "../files/index.ts";
 import { readBlob } from "./checkpoints.ts";
-import { sha256 } from "./ledger.ts";
-import { bytesOfKey, displayKey, keyWithin, parentKey } from "./path-key.ts";
 import type { ShadowGit } from "./shadow-git.ts";
 import type { State } from "./turn-changes.ts";
 

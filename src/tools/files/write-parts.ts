@@ -1,9 +1,9 @@
 import { constants } from "node:fs";
 import { type FileHandle, lstat, open, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { formatBytes } from "../../protocol/index.ts";
+import { ToolFailure } from "../tool-failure.ts";
 import { tempPathFor } from "./atomic-write.ts";
-import { formatBytes } from "./file-content.ts";
-import { ToolFailure } from "./tool-failure.ts";
 
 /** Large content arriving in parts, staged in a hidden file beside the target until the last part. */
 export interface Staging {

@@ -1,7 +1,7 @@
 import { access, constants, open, readFile, stat } from "node:fs/promises";
 import { basename, delimiter, join, matchesGlob } from "node:path";
+import { ToolFailure } from "../tool-failure.ts";
 import { walkFiles } from "./file-walk.ts";
-import { ToolFailure } from "./tool-failure.ts";
 
 // Loaded on first use rather than at start-up: most sessions start no process for a while, if ever.
 const childProcess = () => process.getBuiltinModule("node:child_process");

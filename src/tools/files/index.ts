@@ -1,0 +1,39 @@
+// File safety: the workspace guard, atomic writes, the read ledger, content checks and the write guards.
+export {
+  type AfterRename,
+  atomicWrite,
+  type Committed,
+  commitFile,
+  type FileOwner,
+  OwnerNotKept,
+  ownerForNew,
+  SYNC_WRITE_BYTES,
+  syncDirectory,
+} from "./atomic-write.ts";
+export { shortDiff } from "./diff-text.ts";
+export {
+  countLines,
+  type FileState,
+  isText,
+  readState,
+  shortHash,
+  statRegular,
+  verifyWritten,
+  type WrittenFacts,
+} from "./file-content.ts";
+export { checkReplaceable, ownerNotKept } from "./file-guard.ts";
+export { createLedger, type ReadLedger, sha256 } from "./ledger.ts";
+export { createLeftoverSweeper, type LeftoverSweeper } from "./leftovers.ts";
+export { conformToFile, describeKept, dominantLineEnding, withLineEnding } from "./line-endings.ts";
+export { type OwnFileRead, readOwnFile, readWorkspaceOwnFile } from "./own-file.ts";
+export { bytesOfKey, displayKey, keyOfBytes, keyWithin, parentKey, splitNul } from "./path-key.ts";
+export { findPlaceholders, placeholderMessage } from "./placeholders.ts";
+export {
+  climbsOut,
+  createWorkspace,
+  isWithin,
+  type ResolvedPath,
+  type Workspace,
+} from "./workspace.ts";
+export { checkReplace } from "./write-guard.ts";
+export { createPartsStore, describeStaging, type PartsStore } from "./write-parts.ts";
