@@ -90,7 +90,7 @@ test("nex's exit kills what a running command's cgroup holds", {
   // (process.exit, as after a second Ctrl-C) while a member still runs.
   const script = `
     import { createProcessCap } from ${JSON.stringify(new URL("../../src/tools/sandbox/process-limit.ts", import.meta.url).href)};
-    import { commandTag, killOnExit } from ${JSON.stringify(new URL("../../src/tools/leftover-processes.ts", import.meta.url).href)};
+    import { commandTag, killOnExit } from ${JSON.stringify(new URL("../../src/tools/shell/leftover-processes.ts", import.meta.url).href)};
     import { spawn } from "node:child_process";
     const cap = createProcessCap(64);
     const child = spawn("sh", ["-c", 'echo $$ > "$1/cgroup.procs" && exec sleep 600', "m", cap.dir], { detached: true, stdio: "ignore" });
