@@ -5,6 +5,8 @@ export interface SystemPromptInput {
   agentsMd: string | null;
   /** Today's date, YYYY-MM-DD. */
   date: string;
+  /** The skills' names and descriptions (their bodies load on use), when there are any. */
+  skills?: string | null;
 }
 
 /** The system prompt: how to work safely with nex's tools, then the project's own instructions. */
@@ -21,6 +23,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     "- Use bash for builds, tests and git; keep commands non-interactive. Stay inside the workspace: commands that delete or move files outside it, delete ignored files, force-push or use sudo need the user's own approval and may be refused.",
     "- When the task is done, reply with a short summary of what you changed and how you checked it.",
   ];
+  if (input.skills) parts.push("", input.skills);
   if (input.agentsMd?.trim()) {
     parts.push("", "Project instructions from AGENTS.md:", input.agentsMd.trim());
   }

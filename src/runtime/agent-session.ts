@@ -20,6 +20,11 @@ export interface SessionInfo {
   permissionMode: PermissionMode;
   journalPath: string;
   sandbox: SandboxStatus;
+  /** The custom commands and skills found for this workspace, for help and completion. */
+  extensions?: {
+    commands: { name: string; description: string | null; argumentHint: string | null }[];
+    skills: { name: string; description: string }[];
+  };
 }
 
 /** A summary row of `nex sessions`. */

@@ -13,6 +13,7 @@ import type {
 import { isTerminal } from "../protocol/index.ts";
 import { type SecretScrubber, scrubDeep } from "../session/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
+import type { CommandRun, Expansion } from "./extensions/index.ts";
 import type { SessionBudget } from "./request-budget.ts";
 
 /** Where a session's records go; backed by the session journal. */
@@ -64,6 +65,8 @@ export interface SessionParts {
   maxTurns: number;
   listSessions: () => Promise<SessionSummary[]>;
   switchModel: (model: string) => Promise<{ stream: StreamFn; line: string; model: string }>;
+  /** Turns a typed prompt into what the model gets (a custom command, `@` attachments). */
+  expand?: (prompt: string, run: (command: string) => Promise<CommandRun>) => Promise<Expansion>;
   /** nex's secrets, replaced in every event before a UI, `--json` or the journal sees it. */
   secrets?: SecretScrubber;
 }
@@ -95,6 +98,7 @@ export class NexSession implements AgentSession {
   private running: Promise<TerminalEvent> | null = null;
   private turnOffset = 0;
   private highestTurn = 0;
+  private promptCommands = 0;
   private requestCounter = 0;
   private consecutiveFailures = 0;
   private messages: Message[];
@@ -181,7 +185,9 @@ export class NexSession implements AgentSession {
     // Undo takes whole prompts as its steps.
     this.parts.tools.beginPrompt?.();
     try {
-      const loop = runLoop(prompt, {
+      const expanded = await this.expand(prompt, signal);
+      if (expanded.type !== "prompt") return this.end(expanded);
+      const loop = runLoop(expanded.text, {
         stream: this.parts.stream,
         tools: this.journaledTools(),
         model: this.info.model,
@@ -355,6 +361,74 @@ export class NexSession implements AgentSession {
       return Promise.resolve(early);
     }
     return new Promise((resolve) => this.pendingApprovals.set(callId, resolve));
+  }
+
+  /**
+   * The prompt the model gets (a custom command's text, `@` attachments), or the terminal event that
+   * ends the prompt before any request: nothing is sent when a part of the expansion failed.
+   */
+  private async expand(
+    prompt: string,
+    signal: AbortSignal,
+  ): Promise<{ type: "prompt"; text: string } | TerminalEvent> {
+    if (!this.parts.expand) return { type: "prompt", text: prompt };
+    const expansion = await this.parts.expand(prompt, (command) =>
+      this.runForPrompt(command, signal),
+    );
+    if (signal.aborted) return { type: "aborted", reason: "interrupted by the user" };
+    if (!expansion.ok) return { type: "error", code: "config", message: expansion.message };
+    for (const note of expansion.notes) this.emit({ type: "notice", message: note });
+    return { type: "prompt", text: expansion.text };
+  }
+
+  /** A command line of a custom command: a `bash` call of the prompt's first turn, asked and shown as one. */
+  private async runForPrompt(command: string, signal: AbortSignal): Promise<CommandRun> {
+    const tools = this.journaledTools();
+    const call = {
+      id: `prompt-command-${++this.promptCommands}`,
+      name: "bash",
+      args: { command },
+      turn: 1,
+    };
+    this.emit({ type: "tool_call_started", callId: call.id, name: call.name, args: call.args });
+    const permission = await tools.permission(call);
+    let refusal: string | null = permission.type === "deny" ? permission.reason : null;
+    if (permission.type === "ask") {
+      this.emit({
+        type: "permission_requested",
+        callId: call.id,
+        name: call.name,
+        summary: permission.summary,
+      });
+      const answer = await this.approve(call.id, signal);
+      if (answer.type === "deny")
+        refusal = answer.reason ? `denied: ${answer.reason}` : "the user denied it";
+      else if (answer.type === "allow_session") tools.rememberApproval(call);
+    }
+    if (refusal !== null) {
+      this.emit({
+        type: "tool_call_refused",
+        callId: call.id,
+        name: call.name,
+        cause: "denied",
+        reason: refusal,
+        bytesReceived: 0,
+      });
+      return { ok: false, reason: refusal };
+    }
+    const outcome = await tools.execute(call, signal);
+    this.emit({
+      type: "tool_result",
+      callId: call.id,
+      name: call.name,
+      isError: outcome.isError,
+      code: outcome.code ?? null,
+      content: outcome.content,
+      details: outcome.details ?? null,
+    });
+    return outcome.isError
+      ? { ok: false, reason: outcome.content }
+      : { ok: true, output: outcome.content };
   }
 
   /** Tools whose reads are journaled, so read-before-write survives resume. */

@@ -33,6 +33,7 @@ import { concealInProcEnviron } from "./conceal-environment.ts";
 import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./config.ts";
 import { prepareDataDir } from "./data-dir.ts";
 import { createClient, endpointFetch, limitsFor, unreachableMessage } from "./endpoint-client.ts";
+import { expandPrompt, loadExtensions } from "./extensions/index.ts";
 import { journalSink } from "./journal-sink.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { createSessionBudget } from "./request-budget.ts";
@@ -109,8 +110,11 @@ export async function openSession(
     });
   }
 
+  const extensions = await loadExtensions(config.workspace, env);
+  for (const problem of extensions.problems) events.push({ type: "notice", message: problem });
   const system = buildSystemPrompt({
     workspace: config.workspace,
+    skills: extensions.skillsSection,
     agentsMd: await readAgentsMd(config, events),
     date: new Date().toISOString().slice(0, 10),
   });
@@ -202,6 +206,7 @@ export async function openSession(
     // A result's share follows the window the session has now (/model and a 400 can change it).
     resultCap: () => resultCapForWindow(budget.window()),
     resultsDir: join(config.dataDir, "results", sessionId),
+    extraTools: extensions.tools,
   });
   const host = scrubbedTools(tools, secrets);
 
@@ -220,6 +225,14 @@ export async function openSession(
       network: tools.sandbox.network,
       state: tools.sandbox.state().type,
       line: tools.sandbox.describe(),
+    },
+    extensions: {
+      commands: extensions.commands.map(({ name, description, argumentHint }) => ({
+        name,
+        description,
+        argumentHint,
+      })),
+      skills: extensions.skills.map(({ name, description }) => ({ name, description })),
     },
   };
   const budget = createSessionBudget({
@@ -263,6 +276,15 @@ export async function openSession(
     compactNow,
     approvals: options.approvals,
     maxTurns: config.maxTurns,
+    expand: (prompt, run) =>
+      expandPrompt(prompt, extensions.commands, {
+        workspace: config.workspace,
+        allowedPaths: config.allowedPaths,
+        privatePaths: [config.dataDir],
+        // Attachments may take twice a tool result's share of the window.
+        attachLimit: 2 * resultCapForWindow(budget.window()),
+        run,
+      }),
     secrets,
     listSessions: async () => summariesIn(config.dataDir),
     switchModel: async (next) => {

@@ -5,7 +5,7 @@ import type { PermissionAnswer, PermissionMode } from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
 import { runCommand } from "./command-runner.ts";
-import { modeLabel, nextMode, parseCommand } from "./commands.ts";
+import { isCustomCommand, modeLabel, nextMode, parseCommand } from "./commands.ts";
 import {
   EntryView,
   PermissionView,
@@ -149,7 +149,9 @@ export function App(props: AppProps): React.ReactElement {
       });
       return;
     }
-    const command = parseCommand(text);
+    // A command file of the user's (`.claude/commands/review.md`) goes to the session as a prompt.
+    const custom = session.info.extensions?.commands ?? [];
+    const command = isCustomCommand(text, custom) ? null : parseCommand(text);
     if (command) {
       if (command.type === "exit") return exit();
       const ctx = { session, store, exit, clearScreen, setMode, mode: modeRef.current };

@@ -1,6 +1,6 @@
 import { type PermissionMode, plainText } from "../protocol/index.ts";
 import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
-import { type Command, helpText, nextMode } from "./commands.ts";
+import { type Command, helpWith, nextMode } from "./commands.ts";
 import type { UiStore } from "./store.ts";
 import { addEntry } from "./ui-state.ts";
 
@@ -53,7 +53,7 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
       case "invalid":
         return say(store, command.message, "warn");
       case "help":
-        return say(store, helpText, "dim");
+        return say(store, helpWith(ctx.session.info.extensions), "dim");
       case "reasoning": {
         const last = store.get().transcript.lastReasoning;
         return last

@@ -53,6 +53,39 @@ export const helpText = [
   "/exit           quit (Ctrl-C twice does the same)",
 ].join("\n");
 
+/** Whether `text` is `/name ...` for one of the user's command files. */
+export function isCustomCommand(text: string, commands: readonly { name: string }[]): boolean {
+  const name = /^\/([A-Za-z0-9][A-Za-z0-9:._-]*)(?:\s|$)/.exec(text.trim())?.[1];
+  return name !== undefined && commands.some((command) => command.name === name);
+}
+
+/** The help, with the user's own commands and the skills the model may load. */
+export function helpWith(
+  extensions:
+    | {
+        commands: { name: string; description: string | null; argumentHint: string | null }[];
+        skills: { name: string; description: string }[];
+      }
+    | undefined,
+): string {
+  const lines = [helpText];
+  const commands = extensions?.commands ?? [];
+  if (commands.length > 0) {
+    lines.push("", "Your commands (.nex/commands, .claude/commands, ~/.config/nex/commands):");
+    for (const c of commands) {
+      const usage = `/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ""}`;
+      lines.push(`${usage.padEnd(16)}${c.description ?? ""}`);
+    }
+  }
+  const skills = extensions?.skills ?? [];
+  if (skills.length > 0)
+    lines.push(
+      "",
+      `Skills the model loads when a task matches: ${skills.map((s) => s.name).join(", ")}`,
+    );
+  return lines.join("\n");
+}
+
 /**
  * Parses a slash command, or returns null when the text is a prompt. A first word with a further
  * slash ("/etc/hosts is wrong") is a prompt, not a command.
