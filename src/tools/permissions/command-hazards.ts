@@ -25,7 +25,9 @@ export interface HazardContext {
   /** What the undo snapshot would leave out now (only asked when a command would run unattended). */
   coverage?: () => Promise<Coverage>;
   /** The workspace's git config pushes with a forced refspec (`push = +...`), so a plain `git push` forces. */
-  forcedPushConfig?: boolean;
+  forcedPushConfig?: () => boolean;
+  /** The folder git runs hooks from, relative to the root; null when outside it or there is no repository. */
+  hooksDir?: () => string | null;
 }
 
 const DELETERS = new Set(["rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put"]);
@@ -136,7 +138,7 @@ function gitHazard(words: string[], context: HazardContext): string | null {
         (/^-[^-]/.test(word) && /[fd]/.test(word.slice(1))) ||
         /^[+:]/.test(word),
     );
-    if (forced || forcedByOption || context.forcedPushConfig)
+    if (forced || forcedByOption || context.forcedPushConfig?.())
       return "rewrites or deletes history on the remote, which undo cannot restore";
   }
   return null;

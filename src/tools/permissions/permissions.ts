@@ -12,7 +12,7 @@ import type { Tool } from "../tool.ts";
 import { codeOption } from "./code-options.ts";
 import { type HazardContext, hazardOf } from "./command-hazards.ts";
 import { coverageHazard } from "./coverage-hazards.ts";
-import { configuredHooksDir, controlledEdit, type TrustedCommand } from "./trusted-files.ts";
+import { controlledEdit, type TrustedCommand } from "./trusted-files.ts";
 
 /** The user's command rules, like `git status`, `npm test`, `rm *`. */
 export interface CommandRules {
@@ -284,13 +284,11 @@ export function createPermissions(options: PermissionOptions): Permissions {
         path === null ? { where: "inside" as const, display: "" } : await options.locate(path);
       // A path the guard refuses is not worth asking about: the tool refuses it with `outside_workspace`.
       if (located === null) return { type: "allow" };
-      const root = (await options.hazards()).roots[0];
+      const { hooksDir } = await options.hazards();
       const controlled =
         path === null
           ? null
-          : controlledEdit(located.display, trusted(), () =>
-              root ? configuredHooksDir(root) : null,
-            );
+          : controlledEdit(located.display, trusted(), () => hooksDir?.() ?? null);
       if (mode === "approve_all") {
         if (!controlled?.hidden) return { type: "allow" };
         return {

@@ -1,6 +1,7 @@
-import { readFileSync } from "node:fs";
-import { isAbsolute, join, matchesGlob, relative } from "node:path";
+import { statSync } from "node:fs";
+import { join, matchesGlob, relative } from "node:path";
 import { climbsOut } from "../files/index.ts";
+import { gitHooksDir } from "../sandbox/index.ts";
 import { baseName, scanWords } from "../shell/index.ts";
 
 /**
@@ -235,19 +236,33 @@ function fileOperands(words: readonly string[]): string[] {
     .map((word) => word.replace(/^(\.\/)+/, ""));
 }
 
-/** The directory `core.hooksPath` names in the workspace's `.git/config`, relative to the root. */
-export function configuredHooksDir(root: string): string | null {
-  let text: string;
+/**
+ * A reader of the folder git runs hooks from in a workspace (`core.hooksPath`, as git itself reads
+ * it: any config file, includes, quoting), relative to the root; null when it lies outside the
+ * workspace or there is no repository. Git is asked again only when the repository's config changed.
+ */
+export function hooksDirReader(
+  env: Record<string, string | undefined>,
+): (root: string) => string | null {
+  let known: { stamp: string; dir: string | null } | null = null;
+  return (root) => {
+    const stamp = `${root}\0${configStamp(join(root, ".git"))}\0${configStamp(join(root, ".git", "config"))}`;
+    if (known?.stamp !== stamp) {
+      const abs = gitHooksDir(root, env);
+      const rel = abs === null ? null : relative(root, abs);
+      known = { stamp, dir: rel === null || rel === "" || climbsOut(rel) ? null : rel };
+    }
+    return known.dir;
+  };
+}
+
+function configStamp(path: string): string {
   try {
-    text = readFileSync(join(root, ".git", "config"), "utf8");
+    const info = statSync(path);
+    return `${info.ino}:${info.size}:${info.mtimeMs}`;
   } catch {
-    return null;
+    return "none";
   }
-  const value = /^\s*hookspath\s*=\s*"?([^"\n]+?)"?\s*$/im.exec(text)?.[1];
-  if (!value) return null;
-  const abs = isAbsolute(value) ? value : join(root, value);
-  const rel = relative(root, abs);
-  return rel === "" || climbsOut(rel) ? null : rel;
 }
 
 /**
