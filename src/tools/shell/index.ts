@@ -2,7 +2,6 @@
 export { runBash } from "./bash-process.ts";
 export {
   afterCd,
-  expandBraces,
   type NamedPaths,
   namedPaths,
   segmentMatcher,
