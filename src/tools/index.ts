@@ -19,8 +19,8 @@ import { listDirTool } from "./list-dir.ts";
 import {
   type CommandRules,
   createPermissions,
-  hooksDirReader,
   mayChange,
+  workspaceHooksDir,
 } from "./permissions/index.ts";
 import { readFileTool } from "./read-file.ts";
 import { createResultStore } from "./result-store.ts";
@@ -137,7 +137,6 @@ export interface WorkspaceToolHost extends ToolHost {
 /** Builds the tools of one session: read_file, write_file, edit_file, bash, grep, glob, list_dir, todo_write. */
 export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   const env = options.env ?? process.env;
-  const hooksDir = hooksDirReader(env);
   const fixedCap = options.outputCap ?? 32 * 1024;
   const limits: ToolLimits = {
     get outputCap() {
@@ -240,7 +239,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
           gitSettings(workspace?.root ?? options.workspace, env, "^remote\\..*\\.push$").some(
             (refspec) => refspec.startsWith("+"),
           ),
-        hooksDir: () => hooksDir(options.workspace),
+        hooksDir: () => workspaceHooksDir(options.workspace, env),
         coverage: async () => {
           const ctx = await context().catch(() => null);
           return ctx

@@ -443,6 +443,10 @@ test("the hooks folder is the one git uses: a core.hooksPath from an included co
   assert.equal(answer.type, "ask");
   assert.match(answer.type === "ask" ? answer.summary : "", /is a git hook: git runs it/);
   assert.deepEqual(await check(auto, write("ci/notes.txt")), { type: "allow" });
+  // An included file in the workspace moves the hooks folder: the next edit is judged by the new one.
+  writeFileSync(box.path("team.gitconfig"), "[core]\n\thooksPath = ci\n");
+  execFileSync("git", ["-C", box.workspace, "config", "include.path", "../team.gitconfig"]);
+  assert.equal((await check(auto, write("ci/notes.txt"))).type, "ask");
 });
 
 test("an edit approved for the session does not approve changing what an approved command runs", async () => {

@@ -1,5 +1,4 @@
-import { statSync } from "node:fs";
-import { join, matchesGlob, relative } from "node:path";
+import { matchesGlob, relative } from "node:path";
 import { climbsOut } from "../files/index.ts";
 import { gitHooksDir } from "../sandbox/index.ts";
 import { baseName, scanWords } from "../shell/index.ts";
@@ -237,32 +236,17 @@ function fileOperands(words: readonly string[]): string[] {
 }
 
 /**
- * A reader of the folder git runs hooks from in a workspace (`core.hooksPath`, as git itself reads
- * it: any config file, includes, quoting), relative to the root; null when it lies outside the
- * workspace or there is no repository. Git is asked again only when the repository's config changed.
+ * The folder git runs hooks from in the workspace `root`, as git itself reads it (`core.hooksPath`
+ * from any config file, includes, quoting), relative to the root; null when it lies outside the
+ * workspace or there is no repository. Asked afresh each time: an edit may have just changed it.
  */
-export function hooksDirReader(
+export function workspaceHooksDir(
+  root: string,
   env: Record<string, string | undefined>,
-): (root: string) => string | null {
-  let known: { stamp: string; dir: string | null } | null = null;
-  return (root) => {
-    const stamp = `${root}\0${configStamp(join(root, ".git"))}\0${configStamp(join(root, ".git", "config"))}`;
-    if (known?.stamp !== stamp) {
-      const abs = gitHooksDir(root, env);
-      const rel = abs === null ? null : relative(root, abs);
-      known = { stamp, dir: rel === null || rel === "" || climbsOut(rel) ? null : rel };
-    }
-    return known.dir;
-  };
-}
-
-function configStamp(path: string): string {
-  try {
-    const info = statSync(path);
-    return `${info.ino}:${info.size}:${info.mtimeMs}`;
-  } catch {
-    return "none";
-  }
+): string | null {
+  const abs = gitHooksDir(root, env);
+  const rel = abs === null ? null : relative(root, abs);
+  return rel === null || rel === "" || climbsOut(rel) ? null : rel;
 }
 
 /**
