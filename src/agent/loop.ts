@@ -6,6 +6,7 @@ import type {
   ProviderError,
   TerminalEvent,
 } from "../protocol/index.ts";
+import { cutOffBy } from "../protocol/index.ts";
 import { concurrently } from "./concurrent.ts";
 import type { LoopOptions } from "./loop-options.ts";
 import { RefusalTracker } from "./refusal-tracker.ts";
@@ -109,7 +110,7 @@ export async function* runLoop(
           raisedMaxTokens = larger;
           yield {
             type: "notice",
-            message: `${cutWhere(result.turn, maxTokens)}; asking again once with ${larger} tokens.`,
+            message: `The response was cut off ${cutOffBy(result.turn.usage?.outputTokens ?? null, maxTokens)}; asking again once with ${larger} tokens.`,
           };
           continue;
         }
@@ -289,14 +290,6 @@ function wasCutByOutputLimit(turn: AssembledTurn): boolean {
   );
 }
 
-/** Where a response was cut: at nex's own limit, or by the endpoint's (a `length` stop below it). */
-function cutWhere(turn: AssembledTurn, maxTokens: number): string {
-  const own = turn.usage === null || turn.usage.outputTokens >= maxTokens;
-  return own
-    ? `The response was cut at the ${maxTokens}-token output limit`
-    : `The endpoint stopped the response at its own length limit after ${turn.usage?.outputTokens} tokens (nex allowed ${maxTokens})`;
-}
-
 /** A text-only answer that did not end cleanly is not a finished task. */
 function describeCutAnswer(turn: AssembledTurn, maxTokens: number): string | null {
   if (turn.outputOverrun) {
@@ -308,11 +301,7 @@ function describeCutAnswer(turn: AssembledTurn, maxTokens: number): string | nul
       turn.reasoning && !turn.text.trim()
         ? "The model used up its output on reasoning before writing any answer"
         : "The model's answer was cut off";
-    // A `length` stop below nex's own limit is the server's cap (vLLM's max_model_len, a gateway's).
-    const where =
-      hitLimit || turn.usage === null
-        ? `at the ${maxTokens}-token output limit`
-        : `by the endpoint's own length limit after ${turn.usage.outputTokens} tokens (nex allowed ${maxTokens})`;
+    const where = cutOffBy(turn.usage?.outputTokens ?? null, maxTokens);
     return `${what} ${where}, so the task is not finished. Resume the session and ask it to continue in smaller steps.`;
   }
   if (!turn.terminated) {

@@ -1,4 +1,5 @@
 export { formatBytes, formatCount, formatLines, formatSize } from "./counts.ts";
+export { cutOffBy } from "./cut-off.ts";
 export type * from "./errors.ts";
 export type * from "./events.ts";
 export { isTerminal } from "./events.ts";

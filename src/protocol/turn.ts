@@ -33,7 +33,7 @@ export type CallVerdict =
   | {
       type: "poisoned";
       cause: PoisonCause;
-      /** Plain words for the model and the user, e.g. "output hit the 4096-token limit while writing `content`". */
+      /** Plain words for the model and the user, e.g. "output was cut off at the 4096-token output limit while writing `content`". */
       reason: string;
       /** UTF-8 bytes of argument text received. */
       bytesReceived: number;

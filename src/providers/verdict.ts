@@ -4,7 +4,7 @@
 // signal is trusted alone. A missing or empty stop reason is unknown, not abnormal (TGI never sends
 // one with streamed tool calls; some gateways send ""): the other signals then decide. The first
 // failing signal, in that order of blame, names the cause.
-import type { CallVerdict, StopReason, Usage } from "../protocol/index.ts";
+import { type CallVerdict, cutOffBy, type StopReason, type Usage } from "../protocol/index.ts";
 import { isObject, parseToolArguments } from "./arguments.ts";
 import { scanJson } from "./json-scan.ts";
 
@@ -42,7 +42,7 @@ export function judgeCall(call: CallSignals, turn: TurnSignals): CallVerdict {
     return poisoned("output_limit", turn.dropDetail ?? "the output exceeded max_tokens");
   const hitLimit = turn.usage !== null && turn.usage.outputTokens >= turn.maxTokens;
   if (hitLimit || turn.stopReason === "length") {
-    return poisoned("output_limit", outputLimitReason(text, turn, hitLimit));
+    return poisoned("output_limit", outputLimitReason(text, turn));
   }
   if (!turn.terminated || !call.closed) {
     const detail = turn.dropDetail ? ` (${turn.dropDetail})` : "";
@@ -74,10 +74,8 @@ export function judgeCall(call: CallSignals, turn: TurnSignals): CallVerdict {
   return { type: "whole", args: parsed.value, recovery: parsed.recovery };
 }
 
-function outputLimitReason(text: string, turn: TurnSignals, hitLimit: boolean): string {
-  const limit = hitLimit
-    ? `output hit the ${turn.maxTokens}-token limit`
-    : `the endpoint stopped the output at its own length limit (stop reason \`${turn.rawStopReason ?? "length"}\`${turn.usage ? ` after ${turn.usage.outputTokens} tokens, below the ${turn.maxTokens} nex allowed` : ""})`;
+function outputLimitReason(text: string, turn: TurnSignals): string {
+  const limit = `output was cut off ${cutOffBy(turn.usage?.outputTokens ?? null, turn.maxTokens)}`;
   const scan = scanJson(text);
   if (scan.openKey !== null && (scan.inString || scan.openContainers > 0)) {
     return `${limit} while writing \`${scan.openKey}\``;

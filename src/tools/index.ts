@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { relative } from "node:path";
 import type { PermissionMode, ReadRecord, ToolHost, ToolSpec } from "../protocol/index.ts";
 import { bashTool } from "./bash.ts";
 import { dispatch, validateArguments } from "./dispatch.ts";
@@ -17,12 +16,18 @@ import {
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { listDirTool } from "./list-dir.ts";
-import { type CommandRules, createPermissions, mayChange } from "./permissions/index.ts";
+import {
+  type CommandRules,
+  createPermissions,
+  mayChange,
+  workspaceHooksDir,
+} from "./permissions/index.ts";
 import { readFileTool } from "./read-file.ts";
 import { createResultStore } from "./result-store.ts";
 import {
   type CommandSandbox,
   createCommandSandbox,
+  gitSettings,
   type SandboxSettings,
 } from "./sandbox/index.ts";
 import { createFileSearch } from "./search/index.ts";
@@ -230,7 +235,11 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         allowedPaths: options.allowedPaths ?? [],
         privatePaths: options.privatePaths ?? [],
         home: env.HOME,
-        forcedPushConfig: forcedPushConfig(workspace?.root ?? options.workspace),
+        forcedPushConfig: () =>
+          gitSettings(workspace?.root ?? options.workspace, env, "^remote\\..*\\.push$").some(
+            (refspec) => refspec.startsWith("+"),
+          ),
+        hooksDir: () => workspaceHooksDir(options.workspace, env),
         coverage: async () => {
           const ctx = await context().catch(() => null);
           return ctx
@@ -338,16 +347,6 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         ),
       ),
   };
-}
-
-/** Whether the workspace's git config forces every push (`push = +refs/...` under a remote). */
-function forcedPushConfig(root: string): boolean {
-  try {
-    const text = readFileSync(join(root, ".git", "config"), "utf8");
-    return /^\s*push\s*=\s*\+/im.test(text);
-  } catch {
-    return false;
-  }
 }
 
 function allTools(parts: ReturnType<typeof createPartsStore>): Tool[] {

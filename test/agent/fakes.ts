@@ -66,7 +66,7 @@ export function cutCall(id: string, name: string, text: string): AssembledToolCa
     verdict: {
       type: "poisoned",
       cause: "output_limit",
-      reason: "output hit the 4096-token limit while writing `content`",
+      reason: "output was cut off at the 4096-token output limit while writing `content`",
       bytesReceived: Buffer.byteLength(text),
     },
   };

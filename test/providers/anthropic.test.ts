@@ -147,7 +147,7 @@ test("stop_reason max_tokens poisons the call and names the key being written", 
   assert.deepEqual(verdict, {
     type: "poisoned",
     cause: "output_limit",
-    reason: "output hit the 4096-token limit while writing `content`",
+    reason: "output was cut off at the 4096-token output limit while writing `content`",
     bytesReceived: 30,
   });
 });

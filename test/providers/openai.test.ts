@@ -275,7 +275,7 @@ test("finish_reason stop with usage equal to max_tokens is a relabelled truncati
   assert.deepEqual(turn.toolCalls[0]?.verdict, {
     type: "poisoned",
     cause: "output_limit",
-    reason: "output hit the 4096-token limit while writing `content`",
+    reason: "output was cut off at the 4096-token output limit while writing `content`",
     bytesReceived: 34,
   });
 });

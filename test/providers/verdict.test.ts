@@ -122,7 +122,7 @@ test("a relabelled truncation (finish stop, usage equal to max_tokens) names the
   assert.deepEqual(verdict, {
     type: "poisoned",
     cause: "output_limit",
-    reason: "output hit the 4096-token limit while writing `content`",
+    reason: "output was cut off at the 4096-token output limit while writing `content`",
     bytesReceived: 40,
   });
 });

@@ -406,8 +406,8 @@ test("without allow rules, auto_edit approves package.json; a rule for make or a
 
 test("edits inside .git, to git hooks and to shell or git startup files always ask; on --yes those inside .git are refused", async () => {
   const box = sandbox();
-  mkdirSync(box.path(".git"));
-  writeFileSync(box.path(".git/config"), "[core]\n\thooksPath = tools/hooks\n");
+  execFileSync("git", ["init", "-q", box.workspace]);
+  execFileSync("git", ["-C", box.workspace, "config", "core.hooksPath", "tools/hooks"]);
   symlinkSync(".git/config", box.path("cfg"));
   const auto = host(box, { mode: "auto_edit" });
   for (const path of [
@@ -431,6 +431,22 @@ test("edits inside .git, to git hooks and to shell or git startup files always a
   assert.equal((await check(yes, write(".git/hooks/post-checkout"))).type, "deny");
   assert.deepEqual(await check(yes, write(".gitignore")), { type: "allow" });
   assert.deepEqual(await check(yes, write("package.json")), { type: "allow" });
+});
+
+test("the hooks folder is the one git uses: a core.hooksPath from an included config file counts too", async () => {
+  const box = sandbox();
+  execFileSync("git", ["init", "-q", box.workspace]);
+  writeFileSync(box.path(".git/team.config"), '[core]\n\thooksPath = "ci/git hooks"\n');
+  execFileSync("git", ["-C", box.workspace, "config", "include.path", "team.config"]);
+  const auto = host(box, { mode: "auto_edit" });
+  const answer = await check(auto, write("ci/git hooks/pre-commit"));
+  assert.equal(answer.type, "ask");
+  assert.match(answer.type === "ask" ? answer.summary : "", /is a git hook: git runs it/);
+  assert.deepEqual(await check(auto, write("ci/notes.txt")), { type: "allow" });
+  // An included file in the workspace moves the hooks folder: the next edit is judged by the new one.
+  writeFileSync(box.path("team.gitconfig"), "[core]\n\thooksPath = ci\n");
+  execFileSync("git", ["-C", box.workspace, "config", "include.path", "../team.gitconfig"]);
+  assert.equal((await check(auto, write("ci/notes.txt"))).type, "ask");
 });
 
 test("an edit approved for the session does not approve changing what an approved command runs", async () => {

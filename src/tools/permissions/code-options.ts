@@ -1,4 +1,4 @@
-const baseName = (word: string): string => word.split("/").pop() ?? word;
+import { baseName } from "../shell/index.ts";
 
 /**
  * Options that make a command load code or configuration named on its own command line, by command.

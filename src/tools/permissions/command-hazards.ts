@@ -4,7 +4,14 @@
 // person's yes (or an explicit allow rule); `--yes` alone does not run them.
 import { isAbsolute, resolve } from "node:path";
 import { isWithin } from "../files/index.ts";
-import type { SubCommand } from "../shell/index.ts";
+import {
+  commandName,
+  findStarts,
+  gitSubcommand,
+  type SubCommand,
+  scanWords,
+  shortCommand,
+} from "../shell/index.ts";
 import type { Coverage } from "../undo/index.ts";
 
 /** Where a command line runs and which places outside the workspace the user allowed. */
@@ -18,35 +25,15 @@ export interface HazardContext {
   /** What the undo snapshot would leave out now (only asked when a command would run unattended). */
   coverage?: () => Promise<Coverage>;
   /** The workspace's git config pushes with a forced refspec (`push = +...`), so a plain `git push` forces. */
-  forcedPushConfig?: boolean;
+  forcedPushConfig?: () => boolean;
+  /** The folder git runs hooks from, relative to the root; null when outside it or there is no repository. */
+  hooksDir?: () => string | null;
 }
 
 const DELETERS = new Set(["rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put"]);
 const ELEVATORS = new Set(["sudo", "doas", "su", "pkexec", "run0"]);
 const DISK_TOOLS = new Set(["fdisk", "sfdisk", "parted", "wipefs", "mkswap"]);
 const POWER = new Set(["shutdown", "reboot", "poweroff", "halt"]);
-
-const commandName = (word: string): string => word.replaceAll("\\", "").split("/").pop() ?? "";
-
-/** Operands of a command: its words after the name that are not options (all of them after `--`). */
-export function operands(words: string[]): string[] {
-  const out: string[] = [];
-  let ended = false;
-  for (const word of words.slice(1)) {
-    if (!ended && word === "--") ended = true;
-    else if (ended || !word.startsWith("-") || word === "-") out.push(word);
-  }
-  return out;
-}
-
-function shortFlags(words: string[]): Set<string> {
-  const flags = new Set<string>();
-  for (const word of words.slice(1)) {
-    if (word === "--") break;
-    if (/^-[^-]/.test(word)) for (const c of word.slice(1)) flags.add(c);
-  }
-  return flags;
-}
 
 /**
  * The first hazard of a command line, in words a user reads, or null. `cd` is followed from one
@@ -59,11 +46,11 @@ export function hazardOf(commands: readonly SubCommand[], context: HazardContext
     const words = command.words;
     const name = commandName(words[0] ?? "");
     if (name === "cd" || name === "pushd") {
-      cwd = nextDirectory(cwd, operands(words)[0], context);
+      cwd = nextDirectory(cwd, scanWords(words).operands[0], context);
       continue;
     }
     const hazard = hazardOfOne(name, words, cwd, context);
-    if (hazard) return `\`${shorten(command.text)}\` ${hazard}`;
+    if (hazard) return `\`${shortCommand(command.text)}\` ${hazard}`;
   }
   return null;
 }
@@ -89,42 +76,34 @@ function hazardOfOne(
   if (name.startsWith("mkfs") || DISK_TOOLS.has(name)) return "formats or repartitions a disk";
   if (name === "dd" && words.some((word) => /^of=\/dev\//.test(word))) return "writes to a device";
   if (POWER.has(name)) return "stops or restarts the machine";
-  if (name === "git") return gitHazard(words.slice(1), context);
-  if (DELETERS.has(name)) return deletionHazard(operands(words), cwd, context);
-  if (name === "mv") return moveHazard(operands(words), cwd, context);
-  if (name === "find" && words.includes("-delete")) {
-    const starts: string[] = [];
-    for (const word of words.slice(1)) {
-      if (isExpression(word)) break;
-      starts.push(word);
-    }
-    // find deletes what its tests select, so only where it starts matters, not that it is the workspace.
-    return deletionHazard(starts.length > 0 ? starts : ["."], cwd, context, "selective");
-  }
+  if (name === "git") return gitHazard(words, context);
+  if (DELETERS.has(name)) return deletionHazard(scanWords(words).operands, cwd, context);
+  if (name === "mv") return moveHazard(scanWords(words).operands, cwd, context);
+  // find deletes what its tests select, so only where it starts matters, not that it is the workspace.
+  if (name === "find" && words.includes("-delete"))
+    return deletionHazard(findStarts(words), cwd, context, "selective");
   return null;
 }
-
-const isExpression = (word: string): boolean => /^[-(!)]/.test(word);
 
 const HISTORY = "which undo cannot restore (undo restores files, not git's history)";
 
 // A push refspec that forces (`+main`, `+refs/heads/*:...`).
 const forcedRefspec = (value: string): boolean => /^\+/.test(value) || /^:/.test(value);
 
-function gitHazard(args: string[], context: HazardContext): string | null {
-  // `git -C dir` and `git -c key=value` take a value before the subcommand.
-  let at = 0;
-  let forcedByOption = false;
-  while (at < args.length && (args[at] ?? "").startsWith("-")) {
-    if (args[at] === "-c" && /^remote\..*\.push=/i.test(args[at + 1] ?? ""))
-      forcedByOption ||= forcedRefspec((args[at + 1] ?? "").replace(/^[^=]*=/, ""));
-    at += /^-[Cc]$/.test(args[at] ?? "") ? 2 : 1;
-  }
-  const sub = args[at];
-  const rest = args.slice(at + 1);
-  const flags = shortFlags(["git", ...rest]);
-  const has = (...long: string[]): boolean =>
-    rest.some((word) => long.some((l) => word === l || word.startsWith(`${l}=`)));
+function gitHazard(words: string[], context: HazardContext): string | null {
+  const { sub, at } = gitSubcommand(words);
+  // `git -c remote.origin.push=+main push` forces through a setting given before the subcommand.
+  const forcedByOption = words
+    .slice(1, at)
+    .some(
+      (word, i, options) =>
+        options[i - 1] === "-c" &&
+        /^remote\..*\.push=/i.test(word) &&
+        forcedRefspec(word.replace(/^[^=]*=/, "")),
+    );
+  const rest = words.slice(at + 1);
+  const { shortFlags: flags, longOptions } = scanWords(["git", ...rest]);
+  const has = (...long: string[]): boolean => long.some((option) => longOptions.has(option));
   if (sub === "stash" && ["clear", "drop"].includes(rest[0] ?? ""))
     return `deletes stashed changes, ${HISTORY}`;
   if (sub === "reflog" && ["expire", "delete"].includes(rest[0] ?? ""))
@@ -159,7 +138,7 @@ function gitHazard(args: string[], context: HazardContext): string | null {
         (/^-[^-]/.test(word) && /[fd]/.test(word.slice(1))) ||
         /^[+:]/.test(word),
     );
-    if (forced || forcedByOption || context.forcedPushConfig)
+    if (forced || forcedByOption || context.forcedPushConfig?.())
       return "rewrites or deletes history on the remote, which undo cannot restore";
   }
   return null;
@@ -218,8 +197,4 @@ function expandHome(word: string, context: HazardContext): string | null {
   }
   if (/[$`]/.test(out) || (out.startsWith("~") && !isAbsolute(out))) return null;
   return out;
-}
-
-function shorten(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }

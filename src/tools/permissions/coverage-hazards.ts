@@ -3,12 +3,20 @@
 // anything at all when the workspace is too big to snapshot or the snapshot fails. This finds a
 // command that deletes or overwrites such a path, so that it needs a person's yes.
 import { type Dirent, existsSync, readdirSync, statSync } from "node:fs";
-import { basename, join, relative, resolve } from "node:path";
-import { climbsOut, displayKey, keyWithin } from "../files/index.ts";
-import type { SubCommand } from "../shell/index.ts";
-import { expandBraces, segmentMatcher } from "../shell/index.ts";
+import { basename, join, resolve } from "node:path";
+import { displayKey, keyWithin } from "../files/index.ts";
+import {
+  afterCd,
+  commandName,
+  findStarts,
+  gitSubcommand,
+  type SubCommand,
+  scanWords,
+  segmentMatcher,
+  shortCommand,
+  wordPaths,
+} from "../shell/index.ts";
 import type { Coverage } from "../undo/index.ts";
-import { operands as operandsOf } from "./command-hazards.ts";
 
 // Commands that change nothing in the workspace (unless they redirect into a file).
 const READ_ONLY = new Set([
@@ -95,23 +103,14 @@ const ALL_OPERANDS = new Set([
 ]);
 const LAST_OPERAND = new Set(["cp", "install", "ln", "rsync"]);
 
-const name = (word: string): string => word.split("/").pop() ?? word;
-
-function gitSubOf(words: string[]): string | undefined {
-  let at = 1;
-  while (at < words.length && (words[at] ?? "").startsWith("-"))
-    at += /^-[Cc]$/.test(words[at] ?? "") ? 2 : 1;
-  return words[at];
-}
-
 /** Whether a simple command may change files (a guess erring towards "yes"). */
 export function mayChange(sub: SubCommand): boolean {
   if (sub.opaque || (sub.writes?.length ?? 0) > 0) return true;
-  const n = name(sub.words[0] ?? "");
+  const n = commandName(sub.words[0] ?? "");
   if (n === "find")
     return sub.words.some((w) => w === "-delete" || w.startsWith("-exec") || w.startsWith("-ok"));
   if (n === "git") {
-    const sub1 = gitSubOf(sub.words) ?? "";
+    const sub1 = gitSubcommand(sub.words).sub ?? "";
     if (sub1 === "branch")
       return sub.words.some((w) => /^-[dDmMcC]|^--(delete|move|copy|force)/.test(w));
     return !READ_ONLY_GIT.has(sub1);
@@ -121,8 +120,8 @@ export function mayChange(sub: SubCommand): boolean {
 
 /** The words of a command naming paths it deletes or overwrites. */
 function targetsOf(sub: SubCommand, cwd: string): string[] {
-  const n = name(sub.words[0] ?? "");
-  const operands = operandsOf(sub.words);
+  const n = commandName(sub.words[0] ?? "");
+  const { operands } = scanWords(sub.words);
   // `cp a b dir/` and `mv a dir/` overwrite `dir/a`, not the folder.
   if ((n === "mv" || LAST_OPERAND.has(n)) && operands.length > 1) {
     const dest = operands[operands.length - 1] ?? "";
@@ -145,24 +144,16 @@ function targetsOf(sub: SubCommand, cwd: string): string[] {
     out.push(operands[operands.length - 1] ?? "");
   else if (n === "dd")
     out.push(...sub.words.filter((w) => w.startsWith("of=")).map((w) => w.slice(3)));
-  else if (n === "find" && mayChange(sub)) {
-    const starts: string[] = [];
-    for (const word of sub.words.slice(1)) {
-      if (/^[-(!)]/.test(word)) break;
-      starts.push(word);
-    }
-    out.push(...(starts.length > 0 ? starts : ["."]));
-  }
+  else if (n === "find" && mayChange(sub)) out.push(...findStarts(sub.words));
   return out;
 }
 
 /** Paths (relative to the root) a word names, globs expanded against the workspace as bash would. */
 function expand(word: string, cwd: string, root: string): string[] | null {
-  if (/[$`]/.test(word) || word.startsWith("~")) return null;
+  const paths = wordPaths(word, cwd, root);
+  if (paths === null) return null;
   const out: string[] = [];
-  for (const one of expandBraces(word)) {
-    const rel = relative(root, resolve(cwd, one));
-    if (climbsOut(rel)) continue;
+  for (const rel of paths) {
     if (!/[*?[]/.test(rel)) {
       out.push(rel);
       continue;
@@ -304,14 +295,12 @@ export async function coverageHazard(
   if (changing.length === 0) return null;
   const coverage = await coverageNow();
   if (coverage.type === "unavailable")
-    return `\`${short(changing[0]?.text ?? "")}\` may change files, and undo could not repair it: no snapshot of the workspace can be taken (${coverage.reason})`;
+    return `\`${shortCommand(changing[0]?.text ?? "")}\` may change files, and undo could not repair it: no snapshot of the workspace can be taken (${coverage.reason})`;
   let cwd: string | null = root;
   for (const sub of commands) {
-    const n = name(sub.words[0] ?? "");
+    const n = commandName(sub.words[0] ?? "");
     if (n === "cd" || n === "pushd") {
-      const target = operandsOf(sub.words)[0];
-      cwd =
-        target === undefined || cwd === null || /[$`~]/.test(target) ? null : resolve(cwd, target);
+      cwd = afterCd(cwd, scanWords(sub.words).operands[0]);
       continue;
     }
     if (cwd === null || !mayChange(sub)) continue;
@@ -324,13 +313,9 @@ export async function coverageHazard(
           ? findReaches(rel, byName, coverage, root)
           : uncoveredAt(rel, coverage, root);
         if (what)
-          return `\`${short(sub.text)}\` deletes or overwrites ${what}, which the undo snapshot does not hold, so undo could not restore it`;
+          return `\`${shortCommand(sub.text)}\` deletes or overwrites ${what}, which the undo snapshot does not hold, so undo could not restore it`;
       }
     }
   }
   return null;
-}
-
-function short(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }

@@ -1,11 +1,18 @@
 import { matchesGlob } from "node:path";
 import type { PermissionCheck, PermissionMode, ToolInvocation } from "../../protocol/index.ts";
-import { type ParsedCommand, parseCommand, type SubCommand } from "../shell/index.ts";
+import {
+  baseName,
+  type ParsedCommand,
+  parseCommand,
+  type SubCommand,
+  scanWords,
+  shortCommand,
+} from "../shell/index.ts";
 import type { Tool } from "../tool.ts";
 import { codeOption } from "./code-options.ts";
 import { type HazardContext, hazardOf } from "./command-hazards.ts";
 import { coverageHazard } from "./coverage-hazards.ts";
-import { configuredHooksDir, controlledEdit, type TrustedCommand } from "./trusted-files.ts";
+import { controlledEdit, type TrustedCommand } from "./trusted-files.ts";
 
 /** The user's command rules, like `git status`, `npm test`, `rm *`. */
 export interface CommandRules {
@@ -84,7 +91,7 @@ export function matchesPattern(command: string[], pattern: Pattern): boolean {
     const actual = command[i] ?? "";
     if (word === "*") return true;
     if (word === actual) return true;
-    if (i === 0 && word === (actual.split("/").pop() ?? actual)) return true;
+    if (i === 0 && word === baseName(actual)) return true;
     return /[*?[]/.test(word) && matchesGlob(actual, word);
   });
 }
@@ -100,34 +107,28 @@ export function matchesDeny(command: string[], rule: Pattern): boolean {
   const isFlag = (word: string): boolean => /^-[^-*?[]|^--[^*?[]+$/.test(word);
   const flags = rule.words.filter((word, i) => i > 0 && isFlag(word));
   if (flags.length === 0) return false;
-  const operands: string[] = [];
-  const short = new Set<string>();
-  const long = new Set<string>();
-  let ended = false;
-  for (const [i, word] of words.entries()) {
-    if (i > 0 && !ended && word === "--") ended = true;
-    else if (i > 0 && !ended && word.startsWith("--")) long.add(word.split("=")[0] ?? word);
-    else if (i > 0 && !ended && /^-[^-]/.test(word)) for (const c of word.slice(1)) short.add(c);
-    else operands.push(word);
-  }
+  const scan = scanWords(words);
   const rest = rule.words.filter((word, i) => i === 0 || !isFlag(word));
-  if (!matchesPattern(operands, { words: rest, exact: false })) return false;
+  if (!matchesPattern([words[0] ?? "", ...scan.operands], { words: rest, exact: false }))
+    return false;
   return flags.every((flag) =>
-    flag.startsWith("--") ? long.has(flag) : [...flag.slice(1)].every((c) => short.has(c)),
+    flag.startsWith("--")
+      ? scan.longOptions.has(flag)
+      : [...flag.slice(1)].every((c) => scan.shortFlags.has(c)),
   );
 }
 
 function rememberedPattern(command: SubCommand): Pattern {
   const [first = "", second] = command.words;
-  const name = first.split("/").pop() ?? first;
-  if (!DESTRUCTIVE.has(name) && second !== undefined && /^[a-z][\w:.-]*$/i.test(second)) {
+  if (
+    !DESTRUCTIVE.has(baseName(first)) &&
+    second !== undefined &&
+    /^[a-z][\w:.-]*$/i.test(second)
+  ) {
     return { words: [first, second], exact: false };
   }
   return { words: command.words, exact: true };
 }
-
-const quote = (command: SubCommand): string =>
-  command.text.length > 60 ? `${command.text.slice(0, 60)}…` : command.text;
 
 /** Builds the permission rules; read-only tools never ask, deny rules always win. */
 export function createPermissions(options: PermissionOptions): Permissions {
@@ -207,7 +208,7 @@ export function createPermissions(options: PermissionOptions): Permissions {
       if (rule) {
         return {
           type: "deny",
-          reason: `\`${quote(sub)}\` matches the deny rule "${rule.words.join(" ")}"; the command was not run.`,
+          reason: `\`${shortCommand(sub.text)}\` matches the deny rule "${rule.words.join(" ")}"; the command was not run.`,
         };
       }
     }
@@ -283,13 +284,11 @@ export function createPermissions(options: PermissionOptions): Permissions {
         path === null ? { where: "inside" as const, display: "" } : await options.locate(path);
       // A path the guard refuses is not worth asking about: the tool refuses it with `outside_workspace`.
       if (located === null) return { type: "allow" };
-      const root = (await options.hazards()).roots[0];
+      const { hooksDir } = await options.hazards();
       const controlled =
         path === null
           ? null
-          : controlledEdit(located.display, trusted(), () =>
-              root ? configuredHooksDir(root) : null,
-            );
+          : controlledEdit(located.display, trusted(), () => hooksDir?.() ?? null);
       if (mode === "approve_all") {
         if (!controlled?.hidden) return { type: "allow" };
         return {

@@ -1,6 +1,7 @@
-import { readFileSync } from "node:fs";
-import { isAbsolute, join, matchesGlob, relative } from "node:path";
+import { matchesGlob, relative } from "node:path";
 import { climbsOut } from "../files/index.ts";
+import { gitHooksDir } from "../sandbox/index.ts";
+import { baseName, scanWords } from "../shell/index.ts";
 
 /**
  * Files that decide what a command runs (its scripts, hooks, build definitions and the configuration
@@ -164,8 +165,6 @@ export interface ControlledEdit {
   hidden: boolean;
 }
 
-const baseName = (word: string): string => word.split("/").pop() ?? word;
-
 // Every tail of the path at a segment boundary, so `sub/.cargo/config.toml` meets `.cargo/**`.
 function tails(path: string): string[] {
   const segments = path.split("/").filter((segment) => segment !== "" && segment !== ".");
@@ -228,32 +227,26 @@ function commandWords(words: readonly string[]): string[] {
   return names;
 }
 
-/** The first word after the command that is not an option: `push` in `git push origin`. */
-function subcommandOf(words: readonly string[]): string | undefined {
-  return words.slice(1).find((word) => !word.startsWith("-"));
-}
-
 // Words of a trusted command that name a file it runs or reads: `bash scripts/check.sh`, `./run.sh`.
 function fileOperands(words: readonly string[]): string[] {
-  return words
+  return [words[0] ?? "", ...scanWords(words).operands]
     .filter((word) => !word.startsWith("-") && !/[*?[]/.test(word))
     .filter((word) => word.includes("/") || /\.[A-Za-z0-9]+$/.test(word))
     .map((word) => word.replace(/^(\.\/)+/, ""));
 }
 
-/** The directory `core.hooksPath` names in the workspace's `.git/config`, relative to the root. */
-export function configuredHooksDir(root: string): string | null {
-  let text: string;
-  try {
-    text = readFileSync(join(root, ".git", "config"), "utf8");
-  } catch {
-    return null;
-  }
-  const value = /^\s*hookspath\s*=\s*"?([^"\n]+?)"?\s*$/im.exec(text)?.[1];
-  if (!value) return null;
-  const abs = isAbsolute(value) ? value : join(root, value);
-  const rel = relative(root, abs);
-  return rel === "" || climbsOut(rel) ? null : rel;
+/**
+ * The folder git runs hooks from in the workspace `root`, as git itself reads it (`core.hooksPath`
+ * from any config file, includes, quoting), relative to the root; null when it lies outside the
+ * workspace or there is no repository. Asked afresh each time: an edit may have just changed it.
+ */
+export function workspaceHooksDir(
+  root: string,
+  env: Record<string, string | undefined>,
+): string | null {
+  const abs = gitHooksDir(root, env);
+  const rel = abs === null ? null : relative(root, abs);
+  return rel === null || rel === "" || climbsOut(rel) ? null : rel;
 }
 
 /**
@@ -295,7 +288,8 @@ export function controlledEdit(
     if (fileOperands(command.words).some((file) => file === path))
       return { why: `${path} is what ${shown} runs, ${command.trust}`, hidden: false };
     const names = commandWords(command.words);
-    const sub = subcommandOf(command.words);
+    // The first operand: `push` in `git push origin`.
+    const sub = scanWords(command.words).operands[0];
     for (const family of CONTROLLED_BY) {
       if (!family.commands.some((name) => names.some((word) => namesCommand(word, name)))) continue;
       if (

@@ -32,14 +32,43 @@ function git(workspace: string, env: Record<string, string | undefined>, args: s
   });
 }
 
+/**
+ * The folder git runs hooks from in `workspace`, as git itself finds it (`core.hooksPath` from any
+ * config it reads, a worktree's `commondir`), absolute; null when the workspace has no repository
+ * of its own.
+ */
+export function gitHooksDir(
+  workspace: string,
+  env: Record<string, string | undefined>,
+): string | null {
+  if (!existsSync(join(workspace, ".git"))) return null;
+  const hooksPath = git(workspace, env, ["rev-parse", "--git-path", "hooks"]);
+  return hooksPath.status === 0 ? resolve(workspace, hooksPath.stdout.trim()) : null;
+}
+
+/** The values git reads for the settings whose names match `pattern` (`^remote\..*\.push$`). */
+export function gitSettings(
+  workspace: string,
+  env: Record<string, string | undefined>,
+  pattern: string,
+): string[] {
+  if (!existsSync(join(workspace, ".git"))) return [];
+  // -z: `key LF value NUL` per entry.
+  const listed = git(workspace, env, ["config", "--includes", "-z", "--get-regexp", pattern]);
+  if (listed.status !== 0) return [];
+  return listed.stdout
+    .split("\0")
+    .filter((entry) => entry !== "")
+    .map((entry) => (entry.includes("\n") ? entry.slice(entry.indexOf("\n") + 1) : ""));
+}
+
 /** What git would run in `workspace` now; nothing when it has no repository of its own. */
 export function gitRunnables(
   workspace: string,
   env: Record<string, string | undefined>,
 ): GitRunnables {
-  if (!existsSync(join(workspace, ".git"))) return NONE;
-  const hooksPath = git(workspace, env, ["rev-parse", "--git-path", "hooks"]);
-  const hooksDir = hooksPath.status === 0 ? resolve(workspace, hooksPath.stdout.trim()) : null;
+  const hooksDir = gitHooksDir(workspace, env);
+  if (hooksDir === null && !existsSync(join(workspace, ".git"))) return NONE;
   const hooks = new Map<string, string>();
   let names: string[] = [];
   try {

@@ -4,6 +4,9 @@ import { sandboxNotes } from "./blocked.ts";
 import { buildPolicy, type SandboxSettings } from "./build-policy.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import { disarmGitPlants, gitRunnables } from "./git-plants.ts";
+
+export { gitHooksDir, gitSettings } from "./git-plants.ts";
+
 import { type CommandSandbox, describeSandbox, type Launch, type SandboxState } from "./policy.ts";
 import { createProcessCap } from "./process-limit.ts";
 import { seatbeltProfile } from "./seatbelt.ts";

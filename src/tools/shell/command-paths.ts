@@ -6,6 +6,7 @@
 // rewrites the work tree; undo leaves any other change alone and says so.
 import { relative, resolve } from "node:path";
 import { bytesOfKey, climbsOut, displayKey } from "../files/index.ts";
+import { commandName, gitSubcommand } from "./command-words.ts";
 import { parseCommand } from "./shell-commands.ts";
 
 /** Decides whether a path (a key relative to the workspace root) is named by a command. */
@@ -29,15 +30,6 @@ const GIT_TREE_WRITERS = new Set([
   "rm",
   "mv",
 ]);
-
-const commandName = (word: string): string => word.split("/").pop() ?? word;
-
-function gitSub(words: string[]): string | undefined {
-  let at = 1;
-  while (at < words.length && (words[at] ?? "").startsWith("-"))
-    at += /^-[Cc]$/.test(words[at] ?? "") ? 2 : 1;
-  return words[at];
-}
 
 /** `{a,b}` expanded (one level at a time, as bash does, left to right). */
 export function expandBraces(word: string): string[] {
@@ -74,6 +66,26 @@ export function segmentMatcher(segment: string): (name: string) => boolean {
   return (name) => regex.test(name) && (!name.startsWith(".") || segment.startsWith("."));
 }
 
+/** The directory a `cd` to `target` leads to; null when nex cannot tell before it runs. */
+export function afterCd(cwd: string | null, target: string | undefined): string | null {
+  return target === undefined || cwd === null || /[$`~]/.test(target) ? null : resolve(cwd, target);
+}
+
+/**
+ * The workspace paths a command word names, relative to `root` ("" is the root itself): braces
+ * expanded, resolved from `cwd`, those outside the root left out; globs are left to the caller.
+ * Null when nex cannot tell before the command runs (a variable, a substitution, `~`).
+ */
+export function wordPaths(word: string, cwd: string, root: string): string[] | null {
+  if (/[$`]/.test(word) || word.startsWith("~")) return null;
+  const paths: string[] = [];
+  for (const expanded of expandBraces(word)) {
+    const rel = relative(root, resolve(cwd, expanded));
+    if (!climbsOut(rel)) paths.push(rel);
+  }
+  return paths;
+}
+
 /** The matcher of the paths a command names, relative to the workspace root `root`. */
 export async function namedPaths(command: string, root: string): Promise<NamedPaths> {
   const parsed = await parseCommand(command).catch(() => null);
@@ -88,21 +100,16 @@ export async function namedPaths(command: string, root: string): Promise<NamedPa
       .map((word) => (word.startsWith("-") ? (/^--?[^=]+=(.+)$/.exec(word)?.[1] ?? null) : word))
       .filter((word): word is string => word !== null);
     if (name === "cd" || name === "pushd") {
-      const target = operands[0];
-      cwd =
-        target === undefined || cwd === null || /[$`~]/.test(target) ? null : resolve(cwd, target);
+      cwd = afterCd(cwd, operands[0]);
       continue;
     }
     if (cwd === null) continue;
-    if (name === "git" && GIT_TREE_WRITERS.has(gitSub(sub.words) ?? "")) {
+    if (name === "git" && GIT_TREE_WRITERS.has(gitSubcommand(sub.words).sub ?? "")) {
       all = true;
       continue;
     }
     for (const word of [...operands, ...(sub.writes ?? [])]) {
-      if (/[$`]/.test(word) || word.startsWith("~")) continue;
-      for (const expanded of expandBraces(word)) {
-        const rel = relative(root, resolve(cwd, expanded));
-        if (climbsOut(rel)) continue;
+      for (const rel of wordPaths(word, cwd, root) ?? []) {
         if (rel === "") all = true;
         else patterns.push(rel.split("/").map(segmentMatcher));
       }

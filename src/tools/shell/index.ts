@@ -1,5 +1,19 @@
 // Running shell commands and reading them: the process runner, leftover processes, the parser, named paths.
 export { runBash } from "./bash-process.ts";
-export { expandBraces, type NamedPaths, namedPaths, segmentMatcher } from "./command-paths.ts";
+export {
+  afterCd,
+  type NamedPaths,
+  namedPaths,
+  segmentMatcher,
+  wordPaths,
+} from "./command-paths.ts";
+export {
+  baseName,
+  commandName,
+  findStarts,
+  gitSubcommand,
+  scanWords,
+  shortCommand,
+} from "./command-words.ts";
 export { describeLeftovers } from "./leftover-processes.ts";
 export { type ParsedCommand, parseCommand, type SubCommand } from "./shell-commands.ts";
