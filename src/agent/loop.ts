@@ -32,7 +32,12 @@ export async function* runLoop(
   options: LoopOptions,
 ): AsyncGenerator<AgentEvent, TerminalEvent> {
   const { messages, signal } = options;
-  const user: Message = { type: "user", text: prompt };
+  // What happened between prompts (a background job ended) comes with the prompt, marked as nex's.
+  const between = options.tools.notices?.() ?? [];
+  const user: Message = {
+    type: "user",
+    text: between.length > 0 ? `${prompt}\n\n${between.join("\n\n")}` : prompt,
+  };
   messages.push(user);
   yield { type: "message_added", message: user };
 
@@ -43,6 +48,8 @@ export async function* runLoop(
   // Every end of a run removes the staging of writes in parts left unfinished: they would otherwise
   // stay in the user's workspace as hidden files no later run can complete.
   const finish = async function* (event: TerminalEvent): AsyncGenerator<AgentEvent, TerminalEvent> {
+    for (const message of (await options.tools.endOfPrompt?.()) ?? [])
+      yield { type: "notice", message };
     const discarded = (await options.tools.discardUnfinished?.()) ?? [];
     if (discarded.length > 0) {
       yield {
@@ -216,6 +223,13 @@ export async function* runLoop(
               batch.map((call) => handleCall(call, run)),
               MAX_CONCURRENT_READS,
             );
+      // A background job that ended during the turn: told at the boundary, beside the last result.
+      const notes = i >= calls.length ? (options.tools.notices?.() ?? []) : [];
+      const last = toolResults.at(-1);
+      if (notes.length > 0 && last) {
+        last.content = `${last.content}\n\n${notes.join("\n\n")}`;
+        for (const message of notes) yield { type: "notice", message };
+      }
       for (const toolResult of toolResults) {
         messages.push(toolResult);
         yield { type: "message_added", message: toolResult };

@@ -106,6 +106,10 @@ export interface ToolHost {
   unfinishedWrites?(): string[];
   /** Removes the staging of every unfinished write in parts; returns what it removed, described as above. */
   discardUnfinished?(): Promise<string[]>;
+  /** What the model must hear at the next turn boundary (a background job ended), once each. */
+  notices?(): string[];
+  /** A prompt ended: what ends with it (background jobs, unless they outlive prompts), as notices. */
+  endOfPrompt?(): Promise<string[]>;
 }
 
 /** When mutating tools and `bash` need the user's approval. */

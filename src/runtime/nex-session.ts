@@ -34,6 +34,8 @@ export interface JournalSink {
 /** The tools plus what the session needs beyond the loop's view. */
 export interface SessionTools extends ToolHost {
   setMode(mode: PermissionMode): void;
+  /** Stops every background job (the session ends). */
+  stopJobs?(): Promise<string[]>;
   undo(turns: number): Promise<string>;
   /** What each step of undo would restore, newest first, as text. */
   undoPreview?(): Promise<string>;
@@ -320,6 +322,7 @@ export class NexSession implements AgentSession {
   async close(): Promise<void> {
     this.interrupt();
     await this.running;
+    await this.parts.tools.stopJobs?.();
     this.parts.journal.sync();
     this.parts.journal.close();
   }
@@ -450,6 +453,8 @@ export class NexSession implements AgentSession {
       },
       unfinishedWrites: () => tools.unfinishedWrites?.() ?? [],
       discardUnfinished: async () => (await tools.discardUnfinished?.()) ?? [],
+      notices: () => tools.notices?.() ?? [],
+      endOfPrompt: async () => (await tools.endOfPrompt?.()) ?? [],
     };
   }
 }

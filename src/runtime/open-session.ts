@@ -203,6 +203,8 @@ export async function openSession(
       privatePaths: [config.dataDir, ...(config.configPath ? [dirname(config.configPath)] : [])],
     },
     unattended: options.approvals === "refuse",
+    // In a conversation a dev server outlives the prompt that started it; a one-task run ends its jobs.
+    jobsOutlivePrompts: options.approvals === "interactive",
     // A result's share follows the window the session has now (/model and a 400 can change it).
     resultCap: () => resultCapForWindow(budget.window()),
     resultsDir: join(config.dataDir, "results", sessionId),

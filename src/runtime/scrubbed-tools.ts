@@ -15,6 +15,8 @@ export function scrubbedTools<T extends ToolHost>(host: T, scrubber: SecretScrub
       if (check.type === "deny") return { ...check, reason: text(check.reason) };
       return check;
     },
+    notices: () => (host.notices?.() ?? []).map(text),
+    endOfPrompt: async () => ((await host.endOfPrompt?.()) ?? []).map(text),
     async execute(call, signal) {
       const marker = markerIn(call, scrubber, host);
       if (marker) return refuseMarker(marker);

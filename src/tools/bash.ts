@@ -3,6 +3,7 @@ import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes } from "../protocol/index.ts";
 import { storedNote } from "./result-store.ts";
 import { describeLeftovers, runBash } from "./shell/index.ts";
+import { startJob } from "./start-job.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 import { SnapshotRequired } from "./undo/index.ts";
 
@@ -23,6 +24,14 @@ const parameters = v.strictObject({
       ),
     ),
   ),
+  background: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        "Run as a background job (a server, a watcher) and return at once; see the jobs tool.",
+      ),
+    ),
+  ),
 });
 
 function seconds(ms: number): string {
@@ -36,8 +45,8 @@ export function bashTool(): Tool {
     description:
       "Run a bash command (`bash -c`) in the workspace root and return its exit code and output (stdout and stderr together). " +
       "Use it for builds, tests, git and other programs; use read_file, write_file and edit_file for files. " +
-      "Long output is stored whole and can be paged with read_file. Commands are stopped at a timeout; background processes (`&`) are stopped when the command ends, " +
-      "so do not start servers you expect to keep running. There is no interactive input (stdin is closed).",
+      "Long output is stored whole and can be paged with read_file. Commands are stopped at a timeout; background processes (`&`) are stopped when the command ends: " +
+      "start servers and watchers with `background: true` instead. There is no interactive input (stdin is closed).",
     parameters,
     mutates: "exec",
     words: {
@@ -67,6 +76,7 @@ export function bashTool(): Tool {
       }
       const env = { PAGER: "cat", GIT_PAGER: "cat", ...ctx.limits.env };
       const launch = ctx.sandbox.launch(args.command, ctx.workspace.root);
+      if (args.background) return startJob(args.command, launch, env, ctx);
       // Room for the status lines and the stored-result note, so the dispatcher never cuts again.
       const cap = Math.max(1024, ctx.limits.outputCap - 1600);
       const spool = ctx.results.spool("bash", cap);

@@ -15,6 +15,7 @@ import {
 } from "./files/index.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
+import { jobsTool } from "./jobs.ts";
 import { listDirTool } from "./list-dir.ts";
 import {
   type CommandRules,
@@ -31,7 +32,7 @@ import {
   type SandboxSettings,
 } from "./sandbox/index.ts";
 import { createFileSearch } from "./search/index.ts";
-import { parseCommand } from "./shell/index.ts";
+import { createJobTable, jobLine, parseCommand } from "./shell/index.ts";
 import { todoWriteTool } from "./todo-write.ts";
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts";
 import type { SnapshotLimits } from "./undo/index.ts";
@@ -109,6 +110,10 @@ export interface ToolHostOptions {
   sandbox?: SandboxSettings;
   /** No person can answer a question (headless): what would ask is refused, with the reason. */
   unattended?: boolean;
+  /** Most background jobs running at once (4). */
+  maxJobs?: number;
+  /** Background jobs keep running after the prompt that started them (the chat); else they end with it. */
+  jobsOutlivePrompts?: boolean;
   /** Tools beyond the built-in ones (JSON-Schema tools of a server, say), under the same contract. */
   extraTools?: Tool[];
   /** The steps after a file tool's rename (default: fsync, read the file); a test injects a failure here. */
@@ -132,6 +137,8 @@ export interface WorkspaceToolHost extends ToolHost {
   forgetConversation(): Promise<void>;
   /** The sandbox that confines commands, and whether it works here. */
   sandbox: CommandSandbox;
+  /** Stops every background job; says which it stopped. */
+  stopJobs(): Promise<string[]>;
 }
 
 /** Builds the tools of one session: read_file, write_file, edit_file, bash, grep, glob, list_dir, todo_write. */
@@ -173,6 +180,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   let runningUnattended = false;
   let promptPending = false;
   const parts = createPartsStore();
+  const jobs = createJobTable({ max: options.maxJobs ?? 4, killGraceMs: limits.killGraceMs });
   let shared: Omit<ToolContext, "signal" | "turn"> | null = null;
   const context = async (): Promise<Omit<ToolContext, "signal" | "turn">> => {
     const workspace = await ready;
@@ -190,6 +198,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       ),
       leftovers: createLeftoverSweeper(),
       sandbox,
+      jobs,
       results,
       checkpoints: createCheckpointRecorder({
         checkpointDir: options.checkpointDir,
@@ -310,6 +319,22 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       };
       return tools.get(call.name)?.mutates ? serial(run) : run();
     },
+    notices: () =>
+      jobs
+        .ended()
+        .map(
+          ({ job, tail }) =>
+            `[nex] Background ${jobLine(job)} has ended.${tail ? ` Its last lines:\n${tail}` : ""}`,
+        ),
+    async endOfPrompt() {
+      if (options.jobsOutlivePrompts) return [];
+      const stopped = await jobs.stopAll();
+      return stopped.map(
+        (job) =>
+          `Stopped background ${jobLine(job)}: it was still running when the task ended, and jobs end with the task in this mode.`,
+      );
+    },
+    stopJobs: async () => (await jobs.stopAll()).map(jobLine),
     unfinishedWrites: () => parts.pending().map(describeStaging),
     discardUnfinished: () =>
       serial(async () => {
@@ -322,8 +347,10 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       else promptPending = true;
     },
     undo: (steps) =>
-      serial(async () =>
-        undoWorkspace({
+      serial(async () => {
+        // A job still running would go on changing what undo restores.
+        const stopped = await jobs.stopAll();
+        const report = await undoWorkspace({
           workspace: (await ready).root,
           checkpointDir: options.checkpointDir,
           turns: steps,
@@ -331,8 +358,14 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
           ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
           ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
           ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
-        }),
-      ),
+        });
+        return stopped.length === 0
+          ? report
+          : {
+              ...report,
+              text: `Stopped ${stopped.map((job) => `background job ${job.id}`).join(", ")} first (it would go on changing files).\n${report.text}`,
+            };
+      }),
     undoPreview: () =>
       serial(async () =>
         describePreview(
@@ -358,6 +391,7 @@ function allTools(parts: ReturnType<typeof createPartsStore>): Tool[] {
     grepTool(),
     globTool(),
     listDirTool(),
+    jobsTool(),
     todoWriteTool(),
   ];
 }

@@ -29,6 +29,8 @@ export interface Spool {
   write(chunk: Buffer): void;
   /** Closes the file; null when nothing was spooled (the output stayed small) or it failed. */
   finish(): StoredResult | null;
+  /** The name the model reads the spooled output with, once writing has begun. */
+  name(): string | null;
 }
 
 /** Where a session's oversized results are kept, so that nothing a tool returned is lost. */
@@ -125,6 +127,7 @@ export function createResultStore(dir: string, redact?: (text: string) => string
           }
           put(chunk);
         },
+        name: () => (file && !failed ? file.name : null),
         finish() {
           pending = [];
           if (fd !== null && redact) put(Buffer.alloc(0), true);

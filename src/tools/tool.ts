@@ -15,6 +15,7 @@ import { publishedSchema } from "./json-schema.ts";
 import type { ResultStore } from "./result-store.ts";
 import type { CommandSandbox } from "./sandbox/index.ts";
 import type { FileSearch } from "./search/index.ts";
+import type { JobTable } from "./shell/index.ts";
 import type { CheckpointRecorder } from "./undo/index.ts";
 
 /** What kind of change a tool makes: file edits, arbitrary commands, or nothing. */
@@ -53,6 +54,8 @@ export interface ToolContext {
   results: ResultStore;
   /** Confines commands (bubblewrap, Seatbelt), or says why it cannot. */
   sandbox: CommandSandbox;
+  /** The session's background jobs. */
+  jobs: JobTable;
 }
 
 /**

@@ -1,4 +1,6 @@
 // Running shell commands and reading them: the process runner, leftover processes, the parser, named paths.
+
+export { createJobTable, type JobInfo, type JobTable, jobLine } from "./background-jobs.ts";
 export { runBash } from "./bash-process.ts";
 export {
   afterCd,
