@@ -22,7 +22,7 @@ export interface DiscoverOptions {
   fetch?: HttpFetch;
   /** Per probe; default 2000. */
   timeoutMs?: number;
-  /** Told when the first probe got no HTTP answer at all (refused, DNS, TLS, timeout), in plain words. */
+  /** Told when the first probe could not reach the server at all (refused, DNS, TLS), in plain words; not on a timeout. */
   onUnreachable?: (detail: string) => void;
 }
 
@@ -104,10 +104,10 @@ function requester(options: DiscoverOptions): Get {
       if (!response.ok || text === null) return null;
       return JSON.parse(text);
     } catch (error) {
-      if (onNoAnswer && !options.signal?.aborted) {
-        onNoAnswer(
-          timeout.aborted ? "no answer within the time allowed" : describeFetchError(error),
-        );
+      // Only a server that cannot be reached is unreachable: a slow one (busy loading a model, or a
+      // loaded machine) may still answer the real request, whose own timeouts then speak.
+      if (onNoAnswer && !options.signal?.aborted && !timeout.aborted) {
+        onNoAnswer(describeFetchError(error));
       }
       return null;
     }

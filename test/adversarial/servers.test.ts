@@ -35,3 +35,23 @@ for (const [label, extra] of [
     assert.doesNotMatch(result.stderr, /No model given\. Pass|did not say|attempt|retry/);
   });
 }
+
+test("a server slow to answer nex's start-up questions is not called unreachable: the task runs", {
+  timeout: 60_000,
+}, async () => {
+  const { hang, openaiText, startStubEndpoint } = await import("../support/stub-endpoint.ts");
+  // Busy loading a model, say: /v1/models never answers, the chat request does.
+  const stub = await startStubEndpoint({
+    scripts: [openaiText("Done.")],
+    routes: { "GET /v1/models": hang() },
+  });
+  const box = makeSandbox();
+  const result = await runNex(
+    ["run", "--model", "m", "--base-url", `${stub.url}/v1`, "--data-dir", box.dataDir, "hi"],
+    { cwd: box.workspace, env: box.env },
+  );
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.doesNotMatch(result.stderr, /unreachable/);
+  assert.match(result.stdout, /Done\./);
+});

@@ -1,5 +1,6 @@
 // The faults issue 6 names, through the OpenAI wire format (Chat Completions, streamed).
 import { writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { openaiText, openaiToolCall, status } from "../support/stub-scripts.ts";
 import {
@@ -237,8 +238,9 @@ export const openaiScenarios: FaultScenario[] = [
       stderrSays(/Journal had 500 messages/),
       holds("request too large for an 8k window", (o) => {
         const request = o.requests[0];
-        const bytes = Buffer.byteLength(request?.rawBody ?? "");
-        return bytes / 3 + maxTokensOf(request) <= 8192 * 1.2;
+        // Counted by a tokenizer other than nex's own (o200k, not cl100k) over the whole body, JSON
+        // syntax included: an overcount, so the margin is small.
+        return tokensIn(request?.rawBody ?? "") + maxTokensOf(request) <= 8192 * 1.1;
       }),
     ],
   },
@@ -344,3 +346,11 @@ export const openaiScenarios: FaultScenario[] = [
     ],
   },
 ];
+
+/** Tokens of `text` by o200k_base (independent of the tokenizer nex estimates with). */
+function tokensIn(text: string): number {
+  const require = createRequire(import.meta.url);
+  const lite = require("js-tiktoken/lite") as typeof import("js-tiktoken/lite");
+  const ranks = require("js-tiktoken/ranks/o200k_base");
+  return new lite.Tiktoken(ranks.default ?? ranks).encode(text).length;
+}
