@@ -16,7 +16,8 @@ export type Command =
       includeUnsure: boolean;
     }
   | { type: "demo"; options: CommonOptions; scenario: string | null }
-  | { type: "doctor"; options: CommonOptions };
+  | { type: "doctor"; options: CommonOptions }
+  | { type: "hooks"; options: CommonOptions; approve: boolean };
 
 /** Options every command accepts. */
 export interface CommonOptions {
@@ -53,6 +54,7 @@ Usage:
   nex demo [scenario]          watch nex handle a misbehaving endpoint (built in, no network)
   nex doctor                   check the endpoint before trusting it: reachable, key, model, streaming,
                                tool calls, limits, honest truncation (--json for a JSON report)
+  nex hooks [approve]          list the hooks that run here; approve the project's (.claude/settings.json)
 
 Options:
   --model NAME          model name (or NEX_MODEL; default: the endpoint's only model)
@@ -132,6 +134,12 @@ export function parseCommand(argv: string[]): Command {
     }
     case "demo":
       return { type: "demo", options, scenario: rest[0] ?? null };
+    case "hooks":
+      if (rest.length > 1 || (rest[0] !== undefined && rest[0] !== "approve"))
+        throw new UsageError(
+          `nex hooks lists the hooks; \`nex hooks approve\` approves the project's. Not "${rest.join(" ")}".`,
+        );
+      return { type: "hooks", options, approve: rest[0] === "approve" };
     case "doctor":
       if (rest.length > 0)
         throw new UsageError(

@@ -111,6 +111,17 @@ async function dispatch(command: Command): Promise<number> {
       process.stdout.write(`${plainText(report.text)}\n`);
       return report.ok ? EXIT.done : EXIT.failure;
     }
+    case "hooks": {
+      const { hooksReport } = await import("../runtime/hooks-report.ts");
+      const report = await hooksReport(
+        command.options,
+        process.env,
+        process.cwd(),
+        command.approve,
+      );
+      process.stdout.write(`${plainText(report.text)}\n`);
+      return report.ok ? EXIT.done : EXIT.failure;
+    }
     case "doctor": {
       const { runDoctorReport } = await import("../headless/doctor-report.ts");
       return runDoctorReport(command.options, process.env, process.cwd(), {

@@ -47,6 +47,8 @@ const ConfigFileSchema = v.strictObject({
       }),
     ]),
   ),
+  /** Commands that follow the session's events, in Claude Code's shape (checked when the session opens). */
+  hooks: v.optional(v.record(v.string(), v.unknown())),
   /** Seconds to wait for a response's first byte (a big prompt on a CPU server is slow) and between chunks. */
   timeouts: v.optional(
     v.strictObject({
@@ -92,6 +94,8 @@ export interface NexConfig {
   proxy: { HTTP_PROXY?: string; HTTPS_PROXY?: string; NO_PROXY: string } | null;
   /** Overrides of the client's first-byte and idle timeouts, in milliseconds. */
   timeouts: { firstByteMs?: number; idleMs?: number };
+  /** The user's hooks as the config file gives them (checked when the session opens). */
+  hooks: unknown;
   /** How commands are confined; nex's own data and config directories are added when the tools are built. */
   sandbox: SandboxSettings;
   configPath: string | null;
@@ -145,6 +149,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     commands: { allow: file.commands?.allow ?? [], deny: file.commands?.deny ?? [] },
     models: file.models ?? {},
     timeouts: resolveTimeouts(env, file),
+    hooks: file.hooks,
     sandbox: resolveSandbox(flags.sandbox ?? env.NEX_SANDBOX, file),
     proxy: resolveProxy(env),
     configPath: existsSync(configPath) ? configPath : null,

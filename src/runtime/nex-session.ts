@@ -14,6 +14,7 @@ import { isTerminal } from "../protocol/index.ts";
 import { type SecretScrubber, scrubDeep } from "../session/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
 import type { CommandRun, Expansion } from "./extensions/index.ts";
+import type { Hooks } from "./hooks/index.ts";
 import type { SessionBudget } from "./request-budget.ts";
 
 /** Where a session's records go; backed by the session journal. */
@@ -67,11 +68,16 @@ export interface SessionParts {
   maxTurns: number;
   listSessions: () => Promise<SessionSummary[]>;
   switchModel: (model: string) => Promise<{ stream: StreamFn; line: string; model: string }>;
+  /** The user's hooks (none: every call is a no-op). */
+  hooks?: Hooks;
   /** Turns a typed prompt into what the model gets (a custom command, `@` attachments). */
   expand?: (prompt: string, run: (command: string) => Promise<CommandRun>) => Promise<Expansion>;
   /** nex's secrets, replaced in every event before a UI, `--json` or the journal sees it. */
   secrets?: SecretScrubber;
 }
+
+/** How many times Stop hooks may send the model back to work in one prompt. */
+const MAX_STOP_CONTINUATIONS = 3;
 
 /** Events worth keeping in the journal beside the messages. */
 const JOURNALED = new Set<AgentEvent["type"]>([
@@ -101,6 +107,7 @@ export class NexSession implements AgentSession {
   private turnOffset = 0;
   private highestTurn = 0;
   private promptCommands = 0;
+  private startContext: string | null = null;
   private requestCounter = 0;
   private consecutiveFailures = 0;
   private messages: Message[];
@@ -132,6 +139,9 @@ export class NexSession implements AgentSession {
     if (event.type === "message_added") this.parts.journal.message(event.message);
     else if (JOURNALED.has(event.type)) this.parts.journal.event(event);
     this.notify(event);
+    // Someone must answer: a Notification hook (a desktop notifier, say) can tell them.
+    if (event.type === "permission_requested" && this.parts.approvals === "interactive")
+      void this.parts.hooks?.notification(`nex needs your permission: ${event.summary}`);
     if (event.type === "tool_result" && !event.isError && event.details?.type === "todo")
       this.emit({ type: "todo_updated", items: event.details.items });
     // A summary request's prompt is part of the conversation, not all of it: its usage says nothing
@@ -189,26 +199,42 @@ export class NexSession implements AgentSession {
     try {
       const expanded = await this.expand(prompt, signal);
       if (expanded.type !== "prompt") return this.end(expanded);
-      const loop = runLoop(expanded.text, {
-        stream: this.parts.stream,
-        tools: this.journaledTools(),
-        model: this.info.model,
-        system: this.parts.system,
-        messages: this.messages,
-        budget: this.parts.budget,
-        compact: this.parts.compactor,
-        approve: (request, approvalSignal) => this.approve(request.callId, approvalSignal),
-        maxTurns: this.parts.maxTurns,
-        signal,
-        nextRequestId: () => this.nextRequestId(),
-      });
+      let text = expanded.text;
       let terminal: TerminalEvent | null = null;
-      for await (const event of loop) {
-        if (isTerminal(event)) terminal = this.scrubbed(event);
-        this.emit(event);
-        // A turn's records (its response and tool results) are made durable as the next request starts.
-        if (event.type === "request_started") this.parts.journal.sync();
+      // A Stop hook may send the model back to work (bounded): the prompt keeps one terminal event.
+      for (let again = 0; ; again++) {
+        const loop = runLoop(text, {
+          stream: this.parts.stream,
+          tools: this.journaledTools(),
+          model: this.info.model,
+          system: this.parts.system,
+          messages: this.messages,
+          budget: this.parts.budget,
+          compact: this.parts.compactor,
+          approve: (request, approvalSignal) => this.approve(request.callId, approvalSignal),
+          maxTurns: this.parts.maxTurns,
+          signal,
+          nextRequestId: () => this.nextRequestId(),
+        });
+        terminal = null;
+        for await (const event of loop) {
+          if (isTerminal(event)) {
+            terminal = this.scrubbed(event);
+            continue;
+          }
+          this.emit(event);
+          // A turn's records (its response and tool results) are made durable as the next request starts.
+          if (event.type === "request_started") this.parts.journal.sync();
+        }
+        const more =
+          terminal?.type === "done" && again < MAX_STOP_CONTINUATIONS && !signal.aborted
+            ? ((await this.parts.hooks?.stop(terminal.finalText, again > 0)) ?? null)
+            : null;
+        if (more === null) break;
+        this.emit({ type: "notice", message: `A Stop hook asked the model to go on: ${more}` });
+        text = `[Stop hook] The task is not finished: ${more}`;
       }
+      if (terminal) this.emit(terminal);
       const end = terminal ?? {
         type: "error",
         code: "internal",
@@ -374,14 +400,31 @@ export class NexSession implements AgentSession {
     prompt: string,
     signal: AbortSignal,
   ): Promise<{ type: "prompt"; text: string } | TerminalEvent> {
-    if (!this.parts.expand) return { type: "prompt", text: prompt };
+    const hooked = await this.parts.hooks?.userPromptSubmit(prompt);
+    if (hooked && "blocked" in hooked)
+      return {
+        type: "error",
+        code: "config",
+        message: `A UserPromptSubmit hook blocked this prompt, so nothing was sent: ${hooked.blocked}`,
+      };
+    // What SessionStart hooks said comes with the first prompt; a prompt hook's, with its own.
+    const context = [this.startContext, hooked?.context ?? null].filter((c) => c !== null);
+    this.startContext = null;
+    const withContext = (text: string) =>
+      context.length === 0 ? text : `${text}\n\n[hook context]\n${context.join("\n")}`;
+    if (!this.parts.expand) return { type: "prompt", text: withContext(prompt) };
     const expansion = await this.parts.expand(prompt, (command) =>
       this.runForPrompt(command, signal),
     );
     if (signal.aborted) return { type: "aborted", reason: "interrupted by the user" };
     if (!expansion.ok) return { type: "error", code: "config", message: expansion.message };
     for (const note of expansion.notes) this.emit({ type: "notice", message: note });
-    return { type: "prompt", text: expansion.text };
+    return { type: "prompt", text: withContext(expansion.text) };
+  }
+
+  /** Runs the SessionStart hooks; what they print goes to the model with the first prompt. */
+  async startHooks(source: "startup" | "resume"): Promise<void> {
+    this.startContext = (await this.parts.hooks?.sessionStart(source)) ?? null;
   }
 
   /** A command line of a custom command: a `bash` call of the prompt's first turn, asked and shown as one. */

@@ -34,6 +34,14 @@ import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./
 import { prepareDataDir } from "./data-dir.ts";
 import { createClient, endpointFetch, limitsFor, unreachableMessage } from "./endpoint-client.ts";
 import { expandPrompt, loadExtensions } from "./extensions/index.ts";
+import {
+  createHooks,
+  describeHooks,
+  type HookHost,
+  type Hooks,
+  hookedTools,
+  loadHooks,
+} from "./hooks/index.ts";
 import { journalSink } from "./journal-sink.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { createSessionBudget } from "./request-budget.ts";
@@ -210,7 +218,15 @@ export async function openSession(
     resultsDir: join(config.dataDir, "results", sessionId),
     extraTools: extensions.tools,
   });
-  const host = scrubbedTools(tools, secrets);
+  const hooks = await openHooks(config, env, events, {
+    launch: (command, cwd) => tools.sandbox.launch(command, cwd),
+    workspace: config.workspace,
+    sessionId,
+    transcriptPath: journal.path,
+    env: toolEnvironment(env, config),
+    notice: (message) => session.emit({ type: "notice", message }),
+  });
+  const host = scrubbedTools(hookedTools(tools, hooks), secrets);
 
   const info: SessionInfo = {
     sessionId,
@@ -278,6 +294,7 @@ export async function openSession(
     compactNow,
     approvals: options.approvals,
     maxTurns: config.maxTurns,
+    hooks,
     expand: (prompt, run) =>
       expandPrompt(prompt, extensions.commands, {
         workspace: config.workspace,
@@ -312,6 +329,7 @@ export async function openSession(
     resumed: resumed !== null,
     sandbox: info.sandbox,
   });
+  await session.startHooks(resumed !== null ? "resume" : "startup");
   const todos = latestTodos(messages);
   if (todos && todos.length > 0) events.push({ type: "todo_updated", items: todos });
   return { session, events };
@@ -469,3 +487,29 @@ export async function compactSession(
   }
 }
 export { listSessionsFor } from "./session-list.ts";
+
+/** The hooks that run in this session; a project's wait for the user's approval, said once. */
+async function openHooks(
+  config: NexConfig,
+  env: Record<string, string | undefined>,
+  events: AgentEvent[],
+  host: HookHost,
+): Promise<Hooks> {
+  const loaded = await loadHooks({
+    workspace: config.workspace,
+    userHooks: config.hooks,
+    configLabel: config.configPath ?? "the config file",
+    dataDir: config.dataDir,
+    privatePaths: [config.dataDir],
+  });
+  for (const problem of loaded.problems) events.push({ type: "notice", message: problem });
+  if (loaded.unapproved) {
+    const list = describeHooks(loaded.unapproved.entries).slice(0, 5).join("; ");
+    events.push({
+      type: "notice",
+      message: `This project has hooks that nex does not run until you approve them (a hook is a command run on your machine): ${list}. Review them with \`nex hooks\`, then approve with \`nex hooks approve\` in this folder.`,
+    });
+  }
+  void env;
+  return createHooks(loaded.active, host);
+}

@@ -57,6 +57,7 @@ export {
   type CommandSandbox,
   createCommandSandbox,
   describeSandbox,
+  type Launch,
   probeSandbox,
   type SandboxMode,
   type SandboxProbe,

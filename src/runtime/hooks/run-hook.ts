@@ -1,0 +1,109 @@
+import type { ChildProcessByStdio } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import type { Launch } from "../../tools/index.ts";
+
+/** How one hook command ended. */
+export interface HookRun {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  /** It could not be started at all. */
+  failed: string | null;
+}
+
+/** Most bytes of a hook's stdout and of its stderr that nex keeps: a hook printing megabytes is cut. */
+const OUTPUT_CAP = 64 * 1024;
+const KILL_GRACE_MS = 2000;
+
+const childProcess = () => process.getBuiltinModule("node:child_process");
+
+/**
+ * Runs a hook command as the sandbox launches commands, with the event as JSON on stdin; stopped
+ * (its whole process group) at its timeout.
+ */
+export function runHook(
+  launch: Launch,
+  input: unknown,
+  options: { cwd: string; env: Record<string, string | undefined>; timeoutMs: number },
+): Promise<HookRun> {
+  return new Promise((resolve) => {
+    let child: ChildProcessByStdio<Writable, Readable, Readable>;
+    try {
+      child = childProcess().spawn(launch.file, launch.args, {
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe", launch.statusFd ? "pipe" : "ignore"],
+      }) as ChildProcessByStdio<Writable, Readable, Readable>;
+    } catch (error) {
+      launch.release();
+      resolve({
+        exitCode: null,
+        stdout: "",
+        stderr: "",
+        timedOut: false,
+        failed: (error as Error).message,
+      });
+      return;
+    }
+    const out = capped();
+    const err = capped();
+    child.stdout.on("data", out.push);
+    child.stderr.on("data", err.push);
+    const status = child.stdio[3] as Readable | null | undefined;
+    status?.on("error", () => {});
+    status?.resume();
+    // A hook that never reads its input must not make nex wait or fail.
+    child.stdin.on("error", () => {});
+    child.stdin.end(`${JSON.stringify(input)}\n`);
+    let timedOut = false;
+    const group = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-(child.pid ?? 0), signal);
+      } catch {
+        // Gone.
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      group("SIGTERM");
+      setTimeout(() => {
+        group("SIGKILL");
+        launch.stop();
+      }, KILL_GRACE_MS).unref();
+    }, options.timeoutMs);
+    let failed: string | null = null;
+    child.on("error", (error) => {
+      failed = error.message;
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      // Whatever the hook left in its group ends with it.
+      group("SIGKILL");
+      launch.release();
+      resolve({ exitCode: code, stdout: out.text(), stderr: err.text(), timedOut, failed });
+    });
+  });
+}
+
+function capped(): { push: (chunk: Buffer) => void; text: () => string } {
+  const parts: Buffer[] = [];
+  let size = 0;
+  let total = 0;
+  return {
+    push: (chunk) => {
+      total += chunk.length;
+      if (size >= OUTPUT_CAP) return;
+      const part = chunk.subarray(0, OUTPUT_CAP - size);
+      parts.push(part);
+      size += part.length;
+    },
+    text: () => {
+      const text = Buffer.concat(parts).toString("utf8");
+      return total > size
+        ? `${text}\n[cut: the hook printed ${total} bytes; nex keeps ${OUTPUT_CAP}]`
+        : text;
+    },
+  };
+}
