@@ -107,6 +107,13 @@ function detailLines(details: ToolDetails): ToneLine[] {
             };
       return [how, ...tail(details.tail)];
     }
+    case "web":
+      return [
+        {
+          text: `${details.title ? `${oneLine(details.title, 60)}: ` : ""}${bytes(details.bytes)} of text${details.url ? ` from ${oneLine(details.url, 70)}` : ""}`,
+          tone: "dim",
+        },
+      ];
     case "list":
       return [
         {
