@@ -134,6 +134,15 @@ async function route(req: IncomingMessage, res: ServerResponse, state: WebPages)
       return send(res, 200, "application/pdf", pdf);
     case "/data.json":
       return send(res, 200, "application/json", '{"version":"3.2.0","deprecated":["frob"]}');
+    case "/big.txt":
+      return send(
+        res,
+        200,
+        "text/plain; charset=utf-8",
+        Array.from({ length: 4000 }, (_, i) => `line ${i + 1} of a long page about widgets\n`).join(
+          "",
+        ),
+      );
     case "/notes.txt":
       return send(res, 200, "text/plain; charset=utf-8", "Plain notes: widget 3.2.\n");
     case "/logo.png":
