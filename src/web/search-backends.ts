@@ -125,13 +125,21 @@ function read(answer: WebResponse, name: string): Record<string, unknown> {
       `${name} answered ${answer.status} with something that is not JSON (${answer.contentType || "no type"})${name === "SearXNG" ? '; enable the json format under "search: formats" in its settings.yml' : ""}`,
     );
   }
-  const said = messageIn(body) ?? raw.replace(/\s+/g, " ").trim().slice(0, 160);
+  const said =
+    messageIn(body) ??
+    raw
+      .replace(/<[^>]*>/g, " ")
+      .replace(/\s+/g, " ")
+      .trim()
+      .slice(0, 160);
   const retry = answer.headers["retry-after"] ?? answer.headers["x-ratelimit-reset"];
   if (answer.status === 429 || answer.status === 432 || answer.status === 433)
     throw new SearchFailure(
       `rate or usage limit (HTTP ${answer.status}${said ? `: ${said}` : ""})${retry ? `; it says to wait ${retry.split(",")[0]?.trim()} s` : ""}`,
     );
-  if (answer.status === 401 || answer.status === 403)
+  // Brave answers a bad subscription token with 422 SUBSCRIPTION_TOKEN_INVALID.
+  const keyWords = /(token|key)\b.*\b(invalid|missing|expired)|unauthori[sz]ed/i.test(said);
+  if (answer.status === 401 || answer.status === 403 || keyWords)
     throw new SearchFailure(
       `the key was refused (HTTP ${answer.status}${said ? `: ${said}` : ""})${name === "SearXNG" ? "; SearXNG refuses format=json unless its settings.yml lists json under search: formats" : "; check the key"}`,
     );

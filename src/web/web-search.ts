@@ -78,8 +78,11 @@ export function describe(backend: SearchBackend): string {
 }
 
 function reason(error: unknown): string {
-  if (error instanceof SearchFailure || error instanceof WebError) return error.message;
-  return (error as Error)?.message ?? String(error);
+  const message =
+    error instanceof SearchFailure || error instanceof WebError
+      ? error.message
+      : ((error as Error)?.message ?? String(error));
+  return message.replace(/\.$/, "");
 }
 
 /** Merged by URL: each list's rank counts 1/(60 + rank), the usual reciprocal-rank fusion. */

@@ -239,11 +239,11 @@ export const webScenarios: FaultScenario[] = [
     env: { ...KEYS, TAVILY_API_KEY: "tvly-wrong" },
     setup: async (box) => {
       const pages = await webPages();
-      pages.searchMode.brave = "ok";
       writeConfig(box, {
         web: {
           search: [
             { type: "brave", url: `${pages.url}/brave` },
+            { type: "searxng", url: `${pages.url}/searxng-rate_limited` },
             { type: "tavily", url: `${pages.url}/tavily` },
             { type: "exa", url: `${pages.url}/exa`, apiKeyEnv: "EXA_OTHER_KEY" },
           ],
@@ -253,6 +253,7 @@ export const webScenarios: FaultScenario[] = [
     handler: turns(() => [call("web_search", { query: "widget" })]),
     checks: [
       told(/from brave:/),
+      told(/searxng at .*: rate or usage limit \(HTTP 429: Too Many Requests\)/),
       told(/tavily: the key was refused \(HTTP 401: Unauthorized: missing or invalid API key\.\)/),
       told(/exa: no key: the environment variable EXA_OTHER_KEY is not set/),
       exitCode(0),

@@ -35,8 +35,6 @@ export interface WebPages {
   /** `http://127.0.0.1:<port>` */
   url: string;
   port: number;
-  /** Sets how each search API answers (by backend: searxng, brave, tavily, exa). */
-  searchMode: Record<string, SearchMode>;
   /** Requests each backend received, by name. */
   searchCalls: Record<string, number>;
   /** The query strings of requests for /secret (none may ever arrive). */
@@ -55,7 +53,6 @@ function start(): Promise<WebPages> {
   const state: WebPages = {
     url: "",
     port: 0,
-    searchMode: {},
     searchCalls: {},
     secretHits: 0,
   };
@@ -123,8 +120,19 @@ function hits(base: string) {
 async function route(req: IncomingMessage, res: ServerResponse, state: WebPages): Promise<void> {
   const url = new URL(req.url ?? "/", state.url);
   const path = url.pathname;
-  const search = /^\/(searxng|brave|tavily|exa)\//.exec(path)?.[1];
-  if (search) return answerSearch(search, req, res, state, url);
+  // A backend's address may name how it answers: /brave-rate_limited/…, /tavily-bad_key/….
+  const search = /^\/(searxng|brave|tavily|exa)(?:-(rate_limited|bad_key|server_error))?\//.exec(
+    path,
+  );
+  if (search)
+    return answerSearch(
+      search[1] as string,
+      (search[2] as SearchMode | undefined) ?? "ok",
+      req,
+      res,
+      state,
+      url,
+    );
   switch (path) {
     case "/article":
       return send(res, 200, "text/html; charset=utf-8", article);
@@ -214,6 +222,7 @@ function bomb(): Buffer {
 
 async function answerSearch(
   name: string,
+  mode: SearchMode,
   req: IncomingMessage,
   res: ServerResponse,
   state: WebPages,
@@ -221,7 +230,6 @@ async function answerSearch(
 ): Promise<void> {
   state.searchCalls[name] = (state.searchCalls[name] ?? 0) + 1;
   const sent = req.method === "POST" ? await body(req) : "";
-  const mode = state.searchMode[name] ?? "ok";
   const base = state.url;
   const found = hits(base);
   switch (name) {
