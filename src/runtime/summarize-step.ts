@@ -40,7 +40,7 @@ export async function summarizeForQuestion(
     messages: [
       {
         type: "user" as const,
-        text: `Question: ${input.question}\n\nPage: ${input.title} (${input.url})\n\n${input.text}\n\nSummarise what this page says about the question in at most ${Math.round(input.maxBytes / 6)} words.`,
+        text: `Question: ${input.question}\n\nPage: ${input.title ? `${input.title} (${input.url})` : input.url}\n\n${input.text}\n\nSummarise what this page says about the question in at most ${Math.round(input.maxBytes / 6)} words.`,
       },
     ],
     tools: [],

@@ -117,6 +117,9 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
         addresses = await resolve(literal);
       } catch (error) {
         const code = (error as { code?: string }).code ?? (error as Error).message;
+        // Behind a proxy, names are often resolved only there: the proxy gets the name, unpinned.
+        if (proxyFor(url, options.proxy ?? null) && (code === "ENOTFOUND" || code === "EAI_AGAIN"))
+          return null;
         throw new WebError(
           "dns",
           `${url.hostname} could not be resolved (${code}): check the name, or the network (nex may be offline).`,

@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, startNex } from "../support/cli.ts";
+import { startForwardProxy } from "../support/forward-proxy.ts";
 import { startStubEndpoint, status } from "../support/stub-endpoint.ts";
 import { hang, openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { ADMIN_SECRET, webPages } from "../support/web-pages.ts";
@@ -121,4 +122,38 @@ test("research stops at an interrupt while a page is being summarised: no furthe
     run.child.kill("SIGKILL");
     await stub.close();
   }
+});
+
+test("nex run fetches through the user's HTTP_PROXY: a name only the proxy resolves is read", async (t) => {
+  const pages = await webPages();
+  const proxy = await startForwardProxy();
+  t.after(() => proxy.close());
+  const box = makeSandbox();
+  const url = `http://pages.test:${pages.port}/notes.txt`;
+  const scripts = [openaiToolCall({ name: "web_fetch", args: { url } }), openaiText("done")];
+  const stub = await startStubEndpoint({
+    handler: (request) =>
+      request.path.endsWith("/chat/completions")
+        ? (scripts.shift() ?? openaiText("done"))
+        : status(404, { body: {} }),
+  });
+  t.after(() => stub.close());
+  const result = await startNex(
+    [
+      "run",
+      "--yes",
+      "--model",
+      "m",
+      "--base-url",
+      `${stub.url}/v1`,
+      "--data-dir",
+      box.dataDir,
+      "fetch",
+    ],
+    { cwd: box.workspace, env: { ...box.env, OPENAI_API_KEY: "test", HTTP_PROXY: proxy.url } },
+  ).done;
+  assert.equal(result.code, 0, result.stderr);
+  assert.deepEqual(proxy.seen, [`GET ${url}`]);
+  const second = stub.requests.filter((r) => r.path.endsWith("/chat/completions"))[1];
+  assert.match(second?.rawBody ?? "", /Plain notes: widget 3\.2/);
 });

@@ -57,7 +57,7 @@ function turns(build: (pages: WebPages) => Script[]) {
     const pages = await webPages();
     if (isSummaryRequest(request)) {
       const text = JSON.stringify(request.body);
-      const title = /Page: ([^(]*?) \(/.exec(text)?.[1] ?? "a page";
+      const title = /Page: ([^(\\]*?) \(/.exec(text)?.[1] ?? "The page";
       return openaiText(`${title} says frobnicate() replaces frob(); run widget migrate once.`);
     }
     return build(pages)[turn++] ?? openaiText("done");
@@ -191,6 +191,24 @@ export const webScenarios: FaultScenario[] = [
         /The full result \([\d,]+ bytes, [\d,]+ lines\) is more than fits the context; stored whole as "@results\//,
       ),
       told(/^Title: \(none\)$/m),
+      exitCode(0),
+    ],
+  },
+  {
+    name: "web_fetch with `what` of a page larger than the result's share of the window",
+    wire,
+    expect: "the page is stored whole; the model gets its summary for the question and where it is",
+    setup: allowPages(),
+    handler: turns((pages) => [
+      call("web_fetch", { url: `${pages.url}/big.txt`, what: "how many lines are there" }),
+    ]),
+    checks: [
+      told(
+        /The whole page \(155,007 bytes\) is stored as "@results\/[^"]+": read it with read_file/,
+        -1,
+      ),
+      told(/Summary for "how many lines are there":\n.* says frobnicate\(\) replaces frob\(\)/, -1),
+      holds("one summary request", (o) => o.requests.filter(isSummaryRequest).length === 1),
       exitCode(0),
     ],
   },

@@ -5,6 +5,7 @@ import { privateKind } from "../../src/web/address-guard.ts";
 import { redactUrl } from "../../src/web/redact-url.ts";
 import { createWebClient, type WebError } from "../../src/web/web-client.ts";
 import { describePage, fetchPage } from "../../src/web/web-fetch.ts";
+import { startForwardProxy } from "../support/forward-proxy.ts";
 import { ADMIN_SECRET, ARTICLE_FACT, NAV_TEXT, webPages } from "../support/web-pages.ts";
 
 const signal = () => AbortSignal.timeout(60_000);
@@ -196,4 +197,22 @@ test("secret-looking query parameters and passwords are redacted from shown URLs
     "https://user:redacted@example.com/",
   );
   assert.equal(redactUrl("https://example.com/?q=keyboard"), "https://example.com/?q=keyboard");
+});
+
+test("a proxy is honoured: names only the proxy resolves go through it; private addresses are still refused", async (t) => {
+  const pages = await webPages();
+  const proxy = await startForwardProxy();
+  t.after(() => proxy.close());
+  const client = createWebClient({ proxy: { HTTP_PROXY: proxy.url, NO_PROXY: "" } });
+  // `.test` names resolve at the proxy only: the page can have come only through it.
+  const page = await client.request(`http://pages.test:${pages.port}/notes.txt`, {
+    signal: signal(),
+  });
+  assert.equal(page.body.toString(), "Plain notes: widget 3.2.\n");
+  assert.deepEqual(proxy.seen, [`GET http://pages.test:${pages.port}/notes.txt`]);
+  const refused = await refusal(
+    client.request(`http://127.0.0.1:${pages.port}/secret`, { signal: signal() }),
+  );
+  assert.equal(refused.kind, "private");
+  assert.equal(proxy.seen.length, 1, "a private address was sent to the proxy");
 });
