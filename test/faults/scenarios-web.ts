@@ -48,20 +48,27 @@ function isSummaryRequest(request: LoggedRequest): boolean {
 }
 
 /**
- * The model's turns, built once the pages' address is known; summary requests (research, `what`)
- * are answered apart, with a note naming the page's title.
+ * The model's turns, built once the pages' address is known. A summary request (research, `what`)
+ * is answered apart, by quoting the first sentence of the page it carries that names frob or a
+ * migration: what the note says can only have come from the page.
  */
 function turns(build: (pages: WebPages) => Script[]) {
   let turn = 0;
   return async (request: LoggedRequest): Promise<Script> => {
     const pages = await webPages();
-    if (isSummaryRequest(request)) {
-      const text = JSON.stringify(request.body);
-      const title = /Page: ([^(\\]*?) \(/.exec(text)?.[1] ?? "The page";
-      return openaiText(`${title} says frobnicate() replaces frob(); run widget migrate once.`);
-    }
+    if (isSummaryRequest(request)) return openaiText(summaryOf(request));
     return build(pages)[turn++] ?? openaiText("done");
   };
+}
+
+function summaryOf(request: LoggedRequest): string {
+  const body = request.body as { messages?: { role: string; content: string }[] } | null;
+  const prompt = body?.messages?.find((m) => m.role === "user")?.content ?? "";
+  const page = prompt.split("\n\n").slice(2, -1).join(" ");
+  const sentence = page
+    .split(/(?<=\.)\s+/)
+    .find((line) => /frob|migrat/i.test(line) && !/^#|^Title:/.test(line));
+  return sentence ? `The page says: ${sentence.trim()}` : "The page does not answer the question.";
 }
 
 const call = (name: string, args: unknown): Script => openaiToolCall({ name, args });
@@ -207,7 +214,7 @@ export const webScenarios: FaultScenario[] = [
         /The whole page \(155,007 bytes\) is stored as "@results\/[^"]+": read it with read_file/,
         -1,
       ),
-      told(/Summary for "how many lines are there":\n.* says frobnicate\(\) replaces frob\(\)/, -1),
+      told(/Summary for "how many lines are there":\nThe page does not answer the question\./, -1),
       holds("one summary request", (o) => o.requests.filter(isSummaryRequest).length === 1),
       exitCode(0),
     ],
@@ -332,7 +339,11 @@ export const webScenarios: FaultScenario[] = [
     handler: turns(() => [call("research", { question: "What replaces frob() in Widget 3.2?" })]),
     checks: [
       told(/^Research brief: What replaces frob\(\) in Widget 3\.2\?/m, -1),
-      told(/\[1\] Widget 3\.2 release notes says frobnicate\(\) replaces frob\(\)/, -1),
+      told(/\[1\] The page says: In short: frobnicate\(\) replaces frob\(\) in Widget 3\.2\./, -1),
+      told(
+        /\[3\] The page says: [^[]*Run widget migrate to convert widget\.ini to widget\.toml\./,
+        -1,
+      ),
       told(
         /Sources:\n\[1\] Widget 3\.2 release notes — http:\/\/127\.0\.0\.1:\d+\/article\n\[2\] Widget changelog — .*\/changelog#top\n\[3\] Widget migration guide — .*\/guide\.pdf/,
         -1,
