@@ -17,6 +17,8 @@ const LimitsSchema = v.strictObject({
 
 /** `web` in the config file (the web tools; see web-config.ts). */
 const WebConfigSchema = v.strictObject({
+  /** False leaves the web tools out (their schemas cost ~280 tokens of every request). */
+  enabled: v.optional(v.boolean()),
   allowPrivateHosts: v.optional(v.array(v.string())),
   search: v.optional(
     v.array(

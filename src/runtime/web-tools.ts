@@ -29,6 +29,7 @@ interface Loaded {
 const NonBlank = v.pipe(v.string(), v.regex(/\S/, "must not be blank"));
 
 export function webTools(parts: WebToolParts): Tool[] {
+  if (parts.config.web.enabled === false) return [];
   let loaded: Promise<Loaded> | null = null;
   const load = (): Promise<Loaded> => {
     loaded ??= import("../web/index.ts").then((web) => {
@@ -68,10 +69,10 @@ export function webTools(parts: WebToolParts): Tool[] {
   const webFetch = defineTool({
     name: "web_fetch",
     description:
-      "Fetch an http(s) URL and read it: HTML as markdown of its main content, PDF as text, JSON and text as they are. Large pages are stored and paged with read_file. With `what`, a large page is summarised for that question.",
+      "Fetch an http(s) URL: HTML as markdown of its main content, PDF as text, JSON and text as they are. A large page is stored for read_file; with `what`, it is also summarised for that.",
     parameters: v.object({
       url: v.pipe(NonBlank, v.description("The http or https URL.")),
-      what: v.optional(v.pipe(v.string(), v.description("What you need from the page."))),
+      what: v.optional(v.pipe(v.string(), v.description("What you need from it."))),
     }),
     mutates: false,
     reach: (args) => args.url,
@@ -134,7 +135,7 @@ export function webTools(parts: WebToolParts): Tool[] {
   const webSearch = defineTool({
     name: "web_search",
     description:
-      "Search the web through the search backends the user configured. Returns the top results with title, URL and snippet; read one with web_fetch.",
+      "Search the web (the user's configured backends): top results with title, URL and snippet.",
     parameters: v.object({
       query: v.pipe(NonBlank, v.description("What to search for.")),
       count: v.optional(
@@ -181,7 +182,7 @@ export function webTools(parts: WebToolParts): Tool[] {
   const researchTool = defineTool({
     name: "research",
     description:
-      "Research a question on the web: search, read the best few pages, summarise each, and return a short brief with numbered sources.",
+      "Research a question on the web: search, read the best pages, return a brief with numbered sources.",
     parameters: v.object({
       question: v.pipe(NonBlank, v.description("The question, in full.")),
     }),
