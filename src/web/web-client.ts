@@ -102,6 +102,7 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
     url: URL,
     approvedHost: string | null,
     trusted: boolean,
+    signal?: AbortSignal,
   ): Promise<LookupAddress[] | null> => {
     if (url.protocol !== "http:" && url.protocol !== "https:")
       throw new WebError(
@@ -114,8 +115,10 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
     if (isIP(literal)) addresses = [{ address: literal, family: isIP(literal) }];
     else {
       try {
-        addresses = await resolve(literal);
+        // A resolver that hangs is bounded by the fetch's own deadline and cancel.
+        addresses = signal ? await abortable(resolve(literal), signal) : await resolve(literal);
       } catch (error) {
+        if (signal?.aborted) throw error;
         const code = (error as { code?: string }).code ?? (error as Error).message;
         // Behind a proxy, names are often resolved only there: the proxy gets the name, unpinned.
         if (proxyFor(url, options.proxy ?? null) && (code === "ENOTFOUND" || code === "EAI_AGAIN"))
@@ -169,9 +172,16 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
         ...init.headers,
       };
       const redirects: string[] = [];
+      const trustedOrigin = url.origin;
       try {
         for (;;) {
-          const addresses = await checked(url, init.approvedHost ?? null, init.trusted ?? false);
+          const addresses = await checked(
+            url,
+            init.approvedHost ?? null,
+            // A configured backend is trusted at its own origin, not where it redirects to.
+            (init.trusted ?? false) && url.origin === trustedOrigin,
+            signal,
+          );
           const response = await send(url, { method, headers, body }, addresses, options, signal);
           const location = response.headers.location;
           const status = response.statusCode ?? 0;
@@ -318,4 +328,22 @@ function formatMiB(bytes: number): string {
   return bytes >= 1024 * 1024
     ? `${(bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) ? 1 : 0)} MiB`
     : `${Math.round(bytes / 1024)} KiB`;
+}
+
+function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", stop);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", stop);
+        reject(error);
+      },
+    );
+  });
 }

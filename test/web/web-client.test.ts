@@ -216,3 +216,24 @@ test("a proxy is honoured: names only the proxy resolves go through it; private 
   assert.equal(refused.kind, "private");
   assert.equal(proxy.seen.length, 1, "a private address was sent to the proxy");
 });
+
+test("a resolver that never answers is bounded by the timeout", async () => {
+  const client = createWebClient({ timeoutMs: 1_000, resolve: () => new Promise(() => {}) });
+  const error = await refusal(client.request("http://hangs.test/", { signal: signal() }));
+  assert.equal(error.kind, "timeout");
+});
+
+test("a configured search backend is trusted at its own origin only, not where it redirects", async () => {
+  const pages = await webPages();
+  const client = createWebClient();
+  const hits = pages.secretHits;
+  // The backend itself may be on this machine (a SearXNG on localhost)...
+  const own = await client.request(`${pages.url}/notes.txt`, { signal: signal(), trusted: true });
+  assert.equal(own.status, 200);
+  // ...but a redirect from it to another private host is checked like any other.
+  const error = await refusal(
+    client.request(`${pages.url}/to-localhost`, { signal: signal(), trusted: true }),
+  );
+  assert.equal(error.kind, "private");
+  assert.equal(pages.secretHits, hits);
+});
