@@ -152,8 +152,13 @@ function refusalCause(cause: Extract<ToolOutcomeView, { type: "refused" }>["caus
 }
 
 /** The lines under a tool block's headline. */
-export function outcomeLines(outcome: ToolOutcomeView | null, started = true): ToneLine[] {
+export function outcomeLines(
+  outcome: ToolOutcomeView | null,
+  started = true,
+  progress?: string,
+): ToneLine[] {
   if (outcome === null) {
+    if (started && progress) return [{ text: `running… ${oneLine(progress)}`, tone: "dim" }];
     return [{ text: started ? "running…" : "waiting for your approval", tone: "dim" }];
   }
   switch (outcome.type) {
