@@ -70,7 +70,12 @@ export async function pageText(response: WebResponse): Promise<PageText> {
 }
 
 function decodeText(response: WebResponse): string {
-  const charset = /charset\s*=\s*"?([\w.:-]+)/i.exec(response.contentType)?.[1] ?? "utf-8";
+  // The header's charset, else an HTML page's own <meta charset> near its start, else UTF-8.
+  const head = response.body.subarray(0, 2048).toString("latin1");
+  const charset =
+    /charset\s*=\s*"?([\w.:-]+)/i.exec(response.contentType)?.[1] ??
+    /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1] ??
+    "utf-8";
   try {
     return new TextDecoder(charset).decode(response.body);
   } catch {

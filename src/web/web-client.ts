@@ -290,6 +290,13 @@ async function readBody(response: IncomingMessage, maxBytes: number, url: URL): 
     response.destroy();
     throw tooLarge(`${declared.toLocaleString("en-US")} bytes announced`);
   }
+  if (encoding && !["identity", "gzip", "x-gzip", "deflate", "br"].includes(encoding)) {
+    response.destroy();
+    throw new WebError(
+      "network",
+      `${redactUrl(url.href)} answered in the ${encoding} encoding, which nex does not decode (it asked for gzip, deflate or br).`,
+    );
+  }
   const stream = decoded(response, encoding);
   const parts: Buffer[] = [];
   let size = 0;

@@ -151,6 +151,26 @@ async function route(req: IncomingMessage, res: ServerResponse, state: WebPages)
           "",
         ),
       );
+    case "/latin1":
+      // No charset in the header: the page's own <meta> says windows-1252 ("café" is 63 61 66 e9).
+      return send(
+        res,
+        200,
+        "text/html",
+        Buffer.concat([
+          Buffer.from('<html><head><meta charset="windows-1252"><title>Caf'),
+          Buffer.from([0xe9]),
+          Buffer.from("</title></head><body><p>A page about the caf"),
+          Buffer.from([0xe9]),
+          Buffer.from(
+            " in plain old Windows-1252, long enough to be an article.</p></body></html>",
+          ),
+        ]),
+      );
+    case "/zstd":
+      return send(res, 200, "text/plain", Buffer.from("not really zstd"), {
+        "content-encoding": "zstd",
+      });
     case "/notes.txt":
       return send(res, 200, "text/plain; charset=utf-8", "Plain notes: widget 3.2.\n");
     case "/logo.png":

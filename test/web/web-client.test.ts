@@ -237,3 +237,12 @@ test("a configured search backend is trusted at its own origin only, not where i
   assert.equal(error.kind, "private");
   assert.equal(pages.secretHits, hits);
 });
+
+test("a page's own <meta charset> is honoured; an encoding nex did not ask for is refused by name", async () => {
+  const { pages, client } = await allowedClient();
+  const latin = await fetchPage(client, `${pages.url}/latin1`, { signal: signal() });
+  assert.equal(latin.page.title, "Café");
+  assert.match(latin.page.text, /about the café/);
+  const zstd = await refusal(fetchPage(client, `${pages.url}/zstd`, { signal: signal() }));
+  assert.match(zstd.message, /answered in the zstd encoding, which nex does not decode/);
+});
