@@ -194,7 +194,16 @@ test("secret-looking query parameters and passwords are redacted from shown URLs
   );
   assert.equal(
     redactUrl("https://user:hunter2@example.com/"),
-    "https://user:redacted@example.com/",
+    "https://redacted:redacted@example.com/",
+  );
+  assert.equal(redactUrl("https://ghp_abc123@github.com/o/r"), "https://redacted@github.com/o/r");
+  assert.equal(
+    redactUrl("https://app.example/cb#access_token=SEKRET3&token_type=bearer"),
+    "https://app.example/cb#access_token=[redacted]&token_type=bearer",
+  );
+  assert.equal(
+    redactUrl("https://s3.example/o?X-Amz-Credential=AKIA&X-Amz-Signature=abcd&x=1"),
+    "https://s3.example/o?X-Amz-Credential=[redacted]&X-Amz-Signature=[redacted]&x=1",
   );
   assert.equal(redactUrl("https://example.com/?q=keyboard"), "https://example.com/?q=keyboard");
 });
