@@ -40,6 +40,10 @@ export async function searchWith(
   client: WebClient,
   signal: AbortSignal,
 ): Promise<SearchHit[]> {
+  if (!URL.parse(backend.url))
+    throw new SearchFailure(
+      `no address: give it a "url"${backend.type === "searxng" ? " (your instance, e.g. http://localhost:8888) or set SEARXNG_URL" : ""}`,
+    );
   if (backend.type !== "searxng" && !backend.key)
     throw new SearchFailure(`no key: the environment variable ${backend.keyEnv} is not set`);
   const base = backend.url.replace(/\/+$/, "");

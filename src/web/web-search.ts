@@ -74,7 +74,8 @@ export function createWebSearch(backends: readonly SearchBackend[], client: WebC
 
 /** `brave`, `searxng at http://localhost:8888`. */
 export function describe(backend: SearchBackend): string {
-  return backend.type === "searxng" ? `searxng at ${backend.url}` : backend.type;
+  if (backend.type !== "searxng") return backend.type;
+  return backend.url ? `searxng at ${backend.url}` : "searxng";
 }
 
 function reason(error: unknown): string {

@@ -100,6 +100,14 @@ test("no backend, a missing key, and no network are errors that say what to do, 
     keyless.search("x", 5, AbortSignal.timeout(5_000)),
     /brave: no key: the environment variable BRAVE_API_KEY is not set/,
   );
+  const nowhere = createWebSearch(
+    [{ type: "searxng", url: "", key: null, keyEnv: null }],
+    createWebClient(),
+  );
+  await assert.rejects(
+    nowhere.search("x", 5, AbortSignal.timeout(5_000)),
+    /searxng: no address: give it a "url" \(your instance, e.g\. http:\/\/localhost:8888\) or set SEARXNG_URL/,
+  );
   const offline = createWebSearch(
     [
       { type: "searxng", url: "http://127.0.0.1:9", key: null, keyEnv: null },
