@@ -157,3 +157,42 @@ test("nex run fetches through the user's HTTP_PROXY: a name only the proxy resol
   const second = stub.requests.filter((r) => r.path.endsWith("/chat/completions"))[1];
   assert.match(second?.rawBody ?? "", /Plain notes: widget 3\.2/);
 });
+
+test("chat: a fetch asks showing its URL; 'a' approves web_fetch for the session; each block shows title and size", async (t) => {
+  const pages = await webPages();
+  const nex = await startNexTui(
+    [
+      openaiToolCall({ name: "web_fetch", args: { url: `${pages.url}/article` } }),
+      openaiToolCall({ name: "web_fetch", args: { url: `${pages.url}/guide.pdf` } }),
+      openaiText("Both pages read."),
+    ],
+    {
+      seed: async ({ workspace }) => {
+        const dir = join(workspace, "..", "config", "nex");
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(
+          join(dir, "config.json"),
+          JSON.stringify({ web: { allowPrivateHosts: [`127.0.0.1:${pages.port}`] } }),
+        );
+      },
+    },
+  );
+  t.after(() => nex.close());
+  await typeAndSubmit(nex.pty, "read the release notes");
+  await nex.pty.waitFor("Allow web_fetch?");
+  const prompt = flat(nex.pty.screen());
+  assert.match(prompt, /web_fetch http:\/\/127\.0\.0\.1:\d+\/article/);
+  assert.ok(!prompt.includes("⚠"), "an allowed host is not warned about");
+  await answerPrompt(nex.pty, "a");
+  await nex.pty.waitFor("Both pages read.");
+  const screen = flat(await nex.pty.waitUntil(idleShown, "idle prompt"));
+  assert.match(
+    screen,
+    /Widget 3\.2 release notes: [\d,]+ bytes of text from http:\/\/127\.0\.0\.1:\d+\/article/,
+  );
+  assert.match(
+    screen,
+    /Widget migration guide: [\d,]+ bytes of text from http:\/\/127\.0\.0\.1:\d+\/guide\.pdf/,
+  );
+  assert.equal((screen.match(/Allow web_fetch\?/g) ?? []).length, 0, "asked again after 'a'");
+});
