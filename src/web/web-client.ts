@@ -167,7 +167,7 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
       let method = init.method ?? "GET";
       let body = init.body;
       let headers: Record<string, string> = {
-        "user-agent": "nex (web_fetch; +https://github.com/)",
+        "user-agent": "nex (a coding agent; web tools)",
         "accept-encoding": "gzip, deflate, br",
         ...init.headers,
       };
