@@ -120,7 +120,9 @@ export function hostAllowed(url: URL, allowed: readonly string[]): boolean {
   const key = hostKey(url);
   const host = url.hostname.toLowerCase();
   return allowed.some((entry) => {
-    const wanted = entry.trim().toLowerCase();
+    // Written as a URL ("http://localhost:3000/") it means its host and port.
+    const asUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(entry.trim()) ? URL.parse(entry.trim()) : null;
+    const wanted = asUrl ? hostKey(asUrl) : entry.trim().toLowerCase().replace(/\/.*$/, "");
     if (wanted === key) return true;
     return wanted === host || (!/:\d+$/.test(wanted) && `[${wanted}]` === host);
   });

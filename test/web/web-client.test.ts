@@ -96,6 +96,8 @@ test("loopback, a name resolving to loopback, mapped IPv6 and odd IPv4 spellings
   assert.equal(pages.secretHits, hits, "a refused fetch reached the server");
   // Listed by name and port, the same page is read; a person's approval of the host works too.
   const allowed = createWebClient({ allowPrivateHosts: [`localhost:${pages.port}`] });
+  const asUrl = createWebClient({ allowPrivateHosts: [`http://localhost:${pages.port}/`] });
+  await asUrl.request(`http://localhost:${pages.port}/notes.txt`, { signal: signal() });
   const page = await allowed.request(`http://localhost:${pages.port}/secret`, { signal: signal() });
   assert.equal(page.body.toString(), ADMIN_SECRET);
   const approved = await client.request(`${pages.url}/secret`, {
