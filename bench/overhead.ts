@@ -1,6 +1,8 @@
 // The fixed prompt overhead: what the system prompt and the tool schemas cost in every request before
 // the conversation says anything, in tokens (cl100k, the estimator nex uses) and as a share of a window.
 import { buildSystemPrompt } from "../src/agent/system-prompt.ts";
+import type { NexConfig } from "../src/runtime/config.ts";
+import { webTools } from "../src/runtime/web-tools.ts";
 import { createTokenEstimator } from "../src/session/tokens.ts";
 import { toolSpecs } from "../src/tools/index.ts";
 import { type Figure, say, verdict } from "./report.ts";
@@ -17,7 +19,18 @@ export async function benchOverhead(): Promise<Figure[]> {
     agentsMd: null,
     date: "2026-01-01",
   });
-  const tools = toolSpecs();
+  // The web tools are added by the runtime (unless `"web": {"enabled": false}`): they count too.
+  const web = webTools({
+    config: { web: {}, proxy: null } as unknown as NexConfig,
+    env: {},
+    summarize: async () => "",
+    window: () => WINDOW,
+  }).map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.jsonSchema,
+  }));
+  const tools = [...toolSpecs(), ...web];
   const systemTokens = estimator.countRequest({ system, messages: [] });
   const toolTokens = estimator.countRequest({ tools, messages: [] });
   const total = estimator.countRequest({ system, tools, messages: [] });

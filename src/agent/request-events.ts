@@ -5,8 +5,8 @@ export interface RequestLabel {
   requestId: number;
   model: string;
   maxTokens: number;
-  /** A compaction's summary request, whose prompt is not the conversation. */
-  purpose?: "compaction";
+  /** A compaction's or a tool's summary request, whose prompt is not the conversation. */
+  purpose?: "compaction" | "summary";
 }
 
 /**

@@ -107,6 +107,9 @@ export function createTextRenderer(
           `${event.isError ? "✗" : "✓"} ${event.name}: ${indent(clip(event.content), "    ").trimStart()}\n`,
         );
         return;
+      case "tool_progress":
+        progress.err(`  … ${event.name}: ${event.message}\n`);
+        return;
       case "notice":
         progress.err(`! ${event.message}\n`);
         return;

@@ -57,8 +57,8 @@ export type AgentEvent =
       requestId: number;
       stopReason: StopReason;
       usage: Usage | null;
-      /** Set for a compaction's summary request: its usage is not the conversation's size. */
-      purpose?: "compaction";
+      /** Set for a compaction's or a tool's summary request: its usage is not the conversation's size. */
+      purpose?: "compaction" | "summary";
     }
   | { type: "text_delta"; text: string }
   /** The model's reasoning (thinking): shown apart, never part of the final answer. */
@@ -74,6 +74,8 @@ export type AgentEvent =
       bytesReceived: number;
     }
   | { type: "permission_requested"; callId: string; name: string; summary: string }
+  /** A step of a long tool call (research: searching, reading a page, summarising). */
+  | { type: "tool_progress"; callId: string; name: string; message: string }
   | {
       type: "tool_result";
       callId: string;

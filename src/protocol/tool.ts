@@ -45,6 +45,8 @@ export type ToolDetails =
       tail: string;
     }
   | { type: "list"; count: number; truncated: boolean }
+  /** A web call: the page fetched (final URL, title) or the search's query, and the text's size. */
+  | { type: "web"; url: string | null; query: string | null; title: string | null; bytes: number }
   | { type: "todo"; items: TodoItem[] };
 
 /** One entry of the model's checklist (`todo_write`). */

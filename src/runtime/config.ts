@@ -15,6 +15,24 @@ const LimitsSchema = v.strictObject({
   maxOutput: v.optional(v.pipe(v.number(), v.integer(), v.minValue(256))),
 });
 
+/** `web` in the config file (the web tools; see web-config.ts). */
+const WebConfigSchema = v.strictObject({
+  /** False leaves the web tools out (their schemas cost ~280 tokens of every request). */
+  enabled: v.optional(v.boolean()),
+  allowPrivateHosts: v.optional(v.array(v.string())),
+  search: v.optional(
+    v.array(
+      v.strictObject({
+        type: v.picklist(["searxng", "brave", "tavily", "exa"]),
+        url: v.optional(v.pipe(v.string(), v.url())),
+        apiKeyEnv: v.optional(v.string()),
+      }),
+    ),
+  ),
+  maxPageBytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
+  timeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(600))),
+});
+
 /** The config file (`$XDG_CONFIG_HOME/nex/config.json`). Keys are never stored here: name an environment variable. */
 const ConfigFileSchema = v.strictObject({
   provider: v.optional(v.picklist(["openai", "anthropic"])),
@@ -49,6 +67,8 @@ const ConfigFileSchema = v.strictObject({
   ),
   /** Commands that follow the session's events, in Claude Code's shape (checked when the session opens). */
   hooks: v.optional(v.record(v.string(), v.unknown())),
+  /** The web tools: hosts with private addresses they may reach, search backends, limits. */
+  web: v.optional(WebConfigSchema),
   /** Seconds to wait for a response's first byte (a big prompt on a CPU server is slow) and between chunks. */
   timeouts: v.optional(
     v.strictObject({
@@ -99,7 +119,12 @@ export interface NexConfig {
   /** How commands are confined; nex's own data and config directories are added when the tools are built. */
   sandbox: SandboxSettings;
   configPath: string | null;
+  /** The config file's `web` section as written (resolved by web-config.ts when a web tool runs). */
+  web: WebConfig;
 }
+
+/** The config file's `web` section. */
+export type WebConfig = v.InferOutput<typeof WebConfigSchema>;
 
 /** A configuration nex refuses to run with, and what to change. */
 export class ConfigError extends Error {
@@ -153,6 +178,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     sandbox: resolveSandbox(flags.sandbox ?? env.NEX_SANDBOX, file),
     proxy: resolveProxy(env),
     configPath: existsSync(configPath) ? configPath : null,
+    web: file.web ?? {},
   };
 }
 

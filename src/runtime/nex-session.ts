@@ -16,6 +16,7 @@ import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.
 import type { CommandRun, Expansion } from "./extensions/index.ts";
 import type { Hooks } from "./hooks/index.ts";
 import type { SessionBudget } from "./request-budget.ts";
+import { redactCallUrls } from "./url-redaction.ts";
 
 /** Where a session's records go; backed by the session journal. */
 export interface JournalSink {
@@ -135,7 +136,7 @@ export class NexSession implements AgentSession {
 
   /** Sends an event to the journal and to every listener, with nex's secrets replaced. */
   emit(raw: AgentEvent): void {
-    const event = this.scrubbed(raw);
+    const event = redactCallUrls(this.scrubbed(raw));
     if (event.type === "message_added") this.parts.journal.message(event.message);
     else if (JOURNALED.has(event.type)) this.parts.journal.event(event);
     this.notify(event);
@@ -146,7 +147,7 @@ export class NexSession implements AgentSession {
       this.emit({ type: "todo_updated", items: event.details.items });
     // A summary request's prompt is part of the conversation, not all of it: its usage says nothing
     // of the conversation's size (and would look like a server cutting the prompt).
-    if (event.type === "request_finished" && event.usage && event.purpose !== "compaction") {
+    if (event.type === "request_finished" && event.usage && event.purpose === undefined) {
       const { inputTokens, outputTokens } = event.usage;
       this.parts.journal.usage(inputTokens, outputTokens);
       // The prompt of this request was the messages so far; the answer is appended after this

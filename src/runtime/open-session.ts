@@ -48,6 +48,8 @@ import { createSessionBudget } from "./request-budget.ts";
 import { scrubbedTools } from "./scrubbed-tools.ts";
 import { summariesIn } from "./session-list.ts";
 import { concealedValues, sessionScrubber, toolEnvironment } from "./session-secrets.ts";
+import { summarizeForQuestion } from "./summarize-step.ts";
+import { webTools } from "./web-tools.ts";
 
 /** How to open a session. */
 export interface OpenOptions {
@@ -216,7 +218,23 @@ export async function openSession(
     // A result's share follows the window the session has now (/model and a 400 can change it).
     resultCap: () => resultCapForWindow(budget.window()),
     resultsDir: join(config.dataDir, "results", sessionId),
-    extraTools: extensions.tools,
+    extraTools: [
+      ...extensions.tools,
+      ...webTools({
+        config,
+        env,
+        window: () => budget.window(),
+        summarize: (input, signal) =>
+          summarizeForQuestion(input, signal, {
+            stream: () => current.stream,
+            model: () => current.model,
+            emit: (event) => session.emit(event),
+            nextRequestId: () => session.nextRequestId(),
+          }),
+      }),
+    ],
+    onProgress: (callId, name, message) =>
+      session.emit({ type: "tool_progress", callId, name, message }),
   });
   const hooks = await openHooks(config, env, events, {
     launch: (command, cwd) => tools.sandbox.launch(command, cwd),

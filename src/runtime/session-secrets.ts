@@ -2,6 +2,7 @@
 import { createSecretScrubber, type KnownSecret, type SecretScrubber } from "../session/index.ts";
 import type { ConcealedValue } from "./conceal-environment.ts";
 import type { NexConfig } from "./config.ts";
+import { webKeyVariables } from "./web-config.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -21,6 +22,11 @@ export function sessionSecrets(config: NexConfig, env: Env): KnownSecret[] {
   for (const name of new Set([config.apiKeyEnv, ...KEY_VARIABLES])) {
     const value = env[name];
     if (value) secrets.push({ name, value });
+  }
+  // The web search backends' keys: sent only to the backend the user configured, shown nowhere.
+  for (const name of webKeyVariables(config)) {
+    const value = env[name];
+    if (value && !secrets.some((secret) => secret.value === value)) secrets.push({ name, value });
   }
   if (config.apiKey && !secrets.some((secret) => secret.value === config.apiKey))
     secrets.push({ name: config.apiKeyEnv, value: config.apiKey });

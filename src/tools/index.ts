@@ -65,7 +65,7 @@ export {
   type SandboxState,
 } from "./sandbox/index.ts";
 export { latestTodos, todoNote } from "./todo-write.ts";
-export type { Tool, ToolContext } from "./tool.ts";
+export { defineTool, type Tool, type ToolContext, ToolFailure } from "./tool.ts";
 export type { SnapshotLimits } from "./undo/index.ts";
 export {
   describePreview,
@@ -121,6 +121,8 @@ export interface ToolHostOptions {
   afterRename?: Partial<AfterRename>;
   /** Replaces nex's secrets in text the tools store (the command text in the checkpoint log). */
   redact?: (text: string) => string;
+  /** A step of a long call, for the UI (research's progress). */
+  onProgress?: (callId: string, name: string, message: string) => void;
 }
 
 /** The tools as the loop sees them, plus what the runtime needs around them. */
@@ -178,6 +180,8 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   // Calls the permission check let run with no person's yes; while one runs, its command is not
   // run when no snapshot can be taken (undo could not repair it).
   const unattended = new Set<string>();
+  // Calls a person approved after seeing their caution (a private address): the tool may go there.
+  const cautioned = new Set<string>();
   let runningUnattended = false;
   let promptPending = false;
   const parts = createPartsStore();
@@ -278,6 +282,9 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     async permission(call) {
       const check = await permissions.check(call);
       unattended.delete(call.id);
+      cautioned.delete(call.id);
+      if (check.type === "ask" && check.warning && tools.get(call.name)?.caution)
+        cautioned.add(call.id);
       // A command that may change files and runs with no person's yes needs its snapshot.
       if (check.type === "allow" && tools.get(call.name)?.mutates === "exec") {
         const parsed = await parseCommand(String(call.args.command ?? "")).catch(() => null);
@@ -288,7 +295,8 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     rememberApproval: (call) => permissions.remember(call),
     setMode: (mode) => permissions.setMode(mode),
     ledger: () => ledger.all(),
-    readOnly: (name) => tools.get(name)?.mutates === false,
+    // A call that reaches out may ask a person, so it runs in order with the others, never beside them.
+    readOnly: (name) => tools.get(name)?.mutates === false && !tools.get(name)?.reach,
     sandbox,
     forgetConversation: () => serial(async () => ledger.forget()),
     async execute(call, signal) {
@@ -305,9 +313,17 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         }
         runningUnattended = unattended.delete(call.id);
         try {
+          const approved = cautioned.delete(call.id);
+          const report = options.onProgress;
           return await dispatch(call.name, call.args, {
             tools,
-            context: ctx,
+            context: {
+              ...ctx,
+              ...(approved ? { approved } : {}),
+              ...(report
+                ? { progress: (message: string) => report(call.id, call.name, message) }
+                : {}),
+            },
             signal,
             turn: call.turn,
           });

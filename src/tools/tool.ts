@@ -56,6 +56,10 @@ export interface ToolContext {
   sandbox: CommandSandbox;
   /** The session's background jobs. */
   jobs: JobTable;
+  /** A person approved this very call after seeing its caution (a private address, say). */
+  approved?: boolean;
+  /** Reports a step of a long call (research), shown as it happens. */
+  progress?(message: string): void;
 }
 
 /**
@@ -85,6 +89,10 @@ export interface ToolDefinition<S extends GenericSchema> {
   target?(args: InferOutput<S>): string;
   /** The shell command a tool runs, so the command rules, the hazard guard and the sandbox see it. */
   command?(args: InferOutput<S>): string;
+  /** What a call reaches outside the workspace (a URL, a search query): such calls ask unless approved or on --yes. */
+  reach?(args: InferOutput<S>): string;
+  /** Why this call needs a person's yes even on --yes (a private address), or null. */
+  caution?(args: InferOutput<S>): Promise<string | null>;
   execute(args: InferOutput<S>, ctx: ToolContext): Promise<ToolOutcome>;
 }
 
@@ -107,6 +115,10 @@ export interface Tool {
   target(args: Record<string, unknown>): string | null;
   /** The shell command it runs, or null for a tool that runs none. */
   command(args: Record<string, unknown>): string | null;
+  /** What the call reaches outside the workspace (the network); absent for tools that stay inside. */
+  reach?(args: Record<string, unknown>): string;
+  /** Why this call needs a person's yes even on --yes, or null. */
+  caution?(args: Record<string, unknown>): Promise<string | null>;
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome>;
 }
 
@@ -133,6 +145,12 @@ export function defineTool<S extends GenericSchema>(def: ToolDefinition<S>): Too
     summarize: async (args, ctx) => (def.summarize ? def.summarize(args as Args, ctx) : def.name),
     target: (args) => (def.target ? def.target(args as Args) : null),
     command: (args) => (def.command ? def.command(args as Args) : null),
+    ...(def.reach
+      ? { reach: (args: Record<string, unknown>) => def.reach?.(args as Args) ?? "" }
+      : {}),
+    ...(def.caution
+      ? { caution: async (args: Record<string, unknown>) => def.caution?.(args as Args) ?? null }
+      : {}),
     execute: (args, ctx) => def.execute(args as Args, ctx),
   };
 }

@@ -100,6 +100,13 @@ function detailLines(details: ToolDetails): ToneLine[] {
             };
       return [how, ...tail(details.tail)];
     }
+    case "web":
+      return [
+        {
+          text: `${details.title ? `${oneLine(details.title, 60)}: ` : ""}${formatBytes(details.bytes)} of text${details.url ? ` from ${oneLine(details.url, 70)}` : ""}`,
+          tone: "dim",
+        },
+      ];
     case "list":
       return [
         {
@@ -138,8 +145,13 @@ function refusalCause(cause: Extract<ToolOutcomeView, { type: "refused" }>["caus
 }
 
 /** The lines under a tool block's headline. */
-export function outcomeLines(outcome: ToolOutcomeView | null, started = true): ToneLine[] {
+export function outcomeLines(
+  outcome: ToolOutcomeView | null,
+  started = true,
+  progress?: string,
+): ToneLine[] {
   if (outcome === null) {
+    if (started && progress) return [{ text: `running… ${oneLine(progress)}`, tone: "dim" }];
     return [{ text: started ? "running…" : "waiting for your approval", tone: "dim" }];
   }
   switch (outcome.type) {

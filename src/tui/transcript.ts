@@ -33,6 +33,8 @@ export type Entry =
       /** False while the call waits for approval, true once it runs. */
       started: boolean;
       outcome: ToolOutcomeView | null;
+      /** The latest step a long call reported (research: "reading 2 of 3: …"). */
+      progress?: string;
     }
   /** A failure shown in full; `code` is the error code, or the command that failed. */
   | { type: "error"; id: number; code: string; title: string; message: string }
@@ -242,6 +244,13 @@ function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState
       const others = flushed.running.filter((t) => t.callId !== event.callId);
       return { ...flushed, receiving: [], running: [...others, tool] };
     }
+    case "tool_progress":
+      return {
+        ...state,
+        running: state.running.map((t) =>
+          t.callId === event.callId ? { ...t, progress: event.message } : t,
+        ),
+      };
     case "tool_result":
       return finishCall(state, event.callId, event.name, {
         type: "result",

@@ -15,6 +15,7 @@ import { serverScenarios } from "./scenarios-servers.ts";
 import { smallWindowScenarios } from "./scenarios-small-window.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
 import { undoScenarios } from "./scenarios-undo.ts";
+import { webScenarios } from "./scenarios-web.ts";
 import { wireScenarios } from "./scenarios-wire.ts";
 
 export const allScenarios: FaultScenario[] = [
@@ -34,4 +35,5 @@ export const allScenarios: FaultScenario[] = [
   ...processScenarios,
   ...endpointWordScenarios,
   ...serverScenarios,
+  ...webScenarios,
 ];

@@ -80,6 +80,12 @@ export const anyEvent: fc.Arbitrary<AgentEvent> = fc.oneof(
     summary: fc.string(),
   }),
   fc.record({
+    type: fc.constant("tool_progress" as const),
+    callId,
+    name: fc.constant("research"),
+    message: fc.string(),
+  }),
+  fc.record({
     type: fc.constant("usage" as const),
     inputTokens: fc.nat(50_000),
     outputTokens: fc.nat(5_000),

@@ -261,6 +261,26 @@ export function createPermissions(options: PermissionOptions): Permissions {
     return { type: "allow" };
   };
 
+  // A call that reaches out (a fetch, a search) asks in ask and auto_edit mode and runs on --yes or
+  // once approved for the session; one with a caution (a private address) asks every time, and
+  // with no person to ask it is refused with the caution's words.
+  const checkReach = async (
+    tool: Tool,
+    args: Record<string, unknown>,
+  ): Promise<PermissionCheck> => {
+    const caution = (await tool.caution?.(args).catch(() => null)) ?? null;
+    if (caution) {
+      if (options.unattended) return { type: "deny", reason: caution };
+      return {
+        type: "ask",
+        summary: `${await options.summarize(tool, args)} (⚠ ${caution})`,
+        warning: caution,
+      };
+    }
+    if (mode === "approve_all" || approvedTools.has(tool.name)) return { type: "allow" };
+    return { type: "ask", summary: await options.summarize(tool, args) };
+  };
+
   return {
     mode: () => mode,
     setMode(next) {
@@ -268,6 +288,7 @@ export function createPermissions(options: PermissionOptions): Permissions {
     },
     async check(call) {
       const tool = options.tools.get(call.name);
+      if (tool?.reach && options.validArgs(tool, call.args)) return checkReach(tool, call.args);
       if (!tool || tool.mutates === false || !options.validArgs(tool, call.args))
         return { type: "allow" };
       const summarize = () => options.summarize(tool, call.args);
@@ -310,7 +331,7 @@ export function createPermissions(options: PermissionOptions): Permissions {
     },
     remember(call) {
       const tool = options.tools.get(call.name);
-      if (!tool || tool.mutates === false) return;
+      if (!tool || (tool.mutates === false && !tool.reach)) return;
       const command = tool.command(call.args);
       if (command === null) {
         approvedTools.add(tool.name);

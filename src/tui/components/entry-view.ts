@@ -21,7 +21,7 @@ function toolColor(entry: ToolEntry): string {
 /** A tool call as a compact block: the tool, its key argument, and what really happened. */
 export function ToolBlock(props: { entry: ToolEntry; columns?: number }): React.ReactElement {
   const { entry } = props;
-  const lines = outcomeLines(entry.outcome, entry.started);
+  const lines = outcomeLines(entry.outcome, entry.started, entry.progress);
   // A permission summary may start with the tool's name, which the headline already shows.
   const name = plainText(entry.name);
   // One line, like keyArgument: a live block has a budget of one headline row.
