@@ -206,3 +206,340 @@ test("a failed prompt is a JSON-RPC error with nex's message, never end_turn; a 
     await stub.close();
   }
 });
+
+test("session/cancel mid-stream stops the turn at once and the prompt answers cancelled", async () => {
+  const { stub, run, sessionId } = await opened({
+    scripts: [
+      openaiText("Working on it, step one of many", {
+        finishReason: null,
+        includeDone: false,
+        end: "hang",
+      }),
+      openaiText("Fresh answer."),
+    ],
+  });
+  try {
+    const prompt = run.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "a long task" }],
+    });
+    await run.waitForUpdate((n) => n.update.sessionUpdate === "agent_message_chunk");
+    await run.agent.notify("session/cancel", { sessionId });
+    assert.equal((await prompt).stopReason, "cancelled");
+    // The session goes on: the next prompt is answered.
+    const next = await run.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "again" }],
+    });
+    assert.equal(next.stopReason, "end_turn");
+  } finally {
+    await run.close();
+    await stub.close();
+  }
+});
+
+test("session/cancel while the editor is asked answers the prompt cancelled and runs nothing", async () => {
+  let asked: () => void = () => {};
+  const question = new Promise<void>((done) => {
+    asked = done;
+  });
+  const { stub, box, run, sessionId } = await opened(
+    {
+      scripts: [
+        openaiToolCall({ id: "call_rm", name: "bash", args: { command: "touch made-by-bash" } }),
+        openaiText("never sent"),
+      ],
+    },
+    async () => {
+      asked();
+      // The editor keeps the question open until the cancel; then it answers cancelled, as ACP asks.
+      await new Promise((done) => setTimeout(done, 200));
+      return { outcome: { outcome: "cancelled" } };
+    },
+  );
+  try {
+    const prompt = run.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "make a file" }],
+    });
+    await question;
+    await run.agent.notify("session/cancel", { sessionId });
+    assert.equal((await prompt).stopReason, "cancelled");
+    assert.throws(() => readFileSync(join(box.workspace, "made-by-bash")), /ENOENT/);
+    assert.equal(stub.requestsTo("/v1/chat/completions").length, 1);
+  } finally {
+    await run.close();
+    await stub.close();
+  }
+});
+
+test("set_mode switches nex's permission mode: auto_edit writes without asking; an unknown mode is an error", async () => {
+  const { stub, box, run, sessionId } = await opened({
+    scripts: [
+      openaiToolCall({
+        id: "call_w",
+        name: "write_file",
+        args: { path: "auto.txt", content: "auto\n" },
+      }),
+      openaiText("Written."),
+    ],
+  });
+  try {
+    await assert.rejects(
+      run.agent.request("session/set_mode", { sessionId, modeId: "yolo" }),
+      (error: Error & { code?: number }) =>
+        error.code === -32602 && /no mode "yolo"/.test(error.message),
+    );
+    await run.agent.request("session/set_mode", { sessionId, modeId: "auto_edit" });
+    const answer = await run.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "write auto.txt" }],
+    });
+    assert.equal(answer.stopReason, "end_turn");
+    assert.equal(run.permissions.length, 0);
+    assert.equal(readFileSync(join(box.workspace, "auto.txt"), "utf8"), "auto\n");
+  } finally {
+    await run.close();
+    await stub.close();
+  }
+});
+
+test("always allow and always reject are remembered for the session", async () => {
+  const { stub, box, run, sessionId } = await opened(
+    {
+      scripts: [
+        openaiToolCall({ id: "c1", name: "bash", args: { command: "touch one" } }),
+        openaiToolCall({ id: "c2", name: "bash", args: { command: "touch one two" } }),
+        openaiToolCall({ id: "c3", name: "write_file", args: { path: "w.txt", content: "w\n" } }),
+        openaiToolCall({ id: "c4", name: "write_file", args: { path: "v.txt", content: "v\n" } }),
+        openaiText("Done."),
+      ],
+    },
+    (request) => ({
+      outcome: {
+        outcome: "selected",
+        optionId: request.toolCall.kind === "execute" ? "allow_always" : "reject_always",
+      },
+    }),
+    ["--sandbox", "off"],
+  );
+  try {
+    const answer = await run.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "go" }],
+    });
+    assert.equal(answer.stopReason, "end_turn");
+    // One question for the command (then remembered), one for the first write (then refused unasked).
+    assert.deepEqual(
+      run.permissions.map((p) => p.toolCall.toolCallId),
+      ["c1", "c3"],
+    );
+    readFileSync(join(box.workspace, "one"));
+    readFileSync(join(box.workspace, "two"));
+    assert.throws(() => readFileSync(join(box.workspace, "w.txt")), /ENOENT/);
+    assert.throws(() => readFileSync(join(box.workspace, "v.txt")), /ENOENT/);
+  } finally {
+    await run.close();
+    await stub.close();
+  }
+});
+
+test("session/load resumes a saved session: its conversation is replayed as updates, then it goes on", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({
+        id: "call_todo",
+        name: "todo_write",
+        args: { todos: [{ content: "Plan the work", status: "in_progress" }] },
+      }),
+      openaiText("First answer."),
+      openaiText("Second answer."),
+    ],
+  });
+  const box = makeSandbox();
+  const env = { ...box.env, OPENAI_API_KEY: KEY };
+  const first = startAcp({ cwd: box.workspace, env, args: nexArgs(stub.url, box.dataDir) });
+  await first.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  const { sessionId } = await first.agent.request("session/new", {
+    cwd: box.workspace,
+    mcpServers: [],
+  });
+  await first.agent.request("session/prompt", {
+    sessionId,
+    prompt: [{ type: "text", text: "remember the word pelican" }],
+  });
+  const plan = first.updates.map((n) => n.update).find((u) => u.sessionUpdate === "plan");
+  assert.deepEqual(plan && plan.sessionUpdate === "plan" ? plan.entries : null, [
+    { content: "Plan the work", status: "in_progress", priority: "medium" },
+  ]);
+  assert.equal(await first.close(), 0);
+
+  const second = startAcp({ cwd: box.workspace, env, args: nexArgs(stub.url, box.dataDir) });
+  try {
+    const init = await second.agent.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: {},
+    });
+    assert.equal(init.agentCapabilities?.loadSession, true);
+    const loaded = await second.agent.request("session/load", {
+      sessionId,
+      cwd: box.workspace,
+      mcpServers: [],
+    });
+    assert.equal(loaded.modes?.currentModeId, "ask");
+    // Every replayed update arrived before the load's answer.
+    const kinds = second.updates.map((n) => n.update.sessionUpdate);
+    assert.deepEqual(kinds, [
+      "user_message_chunk",
+      "tool_call",
+      "tool_call_update",
+      "agent_message_chunk",
+      "plan",
+    ]);
+    assert.equal(agentText(second.updates, "user_message_chunk"), "remember the word pelican");
+    assert.equal(agentText(second.updates), "First answer.");
+    assert.ok(second.updates.every((n) => n.sessionId === sessionId));
+    const next = await second.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "which word?" }],
+    });
+    assert.equal(next.stopReason, "end_turn");
+    const sent = stub.requestsTo("/v1/chat/completions")[2]?.rawBody ?? "";
+    assert.match(sent, /pelican/);
+    assert.match(sent, /First answer/);
+    await assert.rejects(
+      second.agent.request("session/load", {
+        sessionId: "no-such-session",
+        cwd: box.workspace,
+        mcpServers: [],
+      }),
+      /no-such-session/,
+    );
+  } finally {
+    assert.equal(await second.close(), 0);
+    await stub.close();
+  }
+});
+
+test("malformed messages get JSON-RPC errors and the agent keeps serving; stdout carries only JSON-RPC", async () => {
+  const stub = await startStubEndpoint({ scripts: [openaiText("Still here.")] });
+  const box = makeSandbox();
+  const child = (await import("node:child_process")).spawn(
+    process.execPath,
+    [
+      join(import.meta.dirname, "..", "..", "bin", "nex.js"),
+      "acp",
+      ...nexArgs(stub.url, box.dataDir),
+    ],
+    {
+      cwd: box.workspace,
+      env: { ...box.env, OPENAI_API_KEY: KEY },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
+  let stdout = "";
+  const lines: Record<string, unknown>[] = [];
+  const waiters: { id: unknown; done: (m: Record<string, unknown>) => void }[] = [];
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+    const parts = stdout.split("\n");
+    stdout = parts.pop() ?? "";
+    for (const line of parts) {
+      const message = JSON.parse(line) as Record<string, unknown>;
+      lines.push(message);
+      for (const w of [...waiters]) if (w.id === message.id) w.done(message);
+    }
+  });
+  const reply = (id: unknown) =>
+    new Promise<Record<string, unknown>>((done) => {
+      const found = lines.find((m) => m.id === id && ("result" in m || "error" in m));
+      if (found) done(found);
+      else waiters.push({ id, done });
+    });
+  const send = (text: string) => child.stdin.write(`${text}\n`);
+  const exited = new Promise<number | null>((done) => child.on("close", done));
+  try {
+    send("this is not json");
+    const parse = await reply(null);
+    assert.equal((parse.error as { code: number }).code, -32700);
+    send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "session/new",
+        params: { cwd: box.workspace, mcpServers: [] },
+      }),
+    );
+    assert.ok((await reply(1)).error, "a request before initialize is refused");
+    send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "initialize",
+        params: { protocolVersion: 1 },
+      }),
+    );
+    assert.equal(((await reply(2)).result as { protocolVersion: number }).protocolVersion, 1);
+    send(
+      JSON.stringify({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId: 5 } }),
+    );
+    assert.equal(((await reply(3)).error as { code: number }).code, -32602);
+    send(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "session/nonsense", params: {} }));
+    assert.equal(((await reply(4)).error as { code: number }).code, -32601);
+    send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 5,
+        method: "session/prompt",
+        params: { sessionId: "nope", prompt: [] },
+      }),
+    );
+    assert.equal(((await reply(5)).error as { code: number }).code, -32002);
+    send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 6,
+        method: "session/new",
+        params: { cwd: "relative/dir", mcpServers: [] },
+      }),
+    );
+    assert.equal(((await reply(6)).error as { code: number }).code, -32602);
+    send(
+      JSON.stringify([
+        { jsonrpc: "2.0", id: 7, method: "initialize", params: { protocolVersion: 1 } },
+      ]),
+    );
+    send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 8,
+        method: "session/new",
+        params: { cwd: box.workspace, mcpServers: [] },
+      }),
+    );
+    const sessionId = ((await reply(8)).result as { sessionId: string }).sessionId;
+    send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "session/prompt",
+        params: { sessionId, prompt: [{ type: "image", data: "AAAA", mimeType: "image/png" }] },
+      }),
+    );
+    assert.match(((await reply(9)).error as { message: string }).message, /image/);
+    send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 10,
+        method: "session/prompt",
+        params: { sessionId, prompt: [{ type: "text", text: "hi" }] },
+      }),
+    );
+    assert.equal(((await reply(10)).result as { stopReason: string }).stopReason, "end_turn");
+    assert.ok(lines.every((m) => m.jsonrpc === "2.0"));
+  } finally {
+    child.stdin.end();
+    assert.equal(await exited, 0);
+    await stub.close();
+  }
+});
