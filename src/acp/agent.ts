@@ -1,4 +1,5 @@
 // The ACP agent: `initialize`, sessions (new, load, prompt, cancel, mode) over nex's sessions.
+import { realpathSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import {
   type AgentApp,
@@ -13,6 +14,7 @@ import {
 import type { AgentEvent } from "../protocol/index.ts";
 import type { ConfigFlags } from "../runtime/config.ts";
 import type { OpenedSession, OpenOptions } from "../runtime/open-session.ts";
+import { editorFiles } from "./editor-files.ts";
 import { SessionBridge } from "./session-bridge.ts";
 
 /** What the agent needs from its host: how to open a session, where to log. */
@@ -54,8 +56,22 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
   const open = async (cwd: string, resume: string | null): Promise<OpenedSession> => {
     if (!isAbsolute(cwd))
       throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path, not "${cwd}".`);
+    let opened: OpenedSession | null = null;
+    // The tools ask the editor only once the session is open, and only where the editor offers it.
+    const editor =
+      client && capabilities.fs?.readTextFile
+        ? editorFiles({
+            client,
+            session: () => (opened ? openedFiles(opened) : null),
+            log: host.log,
+          })
+        : null;
     try {
-      return await host.open({ ...host.flags, cwd }, { resume, approvals: "interactive" });
+      opened = await host.open(
+        { ...host.flags, cwd },
+        { resume, approvals: "interactive", ...(editor ? { editor } : {}) },
+      );
+      return opened;
     } catch (error) {
       // A refused configuration (no model, a busy session, an unreachable endpoint) says what to fix.
       throw new RequestError(-32603, (error as Error).message);
@@ -118,6 +134,16 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
       sessions.clear();
     },
   };
+}
+
+/** The session's id and its workspace as the tools name paths (symlinks resolved). */
+function openedFiles(opened: OpenedSession): { sessionId: string; workspace: string } {
+  const { sessionId, workspace } = opened.session.info;
+  let real = workspace;
+  try {
+    real = realpathSync(workspace);
+  } catch {}
+  return { sessionId, workspace: real };
 }
 
 function logOpening(host: AcpHost, events: readonly AgentEvent[]): void {

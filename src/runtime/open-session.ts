@@ -23,6 +23,7 @@ import {
   previewUndo,
   readWorkspaceOwnFile,
   resultCapForWindow,
+  type ToolHostOptions,
   todoNote,
   toolSpecs,
   undoWorkspace,
@@ -52,6 +53,8 @@ export interface OpenOptions {
    * `/proc/<pid>/environ` shows, once they are read (`concealInProcEnviron`).
    */
   concealEnvironment?: boolean;
+  /** The editor's unsaved buffers (`nex acp`), seen by the file tools. */
+  editor?: ToolHostOptions["editor"];
 }
 
 /** An open session and the events of its opening (start, resume fitting), for the UI to show first. */
@@ -202,6 +205,7 @@ export async function openSession(
     // A result's share follows the window the session has now (/model and a 400 can change it).
     resultCap: () => resultCapForWindow(budget.window()),
     resultsDir: join(config.dataDir, "results", sessionId),
+    ...(options.editor ? { editor: options.editor } : {}),
   });
   const host = scrubbedTools(tools, secrets);
 

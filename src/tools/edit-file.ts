@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { shortDiff } from "./diff-text.ts";
 import { applyReplacements, planEdit } from "./edit-match.ts";
+import { unsavedChanges } from "./editor-buffers.ts";
 import { formatBytes, formatCount, formatLines, readState, shortHash } from "./file-content.ts";
 import { checkReplaceable } from "./file-guard.ts";
 import { commitChange, confirmation } from "./file-writer.ts";
@@ -76,6 +77,8 @@ export function editFileTool(): Tool {
         );
       }
       checkReplaceable(existing, target.display, "Nothing was changed.");
+      if ((await ctx.editor?.unsaved(target.abs, existing.bytes)) != null)
+        return unsavedChanges(target.display, "Nothing was changed.");
       checkReplace({
         ledger: ctx.ledger,
         abs: target.abs,

@@ -18,6 +18,8 @@ export interface AcpRun {
   agent: ClientContext;
   /** Every `session/update` received, in order. */
   updates: SessionNotification[];
+  /** Every path the agent asked the editor for (fs/read_text_file). */
+  reads: string[];
   /** Every permission question received, in order. */
   permissions: RequestPermissionRequest[];
   stderr: () => string;
@@ -50,6 +52,7 @@ export function startAcp(options: AcpOptions): AcpRun {
   const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
   const updates: SessionNotification[] = [];
   const permissions: RequestPermissionRequest[] = [];
+  const reads: string[] = [];
   const waiters: {
     test: (u: SessionNotification) => boolean;
     done: (u: SessionNotification) => void;
@@ -63,6 +66,12 @@ export function startAcp(options: AcpOptions): AcpRun {
           waiter.done(params);
         }
       }
+    })
+    .onRequest("fs/read_text_file", ({ params }) => {
+      reads.push(params.path);
+      const text = options.buffer?.(params.path);
+      if (text === null || text === undefined) throw new Error(`no buffer for ${params.path}`);
+      return { content: text };
     })
     .onRequest("session/request_permission", async ({ params }) => {
       permissions.push(params);
@@ -80,6 +89,7 @@ export function startAcp(options: AcpOptions): AcpRun {
     agent: connection.agent,
     updates,
     permissions,
+    reads,
     stderr: () => stderr,
     waitForUpdate(test) {
       const found = updates.find(test);
