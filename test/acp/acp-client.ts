@@ -33,6 +33,8 @@ export interface AcpOptions {
   cwd: string;
   env: Record<string, string>;
   args: string[];
+  /** The editor's unsaved text of a file (fs/read_text_file); null: the request fails. */
+  buffer?: (path: string) => string | null;
   /** How the "editor" answers a permission question; default: reject once. */
   answer?: (
     request: RequestPermissionRequest,
