@@ -16,7 +16,8 @@ const MODES: { id: PermissionMode; name: string; description: string }[] = [
   {
     id: "approve_all",
     name: "Yes to all",
-    description: "Runs every action undo can repair without asking; still asks for what it cannot.",
+    description:
+      "Runs every action undo can repair without asking; refuses what undo could not repair.",
   },
 ];
 

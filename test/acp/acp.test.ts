@@ -543,3 +543,79 @@ test("malformed messages get JSON-RPC errors and the agent keeps serving; stdout
     await stub.close();
   }
 });
+
+test("nex's secrets never reach a notification or a permission question, not even inside a file's diff", async () => {
+  const { stub, box, run, sessionId } = await opened(
+    {
+      scripts: [
+        openaiToolCall({ id: "r", name: "read_file", args: { path: "config.env" } }),
+        openaiToolCall({
+          id: "w",
+          name: "write_file",
+          args: { path: "config.env", content: "MODE=dev\nNEW=1\n" },
+        }),
+        openaiText("Rewrote it."),
+      ],
+    },
+    () => ({ outcome: { outcome: "selected", optionId: "allow_once" } }),
+  );
+  writeFileSync(join(box.workspace, "config.env"), `MODE=dev\nOPENAI_API_KEY=${KEY}\n`);
+  try {
+    const answer = await run.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "clean the config" }],
+    });
+    assert.equal(answer.stopReason, "end_turn");
+    const diff = run.updates
+      .map((n) => n.update)
+      .find(
+        (u) =>
+          u.sessionUpdate === "tool_call_update" &&
+          u.toolCallId === "w" &&
+          u.status === "completed",
+      );
+    assert.ok(diff && diff.sessionUpdate === "tool_call_update");
+    assert.equal(diff.content?.[0]?.type, "diff", "the write is shown as a diff");
+    const everything = JSON.stringify([run.updates, run.permissions]);
+    assert.ok(!everything.includes(KEY), "the key must not reach the editor");
+  } finally {
+    await run.close();
+    await stub.close();
+  }
+});
+
+test("links and embedded files in a prompt reach the model as context; MCP servers nex cannot use are named, not ignored", async () => {
+  const { stub, box, run } = await opened({ scripts: [openaiText("Seen.")] });
+  try {
+    const withMcp = await run.agent.request("session/new", {
+      cwd: box.workspace,
+      mcpServers: [{ name: "github", command: "github-mcp", args: [], env: [] }],
+    });
+    const note = (withMcp._meta?.nex ?? {}) as { mcpServersNotUsed?: string[]; message?: string };
+    assert.deepEqual(note.mcpServersNotUsed, ["github"]);
+    assert.match(note.message ?? "", /does not connect to MCP servers/);
+    assert.match(run.stderr(), /github/);
+    const answer = await run.agent.request("session/prompt", {
+      sessionId: withMcp.sessionId,
+      prompt: [
+        { type: "text", text: "explain these" },
+        { type: "resource_link", name: "main.ts", uri: `file://${join(box.workspace, "main.ts")}` },
+        {
+          type: "resource",
+          resource: {
+            uri: `file://${join(box.workspace, "draft.md")}`,
+            text: "# Draft in the editor",
+          },
+        },
+      ],
+    });
+    assert.equal(answer.stopReason, "end_turn");
+    const sent = stub.requestsTo("/v1/chat/completions")[0]?.rawBody ?? "";
+    assert.match(sent, /explain these/);
+    assert.ok(sent.includes(join(box.workspace, "main.ts")));
+    assert.match(sent, /# Draft in the editor/);
+  } finally {
+    await run.close();
+    await stub.close();
+  }
+});
