@@ -5,6 +5,7 @@ import { Readable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import type { ConfigFlags } from "../runtime/config.ts";
 import { openSession } from "../runtime/open-session.ts";
+import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
 import { createAcpAgent } from "./agent.ts";
 import { claimStdout } from "./stdout.ts";
 
@@ -30,11 +31,24 @@ export async function runAcp(
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   );
   const connection = app.connect(stream);
-  await connection.closed.catch((error: unknown) =>
-    log(`connection closed: ${(error as Error).message}`),
-  );
-  await closeAll();
-  return 0;
+  // The editor stops its agent with a signal or by closing stdin: the running turn stops, its
+  // commands are ended and every journal is synced first. A second signal exits at once.
+  let stoppedBy: StopSignal | null = null;
+  const stopWatching = onStopSignals((signal, count) => {
+    if (count > 1) process.exit(SIGNAL_EXIT[stoppedBy ?? signal]);
+    stoppedBy = signal;
+    log(`${signal}: stopping the sessions`);
+    connection.close();
+  });
+  try {
+    await connection.closed.catch((error: unknown) =>
+      log(`connection closed: ${(error as Error).message}`),
+    );
+    await closeAll();
+  } finally {
+    stopWatching();
+  }
+  return stoppedBy ? SIGNAL_EXIT[stoppedBy] : 0;
 }
 
 function packageVersion(): string {

@@ -25,6 +25,8 @@ export interface AcpRun {
   stderr: () => string;
   /** Resolves when an update matching `test` has arrived (already or later). */
   waitForUpdate(test: (update: SessionNotification) => boolean): Promise<SessionNotification>;
+  /** Waits for the process to exit (stdin left open); returns its exit code. */
+  exited(): Promise<number | null>;
   /** Closes stdin and waits for the process to exit; returns its exit code. */
   close(): Promise<number | null>;
 }
@@ -98,6 +100,7 @@ export function startAcp(options: AcpOptions): AcpRun {
       if (found) return Promise.resolve(found);
       return new Promise((done) => waiters.push({ test, done }));
     },
+    exited: () => exited,
     async close() {
       child.stdin?.end();
       return exited;

@@ -619,3 +619,35 @@ test("links and embedded files in a prompt reach the model as context; MCP serve
     await stub.close();
   }
 });
+
+test("SIGTERM stops a running prompt, releases the session and exits 143; the session loads again", async () => {
+  const { stub, box, run, sessionId } = await opened({
+    scripts: [
+      openaiText("Thinking about it", { finishReason: null, includeDone: false, end: "hang" }),
+      openaiText("Back again."),
+    ],
+  });
+  const prompt = run.agent
+    .request("session/prompt", { sessionId, prompt: [{ type: "text", text: "a long one" }] })
+    .catch((error: Error) => error);
+  await run.waitForUpdate((n) => n.update.sessionUpdate === "agent_message_chunk");
+  run.child.kill("SIGTERM");
+  const code = await run.exited();
+  await prompt;
+  if (code !== 143) await stub.close();
+  assert.equal(code, 143, run.stderr());
+  const again = startAcp({
+    cwd: box.workspace,
+    env: { ...box.env, OPENAI_API_KEY: KEY },
+    args: nexArgs(stub.url, box.dataDir),
+  });
+  try {
+    await again.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    await again.agent.request("session/load", { sessionId, cwd: box.workspace, mcpServers: [] });
+    assert.equal(agentText(again.updates, "user_message_chunk"), "a long one");
+    assert.doesNotMatch(again.stderr(), /took over|still running/i);
+  } finally {
+    await again.close();
+    await stub.close();
+  }
+});
