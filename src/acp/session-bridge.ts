@@ -94,6 +94,11 @@ export class SessionBridge {
       this.say(terminal.message);
       await this.outbox;
     }
+    // A refusal comes apart from the answer's text, never as deltas: it is the answer.
+    if (terminal.type === "done" && this.refused && terminal.finalText) {
+      this.send({ sessionUpdate: "agent_message_chunk", content: textBlock(terminal.finalText) });
+      await this.outbox;
+    }
     return { stopReason: end.stopReason };
   }
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
-import { openaiText, openaiToolCall, status } from "../support/stub-scripts.ts";
+import { openaiText, openaiToolCall, sse, status } from "../support/stub-scripts.ts";
 import { agentText, startAcp } from "./acp-client.ts";
 
 const KEY = "sk-test-DO-NOT-LEAK-4242";
@@ -648,6 +648,48 @@ test("SIGTERM stops a running prompt, releases the session and exits 143; the se
     assert.doesNotMatch(again.stderr(), /took over|still running/i);
   } finally {
     await again.close();
+    await stub.close();
+  }
+});
+
+test("a model's refusal, or a filter's, ends the prompt with stopReason refusal and shows why", async () => {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    sse({
+      id: "chatcmpl-r",
+      object: "chat.completion.chunk",
+      created: 0,
+      model: "stub-model",
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+  const { stub, run, sessionId } = await opened({
+    scripts: [
+      {
+        type: "stream",
+        parts: [
+          chunk({ role: "assistant", content: null }),
+          chunk({ refusal: "I can't help with that." }),
+          chunk({}, "stop"),
+          "data: [DONE]\n\n",
+        ],
+      },
+      openaiText("Here is how to", { finishReason: "content_filter" }),
+    ],
+  });
+  try {
+    const answer = await run.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "something forbidden" }],
+    });
+    assert.equal(answer.stopReason, "refusal");
+    assert.equal(agentText(run.updates), "I can't help with that.");
+    const filtered = await run.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "try again" }],
+    });
+    assert.equal(filtered.stopReason, "refusal");
+    assert.match(agentText(run.updates), /content filter/);
+  } finally {
+    await run.close();
     await stub.close();
   }
 });
