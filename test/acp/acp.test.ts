@@ -693,3 +693,62 @@ test("a model's refusal, or a filter's, ends the prompt with stopReason refusal 
     await stub.close();
   }
 });
+
+test("the turn limit ends the prompt with stopReason max_turn_requests and says how to go on", async () => {
+  const { stub, run, sessionId } = await opened(
+    {
+      scripts: [
+        openaiToolCall({ id: "l1", name: "list_dir", args: {} }),
+        openaiToolCall({ id: "l2", name: "glob", args: { pattern: "*" } }),
+      ],
+    },
+    undefined,
+    ["--max-turns", "1"],
+  );
+  try {
+    const answer = await run.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "look around" }],
+    });
+    assert.equal(answer.stopReason, "max_turn_requests");
+    assert.match(agentText(run.updates), /\[nex\]/);
+  } finally {
+    await run.close();
+    await stub.close();
+  }
+});
+
+test("an editor that shows notices gets nex's sentences as notices, not as the agent's words", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [openaiText("This answer is cut", { finishReason: "length" })],
+  });
+  const box = makeSandbox();
+  const run = startAcp({
+    cwd: box.workspace,
+    env: { ...box.env, OPENAI_API_KEY: KEY },
+    args: nexArgs(stub.url, box.dataDir),
+  });
+  try {
+    await run.agent.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: { session: { notices: {} } },
+    });
+    const { sessionId } = await run.agent.request("session/new", {
+      cwd: box.workspace,
+      mcpServers: [],
+    });
+    const answer = await run.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "go" }],
+    });
+    assert.equal(answer.stopReason, "max_tokens");
+    assert.equal(agentText(run.updates), "This answer is cut");
+    const notice = run.updates.map((n) => n.update).find((u) => u.sessionUpdate === "notice");
+    assert.ok(notice && notice.sessionUpdate === "notice");
+    assert.equal(notice.severity, "warning");
+    assert.match(notice.title, /cut off/);
+  } finally {
+    await run.close();
+    await stub.close();
+  }
+});
