@@ -12,6 +12,7 @@ import {
   RequestError,
 } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../protocol/index.ts";
+import type { SessionSummary } from "../runtime/agent-session.ts";
 import type { ConfigFlags } from "../runtime/config.ts";
 import type { OpenedSession, OpenOptions } from "../runtime/open-session.ts";
 import { editorFiles } from "./editor-files.ts";
@@ -22,6 +23,8 @@ export interface AcpHost {
   flags: ConfigFlags;
   version: string;
   open(flags: ConfigFlags, options: OpenOptions): Promise<OpenedSession>;
+  /** nex's saved sessions (`nex sessions`), newest first. */
+  list(flags: ConfigFlags): Promise<SessionSummary[]>;
   log(line: string): void;
 }
 
@@ -91,6 +94,7 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
           // nex cannot connect to MCP servers yet: none is advertised, and one passed is named as unused.
           mcpCapabilities: { http: false, sse: false },
+          sessionCapabilities: { list: {} },
         },
         agentInfo: { name: "nex", title: "nex", version: host.version },
         authMethods: [],
@@ -118,6 +122,28 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
       await made.replay(opened.events);
       return { modes: made.modes(), ...mcpNote(host, params.mcpServers) };
     })
+    .onRequest("session/list", async ({ params }) => {
+      const cwd = params.cwd ?? null;
+      if (cwd !== null && !isAbsolute(cwd))
+        throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path, not "${cwd}".`);
+      let rows: SessionSummary[];
+      try {
+        rows = await host.list(cwd ? { ...host.flags, cwd } : host.flags);
+      } catch (error) {
+        throw new RequestError(-32603, (error as Error).message);
+      }
+      const places = cwd === null ? null : new Set([cwd, realOrSame(cwd)]);
+      return {
+        sessions: rows
+          .filter((row) => places === null || places.has(row.workspace))
+          .slice(0, LISTED)
+          .map((row) => ({
+            sessionId: row.sessionId,
+            cwd: row.workspace,
+            title: title(row.lastMessage),
+          })),
+      };
+    })
     .onRequest("session/prompt", ({ params }) => find(params.sessionId).prompt(params.prompt))
     .onNotification("session/cancel", ({ params }) => {
       sessions.get(params.sessionId)?.cancel();
@@ -144,6 +170,23 @@ function openedFiles(opened: OpenedSession): { sessionId: string; workspace: str
     real = realpathSync(workspace);
   } catch {}
   return { sessionId, workspace: real };
+}
+
+function realOrSame(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The sessions one list shows; `nex sessions` shows them all. */
+const LISTED = 200;
+
+/** A session's line in the editor's history: its last message, on one line. */
+function title(lastMessage: string): string {
+  const line = lastMessage.replace(/\s+/g, " ").trim();
+  return line.length > 100 ? `${line.slice(0, 100)}…` : line;
 }
 
 function logOpening(host: AcpHost, events: readonly AgentEvent[]): void {

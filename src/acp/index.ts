@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import type { ConfigFlags } from "../runtime/config.ts";
-import { openSession } from "../runtime/open-session.ts";
+import { listSessionsFor, openSession } from "../runtime/open-session.ts";
 import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
 import { createAcpAgent } from "./agent.ts";
 import { claimStdout } from "./stdout.ts";
@@ -23,6 +23,7 @@ export async function runAcp(
     flags,
     version: packageVersion(),
     log,
+    list: (sessionFlags) => listSessionsFor(sessionFlags, env, cwd),
     open: (sessionFlags, options) =>
       openSession(sessionFlags, env, cwd, { ...options, concealEnvironment: true }),
   });

@@ -381,6 +381,13 @@ test("session/load resumes a saved session: its conversation is replayed as upda
       clientCapabilities: {},
     });
     assert.equal(init.agentCapabilities?.loadSession, true);
+    // The editor's history lists nex's saved sessions of this folder.
+    const listed = await second.agent.request("session/list", { cwd: box.workspace });
+    assert.deepEqual(
+      listed.sessions.map((s) => [s.sessionId, s.cwd]),
+      [[sessionId, box.workspace]],
+    );
+    assert.match(listed.sessions[0]?.title ?? "", /First answer/);
     const loaded = await second.agent.request("session/load", {
       sessionId,
       cwd: box.workspace,
