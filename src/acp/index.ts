@@ -19,6 +19,10 @@ export async function runAcp(
   // Taken once: concealing the key in the process's environment block changes what `process.env` shows.
   const env = { ...environment };
   const log = (line: string) => process.stderr.write(`nex acp: ${line.replace(/\n+$/, "")}\n`);
+  if (process.stdin.isTTY)
+    log(
+      "waiting for an editor's Agent Client Protocol messages on stdin; an editor starts `nex acp` itself (see the README). Ctrl-C quits.",
+    );
   const { app, closeAll } = createAcpAgent({
     flags,
     version: packageVersion(),

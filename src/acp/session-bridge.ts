@@ -27,6 +27,8 @@ interface CallState {
   name: string;
   args: Record<string, unknown>;
   announced: boolean;
+  /** It ended (refused, or ran): a question about it now would ask about nothing. */
+  settled?: boolean;
   /** The file before a write or edit ran: text, null (absent), undefined (not shown). */
   before?: Promise<string | null | undefined>;
 }
@@ -197,6 +199,7 @@ export class SessionBridge {
       case "tool_call_refused": {
         const content = [textContent(`Not run: ${event.reason}`)];
         const state = this.calls.get(event.callId);
+        if (state) state.settled = true;
         if (state?.announced)
           this.send({
             sessionUpdate: "tool_call_update",
@@ -340,6 +343,8 @@ export class SessionBridge {
     }
     this.captureBefore(callId, name, args);
     const proposal = await this.proposal(name, args, state);
+    // A cancel while the change was being read has refused the call already.
+    if (state?.settled || this.cancelled) return;
     if (!state?.announced) this.announce(callId, name, args, "pending", proposal);
     await this.outbox;
     let answer: ReturnType<typeof answerOf>;
