@@ -287,11 +287,17 @@ export class SessionBridge {
       const diff = await ready;
       const content: ToolCallContent[] = diff ? [diff] : [textContent(shown(event.content))];
       if (!state?.announced) await this.announceNow(event.callId, event.name, state?.args ?? {});
+      // Where the change starts, so an editor that follows the agent opens the file there.
+      const line =
+        diff?.type === "diff" ? firstChangedLine(diff.oldText ?? "", diff.newText) : null;
       await this.deliver({
         sessionUpdate: "tool_call_update",
         toolCallId: event.callId,
         status: event.isError ? "failed" : "completed",
         content,
+        ...(diff?.type === "diff" && line !== null
+          ? { locations: [{ path: diff.path, line }] }
+          : {}),
       });
     });
     this.calls.delete(event.callId);
@@ -450,4 +456,14 @@ function shown(text: string): string {
   return text.length > RESULT_SHOWN
     ? `${text.slice(0, RESULT_SHOWN)}\n… (${text.length - RESULT_SHOWN} more characters; the model saw them)`
     : text;
+}
+
+/** The 1-based line where `after` first differs from `before`; null when they are the same. */
+export function firstChangedLine(before: string, after: string): number | null {
+  if (before === after) return null;
+  const a = before.split("\n");
+  const b = after.split("\n");
+  let line = 0;
+  while (line < a.length && line < b.length && a[line] === b[line]) line++;
+  return line + 1;
 }

@@ -129,6 +129,7 @@ test("an edit the editor allows streams as a tool call with kind, title, locatio
         u.status === "completed",
     );
     assert.ok(done && done.sessionUpdate === "tool_call_update");
+    assert.deepEqual(done.locations, [{ path: join(box.workspace, "notes.txt"), line: 2 }]);
     assert.deepEqual(done.content, [
       {
         type: "diff",
