@@ -8,17 +8,17 @@ import type {
   ToolCallContent,
 } from "@agentclientprotocol/sdk";
 import { RequestError } from "@agentclientprotocol/sdk";
-import type { AgentEvent, Message, StopReason as TurnStopReason } from "../protocol/index.ts";
+import type { AgentEvent, StopReason as TurnStopReason } from "../protocol/index.ts";
 import type { NexSession } from "../runtime/nex-session.ts";
+import { type ChangeView, changeMade, changeProposed } from "./changes.ts";
 import { workspaceText } from "./file-text.ts";
 import { modeOf, modeState } from "./modes.ts";
 import { answerOf, PERMISSION_OPTIONS, rejectionKey } from "./permission.ts";
 import { promptText } from "./prompt-content.ts";
+import { replayUpdates } from "./replay.ts";
 import { promptEnd } from "./stop-reason.ts";
 import { kindOf, locationsOf, parseArguments, titleOf } from "./tool-calls.ts";
-
-/** A tool result is shown up to this size; the model saw it whole (or paged), the editor a glimpse. */
-const RESULT_SHOWN = 16 * 1024;
+import { firstChangedLine, shown, textBlock, textContent } from "./updates.ts";
 
 // The loop's words when a model refuses (`done` carries the refusal as its answer).
 const REFUSAL_NOTICE = "The model refused the request";
@@ -125,7 +125,8 @@ export class SessionBridge {
 
   /** `session/load`: the conversation as the model sees it now, as updates, then the checklist. */
   async replay(opening: readonly AgentEvent[]): Promise<void> {
-    for (const message of this.session.history()) this.replayMessage(message);
+    for (const update of replayUpdates(this.session.history(), this.session.info.workspace))
+      this.send(update);
     for (const event of opening) {
       if (event.type === "todo_updated") this.onEvent(event);
       if (event.type === "context_fitted") this.say(event.line);
@@ -136,38 +137,6 @@ export class SessionBridge {
   async close(): Promise<void> {
     this.unsubscribe();
     await this.session.close();
-  }
-
-  private replayMessage(message: Message): void {
-    switch (message.type) {
-      case "user":
-        this.send({ sessionUpdate: "user_message_chunk", content: textBlock(message.text) });
-        return;
-      case "assistant":
-        if (message.text)
-          this.send({ sessionUpdate: "agent_message_chunk", content: textBlock(message.text) });
-        for (const call of message.toolCalls) {
-          const args = parseArguments(call.argumentsText);
-          this.send({
-            sessionUpdate: "tool_call",
-            toolCallId: call.id,
-            title: titleOf(call.name, args),
-            kind: kindOf(call.name),
-            status: "pending",
-            locations: locationsOf(call.name, args, this.session.info.workspace),
-            rawInput: args,
-          });
-        }
-        return;
-      case "tool_result":
-        this.send({
-          sessionUpdate: "tool_call_update",
-          toolCallId: message.toolCallId,
-          status: message.isError ? "failed" : "completed",
-          content: [textContent(message.content)],
-        });
-        return;
-    }
   }
 
   private onEvent(event: AgentEvent): void {
@@ -282,7 +251,7 @@ export class SessionBridge {
   private async finished(event: Extract<AgentEvent, { type: "tool_result" }>): Promise<void> {
     const state = this.calls.get(event.callId);
     // Held in the outbox's order: the diff needs a read, the next events must not overtake it.
-    const ready = this.diffOf(event, state);
+    const ready = changeMade(event, state?.before, this.view());
     this.outbox = this.outbox.then(async () => {
       const diff = await ready;
       const content: ToolCallContent[] = diff ? [diff] : [textContent(shown(event.content))];
@@ -315,26 +284,6 @@ export class SessionBridge {
     });
   }
 
-  /** Old and new text of a write or edit that happened; null when it cannot be shown as a diff. */
-  private async diffOf(
-    event: Extract<AgentEvent, { type: "tool_result" }>,
-    state: CallState | undefined,
-  ): Promise<ToolCallContent | null> {
-    const details = event.details;
-    if (event.isError || !details || (details.type !== "write" && details.type !== "edit"))
-      return null;
-    const before = state?.before ? await state.before : undefined;
-    const after = await workspaceText(this.session.info.workspace, details.path);
-    if (before === undefined || typeof after !== "string") return null;
-    return {
-      type: "diff",
-      path: locationsOf("write_file", { path: details.path }, this.session.info.workspace)[0]
-        ?.path as string,
-      oldText: before === null ? null : this.session.redact(before),
-      newText: this.session.redact(after),
-    };
-  }
-
   /** Asks the editor; a question nobody can answer is a no, never a hang or a yes. */
   private async askPermission(callId: string, name: string, summary: string): Promise<void> {
     const state = this.calls.get(callId);
@@ -348,7 +297,7 @@ export class SessionBridge {
       return;
     }
     this.captureBefore(callId, name, args);
-    const proposal = await this.proposal(name, args, state);
+    const proposal = await changeProposed(name, args, state?.before, this.view());
     // A cancel while the change was being read has refused the call already.
     if (state?.settled || this.cancelled) return;
     if (!state?.announced) this.announce(callId, name, args, "pending", proposal);
@@ -384,36 +333,8 @@ export class SessionBridge {
     this.session.answerPermission(callId, answer.answer);
   }
 
-  /** The change a write or edit would make, for the permission question. */
-  private async proposal(
-    name: string,
-    args: Record<string, unknown>,
-    state: CallState | undefined,
-  ): Promise<ToolCallContent[]> {
-    const path = typeof args.path === "string" ? args.path : null;
-    if (!path) return [];
-    const absolute = locationsOf("write_file", { path }, this.session.info.workspace)[0]?.path;
-    if (!absolute) return [];
-    if (
-      name === "edit_file" &&
-      typeof args.old_string === "string" &&
-      typeof args.new_string === "string"
-    )
-      return [{ type: "diff", path: absolute, oldText: args.old_string, newText: args.new_string }];
-    const whole = args.parts === undefined || args.parts === 1;
-    if (name === "write_file" && typeof args.content === "string" && whole) {
-      const before = state?.before ? await state.before : undefined;
-      if (before === undefined) return [];
-      return [
-        {
-          type: "diff",
-          path: absolute,
-          oldText: before === null ? null : this.session.redact(before),
-          newText: args.content,
-        },
-      ];
-    }
-    return [];
+  private view(): ChangeView {
+    return { workspace: this.session.info.workspace, redact: (text) => this.session.redact(text) };
   }
 
   /** nex's own sentence for the user (a cut answer, a resume that dropped messages). */
@@ -442,28 +363,4 @@ export class SessionBridge {
       this.options.log(`session/update not delivered: ${(error as Error).message}`);
     }
   }
-}
-
-function textBlock(text: string): ContentBlock {
-  return { type: "text", text };
-}
-
-function textContent(text: string): ToolCallContent {
-  return { type: "content", content: textBlock(text) };
-}
-
-function shown(text: string): string {
-  return text.length > RESULT_SHOWN
-    ? `${text.slice(0, RESULT_SHOWN)}\n… (${text.length - RESULT_SHOWN} more characters; the model saw them)`
-    : text;
-}
-
-/** The 1-based line where `after` first differs from `before`; null when they are the same. */
-export function firstChangedLine(before: string, after: string): number | null {
-  if (before === after) return null;
-  const a = before.split("\n");
-  const b = after.split("\n");
-  let line = 0;
-  while (line < a.length && line < b.length && a[line] === b[line]) line++;
-  return line + 1;
 }
