@@ -14,8 +14,9 @@ const allowed: Record<string, string[]> = {
   runtime: ["agent", "providers", "tools", "session", "web", "protocol"],
   headless: ["runtime", "protocol"],
   tui: ["runtime", "protocol"],
+  acp: ["runtime", "protocol"],
   demo: ["protocol"],
-  cli: ["headless", "tui", "runtime", "demo", "protocol"],
+  cli: ["headless", "tui", "acp", "runtime", "demo", "protocol"],
 };
 
 const src = resolve(import.meta.dirname, "..", "src");

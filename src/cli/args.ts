@@ -17,7 +17,8 @@ export type Command =
     }
   | { type: "demo"; options: CommonOptions; scenario: string | null }
   | { type: "doctor"; options: CommonOptions }
-  | { type: "hooks"; options: CommonOptions; approve: boolean };
+  | { type: "hooks"; options: CommonOptions; approve: boolean }
+  | { type: "acp"; options: CommonOptions };
 
 /** Options every command accepts. */
 export interface CommonOptions {
@@ -52,6 +53,7 @@ Usage:
                                --include-unsure also reverts what changed during a command that
                                does not name it (undo leaves that alone: it may be someone else's)
   nex demo [scenario]          watch nex handle a misbehaving endpoint (built in, no network)
+  nex acp                      serve the Agent Client Protocol on stdin/stdout, for editors (Zed, ...)
   nex doctor                   check the endpoint before trusting it: reachable, key, model, streaming,
                                tool calls, limits, honest truncation (--json for a JSON report)
   nex hooks [approve]          list the hooks that run here; approve the project's (.claude/settings.json)
@@ -146,6 +148,12 @@ export function parseCommand(argv: string[]): Command {
           `nex doctor takes no arguments, not "${rest.join(" ")}"; choose the endpoint with --base-url, --provider and --model.`,
         );
       return { type: "doctor", options };
+    case "acp":
+      if (rest.length > 0)
+        throw new UsageError(
+          `nex acp takes no arguments, not "${rest.join(" ")}"; the editor sends the prompts over the protocol.`,
+        );
+      return { type: "acp", options };
     default:
       throw new UsageError(
         `Unknown command "${verb}". To give nex a task, use: nex run "${[verb, ...rest].join(" ")}"`,

@@ -129,6 +129,10 @@ async function dispatch(command: Command): Promise<number> {
         out: (text) => process.stdout.write(text),
       });
     }
+    case "acp": {
+      const { runAcp } = await import("../acp/index.ts");
+      return runAcp(command.options, process.env, process.cwd());
+    }
     case "demo": {
       const { runDemo } = await import("./demo.ts");
       return runDemo(command.scenario, command.options);

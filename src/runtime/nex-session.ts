@@ -125,6 +125,11 @@ export class NexSession implements AgentSession {
     return this.requestCounter;
   }
 
+  /** Text from outside the event stream (a file an editor is shown) with nex's secrets replaced. */
+  redact(text: string): string {
+    return this.parts.secrets ? this.parts.secrets.scrub(text).text : text;
+  }
+
   history(): readonly Message[] {
     return this.messages;
   }

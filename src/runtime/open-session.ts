@@ -23,6 +23,7 @@ import {
   previewUndo,
   readWorkspaceOwnFile,
   resultCapForWindow,
+  type ToolHostOptions,
   todoNote,
   toolSpecs,
   undoWorkspace,
@@ -63,6 +64,8 @@ export interface OpenOptions {
    * `/proc/<pid>/environ` shows, once they are read (`concealInProcEnviron`).
    */
   concealEnvironment?: boolean;
+  /** The editor's unsaved buffers (`nex acp`), seen by the file tools. */
+  editor?: ToolHostOptions["editor"];
 }
 
 /** An open session and the events of its opening (start, resume fitting), for the UI to show first. */
@@ -235,6 +238,7 @@ export async function openSession(
     ],
     onProgress: (callId, name, message) =>
       session.emit({ type: "tool_progress", callId, name, message }),
+    ...(options.editor ? { editor: options.editor } : {}),
   });
   const hooks = await openHooks(config, env, events, {
     launch: (command, cwd) => tools.sandbox.launch(command, cwd),

@@ -117,6 +117,8 @@ export interface ToolHostOptions {
   jobsOutlivePrompts?: boolean;
   /** Tools beyond the built-in ones (JSON-Schema tools of a server, say), under the same contract. */
   extraTools?: Tool[];
+  /** The editor's unsaved buffers (ACP): reads show them, changes to such a file are refused. */
+  editor?: ToolContext["editor"];
   /** The steps after a file tool's rename (default: fsync, read the file); a test injects a failure here. */
   afterRename?: Partial<AfterRename>;
   /** Replaces nex's secrets in text the tools store (the command text in the checkpoint log). */
@@ -205,6 +207,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       sandbox,
       jobs,
       results,
+      ...(options.editor ? { editor: options.editor } : {}),
       checkpoints: createCheckpointRecorder({
         checkpointDir: options.checkpointDir,
         workspace,

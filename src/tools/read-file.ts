@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatCount, formatLines } from "../protocol/index.ts";
+import { asInEditor } from "./editor-buffers.ts";
 import { isText, readState, statRegular } from "./files/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 
@@ -62,20 +63,23 @@ export function readFileTool(): Tool {
       // The size from stat decides before anything is read: a huge file is never loaded just to be refused.
       const info = statRegular(target.abs, target.display);
       if (info && info.size > MAX_READ_FILE_BYTES) return tooLarge(info.size);
-      const file = await readState(target.abs, target.display, ctx.signal);
-      if (!file)
+      const onDisk = await readState(target.abs, target.display, ctx.signal);
+      if (!onDisk)
         return failure(
           "not_found",
           `${target.display} does not exist. Use glob or list_dir to find the right path.`,
         );
-      if (file.size > MAX_READ_FILE_BYTES) return tooLarge(file.size);
-      if (!isText(file.bytes)) {
+      if (onDisk.size > MAX_READ_FILE_BYTES) return tooLarge(onDisk.size);
+      if (!isText(onDisk.bytes)) {
         return failure(
           "binary",
-          `${target.display} is a binary file (${formatBytes(file.size)}); read_file shows text only. ` +
+          `${target.display} is a binary file (${formatBytes(onDisk.size)}); read_file shows text only. ` +
             `Inspect it with bash (e.g. \`file ${target.display}\` or \`xxd ${target.display} | head\`).`,
         );
       }
+      // What the user sees in the editor, unsaved changes included, is what the model reads.
+      const unsaved = await ctx.editor?.unsaved(target.abs, onDisk.bytes);
+      const file = unsaved == null ? onDisk : asInEditor(onDisk, unsaved);
       const text = file.bytes.toString("utf8");
       const crlf = text.includes("\r\n");
       const lines = text.length === 0 ? [] : text.replace(/\n$/, "").split("\n");
@@ -121,7 +125,8 @@ export function readFileTool(): Tool {
         coveredTo >= from ? { from, to: coveredTo, total } : { from: 1, to: 0, total },
       );
       const whole = from === 1 && to === total && firstCut === 0;
-      const header = `${target.display} (${formatLines(total)}, ${formatBytes(file.size)}${crlf ? ", CRLF line endings" : ""})`;
+      const edited = unsaved == null ? "" : ", as the editor shows it with unsaved changes";
+      const header = `${target.display} (${formatLines(total)}, ${formatBytes(file.size)}${crlf ? ", CRLF line endings" : ""}${edited})`;
       const footer = whole
         ? ""
         : to < total

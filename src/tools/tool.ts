@@ -60,6 +60,14 @@ export interface ToolContext {
   approved?: boolean;
   /** Reports a step of a long call (research), shown as it happens. */
   progress?(message: string): void;
+  /** The editor nex runs in (ACP), when it shows files with changes not saved yet. */
+  editor?: EditorBuffers;
+}
+
+/** An editor's open files: what it shows may differ from the disk, and that difference is the user's work. */
+export interface EditorBuffers {
+  /** The editor's text of `abs` when it differs from `disk` (unsaved changes), else null (also when it cannot say). */
+  unsaved(abs: string, disk: Buffer): Promise<string | null>;
 }
 
 /**

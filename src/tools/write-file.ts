@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatLines } from "../protocol/index.ts";
+import { unsavedChanges } from "./editor-buffers.ts";
 import {
   type CommittedChange,
   commitChange,
@@ -129,6 +130,8 @@ async function writeWhole(
       `${placeholderMessage(target.display, placeholders)}${discarded}`,
     );
   }
+  if (existing && (await ctx.editor?.unsaved(target.abs, existing.bytes)) != null)
+    return unsavedChanges(target.display, `Nothing was written.${discarded}`);
   checkReplace({
     ledger: ctx.ledger,
     abs: target.abs,

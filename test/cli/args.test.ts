@@ -66,3 +66,10 @@ test("nex doctor takes the endpoint options and --json, and refuses stray words"
     (e: unknown) => e instanceof UsageError && /--model/.test(e.message),
   );
 });
+
+test("nex acp takes the usual options and no words: the editor sends the prompts", () => {
+  const command = parseCommand(["acp", "--model", "m", "--mode", "auto_edit"]);
+  assert.equal(command.type, "acp");
+  assert.equal(command.type === "acp" ? command.options.permissionMode : null, "auto_edit");
+  assert.throws(() => parseCommand(["acp", "fix", "it"]), UsageError);
+});

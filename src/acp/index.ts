@@ -1,0 +1,66 @@
+// `nex acp`: the Agent Client Protocol over stdin/stdout. Stdout carries only protocol messages.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { ndJsonStream } from "@agentclientprotocol/sdk";
+import type { ConfigFlags } from "../runtime/config.ts";
+import { listSessionsFor, openSession } from "../runtime/open-session.ts";
+import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
+import { createAcpAgent } from "./agent.ts";
+import { claimStdout } from "./stdout.ts";
+
+/** Serves one client until it closes stdin; returns the exit code. */
+export async function runAcp(
+  flags: ConfigFlags,
+  environment: Record<string, string | undefined>,
+  cwd: string,
+): Promise<number> {
+  const protocolOut = claimStdout();
+  // Taken once: concealing the key in the process's environment block changes what `process.env` shows.
+  const env = { ...environment };
+  const log = (line: string) => process.stderr.write(`nex acp: ${line.replace(/\n+$/, "")}\n`);
+  if (process.stdin.isTTY)
+    log(
+      "waiting for an editor's Agent Client Protocol messages on stdin; an editor starts `nex acp` itself (see the README). Ctrl-C quits.",
+    );
+  const { app, closeAll } = createAcpAgent({
+    flags,
+    version: packageVersion(),
+    log,
+    list: (sessionFlags) => listSessionsFor(sessionFlags, env, cwd),
+    open: (sessionFlags, options) =>
+      openSession(sessionFlags, env, cwd, { ...options, concealEnvironment: true }),
+  });
+  const stream = ndJsonStream(
+    protocolOut,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  );
+  const connection = app.connect(stream);
+  // The editor stops its agent with a signal or by closing stdin: the running turn stops, its
+  // commands are ended and every journal is synced first. A second signal exits at once.
+  let stoppedBy: StopSignal | null = null;
+  const stopWatching = onStopSignals((signal, count) => {
+    if (count > 1) process.exit(SIGNAL_EXIT[stoppedBy ?? signal]);
+    stoppedBy = signal;
+    log(`${signal}: stopping the sessions`);
+    connection.close();
+  });
+  try {
+    await connection.closed.catch((error: unknown) =>
+      log(`connection closed: ${(error as Error).message}`),
+    );
+    await closeAll();
+  } finally {
+    stopWatching();
+  }
+  return stoppedBy ? SIGNAL_EXIT[stoppedBy] : 0;
+}
+
+function packageVersion(): string {
+  try {
+    const text = readFileSync(join(import.meta.dirname, "..", "..", "package.json"), "utf8");
+    return String((JSON.parse(text) as { version?: unknown }).version ?? "unknown");
+  } catch {
+    return "unknown";
+  }
+}
