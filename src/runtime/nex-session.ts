@@ -1,7 +1,9 @@
 import { type Compactor, runLoop } from "../agent/loop.ts";
 import type {
   AgentEvent,
+  CompactResult,
   Message,
+  ModelSwitchResult,
   PermissionAnswer,
   PermissionMode,
   ReadRecord,
@@ -9,6 +11,7 @@ import type {
   TerminalEvent,
   ToolHost,
   ToolOutcome,
+  UndoResult,
 } from "../protocol/index.ts";
 import { isTerminal } from "../protocol/index.ts";
 import { type SecretScrubber, scrubDeep } from "../session/index.ts";
@@ -33,7 +36,7 @@ export interface JournalSink {
 /** The tools plus what the session needs beyond the loop's view. */
 export interface SessionTools extends ToolHost {
   setMode(mode: PermissionMode): void;
-  undo(turns: number): Promise<string>;
+  undo(turns: number): Promise<UndoResult>;
   /** What each step of undo would restore, newest first, as text. */
   undoPreview?(): Promise<string>;
   /** A new user prompt starts (undo's steps are prompts). */
@@ -55,15 +58,16 @@ export interface SessionParts {
   messages: Message[];
   budget: SessionBudget;
   compactor: Compactor | null;
-  /** Compacts on request (`/compact`, `nex compact`): returns the line to show. */
+  /** Compacts on request (`/compact`, `nex compact`): the new conversation (null: unchanged) and what happened. */
   compactNow: (
     messages: Message[],
     signal: AbortSignal,
-  ) => Promise<{ messages: Message[]; line: string } | null>;
+  ) => Promise<{ messages: Message[] | null; result: CompactResult }>;
   approvals: ApprovalPolicy;
   maxTurns: number;
   listSessions: () => Promise<SessionSummary[]>;
-  switchModel: (model: string) => Promise<{ stream: StreamFn; line: string; model: string }>;
+  /** Another model for the next requests: its client (null when the switch failed) and what happened. */
+  switchModel: (model: string) => Promise<{ stream: StreamFn | null; result: ModelSwitchResult }>;
   /** nex's secrets, replaced in every event before a UI, `--json` or the journal sees it. */
   secrets?: SecretScrubber;
 }
@@ -253,41 +257,44 @@ export class NexSession implements AgentSession {
       : "This session cannot list undo steps.";
   }
 
-  async undo(turns: number): Promise<string> {
-    const report = await this.parts.tools.undo(turns);
+  async undo(turns: number): Promise<UndoResult> {
+    const result = await this.parts.tools.undo(turns);
     const note: Message = {
       type: "user",
-      text: `[nex] The user undid the file changes of the last ${turns} prompt(s): ${report}`,
+      text: `[nex] The user undid the file changes of the last ${turns} prompt(s): ${result.report}`,
     };
     this.messages.push(note);
     this.emit({ type: "message_added", message: note });
     this.parts.journal.sync();
-    return report;
+    return result;
   }
 
-  async compact(): Promise<string> {
-    if (this.controller) return "A task is running; compact when it has ended.";
+  async compact(): Promise<CompactResult> {
+    if (this.controller)
+      return { kind: "busy", reason: "A task is running; compact when it has ended." };
     const controller = new AbortController();
     this.controller = controller;
     try {
-      const result = await this.parts.compactNow(this.messages, controller.signal);
-      if (!result)
-        return "Compaction did not happen: the conversation is already small, or the model could not summarise it.";
-      this.messages.splice(0, this.messages.length, ...result.messages);
-      this.parts.budget.forgetUsage();
-      this.parts.journal.sync();
-      return result.line;
+      const { messages, result } = await this.parts.compactNow(this.messages, controller.signal);
+      if (messages) {
+        this.messages.splice(0, this.messages.length, ...messages);
+        this.parts.budget.forgetUsage();
+        this.parts.journal.sync();
+      }
+      return result;
     } finally {
       this.controller = null;
     }
   }
 
-  async setModel(model: string): Promise<string> {
-    const switched = await this.parts.switchModel(model);
-    this.parts.stream = switched.stream;
-    this.info.model = switched.model;
-    this.info.contextWindow = this.parts.budget.window();
-    return switched.line;
+  async setModel(model: string): Promise<ModelSwitchResult> {
+    const { stream, result } = await this.parts.switchModel(model);
+    if (stream && result.kind === "switched") {
+      this.parts.stream = stream;
+      this.info.model = result.model;
+      this.info.contextWindow = this.parts.budget.window();
+    }
+    return result;
   }
 
   async clear(): Promise<{ cleared: boolean; line: string }> {
