@@ -69,6 +69,8 @@ export async function restoreAfterCompaction(
       allowedPaths: options.reader.allowedPaths,
       privatePaths: options.reader.privatePaths,
     });
+    // A file gone since is not worth a line: the summary says what happened to it.
+    if (read.type === "missing") continue;
     if (
       read.type === "read" &&
       !read.truncated &&

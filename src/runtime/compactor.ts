@@ -20,6 +20,9 @@ export interface CompactorParts {
   nextRequestId: () => number;
 }
 
+// Below this many tokens the older part is not worth a summary request.
+const WORTH_SUMMARISING = 512;
+
 /** What a compaction came to: the new conversation, or why there is none (the old one stands). */
 export type CompactionOutcome =
   | { type: "compacted"; result: CompactionResult }
@@ -50,6 +53,13 @@ export async function compactConversation(
         messages.length === 0
           ? "the conversation is empty"
           : "there is no older part to summarise (the conversation is already as short as it can be)",
+    };
+  }
+  // A summary takes a few hundred tokens itself: replacing less than that makes nothing smaller.
+  if (plan.prefixTokens < WORTH_SUMMARISING) {
+    return {
+      type: "not_needed",
+      reason: `the older part is only ~${plan.prefixTokens} tokens, less than a summary of it would take`,
     };
   }
   try {
