@@ -58,6 +58,8 @@ export interface SessionParts {
   messages: Message[];
   budget: SessionBudget;
   compactor: Compactor | null;
+  /** Before each request: old large results become stubs naming their stored copy. */
+  shrink?: (system: string, messages: Message[]) => AgentEvent[];
   /** Compacts on request (`/compact`, `nex compact`): the new conversation (null: unchanged) and what happened. */
   compactNow: (
     messages: Message[],
@@ -193,6 +195,7 @@ export class NexSession implements AgentSession {
         messages: this.messages,
         budget: this.parts.budget,
         compact: this.parts.compactor,
+        ...(this.parts.shrink ? { shrink: this.parts.shrink } : {}),
         approve: (request, approvalSignal) => this.approve(request.callId, approvalSignal),
         maxTurns: this.parts.maxTurns,
         signal,

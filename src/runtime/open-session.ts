@@ -1,7 +1,8 @@
+import { join } from "node:path";
 import type { AgentEvent, StreamFn } from "../protocol/index.ts";
 import { hostOf } from "../providers/index.ts";
 import { createTokenEstimator } from "../session/index.ts";
-import { latestTodos, type WorkspaceToolHost } from "../tools/index.ts";
+import { createResultStore, latestTodos, type WorkspaceToolHost } from "../tools/index.ts";
 import type { SessionInfo } from "./agent-session.ts";
 import { concealInProcEnviron } from "./conceal-environment.ts";
 import type { ConfigFlags } from "./config.ts";
@@ -10,16 +11,19 @@ import { createClient } from "./endpoint-client.ts";
 import { journalSink } from "./journal-sink.ts";
 import { type CurrentModel, modelSwitcher } from "./model-switch.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
+import { onDemandTools } from "./on-demand-tools.ts";
 import { resolveSessionConfig } from "./open-config.ts";
 import { openSessionJournal } from "./open-journal.ts";
 import { discoverLimits, type ModelLimits } from "./open-limits.ts";
 import { sessionSystemPrompt } from "./open-system-prompt.ts";
 import { sessionTools } from "./open-tools.ts";
 import { createSessionBudget } from "./request-budget.ts";
+import { resultShrinker } from "./result-stubs.ts";
 import { scrubbedTools } from "./scrubbed-tools.ts";
 import { sessionCompaction } from "./session-compaction.ts";
 import { summariesIn } from "./session-list.ts";
 import { concealedValues, sessionScrubber } from "./session-secrets.ts";
+import { extraTools } from "./tool-sources.ts";
 import { undoResultOf } from "./undo-result.ts";
 
 /** How to open a session. */
@@ -82,6 +86,7 @@ export async function openSession(
   });
   const sessionId = journal.meta.id;
   let window = () => limits.contextWindow;
+  const added = await extraTools({ workspace: config.workspace });
   const tools = sessionTools({
     config,
     env,
@@ -90,8 +95,13 @@ export async function openSession(
     ledger,
     approvals: options.approvals,
     window: () => window(),
+    extraTools: added,
   });
-  const host = scrubbedTools(tools, secrets);
+  const host = onDemandTools(
+    scrubbedTools(tools, secrets),
+    new Set(added.filter((tool) => tool.deferred).map((tool) => tool.name)),
+    () => window(),
+  );
   const budget = createSessionBudget({
     window: limits.contextWindow,
     maxOutput: limits.maxOutput,
@@ -125,6 +135,13 @@ export async function openSession(
     messages,
     budget,
     compactor: compaction.automatic,
+    shrink: resultShrinker(
+      budget,
+      createResultStore(
+        join(config.dataDir, "results", sessionId),
+        (text) => secrets.scrub(text).text,
+      ),
+    ),
     compactNow: compaction.now,
     approvals: options.approvals,
     maxTurns: config.maxTurns,

@@ -1,7 +1,12 @@
 import { dirname, join } from "node:path";
 import type { ReadRecord } from "../protocol/index.ts";
 import type { SecretScrubber } from "../session/index.ts";
-import { createToolHost, resultCapForWindow, type WorkspaceToolHost } from "../tools/index.ts";
+import {
+  createToolHost,
+  resultCapForWindow,
+  type Tool,
+  type WorkspaceToolHost,
+} from "../tools/index.ts";
 import type { NexConfig } from "./config.ts";
 import type { ApprovalPolicy } from "./nex-session.ts";
 import { toolEnvironment } from "./session-secrets.ts";
@@ -16,6 +21,8 @@ export interface ToolParts {
   approvals: ApprovalPolicy;
   /** The window the session has now (/model and a 400 can change it). */
   window: () => number;
+  /** Tools beyond the built-in ones (`tool-sources.ts`). */
+  extraTools: Tool[];
 }
 
 /** Step 6: the tools, confined to the workspace, with nex's own data kept out of their reach. */
@@ -41,5 +48,6 @@ export function sessionTools(parts: ToolParts): WorkspaceToolHost {
     // A result's share follows the window the session has now.
     resultCap: () => resultCapForWindow(parts.window()),
     resultsDir: join(config.dataDir, "results", sessionId),
+    extraTools: parts.extraTools,
   });
 }

@@ -39,6 +39,7 @@ export {
 export { resultCapForWindow } from "./output-cap.ts";
 export { type OwnFileRead, readOwnFile, readWorkspaceOwnFile } from "./own-file.ts";
 export type { CommandRules } from "./permissions.ts";
+export { createResultStore, type ResultStore } from "./result-store.ts";
 export {
   type CommandSandbox,
   createCommandSandbox,

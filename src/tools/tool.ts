@@ -97,6 +97,8 @@ export interface Tool {
   /** The tool's own words for some refusals. */
   words: Record<string, ArgumentWords>;
   mutates: Mutation;
+  /** Rarely used: on small windows its schema is sent only after the model asks for it (`load_tools`). */
+  deferred?: boolean;
   summarize(args: Record<string, unknown>, ctx: ToolContext): Promise<string>;
   target(args: Record<string, unknown>): string | null;
   /** The shell command it runs, or null for a tool that runs none. */
