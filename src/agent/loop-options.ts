@@ -1,4 +1,10 @@
-import type { Message, PermissionAnswer, StreamFn, ToolHost } from "../protocol/index.ts";
+import type {
+  AgentEvent,
+  Message,
+  PermissionAnswer,
+  StreamFn,
+  ToolHost,
+} from "../protocol/index.ts";
 
 /** How big a request may be; the runtime backs it with the model registry and the session budget. */
 export interface RequestBudget {
@@ -34,6 +40,11 @@ export interface LoopOptions {
   messages: Message[];
   budget: RequestBudget;
   compact: Compactor | null;
+  /**
+   * Runs before each request is sized: may replace old large results with stubs (in place), so a
+   * full compaction is needed later or never. Returns events to show (one line when it did something).
+   */
+  shrink?: (system: string, messages: Message[]) => AgentEvent[];
   approve: Approver;
   maxTurns: number;
   signal: AbortSignal;

@@ -77,6 +77,7 @@ export async function* runLoop(
     let result: RequestOutcome;
     let maxTokens: number;
     for (;;) {
+      if (options.shrink) yield* options.shrink(options.system, messages);
       const promptTokens = options.budget.estimatePrompt(options.system, messages);
       const fitted = options.budget.maxTokensFor(promptTokens);
       if (fitted === null) {

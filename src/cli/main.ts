@@ -2,6 +2,7 @@ import { EXIT } from "../headless/exit-code.ts";
 import { runHeadless } from "../headless/run.ts";
 import { formatSize } from "../protocol/counts.ts";
 import { plainText } from "../protocol/plain-text.ts";
+import { describeCompact } from "../protocol/session-result-words.ts";
 import { ConfigError } from "../runtime/config.ts";
 import { SessionBusyError } from "../runtime/session-busy.ts";
 import { type Command, HELP, parseCommand, UsageError } from "./args.ts";
@@ -83,7 +84,7 @@ async function dispatch(command: Command): Promise<number> {
       return EXIT.done;
     }
     case "compact": {
-      const { compactSession } = await import("../runtime/open-session.ts");
+      const { compactSession } = await import("../runtime/compact-session.ts");
       const { createTextRenderer } = await import("../headless/text-renderer.ts");
       const toStderr = (text: string) => process.stderr.write(text);
       const result = await compactSession(
@@ -93,13 +94,14 @@ async function dispatch(command: Command): Promise<number> {
         command.session,
         (info) => createTextRenderer(info, { out: toStderr, err: toStderr }),
       );
-      // It may quote the endpoint.
-      process.stderr.write(`nex: ${plainText(result.line)}\n`);
-      return result.ok ? EXIT.done : EXIT.failure;
+      // Said once, here; it may quote the endpoint.
+      process.stderr.write(`nex: ${plainText(describeCompact(result))}\n`);
+      return result.kind === "compacted" || result.kind === "not_needed" ? EXIT.done : EXIT.failure;
     }
     case "undo": {
-      const { undoSession } = await import("../runtime/open-session.ts");
-      const report = await undoSession(
+      const { undoSession } = await import("../runtime/undo-session.ts");
+      const { describeUndoAnswer } = await import("../headless/undo-words.ts");
+      const answer = await undoSession(
         command.options,
         process.env,
         process.cwd(),
@@ -108,8 +110,8 @@ async function dispatch(command: Command): Promise<number> {
         { list: command.list, includeUnsure: command.includeUnsure },
       );
       // It names files the model created.
-      process.stdout.write(`${plainText(report.text)}\n`);
-      return report.ok ? EXIT.done : EXIT.failure;
+      process.stdout.write(`${plainText(describeUndoAnswer(answer))}\n`);
+      return answer.kind === "undo" && answer.result.kind === "partial" ? EXIT.failure : EXIT.done;
     }
     case "hooks": {
       const { hooksReport } = await import("../runtime/hooks-report.ts");

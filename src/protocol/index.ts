@@ -6,5 +6,11 @@ export { isTerminal } from "./events.ts";
 export type * from "./messages.ts";
 export { plainText } from "./plain-text.ts";
 export type * from "./provider.ts";
+export {
+  describeCompact,
+  describeModelSwitch,
+  describeUndo,
+} from "./session-result-words.ts";
+export type * from "./session-results.ts";
 export type * from "./tool.ts";
 export type * from "./turn.ts";

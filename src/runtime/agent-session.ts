@@ -1,10 +1,13 @@
 import type {
   AgentEvent,
+  CompactResult,
   Message,
+  ModelSwitchResult,
   PermissionAnswer,
   PermissionMode,
   SandboxStatus,
   TerminalEvent,
+  UndoResult,
   WindowSource,
 } from "../protocol/index.ts";
 
@@ -55,14 +58,14 @@ export interface AgentSession {
   /** Answers a `permission_requested` event. */
   answerPermission(callId: string, answer: PermissionAnswer): void;
   setPermissionMode(mode: PermissionMode): void;
-  /** Restores the workspace to before the last `turns` prompts that changed files; returns the plain report. */
-  undo(turns: number): Promise<string>;
+  /** Restores the workspace to before the last `turns` prompts that changed files: what was restored, left alone, or could not be. */
+  undo(turns: number): Promise<UndoResult>;
   /** Lists what each undo step would restore, newest first, changing nothing. */
   undoPreview(): Promise<string>;
-  /** Compacts the conversation now; returns the line to show. */
-  compact(): Promise<string>;
-  /** Switches the model for the next requests; returns the line to show. */
-  setModel(model: string): Promise<string>;
+  /** Compacts the conversation now: what changed, or why nothing did (`describeCompact` words it). */
+  compact(): Promise<CompactResult>;
+  /** Switches the model for the next requests: the new window, or why it stays (`describeModelSwitch`). */
+  setModel(model: string): Promise<ModelSwitchResult>;
   /** Starts a fresh conversation in the same workspace (a resume starts there too); says whether it did, and the line to show. */
   clear(): Promise<{ cleared: boolean; line: string }>;
   listSessions(): Promise<SessionSummary[]>;

@@ -20,28 +20,48 @@ export interface CompactorParts {
   nextRequestId: () => number;
 }
 
+// Below this many tokens the older part is not worth a summary request.
+const WORTH_SUMMARISING = 512;
+
+/** What a compaction came to: the new conversation, or why there is none (the old one stands). */
+export type CompactionOutcome =
+  | { type: "compacted"; result: CompactionResult }
+  | { type: "not_needed"; reason: string }
+  | { type: "failed"; reason: string };
+
 /**
  * Summarises the older part of a conversation through the model, one visible request at a time, and
- * journals the result. Returns null (after saying why) when there is nothing to summarise or a summary
- * request failed; it never retries beyond the provider's own policy.
+ * journals the result. Says nothing itself: the caller announces the outcome in one line. It never
+ * retries beyond the provider's own policy.
  */
 export async function compactConversation(
   messages: Message[],
   signal: AbortSignal,
   parts: CompactorParts,
   keepRecentTokens?: number,
-): Promise<CompactionResult | null> {
+): Promise<CompactionOutcome> {
   const window = parts.window();
   const plan = planCompaction(messages, {
     window,
     estimator: parts.estimator,
     ...(keepRecentTokens ? { keepRecentTokens } : {}),
   });
-  if (!plan) return null;
-  parts.emit({
-    type: "notice",
-    message: `Compacting: asking the model to summarise ${plan.prefix.length} older messages (~${plan.prefixTokens} tokens).`,
-  });
+  if (!plan) {
+    return {
+      type: "not_needed",
+      reason:
+        messages.length === 0
+          ? "the conversation is empty"
+          : "there is no older part to summarise (the conversation is already as short as it can be)",
+    };
+  }
+  // A summary takes a few hundred tokens itself: replacing less than that makes nothing smaller.
+  if (plan.prefixTokens < WORTH_SUMMARISING) {
+    return {
+      type: "not_needed",
+      reason: `the older part is only ~${plan.prefixTokens} tokens, less than a summary of it would take`,
+    };
+  }
   try {
     const result = await runCompaction(plan, {
       window,
@@ -50,20 +70,12 @@ export async function compactConversation(
       summarise: (request) => summarise(request, signal, parts),
     });
     parts.journal.appendCompaction(result.record);
-    parts.emit({
-      type: "context_fitted",
-      method: "compacted",
-      messagesBefore: messages.length,
-      messagesKept: result.messages.length,
-      tokensBefore: result.record.tokensBefore,
-      tokensKept: result.record.tokensAfter,
-      line: result.line,
-    });
-    return result;
+    return { type: "compacted", result };
   } catch (error) {
-    if (!signal.aborted)
-      parts.emit({ type: "notice", message: `Compaction failed: ${(error as Error).message}` });
-    return null;
+    return {
+      type: "failed",
+      reason: signal.aborted ? "interrupted" : (error as Error).message.replace(/\.$/, ""),
+    };
   }
 }
 

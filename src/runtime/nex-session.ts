@@ -1,7 +1,9 @@
 import { type Compactor, runLoop } from "../agent/loop.ts";
 import type {
   AgentEvent,
+  CompactResult,
   Message,
+  ModelSwitchResult,
   PermissionAnswer,
   PermissionMode,
   ReadRecord,
@@ -9,6 +11,7 @@ import type {
   TerminalEvent,
   ToolHost,
   ToolOutcome,
+  UndoResult,
 } from "../protocol/index.ts";
 import { isTerminal } from "../protocol/index.ts";
 import { type SecretScrubber, scrubDeep } from "../session/index.ts";
@@ -38,7 +41,7 @@ export interface SessionTools extends ToolHost {
   setMode(mode: PermissionMode): void;
   /** Stops every background job (the session ends). */
   stopJobs?(): Promise<string[]>;
-  undo(turns: number): Promise<string>;
+  undo(turns: number): Promise<UndoResult>;
   /** What each step of undo would restore, newest first, as text. */
   undoPreview?(): Promise<string>;
   /** A new user prompt starts (undo's steps are prompts). */
@@ -60,15 +63,18 @@ export interface SessionParts {
   messages: Message[];
   budget: SessionBudget;
   compactor: Compactor | null;
-  /** Compacts on request (`/compact`, `nex compact`): returns the line to show. */
+  /** Before each request: old large results become stubs naming their stored copy. */
+  shrink?: (system: string, messages: Message[]) => AgentEvent[];
+  /** Compacts on request (`/compact`, `nex compact`): the new conversation (null: unchanged) and what happened. */
   compactNow: (
     messages: Message[],
     signal: AbortSignal,
-  ) => Promise<{ messages: Message[]; line: string } | null>;
+  ) => Promise<{ messages: Message[] | null; result: CompactResult }>;
   approvals: ApprovalPolicy;
   maxTurns: number;
   listSessions: () => Promise<SessionSummary[]>;
-  switchModel: (model: string) => Promise<{ stream: StreamFn; line: string; model: string }>;
+  /** Another model for the next requests: its client (null when the switch failed) and what happened. */
+  switchModel: (model: string) => Promise<{ stream: StreamFn | null; result: ModelSwitchResult }>;
   /** The user's hooks (none: every call is a no-op). */
   hooks?: Hooks;
   /** Turns a typed prompt into what the model gets (a custom command, `@` attachments). */
@@ -217,6 +223,7 @@ export class NexSession implements AgentSession {
           messages: this.messages,
           budget: this.parts.budget,
           compact: this.parts.compactor,
+          ...(this.parts.shrink ? { shrink: this.parts.shrink } : {}),
           approve: (request, approvalSignal) => this.approve(request.callId, approvalSignal),
           maxTurns: this.parts.maxTurns,
           signal,
@@ -293,41 +300,44 @@ export class NexSession implements AgentSession {
       : "This session cannot list undo steps.";
   }
 
-  async undo(turns: number): Promise<string> {
-    const report = await this.parts.tools.undo(turns);
+  async undo(turns: number): Promise<UndoResult> {
+    const result = await this.parts.tools.undo(turns);
     const note: Message = {
       type: "user",
-      text: `[nex] The user undid the file changes of the last ${turns} prompt(s): ${report}`,
+      text: `[nex] The user undid the file changes of the last ${turns} prompt(s): ${result.report}`,
     };
     this.messages.push(note);
     this.emit({ type: "message_added", message: note });
     this.parts.journal.sync();
-    return report;
+    return result;
   }
 
-  async compact(): Promise<string> {
-    if (this.controller) return "A task is running; compact when it has ended.";
+  async compact(): Promise<CompactResult> {
+    if (this.controller)
+      return { kind: "busy", reason: "A task is running; compact when it has ended." };
     const controller = new AbortController();
     this.controller = controller;
     try {
-      const result = await this.parts.compactNow(this.messages, controller.signal);
-      if (!result)
-        return "Compaction did not happen: the conversation is already small, or the model could not summarise it.";
-      this.messages.splice(0, this.messages.length, ...result.messages);
-      this.parts.budget.forgetUsage();
-      this.parts.journal.sync();
-      return result.line;
+      const { messages, result } = await this.parts.compactNow(this.messages, controller.signal);
+      if (messages) {
+        this.messages.splice(0, this.messages.length, ...messages);
+        this.parts.budget.forgetUsage();
+        this.parts.journal.sync();
+      }
+      return result;
     } finally {
       this.controller = null;
     }
   }
 
-  async setModel(model: string): Promise<string> {
-    const switched = await this.parts.switchModel(model);
-    this.parts.stream = switched.stream;
-    this.info.model = switched.model;
-    this.info.contextWindow = this.parts.budget.window();
-    return switched.line;
+  async setModel(model: string): Promise<ModelSwitchResult> {
+    const { stream, result } = await this.parts.switchModel(model);
+    if (stream && result.kind === "switched") {
+      this.parts.stream = stream;
+      this.info.model = result.model;
+      this.info.contextWindow = this.parts.budget.window();
+    }
+    return result;
   }
 
   async clear(): Promise<{ cleared: boolean; line: string }> {

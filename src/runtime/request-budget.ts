@@ -36,7 +36,8 @@ export function createSessionBudget(options: {
   let window = options.window;
   let maxOutput = options.maxOutput;
   let reported: { tokens: number; messageCount: number } | null = null;
-  let toolTokens: number | null = null;
+  // Counted once per tool list: a list changes only when the model loads deferred tools.
+  let toolTokens: { specs: ToolSpec[]; tokens: number } | null = null;
   // Cheap estimates of the prompt's prefixes: `prefix[n]` covers the fixed part and the first n
   // messages, kept up as messages are appended, so each request adds only its new messages.
   let cheap: { system: string; prefix: number[] } | null = null;
@@ -44,10 +45,15 @@ export function createSessionBudget(options: {
   let warnedAbsurd = false;
 
   const fixedTokens = (system: string): number => {
-    toolTokens ??= options
-      .tools()
-      .reduce((sum, tool) => sum + cheapTextTokens(JSON.stringify(tool)) + 8, 0);
-    return cheapTextTokens(system) + toolTokens;
+    const specs = options.tools();
+    if (toolTokens?.specs !== specs) {
+      const tokens = specs.reduce(
+        (sum, tool) => sum + cheapTextTokens(JSON.stringify(tool)) + 8,
+        0,
+      );
+      toolTokens = { specs, tokens };
+    }
+    return cheapTextTokens(system) + toolTokens.tokens;
   };
 
   return {
@@ -94,7 +100,14 @@ export function createSessionBudget(options: {
       reported = null;
     },
     estimatePrompt(system: string, messages: Message[]) {
-      if (!cheap || cheap.system !== system || cheap.prefix.length > messages.length + 1) {
+      // A new tool list (deferred tools loaded) changes the fixed part the prefixes start from.
+      const toolsChanged = toolTokens !== null && toolTokens.specs !== options.tools();
+      if (
+        !cheap ||
+        toolsChanged ||
+        cheap.system !== system ||
+        cheap.prefix.length > messages.length + 1
+      ) {
         cheap = { system, prefix: [fixedTokens(system)] };
       }
       const { prefix } = cheap;

@@ -68,6 +68,7 @@ export function webTools(parts: WebToolParts): Tool[] {
 
   const webFetch = defineTool({
     name: "web_fetch",
+    deferred: true,
     description:
       "Fetch an http(s) URL: HTML as markdown of its main content, PDF as text, JSON and text as they are. A large page is stored for read_file; with `what`, it is also summarised for that.",
     parameters: v.object({
@@ -134,6 +135,7 @@ export function webTools(parts: WebToolParts): Tool[] {
 
   const webSearch = defineTool({
     name: "web_search",
+    deferred: true,
     description:
       "Search the web (the user's configured backends): top results with title, URL and snippet.",
     parameters: v.object({
@@ -181,6 +183,7 @@ export function webTools(parts: WebToolParts): Tool[] {
 
   const researchTool = defineTool({
     name: "research",
+    deferred: true,
     description:
       "Research a question on the web: search, read the best pages, return a brief with numbered sources.",
     parameters: v.object({

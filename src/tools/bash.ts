@@ -27,9 +27,7 @@ const parameters = v.strictObject({
   background: v.optional(
     v.pipe(
       v.boolean(),
-      v.description(
-        "Run as a background job (a server, a watcher) and return at once; see the jobs tool.",
-      ),
+      v.description("Start it as a background job (a server, a watcher): returns at once."),
     ),
   ),
 });

@@ -53,6 +53,7 @@ export {
 } from "./json-schema-tool.ts";
 export { resultCapForWindow } from "./output-cap.ts";
 export type { CommandRules } from "./permissions/index.ts";
+export { createResultStore, type ResultStore } from "./result-store.ts";
 export {
   type CommandSandbox,
   createCommandSandbox,
@@ -144,6 +145,8 @@ export interface WorkspaceToolHost extends ToolHost {
   sandbox: CommandSandbox;
   /** Stops every background job; says which it stopped. */
   stopJobs(): Promise<string[]>;
+  /** The tools marked rarely used, loaded on demand on small windows. */
+  deferredTools(): string[];
 }
 
 /** Builds the tools of one session: read_file, write_file, edit_file, bash, grep, glob, list_dir, todo_write. */
@@ -355,6 +358,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       );
     },
     stopJobs: async () => (await jobs.stopAll()).map(jobLine),
+    deferredTools: () => list.filter((tool) => tool.deferred).map((tool) => tool.name),
     unfinishedWrites: () => parts.pending().map(describeStaging),
     discardUnfinished: () =>
       serial(async () => {

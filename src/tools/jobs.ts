@@ -17,6 +17,8 @@ export function jobsTool(): Tool {
       "Background jobs started with bash `background: true`: `list` them, show a job's latest `output` (`lines`, default 50; the whole log can be paged with read_file), or `stop` one.",
     parameters,
     mutates: false,
+    // Needed only once a job runs: on small windows the model loads it when it starts one.
+    deferred: true,
     words: {},
     summarize: async (args) => `jobs ${args.action}${args.id ? ` ${args.id}` : ""}`,
     async execute(args, ctx): Promise<ToolOutcome> {

@@ -7,6 +7,8 @@ export interface JsonSchemaToolDefinition {
   description: string;
   inputSchema: JsonSchema;
   mutates: Mutation;
+  /** Rarely used: on small windows its schema is sent only once the model loads it. */
+  deferred?: boolean;
   /** One line for a permission prompt; default: the name and the arguments as JSON. */
   summarize?(args: Record<string, unknown>): Promise<string>;
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome>;
@@ -73,6 +75,7 @@ export async function defineJsonSchemaTool(def: JsonSchemaToolDefinition): Promi
     check,
     words: {},
     mutates: def.mutates,
+    ...(def.deferred ? { deferred: true } : {}),
     summarize: async (args) =>
       def.summarize ? def.summarize(args) : `${def.name} ${JSON.stringify(args).slice(0, 200)}`,
     target: () => null,

@@ -101,6 +101,8 @@ export interface ToolDefinition<S extends GenericSchema> {
   reach?(args: InferOutput<S>): string;
   /** Why this call needs a person's yes even on --yes (a private address), or null. */
   caution?(args: InferOutput<S>): Promise<string | null>;
+  /** Rarely used: on small windows its schema is sent only after the model asks for it. */
+  deferred?: boolean;
   execute(args: InferOutput<S>, ctx: ToolContext): Promise<ToolOutcome>;
 }
 
@@ -119,6 +121,8 @@ export interface Tool {
   /** The tool's own words for some refusals. */
   words: Record<string, ArgumentWords>;
   mutates: Mutation;
+  /** Rarely used: on small windows its schema is sent only after the model asks for it (`load_tools`). */
+  deferred?: boolean;
   summarize(args: Record<string, unknown>, ctx: ToolContext): Promise<string>;
   target(args: Record<string, unknown>): string | null;
   /** The shell command it runs, or null for a tool that runs none. */
@@ -137,6 +141,7 @@ export function defineTool<S extends GenericSchema>(def: ToolDefinition<S>): Too
     name: def.name,
     description: def.description,
     jsonSchema: publishedSchema(def.parameters),
+    ...(def.deferred ? { deferred: true } : {}),
     check(args) {
       const result = safeParse(def.parameters, args);
       if (result.success) return { ok: true };

@@ -1,4 +1,10 @@
-import { type PermissionMode, plainText } from "../protocol/index.ts";
+import {
+  describeCompact,
+  describeModelSwitch,
+  describeUndo,
+  type PermissionMode,
+  plainText,
+} from "../protocol/index.ts";
 import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
 import { type Command, helpWith, nextMode } from "./commands.ts";
 import type { UiStore } from "./store.ts";
@@ -62,22 +68,29 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
       }
       case "exit":
         return ctx.exit();
-      case "undo":
-        return say(store, await session.undo(command.turns), "good");
+      case "undo": {
+        const result = await session.undo(command.turns);
+        return say(store, describeUndo(result), result.kind === "partial" ? "warn" : "good");
+      }
       case "undo_list":
         return say(store, await session.undoPreview(), "dim");
       case "compact": {
         say(store, "Compacting the conversation…", "dim");
-        const line = await session.compact();
-        const last = store.get().transcript.entries.at(-1);
-        if (!(last?.type === "info" && last.text === line)) say(store, line, "good");
+        const result = await session.compact();
+        // A compaction announces itself (its `context_fitted` event); only a refusal is said here.
+        if (result.kind !== "compacted")
+          say(store, describeCompact(result), result.kind === "not_needed" ? "dim" : "warn");
         return;
       }
       case "model": {
-        const line = await session.setModel(command.name);
+        const result = await session.setModel(command.name);
         const model = session.info.model;
         store.update((state) => ({ ...state, meter: { ...state.meter, model } }));
-        return say(store, line, "good");
+        return say(
+          store,
+          describeModelSwitch(result),
+          result.kind === "switched" ? "good" : "warn",
+        );
       }
       case "sessions":
         return say(store, sessionTable(await session.listSessions()));

@@ -115,7 +115,11 @@ test("each prompt's changes get their own checkpoint, so undo reverts one prompt
   const report = await session.undo(1);
   await session.close();
   await stub.close();
-  assert.equal(readFileSync(join(workspace, "notes.txt"), "utf8"), "v2 by the user\n", report);
+  assert.equal(
+    readFileSync(join(workspace, "notes.txt"), "utf8"),
+    "v2 by the user\n",
+    report.report,
+  );
 });
 
 test("closing a session while a task runs waits for the task to end and journals its end", async () => {

@@ -57,9 +57,10 @@ export interface NexResult {
 /** Starts nex; `done` resolves when it exits. */
 export function startNex(
   args: string[],
-  options: { cwd: string; env: Record<string, string> },
+  options: { cwd: string; env: Record<string, string>; entry?: string },
 ): { child: ChildProcess; done: Promise<NexResult>; stderrSoFar: () => string } {
-  const child = spawn(process.execPath, [nexBin, ...args], {
+  // `entry`: a script that sets nex up as an embedder would (added tools), then runs the same CLI.
+  const child = spawn(process.execPath, [options.entry ?? nexBin, ...args], {
     cwd: options.cwd,
     env: options.env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -81,7 +82,7 @@ export function startNex(
 /** Runs nex to its end. */
 export function runNex(
   args: string[],
-  options: { cwd: string; env: Record<string, string> },
+  options: { cwd: string; env: Record<string, string>; entry?: string },
 ): Promise<NexResult> {
   return startNex(args, options).done;
 }

@@ -1,10 +1,13 @@
 import { appendFileSync } from "node:fs";
 import type {
   AgentEvent,
+  CompactResult,
   Message,
+  ModelSwitchResult,
   PermissionAnswer,
   PermissionMode,
   TerminalEvent,
+  UndoResult,
 } from "../../src/protocol/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "../../src/runtime/agent-session.ts";
 
@@ -131,9 +134,18 @@ export class ScriptedSession implements AgentSession {
     this.emit({ type: "notice", message: `Permission mode is now ${mode}.` });
   }
 
-  async undo(turns: number): Promise<string> {
+  async undo(turns: number): Promise<UndoResult> {
     this.log("undo", turns);
-    return `Restored 1 file to before the last ${turns} turn(s): hello.txt.`;
+    return {
+      kind: "undone",
+      prompts: [1],
+      turns: [1],
+      restored: [{ path: "hello.txt", action: "modified" }],
+      leftAlone: [],
+      failed: [],
+      notes: [],
+      report: `Restored 1 file to before the last ${turns} turn(s): hello.txt.`,
+    };
   }
 
   async undoPreview(): Promise<string> {
@@ -141,15 +153,23 @@ export class ScriptedSession implements AgentSession {
     return "1. prompt 1: hello.txt";
   }
 
-  async compact(): Promise<string> {
+  async compact(): Promise<CompactResult> {
     this.log("compact");
-    return "Compacted 12 messages (~3.1k tokens) into a summary (~400 tokens).";
+    return { kind: "not_needed", reason: "the conversation is empty" };
   }
 
-  async setModel(model: string): Promise<string> {
+  async setModel(model: string): Promise<ModelSwitchResult> {
     this.log("setModel", model);
+    const previousModel = this.info.model;
     this.info.model = model;
-    return `Model: ${model} (window 32768, default).`;
+    return {
+      kind: "switched",
+      previousModel,
+      model,
+      contextWindow: 32768,
+      windowSource: "default",
+      maxOutput: 8192,
+    };
   }
 
   async clear(): Promise<{ cleared: boolean; line: string }> {

@@ -249,7 +249,7 @@ test("slash commands call the session and show what it reports", async (t) => {
   await typeAndSubmit(tui.pty, "/resume 2026");
   await tui.pty.waitFor("nex resume 20260101-abcdef");
   await typeAndSubmit(tui.pty, "/model qwen3-coder");
-  await tui.pty.waitFor("Model: qwen3-coder");
+  await tui.pty.waitFor("Model is now qwen3-coder: window 32768 tokens (default).");
   await typeAndSubmit(tui.pty, "/bogus");
   await tui.pty.waitFor("Unknown command /bogus. Type /help for the list.");
   const calls = tui.calls().map((c) => c.call);
