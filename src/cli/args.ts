@@ -31,6 +31,7 @@ export interface CommonOptions {
   dataDir?: string | undefined;
   config?: string | undefined;
   sandbox?: string | undefined;
+  reasoningEffort?: string | undefined;
 }
 
 /** A command line nex cannot make sense of; the message says how to fix it. */
@@ -63,6 +64,8 @@ Options:
   --yes, -y             approve every action undo can repair (same as --mode approve_all)
   --sandbox MODE        commands run confined: workspace-write (default), read-only, off (unconfined)
   --max-turns N         stop after N model turns (default 50)
+  --reasoning-effort E  how hard a reasoning model thinks: low, medium, high, off (default: the
+                        server's; sent as reasoning_effort, or as Anthropic's thinking budget)
   --json                print the event stream as JSON lines on stdout (nex run; a JSON report for nex doctor)
   --data-dir DIR        where sessions are kept (default: $XDG_DATA_HOME/nex; "workspace" for ./.nex)
   --config FILE         config file (default: $XDG_CONFIG_HOME/nex/config.json)
@@ -159,6 +162,7 @@ function parse(argv: string[]) {
       sandbox: { type: "string" },
       yes: { type: "boolean", short: "y" },
       "max-turns": { type: "string" },
+      "reasoning-effort": { type: "string" },
       json: { type: "boolean" },
       "data-dir": { type: "string" },
       config: { type: "string" },
@@ -194,5 +198,6 @@ function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOption
     dataDir: values["data-dir"],
     config: values.config,
     sandbox: values.sandbox,
+    reasoningEffort: values["reasoning-effort"],
   };
 }

@@ -2,6 +2,7 @@
 import type { Message, ModelRequest } from "../protocol/index.ts";
 import { isObject, parseToolArguments } from "./arguments.ts";
 import { historyName } from "./history-name.ts";
+import { thinkingOf } from "./thinking-budget.ts";
 
 type Block = Record<string, unknown>;
 interface WireMessage {
@@ -46,8 +47,10 @@ export function anthropicBodyText(request: ModelRequest, options: { stream: bool
       toolsJson.set(request.tools, tools);
     }
   }
+  const thinking = thinkingOf(request);
   return (
     `{"model":${JSON.stringify(request.model)},"max_tokens":${JSON.stringify(request.maxTokens)}` +
+    `${thinking ? `,"thinking":${JSON.stringify(thinking)}` : ""}` +
     `${request.system ? `,"system":${JSON.stringify(request.system)}` : ""}` +
     `,"messages":[${messages.join(",")}]${tools ? `,"tools":${tools}` : ""},"stream":${JSON.stringify(options.stream)}}`
   );
@@ -66,9 +69,11 @@ export function anthropicBody(
   request: ModelRequest,
   options: { stream: boolean },
 ): Record<string, unknown> {
+  const thinking = thinkingOf(request);
   return {
     model: request.model,
     max_tokens: request.maxTokens,
+    ...(thinking ? { thinking } : {}),
     ...(request.system ? { system: request.system } : {}),
     messages: anthropicMessages(request.messages),
     ...(request.tools.length > 0 ? { tools: anthropicTools(request.tools) } : {}),

@@ -58,6 +58,11 @@ export interface AgentSession {
   compact(): Promise<string>;
   /** Switches the model for the next requests; returns the line to show. */
   setModel(model: string): Promise<string>;
+  /**
+   * Sets how hard the model thinks for the next requests ("off": nothing sent), or with null only
+   * says what is sent now; returns the line to show.
+   */
+  setReasoningEffort(effort: "low" | "medium" | "high" | "off" | null): string;
   /** Starts a fresh conversation in the same workspace (a resume starts there too); says whether it did, and the line to show. */
   clear(): Promise<{ cleared: boolean; line: string }>;
   listSessions(): Promise<SessionSummary[]>;

@@ -10,9 +10,15 @@ import type { ModelLimits } from "./model-registry.ts";
 /** The wire format nex speaks to the endpoint. */
 export type ProviderKind = "openai" | "anthropic";
 
+const EffortSchema = v.picklist(["low", "medium", "high", "off"]);
+
 const LimitsSchema = v.strictObject({
   contextWindow: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
   maxOutput: v.optional(v.pipe(v.number(), v.integer(), v.minValue(256))),
+  /** Sent as `reasoning_effort` (OpenAI wire) or as a thinking budget (Anthropic). */
+  reasoningEffort: v.optional(EffortSchema),
+  /** Anthropic's `thinking.budget_tokens`; at least 1,024 and kept below `max_tokens`. */
+  thinkingBudget: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
 });
 
 /** The config file (`$XDG_CONFIG_HOME/nex/config.json`). Keys are never stored here: name an environment variable. */
@@ -34,6 +40,8 @@ const ConfigFileSchema = v.strictObject({
     }),
   ),
   models: v.optional(v.record(v.string(), LimitsSchema)),
+  /** The reasoning effort for every model without its own `reasoningEffort`. */
+  reasoningEffort: v.optional(EffortSchema),
   /** How commands are confined: a mode alone, or the mode with network and extra paths. */
   sandbox: v.optional(
     v.union([
@@ -70,6 +78,7 @@ export interface ConfigFlags {
   dataDir?: string | undefined;
   config?: string | undefined;
   sandbox?: string | undefined;
+  reasoningEffort?: string | undefined;
 }
 
 /** Everything a session needs to start, resolved once. */
@@ -87,7 +96,9 @@ export interface NexConfig {
   dataDir: string;
   allowedPaths: string[];
   commands: { allow: string[]; deny: string[] };
-  models: Record<string, Partial<ModelLimits>>;
+  models: Record<string, ModelSettings>;
+  /** `--reasoning-effort` (wins over every model's setting), and the config file's default. */
+  reasoningEffort: { given: EffortOrOff | null; configured: EffortOrOff | null };
   /** HTTP_PROXY / HTTPS_PROXY / NO_PROXY (either case) when a proxy is set, else null. */
   proxy: { HTTP_PROXY?: string; HTTPS_PROXY?: string; NO_PROXY: string } | null;
   /** Overrides of the client's first-byte and idle timeouts, in milliseconds. */
@@ -95,6 +106,15 @@ export interface NexConfig {
   /** How commands are confined; nex's own data and config directories are added when the tools are built. */
   sandbox: SandboxSettings;
   configPath: string | null;
+}
+
+/** A reasoning effort, or "off" to send none even where the config sets one. */
+export type EffortOrOff = "low" | "medium" | "high" | "off";
+
+/** What the config says of one model: its limits and how hard it should think. */
+export interface ModelSettings extends Partial<ModelLimits> {
+  reasoningEffort?: EffortOrOff;
+  thinkingBudget?: number;
 }
 
 /** A configuration nex refuses to run with, and what to change. */
@@ -144,6 +164,10 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     allowedPaths: (file.allowedPaths ?? []).map((p) => resolve(workspace, p)),
     commands: { allow: file.commands?.allow ?? [], deny: file.commands?.deny ?? [] },
     models: file.models ?? {},
+    reasoningEffort: {
+      given: parseEffortFlag(flags.reasoningEffort),
+      configured: file.reasoningEffort ?? null,
+    },
     timeouts: resolveTimeouts(env, file),
     sandbox: resolveSandbox(flags.sandbox ?? env.NEX_SANDBOX, file),
     proxy: resolveProxy(env),
@@ -276,6 +300,14 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
     );
   }
   return result.output;
+}
+
+function parseEffortFlag(value: string | undefined): EffortOrOff | null {
+  if (value === undefined) return null;
+  if (value === "low" || value === "medium" || value === "high" || value === "off") return value;
+  throw new ConfigError(
+    `Unknown reasoning effort "${value}". Use low, medium, high, or off (send none).`,
+  );
 }
 
 function parseProvider(value: string): ProviderKind {

@@ -13,6 +13,7 @@ import type {
 import { isTerminal } from "../protocol/index.ts";
 import { type SecretScrubber, scrubDeep } from "../session/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
+import type { EffortOrOff } from "./config.ts";
 import type { SessionBudget } from "./request-budget.ts";
 
 /** Where a session's records go; backed by the session journal. */
@@ -64,6 +65,8 @@ export interface SessionParts {
   maxTurns: number;
   listSessions: () => Promise<SessionSummary[]>;
   switchModel: (model: string) => Promise<{ stream: StreamFn; line: string; model: string }>;
+  /** Sets the reasoning effort for the next requests; returns the line to show. */
+  setReasoning?: (effort: EffortOrOff | null) => string;
   /** nex's secrets, replaced in every event before a UI, `--json` or the journal sees it. */
   secrets?: SecretScrubber;
 }
@@ -288,6 +291,12 @@ export class NexSession implements AgentSession {
     this.info.model = switched.model;
     this.info.contextWindow = this.parts.budget.window();
     return switched.line;
+  }
+
+  setReasoningEffort(effort: EffortOrOff | null): string {
+    return this.parts.setReasoning
+      ? this.parts.setReasoning(effort)
+      : "This session cannot change its reasoning effort.";
   }
 
   async clear(): Promise<{ cleared: boolean; line: string }> {

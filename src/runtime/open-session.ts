@@ -35,6 +35,7 @@ import { prepareDataDir } from "./data-dir.ts";
 import { createClient, endpointFetch, limitsFor, unreachableMessage } from "./endpoint-client.ts";
 import { journalSink } from "./journal-sink.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
+import { createReasoningControl } from "./reasoning-control.ts";
 import { createSessionBudget } from "./request-budget.ts";
 import { scrubbedTools } from "./scrubbed-tools.ts";
 import { summariesIn } from "./session-list.ts";
@@ -95,7 +96,10 @@ export async function openSession(
       "No model given. Pass --model NAME (or set NEX_MODEL, or `model` in the config file).",
     );
   }
-  const stream = options.stream ?? createClient(config);
+  const reasoning = createReasoningControl(config);
+  const stream = reasoning.wrap(options.stream ?? createClient(config));
+  if (reasoning.settingFor(model))
+    events.push({ type: "notice", message: reasoning.describe(model) });
   const limits = await limitsFor(config, model);
   // Said once, with the address, instead of a guessed window and six failed attempts.
   if (limits.unreachable !== undefined && !options.stream) {
@@ -265,6 +269,8 @@ export async function openSession(
     maxTurns: config.maxTurns,
     secrets,
     listSessions: async () => summariesIn(config.dataDir),
+    setReasoning: (effort) =>
+      effort === null ? reasoning.describe(current.model) : reasoning.set(effort, current.model),
     switchModel: async (next) => {
       const nextLimits = await limitsFor(config, next);
       // The client does not depend on the model (each request names it): only the limits change.

@@ -11,6 +11,8 @@ export type Command =
   | { type: "clear" }
   | { type: "help" }
   | { type: "reasoning" }
+  /** `/reasoning effort X`: how hard the model thinks from now on; null shows the setting. */
+  | { type: "reasoning_effort"; effort: "low" | "medium" | "high" | "off" | null }
   | { type: "exit" }
   | { type: "mode"; mode: PermissionMode | null }
   /** A command that cannot run as typed; `message` says what to type instead. */
@@ -49,6 +51,7 @@ export const helpText = [
   "/resume <id>    print the command that resumes a saved session (nex resume <id>)",
   "/clear          start a fresh conversation in the same workspace",
   "/reasoning      show the model's last reasoning in full (the chat shows it collapsed)",
+  "/reasoning effort low|medium|high|off   how hard the model thinks from the next request",
   "/help           this help",
   "/exit           quit (Ctrl-C twice does the same)",
 ].join("\n");
@@ -94,8 +97,23 @@ export function parseCommand(text: string): Command | null {
       return { type: "clear" };
     case "help":
       return { type: "help" };
-    case "reasoning":
-      return { type: "reasoning" };
+    case "reasoning": {
+      if (arg === "") return { type: "reasoning" };
+      const [word, value = "", ...more] = arg.split(/\s+/);
+      if (word !== "effort" || more.length > 0)
+        return {
+          type: "invalid",
+          message: `/reasoning shows the last reasoning; /reasoning effort low|medium|high|off sets how hard the model thinks. "${arg}" is neither.`,
+        };
+      if (value === "") return { type: "reasoning_effort", effort: null };
+      const effort = (["low", "medium", "high", "off"] as const).find((e) => e === value);
+      return effort
+        ? { type: "reasoning_effort", effort }
+        : {
+            type: "invalid",
+            message: `Unknown reasoning effort "${value}". Use /reasoning effort low, medium, high or off.`,
+          };
+    }
     case "exit":
     case "quit":
       return { type: "exit" };

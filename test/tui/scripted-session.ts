@@ -152,6 +152,11 @@ export class ScriptedSession implements AgentSession {
     return `Model: ${model} (window 32768, default).`;
   }
 
+  setReasoningEffort(effort: "low" | "medium" | "high" | "off" | null): string {
+    this.log("setReasoningEffort", effort);
+    return `Reasoning effort ${effort}.`;
+  }
+
   async clear(): Promise<{ cleared: boolean; line: string }> {
     this.log("clear");
     return { cleared: true, line: "Started a fresh conversation." };
