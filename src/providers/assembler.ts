@@ -190,7 +190,12 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       const answer = splitOrphanClose(text.join(""), tagged && reasoning.length === 0);
       if (answer.reasoning) reasoning.push(answer.reasoning);
       const finalUsage: Usage | null = usage
-        ? { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 }
+        ? {
+            inputTokens: usage.inputTokens ?? 0,
+            outputTokens: usage.outputTokens ?? 0,
+            ...(usage.cacheReadTokens ? { cacheReadTokens: usage.cacheReadTokens } : {}),
+            ...(usage.cacheWriteTokens ? { cacheWriteTokens: usage.cacheWriteTokens } : {}),
+          }
         : null;
       // A cut response ends like one stopped at its length limit: nothing in it may run.
       const stopReason = overrun ? "length" : mapStopReason(options.wire, rawStop);

@@ -1,6 +1,6 @@
 // OpenAI-compatible Chat Completions (vLLM, llama.cpp, Ollama, LM Studio, OpenRouter, OpenAI) over
 // node:http (http-client.ts) + eventsource-parser. No SDK: SDK stream helpers repair partial JSON and SDK retries multiply ours.
-import type { ProviderError, ProviderEvent, StreamFn } from "../protocol/index.ts";
+import type { ProviderError, ProviderEvent, StreamFn, Usage } from "../protocol/index.ts";
 import { isObject } from "./arguments.ts";
 import type { TurnAssembler } from "./assembler.ts";
 import { type ClientOptions, trimSlash } from "./client-config.ts";
@@ -209,10 +209,17 @@ function createCallIndexer() {
   };
 }
 
-function usageOf(usage: Record<string, unknown>): { inputTokens?: number; outputTokens?: number } {
-  const out: { inputTokens?: number; outputTokens?: number } = {};
+/**
+ * `prompt_tokens` includes the cached part; OpenAI, vLLM and llama.cpp name it in
+ * `prompt_tokens_details.cached_tokens`, DeepSeek in `prompt_cache_hit_tokens`.
+ */
+function usageOf(usage: Record<string, unknown>): Partial<Usage> {
+  const out: Partial<Usage> = {};
   if (typeof usage.prompt_tokens === "number") out.inputTokens = usage.prompt_tokens;
   if (typeof usage.completion_tokens === "number") out.outputTokens = usage.completion_tokens;
+  const details = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  const cached = details.cached_tokens ?? usage.prompt_cache_hit_tokens;
+  if (typeof cached === "number" && cached > 0) out.cacheReadTokens = cached;
   return out;
 }
 

@@ -134,7 +134,7 @@ export class NexSession implements AgentSession {
     // A summary request's prompt is part of the conversation, not all of it: its usage says nothing
     // of the conversation's size (and would look like a server cutting the prompt).
     if (event.type === "request_finished" && event.usage && event.purpose !== "compaction") {
-      const { inputTokens, outputTokens } = event.usage;
+      const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = event.usage;
       this.parts.journal.usage(inputTokens, outputTokens);
       // The prompt of this request was the messages so far; the answer is appended after this
       // event and estimated with whatever follows it.
@@ -144,6 +144,8 @@ export class NexSession implements AgentSession {
         type: "usage",
         inputTokens,
         outputTokens,
+        ...(cacheReadTokens !== undefined ? { cacheReadTokens } : {}),
+        ...(cacheWriteTokens !== undefined ? { cacheWriteTokens } : {}),
         contextTokens: inputTokens + outputTokens,
         contextWindow: this.parts.budget.window(),
       });
