@@ -32,6 +32,7 @@ export interface CommonOptions {
   config?: string | undefined;
   sandbox?: string | undefined;
   reasoningEffort?: string | undefined;
+  endpoint?: string | undefined;
 }
 
 /** A command line nex cannot make sense of; the message says how to fix it. */
@@ -56,7 +57,9 @@ Usage:
                                tool calls, limits, honest truncation (--json for a JSON report)
 
 Options:
-  --model NAME          model name (or NEX_MODEL; default: the endpoint's only model)
+  --model NAME          model name (or NEX_MODEL; default: the endpoint's only model); ENDPOINT:NAME
+                        picks a named endpoint of the config too
+  --endpoint NAME, -e   use the config's named endpoint NAME (its server, key variable and models)
   --base-url URL        endpoint (or OPENAI_BASE_URL; ANTHROPIC_BASE_URL with --provider anthropic)
   --provider NAME       openai (any OpenAI-compatible server, default) or anthropic
   --cwd DIR             workspace (default: the current directory)
@@ -163,6 +166,7 @@ function parse(argv: string[]) {
       yes: { type: "boolean", short: "y" },
       "max-turns": { type: "string" },
       "reasoning-effort": { type: "string" },
+      endpoint: { type: "string", short: "e" },
       json: { type: "boolean" },
       "data-dir": { type: "string" },
       config: { type: "string" },
@@ -199,5 +203,6 @@ function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOption
     config: values.config,
     sandbox: values.sandbox,
     reasoningEffort: values["reasoning-effort"],
+    endpoint: values.endpoint,
   };
 }

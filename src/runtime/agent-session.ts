@@ -56,7 +56,9 @@ export interface AgentSession {
   undoPreview(): Promise<string>;
   /** Compacts the conversation now; returns the line to show. */
   compact(): Promise<string>;
-  /** Switches the model for the next requests; returns the line to show. */
+  /** What the endpoint serves and which model is in use, as one line to show. */
+  listModels(): Promise<string>;
+  /** Switches the model for the next requests (one the endpoint serves); returns the line to show. */
   setModel(model: string): Promise<string>;
   /**
    * Sets how hard the model thinks for the next requests ("off": nothing sent), or with null only

@@ -5,6 +5,7 @@ import * as v from "valibot";
 import type { PermissionMode } from "../protocol/index.ts";
 import type { SandboxMode, SandboxSettings } from "../tools/index.ts";
 import { readOwnFile } from "../tools/own-file.ts";
+import { type ChosenEndpoint, chooseEndpoint } from "./endpoints.ts";
 import type { ModelLimits } from "./model-registry.ts";
 
 /** The wire format nex speaks to the endpoint. */
@@ -40,6 +41,21 @@ const ConfigFileSchema = v.strictObject({
     }),
   ),
   models: v.optional(v.record(v.string(), LimitsSchema)),
+  /** Named endpoints, each with its own server, key variable and models; one is chosen per session. */
+  endpoints: v.optional(
+    v.record(
+      v.string(),
+      v.strictObject({
+        provider: v.optional(v.picklist(["openai", "anthropic"])),
+        baseUrl: v.string(),
+        apiKeyEnv: v.optional(v.string()),
+        model: v.optional(v.string()),
+        models: v.optional(v.record(v.string(), LimitsSchema)),
+      }),
+    ),
+  ),
+  /** The endpoint used when none is chosen with --endpoint. */
+  endpoint: v.optional(v.string()),
   /** The reasoning effort for every model without its own `reasoningEffort`. */
   reasoningEffort: v.optional(EffortSchema),
   /** How commands are confined: a mode alone, or the mode with network and extra paths. */
@@ -79,6 +95,7 @@ export interface ConfigFlags {
   config?: string | undefined;
   sandbox?: string | undefined;
   reasoningEffort?: string | undefined;
+  endpoint?: string | undefined;
 }
 
 /** Everything a session needs to start, resolved once. */
@@ -106,6 +123,12 @@ export interface NexConfig {
   /** How commands are confined; nex's own data and config directories are added when the tools are built. */
   sandbox: SandboxSettings;
   configPath: string | null;
+  /** The named endpoint in use, and the models its config lists (null: it lists none). */
+  endpoint: { name: string; models: string[] | null } | null;
+  /** The names of the config's endpoints. */
+  endpointNames: string[];
+  /** Every variable a key may come from (every endpoint's): none reaches a command or the screen. */
+  keyVariables: string[];
 }
 
 /** A reasoning effort, or "off" to send none even where the config sets one. */
@@ -131,11 +154,31 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     configPath,
     flags.config !== undefined || env.NEX_CONFIG !== undefined,
   );
-  const provider = parseProvider(flags.provider ?? env.NEX_PROVIDER ?? file.provider ?? "openai");
+  const explicitModel = flags.model ?? env.NEX_MODEL;
+  let chosen: ChosenEndpoint | null;
+  try {
+    chosen = chooseEndpoint({
+      flag: flags.endpoint,
+      model: explicitModel ?? file.model,
+      envName: env.NEX_ENDPOINT,
+      fileName: file.endpoint,
+      endpoints: file.endpoints ?? {},
+    });
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  const named = chosen?.entry;
+  const provider = parseProvider(
+    flags.provider ?? named?.provider ?? env.NEX_PROVIDER ?? file.provider ?? "openai",
+  );
   const apiKeyEnv =
-    file.apiKeyEnv ?? (provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+    named?.apiKeyEnv ??
+    file.apiKeyEnv ??
+    (provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+  // A named endpoint is its own address: the provider's base URL variable does not move it.
   const baseUrl = parseBaseUrl(
     flags.baseUrl ??
+      named?.baseUrl ??
       (provider === "anthropic" ? env.ANTHROPIC_BASE_URL : env.OPENAI_BASE_URL) ??
       file.baseUrl ??
       (provider === "anthropic" ? "https://api.anthropic.com" : "https://api.openai.com/v1"),
@@ -155,7 +198,9 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     baseUrl,
     apiKey: env[apiKeyEnv] || env.NEX_API_KEY || null,
     apiKeyEnv,
-    model: flags.model ?? env.NEX_MODEL ?? file.model ?? null,
+    model: chosen
+      ? ((explicitModel !== undefined ? chosen.model : (named?.model ?? chosen.model)) ?? null)
+      : (explicitModel ?? file.model ?? null),
     workspace,
     permissionMode: parsePermissionMode(flags.permissionMode ?? file.permissionMode ?? "ask"),
     maxTurns,
@@ -163,7 +208,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     dataDir: resolveDataDir(flags.dataDir ?? env.NEX_DATA_DIR ?? file.dataDir, env, workspace),
     allowedPaths: (file.allowedPaths ?? []).map((p) => resolve(workspace, p)),
     commands: { allow: file.commands?.allow ?? [], deny: file.commands?.deny ?? [] },
-    models: file.models ?? {},
+    models: { ...(file.models ?? {}), ...(named?.models ?? {}) },
     reasoningEffort: {
       given: parseEffortFlag(flags.reasoningEffort),
       configured: file.reasoningEffort ?? null,
@@ -172,6 +217,17 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     sandbox: resolveSandbox(flags.sandbox ?? env.NEX_SANDBOX, file),
     proxy: resolveProxy(env),
     configPath: existsSync(configPath) ? configPath : null,
+    endpoint: chosen
+      ? { name: chosen.name, models: named?.models ? Object.keys(named.models) : null }
+      : null,
+    endpointNames: Object.keys(file.endpoints ?? {}),
+    keyVariables: [
+      ...new Set([
+        apiKeyEnv,
+        ...(file.apiKeyEnv ? [file.apiKeyEnv] : []),
+        ...Object.values(file.endpoints ?? {}).flatMap((e) => (e.apiKeyEnv ? [e.apiKeyEnv] : [])),
+      ]),
+    ],
   };
 }
 

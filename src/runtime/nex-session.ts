@@ -65,6 +65,8 @@ export interface SessionParts {
   maxTurns: number;
   listSessions: () => Promise<SessionSummary[]>;
   switchModel: (model: string) => Promise<{ stream: StreamFn; line: string; model: string }>;
+  /** What the endpoint serves, as the line `/model` shows. */
+  listModels?: () => Promise<string>;
   /** Sets the reasoning effort for the next requests; returns the line to show. */
   setReasoning?: (effort: EffortOrOff | null) => string;
   /** nex's secrets, replaced in every event before a UI, `--json` or the journal sees it. */
@@ -293,6 +295,10 @@ export class NexSession implements AgentSession {
     this.info.model = switched.model;
     this.info.contextWindow = this.parts.budget.window();
     return switched.line;
+  }
+
+  async listModels(): Promise<string> {
+    return this.parts.listModels ? this.parts.listModels() : `Using ${this.info.model}.`;
   }
 
   setReasoningEffort(effort: EffortOrOff | null): string {

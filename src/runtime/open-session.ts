@@ -34,10 +34,12 @@ import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./
 import { prepareDataDir } from "./data-dir.ts";
 import { createClient, endpointFetch, limitsFor, unreachableMessage } from "./endpoint-client.ts";
 import { journalSink } from "./journal-sink.ts";
+import { refuseModel, unprefixed } from "./model-switch.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { createReasoningControl } from "./reasoning-control.ts";
 import { createSessionBudget } from "./request-budget.ts";
 import { scrubbedTools } from "./scrubbed-tools.ts";
+import { describeServed, servedModels } from "./served-models.ts";
 import { summariesIn } from "./session-list.ts";
 import { concealedValues, sessionScrubber, toolEnvironment } from "./session-secrets.ts";
 
@@ -271,7 +273,11 @@ export async function openSession(
     listSessions: async () => summariesIn(config.dataDir),
     setReasoning: (effort) =>
       effort === null ? reasoning.describe(current.model) : reasoning.set(effort, current.model),
-    switchModel: async (next) => {
+    listModels: async () => describeServed(await servedModels(config), current.model),
+    switchModel: async (asked) => {
+      const refusal = await refuseModel(config, asked, current.model);
+      if (refusal) return { stream: current.stream, model: current.model, line: refusal };
+      const next = unprefixed(config, asked);
       const nextLimits = await limitsFor(config, next);
       // The client does not depend on the model (each request names it): only the limits change.
       current = { stream: current.stream, model: next, limits: nextLimits };

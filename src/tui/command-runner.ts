@@ -85,6 +85,8 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         store.update((state) => ({ ...state, meter: { ...state.meter, model } }));
         return say(store, line, "good");
       }
+      case "model_list":
+        return say(store, await session.listModels(), "dim");
       case "sessions":
         return say(store, sessionTable(await session.listSessions()));
       case "resume": {

@@ -6,6 +6,8 @@ export type Command =
   | { type: "undo_list" }
   | { type: "compact" }
   | { type: "model"; name: string }
+  /** `/model` alone: what the endpoint serves. */
+  | { type: "model_list" }
   | { type: "sessions" }
   | { type: "resume"; id: string }
   | { type: "clear" }
@@ -45,7 +47,7 @@ export const helpText = [
   "",
   "/undo [n]       undo the file changes of the last n prompts (default 1); /undo list shows each step",
   "/compact        summarise the conversation now so it takes less of the context window",
-  "/model <name>   use another model for the next requests",
+  "/model [name]   list the endpoint's models, or use another of them for the next requests",
   "/mode [name]    cycle the permission mode, or set it: ask, auto_edit, approve_all",
   "/sessions       list the saved sessions of this workspace",
   "/resume <id>    print the command that resumes a saved session (nex resume <id>)",
@@ -81,11 +83,7 @@ export function parseCommand(text: string): Command | null {
     case "compact":
       return { type: "compact" };
     case "model":
-      if (arg === "")
-        return {
-          type: "invalid",
-          message: "/model needs a model name. Example: /model qwen3-coder",
-        };
+      if (arg === "") return { type: "model_list" };
       return { type: "model", name: arg };
     case "sessions":
       return { type: "sessions" };

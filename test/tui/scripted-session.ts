@@ -152,6 +152,11 @@ export class ScriptedSession implements AgentSession {
     return `Model: ${model} (window 32768, default).`;
   }
 
+  async listModels(): Promise<string> {
+    this.log("listModels", "");
+    return `Using ${this.info.model}.`;
+  }
+
   setReasoningEffort(effort: "low" | "medium" | "high" | "off" | null): string {
     this.log("setReasoningEffort", effort);
     return `Reasoning effort ${effort}.`;
