@@ -67,6 +67,8 @@ export interface AssembledTurn {
   usage: Usage | null;
   /** The model's reasoning, apart from its text (reasoning fields, thinking blocks, `<think>` tags). */
   reasoning?: string;
+  /** The reasoning came inside the answer's text as `<think>` tags, not in a field of its own. */
+  reasoningInContent?: boolean;
   /** The model declined: its refusal text (OpenAI `refusal`), shown as such. */
   refusal?: string;
   /**

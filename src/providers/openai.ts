@@ -219,7 +219,8 @@ function usageOf(usage: Record<string, unknown>): Partial<Usage> {
   if (typeof usage.completion_tokens === "number") out.outputTokens = usage.completion_tokens;
   const details = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
   const cached = details.cached_tokens ?? usage.prompt_cache_hit_tokens;
-  if (typeof cached === "number" && cached > 0) out.cacheReadTokens = cached;
+  // Zero is an answer too: the server caches, and reused nothing this time.
+  if (typeof cached === "number" && cached >= 0) out.cacheReadTokens = cached;
   return out;
 }
 
