@@ -80,10 +80,12 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         return;
       }
       case "model": {
+        const before = session.info.model;
         const line = await session.setModel(command.name);
         const model = session.info.model;
         store.update((state) => ({ ...state, meter: { ...state.meter, model } }));
-        return say(store, line, "good");
+        // A model the endpoint does not serve is refused: the line says so, the model stays.
+        return say(store, line, model === before && model !== command.name ? "warn" : "good");
       }
       case "model_list":
         return say(store, await session.listModels(), "dim");
