@@ -131,3 +131,23 @@ test("nex chat: /model lists the endpoint's models and refuses one it does not s
   await send("hello", /still here/);
   assert.equal(modelOf(nex.chatRequests()[0]), "m");
 });
+
+test("every endpoint's key variable is kept from commands and scrubbed, not only the one in use", async () => {
+  const { resolveConfig } = await import("../../src/runtime/config.ts");
+  const { sessionScrubber, toolEnvironment } = await import("../../src/runtime/session-secrets.ts");
+  const box = makeSandbox();
+  writeConfig(box.env.XDG_CONFIG_HOME as string, {
+    endpoints: {
+      lambda01: { baseUrl: "http://10.0.0.1:8000/v1", apiKeyEnv: "LAMBDA01_KEY" },
+      lambda02: { baseUrl: "http://10.0.0.2:8000/v1", apiKeyEnv: "LAMBDA02_KEY" },
+    },
+  });
+  const env = { ...box.env, LAMBDA01_KEY: KEY_A, LAMBDA02_KEY: KEY_B };
+  const config = resolveConfig({ endpoint: "lambda01" }, env, box.workspace);
+  assert.equal(config.apiKey, KEY_A);
+  const commands = toolEnvironment(env, config);
+  assert.equal(commands.LAMBDA01_KEY, undefined);
+  assert.equal(commands.LAMBDA02_KEY, undefined);
+  const scrubbed = sessionScrubber(config, env).scrub(`a ${KEY_A} b ${KEY_B}`).text;
+  assert.ok(!scrubbed.includes(KEY_A) && !scrubbed.includes(KEY_B), scrubbed);
+});
