@@ -40,6 +40,7 @@ const TOOL_MARKUP: Array<[RegExp, string]> = [
   [/<\|tool_calls?_(?:begin|section_begin)\|>/i, "deepseek_v3 (or kimi_k2)"],
   [/\[TOOL_CALLS\]/, "mistral"],
   [/<\|python_tag\|>/, "llama3_json"],
+  [/\[TOOL_REQUEST\]/, "(LM Studio's default format: load a model with native tool support)"],
 ];
 
 /** The tool-call parser: a call must arrive as a call, never as markup in the answer's text. */
@@ -54,7 +55,9 @@ export function judgeToolParser(probe: ProbeResult): DoctorCheck {
       "tool_parser",
       "fail",
       `tool-call markup (${marker.source.replace(/\\/g, "")}) leaked into the answer's text: the server does not parse this model's tool calls, so nex could run none of them`,
-      `Start vLLM with --enable-auto-tool-choice --tool-call-parser ${parser}; llama.cpp with --jinja; or use a chat template that supports tools.`,
+      parser.startsWith("(")
+        ? `LM Studio could not parse the call ${parser.slice(1, -1)}.`
+        : `Start vLLM with --enable-auto-tool-choice --tool-call-parser ${parser}; llama.cpp with --jinja; or use a chat template that supports tools.`,
     );
   }
   return probe.turn.toolCalls.length > 0

@@ -157,3 +157,23 @@ test("an Ollama model not loaded, with no num_ctx, warns that Ollama's default m
   assert.match(found, /^WARN .*not loaded and sets no num_ctx/);
   assert.match(found, /num_ctx 40960/);
 });
+
+test("LM Studio's default tool format left unparsed in the answer fails the parser check, saying what LM Studio needs", async () => {
+  const stub = await startStubEndpoint({
+    routes: { "GET /models": list(32_768) },
+    scripts: [
+      openaiText("ok"),
+      openaiText(
+        '[TOOL_REQUEST]{"name": "record_word", "arguments": {"word": "ready"}}[END_TOOL_REQUEST]',
+      ),
+      cut(),
+      withCache(0),
+      withCache(5200),
+    ],
+  });
+  const result = await doctor(stub);
+  await stub.close();
+  const found = verdict(result, "tool calls parsed by the server");
+  assert.match(found, /^FAIL .*\[TOOL_REQUEST\]/);
+  assert.match(found, /native tool support/);
+});
