@@ -13,7 +13,7 @@ export interface SystemPromptInput {
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const parts = [
     "You are nex, a coding agent working in the user's repository through tools.",
-    `The workspace is ${input.workspace}. Today is ${input.date}.`,
+    `The workspace is ${input.workspace}.`,
     "",
     "How to work:",
     "- Read a file with read_file before you change it. write_file and edit_file refuse to change a file this session has not read completely, or that changed since it was read.",
@@ -27,5 +27,8 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   if (input.agentsMd?.trim()) {
     parts.push("", "Project instructions from AGENTS.md:", input.agentsMd.trim());
   }
+  // Last: what changes from day to day comes after what does not, so a server's prompt cache keeps
+  // the prefix (the tools and these instructions) across sessions and days.
+  parts.push("", `Today is ${input.date}.`);
   return parts.join("\n");
 }

@@ -9,6 +9,7 @@ const MARKERS = [
   /<\|tool_call(?:s)?_(?:begin|section_begin)\|>/i, // DeepSeek, Kimi
   /\[TOOL_CALLS\]/, // Mistral
   /<\|python_tag\|>/, // Llama 3.1
+  /\[TOOL_REQUEST\]/, // LM Studio's default format, for models without native tool support
 ];
 
 /**

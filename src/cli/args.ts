@@ -33,6 +33,8 @@ export interface CommonOptions {
   dataDir?: string | undefined;
   config?: string | undefined;
   sandbox?: string | undefined;
+  reasoningEffort?: string | undefined;
+  endpoint?: string | undefined;
 }
 
 /** A command line nex cannot make sense of; the message says how to fix it. */
@@ -59,7 +61,9 @@ Usage:
   nex hooks [approve]          list the hooks that run here; approve the project's (.claude/settings.json)
 
 Options:
-  --model NAME          model name (or NEX_MODEL; default: the endpoint's only model)
+  --model NAME          model name (or NEX_MODEL; default: the endpoint's only model); ENDPOINT:NAME
+                        picks a named endpoint of the config too
+  --endpoint NAME, -e   use the config's named endpoint NAME (its server, key variable and models)
   --base-url URL        endpoint (or OPENAI_BASE_URL; ANTHROPIC_BASE_URL with --provider anthropic)
   --provider NAME       openai (any OpenAI-compatible server, default) or anthropic
   --cwd DIR             workspace (default: the current directory)
@@ -67,6 +71,8 @@ Options:
   --yes, -y             approve every action undo can repair (same as --mode approve_all)
   --sandbox MODE        commands run confined: workspace-write (default), read-only, off (unconfined)
   --max-turns N         stop after N model turns (default 50)
+  --reasoning-effort E  how hard a reasoning model thinks: low, medium, high, off (default: the
+                        server's; sent as reasoning_effort, or as Anthropic's thinking budget)
   --json                print the event stream as JSON lines on stdout (nex run; a JSON report for nex doctor)
   --data-dir DIR        where sessions are kept (default: $XDG_DATA_HOME/nex; "workspace" for ./.nex)
   --config FILE         config file (default: $XDG_CONFIG_HOME/nex/config.json)
@@ -175,6 +181,8 @@ function parse(argv: string[]) {
       sandbox: { type: "string" },
       yes: { type: "boolean", short: "y" },
       "max-turns": { type: "string" },
+      "reasoning-effort": { type: "string" },
+      endpoint: { type: "string", short: "e" },
       json: { type: "boolean" },
       "data-dir": { type: "string" },
       config: { type: "string" },
@@ -210,5 +218,7 @@ function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOption
     dataDir: values["data-dir"],
     config: values.config,
     sandbox: values.sandbox,
+    reasoningEffort: values["reasoning-effort"],
+    endpoint: values.endpoint,
   };
 }

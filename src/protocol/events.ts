@@ -94,6 +94,10 @@ export type AgentEvent =
       type: "usage";
       inputTokens: number;
       outputTokens: number;
+      /** Of `inputTokens`, read from the server's prompt cache; absent when the server said nothing. */
+      cacheReadTokens?: number;
+      /** Prompt tokens written to the server's cache (Anthropic). */
+      cacheWriteTokens?: number;
       contextTokens: number;
       contextWindow: number;
     }

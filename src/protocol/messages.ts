@@ -68,4 +68,16 @@ export interface ModelRequest {
   maxTokens: number;
   /** Which request of the session this is, for events. */
   requestId: number;
+  /** How hard the model should think; absent: the server's default (nothing is sent). */
+  reasoning?: ReasoningRequest;
+}
+
+/** A reasoning effort, as OpenAI's `reasoning_effort` names them. */
+export type ReasoningEffort = "low" | "medium" | "high";
+
+/** What the runtime asks of a reasoning model for one request; each wire says it its own way. */
+export interface ReasoningRequest {
+  effort: ReasoningEffort;
+  /** Anthropic's thinking budget when configured; else one follows from the effort. */
+  budgetTokens?: number;
 }

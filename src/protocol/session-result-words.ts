@@ -31,6 +31,7 @@ function restoredWords(result: Extract<CompactResult, { kind: "compacted" }>): s
 /** nex's wording of a model switch. */
 export function describeModelSwitch(result: ModelSwitchResult): string {
   if (result.kind === "failed") return `The model is still the previous one: ${result.reason}`;
+  if (result.kind === "refused") return result.reason;
   return `Model is now ${result.model}: window ${result.contextWindow} tokens (${result.windowSource}).`;
 }
 

@@ -43,7 +43,9 @@ export type ModelSwitchResult =
       windowSource: string;
       maxOutput: number;
     }
-  | { kind: "failed"; model: string; reason: string };
+  | { kind: "failed"; model: string; reason: string }
+  /** Not a model this session's endpoint serves (or another endpoint's): `reason` says what to do. */
+  | { kind: "refused"; model: string; reason: string };
 
 /** What undo did to one path. */
 export interface UndoRestoredPath {

@@ -12,8 +12,13 @@ export type StopReason =
 
 /** Token counts reported by the endpoint. */
 export interface Usage {
+  /** The whole prompt, cached parts included (they fill the window all the same). */
   inputTokens: number;
   outputTokens: number;
+  /** Prompt tokens the server read from its prompt cache (Anthropic, OpenAI, vLLM, llama.cpp...). */
+  cacheReadTokens?: number;
+  /** Prompt tokens the server wrote to its cache for later requests (Anthropic). */
+  cacheWriteTokens?: number;
 }
 
 /** Why a tool call was not received whole. */
@@ -62,6 +67,8 @@ export interface AssembledTurn {
   usage: Usage | null;
   /** The model's reasoning, apart from its text (reasoning fields, thinking blocks, `<think>` tags). */
   reasoning?: string;
+  /** The reasoning came inside the answer's text as `<think>` tags, not in a field of its own. */
+  reasoningInContent?: boolean;
   /** The model declined: its refusal text (OpenAI `refusal`), shown as such. */
   refusal?: string;
   /**

@@ -1,7 +1,9 @@
 // The Anthropic Messages request body, translated from nex's messages.
 import type { Message, ModelRequest } from "../protocol/index.ts";
+import { conversationBreakpoints, markBlock, markJson } from "./anthropic-cache.ts";
 import { isObject, parseToolArguments } from "./arguments.ts";
 import { historyName } from "./history-name.ts";
+import { thinkingOf } from "./thinking-budget.ts";
 
 type Block = Record<string, unknown>;
 interface WireMessage {
@@ -15,11 +17,11 @@ const toolsJson = new WeakMap<ModelRequest["tools"], string>();
 
 /** The request body as JSON text: byte for byte `JSON.stringify(anthropicBody(request, options))`. */
 export function anthropicBodyText(request: ModelRequest, options: { stream: boolean }): string {
-  const messages: string[] = [];
+  const wireMessages: { role: WireMessage["role"]; blocks: string[] }[] = [];
   let role: WireMessage["role"] | null = null;
   let blocks: string[] = [];
   const flush = () => {
-    if (role !== null) messages.push(`{"role":"${role}","content":[${blocks.join(",")}]}`);
+    if (role !== null) wireMessages.push({ role, blocks });
   };
   for (const message of request.messages) {
     let wire = blocksJson.get(message);
@@ -38,6 +40,14 @@ export function anthropicBodyText(request: ModelRequest, options: { stream: bool
     blocks = [...wire.blocks];
   }
   flush();
+  // Breakpoints on copies: the cached JSON of each message stays as it was made.
+  for (const [m, b] of conversationBreakpoints(wireMessages)) {
+    const message = wireMessages[m] as (typeof wireMessages)[number];
+    message.blocks = message.blocks.map((json, i) => (i === b ? markJson(json) : json));
+  }
+  const messages = wireMessages.map(
+    (message) => `{"role":"${message.role}","content":[${message.blocks.join(",")}]}`,
+  );
   let tools = "";
   if (request.tools.length > 0) {
     tools = toolsJson.get(request.tools) ?? "";
@@ -46,11 +56,20 @@ export function anthropicBodyText(request: ModelRequest, options: { stream: bool
       toolsJson.set(request.tools, tools);
     }
   }
+  // The stable prefix ends with the system prompt, or with the tools when there is none.
+  if (tools && !request.system) tools = `${markJson(tools.slice(0, -1))}]`;
+  const thinking = thinkingOf(request);
   return (
     `{"model":${JSON.stringify(request.model)},"max_tokens":${JSON.stringify(request.maxTokens)}` +
-    `${request.system ? `,"system":${JSON.stringify(request.system)}` : ""}` +
+    `${thinking ? `,"thinking":${JSON.stringify(thinking)}` : ""}` +
+    `${request.system ? `,"system":${JSON.stringify(systemBlocks(request.system))}` : ""}` +
     `,"messages":[${messages.join(",")}]${tools ? `,"tools":${tools}` : ""},"stream":${JSON.stringify(options.stream)}}`
   );
+}
+
+/** The system prompt as one text block ending the stable prefix. */
+function systemBlocks(system: string): Block[] {
+  return [markBlock({ type: "text", text: system })];
 }
 
 function anthropicTools(tools: ModelRequest["tools"]): Record<string, unknown>[] {
@@ -66,12 +85,26 @@ export function anthropicBody(
   request: ModelRequest,
   options: { stream: boolean },
 ): Record<string, unknown> {
+  const thinking = thinkingOf(request);
+  const messages = anthropicMessages(request.messages);
+  const positions = conversationBreakpoints(
+    messages.map((m) => ({ role: m.role, blocks: m.content.map((b) => JSON.stringify(b)) })),
+  );
+  for (const [m, b] of positions) {
+    const content = messages[m]?.content as Block[];
+    content[b] = markBlock(content[b] as Block);
+  }
+  const tools = anthropicTools(request.tools);
+  const last = tools.length - 1;
   return {
     model: request.model,
     max_tokens: request.maxTokens,
-    ...(request.system ? { system: request.system } : {}),
-    messages: anthropicMessages(request.messages),
-    ...(request.tools.length > 0 ? { tools: anthropicTools(request.tools) } : {}),
+    ...(thinking ? { thinking } : {}),
+    ...(request.system ? { system: systemBlocks(request.system) } : {}),
+    messages,
+    ...(tools.length > 0
+      ? { tools: request.system ? tools : tools.map((t, i) => (i === last ? markBlock(t) : t)) }
+      : {}),
     stream: options.stream,
   };
 }

@@ -1,7 +1,7 @@
 // Anthropic Messages over node:http (http-client.ts) + eventsource-parser: message_start, content_block_start/delta/stop,
 // message_delta (stop_reason, usage.output_tokens), message_stop. A tool input that does not parse
 // is a poisoned call (never null, never {}).
-import type { ProviderEvent, StreamFn } from "../protocol/index.ts";
+import type { ProviderEvent, StreamFn, Usage } from "../protocol/index.ts";
 import { createBlockCollector, startThinking } from "./anthropic-blocks.ts";
 import { anthropicBodyText } from "./anthropic-wire.ts";
 import { isObject } from "./arguments.ts";
@@ -217,10 +217,14 @@ function createTextJoiner() {
  * server ran its own tools (web search, code execution) the input counts every one of its
  * iterations, not the prompt's size: it is left out (the stream's message_start still gives it).
  */
-function usageOf(usage: Record<string, unknown>): { inputTokens?: number; outputTokens?: number } {
-  const out: { inputTokens?: number; outputTokens?: number } = {};
+function usageOf(usage: Record<string, unknown>): Partial<Usage> {
+  const out: Partial<Usage> = {};
   if (typeof usage.output_tokens === "number") out.outputTokens = usage.output_tokens;
   if (ranServerTools(usage.server_tool_use)) return out;
+  if (typeof usage.cache_read_input_tokens === "number")
+    out.cacheReadTokens = usage.cache_read_input_tokens;
+  if (typeof usage.cache_creation_input_tokens === "number")
+    out.cacheWriteTokens = usage.cache_creation_input_tokens;
   const input = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]
     .map((key) => usage[key])
     .filter((value): value is number => typeof value === "number");

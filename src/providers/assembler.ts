@@ -96,8 +96,11 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       dropDetail = overrunDetail(meter.chars, options.maxTokens);
     }
   };
+  // Reasoning came inside the answer's text (`<think>`): the server has no reasoning parser on.
+  let reasoningInContent = false;
   const relay = (pieces: ContentPiece[]): ProviderEvent[] =>
     pieces.map((piece) => {
+      if (piece.kind !== "text") reasoningInContent = true;
       (piece.kind === "text" ? text : reasoning).push(piece.text);
       count(piece.text.length);
       return piece.kind === "text"
@@ -188,9 +191,21 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
     },
     finish() {
       const answer = splitOrphanClose(text.join(""), tagged && reasoning.length === 0);
-      if (answer.reasoning) reasoning.push(answer.reasoning);
+      if (answer.reasoning) {
+        reasoning.push(answer.reasoning);
+        reasoningInContent = true;
+      }
       const finalUsage: Usage | null = usage
-        ? { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 }
+        ? {
+            inputTokens: usage.inputTokens ?? 0,
+            outputTokens: usage.outputTokens ?? 0,
+            ...(usage.cacheReadTokens !== undefined
+              ? { cacheReadTokens: usage.cacheReadTokens }
+              : {}),
+            ...(usage.cacheWriteTokens !== undefined
+              ? { cacheWriteTokens: usage.cacheWriteTokens }
+              : {}),
+          }
         : null;
       // A cut response ends like one stopped at its length limit: nothing in it may run.
       const stopReason = overrun ? "length" : mapStopReason(options.wire, rawStop);
@@ -231,6 +246,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
         ...(overrun ? { outputOverrun: true } : {}),
         usage: finalUsage,
         ...(reasoning.length > 0 ? { reasoning: reasoning.join("") } : {}),
+        ...(reasoningInContent ? { reasoningInContent: true } : {}),
         ...(refusal.length > 0 ? { refusal: refusal.join("") } : {}),
         ...replayOf(replay, reasoning.join(""), calls.size > 0, stopReason === "pause"),
         maxTokens: options.maxTokens,

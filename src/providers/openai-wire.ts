@@ -25,6 +25,7 @@ export function openaiBody(
     messages,
     ...(request.tools.length > 0 ? { tools: openaiTools(request.tools) } : {}),
     [options.maxTokensField]: request.maxTokens,
+    ...(request.reasoning ? { reasoning_effort: request.reasoning.effort } : {}),
     stream: options.stream,
     ...(options.stream ? { stream_options: { include_usage: true } } : {}),
   };
@@ -62,6 +63,7 @@ export function openaiBodyText(request: ModelRequest, options: OpenAIBodyOptions
   // The fields after `messages`, in the order openaiBody gives them.
   const tail = JSON.stringify({
     [options.maxTokensField]: request.maxTokens,
+    ...(request.reasoning ? { reasoning_effort: request.reasoning.effort } : {}),
     stream: options.stream,
     ...(options.stream ? { stream_options: { include_usage: true } } : {}),
   });

@@ -1,6 +1,6 @@
 // OpenAI-compatible Chat Completions (vLLM, llama.cpp, Ollama, LM Studio, OpenRouter, OpenAI) over
 // node:http (http-client.ts) + eventsource-parser. No SDK: SDK stream helpers repair partial JSON and SDK retries multiply ours.
-import type { ProviderError, ProviderEvent, StreamFn } from "../protocol/index.ts";
+import type { ProviderError, ProviderEvent, StreamFn, Usage } from "../protocol/index.ts";
 import { isObject } from "./arguments.ts";
 import type { TurnAssembler } from "./assembler.ts";
 import { type ClientOptions, trimSlash } from "./client-config.ts";
@@ -67,7 +67,7 @@ async function* readStream(
         yield* readMessageParts(delta, assembler);
         for (const call of callDeltas(delta)) {
           const index = calls.indexOf(call);
-          const fn = isObject(call.function) ? call.function : {};
+          const fn = functionOf(call);
           const name = typeof fn.name === "string" && fn.name !== "" ? fn.name : null;
           const args = argumentsTextOf(fn.arguments);
           assembler.addCallDelta(index, { id: stringOrNull(call.id), name, argumentsText: args });
@@ -125,7 +125,7 @@ async function* readWhole(
   yield* assembler.endContent();
   const toolCalls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : [];
   for (const [index, call] of toolCalls.entries()) {
-    const fn = isObject(call.function) ? call.function : {};
+    const fn = functionOf(call);
     const name = typeof fn.name === "string" ? fn.name : "";
     const args = argumentsTextOf(fn.arguments);
     assembler.addCallDelta(index, { id: stringOrNull(call.id), name, argumentsText: args });
@@ -136,6 +136,14 @@ async function* readWhole(
   if (isObject(parsed.usage)) assembler.setUsage(usageOf(parsed.usage));
   assembler.markTerminated();
   return { type: "turn", turn: assembler.finish() };
+}
+
+/**
+ * A call's name and arguments: under `function` as OpenAI documents, or on the call itself (older
+ * llama.cpp servers, as their function-calling documentation shows).
+ */
+function functionOf(call: Record<string, unknown>): Record<string, unknown> {
+  return isObject(call.function) ? call.function : call;
 }
 
 function firstChoice(choices: unknown): Record<string, unknown>[] {
@@ -171,7 +179,7 @@ function createCallIndexer() {
   return {
     indexOf(call: Record<string, unknown>): number {
       const id = typeof call.id === "string" && call.id !== "" ? call.id : null;
-      const fn = isObject(call.function) ? call.function : {};
+      const fn = functionOf(call);
       // A new call announces its name; a fragment that merely repeats a (changing) id does not.
       const announces = typeof fn.name === "string" && fn.name !== "";
       let index: number;
@@ -201,10 +209,18 @@ function createCallIndexer() {
   };
 }
 
-function usageOf(usage: Record<string, unknown>): { inputTokens?: number; outputTokens?: number } {
-  const out: { inputTokens?: number; outputTokens?: number } = {};
+/**
+ * `prompt_tokens` includes the cached part; OpenAI, vLLM and llama.cpp name it in
+ * `prompt_tokens_details.cached_tokens`, DeepSeek in `prompt_cache_hit_tokens`.
+ */
+function usageOf(usage: Record<string, unknown>): Partial<Usage> {
+  const out: Partial<Usage> = {};
   if (typeof usage.prompt_tokens === "number") out.inputTokens = usage.prompt_tokens;
   if (typeof usage.completion_tokens === "number") out.outputTokens = usage.completion_tokens;
+  const details = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  const cached = details.cached_tokens ?? usage.prompt_cache_hit_tokens;
+  // Zero is an answer too: the server caches, and reused nothing this time.
+  if (typeof cached === "number" && cached >= 0) out.cacheReadTokens = cached;
   return out;
 }
 

@@ -12,7 +12,8 @@ export function mapStopReason(wire: WireFormat, raw: string | null): StopReason 
   if (raw === null) return "other";
   if (wire === "openai") {
     if (NATURAL_ENDS.has(raw)) return "stop";
-    if (raw === "tool_calls" || raw === "function_call") return "tool_calls";
+    // llama.cpp's server said `tool` before it said `tool_calls`.
+    if (raw === "tool_calls" || raw === "function_call" || raw === "tool") return "tool_calls";
     if (raw === "length") return "length";
     if (raw === "content_filter") return "content_filter";
     return "other";

@@ -66,6 +66,13 @@ export interface AgentSession {
   compact(): Promise<CompactResult>;
   /** Switches the model for the next requests: the new window, or why it stays (`describeModelSwitch`). */
   setModel(model: string): Promise<ModelSwitchResult>;
+  /** What the endpoint serves and which model is in use, as one line to show. */
+  listModels(): Promise<string>;
+  /**
+   * Sets how hard the model thinks for the next requests ("off": nothing sent), or with null only
+   * says what is sent now; returns the line to show.
+   */
+  setReasoningEffort(effort: "low" | "medium" | "high" | "off" | null): string;
   /** Starts a fresh conversation in the same workspace (a resume starts there too); says whether it did, and the line to show. */
   clear(): Promise<{ cleared: boolean; line: string }>;
   listSessions(): Promise<SessionSummary[]>;

@@ -5,14 +5,21 @@ import * as v from "valibot";
 import type { PermissionMode } from "../protocol/index.ts";
 import { readOwnFile } from "../tools/files/index.ts";
 import type { SandboxMode, SandboxSettings } from "../tools/index.ts";
+import { type ChosenEndpoint, chooseEndpoint } from "./endpoints.ts";
 import type { ModelLimits } from "./model-registry.ts";
 
 /** The wire format nex speaks to the endpoint. */
 export type ProviderKind = "openai" | "anthropic";
 
+const EffortSchema = v.picklist(["low", "medium", "high", "off"]);
+
 const LimitsSchema = v.strictObject({
   contextWindow: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
   maxOutput: v.optional(v.pipe(v.number(), v.integer(), v.minValue(256))),
+  /** Sent as `reasoning_effort` (OpenAI wire) or as a thinking budget (Anthropic). */
+  reasoningEffort: v.optional(EffortSchema),
+  /** Anthropic's `thinking.budget_tokens`; at least 1,024 and kept below `max_tokens`. */
+  thinkingBudget: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
 });
 
 /** `web` in the config file (the web tools; see web-config.ts). */
@@ -52,6 +59,23 @@ const ConfigFileSchema = v.strictObject({
     }),
   ),
   models: v.optional(v.record(v.string(), LimitsSchema)),
+  /** Named endpoints, each with its own server, key variable and models; one is chosen per session. */
+  endpoints: v.optional(
+    v.record(
+      v.string(),
+      v.strictObject({
+        provider: v.optional(v.picklist(["openai", "anthropic"])),
+        baseUrl: v.string(),
+        apiKeyEnv: v.optional(v.string()),
+        model: v.optional(v.string()),
+        models: v.optional(v.record(v.string(), LimitsSchema)),
+      }),
+    ),
+  ),
+  /** The endpoint used when none is chosen with --endpoint. */
+  endpoint: v.optional(v.string()),
+  /** The reasoning effort for every model without its own `reasoningEffort`. */
+  reasoningEffort: v.optional(EffortSchema),
   /** How commands are confined: a mode alone, or the mode with network and extra paths. */
   sandbox: v.optional(
     v.union([
@@ -92,6 +116,8 @@ export interface ConfigFlags {
   dataDir?: string | undefined;
   config?: string | undefined;
   sandbox?: string | undefined;
+  reasoningEffort?: string | undefined;
+  endpoint?: string | undefined;
 }
 
 /** Everything a session needs to start, resolved once. */
@@ -109,7 +135,9 @@ export interface NexConfig {
   dataDir: string;
   allowedPaths: string[];
   commands: { allow: string[]; deny: string[] };
-  models: Record<string, Partial<ModelLimits>>;
+  models: Record<string, ModelSettings>;
+  /** `--reasoning-effort` (wins over every model's setting), and the config file's default. */
+  reasoningEffort: { given: EffortOrOff | null; configured: EffortOrOff | null };
   /** HTTP_PROXY / HTTPS_PROXY / NO_PROXY (either case) when a proxy is set, else null. */
   proxy: { HTTP_PROXY?: string; HTTPS_PROXY?: string; NO_PROXY: string } | null;
   /** Overrides of the client's first-byte and idle timeouts, in milliseconds. */
@@ -121,6 +149,21 @@ export interface NexConfig {
   configPath: string | null;
   /** The config file's `web` section as written (resolved by web-config.ts when a web tool runs). */
   web: WebConfig;
+  /** The named endpoint in use, and the models its config lists (null: it lists none). */
+  endpoint: { name: string; models: string[] | null } | null;
+  /** The names of the config's endpoints. */
+  endpointNames: string[];
+  /** Every variable a key may come from (every endpoint's): none reaches a command or the screen. */
+  keyVariables: string[];
+}
+
+/** A reasoning effort, or "off" to send none even where the config sets one. */
+export type EffortOrOff = "low" | "medium" | "high" | "off";
+
+/** What the config says of one model: its limits and how hard it should think. */
+export interface ModelSettings extends Partial<ModelLimits> {
+  reasoningEffort?: EffortOrOff;
+  thinkingBudget?: number;
 }
 
 /** The config file's `web` section. */
@@ -140,11 +183,31 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     configPath,
     flags.config !== undefined || env.NEX_CONFIG !== undefined,
   );
-  const provider = parseProvider(flags.provider ?? env.NEX_PROVIDER ?? file.provider ?? "openai");
+  const explicitModel = flags.model ?? env.NEX_MODEL;
+  let chosen: ChosenEndpoint | null;
+  try {
+    chosen = chooseEndpoint({
+      flag: flags.endpoint,
+      model: explicitModel ?? file.model,
+      envName: env.NEX_ENDPOINT,
+      fileName: file.endpoint,
+      endpoints: file.endpoints ?? {},
+    });
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  const named = chosen?.entry;
+  const provider = parseProvider(
+    flags.provider ?? named?.provider ?? env.NEX_PROVIDER ?? file.provider ?? "openai",
+  );
   const apiKeyEnv =
-    file.apiKeyEnv ?? (provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+    named?.apiKeyEnv ??
+    file.apiKeyEnv ??
+    (provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+  // A named endpoint is its own address: the provider's base URL variable does not move it.
   const baseUrl = parseBaseUrl(
     flags.baseUrl ??
+      named?.baseUrl ??
       (provider === "anthropic" ? env.ANTHROPIC_BASE_URL : env.OPENAI_BASE_URL) ??
       file.baseUrl ??
       (provider === "anthropic" ? "https://api.anthropic.com" : "https://api.openai.com/v1"),
@@ -164,7 +227,9 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     baseUrl,
     apiKey: env[apiKeyEnv] || env.NEX_API_KEY || null,
     apiKeyEnv,
-    model: flags.model ?? env.NEX_MODEL ?? file.model ?? null,
+    model: chosen
+      ? ((explicitModel !== undefined ? chosen.model : (named?.model ?? chosen.model)) ?? null)
+      : (explicitModel ?? file.model ?? null),
     workspace,
     permissionMode: parsePermissionMode(flags.permissionMode ?? file.permissionMode ?? "ask"),
     maxTurns,
@@ -172,13 +237,28 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     dataDir: resolveDataDir(flags.dataDir ?? env.NEX_DATA_DIR ?? file.dataDir, env, workspace),
     allowedPaths: (file.allowedPaths ?? []).map((p) => resolve(workspace, p)),
     commands: { allow: file.commands?.allow ?? [], deny: file.commands?.deny ?? [] },
-    models: file.models ?? {},
+    models: { ...(file.models ?? {}), ...(named?.models ?? {}) },
+    reasoningEffort: {
+      given: parseEffortFlag(flags.reasoningEffort),
+      configured: file.reasoningEffort ?? null,
+    },
     timeouts: resolveTimeouts(env, file),
     hooks: file.hooks,
     sandbox: resolveSandbox(flags.sandbox ?? env.NEX_SANDBOX, file),
     proxy: resolveProxy(env),
     configPath: existsSync(configPath) ? configPath : null,
     web: file.web ?? {},
+    endpoint: chosen
+      ? { name: chosen.name, models: named?.models ? Object.keys(named.models) : null }
+      : null,
+    endpointNames: Object.keys(file.endpoints ?? {}),
+    keyVariables: [
+      ...new Set([
+        apiKeyEnv,
+        ...(file.apiKeyEnv ? [file.apiKeyEnv] : []),
+        ...Object.values(file.endpoints ?? {}).flatMap((e) => (e.apiKeyEnv ? [e.apiKeyEnv] : [])),
+      ]),
+    ],
   };
 }
 
@@ -307,6 +387,14 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
     );
   }
   return result.output;
+}
+
+function parseEffortFlag(value: string | undefined): EffortOrOff | null {
+  if (value === undefined) return null;
+  if (value === "low" || value === "medium" || value === "high" || value === "off") return value;
+  throw new ConfigError(
+    `Unknown reasoning effort "${value}". Use low, medium, high, or off (send none).`,
+  );
 }
 
 function parseProvider(value: string): ProviderKind {

@@ -17,7 +17,11 @@ export type CheckId =
   | "streaming"
   | "tool_calls"
   | "limits"
-  | "truncation";
+  | "truncation"
+  | "reasoning_parser"
+  | "tool_parser"
+  | "prefix_cache"
+  | "ollama_context";
 
 /** One verdict: what was found and, unless it passed, what to do next. */
 export interface DoctorCheck {
@@ -38,6 +42,10 @@ export const CHECK_TITLES: Record<CheckId, string> = {
   tool_calls: "tool calls work",
   limits: "context window and output limit",
   truncation: "truncation reported honestly",
+  reasoning_parser: "reasoning apart from the answer",
+  tool_parser: "tool calls parsed by the server",
+  prefix_cache: "prompt prefix reused",
+  ollama_context: "Ollama context size",
 };
 
 /** Check ids in display order. */

@@ -1,6 +1,7 @@
 // `nex doctor`: checks an endpoint the way a user needs before trusting it, with the configuration
-// `nex run` would use. A bounded number of requests: one model list, the window discovery GETs, and
-// three tiny model requests (each under the normal retry policy, nothing more); every request is counted.
+// `nex run` would use. A bounded number of requests: one model list, the window discovery GETs, three
+// tiny model requests, two sharing a long prefix (does the server reuse it?), and Ollama's own two
+// when the server may be Ollama; each under the normal retry policy, nothing more, every one counted.
 import type { ModelRequest, StreamFn } from "../protocol/index.ts";
 import {
   fetchModelList,
@@ -32,6 +33,13 @@ import {
   judgeToolCall,
   judgeTruncation,
 } from "./doctor-response-checks.ts";
+import {
+  judgeOllamaContext,
+  judgePrefixCache,
+  judgeReasoningParser,
+  judgeToolParser,
+  ollamaFacts,
+} from "./doctor-server-checks.ts";
 import { createClient, endpointFetch, limitsFor } from "./endpoint-client.ts";
 
 export type { CheckId, CheckStatus, DoctorCheck } from "./doctor-checks.ts";
@@ -216,8 +224,44 @@ export async function runDoctor(
   });
   if (options.signal.aborted) return interrupted();
   emit(judgeTruncation(cut));
+  emit(judgeReasoningParser([streamed, toolTurn, cut]), judgeToolParser(toolTurn));
+
+  // Two requests that share a long prefix: the second shows whether the server reuses it.
+  const timed = async () => {
+    const started = performance.now();
+    const result = await probe({ user: PREFIX_QUESTION, maxTokens: 16, system: PREFIX_TEXT });
+    return { result, ms: performance.now() - started };
+  };
+  const first = await timed();
+  if (options.signal.aborted) return interrupted();
+  const second = await timed();
+  if (options.signal.aborted) return interrupted();
+  emit(judgePrefixCache(first, second, PREFIX_TOKENS));
+
+  // Ollama's own API is asked only when discovery pointed at Ollama or did not get that far.
+  const maybeOllama =
+    config.provider === "openai" &&
+    (limits.sourceDetail.includes("Ollama") || limits.source !== "endpoint");
+  const facts = maybeOllama
+    ? await ollamaFacts(counted, config.baseUrl, model, options.signal, config.apiKey)
+    : null;
+  if (options.signal.aborted) return interrupted();
+  emit(judgeOllamaContext(facts, limits.contextWindow));
   return report();
 }
+
+// A prefix long enough for every cache to keep (Anthropic caches from 1,024 or 2,048 tokens).
+const PREFIX_LINES = 400;
+const PREFIX_TOKENS = PREFIX_LINES * 13;
+const PREFIX_TEXT = [
+  "You are being tested by a health check. Follow the instruction exactly.",
+  ...Array.from(
+    { length: PREFIX_LINES },
+    (_, i) =>
+      `Reference line ${i + 1}: both requests send this text unchanged, so a server can reuse it.`,
+  ),
+].join("\n");
+const PREFIX_QUESTION = "Reply with the single word: ok";
 
 /** The tiny requests doctor sends, each one logical request under the normal retry policy. */
 function probeRunner(client: StreamFn, config: NexConfig, model: string, signal: AbortSignal) {
@@ -227,10 +271,12 @@ function probeRunner(client: StreamFn, config: NexConfig, model: string, signal:
     user: string;
     maxTokens: number;
     tools?: boolean;
+    system?: string;
   }): Promise<ProbeResult> => {
     const request: ModelRequest = {
       model,
-      system: "You are being tested by a health check. Follow the instruction exactly.",
+      system:
+        spec.system ?? "You are being tested by a health check. Follow the instruction exactly.",
       messages: [{ type: "user", text: spec.user }],
       tools: spec.tools ? [probeTool] : [],
       maxTokens: spec.maxTokens,

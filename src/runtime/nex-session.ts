@@ -16,6 +16,7 @@ import type {
 import { isTerminal } from "../protocol/index.ts";
 import { type SecretScrubber, scrubDeep } from "../session/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
+import type { EffortOrOff } from "./config.ts";
 import type { CommandRun, Expansion } from "./extensions/index.ts";
 import type { Hooks } from "./hooks/index.ts";
 import type { SessionBudget } from "./request-budget.ts";
@@ -79,6 +80,10 @@ export interface SessionParts {
   hooks?: Hooks;
   /** Turns a typed prompt into what the model gets (a custom command, `@` attachments). */
   expand?: (prompt: string, run: (command: string) => Promise<CommandRun>) => Promise<Expansion>;
+  /** What the endpoint serves, as the line `/model` shows. */
+  listModels?: () => Promise<string>;
+  /** Sets the reasoning effort for the next requests; returns the line to show. */
+  setReasoning?: (effort: EffortOrOff | null) => string;
   /** nex's secrets, replaced in every event before a UI, `--json` or the journal sees it. */
   secrets?: SecretScrubber;
 }
@@ -159,7 +164,7 @@ export class NexSession implements AgentSession {
     // A summary request's prompt is part of the conversation, not all of it: its usage says nothing
     // of the conversation's size (and would look like a server cutting the prompt).
     if (event.type === "request_finished" && event.usage && event.purpose === undefined) {
-      const { inputTokens, outputTokens } = event.usage;
+      const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = event.usage;
       this.parts.journal.usage(inputTokens, outputTokens);
       // The prompt of this request was the messages so far; the answer is appended after this
       // event and estimated with whatever follows it.
@@ -169,6 +174,8 @@ export class NexSession implements AgentSession {
         type: "usage",
         inputTokens,
         outputTokens,
+        ...(cacheReadTokens !== undefined ? { cacheReadTokens } : {}),
+        ...(cacheWriteTokens !== undefined ? { cacheWriteTokens } : {}),
         contextTokens: inputTokens + outputTokens,
         contextWindow: this.parts.budget.window(),
       });
@@ -338,6 +345,16 @@ export class NexSession implements AgentSession {
       this.info.contextWindow = this.parts.budget.window();
     }
     return result;
+  }
+
+  async listModels(): Promise<string> {
+    return this.parts.listModels ? this.parts.listModels() : `Using ${this.info.model}.`;
+  }
+
+  setReasoningEffort(effort: EffortOrOff | null): string {
+    return this.parts.setReasoning
+      ? this.parts.setReasoning(effort)
+      : "This session cannot change its reasoning effort.";
   }
 
   async clear(): Promise<{ cleared: boolean; line: string }> {

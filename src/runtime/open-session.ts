@@ -26,9 +26,11 @@ import { openSessionJournal } from "./open-journal.ts";
 import { discoverLimits, type ModelLimits } from "./open-limits.ts";
 import { sessionSystemPrompt } from "./open-system-prompt.ts";
 import { sessionTools } from "./open-tools.ts";
+import { createReasoningControl } from "./reasoning-control.ts";
 import { createSessionBudget } from "./request-budget.ts";
 import { resultShrinker } from "./result-stubs.ts";
 import { scrubbedTools } from "./scrubbed-tools.ts";
+import { describeServed, servedModels } from "./served-models.ts";
 import { sessionCompaction } from "./session-compaction.ts";
 import { summariesIn } from "./session-list.ts";
 import { concealedValues, sessionScrubber, toolEnvironment } from "./session-secrets.ts";
@@ -80,7 +82,10 @@ export async function openSession(
     options.resume,
     events,
   );
-  const stream = options.stream ?? createClient(config);
+  const reasoning = createReasoningControl(config);
+  const stream = reasoning.wrap(options.stream ?? createClient(config));
+  if (reasoning.settingFor(model))
+    events.push({ type: "notice", message: reasoning.describe(model) });
   const limits = await discoverLimits(config, model, !options.stream, events);
   const extensions = await loadExtensions(config.workspace, env);
   for (const problem of extensions.problems) events.push({ type: "notice", message: problem });
@@ -201,6 +206,9 @@ export async function openSession(
       }),
     secrets,
     listSessions: async () => summariesIn(config.dataDir),
+    setReasoning: (effort) =>
+      effort === null ? reasoning.describe(current.model) : reasoning.set(effort, current.model),
+    listModels: async () => describeServed(await servedModels(config), current.model),
     switchModel: modelSwitcher(config, current, budget),
   });
   events.unshift({

@@ -19,7 +19,11 @@ const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"].flatMap((name
  */
 export function sessionSecrets(config: NexConfig, env: Env): KnownSecret[] {
   const secrets: KnownSecret[] = [];
-  for (const name of new Set([config.apiKeyEnv, ...KEY_VARIABLES])) {
+  for (const name of new Set([
+    config.apiKeyEnv,
+    ...(config.keyVariables ?? []),
+    ...KEY_VARIABLES,
+  ])) {
     const value = env[name];
     if (value) secrets.push({ name, value });
   }
@@ -43,7 +47,11 @@ export function sessionSecrets(config: NexConfig, env: Env): KnownSecret[] {
 /** What to overwrite in nex's original environment block: key values whole, a proxy's password. */
 export function concealedValues(config: NexConfig, env: Env): ConcealedValue[] {
   const values: ConcealedValue[] = [];
-  for (const name of new Set([config.apiKeyEnv, ...KEY_VARIABLES])) {
+  for (const name of new Set([
+    config.apiKeyEnv,
+    ...(config.keyVariables ?? []),
+    ...KEY_VARIABLES,
+  ])) {
     const value = env[name];
     if (value) values.push({ name, secret: value });
   }
@@ -67,7 +75,8 @@ export function sessionScrubber(config: NexConfig, env: Env): SecretScrubber {
  */
 export function toolEnvironment(env: Env, config: NexConfig): Env {
   const out = { ...env };
-  for (const name of [...KEY_VARIABLES, config.apiKeyEnv]) delete out[name];
+  for (const name of [...KEY_VARIABLES, ...(config.keyVariables ?? []), config.apiKeyEnv])
+    delete out[name];
   for (const name of PROXY_VARIABLES) {
     const value = out[name];
     if (value && passwordOrUser(value)) out[name] = withoutCredentials(value);

@@ -66,6 +66,12 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
           ? say(store, plainText(last.trim()), "dim")
           : say(store, "No reasoning yet: the model has not sent any in this chat.", "dim");
       }
+      case "reasoning_effort":
+        return say(
+          store,
+          session.setReasoningEffort(command.effort),
+          command.effort === null ? "dim" : "good",
+        );
       case "exit":
         return ctx.exit();
       case "undo": {
@@ -92,6 +98,8 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
           result.kind === "switched" ? "good" : "warn",
         );
       }
+      case "model_list":
+        return say(store, await session.listModels(), "dim");
       case "sessions":
         return say(store, sessionTable(await session.listSessions()));
       case "resume": {

@@ -6,11 +6,15 @@ export type Command =
   | { type: "undo_list" }
   | { type: "compact" }
   | { type: "model"; name: string }
+  /** `/model` alone: what the endpoint serves. */
+  | { type: "model_list" }
   | { type: "sessions" }
   | { type: "resume"; id: string }
   | { type: "clear" }
   | { type: "help" }
   | { type: "reasoning" }
+  /** `/reasoning effort X`: how hard the model thinks from now on; null shows the setting. */
+  | { type: "reasoning_effort"; effort: "low" | "medium" | "high" | "off" | null }
   | { type: "exit" }
   | { type: "mode"; mode: PermissionMode | null }
   /** A command that cannot run as typed; `message` says what to type instead. */
@@ -43,12 +47,13 @@ export const helpText = [
   "",
   "/undo [n]       undo the file changes of the last n prompts (default 1); /undo list shows each step",
   "/compact        summarise the conversation now so it takes less of the context window",
-  "/model <name>   use another model for the next requests",
+  "/model [name]   list the endpoint's models, or use another of them for the next requests",
   "/mode [name]    cycle the permission mode, or set it: ask, auto_edit, approve_all",
   "/sessions       list the saved sessions of this workspace",
   "/resume <id>    print the command that resumes a saved session (nex resume <id>)",
   "/clear          start a fresh conversation in the same workspace",
   "/reasoning      show the model's last reasoning in full (the chat shows it collapsed)",
+  "/reasoning effort low|medium|high|off   how hard the model thinks from the next request",
   "/help           this help",
   "/exit           quit (Ctrl-C twice does the same)",
 ].join("\n");
@@ -111,11 +116,7 @@ export function parseCommand(text: string): Command | null {
     case "compact":
       return { type: "compact" };
     case "model":
-      if (arg === "")
-        return {
-          type: "invalid",
-          message: "/model needs a model name. Example: /model qwen3-coder",
-        };
+      if (arg === "") return { type: "model_list" };
       return { type: "model", name: arg };
     case "sessions":
       return { type: "sessions" };
@@ -127,8 +128,23 @@ export function parseCommand(text: string): Command | null {
       return { type: "clear" };
     case "help":
       return { type: "help" };
-    case "reasoning":
-      return { type: "reasoning" };
+    case "reasoning": {
+      if (arg === "") return { type: "reasoning" };
+      const [word, value = "", ...more] = arg.split(/\s+/);
+      if (word !== "effort" || more.length > 0)
+        return {
+          type: "invalid",
+          message: `/reasoning shows the last reasoning; /reasoning effort low|medium|high|off sets how hard the model thinks. "${arg}" is neither.`,
+        };
+      if (value === "") return { type: "reasoning_effort", effort: null };
+      const effort = (["low", "medium", "high", "off"] as const).find((e) => e === value);
+      return effort
+        ? { type: "reasoning_effort", effort }
+        : {
+            type: "invalid",
+            message: `Unknown reasoning effort "${value}". Use /reasoning effort low, medium, high or off.`,
+          };
+    }
     case "exit":
     case "quit":
       return { type: "exit" };

@@ -7,6 +7,11 @@ export interface MeterState {
   windowSource: WindowSource;
   inputTokens: number;
   outputTokens: number;
+  /** The last request's prompt tokens read from the server's cache; null when it said nothing. */
+  cacheReadTokens: number | null;
+  /** Prompt tokens read from and written to the cache over the session. */
+  cacheReadTotal: number;
+  cacheWriteTotal: number;
   model: string;
   /** How commands are confined; unknown until the session says. */
   sandbox: SandboxStatus | null;
@@ -25,6 +30,9 @@ export function initialMeter(info: {
     windowSource: info.windowSource,
     inputTokens: 0,
     outputTokens: 0,
+    cacheReadTokens: null,
+    cacheReadTotal: 0,
+    cacheWriteTotal: 0,
     model: info.model,
     sandbox: info.sandbox ?? null,
   };
@@ -47,6 +55,9 @@ export function reduceMeter(state: MeterState, event: AgentEvent): MeterState {
         contextWindow: event.contextWindow,
         inputTokens: state.inputTokens + event.inputTokens,
         outputTokens: state.outputTokens + event.outputTokens,
+        cacheReadTokens: event.cacheReadTokens ?? (event.cacheWriteTokens !== undefined ? 0 : null),
+        cacheReadTotal: state.cacheReadTotal + (event.cacheReadTokens ?? 0),
+        cacheWriteTotal: state.cacheWriteTotal + (event.cacheWriteTokens ?? 0),
       };
     case "request_started":
       return { ...state, model: event.model };
@@ -66,6 +77,11 @@ export function formatTokens(n: number): string {
 export function contextFill(state: MeterState): string {
   const used = state.contextTokens === null ? "?" : formatTokens(state.contextTokens);
   return `${used} / ${formatTokens(state.contextWindow)}`;
+}
+
+/** The last request's cache reuse, e.g. "cached 11.2k", or "" when the server reported none. */
+export function cacheLabel(state: MeterState): string {
+  return state.cacheReadTokens === null ? "" : `cached ${formatTokens(state.cacheReadTokens)}`;
 }
 
 /** Short words for where the window figure came from. */

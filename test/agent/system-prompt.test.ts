@@ -20,3 +20,11 @@ test("the system prompt asks to read before writing, to prefer edit_file, and to
   assert.match(prompt, /write a file of more than a few hundred lines in parts/);
   assert.doesNotMatch(prompt, /AGENTS\.md/);
 });
+
+test("the date comes last, so the prompt's prefix stays the same from day to day (prompt caches keep it)", () => {
+  const monday = buildSystemPrompt({ workspace: "/w", agentsMd: "Be brief.", date: "2026-11-23" });
+  const tuesday = buildSystemPrompt({ workspace: "/w", agentsMd: "Be brief.", date: "2026-11-24" });
+  const shared = monday.length - "2026-11-23.".length;
+  assert.equal(monday.slice(0, shared), tuesday.slice(0, shared));
+  assert.ok(monday.endsWith("Today is 2026-11-23."));
+});

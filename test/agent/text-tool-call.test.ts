@@ -25,6 +25,11 @@ test("a tool call written as text in the formats open models use is recognised, 
       "write_file",
     ],
     ['{"name": "read_file", "arguments": {"path": "x"}}', "read_file"],
+    // LM Studio's default tool format, as its documentation gives it, left unparsed.
+    [
+      'Checking.\n[TOOL_REQUEST]{"name": "bash", "arguments": {"command": "ls"}}[END_TOOL_REQUEST]',
+      "bash",
+    ],
   ];
   for (const [text, tool] of cases) assert.equal(textToolCall(text, tools), tool, text);
 });

@@ -11,6 +11,7 @@ import {
   openaiText,
   openaiToolCall,
   type Script,
+  sse,
   status,
 } from "../support/stub-scripts.ts";
 
@@ -21,11 +22,65 @@ const MODEL = "stub-model";
 const modelList = (ids: string[], window = 32_768) =>
   json({ object: "list", data: ids.map((id) => ({ id, object: "model", max_model_len: window })) });
 
-/** The three model requests of a healthy OpenAI endpoint: plain text, a tool call, a cut answer. */
+const stream = (parts: string[]): Script => ({
+  type: "stream",
+  status: 200,
+  headers: { "content-type": "text/event-stream" },
+  parts,
+});
+
+/** An OpenAI answer whose usage says how much of the prompt came from the server's cache. */
+const cachedOpenAI = (cached: number): Script =>
+  stream([
+    sse({ choices: [{ index: 0, delta: { role: "assistant", content: "ok" } }] }),
+    sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
+    sse({
+      choices: [],
+      usage: {
+        prompt_tokens: 5300,
+        completion_tokens: 1,
+        prompt_tokens_details: { cached_tokens: cached },
+      },
+    }),
+    sse("[DONE]"),
+  ]);
+
+/** An Anthropic answer read mostly from the prompt cache. */
+const anthropicCached = (read: number): Script => {
+  const event = (data: Record<string, unknown>) => sse(data, data.type as string);
+  return stream([
+    event({
+      type: "message_start",
+      message: {
+        id: "msg_c",
+        type: "message",
+        role: "assistant",
+        content: [],
+        usage: { input_tokens: 100, cache_read_input_tokens: read, output_tokens: 1 },
+      },
+    }),
+    event({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+    event({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "ok" } }),
+    event({ type: "content_block_stop", index: 0 }),
+    event({
+      type: "message_delta",
+      delta: { stop_reason: "end_turn" },
+      usage: { output_tokens: 1 },
+    }),
+    event({ type: "message_stop" }),
+  ]);
+};
+
+/**
+ * The model requests of a healthy OpenAI endpoint: plain text, a tool call, a cut answer, then two
+ * sharing a long prefix (the second read from the cache).
+ */
 const healthyOpenAI = (): Script[] => [
   openaiText("ok"),
   openaiToolCall({ name: "record_word", args: { word: "ready" } }),
   openaiText("1 2 3", { finishReason: "length", usage: { input: 30, output: 5 } }),
+  cachedOpenAI(0),
+  cachedOpenAI(5200),
 ];
 
 async function doctor(
@@ -67,15 +122,20 @@ test("nex doctor passes every check on a healthy OpenAI endpoint, exits 0 and sa
     "tool calls work",
     "context window and output limit",
     "truncation reported honestly",
+    "reasoning apart from the answer",
+    "tool calls parsed by the server",
+    "prompt prefix reused",
   ]) {
     assert.match(line(result, title), /^PASS/, `${title}: ${result.stdout}`);
   }
   assert.match(line(result, "context window and output limit"), /32768 tokens .*max_model_len/);
-  // One model list, one discovery GET, three tiny model requests: nothing more.
-  assert.equal(stub.requests.length, 5);
-  assert.match(result.stdout, /5 requests sent/);
+  assert.match(line(result, "prompt prefix reused"), /reused 5200 cached prompt tokens/);
+  assert.match(line(result, "Ollama context size"), /^SKIP/);
+  // One model list, one discovery GET, three tiny model requests, two sharing a prefix: nothing more.
+  assert.equal(stub.requests.length, 7);
+  assert.match(result.stdout, /7 requests sent/);
   const posts = stub.requestsTo("/chat/completions").map((request) => request.body as never);
-  assert.equal(posts.length, 3);
+  assert.equal(posts.length, 5);
   const [plain, tool, cut] = posts as Array<Record<string, unknown>>;
   assert.equal(plain?.stream, true);
   assert.equal(plain?.max_tokens, 8_192, "the plain request asks for the most output nex will");
@@ -239,6 +299,8 @@ test("nex doctor passes every check on a healthy Anthropic endpoint, with the ke
       anthropicText("ok"),
       anthropicToolUse({ name: "record_word", input: { word: "ready" } }),
       anthropicText("1 2 3", { finishReason: "max_tokens", usage: { input: 30, output: 5 } }),
+      anthropicText("ok"),
+      anthropicCached(5200),
     ],
   });
   const result = await doctor(stub, ["--provider", "anthropic", "--model", "claude-sonnet-4-5"], {
@@ -246,14 +308,19 @@ test("nex doctor passes every check on a healthy Anthropic endpoint, with the ke
   });
   await stub.close();
   assert.equal(result.code, 0, result.stdout + result.stderr);
-  assert.equal(result.stdout.match(/^PASS/gm)?.length, 8, result.stdout);
+  assert.equal(result.stdout.match(/^PASS/gm)?.length, 11, result.stdout);
   assert.match(
     line(result, "context window and output limit"),
     /200000 tokens from nex's built-in model table/,
   );
   assert.match(line(result, "truncation reported honestly"), /ended with `max_tokens`/);
   assert.ok(stub.requests.every((request) => request.headers["x-api-key"] === KEY));
-  assert.equal(stub.requestsTo("/v1/messages").length, 3);
+  assert.equal(stub.requestsTo("/v1/messages").length, 5);
+  const [prefixed] = stub.requestsTo("/v1/messages").slice(3);
+  assert.match(
+    prefixed?.rawBody ?? "",
+    /"system":\[\{"type":"text".*"cache_control":\{"type":"ephemeral"\}/,
+  );
   assertNoKey(result);
 });
 
@@ -281,7 +348,7 @@ test("nex doctor --json prints one document with every check, the request count 
   };
   assert.equal(report.provider, "openai");
   assert.equal(report.model, MODEL);
-  assert.equal(report.requests, 5);
+  assert.equal(report.requests, 7);
   assert.equal(report.exitCode, 0);
   assert.equal(report.interrupted, false);
   assert.deepEqual(
@@ -295,6 +362,10 @@ test("nex doctor --json prints one document with every check, the request count 
       ["tool_calls", "pass"],
       ["limits", "pass"],
       ["truncation", "pass"],
+      ["reasoning_parser", "pass"],
+      ["tool_parser", "pass"],
+      ["prefix_cache", "pass"],
+      ["ollama_context", "skip"],
     ],
   );
   assert.ok(report.checks.every((check) => typeof check.found === "string" && check.found !== ""));
@@ -325,7 +396,8 @@ test("on an endpoint without a model list, nex doctor judges the key by the mode
     line(served, "context window and output limit"),
     /^WARN .*assumes a conservative 32k/,
   );
-  assert.ok(serving.requests.length <= 9, `${serving.requests.length} requests`);
+  // The discovery probes, five model requests, and Ollama's /api/ps (discovery found no window).
+  assert.ok(serving.requests.length <= 13, `${serving.requests.length} requests`);
   assertNoKey(served);
 });
 

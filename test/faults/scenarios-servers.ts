@@ -322,6 +322,29 @@ const classScenarios: FaultScenario[] = [
     checks: [absent("a.txt")],
   },
   {
+    name: 'a streamed call without a function wrapper, ended by finish_reason "tool" (older llama.cpp)',
+    wire: "openai",
+    expect: "read as the tool call it is: the whole call runs",
+    scripts: [
+      stream([
+        chunk({
+          role: "assistant",
+          tool_calls: [
+            {
+              index: 0,
+              name: "write_file",
+              arguments: JSON.stringify({ path: "a.txt", content: "A\n" }),
+            },
+          ],
+        }),
+        chunk({}, "tool"),
+        sse("[DONE]"),
+      ]),
+      openaiText("ok"),
+    ],
+    checks: [fileIs("a.txt", "A\n"), exitCode(0)],
+  },
+  {
     name: "an explicit content_filter stop",
     wire: "openai",
     expect: "an explicit non-normal reason still poisons the call",

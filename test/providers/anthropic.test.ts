@@ -68,9 +68,13 @@ test("the request body is the whole translated conversation, with tool results i
   assert.deepEqual(sent.body, {
     model: "stub-model",
     max_tokens: 1024,
-    system: "You are nex.",
+    // Cache breakpoints: the end of the stable prefix, the conversation's end and the user turn before it.
+    system: [{ type: "text", text: "You are nex.", cache_control: { type: "ephemeral" } }],
     messages: [
-      { role: "user", content: [{ type: "text", text: "write a.txt" }] },
+      {
+        role: "user",
+        content: [{ type: "text", text: "write a.txt", cache_control: { type: "ephemeral" } }],
+      },
       {
         role: "assistant",
         content: [
@@ -89,7 +93,7 @@ test("the request body is the whole translated conversation, with tool results i
         content: [
           { type: "tool_result", tool_use_id: "toolu_a", content: "wrote 2 bytes" },
           { type: "tool_result", tool_use_id: "toolu_b", content: "refused", is_error: true },
-          { type: "text", text: "and now?" },
+          { type: "text", text: "and now?", cache_control: { type: "ephemeral" } },
         ],
       },
     ],

@@ -172,6 +172,16 @@ export class ScriptedSession implements AgentSession {
     };
   }
 
+  async listModels(): Promise<string> {
+    this.log("listModels", "");
+    return `Using ${this.info.model}.`;
+  }
+
+  setReasoningEffort(effort: "low" | "medium" | "high" | "off" | null): string {
+    this.log("setReasoningEffort", effort);
+    return `Reasoning effort ${effort}.`;
+  }
+
   async clear(): Promise<{ cleared: boolean; line: string }> {
     this.log("clear");
     return { cleared: true, line: "Started a fresh conversation." };

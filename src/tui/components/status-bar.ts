@@ -3,7 +3,7 @@ import React, { useEffect, useState } from "react";
 import type { PermissionMode } from "../../protocol/index.ts";
 import { plainText } from "../../protocol/plain-text.ts";
 import { textWidth, truncateEnd } from "../fit.ts";
-import { contextFill, type MeterState, windowSourceLabel } from "../meter.ts";
+import { cacheLabel, contextFill, type MeterState, windowSourceLabel } from "../meter.ts";
 import { type StatusState, spinnerOn, statusText } from "../status.ts";
 
 const h = React.createElement;
@@ -44,8 +44,12 @@ function sandboxTag(meter: MeterState): string {
 function rightSide(meter: MeterState, mode: PermissionMode, room: number): string[] {
   const fill = contextFill(meter);
   const head = `⏵ ${mode}${sandboxTag(meter)}`;
+  const cache = cacheLabel(meter);
+  const cached = cache ? ` · ${cache}` : "";
   const options = [
+    [head, ` · ${meter.model} · ${fill}${cached} (${windowSourceLabel(meter.windowSource)})`],
     [head, ` · ${meter.model} · ${fill} (${windowSourceLabel(meter.windowSource)})`],
+    [head, ` · ${fill}${cached}`],
     [head, ` · ${fill} (${windowSourceLabel(meter.windowSource)})`],
     [head, ` · ${fill}`],
     [head, ""],

@@ -30,6 +30,9 @@ export interface Recording {
 const VERCEL = "vercel/ai@ed857f50f112e23930b0c2dd8d532cc8bebbc911";
 const PYDANTIC = "pydantic/pydantic-ai@4fda38988f2939fa6ea9cdefcf120693e10ef491";
 const TGI = "huggingface/text-generation-inference@19bb2248b64fe3c87962ca0fb3ab851b9a81ca90";
+const OPENAI_PY = "openai/openai-python@b22d0a6fc18998a9dad455f923e754493cea1eca";
+const LLAMA_CPP = "ggml-org/llama.cpp@25aff712d9bffbae09147df83c9dc8e032d06f71";
+const LMSTUDIO = "imhansai/koog-learn@2f460d0b11d8aa71458c59c64d8bd67d34ed37e2";
 const weatherSF = { name: "weather", args: { location: "San Francisco" } };
 
 export const recordings: Recording[] = [
@@ -434,5 +437,62 @@ export const recordings: Recording[] = [
     wire: "anthropic",
     source: `${VERCEL} packages/anthropic/src/__fixtures__/anthropic-refusal.json`,
     error: /declined[\s\S]*stop reason `refusal`/,
+  },
+
+  // ------------------------------------------------- local servers and a real OpenAI refusal
+  {
+    file: "openai-refusal.sse",
+    service: "OpenAI (gpt-4o, refusal streamed in delta.refusal)",
+    wire: "openai",
+    source: `${OPENAI_PY} .inline-snapshot/external/ca015b8b1ebaac98be76f2f855f8694b77f608de5e2a3799276be06ce3fbb15b.bin (tests/lib/chat/test_completions_streaming.py, test_parse_pydantic_model_refusal)`,
+    text: "I'm sorry, but I can't assist with that request.",
+    reasoning: "",
+  },
+  {
+    file: "ollama-local-reasoning.json",
+    service: "Ollama (local, qwen3:0.6b, OpenAI-compatible /v1: `reasoning`)",
+    wire: "openai",
+    source: `${PYDANTIC} tests/models/cassettes/test_ollama/test_ollama_local_native_output_uses_json_schema.yaml (parsed_body)`,
+    text: '{ "city": "Paris", "country": "France" }',
+    reasoning: /^Okay, the user is asking for the capital of France/,
+  },
+  {
+    file: "lmstudio-tool-call.1.json",
+    service: "LM Studio (gpt-oss-20b: `reasoning`, a tool call, `stats`)",
+    wire: "openai",
+    source: `${LMSTUDIO} src/main/kotlin/dev/fromnowon/record5/readme.md (the two "Generated prediction" logs)`,
+    next: ["lmstudio-tool-call.2.json"],
+    calls: [
+      {
+        name: "say_to_user",
+        args: {
+          message:
+            "Hello! I can help with a wide range of tasks—answering questions, providing explanations, generating ideas or content, assisting with programming, offering study help, and more. Just let me know what you need!",
+        },
+      },
+    ],
+    reasoning: "User greeting. Need to respond concisely, explain capabilities.",
+  },
+  {
+    file: "llamacpp-docs-tool-call.json",
+    service: 'llama.cpp server (finish_reason "tool", calls without `function` or `id`)',
+    wire: "openai",
+    source: `${LLAMA_CPP} docs/function-calling.md (the documented response)`,
+    calls: [{ name: "python", args: { code: ' \nprint("Hello, World!")' } }],
+  },
+  {
+    file: "vllm-qwen3-tool-call.1.json",
+    service:
+      "vLLM (Qwen3-8B, --reasoning-parser qwen3, --tool-call-parser hermes: `reasoning` and `reasoning_content` both)",
+    wire: "openai",
+    source:
+      "public Markdown notes of a LangChain agent on vLLM (traffic_toy_tools_response1.json and response2.json as printed there; the search index gives id 19029985461, not the repository)",
+    next: ["vllm-qwen3-tool-call.2.json"],
+    calls: [
+      { name: "add", args: { a: 3, b: 5 } },
+      { name: "multiply", args: { a: 8, b: 8 } },
+    ],
+    reasoning:
+      /^\nOkay, let's see\. The user wants me to calculate \(3 \+ 5\) \* 8\.[\s\S]*that should work\.\n$/,
   },
 ];
