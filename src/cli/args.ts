@@ -31,6 +31,7 @@ export interface CommonOptions {
   dataDir?: string | undefined;
   config?: string | undefined;
   sandbox?: string | undefined;
+  mcpConfig?: string[] | undefined;
 }
 
 /** A command line nex cannot make sense of; the message says how to fix it. */
@@ -66,6 +67,7 @@ Options:
   --json                print the event stream as JSON lines on stdout (nex run; a JSON report for nex doctor)
   --data-dir DIR        where sessions are kept (default: $XDG_DATA_HOME/nex; "workspace" for ./.nex)
   --config FILE         config file (default: $XDG_CONFIG_HOME/nex/config.json)
+  --mcp-config FILE     MCP servers from a file like Claude Code's .mcp.json (repeatable)
   --version, --help
 
 Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY and are never written anywhere.
@@ -162,6 +164,7 @@ function parse(argv: string[]) {
       json: { type: "boolean" },
       "data-dir": { type: "string" },
       config: { type: "string" },
+      "mcp-config": { type: "string", multiple: true },
       session: { type: "string" },
       last: { type: "boolean" },
       list: { type: "boolean" },
@@ -194,5 +197,6 @@ function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOption
     dataDir: values["data-dir"],
     config: values.config,
     sandbox: values.sandbox,
+    mcpConfig: values["mcp-config"],
   };
 }

@@ -47,6 +47,8 @@ const ConfigFileSchema = v.strictObject({
       }),
     ]),
   ),
+  /** MCP servers in the shape of Claude Code's `.mcp.json` (checked by `mcp/config.ts`). */
+  mcpServers: v.optional(v.unknown()),
   /** Seconds to wait for a response's first byte (a big prompt on a CPU server is slow) and between chunks. */
   timeouts: v.optional(
     v.strictObject({
@@ -70,6 +72,8 @@ export interface ConfigFlags {
   dataDir?: string | undefined;
   config?: string | undefined;
   sandbox?: string | undefined;
+  /** `--mcp-config FILE`, each a file like Claude Code's `.mcp.json`. */
+  mcpConfig?: string[] | undefined;
 }
 
 /** Everything a session needs to start, resolved once. */
@@ -95,6 +99,8 @@ export interface NexConfig {
   /** How commands are confined; nex's own data and config directories are added when the tools are built. */
   sandbox: SandboxSettings;
   configPath: string | null;
+  /** The config file's `mcpServers`, unchecked (`runtime/mcp-servers.ts` reads it). */
+  mcpServers: unknown;
 }
 
 /** A configuration nex refuses to run with, and what to change. */
@@ -148,6 +154,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     sandbox: resolveSandbox(flags.sandbox ?? env.NEX_SANDBOX, file),
     proxy: resolveProxy(env),
     configPath: existsSync(configPath) ? configPath : null,
+    mcpServers: file.mcpServers,
   };
 }
 

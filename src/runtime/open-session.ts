@@ -34,6 +34,8 @@ import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./
 import { prepareDataDir } from "./data-dir.ts";
 import { createClient, endpointFetch, limitsFor, unreachableMessage } from "./endpoint-client.ts";
 import { journalSink } from "./journal-sink.ts";
+import { gatherMcpServers, mcpSecrets } from "./mcp-servers.ts";
+import { openMcp } from "./mcp-session.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { createSessionBudget } from "./request-budget.ts";
 import { scrubbedTools } from "./scrubbed-tools.ts";
@@ -117,7 +119,16 @@ export async function openSession(
   const estimator = createTokenEstimator();
   prepareDataDir(config.dataDir);
   // One scrubber for every door a secret could leave by: tool outcomes, events, journal, checkpoints.
-  const secrets = sessionScrubber(config, env);
+  const mcpSet = gatherMcpServers({
+    fromConfig: config.mcpServers,
+    configPath: config.configPath,
+    files: flags.mcpConfig ?? [],
+    workspace: config.workspace,
+    dataDir: config.dataDir,
+    env,
+    cwd,
+  });
+  const secrets = sessionScrubber(config, env, mcpSecrets(mcpSet));
   if (options.concealEnvironment) concealInProcEnviron(concealedValues(config, env));
 
   let journal: Journal;
@@ -182,6 +193,16 @@ export async function openSession(
   }
   const sessionId = journal.meta.id;
   const checkpointDir = join(config.dataDir, "checkpoints", sessionId);
+  const mcp = await openMcp(
+    mcpSet,
+    {
+      workspace: config.workspace,
+      baseEnv: env,
+      sessionDir: join(config.dataDir, "logs", sessionId),
+      redact: (text) => secrets.scrub(text).text,
+    },
+    events as { type: "notice"; message: string }[],
+  );
   const tools = createToolHost({
     workspace: config.workspace,
     mode: config.permissionMode,
@@ -202,8 +223,9 @@ export async function openSession(
     // A result's share follows the window the session has now (/model and a 400 can change it).
     resultCap: () => resultCapForWindow(budget.window()),
     resultsDir: join(config.dataDir, "results", sessionId),
+    ...(mcp ? { dynamicTools: mcp.tools } : {}),
   });
-  const host = scrubbedTools(tools, secrets);
+  const host = scrubbedTools(mcp ? mcp.wrap(tools, config.commands) : tools, secrets);
 
   const info: SessionInfo = {
     sessionId,
@@ -264,6 +286,7 @@ export async function openSession(
     approvals: options.approvals,
     maxTurns: config.maxTurns,
     secrets,
+    ...(mcp ? { onClose: () => mcp.close(), mcpStatus: () => mcp.describe() } : {}),
     listSessions: async () => summariesIn(config.dataDir),
     switchModel: async (next) => {
       const nextLimits = await limitsFor(config, next);

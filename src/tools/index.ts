@@ -97,6 +97,8 @@ export interface ToolHostOptions {
   unattended?: boolean;
   /** Tools beyond the built-in ones (JSON-Schema tools of a server, say), under the same contract. */
   extraTools?: Tool[];
+  /** Tools that come and go during the session (a server's list changed); same array until they change. */
+  dynamicTools?: () => readonly Tool[];
   /** The steps after a file tool's rename (default: fsync, read the file); a test injects a failure here. */
   afterRename?: Partial<AfterRename>;
   /** Replaces nex's secrets in text the tools store (the command text in the checkpoint log). */
@@ -199,8 +201,20 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       );
     names.add(tool.name);
   }
-  const specs = specsOf(list);
+  let specs = specsOf(list);
   const tools = new Map(list.map((tool) => [tool.name, tool]));
+  // Dynamic tools join (and leave) the same map the permissions read; a built-in name is never replaced.
+  let dynamicSource: readonly Tool[] = [];
+  let dynamicSeen: readonly Tool[] = [];
+  const refresh = () => {
+    const current = options.dynamicTools?.() ?? dynamicSource;
+    if (current === dynamicSource) return;
+    dynamicSource = current;
+    for (const tool of dynamicSeen) tools.delete(tool.name);
+    dynamicSeen = current.filter((tool) => !names.has(tool.name));
+    for (const tool of dynamicSeen) tools.set(tool.name, tool);
+    specs = specsOf([...list, ...dynamicSeen]);
+  };
   const permissions = createPermissions({
     mode: options.mode,
     ...(options.rules ? { rules: options.rules } : {}),
@@ -246,8 +260,12 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   };
 
   return {
-    specs: () => specs,
+    specs: () => {
+      refresh();
+      return specs;
+    },
     async permission(call) {
+      refresh();
       const check = await permissions.check(call);
       unattended.delete(call.id);
       // A command that may change files and runs with no person's yes needs its snapshot.
@@ -260,10 +278,14 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     rememberApproval: (call) => permissions.remember(call),
     setMode: (mode) => permissions.setMode(mode),
     ledger: () => ledger.all(),
-    readOnly: (name) => tools.get(name)?.mutates === false,
+    readOnly: (name) => {
+      refresh();
+      return tools.get(name)?.mutates === false;
+    },
     sandbox,
     forgetConversation: () => serial(async () => ledger.forget()),
     async execute(call, signal) {
+      refresh();
       const run = async () => {
         let ctx: Omit<ToolContext, "signal" | "turn">;
         try {

@@ -1,0 +1,41 @@
+// The process groups of the stdio servers this nex started: whatever way nex ends (a normal exit,
+// a signal handler calling process.exit), none is left running.
+
+const live = new Set<number>();
+let hooked = false;
+
+/** Remembers a server's process group (its leader's pid) until it is seen to end. */
+export function trackGroup(pid: number): void {
+  live.add(pid);
+  if (hooked) return;
+  hooked = true;
+  process.on("exit", stopAllNow);
+}
+
+/** The group ended (or was stopped). */
+export function untrackGroup(pid: number): void {
+  live.delete(pid);
+}
+
+/** Signals a whole group; false when it is gone. */
+export function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// At exit nothing asynchronous runs: SIGTERM, a short synchronous wait for the groups to go, then
+// SIGKILL for the ones that ignore it.
+function stopAllNow(): void {
+  if (live.size === 0) return;
+  for (const pid of live) signalGroup(pid, "SIGTERM");
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + 1_000;
+  while (Date.now() < deadline && [...live].some((pid) => signalGroup(pid, 0)))
+    Atomics.wait(sleeper, 0, 0, 20);
+  for (const pid of live) signalGroup(pid, "SIGKILL");
+  live.clear();
+}
