@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import type { McpCommand } from "../runtime/mcp-command.ts";
 
 /** A parsed command line. */
 export type Command =
@@ -16,7 +17,8 @@ export type Command =
       includeUnsure: boolean;
     }
   | { type: "demo"; options: CommonOptions; scenario: string | null }
-  | { type: "doctor"; options: CommonOptions };
+  | { type: "doctor"; options: CommonOptions }
+  | { type: "mcp"; options: CommonOptions; mcp: McpCommand };
 
 /** Options every command accepts. */
 export interface CommonOptions {
@@ -51,6 +53,9 @@ Usage:
                                session that changed files here; --list shows what each step restores;
                                --include-unsure also reverts what changed during a command that
                                does not name it (undo leaves that alone: it may be someone else's)
+  nex mcp list|test|add|remove|approve
+                               MCP servers: state and tools, try one, add or remove one, approve a
+                               project's .mcp.json (nex mcp help)
   nex demo [scenario]          watch nex handle a misbehaving endpoint (built in, no network)
   nex doctor                   check the endpoint before trusting it: reachable, key, model, streaming,
                                tool calls, limits, honest truncation (--json for a JSON report)
@@ -134,6 +139,19 @@ export function parseCommand(argv: string[]): Command {
     }
     case "demo":
       return { type: "demo", options, scenario: rest[0] ?? null };
+    case "mcp":
+      return {
+        type: "mcp",
+        options,
+        mcp: {
+          action: rest[0] ?? "list",
+          name: rest[1] ?? null,
+          target: rest.slice(2),
+          transport: values.transport,
+          env: values.env ?? [],
+          headers: values.header ?? [],
+        },
+      };
     case "doctor":
       if (rest.length > 0)
         throw new UsageError(
@@ -165,6 +183,9 @@ function parse(argv: string[]) {
       "data-dir": { type: "string" },
       config: { type: "string" },
       "mcp-config": { type: "string", multiple: true },
+      transport: { type: "string" },
+      env: { type: "string", multiple: true },
+      header: { type: "string", multiple: true },
       session: { type: "string" },
       last: { type: "boolean" },
       list: { type: "boolean" },

@@ -16,7 +16,14 @@ export async function checkOutput(schema: object, content: unknown): Promise<str
     ) => {
       compile(schema: object): Validate;
     };
-    return new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
+    return new Ajv({
+      allErrors: true,
+      strict: false,
+      coerceTypes: false,
+      useDefaults: false,
+      // Its warnings (an unknown "format") would reach the screen; an unknown format is not checked.
+      logger: false,
+    });
   });
   let validate = compiled.get(schema);
   if (validate === undefined) {

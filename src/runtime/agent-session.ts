@@ -56,6 +56,8 @@ export interface AgentSession {
   undoPreview(): Promise<string>;
   /** Compacts the conversation now; returns the line to show. */
   compact(): Promise<string>;
+  /** `/mcp`: each MCP server's state, tools and last error. */
+  mcpStatus?(): string;
   /** Switches the model for the next requests; returns the line to show. */
   setModel(model: string): Promise<string>;
   /** Starts a fresh conversation in the same workspace (a resume starts there too); says whether it did, and the line to show. */

@@ -112,7 +112,7 @@ type Env = Record<string, string | undefined>;
 
 /** Resolves flags, environment conventions (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, ...) and the config file. */
 export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexConfig {
-  const configPath = flags.config ?? env.NEX_CONFIG ?? defaultConfigPath(env);
+  const configPath = configFilePath(flags, env);
   const file = readConfigFile(
     configPath,
     flags.config !== undefined || env.NEX_CONFIG !== undefined,
@@ -228,6 +228,11 @@ function seconds(value: string | undefined, name: string): number | undefined {
     throw new ConfigError(`${name} must be a number of seconds from 1 to 3600, not "${value}".`);
   }
   return parsed;
+}
+
+/** The config file this command line reads (and `nex mcp add` writes). */
+export function configFilePath(flags: ConfigFlags, env: Env): string {
+  return flags.config ?? env.NEX_CONFIG ?? defaultConfigPath(env);
 }
 
 function defaultConfigPath(env: Env): string {

@@ -71,7 +71,7 @@ export function gatherMcpServers(options: {
       !options.files.some((file) => resolve(options.cwd, file) === projectPath)
     )
       notices.push(
-        `This project's .mcp.json defines MCP server${names.length > 1 ? "s" : ""} ${names.join(", ")}, not started: a server runs code on this machine${approvedHash(options.dataDir, options.workspace) ? " and the file changed since you approved it" : ""}. Look at it, then approve it once with \`nex mcp approve\` (or /mcp approve in the chat); headless, --mcp-config .mcp.json also starts it.`,
+        `This project's .mcp.json defines MCP server${names.length > 1 ? "s" : ""} ${names.join(", ")}, not started: a server runs code on this machine${approvedHash(options.dataDir, options.workspace) ? " and the file changed since you approved it" : ""}. Look at it, then approve it once with \`nex mcp approve\`; headless, --mcp-config .mcp.json also starts it.`,
       );
   }
   for (const file of options.files) {

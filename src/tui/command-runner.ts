@@ -60,6 +60,8 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
           ? say(store, plainText(last.trim()), "dim")
           : say(store, "No reasoning yet: the model has not sent any in this chat.", "dim");
       }
+      case "mcp":
+        return say(store, plainText(session.mcpStatus?.() ?? "No MCP servers configured."), "dim");
       case "exit":
         return ctx.exit();
       case "undo":

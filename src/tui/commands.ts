@@ -11,6 +11,7 @@ export type Command =
   | { type: "clear" }
   | { type: "help" }
   | { type: "reasoning" }
+  | { type: "mcp" }
   | { type: "exit" }
   | { type: "mode"; mode: PermissionMode | null }
   /** A command that cannot run as typed; `message` says what to type instead. */
@@ -49,6 +50,7 @@ export const helpText = [
   "/resume <id>    print the command that resumes a saved session (nex resume <id>)",
   "/clear          start a fresh conversation in the same workspace",
   "/reasoning      show the model's last reasoning in full (the chat shows it collapsed)",
+  "/mcp            the MCP servers: state, tools, last error",
   "/help           this help",
   "/exit           quit (Ctrl-C twice does the same)",
 ].join("\n");
@@ -96,6 +98,8 @@ export function parseCommand(text: string): Command | null {
       return { type: "help" };
     case "reasoning":
       return { type: "reasoning" };
+    case "mcp":
+      return { type: "mcp" };
     case "exit":
     case "quit":
       return { type: "exit" };
