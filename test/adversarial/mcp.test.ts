@@ -1,0 +1,282 @@
+// MCP servers that misbehave (die mid-call, hang, flood, lie about their output, declare schemas that
+// do not compile, print garbage, change their tool list), run under the real `nex run`: what the
+// model is told is what happened, a lost call is never replayed blindly, and nex itself goes on.
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { toolResults } from "../faults/scenario.ts";
+import { makeSandbox, runNex, startNex } from "../support/cli.ts";
+import { runArgs, scriptServer, writeMcpConfig } from "../support/mcp-servers.ts";
+import { type LoggedRequest, startStubEndpoint } from "../support/stub-endpoint.ts";
+import { openaiText, openaiToolCall, type Script, status } from "../support/stub-scripts.ts";
+
+const HOSTILE = join(import.meta.dirname, "..", "support", "hostile-mcp-server.ts");
+
+function model(answers: Script[], final = "done"): (request: LoggedRequest) => Script {
+  let turn = 0;
+  return (request) => {
+    if (!request.path.endsWith("/chat/completions")) return status(404);
+    return answers[turn++] ?? openaiText(final);
+  };
+}
+
+const call = (tool: string, args: object = {}) =>
+  openaiToolCall({ name: `mcp__hostile__${tool}`, args });
+
+const chat = (requests: LoggedRequest[]) =>
+  requests.filter((r) => r.path.endsWith("/chat/completions"));
+
+function toolNames(request: LoggedRequest | undefined): string[] {
+  const body = (request?.body ?? {}) as { tools?: { function: { name: string } }[] };
+  return (body.tools ?? []).map((tool) => tool.function.name);
+}
+
+interface HostileRun {
+  code: number | null;
+  stderr: string;
+  stdout: string;
+  /** The tool results the model got, in order. */
+  results: string[];
+  requests: LoggedRequest[];
+  /** What the server received: calls and cancellations. */
+  received: { call?: string; cancelled?: unknown }[];
+  dataDir: string;
+}
+
+async function runHostile(
+  answers: Script[],
+  options: {
+    env?: Record<string, string>;
+    server?: Record<string, unknown>;
+    extraArgs?: string[];
+    config?: object;
+  } = {},
+): Promise<HostileRun> {
+  const box = makeSandbox();
+  const callsFile = join(box.workspace, "..", "calls.jsonl");
+  const config = writeMcpConfig(join(box.workspace, "..", "mcp.json"), {
+    hostile: {
+      ...scriptServer(HOSTILE, { CALLS_FILE: callsFile, ...options.env }),
+      ...options.server,
+    },
+  });
+  if (options.config) {
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    mkdirSync(join(box.env.XDG_CONFIG_HOME ?? "", "nex"), { recursive: true });
+    writeFileSync(
+      join(box.env.XDG_CONFIG_HOME ?? "", "nex", "config.json"),
+      JSON.stringify(options.config),
+    );
+  }
+  const stub = await startStubEndpoint({ handler: model(answers) });
+  try {
+    const result = await runNex(
+      runArgs(
+        stub.url,
+        box.dataDir,
+        "--mcp-config",
+        config,
+        ...(options.extraArgs ?? ["--yes"]),
+        "go",
+      ),
+      { cwd: box.workspace, env: box.env },
+    );
+    const requests = chat(stub.requests);
+    const last = requests[requests.length - 1];
+    const received = existsSync(callsFile)
+      ? readFileSync(callsFile, "utf8")
+          .trim()
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { call?: string })
+      : [];
+    return {
+      code: result.code,
+      stderr: result.stderr,
+      stdout: result.stdout,
+      results: toolResults(last),
+      requests,
+      received,
+      dataDir: box.dataDir,
+    };
+  } finally {
+    await stub.close();
+  }
+}
+
+test("a server that dies mid-call: the model is told the outcome is unknown, with the exit and stderr; the call is not re-sent, and the next call restarts the server", async () => {
+  const run = await runHostile([call("crash"), call("add", { a: 2, b: 3 })]);
+  assert.equal(run.code, 0, run.stderr);
+  const [crashed, after] = run.results;
+  assert.match(crashed ?? "", /outcome unknown: it may or may not have happened/);
+  assert.match(crashed ?? "", /exit status 7/);
+  assert.match(crashed ?? "", /panic: connection pool exhausted/);
+  assert.match(crashed ?? "", /nex did not send it again/);
+  assert.match(after ?? "", /restarted it \(restart 1 of 3\)/);
+  assert.match(after ?? "", /\n5$/);
+  assert.deepEqual(
+    run.received.filter((entry) => entry.call).map((entry) => entry.call),
+    ["crash", "add"],
+  );
+});
+
+test("a tool the server marks idempotent is re-sent once after an unknown outcome, and never more", async () => {
+  const run = await runHostile([call("crash_idempotent")]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.results[0] ?? "", /marks crash_idempotent idempotent, so nex sent it once more/);
+  assert.match(run.results[0] ?? "", /outcome unknown/);
+  assert.equal(run.received.filter((entry) => entry.call === "crash_idempotent").length, 2);
+});
+
+test("a call that never answers times out as unknown and the server is told to cancel it", async () => {
+  const run = await runHostile([call("hang")], { server: { timeoutSeconds: 2 } });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.results[0] ?? "", /did not answer within 2 s/);
+  assert.match(run.results[0] ?? "", /outcome unknown/);
+  assert.ok(
+    run.received.some((entry) => entry.cancelled !== undefined),
+    JSON.stringify(run.received),
+  );
+});
+
+test("a 10 MB result is stored whole and paged, not cut or flooded into the window", async () => {
+  const run = await runHostile([call("huge")]);
+  assert.equal(run.code, 0, run.stderr);
+  const result = run.results[0] ?? "";
+  assert.ok(result.length < 200_000, `the model got ${result.length} characters`);
+  const name = /stored whole as "([^"]+)"/.exec(result)?.[1];
+  assert.ok(name, result.slice(0, 400));
+  assert.match(result, /END$/);
+});
+
+test("structured content that breaks the tool's own output schema is an error, not a success", async () => {
+  const run = await runHostile([call("bad_structured")]);
+  assert.match(run.results[0] ?? "", /does not match the output schema it declares/);
+  assert.match(run.results[0] ?? "", /count/);
+});
+
+test("a tool whose schema does not compile is left out and named once; the server's other tools work", async () => {
+  const run = await runHostile([call("add", { a: 40, b: 2 })]);
+  assert.equal(run.code, 0, run.stderr);
+  const names = toolNames(run.requests[0]);
+  assert.ok(!names.includes("mcp__hostile__bad_schema"), names.join(", "));
+  assert.ok(names.includes("mcp__hostile__add"));
+  assert.equal(
+    run.stderr.match(/MCP tool left out: mcp__hostile__bad_schema/g)?.length,
+    1,
+    run.stderr,
+  );
+  assert.match(run.stderr, /does not compile/);
+  assert.match(run.results[0] ?? "", /^42$/);
+});
+
+test("an error result is reported as an error", async () => {
+  const run = await runHostile([call("fails")]);
+  assert.match(run.results[0] ?? "", /reported an error:\nquota exceeded for project X/);
+});
+
+test("arguments that break the server's schema are refused by nex and never sent", async () => {
+  const run = await runHostile([call("add", { a: "2", b: 3 })]);
+  assert.match(run.results[0] ?? "", /was not run/);
+  assert.match(run.results[0] ?? "", /`a` must be an integer/);
+  assert.equal(run.received.filter((entry) => entry.call).length, 0);
+});
+
+test("garbage on the server's stdout is skipped: it neither hangs nor crashes nex", async () => {
+  const run = await runHostile([call("garbage_then_answer")], { env: { GARBAGE_AT_START: "1" } });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.results[0] ?? "", /answer after garbage/);
+});
+
+test("thousands of notifications during a call do not hang it", async () => {
+  const run = await runHostile([call("chatty")]);
+  assert.match(run.results[0] ?? "", /chatty done/);
+});
+
+test("a tool the server removes from its list is refused with the reason, and leaves the model's list", async () => {
+  const run = await runHostile([call("vanish"), call("vanish")]);
+  assert.match(run.results[0] ?? "", /vanished/);
+  assert.match(run.results[1] ?? "", /was not run/);
+  assert.match(run.results[1] ?? "", /tool list changed/);
+  assert.ok(toolNames(run.requests[0]).includes("mcp__hostile__vanish"));
+  assert.ok(!toolNames(run.requests[2]).includes("mcp__hostile__vanish"));
+  assert.equal(run.received.filter((entry) => entry.call === "vanish").length, 1);
+});
+
+test("a server that fails to start is reported once with its stderr tail, and the run goes on", async () => {
+  const run = await runHostile([openaiText("no tools needed")], { env: { FAIL_AT_START: "1" } });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stderr.match(/was not started/g)?.length, 1, run.stderr);
+  assert.match(run.stderr, /fatal: cannot open database/);
+  assert.match(run.stderr, /nex mcp test hostile/);
+  assert.ok(!toolNames(run.requests[0]).some((name) => name.startsWith("mcp__")));
+});
+
+test("MCP tools ask in ask mode (refused headless) and run on --yes; a deny rule refuses even on --yes; an allow rule runs without --yes", async () => {
+  const asked = await runHostile([call("add", { a: 1, b: 1 })], { extraArgs: [] });
+  assert.match(asked.results[0] ?? "", /approv/i);
+  assert.equal(asked.received.filter((entry) => entry.call).length, 0);
+
+  const denied = await runHostile([call("add", { a: 1, b: 1 })], {
+    config: { commands: { deny: ["mcp__hostile__add"] } },
+  });
+  assert.match(denied.results[0] ?? "", /deny rule "mcp__hostile__add"/);
+  assert.equal(denied.received.filter((entry) => entry.call).length, 0);
+
+  const allowed = await runHostile([call("add", { a: 1, b: 1 })], {
+    extraArgs: [],
+    config: { commands: { allow: ["mcp__hostile"] } },
+  });
+  assert.match(allowed.results[0] ?? "", /^2$/);
+});
+
+test("a stdio server gets a clean environment: nex's key is not inherited, its own env is", async () => {
+  const run = await runHostile([call("env_names")], { env: { OWN_SETTING: "yes" } });
+  const names = (run.results[0] ?? "").split(",");
+  assert.ok(names.includes("OWN_SETTING"), run.results[0]);
+  assert.ok(names.includes("PATH"));
+  assert.ok(!names.includes("OPENAI_API_KEY"), run.results[0]);
+  assert.ok(!names.includes("XDG_CONFIG_HOME"), run.results[0]);
+});
+
+test("Ctrl-C during a call sends notifications/cancelled and stops the server's process group", async () => {
+  const box = makeSandbox();
+  const callsFile = join(box.workspace, "..", "calls.jsonl");
+  const config = writeMcpConfig(join(box.workspace, "..", "mcp.json"), {
+    hostile: scriptServer(HOSTILE, { CALLS_FILE: callsFile }),
+  });
+  const stub = await startStubEndpoint({ handler: model([call("spawn_child"), call("hang")]) });
+  try {
+    const nex = startNex(runArgs(stub.url, box.dataDir, "--mcp-config", config, "--yes", "go"), {
+      cwd: box.workspace,
+      env: box.env,
+    });
+    const deadline = Date.now() + 60_000;
+    const received = () => (existsSync(callsFile) ? readFileSync(callsFile, "utf8") : "");
+    while (!received().includes('"hang"') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    nex.child.kill("SIGINT");
+    const result = await nex.done;
+    assert.equal(result.code, 130, result.stderr);
+    assert.match(received(), /"cancelled"/);
+    const spawned = chat(stub.requests)
+      .flatMap((request) => toolResults(request))
+      .join("\n");
+    const pid = Number(/child pid (\d+)/.exec(spawned)?.[1]);
+    assert.ok(pid > 0, spawned);
+    let alive = true;
+    const until = Date.now() + 30_000;
+    while (alive && Date.now() < until) {
+      try {
+        process.kill(pid, 0);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      } catch {
+        alive = false;
+      }
+    }
+    assert.equal(alive, false, `the server's child ${pid} outlived nex`);
+  } finally {
+    await stub.close();
+  }
+});
