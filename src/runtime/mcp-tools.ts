@@ -88,6 +88,16 @@ async function adapt(entry: ListedTool, mcp: Mcp): Promise<Tool> {
                 `the MCP server ${server.config.name} is ${server.state}${server.lastError ? ` (${server.lastError})` : ""}`)
           }. Nothing was sent. Use the tools it lists now, or tell the user.`,
         };
+      // Undo covers what the call changes in the workspace, as for a command naming its paths.
+      try {
+        await ctx.checkpoints.beforeExec(ctx.turn, checkpointText(entry.name, args));
+      } catch (error) {
+        return {
+          isError: true,
+          code: "failed",
+          content: `${entry.name} was not run: the undo checkpoint could not be saved (${(error as Error).message}). Nothing was sent. Tell the user.`,
+        };
+      }
       const first = await server.call(tool.name, args, { signal: ctx.signal });
       let outcome = await describe(entry, first, mcp);
       // Re-sent only when the server declared the tool idempotent and nobody interrupted it.
@@ -109,6 +119,22 @@ async function adapt(entry: ListedTool, mcp: Mcp): Promise<Tool> {
       return restart ? { ...outcome, content: `${restart}\n${outcome.content}` } : outcome;
     },
   });
+}
+
+/**
+ * The call as the checkpoint log keeps it: the tool's name and its short string arguments, quoted
+ * like shell words, so undo can tell which paths the call named.
+ */
+function checkpointText(name: string, args: Record<string, unknown>): string {
+  const words: string[] = [];
+  const collect = (value: unknown, depth: number): void => {
+    if (typeof value === "string" && value.length <= 1024 && !value.includes("\n"))
+      words.push(`'${value.replaceAll("'", "'\\''")}'`);
+    else if (depth < 3 && value && typeof value === "object")
+      for (const item of Object.values(value)) collect(item, depth + 1);
+  };
+  collect(args, 0);
+  return [name, ...words].join(" ");
 }
 
 function hintNote(entry: ListedTool): string {
