@@ -141,7 +141,7 @@ test("a file written by the filesystem server is in the workspace, checkpointed,
 test("secrets in a server's env reach neither the model, the output, --json, the journal nor the server log", async () => {
   const secret = "mcp-env-secret-Zq8vN3xW7kR2mP5t";
   const run = await runWith(
-    { everything: everythingServer({ DB_PASSWORD: "${MY_DB_PASSWORD}" }) },
+    { everything: everythingServer({ DB_PASSWORD: `\${MY_DB_PASSWORD}` }) },
     [everythingCall("get-env")],
     { args: ["--yes", "--json"], env: { MY_DB_PASSWORD: secret } },
   );
@@ -157,7 +157,7 @@ test("secrets in a server's env reach neither the model, the output, --json, the
   for (const text of everywhere) assert.ok(!text.includes(secret), text.slice(0, 300));
 });
 
-test("a streamable HTTP server on 127.0.0.1 with a bearer token from ${VAR}: tools work, the token is never shown", async () => {
+test("a streamable HTTP server on 127.0.0.1 with a bearer token from a variable: tools work, the token is never shown", async () => {
   const token = "http-bearer-token-7Hq2Lx9Pw4Rt";
   const remote = await startRemoteServer(token);
   try {
@@ -166,7 +166,7 @@ test("a streamable HTTP server on 127.0.0.1 with a bearer token from ${VAR}: too
         remote: {
           type: "http",
           url: remote.url,
-          headers: { Authorization: "Bearer ${REMOTE_TOKEN}" },
+          headers: { Authorization: `Bearer \${REMOTE_TOKEN}` },
         },
       },
       [openaiToolCall({ name: "mcp__remote__whoami", args: {} })],
