@@ -28,6 +28,8 @@ export interface ServerLimits {
 /** A checked server entry: where it came from and how to reach it. */
 export type McpServerConfig = (StdioServerConfig | RemoteServerConfig) & {
   name: string;
+  /** Values `${VAR}` put into the entry (a token in `args` or `url` is as secret as one in `env`). */
+  substituted: { variable: string; value: string }[];
   /** Where the entry was read: `config`, `--mcp-config FILE`, or the project's `.mcp.json`. */
   source: string;
   limits: ServerLimits;
@@ -88,7 +90,9 @@ export function parseServers(
         `${where} has unknown key${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}; the keys are ${[...KNOWN_KEYS].join(", ")}.`,
       );
     const problems: string[] = [];
-    const expand = (text: string, field: string) => expandVariables(text, env, field, problems);
+    const substituted: McpServerConfig["substituted"] = [];
+    const expand = (text: string, field: string) =>
+      expandVariables(text, env, field, problems, substituted);
     const limits = readLimits(entry, where);
     const type = entry.type ?? (entry.url !== undefined ? "http" : "stdio");
     if (type === "stdio") {
@@ -108,6 +112,7 @@ export function parseServers(
         type: "stdio",
         name,
         source,
+        substituted,
         limits,
         command: expand(entry.command, "command"),
         args: args.map((arg, i) => expand(arg, `args[${i}]`)),
@@ -146,7 +151,7 @@ export function parseServers(
       throw new McpConfigError(
         `${where} "url" must not hold credentials; put a token in "headers" (for example "Authorization": "Bearer \${MY_TOKEN}").`,
       );
-    servers.push({ type, name, source, limits, url, headers: expandedHeaders });
+    servers.push({ type, name, source, substituted, limits, url, headers: expandedHeaders });
   }
   return { servers, unusable };
 }
@@ -160,12 +165,16 @@ export function expandVariables(
   env: Record<string, string | undefined>,
   field: string,
   problems: string[],
+  substituted: { variable: string; value: string }[] = [],
 ): string {
   return text.replace(
     /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
     (_match, name: string, fallback) => {
       const value = env[name];
-      if (value !== undefined && value !== "") return value;
+      if (value !== undefined && value !== "") {
+        substituted.push({ variable: name, value });
+        return value;
+      }
       if (fallback !== undefined) return fallback;
       problems.push(`\${${name}} in ${field} is not set (set it, or write \${${name}:-default})`);
       return "";
@@ -173,12 +182,20 @@ export function expandVariables(
   );
 }
 
+// A variable whose name says it holds a secret, wherever it is put (args, url).
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASS|AUTH|CRED|COOKIE|SESSION|PAT$/i;
+// A path in `env` (a root folder, a config file) is not hidden: scrubbing it would blank the
+// workspace's own paths out of every result.
+const PATH_LIKE = /^(?:\/|~\/|\.\.?\/)\S*$/;
+
 /** The values of an entry that are secrets: every env value and every header value (and a bearer token alone). */
 export function secretValues(server: McpServerConfig): { name: string; value: string }[] {
-  const found: { name: string; value: string }[] = [];
+  const found: { name: string; value: string }[] = server.substituted
+    .filter((entry) => SECRET_NAME.test(entry.variable))
+    .map((entry) => ({ name: entry.variable, value: entry.value }));
   if (server.type === "stdio") {
     for (const [key, value] of Object.entries(server.env))
-      found.push({ name: `mcp ${server.name} env ${key}`, value });
+      if (!PATH_LIKE.test(value)) found.push({ name: `mcp ${server.name} env ${key}`, value });
   } else {
     for (const [key, value] of Object.entries(server.headers)) {
       found.push({ name: `mcp ${server.name} header ${key}`, value });

@@ -145,9 +145,11 @@ export class McpConnection {
       }
     };
     const timer = AbortSignal.timeout(budget);
+    const deadline = Date.now() + budget;
     try {
       await client.connect(transport, { timeout: budget, signal: timer });
-      this.tools = await this.listAll(budget);
+      // The handshake and the first list share one budget: a slow server never doubles it.
+      this.tools = await this.listAll(Math.max(1, deadline - Date.now()));
       if (client.getServerCapabilities()?.tools?.listChanged) {
         client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
           try {

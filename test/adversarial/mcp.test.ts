@@ -40,7 +40,7 @@ interface HostileRun {
   results: string[];
   requests: LoggedRequest[];
   /** What the server received: calls and cancellations. */
-  received: { call?: string; cancelled?: unknown }[];
+  received: { call?: string; cancelled?: unknown; started?: number }[];
   dataDir: string;
 }
 
@@ -89,7 +89,7 @@ async function runHostile(
           .trim()
           .split("\n")
           .filter(Boolean)
-          .map((line) => JSON.parse(line) as { call?: string })
+          .map((line) => JSON.parse(line) as HostileRun["received"][number])
       : [];
     return {
       code: result.code,
@@ -213,6 +213,33 @@ test("a server that fails to start is reported once with its stderr tail, and th
   assert.ok(!toolNames(run.requests[0]).some((name) => name.startsWith("mcp__")));
 });
 
+test("a server that never answers the handshake delays the run by its start-up budget only, and is stopped", async () => {
+  const run = await runHostile([openaiText("no tools needed")], {
+    env: { HANG_AT_START: "1" },
+    server: { startupTimeoutSeconds: 1 },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /did not answer the handshake within 1 s/);
+  assert.equal(run.requests.length, 1);
+  const pid = run.received.find((entry) => entry.started)?.started ?? 0;
+  assert.ok(pid > 0);
+  assert.equal(await gone(pid), true, `the server ${pid} outlived nex`);
+});
+
+/** Waits (up to 30 s, a loaded machine reaps slowly) for a process to be gone. */
+async function gone(pid: number): Promise<boolean> {
+  const until = Date.now() + 30_000;
+  while (Date.now() < until) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
 test("MCP tools ask in ask mode (refused headless) and run on --yes; a deny rule refuses even on --yes; an allow rule runs without --yes", async () => {
   const asked = await runHostile([call("add", { a: 1, b: 1 })], { extraArgs: [] });
   assert.match(asked.results[0] ?? "", /approv/i);
@@ -265,17 +292,7 @@ test("Ctrl-C during a call sends notifications/cancelled and stops the server's 
       .join("\n");
     const pid = Number(/child pid (\d+)/.exec(spawned)?.[1]);
     assert.ok(pid > 0, spawned);
-    let alive = true;
-    const until = Date.now() + 30_000;
-    while (alive && Date.now() < until) {
-      try {
-        process.kill(pid, 0);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      } catch {
-        alive = false;
-      }
-    }
-    assert.equal(alive, false, `the server's child ${pid} outlived nex`);
+    assert.equal(await gone(pid), true, `the server's child ${pid} outlived nex`);
   } finally {
     await stub.close();
   }
