@@ -266,14 +266,27 @@ export class McpConnection {
         type: "not_sent",
         reason: `the MCP server ${this.config.name} is not connected (${this.state}${this.lastError ? `: ${this.lastError}` : ""})`,
       };
-    // The request counts as sent once the transport has taken it: only then may it have run.
+    // Whether the request may have reached the server. A pipe takes a message whole or not at all;
+    // an HTTP POST may reach the server and fail afterwards, so it counts from the moment it is
+    // made, unless the failure proves nothing left (no connection could be made) or the server
+    // answered that it refused it.
     const sentArgs = { ...args };
     let sent = false;
+    let refusedStatus: number | null = null;
+    const overPipe = this.stdio !== null;
     const send = transport.send.bind(transport);
     transport.send = async (message, sendOptions) => {
-      await send(message, sendOptions);
       const params = (message as { params?: { arguments?: unknown } }).params;
-      if (params?.arguments === sentArgs) sent = true;
+      const ours = params?.arguments === sentArgs;
+      if (ours && !overPipe) sent = true;
+      try {
+        await send(message, sendOptions);
+      } catch (error) {
+        if (ours && neverLeft(error)) sent = false;
+        if (ours) refusedStatus = refusal(error);
+        throw error;
+      }
+      if (ours) sent = true;
     };
     try {
       const result = await client.request(
@@ -294,6 +307,11 @@ export class McpConnection {
       );
       return { type: "result", result };
     } catch (error) {
+      if (refusedStatus !== null)
+        return {
+          type: "rejected",
+          reason: `the server refused the request with HTTP ${refusedStatus}${refusedStatus === 401 || refusedStatus === 403 ? " (check the token in its headers)" : ""}`,
+        };
       return this.classify(error, sent, options.signal.aborted);
     } finally {
       transport.send = send;
@@ -328,9 +346,12 @@ export class McpConnection {
       };
     if (code !== null)
       return { type: "rejected", reason: `the server answered with error ${code}: ${message}` };
+    const invalid = (error as { name?: string }).name === "ZodError";
     return {
       type: "unknown",
-      reason: `the server's answer could not be read (${message.slice(0, 300)})`,
+      reason: invalid
+        ? `the server's answer was not a valid tool result (${message.slice(0, 300)})`
+        : `the connection to the server broke before it answered (${message.slice(0, 300)})`,
       cancelled: false,
     };
   }
@@ -344,6 +365,37 @@ export class McpConnection {
     await client?.close().catch(() => {});
     await this.transport?.close().catch(() => {});
   }
+}
+
+// Failures that prove no byte of the request reached a server.
+const NOT_CONNECTED = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+]);
+
+function neverLeft(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause && depth < 5; depth += 1) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string" && NOT_CONNECTED.has(code)) return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+// HTTP answers that say the server did not take the request: it did not run.
+const REFUSALS = new Set([400, 401, 403, 404, 405, 406, 413, 415, 429]);
+
+function refusal(error: unknown): number | null {
+  const code = (error as { code?: unknown }).code;
+  return error instanceof Error &&
+    error.message.startsWith("Streamable HTTP error") &&
+    typeof code === "number" &&
+    REFUSALS.has(code)
+    ? code
+    : null;
 }
 
 function startError(error: unknown, config: McpServerConfig): string {

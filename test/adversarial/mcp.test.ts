@@ -297,3 +297,61 @@ test("Ctrl-C during a call sends notifications/cancelled and stops the server's 
     await stub.close();
   }
 });
+
+test("an HTTP server whose connection breaks mid-call: outcome unknown, not 'nothing was sent'; a refused token is a refusal", async () => {
+  const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
+  const { StreamableHTTPServerTransport } = await import(
+    "@modelcontextprotocol/sdk/server/streamableHttp.js"
+  );
+  const { createServer } = await import("node:http");
+  let calls = 0;
+  let tokenOk = true;
+  const http = createServer(async (req, res) => {
+    if (!tokenOk) {
+      res.writeHead(401).end();
+      return;
+    }
+    const server = new McpServer({ name: "flaky", version: "1.0.0" });
+    server.registerTool("die", { description: "Breaks the connection" }, async () => {
+      calls += 1;
+      tokenOk = false;
+      req.socket.destroy();
+      return new Promise(() => {});
+    });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const port = (http.address() as { port: number }).port;
+  const box = makeSandbox();
+  const config = writeMcpConfig(join(box.workspace, "..", "mcp.json"), {
+    flaky: { type: "http", url: `http://127.0.0.1:${port}/mcp` },
+  });
+  const stub = await startStubEndpoint({
+    handler: model([
+      openaiToolCall({ name: "mcp__flaky__die", args: {} }),
+      openaiToolCall({ name: "mcp__flaky__die", args: {} }),
+    ]),
+  });
+  try {
+    const result = await runNex(
+      runArgs(stub.url, box.dataDir, "--mcp-config", config, "--yes", "go"),
+      {
+        cwd: box.workspace,
+        env: box.env,
+      },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const requests = chat(stub.requests);
+    const [broken, refused] = toolResults(requests[requests.length - 1]);
+    assert.match(broken ?? "", /outcome unknown: it may or may not have happened/);
+    assert.match(broken ?? "", /connection to the server broke/);
+    assert.match(refused ?? "", /refused the request with HTTP 401/);
+    assert.equal(calls, 1);
+  } finally {
+    await stub.close();
+    http.closeAllConnections();
+    http.close();
+  }
+});
