@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -44,7 +44,7 @@ export type CallOutcome =
 /** What a connection needs from its host. */
 export interface ConnectionOptions {
   workspace: string;
-  /** nex's own environment: only a few harmless variables of it reach a stdio server. */
+  /** The environment commands get (nex's keys out, proxies without credentials): a few variables of it reach a stdio server. */
   baseEnv: Record<string, string | undefined>;
   /** Folder for the servers' stderr logs (null: not logged). */
   logDir: string | null;
@@ -55,7 +55,9 @@ export interface ConnectionOptions {
   maxRestarts?: number;
 }
 
-// What a stdio server inherits from nex: enough to find programs and a home, no keys or tokens.
+// What a stdio server inherits from nex: enough to find programs, a home, a display and the
+// network (a proxy without its credentials, the CA bundle), no keys or tokens. Anything else a
+// server needs is given in its own `env`.
 const INHERITED = [
   "HOME",
   "LOGNAME",
@@ -63,12 +65,24 @@ const INHERITED = [
   "PATH",
   "SHELL",
   "TERM",
+  "COLORTERM",
   "LANG",
+  "LANGUAGE",
   "LC_ALL",
   "LC_CTYPE",
   "TMPDIR",
   "TZ",
   "SYSTEMROOT",
+  "DISPLAY",
+  "WAYLAND_DISPLAY",
+  "XDG_RUNTIME_DIR",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "XDG_CACHE_HOME",
+  "NODE_EXTRA_CA_CERTS",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  ...["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"].flatMap((name) => [name, name.toLowerCase()]),
 ];
 
 /** The environment a stdio server starts with: the harmless variables, then its own `env`. */
@@ -180,7 +194,7 @@ export class McpConnection {
       this.stdio = new GroupStdioTransport({
         command: config.command,
         args: config.args,
-        cwd: config.cwd ? join(this.options.workspace, config.cwd) : this.options.workspace,
+        cwd: config.cwd ? resolve(this.options.workspace, config.cwd) : this.options.workspace,
         env: serverEnvironment(this.options.baseEnv, config.env),
         stderrLog: this.logPath,
         redact: this.options.redact,

@@ -8,7 +8,7 @@ import { ConfigError, type ConfigFlags, configFilePath, resolveConfig } from "./
 import { prepareDataDir } from "./data-dir.ts";
 import { approveProject, gatherMcpServers, mcpSecrets } from "./mcp-servers.ts";
 import { describeServers, startMcpSession } from "./mcp-session.ts";
-import { sessionScrubber } from "./session-secrets.ts";
+import { sessionScrubber, toolEnvironment } from "./session-secrets.ts";
 
 /** One `nex mcp` invocation. */
 export interface McpCommand {
@@ -96,7 +96,7 @@ async function listOrTest(
   prepareDataDir(config.dataDir);
   const session = await startMcpSession(set, {
     workspace: config.workspace,
-    baseEnv: env,
+    baseEnv: toolEnvironment(env, config),
     sessionDir: join(config.dataDir, "logs", `mcp-${command.action}`),
     redact: (text) => secrets.scrub(text).text,
   });

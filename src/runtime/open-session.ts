@@ -197,7 +197,7 @@ export async function openSession(
     mcpSet,
     {
       workspace: config.workspace,
-      baseEnv: env,
+      baseEnv: toolEnvironment(env, config),
       sessionDir: join(config.dataDir, "logs", sessionId),
       redact: (text) => secrets.scrub(text).text,
     },

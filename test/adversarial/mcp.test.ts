@@ -51,6 +51,8 @@ async function runHostile(
     server?: Record<string, unknown>;
     extraArgs?: string[];
     config?: object;
+    /** More of nex's own environment. */
+    nexEnv?: Record<string, string>;
   } = {},
 ): Promise<HostileRun> {
   const box = makeSandbox();
@@ -80,7 +82,7 @@ async function runHostile(
         ...(options.extraArgs ?? ["--yes"]),
         "go",
       ),
-      { cwd: box.workspace, env: box.env },
+      { cwd: box.workspace, env: { ...box.env, ...options.nexEnv } },
     );
     const requests = chat(stub.requests);
     const last = requests[requests.length - 1];
@@ -258,13 +260,21 @@ test("MCP tools ask in ask mode (refused headless) and run on --yes; a deny rule
   assert.match(allowed.results[0] ?? "", /^2$/);
 });
 
-test("a stdio server gets a clean environment: nex's key is not inherited, its own env is", async () => {
-  const run = await runHostile([call("env_names")], { env: { OWN_SETTING: "yes" } });
+test("a stdio server gets a clean environment: nex's key and other tokens are not inherited, its own env is", async () => {
+  const run = await runHostile([call("env_names")], {
+    env: { OWN_SETTING: "yes" },
+    nexEnv: {
+      OPENAI_API_KEY: "sk-nex-key-1234567890",
+      GITHUB_TOKEN: "ghp_abcdefghijklmnop",
+      HTTPS_PROXY: "http://user:proxy-pass-777@proxy.example:3128",
+    },
+  });
   const names = (run.results[0] ?? "").split(",");
   assert.ok(names.includes("OWN_SETTING"), run.results[0]);
   assert.ok(names.includes("PATH"));
+  assert.ok(names.includes("HTTPS_PROXY"), run.results[0]);
   assert.ok(!names.includes("OPENAI_API_KEY"), run.results[0]);
-  assert.ok(!names.includes("XDG_CONFIG_HOME"), run.results[0]);
+  assert.ok(!names.includes("GITHUB_TOKEN"), run.results[0]);
 });
 
 test("Ctrl-C during a call sends notifications/cancelled and stops the server's process group", async () => {
