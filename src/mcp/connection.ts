@@ -1,4 +1,5 @@
 import { join, resolve } from "node:path";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -11,6 +12,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "./config.ts";
+import { oauthFile, StoredOAuthProvider } from "./oauth-store.ts";
 import { GroupStdioTransport } from "./stdio-transport.ts";
 
 /** Where a server stands. */
@@ -51,6 +53,8 @@ export interface ConnectionOptions {
   redact: (text: string) => string;
   /** The server's tool list changed (after a `list_changed` notification was followed). */
   onToolsChanged: () => void;
+  /** Where remote servers' OAuth tokens are kept (null: no OAuth). */
+  oauthDir?: string | null;
   /** Most restarts after a crash (3). */
   maxRestarts?: number;
 }
@@ -111,6 +115,7 @@ export class McpConnection {
   private crashedAt = 0;
   private starting: Promise<void> | null = null;
   private intentionalClose = false;
+  private signInNeeded = false;
 
   readonly config: McpServerConfig;
   private readonly options: ConnectionOptions;
@@ -180,7 +185,9 @@ export class McpConnection {
       const timedOut = timer.aborted || (error as McpError).code === ErrorCode.RequestTimeout;
       const reason = timedOut
         ? `it did not answer the handshake within ${budget / 1000} s`
-        : startError(error, this.config);
+        : this.signInNeeded || error instanceof UnauthorizedError
+          ? `it needs you to sign in (OAuth): run \`nex mcp login ${this.config.name}\``
+          : startError(error, this.config);
       this.state = "failed";
       this.lastError = this.describeEnd(reason);
       this.intentionalClose = true;
@@ -202,9 +209,21 @@ export class McpConnection {
       return this.stdio;
     }
     const requestInit = { headers: config.headers };
+    // A server given its own Authorization header needs no sign-in; others may ask for OAuth.
+    const ownAuth = Object.keys(config.headers).some(
+      (key) => key.toLowerCase() === "authorization",
+    );
+    const oauthDir = this.options.oauthDir;
+    const authProvider =
+      oauthDir && !ownAuth
+        ? new StoredOAuthProvider(oauthFile(oauthDir, config.name, config.url), null, () => {
+            this.signInNeeded = true;
+          })
+        : undefined;
+    const options = { requestInit, ...(authProvider ? { authProvider } : {}) };
     return config.type === "sse"
-      ? new SSEClientTransport(new URL(config.url), { requestInit })
-      : new StreamableHTTPClientTransport(new URL(config.url), { requestInit });
+      ? new SSEClientTransport(new URL(config.url), options)
+      : new StreamableHTTPClientTransport(new URL(config.url), options);
   }
 
   private async listAll(timeout: number): Promise<McpToolInfo[]> {

@@ -31,6 +31,7 @@ export const MCP_HELP = `nex mcp: the MCP servers whose tools nex offers the mod
   nex mcp add NAME URL                 add a remote server (--transport http|sse, --header "Name: value")
   nex mcp remove NAME                  remove a server from the config file
   nex mcp approve                      start the servers of this project's .mcp.json from now on
+  nex mcp login NAME                   sign in to a remote server that asks for OAuth (tokens kept 0600)
 
 Write secrets as \${VAR} (expanded from nex's environment when it starts), not as values.`;
 
@@ -52,6 +53,8 @@ export async function runMcpCommand(
       return remove(command, flags, env, out);
     case "approve":
       return approve(flags, env, cwd, out);
+    case "login":
+      return login(command, flags, env, cwd, out);
     default:
       out(`${MCP_HELP}\n`);
       return command.action === "help" ? 0 : 2;
@@ -92,12 +95,13 @@ async function listOrTest(
     set.servers = one;
     set.unusable = broken;
   }
-  const secrets = sessionScrubber(config, env, mcpSecrets(set));
+  const secrets = sessionScrubber(config, env, mcpSecrets(set, config.dataDir));
   prepareDataDir(config.dataDir);
   const session = await startMcpSession(set, {
     workspace: config.workspace,
     baseEnv: toolEnvironment(env, config),
     sessionDir: join(config.dataDir, "logs", `mcp-${command.action}`),
+    oauthDir: join(config.dataDir, "mcp-oauth"),
     redact: (text) => secrets.scrub(text).text,
   });
   try {
@@ -212,6 +216,57 @@ function approve(flags: ConfigFlags, env: Env, cwd: string, out: (text: string) 
   }
   out("If the file changes, nex asks again.\n");
   return 0;
+}
+
+async function login(
+  command: McpCommand,
+  flags: ConfigFlags,
+  env: Env,
+  cwd: string,
+  out: (text: string) => void,
+): Promise<number> {
+  const config = resolveConfig(flags, env, cwd);
+  const set = gatherMcpServers({
+    fromConfig: config.mcpServers,
+    configPath: config.configPath,
+    files: flags.mcpConfig ?? [],
+    workspace: config.workspace,
+    dataDir: config.dataDir,
+    env,
+    cwd,
+  });
+  const server = set.servers.find((entry) => entry.name === command.name);
+  if (!server || server.type === "stdio")
+    throw new ConfigError(
+      server
+        ? `${server.name} is a stdio server; only remote (http, sse) servers sign in.`
+        : `No MCP server named ${command.name ?? "(none given)"}: nex mcp login NAME, with NAME from \`nex mcp list\`.`,
+    );
+  prepareDataDir(config.dataDir);
+  const { signIn } = await import("../mcp/oauth-login.ts");
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once("SIGINT", onSignal);
+  const timer = setTimeout(() => stop.abort(), 5 * 60_000);
+  try {
+    const tools = await signIn(server, join(config.dataDir, "mcp-oauth"), {
+      signal: stop.signal,
+      show: (url) =>
+        out(
+          `Open this address in your browser to sign in to ${server.name} (waiting up to 5 minutes; Ctrl-C stops):\n${url.href}\n`,
+        ),
+    });
+    out(
+      `Signed in to ${server.name}: ${tools} tools. The tokens are kept (0600) under ${join(config.dataDir, "mcp-oauth")}.\n`,
+    );
+    return 0;
+  } catch (error) {
+    out(`The sign-in to ${server.name} did not complete: ${(error as Error).message}.\n`);
+    return 1;
+  } finally {
+    clearTimeout(timer);
+    process.off("SIGINT", onSignal);
+  }
 }
 
 function pairs(items: string[], separator: string, flag: string): Record<string, string> {

@@ -10,6 +10,7 @@ import {
   secretValues,
   type UnusableServer,
 } from "../mcp/config.ts";
+import { storedTokens } from "../mcp/oauth-store.ts";
 import type { KnownSecret } from "../session/index.ts";
 import { readOwnFile } from "../tools/own-file.ts";
 import { ConfigError } from "./config.ts";
@@ -83,8 +84,16 @@ export function gatherMcpServers(options: {
 }
 
 /** Every secret value of the servers (env values, header values and tokens), for the session's scrubber. */
-export function mcpSecrets(set: McpServerSet): KnownSecret[] {
-  return set.servers.flatMap(secretValues);
+export function mcpSecrets(set: McpServerSet, dataDir: string): KnownSecret[] {
+  return set.servers.flatMap((server) => [
+    ...secretValues(server),
+    ...(server.type === "stdio"
+      ? []
+      : storedTokens(join(dataDir, "mcp-oauth"), server.name, server.url).map((value) => ({
+          name: `mcp ${server.name} OAuth token`,
+          value,
+        }))),
+  ]);
 }
 
 function readServersFile(

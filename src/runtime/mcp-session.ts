@@ -30,6 +30,8 @@ export async function startMcpSession(
     baseEnv: Record<string, string | undefined>;
     sessionDir: string;
     redact: (text: string) => string;
+    /** Where remote servers' OAuth tokens are kept. */
+    oauthDir: string;
   },
 ): Promise<McpSession> {
   const mcp = await import("../mcp/index.ts");
@@ -38,6 +40,7 @@ export async function startMcpSession(
     baseEnv: options.baseEnv,
     logDir: join(options.sessionDir, "mcp"),
     redact: options.redact,
+    oauthDir: options.oauthDir,
   });
   await hub.start();
   const tools: McpTools = createMcpTools(hub, mcp);

@@ -128,7 +128,7 @@ export async function openSession(
     env,
     cwd,
   });
-  const secrets = sessionScrubber(config, env, mcpSecrets(mcpSet));
+  const secrets = sessionScrubber(config, env, mcpSecrets(mcpSet, config.dataDir));
   if (options.concealEnvironment) concealInProcEnviron(concealedValues(config, env));
 
   let journal: Journal;
@@ -199,6 +199,7 @@ export async function openSession(
       workspace: config.workspace,
       baseEnv: toolEnvironment(env, config),
       sessionDir: join(config.dataDir, "logs", sessionId),
+      oauthDir: join(config.dataDir, "mcp-oauth"),
       redact: (text) => secrets.scrub(text).text,
     },
     events as { type: "notice"; message: string }[],
