@@ -343,12 +343,21 @@ export class McpConnection {
       if (refusedStatus !== null)
         return {
           type: "rejected",
-          reason: `the server refused the request with HTTP ${refusedStatus}${refusedStatus === 401 || refusedStatus === 403 ? " (check the token in its headers)" : ""}`,
+          reason: `the server refused the request with HTTP ${refusedStatus}${refusedStatus === 401 || refusedStatus === 403 ? this.authHint() : ""}`,
         };
       return this.classify(error, sent, options.signal.aborted);
     } finally {
       transport.send = send;
     }
+  }
+
+  private authHint(): string {
+    const config = this.config;
+    if (config.type === "stdio") return "";
+    const own = Object.keys(config.headers).some((key) => key.toLowerCase() === "authorization");
+    return own
+      ? " (check the token in its headers)"
+      : ` (if it needs a sign-in: nex mcp login ${config.name})`;
   }
 
   private classify(error: unknown, sent: boolean, aborted: boolean): CallOutcome {
@@ -422,13 +431,14 @@ function neverLeft(error: unknown): boolean {
 const REFUSALS = new Set([400, 401, 403, 404, 405, 406, 413, 415, 429]);
 
 function refusal(error: unknown): number | null {
+  if (!(error instanceof Error)) return null;
+  // A 401 the SDK's OAuth helpers could not resolve (no sign-in, no OAuth metadata) is a refusal too.
+  if (error instanceof UnauthorizedError) return 401;
   const code = (error as { code?: unknown }).code;
-  return error instanceof Error &&
-    error.message.startsWith("Streamable HTTP error") &&
-    typeof code === "number" &&
-    REFUSALS.has(code)
-    ? code
-    : null;
+  if (error.message.startsWith("Streamable HTTP error") && typeof code === "number")
+    return REFUSALS.has(code) ? code : null;
+  const status = Number(/^HTTP (\d{3})\b/.exec(error.message)?.[1]);
+  return REFUSALS.has(status) ? status : null;
 }
 
 function startError(error: unknown, config: McpServerConfig): string {

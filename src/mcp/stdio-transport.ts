@@ -22,6 +22,8 @@ export interface StdioLaunch {
 }
 
 const STDERR_TAIL = 2_000;
+// A server that floods stderr must not fill the disk.
+const STDERR_LOG_LIMIT = 16 * 1024 * 1024;
 
 /**
  * The SDK's Transport over a child process in its own process group: lines of JSON-RPC on stdout,
@@ -36,6 +38,7 @@ export class GroupStdioTransport implements Transport {
   private chunks: Buffer[] = [];
   private buffered = 0;
   private tail = "";
+  private logged = 0;
   private closed = false;
   /** Lines on stdout that were not JSON-RPC messages, and the first of them. */
   garbage = { lines: 0, sample: "" };
@@ -178,8 +181,16 @@ export class GroupStdioTransport implements Transport {
   private keepStderr(chunk: Buffer): void {
     const text = chunk.toString("utf8");
     this.tail = (this.tail + (this.launch.redact?.(text) ?? text)).slice(-STDERR_TAIL);
-    if (!this.launch.stderrLog) return;
+    if (!this.launch.stderrLog || this.logged > STDERR_LOG_LIMIT) return;
+    this.logged += chunk.length;
     try {
+      if (this.logged > STDERR_LOG_LIMIT) {
+        appendFileSync(
+          this.launch.stderrLog,
+          `\n[nex: the server wrote more than ${STDERR_LOG_LIMIT / 1024 / 1024} MiB to stderr; the rest is not kept]\n`,
+        );
+        return;
+      }
       const redact = this.launch.redact;
       appendFileSync(this.launch.stderrLog, redact ? redact(text) : text, { mode: 0o600 });
     } catch {

@@ -83,7 +83,7 @@ export async function startMcpSession(
               return {
                 isError: true,
                 code: "failed",
-                content: `${call.name} was not run: no connected MCP server offers it now (${describeGone(call.name, hub)}). Nothing was sent. Use the tools listed now, or tell the user.`,
+                content: `${call.name} was not run: ${describeGone(call.name, hub, tools.skipped())}. Nothing was sent. Use the tools listed now, or tell the user.`,
               };
             }
           }
@@ -94,12 +94,14 @@ export async function startMcpSession(
   };
 }
 
-function describeGone(name: string, hub: McpHub): string {
+function describeGone(name: string, hub: McpHub, skipped: string[]): string {
+  const left = skipped.find((line) => line.startsWith(`${name}: `));
+  if (left) return `nex left it out (${left.slice(name.length + 2)})`;
   const server = hub.connections.find((c) => name.startsWith(`mcp__${c.config.name}__`));
-  if (!server) return "no configured server has that name";
+  if (!server) return "no configured MCP server offers it";
   if (server.state !== "connected")
-    return `the server ${server.config.name} is ${server.state}${server.lastError ? `: ${server.lastError}` : ""}`;
-  return `the server ${server.config.name}'s tool list changed and no longer has it`;
+    return `its MCP server ${server.config.name} is ${server.state}${server.lastError ? `: ${server.lastError}` : ""}`;
+  return `the MCP server ${server.config.name} no longer offers it (its tool list changed)`;
 }
 
 /** `/mcp` and `nex mcp list`: each server's state, tools and last error. */

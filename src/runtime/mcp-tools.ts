@@ -7,6 +7,9 @@ import { defineJsonSchemaTool, type Tool, ToolSchemaError } from "../tools/index
 
 // A description is for choosing the tool; a server's essay is cut, not sent every turn.
 const DESCRIPTION_LIMIT = 2_000;
+// Every listed tool rides along in every request: a server cannot fill the window with them.
+const TOOLS_PER_SERVER = 128;
+const SCHEMA_LIMIT = 32 * 1024;
 
 /** The servers' tools as nex tools, rebuilt only when a tool list changed. */
 export interface McpTools {
@@ -33,16 +36,37 @@ export function createMcpTools(hub: McpHub, mcp: Mcp): McpTools {
     const listed = hub.tools();
     const next: Tool[] = [];
     const left: string[] = [];
+    const perServer = new Map<string, number>();
     for (const entry of listed) {
+      const server = entry.server.config.name;
+      const schemaBytes = JSON.stringify(entry.tool.inputSchema).length;
+      if (schemaBytes > SCHEMA_LIMIT) {
+        left.push(
+          `${entry.name}: its input schema is ${Math.round(schemaBytes / 1024)} KiB, more than the ${SCHEMA_LIMIT / 1024} KiB a tool may add to every request.`,
+        );
+        continue;
+      }
+      const offered = perServer.get(server) ?? 0;
+      if (offered >= TOOLS_PER_SERVER) {
+        if (!left.some((line) => line.startsWith(`${server}: tools past`)))
+          left.push(
+            `${server}: tools past its first ${TOOLS_PER_SERVER} (it lists ${listed.filter((e) => e.server === entry.server).length}); so many would crowd the model's window.`,
+          );
+        continue;
+      }
       try {
         next.push(await adapt(entry, mcp));
+        perServer.set(server, offered + 1);
       } catch (error) {
         if (!(error instanceof ToolSchemaError)) throw error;
         left.push(`${entry.name}: ${error.message}`);
       }
     }
     tools = next;
-    byName = new Map(listed.map((entry) => [entry.name, entry]));
+    const offered = new Set(next.map((tool) => tool.name));
+    byName = new Map(
+      listed.filter((entry) => offered.has(entry.name)).map((entry) => [entry.name, entry]),
+    );
     skipped = left;
     built = version;
   };

@@ -173,6 +173,19 @@ test("a tool whose schema does not compile is left out and named once; the serve
   assert.match(run.results[0] ?? "", /^42$/);
 });
 
+test("a server listing 500 tools and a 100 KB schema cannot fill the window: the excess is left out and named", async () => {
+  const run = await runHostile([call("add", { a: 1, b: 2 })], {
+    env: { MANY_TOOLS: "500", BIG_SCHEMA: "1" },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const names = toolNames(run.requests[0]).filter((name) => name.startsWith("mcp__hostile__"));
+  assert.equal(names.length, 128);
+  assert.ok(!names.includes("mcp__hostile__big_schema"));
+  assert.match(run.stderr, /hostile: tools past its first 128 \(it lists 514\)/);
+  assert.match(run.stderr, /big_schema: its input schema is \d+ KiB/);
+  assert.match(run.results[0] ?? "", /^3$/);
+});
+
 test("an error result is reported as an error", async () => {
   const run = await runHostile([call("fails")]);
   assert.match(run.results[0] ?? "", /reported an error:\nquota exceeded for project X/);

@@ -83,6 +83,27 @@ const tools = () => [
           inputSchema: object({}),
         },
       ]),
+  ...Array.from({ length: Number(process.env.MANY_TOOLS ?? 0) }, (_, i) => ({
+    name: `many_${i}`,
+    description: `Filler tool ${i}.`,
+    inputSchema: object({}),
+  })),
+  ...(process.env.BIG_SCHEMA
+    ? [
+        {
+          name: "big_schema",
+          description: "Declares a 100 KB schema.",
+          inputSchema: object(
+            Object.fromEntries(
+              Array.from({ length: 2_000 }, (_, i) => [
+                `field_${i}`,
+                { type: "string", description: "x".repeat(40) },
+              ]),
+            ),
+          ),
+        },
+      ]
+    : []),
   {
     name: "garbage_then_answer",
     description: "Prints garbage on stdout, then answers.",
