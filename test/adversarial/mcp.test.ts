@@ -229,14 +229,20 @@ test("a server that fails to start is reported once with its stderr tail, and th
 });
 
 test("a server that never answers the handshake delays the run by its start-up budget only, and is stopped", async () => {
+  const box = makeSandbox();
+  const pidFile = join(box.workspace, "..", "silent.pid");
+  // A server that starts, says nothing and reads nothing.
   const run = await runHostile([openaiText("no tools needed")], {
-    env: { HANG_AT_START: "1" },
-    server: { startupTimeoutSeconds: 1 },
+    server: {
+      command: "sh",
+      args: ["-c", `echo $$ > '${pidFile}'; exec sleep 300`],
+      startupTimeoutSeconds: 1,
+    },
   });
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /did not answer the handshake within 1 s/);
   assert.equal(run.requests.length, 1);
-  const pid = run.received.find((entry) => entry.started)?.started ?? 0;
+  const pid = Number(readFileSync(pidFile, "utf8").trim());
   assert.ok(pid > 0);
   assert.equal(await gone(pid), true, `the server ${pid} outlived nex`);
 });

@@ -19,11 +19,6 @@ const record = (entry: object) => {
 record({ started: process.pid });
 if (process.env.GARBAGE_AT_START)
   process.stdout.write("Starting hostile server v1...\n{not json\n");
-if (process.env.HANG_AT_START) {
-  // Alive, reading nothing, answering nothing.
-  setInterval(() => {}, 1_000);
-  await new Promise(() => {});
-}
 if (process.env.FAIL_AT_START) {
   process.stderr.write("fatal: cannot open database /nonexistent/db.sqlite\n");
   process.exit(3);
