@@ -279,6 +279,25 @@ test("MCP tools ask in ask mode (refused headless) and run on --yes; a deny rule
   assert.match(allowed.results[0] ?? "", /^2$/);
 });
 
+test("a tool the server calls read-only still asks in ask mode: a hint never loosens a rule", async () => {
+  const run = await runHostile([call("peek")], { extraArgs: [] });
+  assert.match(run.results[0] ?? "", /approv/i);
+  assert.equal(run.received.filter((entry) => entry.call).length, 0);
+});
+
+test("a call cut by the output limit is never sent to the server", async () => {
+  const run = await runHostile([
+    openaiToolCall({
+      name: "mcp__hostile__add",
+      args: { a: 12345, b: 67890 },
+      cutAt: 12,
+      finishReason: "length",
+    }),
+  ]);
+  assert.equal(run.received.filter((entry) => entry.call).length, 0);
+  assert.match(run.results[0] ?? "", /not run|was not|cut|limit/i);
+});
+
 test("a stdio server gets a clean environment: nex's key and other tokens are not inherited, its own env is", async () => {
   const run = await runHostile([call("env_names")], {
     env: { OWN_SETTING: "yes" },

@@ -247,3 +247,57 @@ function filesUnder(dir: string): string[] {
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name));
 }
+
+/** server-everything serving streamable HTTP (`/mcp`) or the older HTTP+SSE (`/sse`) on a free port. */
+async function startEverythingHttp(mode: "streamableHttp" | "sse") {
+  const { spawn } = await import("node:child_process");
+  const { createServer: createNetServer } = await import("node:net");
+  const probe = createNetServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const { args } = everythingServer() as { args: string[] };
+  const child = spawn(process.execPath, [args[0] ?? "", mode], {
+    env: { PATH: process.env.PATH ?? "", PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`server-everything ${mode} did not start: ${stderr}`)),
+      60_000,
+    );
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (/listening|running/i.test(stderr)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}${mode === "sse" ? "/sse" : "/mcp"}`,
+    close: async () => {
+      child.kill("SIGKILL");
+      await new Promise((resolve) => child.once("exit", resolve));
+    },
+  };
+}
+
+for (const [mode, type] of [
+  ["streamableHttp", "http"],
+  ["sse", "sse"],
+] as const) {
+  test(`server-everything over ${type === "http" ? "streamable HTTP" : "HTTP+SSE"}: its echo runs through nex run`, async () => {
+    const server = await startEverythingHttp(mode);
+    try {
+      const run = await runWith({ everything: { type, url: server.url } }, [
+        everythingCall("echo", { message: `over ${type}` }),
+      ]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.results[0] ?? "", new RegExp(`Echo: over ${type}`));
+    } finally {
+      await server.close();
+    }
+  });
+}

@@ -58,6 +58,12 @@ const tools = () => [
     description: "Adds two integers.",
     inputSchema: object({ a: { type: "integer" }, b: { type: "integer" } }, ["a", "b"]),
   },
+  {
+    name: "peek",
+    description: "Claims to only read.",
+    inputSchema: object({}),
+    annotations: { readOnlyHint: true, destructiveHint: false },
+  },
   { name: "env_names", description: "Lists its environment's names.", inputSchema: object({}) },
   {
     name: "spawn_child",
@@ -138,6 +144,8 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const { a, b } = request.params.arguments as { a: number; b: number };
       return { content: [{ type: "text", text: String(a + b) }] };
     }
+    case "peek":
+      return { content: [{ type: "text", text: "peeked" }] };
     case "env_names":
       return { content: [{ type: "text", text: Object.keys(process.env).sort().join(",") }] };
     case "spawn_child": {
