@@ -10,6 +10,19 @@ export function trackGroup(pid: number): void {
   if (hooked) return;
   hooked = true;
   process.on("exit", stopAllNow);
+  for (const signal of SIGNALS) process.on(signal, onSignal);
+}
+
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+// A signal before nex has its own handlers (servers start before the run does) would kill nex and
+// leave the servers running: stop them, then let the signal do what it would have done. Once nex
+// handles the signal itself, it exits through process.exit, and the exit hook stops them.
+function onSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
+  stopAllNow();
+  for (const name of SIGNALS) process.off(name, onSignal);
+  process.kill(process.pid, signal);
 }
 
 /** The group ended (or was stopped). */

@@ -279,6 +279,39 @@ test("MCP tools ask in ask mode (refused headless) and run on --yes; a deny rule
   assert.match(allowed.results[0] ?? "", /^2$/);
 });
 
+test("a signal while servers are still starting stops them too", async () => {
+  const box = makeSandbox();
+  const pidFile = join(box.workspace, "..", "silent.pid");
+  const config = writeMcpConfig(join(box.workspace, "..", "mcp.json"), {
+    silent: {
+      command: "sh",
+      args: ["-c", `echo $$ > '${pidFile}'; exec sleep 300`],
+      startupTimeoutSeconds: 60,
+    },
+  });
+  const stub = await startStubEndpoint({ handler: model([]) });
+  try {
+    const nex = startNex(runArgs(stub.url, box.dataDir, "--mcp-config", config, "--yes", "go"), {
+      cwd: box.workspace,
+      env: box.env,
+    });
+    const until = Date.now() + 60_000;
+    while (!existsSync(pidFile) && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    nex.child.kill("SIGTERM");
+    const result = await nex.done;
+    assert.ok(
+      result.signal === "SIGTERM" || result.code === 143,
+      `${result.code} ${result.signal}`,
+    );
+    assert.equal(await gone(pid), true, `the server ${pid} outlived nex`);
+  } finally {
+    await stub.close();
+  }
+});
+
 test("a tool the server calls read-only still asks in ask mode: a hint never loosens a rule", async () => {
   const run = await runHostile([call("peek")], { extraArgs: [] });
   assert.match(run.results[0] ?? "", /approv/i);
