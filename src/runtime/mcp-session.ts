@@ -46,6 +46,11 @@ export async function startMcpSession(
   const tools: McpTools = createMcpTools(hub, mcp);
   await tools.rebuild();
   const notices = [...set.notices];
+  const up = hub
+    .status()
+    .filter((row) => row.state === "connected")
+    .map((row) => `${row.name} (${row.tools.length} tool${row.tools.length === 1 ? "" : "s"})`);
+  if (up.length > 0) notices.push(`MCP servers: ${up.join(", ")}. /mcp shows them.`);
   for (const row of hub.status()) {
     if (row.state === "connected") continue;
     notices.push(

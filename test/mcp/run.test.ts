@@ -53,6 +53,7 @@ test("nex run lists the everything server's tools as mcp__everything__* and runs
     ).map((tool) => tool.function.name);
     assert.ok(tools.includes("mcp__everything__echo"), tools.join(", "));
     assert.ok(tools.includes("read_file"));
+    assert.match(result.stderr, /MCP servers: everything \(\d+ tools\)/);
     const results = toolResults(requests[1]);
     assert.match(results[0] ?? "", /Echo: hello from nex/);
   } finally {
