@@ -143,6 +143,10 @@ export class McpConnection {
   private async connect(): Promise<void> {
     this.state = "starting";
     this.intentionalClose = false;
+    // A reconnect leaves the old client behind; its late close must not count as a crash.
+    const previous = this.client;
+    this.client = null;
+    if (previous) void previous.close().catch(() => {});
     const budget = this.config.limits.startupTimeoutMs;
     const transport = this.makeTransport();
     const client = new Client({ name: "nex", version: "1" }, { capabilities: {} });
@@ -340,6 +344,19 @@ export class McpConnection {
       );
       return { type: "result", result };
     } catch (error) {
+      // A stateful server that forgot the session (restarted, expired it) answers 404: the next
+      // call starts a new one.
+      const session = (transport as { sessionId?: string }).sessionId;
+      if (refusedStatus === 404 && session !== undefined) {
+        this.state = "crashed";
+        this.crashedAt = Date.now() - 60_000;
+        this.lastError = "its session ended (HTTP 404)";
+        return {
+          type: "rejected",
+          reason:
+            "the server no longer knows this session (HTTP 404), so it did not run the call; nex starts a new session on the next call",
+        };
+      }
       if (refusedStatus !== null)
         return {
           type: "rejected",

@@ -3,7 +3,7 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { McpConfigError, parseServers } from "../mcp/config.ts";
-import { readOwnFile } from "../tools/own-file.ts";
+import { readOwnFile } from "../tools/index.ts";
 import { ConfigError, type ConfigFlags, configFilePath, resolveConfig } from "./config.ts";
 import { prepareDataDir } from "./data-dir.ts";
 import { approveProject, gatherMcpServers, mcpSecrets } from "./mcp-servers.ts";

@@ -12,7 +12,7 @@ import {
 } from "../mcp/config.ts";
 import { storedTokens } from "../mcp/oauth-store.ts";
 import type { KnownSecret } from "../session/index.ts";
-import { readOwnFile } from "../tools/own-file.ts";
+import { readOwnFile } from "../tools/index.ts";
 import { ConfigError } from "./config.ts";
 
 type Env = Record<string, string | undefined>;

@@ -436,3 +436,74 @@ test("an HTTP server whose connection breaks mid-call: outcome unknown, not 'not
     http.close();
   }
 });
+
+test("a stateful HTTP server that forgets the session: the call is refused as not run, and the next call opens a new session", async () => {
+  const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
+  const { StreamableHTTPServerTransport } = await import(
+    "@modelcontextprotocol/sdk/server/streamableHttp.js"
+  );
+  const { createServer } = await import("node:http");
+  const { randomUUID } = await import("node:crypto");
+  const sessions = new Map<string, InstanceType<typeof StreamableHTTPServerTransport>>();
+  let pings = 0;
+  const http = createServer(async (req, res) => {
+    const id = req.headers["mcp-session-id"];
+    const known = typeof id === "string" ? sessions.get(id) : undefined;
+    if (known) return known.handleRequest(req, res);
+    if (typeof id === "string") {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end('{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}');
+      return;
+    }
+    const server = new McpServer({ name: "stateful", version: "1.0.0" });
+    server.registerTool("forget", { description: "Forgets every session" }, async () => {
+      setTimeout(() => sessions.clear(), 0);
+      return { content: [{ type: "text", text: "forgotten" }] };
+    });
+    server.registerTool("ping", { description: "Answers pong" }, async () => {
+      pings += 1;
+      return { content: [{ type: "text", text: "pong" }] };
+    });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => {
+        sessions.set(sessionId, transport);
+      },
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const port = (http.address() as { port: number }).port;
+  const box = makeSandbox();
+  const config = writeMcpConfig(join(box.workspace, "..", "mcp.json"), {
+    stateful: { type: "http", url: `http://127.0.0.1:${port}/mcp` },
+  });
+  const tool = (name: string) => openaiToolCall({ name: `mcp__stateful__${name}`, args: {} });
+  const stub = await startStubEndpoint({
+    handler: model([tool("forget"), tool("ping"), tool("ping")]),
+  });
+  try {
+    const result = await runNex(
+      runArgs(stub.url, box.dataDir, "--mcp-config", config, "--yes", "go"),
+      {
+        cwd: box.workspace,
+        env: box.env,
+      },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const requests = chat(stub.requests);
+    const [forgotten, refused, answered] = toolResults(requests[requests.length - 1]);
+    assert.match(forgotten ?? "", /forgotten/);
+    assert.match(
+      refused ?? "",
+      /no longer knows this session \(HTTP 404\), so it did not run the call/,
+    );
+    assert.match(answered ?? "", /pong/);
+    assert.equal(pings, 1);
+  } finally {
+    await stub.close();
+    http.closeAllConnections();
+    http.close();
+  }
+});
