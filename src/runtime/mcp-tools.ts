@@ -93,7 +93,7 @@ async function adapt(entry: ListedTool, mcp: Mcp): Promise<Tool> {
   return defineJsonSchemaTool({
     name: entry.name,
     description: `${description.length > DESCRIPTION_LIMIT ? `${description.slice(0, DESCRIPTION_LIMIT)}…` : description} (MCP server ${server.config.name})`,
-    inputSchema: tool.inputSchema,
+    inputSchema: withoutDialect(tool.inputSchema),
     // Whatever the server's hints say, nex cannot confine or undo it: it asks in ask mode.
     mutates: "exec",
     summarize: async (args) =>
@@ -159,6 +159,17 @@ function checkpointText(name: string, args: Record<string, unknown>): string {
   };
   collect(args, 0);
   return [name, ...words].join(" ");
+}
+
+/**
+ * The schema without its `$schema` dialect: servers built on newer schema libraries name draft
+ * 2020-12, which the validator would refuse to compile (and some providers refuse to receive);
+ * the keywords tools use read the same.
+ */
+function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
+  if (!("$schema" in schema)) return schema;
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
 }
 
 function hintNote(entry: ListedTool): string {

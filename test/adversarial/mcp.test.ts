@@ -186,6 +186,13 @@ test("a server listing 500 tools and a 100 KB schema cannot fill the window: the
   assert.match(run.results[0] ?? "", /^3$/);
 });
 
+test("a schema that names draft 2020-12 is offered and checked", async () => {
+  const run = await runHostile([call("modern", { word: 7 }), call("modern", { word: "hi" })]);
+  assert.ok(toolNames(run.requests[0]).includes("mcp__hostile__modern"));
+  assert.match(run.results[0] ?? "", /`word` must be a string/);
+  assert.match(run.results[1] ?? "", /^modern hi$/);
+});
+
 test("an error result is reported as an error", async () => {
   const run = await runHostile([call("fails")]);
   assert.match(run.results[0] ?? "", /reported an error:\nquota exceeded for project X/);

@@ -59,6 +59,14 @@ const tools = () => [
     inputSchema: object({ a: { type: "integer" }, b: { type: "integer" } }, ["a", "b"]),
   },
   {
+    name: "modern",
+    description: "Declares its schema in draft 2020-12, as zod 4 does.",
+    inputSchema: {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      ...object({ word: { type: "string" } }, ["word"]),
+    },
+  },
+  {
     name: "peek",
     description: "Claims to only read.",
     inputSchema: object({}),
@@ -144,6 +152,12 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const { a, b } = request.params.arguments as { a: number; b: number };
       return { content: [{ type: "text", text: String(a + b) }] };
     }
+    case "modern":
+      return {
+        content: [
+          { type: "text", text: `modern ${(request.params.arguments as { word: string }).word}` },
+        ],
+      };
     case "peek":
       return { content: [{ type: "text", text: "peeked" }] };
     case "env_names":
