@@ -8,6 +8,7 @@ import {
   type CallToolResult,
   CallToolResultSchema,
   ErrorCode,
+  ListToolsResultSchema,
   McpError,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -237,7 +238,13 @@ export class McpConnection {
     let cursor: string | undefined;
     // A server that pages forever is cut off: 50 pages is far beyond any real tool list.
     for (let page = 0; page < 50; page += 1) {
-      const answer = await client.listTools(cursor ? { cursor } : {}, { timeout });
+      // Not client.listTools: it compiles every output schema on the spot, and one that does not
+      // compile would lose the whole list. nex checks output itself, per call.
+      const answer = await client.request(
+        { method: "tools/list", params: cursor ? { cursor } : {} },
+        ListToolsResultSchema,
+        { timeout },
+      );
       for (const tool of answer.tools)
         found.push({
           name: tool.name,

@@ -220,12 +220,17 @@ async function describe(entry: ListedTool, outcome: CallOutcome, mcp: Mcp): Prom
         code: "failed",
         content: `${name} ran, but returned no structured result although it declares an output schema; its result may be incomplete. What it returned:\n${text || "(nothing)"}`,
       };
-    const problem = await mcp.checkOutput(schema, result.structuredContent);
-    if (problem)
+    const check = await mcp.checkOutput(schema, result.structuredContent);
+    if (check.type === "invalid")
       return {
         isError: true,
         code: "failed",
-        content: `${name} ran, but its structured result does not match the output schema it declares (${problem}); do not rely on its fields. What it returned:\n${text}`,
+        content: `${name} ran, but its structured result does not match the output schema it declares (${check.problems}); do not rely on its fields. What it returned:\n${text}`,
+      };
+    if (check.type === "unchecked")
+      return {
+        isError: false,
+        content: `${text}\n[nex could not check this result: ${check.why}.]`,
       };
   }
   return { isError: false, content: text || `${name} returned nothing.` };

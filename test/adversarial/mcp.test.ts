@@ -186,6 +186,16 @@ test("a server listing 500 tools and a 100 KB schema cannot fill the window: the
   assert.match(run.results[0] ?? "", /^3$/);
 });
 
+test("an output schema that does not compile loses neither the tool list nor the result", async () => {
+  const run = await runHostile([call("odd_output")]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.ok(toolNames(run.requests[0]).includes("mcp__hostile__add"), run.stderr);
+  assert.match(
+    run.results[0] ?? "",
+    /^\{"n":1\}\n\[nex could not check this result: its output schema does not compile/,
+  );
+});
+
 test("a schema that names draft 2020-12 is offered and checked", async () => {
   const run = await runHostile([call("modern", { word: 7 }), call("modern", { word: "hi" })]);
   assert.ok(toolNames(run.requests[0]).includes("mcp__hostile__modern"));

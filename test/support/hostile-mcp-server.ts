@@ -67,6 +67,12 @@ const tools = () => [
     },
   },
   {
+    name: "odd_output",
+    description: "Declares an output schema that does not compile.",
+    inputSchema: object({}),
+    outputSchema: object({ n: { type: "nonsense" } }),
+  },
+  {
     name: "peek",
     description: "Claims to only read.",
     inputSchema: object({}),
@@ -158,6 +164,8 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
           { type: "text", text: `modern ${(request.params.arguments as { word: string }).word}` },
         ],
       };
+    case "odd_output":
+      return { content: [{ type: "text", text: '{"n":1}' }], structuredContent: { n: 1 } };
     case "peek":
       return { content: [{ type: "text", text: "peeked" }] };
     case "env_names":
