@@ -62,7 +62,8 @@ export class McpHub {
     const listed: ListedTool[] = [];
     const taken = new Set<string>();
     for (const server of this.connections) {
-      if (server.state !== "connected") continue;
+      // A crashed server's tools stay listed: calling one restarts it (within its restart budget).
+      if (server.state !== "connected" && server.state !== "crashed") continue;
       for (const tool of server.tools) {
         const name = toolName(server.config.name, tool.name, taken);
         taken.add(name);

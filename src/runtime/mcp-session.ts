@@ -49,7 +49,10 @@ export async function startMcpSession(
   const up = hub
     .status()
     .filter((row) => row.state === "connected")
-    .map((row) => `${row.name} (${row.tools.length} tool${row.tools.length === 1 ? "" : "s"})`);
+    .map((row) => {
+      const offered = tools.current().filter((tool) => tool.name.startsWith(`mcp__${row.name}__`));
+      return `${row.name} (${offered.length} tool${offered.length === 1 ? "" : "s"})`;
+    });
   if (up.length > 0) notices.push(`MCP servers: ${up.join(", ")}. /mcp shows them.`);
   for (const row of hub.status()) {
     if (row.state === "connected") continue;
