@@ -53,9 +53,9 @@ Usage:
                                session that changed files here; --list shows what each step restores;
                                --include-unsure also reverts what changed during a command that
                                does not name it (undo leaves that alone: it may be someone else's)
-  nex mcp list|test|add|remove|approve
+  nex mcp list|test|add|remove|approve|login
                                MCP servers: state and tools, try one, add or remove one, approve a
-                               project's .mcp.json (nex mcp help)
+                               project's .mcp.json, sign in with OAuth (nex mcp help)
   nex demo [scenario]          watch nex handle a misbehaving endpoint (built in, no network)
   nex doctor                   check the endpoint before trusting it: reachable, key, model, streaming,
                                tool calls, limits, honest truncation (--json for a JSON report)
@@ -79,6 +79,8 @@ Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY and are never written anywher
 Exit status: 0 done, 1 model or endpoint failure, 2 bad command line, 3 refused configuration,
 4 nothing changed (every change the model tried was refused, e.g. needed approval), 130 Ctrl-C (SIGINT),
 143 SIGTERM, 129 SIGHUP (a signal stops the running commands and saves the session).`;
+
+const MCP_ACTIONS = ["list", "test", "add", "remove", "approve", "login", "help"];
 
 /** Parses argv (without the node and script paths). */
 export function parseCommand(argv: string[]): Command {
@@ -140,6 +142,10 @@ export function parseCommand(argv: string[]): Command {
     case "demo":
       return { type: "demo", options, scenario: rest[0] ?? null };
     case "mcp":
+      if (rest[0] !== undefined && !MCP_ACTIONS.includes(rest[0]))
+        throw new UsageError(
+          `Unknown command "nex mcp ${rest[0]}". Use one of: ${MCP_ACTIONS.join(", ")} (nex mcp help).`,
+        );
       return {
         type: "mcp",
         options,

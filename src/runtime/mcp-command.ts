@@ -157,6 +157,11 @@ function add(
   out(
     `${replaced ? "Replaced" : "Added"} MCP server ${name} in ${path}. Try it with \`nex mcp test ${name}\`.\n`,
   );
+  const literal = [...command.env, ...command.headers].filter((item) => !item.includes("${"));
+  if (literal.length > 0)
+    out(
+      `Values given literally are stored as written in the config file; for a token, write \${VAR} and keep it in the environment.\n`,
+    );
   return 0;
 }
 
