@@ -31,6 +31,8 @@ const APPROVALS = "mcp-approvals.json";
 
 /** Gathers the servers; a file that cannot be read as servers is a ConfigError naming it. */
 export function gatherMcpServers(options: {
+  /** Gather nothing (a command that needs no tools). */
+  skip?: boolean;
   fromConfig: unknown;
   configPath: string | null;
   files: readonly string[];
@@ -39,6 +41,7 @@ export function gatherMcpServers(options: {
   env: Env;
   cwd: string;
 }): McpServerSet {
+  if (options.skip) return { servers: [], unusable: [], notices: [], project: null };
   const byName = new Map<string, McpServerConfig>();
   const unusable: UnusableServer[] = [];
   const notices: string[] = [];

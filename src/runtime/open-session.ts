@@ -54,6 +54,8 @@ export interface OpenOptions {
    * `/proc/<pid>/environ` shows, once they are read (`concealInProcEnviron`).
    */
   concealEnvironment?: boolean;
+  /** False starts no MCP server (`nex compact` needs no tools). */
+  mcp?: boolean;
 }
 
 /** An open session and the events of its opening (start, resume fitting), for the UI to show first. */
@@ -120,6 +122,7 @@ export async function openSession(
   prepareDataDir(config.dataDir);
   // One scrubber for every door a secret could leave by: tool outcomes, events, journal, checkpoints.
   const mcpSet = gatherMcpServers({
+    skip: options.mcp === false,
     fromConfig: config.mcpServers,
     configPath: config.configPath,
     files: flags.mcpConfig ?? [],
@@ -457,6 +460,7 @@ export async function compactSession(
   const { session, events } = await openSession(flags, env, cwd, {
     resume: id,
     approvals: "refuse",
+    mcp: false,
   });
   const listener = render(session.info);
   for (const event of events) listener(event);
