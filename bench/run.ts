@@ -1,10 +1,11 @@
 // `npm run bench`: nex's speed and memory figures, each beside its goal, with the machine they were
 // measured on. Figures, not assertions: never part of `npm test`.
-//   npm run bench -- --only startup,resume   some sections (startup, overhead, turns, assembly, resume, sandbox)
+//   npm run bench -- --only startup,resume   some sections (startup, overhead, turns, assembly, resume, sandbox, mcp)
 //   npm run bench -- --quick                 fewer repeats, and no 1M-message journal
 import { parseArgs } from "node:util";
 import { benchAssembly } from "./assembly.ts";
 import { describeMachine } from "./machine.ts";
+import { benchMcp } from "./mcp.ts";
 import { benchOverhead } from "./overhead.ts";
 import { type Figure, printSummary, say } from "./report.ts";
 import { benchResume } from "./resume.ts";
@@ -21,6 +22,7 @@ const sections: Record<string, Section> = {
   assembly: benchAssembly,
   resume: benchResume,
   sandbox: benchSandbox,
+  mcp: benchMcp,
 };
 
 const { values } = parseArgs({

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import type { McpCommand } from "../runtime/mcp-command.ts";
 
 /** A parsed command line. */
 export type Command =
@@ -18,7 +19,8 @@ export type Command =
   | { type: "demo"; options: CommonOptions; scenario: string | null }
   | { type: "doctor"; options: CommonOptions }
   | { type: "hooks"; options: CommonOptions; approve: boolean }
-  | { type: "acp"; options: CommonOptions };
+  | { type: "acp"; options: CommonOptions }
+  | { type: "mcp"; options: CommonOptions; mcp: McpCommand };
 
 /** Options every command accepts. */
 export interface CommonOptions {
@@ -35,6 +37,7 @@ export interface CommonOptions {
   sandbox?: string | undefined;
   reasoningEffort?: string | undefined;
   endpoint?: string | undefined;
+  mcpConfig?: string[] | undefined;
 }
 
 /** A command line nex cannot make sense of; the message says how to fix it. */
@@ -54,6 +57,9 @@ Usage:
                                session that changed files here; --list shows what each step restores;
                                --include-unsure also reverts what changed during a command that
                                does not name it (undo leaves that alone: it may be someone else's)
+  nex mcp list|test|add|remove|approve|login
+                               MCP servers: state and tools, try one, add or remove one, approve a
+                               project's .mcp.json, sign in with OAuth (nex mcp help)
   nex demo [scenario]          watch nex handle a misbehaving endpoint (built in, no network)
   nex acp                      serve the Agent Client Protocol on stdin/stdout, for editors (Zed, ...)
   nex doctor                   check the endpoint before trusting it: reachable, key, model, streaming,
@@ -76,12 +82,15 @@ Options:
   --json                print the event stream as JSON lines on stdout (nex run; a JSON report for nex doctor)
   --data-dir DIR        where sessions are kept (default: $XDG_DATA_HOME/nex; "workspace" for ./.nex)
   --config FILE         config file (default: $XDG_CONFIG_HOME/nex/config.json)
+  --mcp-config FILE     MCP servers from a file like Claude Code's .mcp.json (repeatable)
   --version, --help
 
 Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY and are never written anywhere.
 Exit status: 0 done, 1 model or endpoint failure, 2 bad command line, 3 refused configuration,
 4 nothing changed (every change the model tried was refused, e.g. needed approval), 130 Ctrl-C (SIGINT),
 143 SIGTERM, 129 SIGHUP (a signal stops the running commands and saves the session).`;
+
+const MCP_ACTIONS = ["list", "test", "add", "remove", "approve", "login", "help"];
 
 /** Parses argv (without the node and script paths). */
 export function parseCommand(argv: string[]): Command {
@@ -148,6 +157,23 @@ export function parseCommand(argv: string[]): Command {
           `nex hooks lists the hooks; \`nex hooks approve\` approves the project's. Not "${rest.join(" ")}".`,
         );
       return { type: "hooks", options, approve: rest[0] === "approve" };
+    case "mcp":
+      if (rest[0] !== undefined && !MCP_ACTIONS.includes(rest[0]))
+        throw new UsageError(
+          `Unknown command "nex mcp ${rest[0]}". Use one of: ${MCP_ACTIONS.join(", ")} (nex mcp help).`,
+        );
+      return {
+        type: "mcp",
+        options,
+        mcp: {
+          action: rest[0] ?? "list",
+          name: rest[1] ?? null,
+          target: rest.slice(2),
+          transport: values.transport,
+          env: values.env ?? [],
+          headers: values.header ?? [],
+        },
+      };
     case "doctor":
       if (rest.length > 0)
         throw new UsageError(
@@ -186,6 +212,10 @@ function parse(argv: string[]) {
       json: { type: "boolean" },
       "data-dir": { type: "string" },
       config: { type: "string" },
+      "mcp-config": { type: "string", multiple: true },
+      transport: { type: "string" },
+      env: { type: "string", multiple: true },
+      header: { type: "string", multiple: true },
       session: { type: "string" },
       last: { type: "boolean" },
       list: { type: "boolean" },
@@ -220,5 +250,6 @@ function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOption
     sandbox: values.sandbox,
     reasoningEffort: values["reasoning-effort"],
     endpoint: values.endpoint,
+    mcpConfig: values["mcp-config"],
   };
 }

@@ -135,6 +135,12 @@ async function dispatch(command: Command): Promise<number> {
       const { runAcp } = await import("../acp/index.ts");
       return runAcp(command.options, process.env, process.cwd());
     }
+    case "mcp": {
+      const { runMcpCommand } = await import("../runtime/mcp-command.ts");
+      return runMcpCommand(command.mcp, command.options, process.env, process.cwd(), (text) =>
+        process.stdout.write(plainText(text)),
+      );
+    }
     case "demo": {
       const { runDemo } = await import("./demo.ts");
       return runDemo(command.scenario, command.options);

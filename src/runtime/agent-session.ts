@@ -73,6 +73,8 @@ export interface AgentSession {
    * says what is sent now; returns the line to show.
    */
   setReasoningEffort(effort: "low" | "medium" | "high" | "off" | null): string;
+  /** `/mcp`: each MCP server's state, tools and last error. */
+  mcpStatus?(): string;
   /** Starts a fresh conversation in the same workspace (a resume starts there too); says whether it did, and the line to show. */
   clear(): Promise<{ cleared: boolean; line: string }>;
   listSessions(): Promise<SessionSummary[]>;

@@ -17,6 +17,7 @@ export async function compactSession(
   const { session, events } = await openSession(flags, env, cwd, {
     resume: id,
     approvals: "refuse",
+    mcp: false,
   });
   const shown = render(session.info);
   const listener = (event: AgentEvent) => {

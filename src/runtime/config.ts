@@ -93,6 +93,8 @@ const ConfigFileSchema = v.strictObject({
   hooks: v.optional(v.record(v.string(), v.unknown())),
   /** The web tools: hosts with private addresses they may reach, search backends, limits. */
   web: v.optional(WebConfigSchema),
+  /** MCP servers in the shape of Claude Code's `.mcp.json` (checked by `mcp/config.ts`). */
+  mcpServers: v.optional(v.unknown()),
   /** Seconds to wait for a response's first byte (a big prompt on a CPU server is slow) and between chunks. */
   timeouts: v.optional(
     v.strictObject({
@@ -118,6 +120,8 @@ export interface ConfigFlags {
   sandbox?: string | undefined;
   reasoningEffort?: string | undefined;
   endpoint?: string | undefined;
+  /** `--mcp-config FILE`, each a file like Claude Code's `.mcp.json`. */
+  mcpConfig?: string[] | undefined;
 }
 
 /** Everything a session needs to start, resolved once. */
@@ -155,6 +159,8 @@ export interface NexConfig {
   endpointNames: string[];
   /** Every variable a key may come from (every endpoint's): none reaches a command or the screen. */
   keyVariables: string[];
+  /** The config file's `mcpServers`, unchecked (`runtime/mcp-servers.ts` reads it). */
+  mcpServers: unknown;
 }
 
 /** A reasoning effort, or "off" to send none even where the config sets one. */
@@ -178,7 +184,7 @@ type Env = Record<string, string | undefined>;
 
 /** Resolves flags, environment conventions (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, ...) and the config file. */
 export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexConfig {
-  const configPath = flags.config ?? env.NEX_CONFIG ?? defaultConfigPath(env);
+  const configPath = configFilePath(flags, env);
   const file = readConfigFile(
     configPath,
     flags.config !== undefined || env.NEX_CONFIG !== undefined,
@@ -259,6 +265,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
         ...Object.values(file.endpoints ?? {}).flatMap((e) => (e.apiKeyEnv ? [e.apiKeyEnv] : [])),
       ]),
     ],
+    mcpServers: file.mcpServers,
   };
 }
 
@@ -332,6 +339,11 @@ function seconds(value: string | undefined, name: string): number | undefined {
     throw new ConfigError(`${name} must be a number of seconds from 1 to 3600, not "${value}".`);
   }
   return parsed;
+}
+
+/** The config file this command line reads (and `nex mcp add` writes). */
+export function configFilePath(flags: ConfigFlags, env: Env): string {
+  return flags.config ?? env.NEX_CONFIG ?? defaultConfigPath(env);
 }
 
 function defaultConfigPath(env: Env): string {

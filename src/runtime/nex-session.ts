@@ -86,6 +86,10 @@ export interface SessionParts {
   setReasoning?: (effort: EffortOrOff | null) => string;
   /** nex's secrets, replaced in every event before a UI, `--json` or the journal sees it. */
   secrets?: SecretScrubber;
+  /** Runs after the journal is closed (the MCP servers stop). */
+  onClose?: () => Promise<void>;
+  /** `/mcp`: the MCP servers' state, tools and last error. */
+  mcpStatus?: () => string;
 }
 
 /** How many times Stop hooks may send the model back to work in one prompt. */
@@ -384,6 +388,14 @@ export class NexSession implements AgentSession {
     await this.parts.tools.stopJobs?.();
     this.parts.journal.sync();
     this.parts.journal.close();
+    await this.parts.onClose?.();
+  }
+
+  /** `/mcp`'s text: each MCP server's state, tools and last error. */
+  mcpStatus(): string {
+    const text = this.parts.mcpStatus?.();
+    if (text !== undefined) return this.parts.secrets?.scrub(text).text ?? text;
+    return "No MCP servers configured. Add one with `nex mcp add NAME -- COMMAND ARGS...`, `mcpServers` in the config, or --mcp-config FILE.";
   }
 
   /** Sends an event to every listener; a listener that throws does not keep the others from it. */

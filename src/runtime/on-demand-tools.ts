@@ -17,24 +17,25 @@ const LINE_LIMIT = 44;
  */
 export function onDemandTools<T extends ToolHost>(
   host: T,
-  deferred: ReadonlySet<string>,
+  deferredNow: ReadonlySet<string> | (() => ReadonlySet<string>),
   window: () => number,
 ): T {
-  if (deferred.size === 0) return host;
+  // Tools come and go (an MCP server's list changed): which are deferred is asked each time.
+  const deferredSet = typeof deferredNow === "function" ? deferredNow : () => deferredNow;
   const loaded = new Set<string>();
-  let published: { key: string; specs: ToolSpec[] } | null = null;
-  const loader = (all: ToolSpec[]): ToolSpec =>
-    loadToolsSpec(all.filter((s) => deferred.has(s.name)));
+  let published: { all: ToolSpec[]; key: string; specs: ToolSpec[] } | null = null;
   const specs = (): ToolSpec[] => {
     const all = host.specs();
-    if (window() > ON_DEMAND_WINDOW) return all;
+    const deferred = deferredSet();
+    if (deferred.size === 0 || window() > ON_DEMAND_WINDOW) return all;
     // The same array while nothing changes, so the budget counts the tools once.
     const key = [...loaded].join("\0");
-    if (published?.key === key) return published.specs;
+    if (published?.key === key && published.all === all) return published.specs;
     const kept = all.filter((spec) => !deferred.has(spec.name));
     // Loaded tools go last, in the order they were loaded: what was sent before stays as it was.
     const added = [...loaded].flatMap((name) => all.filter((spec) => spec.name === name));
-    published = { key, specs: [...kept, loader(all), ...added] };
+    const listing = loadToolsSpec(all.filter((s) => deferred.has(s.name)));
+    published = { all, key, specs: [...kept, listing, ...added] };
     return published.specs;
   };
   return {
@@ -46,6 +47,7 @@ export function onDemandTools<T extends ToolHost>(
       return host.permission(call);
     },
     async execute(call, signal) {
+      const deferred = deferredSet();
       if (call.name === LOAD_TOOLS) return load(call.args, host.specs(), deferred, loaded);
       if (deferred.has(call.name)) loaded.add(call.name);
       return host.execute(call, signal);

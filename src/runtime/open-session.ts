@@ -17,6 +17,8 @@ import { createClient } from "./endpoint-client.ts";
 import { type Extensions, expandPrompt, loadExtensions } from "./extensions/index.ts";
 import { hookedTools } from "./hooks/index.ts";
 import { journalSink } from "./journal-sink.ts";
+import { gatherMcpServers, mcpSecrets } from "./mcp-servers.ts";
+import { openMcp } from "./mcp-session.ts";
 import { type CurrentModel, modelSwitcher } from "./model-switch.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { onDemandTools } from "./on-demand-tools.ts";
@@ -51,6 +53,8 @@ export interface OpenOptions {
    * `/proc/<pid>/environ` shows, once they are read (`concealInProcEnviron`).
    */
   concealEnvironment?: boolean;
+  /** False starts no MCP server (`nex compact` needs no tools). */
+  mcp?: boolean;
   /** The editor's unsaved buffers (`nex acp`), seen by the file tools. */
   editor?: ToolHostOptions["editor"];
 }
@@ -93,7 +97,17 @@ export async function openSession(
   const estimator = createTokenEstimator();
   prepareDataDir(config.dataDir);
   // One scrubber for every door a secret could leave by: tool outcomes, events, journal, checkpoints.
-  const secrets = sessionScrubber(config, env);
+  const mcpSet = gatherMcpServers({
+    skip: options.mcp === false,
+    fromConfig: config.mcpServers,
+    configPath: config.configPath,
+    files: flags.mcpConfig ?? [],
+    workspace: config.workspace,
+    dataDir: config.dataDir,
+    env,
+    cwd,
+  });
+  const secrets = sessionScrubber(config, env, mcpSecrets(mcpSet, config.dataDir));
   if (options.concealEnvironment) concealInProcEnviron(concealedValues(config, env));
   const { journal, messages, ledger, baseline } = await openSessionJournal(resumed, {
     config,
@@ -122,6 +136,17 @@ export async function openSession(
         }),
     }),
   ];
+  const mcp = await openMcp(
+    mcpSet,
+    {
+      workspace: config.workspace,
+      baseEnv: toolEnvironment(env, config),
+      sessionDir: join(config.dataDir, "logs", sessionId),
+      oauthDir: join(config.dataDir, "mcp-oauth"),
+      redact: (text) => secrets.scrub(text).text,
+    },
+    events as { type: "notice"; message: string }[],
+  );
   const tools = sessionTools({
     config,
     env,
@@ -134,6 +159,7 @@ export async function openSession(
     onProgress: (callId, name, message) =>
       session.emit({ type: "tool_progress", callId, name, message }),
     ...(options.editor ? { editor: options.editor } : {}),
+    ...(mcp ? { dynamicTools: mcp.tools } : {}),
   });
   const hooks = await openHooks(config, events, {
     launch: (command, hookCwd) => tools.sandbox.launch(command, hookCwd),
@@ -143,9 +169,10 @@ export async function openSession(
     env: toolEnvironment(env, config),
     notice: (message) => session.emit({ type: "notice", message }),
   });
+  const mcpWrapped = mcp ? mcp.wrap(tools, config.commands) : tools;
   const host = onDemandTools(
-    scrubbedTools(hookedTools(tools, hooks), secrets),
-    new Set(tools.deferredTools()),
+    scrubbedTools(hookedTools(mcpWrapped, hooks), secrets),
+    liveSet(() => tools.deferredTools()),
     () => window(),
   );
   const budget = createSessionBudget({
@@ -205,6 +232,7 @@ export async function openSession(
         run,
       }),
     secrets,
+    ...(mcp ? { onClose: () => mcp.close(), mcpStatus: () => mcp.describe() } : {}),
     listSessions: async () => summariesIn(config.dataDir),
     setReasoning: (effort) =>
       effort === null ? reasoning.describe(current.model) : reasoning.set(effort, current.model),
@@ -269,3 +297,17 @@ function extensionsInfo(extensions: Extensions): SessionInfo["extensions"] {
 }
 
 export { listSessionsFor } from "./session-list.ts";
+
+/** A set that follows a list returned anew only when it changes (the tools' deferred names). */
+function liveSet(names: () => readonly string[]): () => ReadonlySet<string> {
+  let seen: readonly string[] | null = null;
+  let set: ReadonlySet<string> = new Set();
+  return () => {
+    const now = names();
+    if (now !== seen) {
+      seen = now;
+      set = new Set(now);
+    }
+    return set;
+  };
+}

@@ -28,6 +28,8 @@ export interface ToolParts {
   onProgress?: ToolHostOptions["onProgress"];
   /** The editor's unsaved buffers (`nex acp`). */
   editor?: ToolHostOptions["editor"];
+  /** Tools that come and go (MCP servers' lists). */
+  dynamicTools?: ToolHostOptions["dynamicTools"];
 }
 
 /** Step 6: the tools, confined to the workspace, with nex's own data kept out of their reach. */
@@ -58,5 +60,6 @@ export function sessionTools(parts: ToolParts): WorkspaceToolHost {
     extraTools: parts.extraTools,
     ...(parts.onProgress ? { onProgress: parts.onProgress } : {}),
     ...(parts.editor ? { editor: parts.editor } : {}),
+    ...(parts.dynamicTools ? { dynamicTools: parts.dynamicTools } : {}),
   });
 }

@@ -63,8 +63,12 @@ export function concealedValues(config: NexConfig, env: Env): ConcealedValue[] {
 }
 
 /** The scrubber of a session's secrets: one precompiled search, inactive when there are none. */
-export function sessionScrubber(config: NexConfig, env: Env): SecretScrubber {
-  return createSecretScrubber(sessionSecrets(config, env));
+export function sessionScrubber(
+  config: NexConfig,
+  env: Env,
+  more: readonly KnownSecret[] = [],
+): SecretScrubber {
+  return createSecretScrubber([...sessionSecrets(config, env), ...more]);
 }
 
 /**

@@ -120,6 +120,8 @@ export interface ToolHostOptions {
   extraTools?: Tool[];
   /** The editor's unsaved buffers (ACP): reads show them, changes to such a file are refused. */
   editor?: ToolContext["editor"];
+  /** Tools that come and go during the session (a server's list changed); same array until they change. */
+  dynamicTools?: () => readonly Tool[];
   /** The steps after a file tool's rename (default: fsync, read the file); a test injects a failure here. */
   afterRename?: Partial<AfterRename>;
   /** Replaces nex's secrets in text the tools store (the command text in the checkpoint log). */
@@ -233,8 +235,24 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       );
     names.add(tool.name);
   }
-  const specs = specsOf(list);
+  let specs = specsOf(list);
+  const deferredOf = (all: Tool[]) => all.filter((tool) => tool.deferred).map((tool) => tool.name);
+  // The same array until the tools change, so a caller can tell a change by identity.
+  let deferred = deferredOf(list);
   const tools = new Map(list.map((tool) => [tool.name, tool]));
+  // Dynamic tools join (and leave) the same map the permissions read; a built-in name is never replaced.
+  let dynamicSource: readonly Tool[] = [];
+  let dynamicSeen: readonly Tool[] = [];
+  const refresh = () => {
+    const current = options.dynamicTools?.() ?? dynamicSource;
+    if (current === dynamicSource) return;
+    dynamicSource = current;
+    for (const tool of dynamicSeen) tools.delete(tool.name);
+    dynamicSeen = current.filter((tool) => !names.has(tool.name));
+    for (const tool of dynamicSeen) tools.set(tool.name, tool);
+    specs = specsOf([...list, ...dynamicSeen]);
+    deferred = deferredOf([...list, ...dynamicSeen]);
+  };
   const permissions = createPermissions({
     mode: options.mode,
     ...(options.rules ? { rules: options.rules } : {}),
@@ -284,8 +302,12 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   };
 
   return {
-    specs: () => specs,
+    specs: () => {
+      refresh();
+      return specs;
+    },
     async permission(call) {
+      refresh();
       const check = await permissions.check(call);
       unattended.delete(call.id);
       cautioned.delete(call.id);
@@ -302,10 +324,14 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     setMode: (mode) => permissions.setMode(mode),
     ledger: () => ledger.all(),
     // A call that reaches out may ask a person, so it runs in order with the others, never beside them.
-    readOnly: (name) => tools.get(name)?.mutates === false && !tools.get(name)?.reach,
+    readOnly: (name) => {
+      refresh();
+      return tools.get(name)?.mutates === false && !tools.get(name)?.reach;
+    },
     sandbox,
     forgetConversation: () => serial(async () => ledger.forget()),
     async execute(call, signal) {
+      refresh();
       const run = async () => {
         let ctx: Omit<ToolContext, "signal" | "turn">;
         try {
@@ -358,7 +384,10 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       );
     },
     stopJobs: async () => (await jobs.stopAll()).map(jobLine),
-    deferredTools: () => list.filter((tool) => tool.deferred).map((tool) => tool.name),
+    deferredTools: () => {
+      refresh();
+      return deferred;
+    },
     unfinishedWrites: () => parts.pending().map(describeStaging),
     discardUnfinished: () =>
       serial(async () => {

@@ -34,7 +34,14 @@ function loadCompiler(): Promise<{ compile(schema: JsonSchema): Validate }> {
       compile(schema: JsonSchema): Validate;
     };
     // No coercion, no defaults filled in, no removal: arguments are checked, never changed.
-    return new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
+    return new Ajv({
+      allErrors: true,
+      strict: false,
+      coerceTypes: false,
+      useDefaults: false,
+      // Its warnings (an unknown "format") would reach the screen; an unknown format is not checked.
+      logger: false,
+    });
   });
   return compiler;
 }

@@ -72,6 +72,8 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
           session.setReasoningEffort(command.effort),
           command.effort === null ? "dim" : "good",
         );
+      case "mcp":
+        return say(store, plainText(session.mcpStatus?.() ?? "No MCP servers configured."), "dim");
       case "exit":
         return ctx.exit();
       case "undo": {

@@ -15,6 +15,7 @@ export type Command =
   | { type: "reasoning" }
   /** `/reasoning effort X`: how hard the model thinks from now on; null shows the setting. */
   | { type: "reasoning_effort"; effort: "low" | "medium" | "high" | "off" | null }
+  | { type: "mcp" }
   | { type: "exit" }
   | { type: "mode"; mode: PermissionMode | null }
   /** A command that cannot run as typed; `message` says what to type instead. */
@@ -54,6 +55,7 @@ export const helpText = [
   "/clear          start a fresh conversation in the same workspace",
   "/reasoning      show the model's last reasoning in full (the chat shows it collapsed)",
   "/reasoning effort low|medium|high|off   how hard the model thinks from the next request",
+  "/mcp            the MCP servers: state, tools, last error",
   "/help           this help",
   "/exit           quit (Ctrl-C twice does the same)",
 ].join("\n");
@@ -145,6 +147,8 @@ export function parseCommand(text: string): Command | null {
             message: `Unknown reasoning effort "${value}". Use /reasoning effort low, medium, high or off.`,
           };
     }
+    case "mcp":
+      return { type: "mcp" };
     case "exit":
     case "quit":
       return { type: "exit" };

@@ -7,6 +7,7 @@ import { endpointWordScenarios } from "./scenarios-endpoint-word.ts";
 import { fieldScenarios } from "./scenarios-field.ts";
 import { fileScenarios } from "./scenarios-files.ts";
 import { limitScenarios } from "./scenarios-limits.ts";
+import { mcpScenarios } from "./scenarios-mcp.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
 import { processScenarios } from "./scenarios-process.ts";
 import { sandboxScenarios } from "./scenarios-sandbox.ts";
@@ -36,4 +37,5 @@ export const allScenarios: FaultScenario[] = [
   ...endpointWordScenarios,
   ...serverScenarios,
   ...webScenarios,
+  ...mcpScenarios,
 ];
