@@ -1,10 +1,11 @@
 import { parseArgs } from "node:util";
+import { type RunIo, readRunFlags, runFlagOptions } from "./run-flags.ts";
 
 /** A parsed command line. */
 export type Command =
   | { type: "help" }
   | { type: "chat"; options: CommonOptions; resume: string | null }
-  | { type: "run"; options: CommonOptions; task: string; resume: string | null }
+  | { type: "run"; options: CommonOptions; task: string; resume: string | null; io: RunIo }
   | { type: "sessions"; options: CommonOptions }
   | { type: "compact"; options: CommonOptions; session: string }
   | {
@@ -84,17 +85,21 @@ export function parseCommand(argv: string[]): Command {
   const { values, positionals } = parsed;
   if (values.help) return { type: "help" };
   const options = commonOptions(values);
-  const [verb, ...rest] = positionals;
-  const session = values.last ? "last" : (values.session ?? null);
+  const claude = values as Record<string, string | boolean | undefined>;
+  // `claude -p "task"` and `nex -p "task"` alike are a headless run, as is a bare stream-json command
+  // line (the Claude Agent SDK starts its executable with flags only).
+  const claudeRun = values.p || (positionals.length === 0 && claude["input-format"] !== undefined);
+  const [verb, ...rest] =
+    claudeRun && positionals[0] !== "run" ? ["run", ...positionals] : positionals;
+  const resumeFlag = typeof claude.resume === "string" ? claude.resume : undefined;
+  const session = values.last || claude.continue ? "last" : (values.session ?? resumeFlag ?? null);
   switch (verb) {
     case undefined:
     case "chat":
       return { type: "chat", options, resume: session };
     case "run": {
       const task = rest.join(" ").trim();
-      if (!task)
-        throw new UsageError('nex run needs a task, for example: nex run "add a --verbose flag"');
-      return { type: "run", options, task, resume: session };
+      return { type: "run", options, task, resume: session, io: runIo(values, task) };
     }
     case "resume": {
       // `nex resume ID [task]`, or with --last / --session ID every word is the task.
@@ -103,7 +108,7 @@ export function parseCommand(argv: string[]): Command {
       const target = values.last ? "last" : (values.session ?? id ?? "last");
       const task = taskWords.join(" ").trim();
       return task
-        ? { type: "run", options, task, resume: target }
+        ? { type: "run", options, task, resume: target, io: runIo(values, task) }
         : { type: "chat", options, resume: target };
     }
     case "sessions":
@@ -167,8 +172,17 @@ function parse(argv: string[]) {
       list: { type: "boolean" },
       "include-unsure": { type: "boolean" },
       help: { type: "boolean", short: "h" },
+      ...runFlagOptions(),
     },
   });
+}
+
+function runIo(values: ReturnType<typeof parse>["values"], task: string): RunIo {
+  try {
+    return readRunFlags(values, task);
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message} Run \`nex --help\` for the options.`);
+  }
 }
 
 function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOptions {
@@ -181,13 +195,17 @@ function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOption
       );
     }
   }
-  const yes = values.yes ?? false;
+  const claude = values as Record<string, string | boolean | undefined>;
+  const yes = values.yes === true || claude["dangerously-skip-permissions"] === true;
+  const claudeMode =
+    typeof claude["permission-mode"] === "string" ? claude["permission-mode"] : undefined;
+  const mode = claudeMode === undefined ? values.mode : nexModeName(claudeMode);
   return {
     model: values.model,
     baseUrl: values["base-url"],
     provider: values.provider,
     cwd: values.cwd,
-    permissionMode: yes ? "approve_all" : values.mode,
+    permissionMode: yes ? "approve_all" : mode,
     yes,
     maxTurns,
     json: values.json ?? false,
@@ -195,4 +213,18 @@ function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOption
     config: values.config,
     sandbox: values.sandbox,
   };
+}
+
+// Claude Code's mode names, for orchestrators that pass them; nex's own pass through.
+function nexModeName(mode: string): string {
+  const claude: Record<string, string> = {
+    default: "ask",
+    acceptEdits: "auto_edit",
+    bypassPermissions: "approve_all",
+  };
+  if (Object.hasOwn(claude, mode)) return claude[mode] as string;
+  if (["ask", "auto_edit", "approve_all"].includes(mode)) return mode;
+  throw new UsageError(
+    `--permission-mode takes default, acceptEdits or bypassPermissions (or nex's ask, auto_edit, approve_all), not "${mode}"; nex has no plan or dontAsk mode.`,
+  );
 }

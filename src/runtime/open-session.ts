@@ -34,11 +34,13 @@ import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./
 import { prepareDataDir } from "./data-dir.ts";
 import { createClient, endpointFetch, limitsFor, unreachableMessage } from "./endpoint-client.ts";
 import { journalSink } from "./journal-sink.ts";
+import { namedSession, nameSession } from "./named-sessions.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { createSessionBudget } from "./request-budget.ts";
 import { scrubbedTools } from "./scrubbed-tools.ts";
 import { summariesIn } from "./session-list.ts";
 import { concealedValues, sessionScrubber, toolEnvironment } from "./session-secrets.ts";
+import { selectTools, type ToolSelection } from "./tool-selection.ts";
 
 /** How to open a session. */
 export interface OpenOptions {
@@ -52,12 +54,20 @@ export interface OpenOptions {
    * `/proc/<pid>/environ` shows, once they are read (`concealInProcEnviron`).
    */
   concealEnvironment?: boolean;
+  /** Replaces nex's system prompt, or adds to it (an orchestrator's instructions). */
+  systemPrompt?: { replace?: string; append?: string };
+  /** The tools offered to the model (`--tools`, `--disallowed-tools`). */
+  tools?: ToolSelection;
+  /** A caller's stable name (`--session-id`): resumes the session it names, or names the new one. */
+  sessionName?: string;
 }
 
 /** An open session and the events of its opening (start, resume fitting), for the UI to show first. */
 export interface OpenedSession {
   session: NexSession;
   events: AgentEvent[];
+  /** The names of the tools the model is offered. */
+  tools: string[];
 }
 
 // The workspace's instructions are included up to this size; beyond it they are cut, not sent whole.
@@ -74,8 +84,10 @@ export async function openSession(
   const env = { ...environment };
   let config = resolveConfig(flags, env, cwd);
   const events: AgentEvent[] = [];
-  const resumed = options.resume
-    ? await locate(config, options.resume, flags.cwd !== undefined)
+  const named = options.sessionName ? namedSession(config.dataDir, options.sessionName) : null;
+  const resumeId = options.resume ?? named;
+  const resumed = resumeId
+    ? await locate(config, resumeId, flags.cwd !== undefined && !named)
     : null;
   if (resumed) {
     config = {
@@ -109,11 +121,17 @@ export async function openSession(
     });
   }
 
-  const system = buildSystemPrompt({
-    workspace: config.workspace,
-    agentsMd: await readAgentsMd(config, events),
-    date: new Date().toISOString().slice(0, 10),
-  });
+  const system = [
+    options.systemPrompt?.replace ??
+      buildSystemPrompt({
+        workspace: config.workspace,
+        agentsMd: await readAgentsMd(config, events),
+        date: new Date().toISOString().slice(0, 10),
+      }),
+    options.systemPrompt?.append,
+  ]
+    .filter((part) => part !== undefined)
+    .join("\n\n");
   const estimator = createTokenEstimator();
   prepareDataDir(config.dataDir);
   // One scrubber for every door a secret could leave by: tool outcomes, events, journal, checkpoints.
@@ -181,6 +199,7 @@ export async function openSession(
     );
   }
   const sessionId = journal.meta.id;
+  if (options.sessionName && !named) nameSession(config.dataDir, options.sessionName, sessionId);
   const checkpointDir = join(config.dataDir, "checkpoints", sessionId);
   const tools = createToolHost({
     workspace: config.workspace,
@@ -203,7 +222,7 @@ export async function openSession(
     resultCap: () => resultCapForWindow(budget.window()),
     resultsDir: join(config.dataDir, "results", sessionId),
   });
-  const host = scrubbedTools(tools, secrets);
+  const host = selectTools(scrubbedTools(tools, secrets), options.tools);
 
   const info: SessionInfo = {
     sessionId,
@@ -290,7 +309,7 @@ export async function openSession(
   });
   const todos = latestTodos(messages);
   if (todos && todos.length > 0) events.push({ type: "todo_updated", items: todos });
-  return { session, events };
+  return { session, events, tools: host.specs().map((spec) => spec.name) };
 }
 
 /**

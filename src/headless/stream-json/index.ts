@@ -1,0 +1,2 @@
+export type { SessionSettings } from "./control.ts";
+export { type OpenedForStream, type PromptFinisher, runStreamJson } from "./run.ts";
