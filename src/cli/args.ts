@@ -65,11 +65,21 @@ Options:
   --sandbox MODE        commands run confined: workspace-write (default), read-only, off (unconfined)
   --max-turns N         stop after N model turns (default 50)
   --json                print the event stream as JSON lines on stdout (nex run; a JSON report for nex doctor)
+  --output-format F     nex run: text (default), json-events (same as --json), stream-json or json
+                        (Claude Code's envelope; --include-partial-messages adds stream_event lines)
+  --input-format F      text, or stream-json: user messages and control requests as lines on stdin
+  --permission-prompt-tool stdio   ask the orchestrator about approvals over stream-json (can_use_tool)
+  --prompt-file FILE    the task from a file ("-" as the task reads it from stdin)
+  --system-prompt TEXT, --system-prompt-file FILE   replace nex's system prompt; --append-system-prompt adds
+  --tools LIST, --disallowed-tools LIST   tools offered (names, Claude's names, or read-only / edit)
+  --session-id NAME     a stable name: the first run creates the session, later runs resume it
+  --output-last-message FILE   write the final answer to FILE
   --data-dir DIR        where sessions are kept (default: $XDG_DATA_HOME/nex; "workspace" for ./.nex)
   --config FILE         config file (default: $XDG_CONFIG_HOME/nex/config.json)
   --version, --help
 
 Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY and are never written anywhere.
+Claude Code's other flags are accepted with no effect or refused, each with the reason (README).
 Exit status: 0 done, 1 model or endpoint failure, 2 bad command line, 3 refused configuration,
 4 nothing changed (every change the model tried was refused, e.g. needed approval), 130 Ctrl-C (SIGINT),
 143 SIGTERM, 129 SIGHUP (a signal stops the running commands and saves the session).`;
