@@ -1,10 +1,14 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { AgentEvent } from "../protocol/index.ts";
+import type { AnswerSchema } from "../headless/answer-schema.ts";
+import { EXIT } from "../headless/exit-code.ts";
+import type { AgentEvent, TerminalEvent } from "../protocol/index.ts";
+import type { AgentSession } from "../runtime/agent-session.ts";
 import { ConfigError } from "../runtime/config.ts";
 import type { OpenOptions } from "../runtime/open-session.ts";
 import type { CommonOptions } from "./args.ts";
 import type { RunIo } from "./run-flags.ts";
+import { type RunLimits, startRunLimits } from "./run-limits.ts";
 
 /** `nex run`: reads the task and the orchestrator's settings, then runs the chosen output format. */
 export async function runCommand(
@@ -14,13 +18,33 @@ export async function runCommand(
   io: RunIo,
 ): Promise<number> {
   for (const note of io.notes) process.stderr.write(`nex: ${note}\n`);
-  const task = await readTask(io, taskWords);
+  // Checked before anything is sent: a schema that does not compile costs no request.
+  let schema: AnswerSchema | null = null;
+  if (io.outputSchema || io.inlineSchema) {
+    const { loadAnswerSchema, compileAnswerSchema } = await import("../headless/answer-schema.ts");
+    schema = io.outputSchema
+      ? await loadAnswerSchema(io.outputSchema)
+      : await compileAnswerSchema(io.inlineSchema as string, "--json-schema");
+  }
+  const askedTask = await readTask(io, taskWords);
+  const task = schema ? `${askedTask}\n\n${schema.instruction}` : askedTask;
   const systemPrompt = systemPromptOf(io);
   const { openSession } = await import("../runtime/open-session.ts");
+  const err = (text: string) => process.stderr.write(text);
+  const limits = startRunLimits(
+    {
+      ...(io.maxTimeMs !== undefined ? { maxTimeMs: io.maxTimeMs } : {}),
+      ...(io.inbox !== undefined ? { inbox: io.inbox } : {}),
+    },
+    err,
+  );
   const base: OpenOptions = {
     resume,
     approvals: "refuse",
     concealEnvironment: true,
+    ...(io.maxTimeMs !== undefined || io.inbox !== undefined
+      ? { turnNotes: limits.takeNotes }
+      : {}),
     ...(io.sessionName ? { sessionName: io.sessionName } : {}),
     ...(io.tools || io.disallowedTools
       ? {
@@ -69,7 +93,21 @@ export async function runCommand(
           },
         );
         opened.session.subscribe(remember);
+        limits.onTimeout(() => opened.session.interrupt());
+        if (!schema && settings.jsonSchema) {
+          const { compileAnswerSchema } = await import("../headless/answer-schema.ts");
+          schema = await compileAnswerSchema(
+            JSON.stringify(settings.jsonSchema),
+            "initialize's jsonSchema",
+          );
+        }
         return opened;
+      },
+      finish: async (session, terminal) => {
+        if (limits.timedOut()) return { failure: timeFailure(io) };
+        if (!schema) return {};
+        const { enforceAnswerSchema } = await import("../headless/answer-schema.ts");
+        return enforceAnswerSchema(schema, session, terminal);
       },
       prompt: io.taskFrom === "stream" ? null : task,
       format: io.output,
@@ -81,6 +119,7 @@ export async function runCommand(
       out: (text) => process.stdout.write(text),
       err: (text) => process.stderr.write(text),
     });
+    finishLimits(limits);
     writeLastMessage();
     return code;
   }
@@ -91,12 +130,41 @@ export async function runCommand(
     systemPrompt,
   });
   opened.session.subscribe(remember);
+  limits.onTimeout(() => opened.session.interrupt());
   const code = await runHeadless(opened.session, task, {
     json: io.output === "json-events",
     initialEvents: opened.events,
+    ...(schema
+      ? {
+          finish: async (session: AgentSession, terminal: TerminalEvent) => {
+            const { enforceAnswerSchema } = await import("../headless/answer-schema.ts");
+            return enforceAnswerSchema(schema as AnswerSchema, session, terminal);
+          },
+        }
+      : {}),
   });
+  finishLimits(limits);
   writeLastMessage();
-  return code;
+  return limits.timedOut() ? EXIT.timeLimit : code;
+}
+
+function timeFailure(io: RunIo) {
+  return {
+    subtype: "error_during_execution",
+    message: `The time budget (--max-time ${Math.round((io.maxTimeMs ?? 0) / 1000)}s) was spent before the task ended; the session is saved.`,
+    exitCode: EXIT.timeLimit,
+    outcome: "max_time",
+  };
+}
+
+/** Stops the clock and the inbox watch; says which inbox messages no turn boundary came to deliver. */
+function finishLimits(limits: RunLimits): void {
+  limits.stop();
+  const left = limits.undelivered();
+  if (left.length > 0)
+    process.stderr.write(
+      `nex: ${left.length} inbox message(s) arrived after the last turn and were not delivered: ${left.map((m) => JSON.stringify(m)).join("; ")}. Send them as the next task (e.g. with --session-id to continue this session).\n`,
+    );
 }
 
 async function readTask(io: RunIo, words: string): Promise<string> {

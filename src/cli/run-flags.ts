@@ -120,12 +120,6 @@ export function readRunFlags(values: Values, task: string): RunIo {
     (v) => v !== undefined,
   );
   if (disallowed.length > 0) io.disallowedTools = disallowed.flatMap((v) => list(v as string));
-  // Parsed so the command line is checked whole, but not built yet: refused rather than ignored.
-  for (const flag of ["max-time", "inbox", "output-schema", "json-schema"])
-    if (str(flag) !== undefined)
-      throw new Error(
-        `--${flag} is not available in this version of nex yet; run without it (see the README, "Driving nex from an orchestrator").`,
-      );
   const maxTime = str("max-time");
   if (maxTime !== undefined) io.maxTimeMs = parseDuration(maxTime);
   const name = str("session-id");

@@ -41,6 +41,7 @@ import { scrubbedTools } from "./scrubbed-tools.ts";
 import { summariesIn } from "./session-list.ts";
 import { concealedValues, sessionScrubber, toolEnvironment } from "./session-secrets.ts";
 import { selectTools, type ToolSelection } from "./tool-selection.ts";
+import { withTurnNotes } from "./turn-notes.ts";
 
 /** How to open a session. */
 export interface OpenOptions {
@@ -58,6 +59,8 @@ export interface OpenOptions {
   systemPrompt?: { replace?: string; append?: string };
   /** The tools offered to the model (`--tools`, `--disallowed-tools`). */
   tools?: ToolSelection;
+  /** Notes for the model, taken at each turn boundary (`--max-time`'s wrap-up, `--inbox` messages). */
+  turnNotes?: () => string[];
   /** A caller's stable name (`--session-id`): resumes the session it names, or names the new one. */
   sessionName?: string;
 }
@@ -222,7 +225,11 @@ export async function openSession(
     resultCap: () => resultCapForWindow(budget.window()),
     resultsDir: join(config.dataDir, "results", sessionId),
   });
-  const host = selectTools(scrubbedTools(tools, secrets), options.tools);
+  // Notes are added inside the scrubber: an inbox message is outside text like a tool's output.
+  const host = selectTools(
+    scrubbedTools(withTurnNotes(tools, options.turnNotes), secrets),
+    options.tools,
+  );
 
   const info: SessionInfo = {
     sessionId,

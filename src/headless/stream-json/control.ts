@@ -91,7 +91,7 @@ function initialize(request: Record<string, unknown>, context: ControlContext): 
   if (typeof request.appendSystemPrompt === "string" && request.appendSystemPrompt.trim())
     context.settings.appendSystemPrompt = request.appendSystemPrompt;
   if (request.jsonSchema && typeof request.jsonSchema === "object")
-    refusals.push("a JSON Schema for the answer (outputFormat; not available in nex yet)");
+    context.settings.jsonSchema = request.jsonSchema as Record<string, unknown>;
   if (hasEntries(request.hooks)) refusals.push("hooks (nex runs no SDK hook callbacks)");
   if (Array.isArray(request.sdkMcpServers) && request.sdkMcpServers.length > 0)
     refusals.push("in-process SDK MCP servers");

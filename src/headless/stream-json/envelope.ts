@@ -19,6 +19,14 @@ export interface EnvelopeOptions {
   write: (line: StreamLine) => void;
 }
 
+/** A way a prompt failed that its terminal event does not say: its result subtype, words, exit code, outcome. */
+export interface RunFailure {
+  subtype: string;
+  message: string;
+  exitCode: number;
+  outcome: string;
+}
+
 /** How one prompt ended, for its `result` line. */
 export interface PromptEnd {
   terminal: TerminalEvent;
@@ -27,7 +35,7 @@ export interface PromptEnd {
   /** Set when the answer was checked against `--output-schema`. */
   structuredOutput?: unknown;
   /** Overrides the subtype and errors (a schema the answer never met, a time budget spent). */
-  failure?: { subtype: string; message: string };
+  failure?: RunFailure;
 }
 
 /**
@@ -223,7 +231,7 @@ export function createEnvelope(options: EnvelopeOptions) {
 
 /** The word an orchestrator can branch on; the exit code says the same. */
 function outcomeWord(end: PromptEnd): string {
-  if (end.failure) return end.failure.subtype;
+  if (end.failure) return end.failure.outcome;
   if (end.terminal.type === "done") return end.exitCode === 0 ? "done" : "nothing_changed";
   if (end.terminal.type === "aborted") return "interrupted";
   return end.terminal.code === "turn_limit" ? "max_turns" : "failed";

@@ -106,7 +106,7 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
       if (extra.terminal) terminal = extra.terminal;
       const outcome = tracker.outcome();
       let exitCode = exitCodeFor(terminal, { outcome, stoppedBy });
-      if (extra.failure) exitCode = failureExit(extra.failure.subtype);
+      if (extra.failure) exitCode = extra.failure.exitCode;
       // Exit 4 says "approval was needed and nobody could give it"; here the orchestrator answered.
       if (options.permissionPrompts && exitCode === EXIT.nothingChanged) exitCode = EXIT.done;
       lastExit = exitCode;
@@ -231,13 +231,6 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
       notify();
     }
   }
-}
-
-/** Exit codes of the failures a finisher reports. */
-function failureExit(subtype: string): number {
-  if (subtype === "error_max_structured_output_retries") return EXIT.schema;
-  if (subtype === "error_max_time") return EXIT.timeLimit;
-  return EXIT.failure;
 }
 
 /** A session that could not open still ends the stream with a result line, then the error is rethrown for the exit code. */
