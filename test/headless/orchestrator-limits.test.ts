@@ -148,7 +148,7 @@ test("--inbox: a line added while nex runs reaches the model at the next turn bo
   await stub.close();
   assert.equal(result.code, 0, result.stderr);
   const second = JSON.stringify(
-    (stub.requestsTo("/v1/chat/completions")[1]?.body as Body).messages,
+    (stub.requestsTo("/v1/chat/completions")[1]?.body as Body | undefined)?.messages,
   );
   assert.match(second, /also update the changelog/);
   assert.doesNotMatch(second, /old news/);
