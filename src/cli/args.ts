@@ -74,6 +74,9 @@ Options:
   --tools LIST, --disallowed-tools LIST   tools offered (names, Claude's names, or read-only / edit)
   --session-id NAME     a stable name: the first run creates the session, later runs resume it
   --output-last-message FILE   write the final answer to FILE
+  --output-schema FILE  the final answer must be JSON valid against this schema (one retry, else exit 6)
+  --max-time 15m        time budget: at 80% the model is told to wrap up, at 100% nex stops (exit 5)
+  --inbox FILE          a JSON-lines file whose new lines reach the model at the next turn boundary
   --data-dir DIR        where sessions are kept (default: $XDG_DATA_HOME/nex; "workspace" for ./.nex)
   --config FILE         config file (default: $XDG_CONFIG_HOME/nex/config.json)
   --version, --help
@@ -81,7 +84,8 @@ Options:
 Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY and are never written anywhere.
 Claude Code's other flags are accepted with no effect or refused, each with the reason (README).
 Exit status: 0 done, 1 model or endpoint failure, 2 bad command line, 3 refused configuration,
-4 nothing changed (every change the model tried was refused, e.g. needed approval), 130 Ctrl-C (SIGINT),
+4 nothing changed (every change the model tried was refused, e.g. needed approval), 5 --max-time spent,
+6 answer not valid against --output-schema, 130 Ctrl-C (SIGINT),
 143 SIGTERM, 129 SIGHUP (a signal stops the running commands and saves the session).`;
 
 /** Parses argv (without the node and script paths). */

@@ -134,6 +134,7 @@ export async function runCommand(
   const code = await runHeadless(opened.session, task, {
     json: io.output === "json-events",
     initialEvents: opened.events,
+    timedOut: limits.timedOut,
     ...(schema
       ? {
           finish: async (session: AgentSession, terminal: TerminalEvent) => {
@@ -145,7 +146,7 @@ export async function runCommand(
   });
   finishLimits(limits);
   writeLastMessage();
-  return limits.timedOut() ? EXIT.timeLimit : code;
+  return code;
 }
 
 function timeFailure(io: RunIo) {

@@ -2,8 +2,8 @@ import type { AgentEvent, TerminalEvent } from "../protocol/index.ts";
 import { isTerminal } from "../protocol/index.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
 import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
-import { exitCodeFor } from "./exit-code.ts";
-import { createOutcomeTracker, refusalLine } from "./run-outcome.ts";
+import { EXIT, exitCodeFor } from "./exit-code.ts";
+import { createOutcomeTracker, outcomeLine, refusalLine } from "./run-outcome.ts";
 import { terminalJson } from "./terminal-json.ts";
 import { createTextRenderer } from "./text-renderer.ts";
 
@@ -17,12 +17,14 @@ export interface HeadlessOptions {
    * after it, and a failure it reports decides the exit code.
    */
   finish?: (session: AgentSession, terminal: TerminalEvent) => Promise<RunCheck>;
+  /** True when the run was stopped because its time budget (`--max-time`) was spent. */
+  timedOut?: () => boolean;
 }
 
 /** What a `finish` check concluded. */
 export interface RunCheck {
   terminal?: TerminalEvent;
-  failure?: { message: string; exitCode: number };
+  failure?: { message: string; exitCode: number; outcome: string };
 }
 
 /**
@@ -92,7 +94,12 @@ export async function runHeadless(
     if (check.terminal) terminal = check.terminal;
     const ended = endOf(terminal);
     const { outcome } = ended;
-    const exitCode = check.failure ? check.failure.exitCode : ended.exitCode;
+    const timedOut = options.timedOut?.() === true;
+    const exitCode = check.failure
+      ? check.failure.exitCode
+      : timedOut
+        ? EXIT.timeLimit
+        : ended.exitCode;
     if (check.failure) {
       err(`nex: ${check.failure.message}\n`);
       if (heldAnswer !== null) err(`nex: the last answer was:\n${heldAnswer}`);
@@ -102,6 +109,12 @@ export async function runHeadless(
     if (text && terminal.type === "done") {
       const line = refusalLine(outcome, session.info);
       if (line) err(`${line}\n`);
+    }
+    if (text) {
+      const word = check.failure?.outcome ?? (timedOut ? "max_time" : undefined);
+      err(
+        `${outcomeLine(terminal, outcome, { exitCode, sessionId: session.info.sessionId, word })}\n`,
+      );
     }
     return exitCode;
   } finally {

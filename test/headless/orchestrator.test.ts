@@ -165,3 +165,38 @@ test("an empty prompt file and a missing one are clear errors; nothing is sent",
   assert.match(c.stderr, /give the task one way/);
   assert.equal(stub.requestsTo("/v1/chat/completions").length, 0);
 });
+
+test("the last stderr line of a text run is one machine-readable outcome: result, exit code, files changed, refusals, turns, tokens", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({ name: "write_file", args: { path: "a.txt", content: "a\n" } }),
+      openaiText("Wrote it."),
+    ],
+  });
+  const box = makeSandbox();
+  const result = await runNex(
+    [
+      "run",
+      "--model",
+      "stub-model",
+      "--base-url",
+      `${stub.url}/v1`,
+      "--data-dir",
+      box.dataDir,
+      "write a",
+    ],
+    { cwd: box.workspace, env: { ...box.env, OPENAI_API_KEY: "k" } },
+  );
+  await stub.close();
+  assert.equal(result.code, 4);
+  const last = result.stderr.trimEnd().split("\n").at(-1) ?? "";
+  assert.match(last, /^nex: outcome \{/);
+  const outcome = JSON.parse(last.slice("nex: outcome ".length));
+  assert.equal(outcome.result, "nothing_changed");
+  assert.equal(outcome.exit_code, 4);
+  assert.equal(outcome.files_changed, 0);
+  assert.equal(outcome.refused, 1);
+  assert.equal(outcome.turns, 2);
+  assert.ok(outcome.input_tokens > 0 && outcome.output_tokens > 0);
+  assert.match(outcome.session_id, /^\d{8}-\d{6}-[0-9a-z]{4}$/);
+});
