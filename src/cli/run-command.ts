@@ -109,7 +109,8 @@ export async function runCommand(
         const { enforceAnswerSchema } = await import("../headless/answer-schema.ts");
         return enforceAnswerSchema(schema, session, terminal);
       },
-      prompt: io.taskFrom === "stream" ? null : task,
+      prompt: io.taskFrom === "stream" ? null : askedTask,
+      promptSuffix: () => schema?.instruction ?? null,
       format: io.output,
       partial: io.partial,
       permissionPrompts: io.permissionPrompts,

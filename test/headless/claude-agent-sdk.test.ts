@@ -152,3 +152,34 @@ async function waitForRequest(stub: { requestsTo(path: string): unknown[] }): Pr
   while (stub.requestsTo("/v1/chat/completions").length === 0)
     await new Promise((r) => setTimeout(r, 20));
 }
+
+test("the SDK's systemPrompt and outputFormat reach nex: the instructions are sent and the result carries structured_output", async () => {
+  const { stub, options } = await setUp([openaiText('{"verdict":"ok"}')]);
+  const messages = await collect(
+    query({
+      prompt: "judge it",
+      options: {
+        ...options,
+        systemPrompt: { type: "preset", preset: "claude_code", append: "Judge task 7 only." },
+        outputFormat: {
+          type: "json_schema",
+          schema: {
+            type: "object",
+            required: ["verdict"],
+            properties: { verdict: { type: "string" } },
+          },
+        },
+      },
+    }),
+  );
+  await stub.close();
+  const body = stub.requestsTo("/v1/chat/completions")[0]?.body as {
+    messages: Array<{ role: string; content: unknown }>;
+  };
+  assert.match(String(body.messages[0]?.content), /Judge task 7 only\.$/);
+  // The SDK sends the prompt on stdin: the schema is added to it there too.
+  assert.match(JSON.stringify(body.messages[1]), /judge it.*valid against this JSON Schema/);
+  const result = messages.at(-1) as Extract<SDKMessage, { type: "result"; subtype: "success" }>;
+  assert.equal(result.subtype, "success");
+  assert.deepEqual(result.structured_output, { verdict: "ok" });
+});

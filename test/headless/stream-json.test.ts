@@ -294,3 +294,30 @@ test("a flag nex cannot honour is refused before anything is sent; an empty stdi
   assert.equal(empty.code, 2);
   assert.match(empty.stderr, /stdin closed before any user message/);
 });
+
+test("an endpoint that cannot be reached still ends the stream with a result line and exit 3, with stdin left open", async () => {
+  const box = makeSandbox();
+  const run = await converse(
+    [
+      "run",
+      "--model",
+      "m",
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+      "--data-dir",
+      box.dataDir,
+      "--output-format",
+      "stream-json",
+      "--input-format",
+      "stream-json",
+    ],
+    { cwd: box.workspace, env: { ...box.env, OPENAI_API_KEY: "k" } },
+    () => {},
+    [user("hello")],
+  );
+  assert.equal(run.code, 3, run.stderr);
+  const result = run.lines.at(-1) as Line;
+  assert.equal(result.type, "result");
+  assert.equal(result.subtype, "error_during_execution");
+  assert.match(JSON.stringify(result.errors), /127\.0\.0\.1:9/);
+});

@@ -42,6 +42,8 @@ export interface StreamJsonOptions {
   version: string;
   settings: SessionSettings;
   finish?: PromptFinisher;
+  /** Added to each prompt (what the final answer must be); read when the prompt runs. */
+  promptSuffix?: () => string | null;
   input: Readable;
   out: (text: string) => void;
   err: (text: string) => void;
@@ -101,7 +103,8 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
     const stop = session.subscribe((event) => tracker.see(event));
     envelope?.beginPrompt();
     try {
-      let terminal = await session.submit(prompt);
+      const suffix = options.promptSuffix?.() ?? null;
+      let terminal = await session.submit(suffix ? `${prompt}\n\n${suffix}` : prompt);
       const extra = options.finish && !stoppedBy ? await options.finish(session, terminal) : {};
       if (extra.terminal) terminal = extra.terminal;
       const outcome = tracker.outcome();
@@ -173,8 +176,10 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
     }
     return stoppedBy ? SIGNAL_EXIT[stoppedBy] : lastExit;
   } catch (error) {
-    return reportOpenFailure(error, writeLine, options);
+    return reportOpenFailure(error, writeLine);
   } finally {
+    // An early end (the session could not open, a signal) leaves nothing to read stdin for.
+    if (!inputClosed) options.input.destroy();
     stopWatching();
     (bridge as ReturnType<typeof createPermissionBridge> | null)?.close();
     await (opened as OpenedForStream | null)?.session.close();
@@ -234,11 +239,7 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
 }
 
 /** A session that could not open still ends the stream with a result line, then the error is rethrown for the exit code. */
-function reportOpenFailure(
-  error: unknown,
-  writeLine: (line: StreamLine) => void,
-  options: StreamJsonOptions,
-): never {
+function reportOpenFailure(error: unknown, writeLine: (line: StreamLine) => void): never {
   writeLine({
     type: "result",
     subtype: "error_during_execution",
@@ -260,6 +261,5 @@ function reportOpenFailure(
     session_id: "",
     uuid: crypto.randomUUID(),
   });
-  void options;
   throw error;
 }
