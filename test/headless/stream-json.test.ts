@@ -158,6 +158,11 @@ test("stream-json input: messages are turns of one session in order; bad lines a
         request_id: "r3",
         request: { subtype: "set_permission_mode", mode: "plan" },
       },
+      {
+        type: "control_request",
+        request_id: "r4",
+        request: { subtype: "set_model", model: "other-model" },
+      },
       user("first?"),
     ],
   );
@@ -172,6 +177,7 @@ test("stream-json input: messages are turns of one session in order; bad lines a
       ["r1", "success"],
       ["r2", "error"],
       ["r3", "error"],
+      ["r4", "success"],
     ],
   );
   assert.match(String(responses[1]?.error), /does not support the control request "rewind_files"/);
@@ -184,6 +190,10 @@ test("stream-json input: messages are turns of one session in order; bad lines a
     ["first answer", "second answer"],
   );
   assert.equal(results[0]?.session_id, results[1]?.session_id);
+  assert.equal(
+    (stub.requestsTo("/v1/chat/completions")[0]?.body as { model: string }).model,
+    "other-model",
+  );
   // One session: the second request carries the first exchange.
   const second = stub.requestsTo("/v1/chat/completions")[1]?.body as { messages: unknown[] };
   assert.match(JSON.stringify(second.messages), /first answer/);
