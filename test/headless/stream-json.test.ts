@@ -191,7 +191,7 @@ test("stream-json input: messages are turns of one session in order; bad lines a
   );
   assert.equal(results[0]?.session_id, results[1]?.session_id);
   assert.equal(
-    (stub.requestsTo("/v1/chat/completions")[0]?.body as { model: string }).model,
+    (stub.requestsTo("/v1/chat/completions")[0]?.body as { model: string } | undefined)?.model,
     "other-model",
   );
   // One session: the second request carries the first exchange.
