@@ -1,11 +1,12 @@
 import { parseArgs } from "node:util";
 import type { McpCommand } from "../runtime/mcp-command.ts";
+import { type RunIo, readRunFlags, runFlagOptions } from "./run-flags.ts";
 
 /** A parsed command line. */
 export type Command =
   | { type: "help" }
   | { type: "chat"; options: CommonOptions; resume: string | null }
-  | { type: "run"; options: CommonOptions; task: string; resume: string | null }
+  | { type: "run"; options: CommonOptions; task: string; resume: string | null; io: RunIo }
   | { type: "sessions"; options: CommonOptions }
   | { type: "compact"; options: CommonOptions; session: string }
   | {
@@ -80,14 +81,28 @@ Options:
   --reasoning-effort E  how hard a reasoning model thinks: low, medium, high, off (default: the
                         server's; sent as reasoning_effort, or as Anthropic's thinking budget)
   --json                print the event stream as JSON lines on stdout (nex run; a JSON report for nex doctor)
+  --output-format F     nex run: text (default), json-events (same as --json), stream-json or json
+                        (Claude Code's envelope; --include-partial-messages adds stream_event lines)
+  --input-format F      text, or stream-json: user messages and control requests as lines on stdin
+  --permission-prompt-tool stdio   ask the orchestrator about approvals over stream-json (can_use_tool)
+  --prompt-file FILE    the task from a file ("-" as the task reads it from stdin)
+  --system-prompt TEXT, --system-prompt-file FILE   replace nex's system prompt; --append-system-prompt adds
+  --tools LIST, --disallowed-tools LIST   tools offered (names, Claude's names, or read-only / edit)
+  --session-id NAME     a stable name: the first run creates the session, later runs resume it
+  --output-last-message FILE   write the final answer to FILE
+  --output-schema FILE  the final answer must be JSON valid against this schema (one retry, else exit 6)
+  --max-time 15m        time budget: at 80% the model is told to wrap up, at 100% nex stops (exit 5)
+  --inbox FILE          a JSON-lines file whose new lines reach the model at the next turn boundary
   --data-dir DIR        where sessions are kept (default: $XDG_DATA_HOME/nex; "workspace" for ./.nex)
   --config FILE         config file (default: $XDG_CONFIG_HOME/nex/config.json)
   --mcp-config FILE     MCP servers from a file like Claude Code's .mcp.json (repeatable)
   --version, --help
 
 Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY and are never written anywhere.
+Claude Code's other flags are accepted with no effect or refused, each with the reason (README).
 Exit status: 0 done, 1 model or endpoint failure, 2 bad command line, 3 refused configuration,
-4 nothing changed (every change the model tried was refused, e.g. needed approval), 130 Ctrl-C (SIGINT),
+4 nothing changed (every change the model tried was refused, e.g. needed approval), 5 --max-time spent,
+6 answer not valid against --output-schema, 130 Ctrl-C (SIGINT),
 143 SIGTERM, 129 SIGHUP (a signal stops the running commands and saves the session).`;
 
 const MCP_ACTIONS = ["list", "test", "add", "remove", "approve", "login", "help"];
@@ -103,17 +118,21 @@ export function parseCommand(argv: string[]): Command {
   const { values, positionals } = parsed;
   if (values.help) return { type: "help" };
   const options = commonOptions(values);
-  const [verb, ...rest] = positionals;
-  const session = values.last ? "last" : (values.session ?? null);
+  const claude = values as Record<string, string | boolean | undefined>;
+  // `claude -p "task"` and `nex -p "task"` alike are a headless run, as is a bare stream-json command
+  // line (the Claude Agent SDK starts its executable with flags only).
+  const claudeRun = values.p || (positionals.length === 0 && claude["input-format"] !== undefined);
+  const [verb, ...rest] =
+    claudeRun && positionals[0] !== "run" ? ["run", ...positionals] : positionals;
+  const resumeFlag = typeof claude.resume === "string" ? claude.resume : undefined;
+  const session = values.last || claude.continue ? "last" : (values.session ?? resumeFlag ?? null);
   switch (verb) {
     case undefined:
     case "chat":
       return { type: "chat", options, resume: session };
     case "run": {
       const task = rest.join(" ").trim();
-      if (!task)
-        throw new UsageError('nex run needs a task, for example: nex run "add a --verbose flag"');
-      return { type: "run", options, task, resume: session };
+      return { type: "run", options, task, resume: session, io: runIo(values, task) };
     }
     case "resume": {
       // `nex resume ID [task]`, or with --last / --session ID every word is the task.
@@ -122,7 +141,7 @@ export function parseCommand(argv: string[]): Command {
       const target = values.last ? "last" : (values.session ?? id ?? "last");
       const task = taskWords.join(" ").trim();
       return task
-        ? { type: "run", options, task, resume: target }
+        ? { type: "run", options, task, resume: target, io: runIo(values, task) }
         : { type: "chat", options, resume: target };
     }
     case "sessions":
@@ -221,8 +240,17 @@ function parse(argv: string[]) {
       list: { type: "boolean" },
       "include-unsure": { type: "boolean" },
       help: { type: "boolean", short: "h" },
+      ...runFlagOptions(),
     },
   });
+}
+
+function runIo(values: ReturnType<typeof parse>["values"], task: string): RunIo {
+  try {
+    return readRunFlags(values, task);
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message} Run \`nex --help\` for the options.`);
+  }
 }
 
 function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOptions {
@@ -235,13 +263,17 @@ function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOption
       );
     }
   }
-  const yes = values.yes ?? false;
+  const claude = values as Record<string, string | boolean | undefined>;
+  const yes = values.yes === true || claude["dangerously-skip-permissions"] === true;
+  const claudeMode =
+    typeof claude["permission-mode"] === "string" ? claude["permission-mode"] : undefined;
+  const mode = claudeMode === undefined ? values.mode : nexModeName(claudeMode);
   return {
     model: values.model,
     baseUrl: values["base-url"],
     provider: values.provider,
     cwd: values.cwd,
-    permissionMode: yes ? "approve_all" : values.mode,
+    permissionMode: yes ? "approve_all" : mode,
     yes,
     maxTurns,
     json: values.json ?? false,
@@ -252,4 +284,18 @@ function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOption
     endpoint: values.endpoint,
     mcpConfig: values["mcp-config"],
   };
+}
+
+// Claude Code's mode names, for orchestrators that pass them; nex's own pass through.
+function nexModeName(mode: string): string {
+  const claude: Record<string, string> = {
+    default: "ask",
+    acceptEdits: "auto_edit",
+    bypassPermissions: "approve_all",
+  };
+  if (Object.hasOwn(claude, mode)) return claude[mode] as string;
+  if (["ask", "auto_edit", "approve_all"].includes(mode)) return mode;
+  throw new UsageError(
+    `--permission-mode takes default, acceptEdits or bypassPermissions (or nex's ask, auto_edit, approve_all), not "${mode}"; nex has no plan or dontAsk mode.`,
+  );
 }

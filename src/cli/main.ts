@@ -1,5 +1,4 @@
 import { EXIT } from "../headless/exit-code.ts";
-import { runHeadless } from "../headless/run.ts";
 import { formatSize } from "../protocol/counts.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import { describeCompact } from "../protocol/session-result-words.ts";
@@ -38,16 +37,8 @@ async function dispatch(command: Command): Promise<number> {
       process.stdout.write(`${HELP}\n`);
       return EXIT.done;
     case "run": {
-      const { openSession } = await import("../runtime/open-session.ts");
-      const opened = await openSession(command.options, process.env, process.cwd(), {
-        resume: command.resume,
-        approvals: "refuse",
-        concealEnvironment: true,
-      });
-      return runHeadless(opened.session, command.task, {
-        json: command.options.json,
-        initialEvents: opened.events,
-      });
+      const { runCommand } = await import("./run-command.ts");
+      return runCommand(command.options, command.task, command.resume, command.io);
     }
     case "chat": {
       const { openSession } = await import("../runtime/open-session.ts");

@@ -10,6 +10,10 @@ export const EXIT = {
   config: 3,
   /** The model attempted changes and every one was refused (needed approval, or a rule refused it). */
   nothingChanged: 4,
+  /** The --max-time budget ran out before the task ended. */
+  timeLimit: 5,
+  /** The final answer never met --output-schema (after one corrective retry), or the schema is unusable. */
+  schema: 6,
   interrupted: SIGNAL_EXIT.SIGINT,
   terminated: SIGNAL_EXIT.SIGTERM,
   hangUp: SIGNAL_EXIT.SIGHUP,

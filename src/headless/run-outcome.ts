@@ -1,4 +1,4 @@
-import { type AgentEvent, plainText } from "../protocol/index.ts";
+import { type AgentEvent, plainText, type TerminalEvent } from "../protocol/index.ts";
 
 /** What a headless run did to the workspace, from its events: the changes that ran and the attempts refused. */
 export interface RunOutcome {
@@ -8,6 +8,10 @@ export interface RunOutcome {
   refused: string[];
   /** How many of the refused actions only needed the user's approval (not refused by a rule). */
   neededApproval: number;
+  /** Model turns (requests answered, compaction's aside) and the tokens the endpoint reported for them. */
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
 }
 
 /** Collects a run's outcome as its events go by. */
@@ -16,9 +20,14 @@ export function createOutcomeTracker(): { see(event: AgentEvent): void; outcome(
   const refused: string[] = [];
   let neededApproval = 0;
   let changes = 0;
+  const usage = { turns: 0, inputTokens: 0, outputTokens: 0 };
   return {
     see(event) {
-      if (event.type === "permission_requested") summaries.set(event.callId, event.summary);
+      if (event.type === "request_finished" && event.purpose !== "compaction") {
+        usage.turns++;
+        usage.inputTokens += event.usage?.inputTokens ?? 0;
+        usage.outputTokens += event.usage?.outputTokens ?? 0;
+      } else if (event.type === "permission_requested") summaries.set(event.callId, event.summary);
       else if (event.type === "tool_call_refused" && event.cause === "denied") {
         const summary = summaries.get(event.callId);
         if (summary !== undefined) neededApproval++;
@@ -28,7 +37,7 @@ export function createOutcomeTracker(): { see(event: AgentEvent): void; outcome(
         if (kind === "write" || kind === "edit" || kind === "bash") changes++;
       }
     },
-    outcome: () => ({ changes, refused: [...refused], neededApproval }),
+    outcome: () => ({ changes, refused: [...refused], neededApproval, ...usage }),
   };
 }
 
@@ -73,4 +82,37 @@ export function refusalLine(
 function oneLine(text: string): string {
   const line = plainText(text).split("\n", 1)[0] ?? "";
   return line.length > 100 ? `${line.slice(0, 97)}...` : line;
+}
+
+/**
+ * The last line of a text run, for scripts: `nex: outcome {...}` with the result word (done,
+ * nothing_changed, max_turns, interrupted, failed, or the caller's: max_time, schema_failed), the exit
+ * code, files changed, refusals, turns and tokens. One JSON object after a fixed prefix.
+ */
+export function outcomeLine(
+  terminal: TerminalEvent,
+  outcome: RunOutcome,
+  run: { exitCode: number; sessionId: string; word?: string | undefined },
+): string {
+  const result =
+    run.word ??
+    (terminal.type === "done"
+      ? madeNoChange(outcome)
+        ? "nothing_changed"
+        : "done"
+      : terminal.type === "aborted"
+        ? "interrupted"
+        : terminal.code === "turn_limit"
+          ? "max_turns"
+          : "failed");
+  return `nex: outcome ${JSON.stringify({
+    result,
+    exit_code: run.exitCode,
+    files_changed: outcome.changes,
+    refused: outcome.refused.length,
+    turns: outcome.turns,
+    input_tokens: outcome.inputTokens,
+    output_tokens: outcome.outputTokens,
+    session_id: run.sessionId,
+  })}`;
 }

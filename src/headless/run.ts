@@ -1,9 +1,9 @@
-import type { AgentEvent } from "../protocol/index.ts";
+import type { AgentEvent, TerminalEvent } from "../protocol/index.ts";
 import { isTerminal } from "../protocol/index.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
 import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
-import { exitCodeFor } from "./exit-code.ts";
-import { createOutcomeTracker, refusalLine } from "./run-outcome.ts";
+import { EXIT, exitCodeFor } from "./exit-code.ts";
+import { createOutcomeTracker, outcomeLine, refusalLine } from "./run-outcome.ts";
 import { terminalJson } from "./terminal-json.ts";
 import { createTextRenderer } from "./text-renderer.ts";
 
@@ -12,6 +12,19 @@ export interface HeadlessOptions {
   json: boolean;
   /** Events emitted before the task started (session start, resume fitting) to render first. */
   initialEvents?: AgentEvent[];
+  /**
+   * Checks the finished task (an answer schema) and may run more of it; the answer is printed only
+   * after it, and a failure it reports decides the exit code.
+   */
+  finish?: (session: AgentSession, terminal: TerminalEvent) => Promise<RunCheck>;
+  /** True when the run was stopped because its time budget (`--max-time`) was spent. */
+  timedOut?: () => boolean;
+}
+
+/** What a `finish` check concluded. */
+export interface RunCheck {
+  terminal?: TerminalEvent;
+  failure?: { message: string; exitCode: number; outcome: string };
 }
 
 /**
@@ -38,9 +51,12 @@ export async function runHeadless(
     if (pending === "") setImmediate(flush);
     pending += text;
   };
+  // With a check after the task, the text answer waits for it: stdout gets only the answer that passed.
+  let heldAnswer: string | null = null;
   const out = (text: string) => {
     flush();
-    process.stdout.write(text);
+    if (options.finish && !options.json) heldAnswer = text;
+    else process.stdout.write(text);
   };
   const tracker = createOutcomeTracker();
   let stoppedBy: StopSignal | null = null;
@@ -72,11 +88,33 @@ export async function runHeadless(
   // A crash still shows the progress that led to it.
   process.on("exit", flush);
   try {
-    const terminal = await session.submit(task);
-    const { outcome, exitCode } = endOf(terminal);
+    let terminal = await session.submit(task);
+    const check =
+      options.finish && stoppedBy === null ? await options.finish(session, terminal) : {};
+    if (check.terminal) terminal = check.terminal;
+    const ended = endOf(terminal);
+    const { outcome } = ended;
+    const timedOut = options.timedOut?.() === true;
+    const exitCode = check.failure
+      ? check.failure.exitCode
+      : timedOut
+        ? EXIT.timeLimit
+        : ended.exitCode;
+    if (check.failure) {
+      err(`nex: ${check.failure.message}\n`);
+      if (heldAnswer !== null) err(`nex: the last answer was:\n${heldAnswer}`);
+      if (options.json)
+        out(`${terminalJson({ type: "run_failed", message: check.failure.message, exitCode })}\n`);
+    } else if (heldAnswer !== null) process.stdout.write(heldAnswer);
     if (text && terminal.type === "done") {
       const line = refusalLine(outcome, session.info);
       if (line) err(`${line}\n`);
+    }
+    if (text) {
+      const word = check.failure?.outcome ?? (timedOut ? "max_time" : undefined);
+      err(
+        `${outcomeLine(terminal, outcome, { exitCode, sessionId: session.info.sessionId, word })}\n`,
+      );
     }
     return exitCode;
   } finally {

@@ -4,6 +4,7 @@ import { fetchModelList } from "../providers/index.ts";
 import { findSession } from "../session/index.ts";
 import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./config.ts";
 import { endpointFetch, unreachableMessage } from "./endpoint-client.ts";
+import { namedSession } from "./named-sessions.ts";
 
 /** The session a resume continues, as the catalog found it. */
 export type ResumedSession = Awaited<ReturnType<typeof locateSession>>;
@@ -22,9 +23,15 @@ export async function resolveSessionConfig(
   cwd: string,
   resume: string | null,
   events: AgentEvent[],
+  sessionName?: string,
 ): Promise<SessionConfig> {
   let config = resolveConfig(flags, env, cwd);
-  const resumed = resume ? await locateSession(config, resume, flags.cwd !== undefined) : null;
+  // A caller's stable name (`--session-id`) resumes the session it names, when there is one.
+  const named = sessionName ? namedSession(config.dataDir, sessionName) : null;
+  const resumeId = resume ?? named;
+  const resumed = resumeId
+    ? await locateSession(config, resumeId, flags.cwd !== undefined && !named)
+    : null;
   if (resumed) {
     config = {
       ...config,

@@ -20,6 +20,7 @@ import { journalSink } from "./journal-sink.ts";
 import { gatherMcpServers, mcpSecrets } from "./mcp-servers.ts";
 import { openMcp } from "./mcp-session.ts";
 import { type CurrentModel, modelSwitcher } from "./model-switch.ts";
+import { nameSession } from "./named-sessions.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { onDemandTools } from "./on-demand-tools.ts";
 import { resolveSessionConfig } from "./open-config.ts";
@@ -37,7 +38,9 @@ import { sessionCompaction } from "./session-compaction.ts";
 import { summariesIn } from "./session-list.ts";
 import { concealedValues, sessionScrubber, toolEnvironment } from "./session-secrets.ts";
 import { summarizeForQuestion } from "./summarize-step.ts";
+import { selectTools, type ToolSelection } from "./tool-selection.ts";
 import { extraTools } from "./tool-sources.ts";
+import { withTurnNotes } from "./turn-notes.ts";
 import { undoResultOf } from "./undo-result.ts";
 import { webTools } from "./web-tools.ts";
 
@@ -53,6 +56,14 @@ export interface OpenOptions {
    * `/proc/<pid>/environ` shows, once they are read (`concealInProcEnviron`).
    */
   concealEnvironment?: boolean;
+  /** Replaces nex's system prompt, or adds to it (an orchestrator's instructions). */
+  systemPrompt?: { replace?: string; append?: string };
+  /** The tools offered to the model (`--tools`, `--disallowed-tools`). */
+  tools?: ToolSelection;
+  /** Notes for the model, taken at each turn boundary (`--max-time`'s wrap-up, `--inbox` messages). */
+  turnNotes?: () => string[];
+  /** A caller's stable name (`--session-id`): resumes the session it names, or names the new one. */
+  sessionName?: string;
   /** False starts no MCP server (`nex compact` needs no tools). */
   mcp?: boolean;
   /** The editor's unsaved buffers (`nex acp`), seen by the file tools. */
@@ -63,6 +74,8 @@ export interface OpenOptions {
 export interface OpenedSession {
   session: NexSession;
   events: AgentEvent[];
+  /** The names of the tools the model is offered. */
+  tools: string[];
 }
 
 /**
@@ -85,6 +98,7 @@ export async function openSession(
     cwd,
     options.resume,
     events,
+    options.sessionName,
   );
   const reasoning = createReasoningControl(config);
   const stream = reasoning.wrap(options.stream ?? createClient(config));
@@ -93,7 +107,13 @@ export async function openSession(
   const limits = await discoverLimits(config, model, !options.stream, events);
   const extensions = await loadExtensions(config.workspace, env);
   for (const problem of extensions.problems) events.push({ type: "notice", message: problem });
-  const system = await sessionSystemPrompt(config, events, extensions.skillsSection);
+  const system = [
+    options.systemPrompt?.replace ??
+      (await sessionSystemPrompt(config, events, extensions.skillsSection)),
+    options.systemPrompt?.append,
+  ]
+    .filter((part) => part !== undefined)
+    .join("\n\n");
   const estimator = createTokenEstimator();
   prepareDataDir(config.dataDir);
   // One scrubber for every door a secret could leave by: tool outcomes, events, journal, checkpoints.
@@ -119,6 +139,8 @@ export async function openSession(
     events,
   });
   const sessionId = journal.meta.id;
+  if (options.sessionName && resumed === null)
+    nameSession(config.dataDir, options.sessionName, sessionId);
   let window = () => limits.contextWindow;
   const added = [
     ...(await extraTools({ workspace: config.workspace })),
@@ -170,10 +192,14 @@ export async function openSession(
     notice: (message) => session.emit({ type: "notice", message }),
   });
   const mcpWrapped = mcp ? mcp.wrap(tools, config.commands) : tools;
-  const host = onDemandTools(
-    scrubbedTools(hookedTools(mcpWrapped, hooks), secrets),
-    liveSet(() => tools.deferredTools()),
-    () => window(),
+  // Notes are added inside the scrubber: an inbox message is outside text like a tool's output.
+  const host = selectTools(
+    onDemandTools(
+      scrubbedTools(withTurnNotes(hookedTools(mcpWrapped, hooks), options.turnNotes), secrets),
+      liveSet(() => tools.deferredTools()),
+      () => window(),
+    ),
+    options.tools,
   );
   const budget = createSessionBudget({
     window: limits.contextWindow,
@@ -253,7 +279,7 @@ export async function openSession(
   await session.startHooks(resumed !== null ? "resume" : "startup");
   const todos = latestTodos(messages);
   if (todos && todos.length > 0) events.push({ type: "todo_updated", items: todos });
-  return { session, events };
+  return { session, events, tools: host.specs().map((spec) => spec.name) };
 }
 
 /** Step 7: what a UI shows about the session. */

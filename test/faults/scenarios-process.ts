@@ -45,7 +45,13 @@ function nothingStillWrites(marker: string, file: string) {
 const writer = (file: string, marker: string, trap = "") =>
   `sh -c '${trap}while :; do echo tick >> ${file}; sleep 0.05; done # ${marker}'`;
 
-const lastLine = (o: FaultOutcome) => o.stderr.trimEnd().split("\n").at(-1) ?? "";
+// The last line meant for people: the machine-readable `nex: outcome {...}` line follows it.
+const lastLine = (o: FaultOutcome) =>
+  o.stderr
+    .trimEnd()
+    .split("\n")
+    .filter((line) => !line.startsWith("nex: outcome "))
+    .at(-1) ?? "";
 
 // Unconfined (`--sandbox off`): in the sandbox, bubblewrap's PID namespace ends such processes with
 // the command (scenarios-sandbox.ts); without it, nex must find and stop them itself.

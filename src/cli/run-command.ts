@@ -1,0 +1,210 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { AnswerSchema } from "../headless/answer-schema.ts";
+import { EXIT } from "../headless/exit-code.ts";
+import type { AgentEvent, TerminalEvent } from "../protocol/index.ts";
+import type { AgentSession } from "../runtime/agent-session.ts";
+import { ConfigError } from "../runtime/config.ts";
+import type { OpenOptions } from "../runtime/open-session.ts";
+import type { CommonOptions } from "./args.ts";
+import type { RunIo } from "./run-flags.ts";
+import { type RunLimits, startRunLimits } from "./run-limits.ts";
+
+/** `nex run`: reads the task and the orchestrator's settings, then runs the chosen output format. */
+export async function runCommand(
+  options: CommonOptions,
+  taskWords: string,
+  resume: string | null,
+  io: RunIo,
+): Promise<number> {
+  for (const note of io.notes) process.stderr.write(`nex: ${note}\n`);
+  // Checked before anything is sent: a schema that does not compile costs no request.
+  let schema: AnswerSchema | null = null;
+  if (io.outputSchema || io.inlineSchema) {
+    const { loadAnswerSchema, compileAnswerSchema } = await import("../headless/answer-schema.ts");
+    schema = io.outputSchema
+      ? await loadAnswerSchema(io.outputSchema)
+      : await compileAnswerSchema(io.inlineSchema as string, "--json-schema");
+  }
+  const askedTask = await readTask(io, taskWords);
+  const task = schema ? `${askedTask}\n\n${schema.instruction}` : askedTask;
+  const systemPrompt = systemPromptOf(io);
+  const { openSession } = await import("../runtime/open-session.ts");
+  const err = (text: string) => process.stderr.write(text);
+  const limits = startRunLimits(
+    {
+      ...(io.maxTimeMs !== undefined ? { maxTimeMs: io.maxTimeMs } : {}),
+      ...(io.inbox !== undefined ? { inbox: io.inbox } : {}),
+    },
+    err,
+  );
+  const base: OpenOptions = {
+    resume,
+    approvals: "refuse",
+    concealEnvironment: true,
+    ...(io.maxTimeMs !== undefined || io.inbox !== undefined
+      ? { turnNotes: limits.takeNotes }
+      : {}),
+    ...(io.sessionName ? { sessionName: io.sessionName } : {}),
+    ...(io.tools || io.disallowedTools
+      ? {
+          tools: {
+            ...(io.tools ? { only: io.tools } : {}),
+            ...(io.disallowedTools ? { without: io.disallowedTools } : {}),
+          },
+        }
+      : {}),
+  };
+  let lastAnswer: string | null = null;
+  const remember = (event: AgentEvent) => {
+    if (event.type === "done") lastAnswer = event.finalText;
+  };
+  const writeLastMessage = () => {
+    if (io.outputLastMessage && lastAnswer !== null)
+      writeFileSync(resolve(io.outputLastMessage), lastAnswer);
+  };
+
+  if (io.output === "stream-json" || io.output === "json") {
+    const { runStreamJson } = await import("../headless/stream-json/index.ts");
+    const { version } = JSON.parse(
+      readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
+    ) as { version: string };
+    const code = await runStreamJson({
+      open: async (settings, approvals) => {
+        const replace = settings.systemPrompt ?? systemPrompt.replace;
+        const append = [systemPrompt.append, settings.appendSystemPrompt].filter(
+          (part) => part !== undefined,
+        );
+        const opened = await openSession(
+          {
+            ...options,
+            ...(settings.model ? { model: settings.model } : {}),
+            ...(settings.permissionMode ? { permissionMode: settings.permissionMode } : {}),
+          },
+          process.env,
+          process.cwd(),
+          {
+            ...base,
+            approvals,
+            systemPrompt: {
+              ...(replace !== undefined ? { replace } : {}),
+              ...(append.length > 0 ? { append: append.join("\n\n") } : {}),
+            },
+          },
+        );
+        opened.session.subscribe(remember);
+        limits.onTimeout(() => opened.session.interrupt());
+        if (!schema && settings.jsonSchema) {
+          const { compileAnswerSchema } = await import("../headless/answer-schema.ts");
+          schema = await compileAnswerSchema(
+            JSON.stringify(settings.jsonSchema),
+            "initialize's jsonSchema",
+          );
+        }
+        return opened;
+      },
+      finish: async (session, terminal) => {
+        if (limits.timedOut()) return { failure: timeFailure(io) };
+        if (!schema) return {};
+        const { enforceAnswerSchema } = await import("../headless/answer-schema.ts");
+        return enforceAnswerSchema(schema, session, terminal);
+      },
+      prompt: io.taskFrom === "stream" ? null : askedTask,
+      promptSuffix: () => schema?.instruction ?? null,
+      format: io.output,
+      partial: io.partial,
+      permissionPrompts: io.permissionPrompts,
+      version,
+      settings: {},
+      input: process.stdin,
+      out: (text) => process.stdout.write(text),
+      err: (text) => process.stderr.write(text),
+    });
+    finishLimits(limits);
+    writeLastMessage();
+    return code;
+  }
+
+  const { runHeadless } = await import("../headless/run.ts");
+  const opened = await openSession(options, process.env, process.cwd(), {
+    ...base,
+    systemPrompt,
+  });
+  opened.session.subscribe(remember);
+  limits.onTimeout(() => opened.session.interrupt());
+  const code = await runHeadless(opened.session, task, {
+    json: io.output === "json-events",
+    initialEvents: opened.events,
+    timedOut: limits.timedOut,
+    ...(schema
+      ? {
+          finish: async (session: AgentSession, terminal: TerminalEvent) => {
+            const { enforceAnswerSchema } = await import("../headless/answer-schema.ts");
+            return enforceAnswerSchema(schema as AnswerSchema, session, terminal);
+          },
+        }
+      : {}),
+  });
+  finishLimits(limits);
+  writeLastMessage();
+  return code;
+}
+
+function timeFailure(io: RunIo) {
+  return {
+    subtype: "error_during_execution",
+    message: `The time budget (--max-time ${Math.round((io.maxTimeMs ?? 0) / 1000)}s) was spent before the task ended; the session is saved.`,
+    exitCode: EXIT.timeLimit,
+    outcome: "max_time",
+  };
+}
+
+/** Stops the clock and the inbox watch; says which inbox messages no turn boundary came to deliver. */
+function finishLimits(limits: RunLimits): void {
+  limits.stop();
+  const left = limits.undelivered();
+  if (left.length > 0)
+    process.stderr.write(
+      `nex: ${left.length} inbox message(s) arrived after the last turn and were not delivered: ${left.map((m) => JSON.stringify(m)).join("; ")}. Send them as the next task (e.g. with --session-id to continue this session).\n`,
+    );
+}
+
+async function readTask(io: RunIo, words: string): Promise<string> {
+  if (io.taskFrom === "args" || io.taskFrom === "stream") return words;
+  const text =
+    io.taskFrom === "file" ? readText(io.promptFile as string, "--prompt-file") : await readStdin();
+  if (text.trim() === "")
+    throw new ConfigError(
+      io.taskFrom === "file"
+        ? `The prompt file ${io.promptFile} is empty; write the task in it.`
+        : "The task read from stdin is empty; pipe the task in, e.g. `echo 'fix the tests' | nex run -`.",
+    );
+  return text;
+}
+
+function systemPromptOf(io: RunIo): { replace?: string; append?: string } {
+  const replace =
+    io.systemPromptFile !== undefined
+      ? readText(io.systemPromptFile, "--system-prompt-file")
+      : io.systemPrompt;
+  return {
+    ...(replace !== undefined ? { replace } : {}),
+    ...(io.appendSystemPrompt !== undefined ? { append: io.appendSystemPrompt } : {}),
+  };
+}
+
+function readText(path: string, flag: string): string {
+  try {
+    return readFileSync(resolve(path), "utf8");
+  } catch (error) {
+    throw new ConfigError(
+      `${flag} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give a readable file.`,
+    );
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}

@@ -1,0 +1,174 @@
+import {
+  closeSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  unwatchFile,
+  watchFile,
+} from "node:fs";
+import { resolve } from "node:path";
+
+/** What a running `nex run` is told from outside: its time budget and its inbox. */
+export interface RunLimits {
+  /** Notes for the model at the next turn boundary (taken once each). */
+  takeNotes(): string[];
+  /** True once `--max-time` ran out. */
+  timedOut(): boolean;
+  /** Called when the time budget runs out (the session is interrupted). */
+  onTimeout(stop: () => void): void;
+  /** Messages that arrived but no turn boundary came to deliver them. */
+  undelivered(): string[];
+  stop(): void;
+}
+
+const INBOX_POLL_MS = 300;
+
+/** Starts `--max-time`'s clock and `--inbox`'s watch; `err` gets what the user should know. */
+export function startRunLimits(
+  options: { maxTimeMs?: number; inbox?: string },
+  err: (text: string) => void,
+): RunLimits {
+  const notes: string[] = [];
+  const timers: NodeJS.Timeout[] = [];
+  let out = false;
+  let stopRun: (() => void) | null = null;
+  const { maxTimeMs, inbox } = options;
+  if (maxTimeMs !== undefined) {
+    const budget = describe(maxTimeMs);
+    timers.push(
+      setTimeout(() => {
+        notes.push(
+          `80% of this run's time budget (${budget}) is spent. Finish the step you are on, leave the work consistent, and give your final answer now; the run is stopped when the budget is spent.`,
+        );
+      }, maxTimeMs * 0.8),
+      setTimeout(() => {
+        out = true;
+        err(`nex: the time budget of ${budget} (--max-time) is spent; stopping the run.\n`);
+        stopRun?.();
+      }, maxTimeMs),
+    );
+    for (const timer of timers) timer.unref();
+  }
+  const stopInbox = inbox
+    ? watchInbox(resolve(inbox), (message) => notes.push(message), err)
+    : null;
+  return {
+    takeNotes: () => notes.splice(0),
+    timedOut: () => out,
+    onTimeout: (stop) => {
+      stopRun = stop;
+    },
+    undelivered: () =>
+      notes
+        .filter((note) => note.startsWith(INBOX_PREFIX))
+        .map((note) => note.slice(INBOX_PREFIX.length)),
+    stop: () => {
+      for (const timer of timers) clearTimeout(timer);
+      stopInbox?.();
+    },
+  };
+}
+
+const INBOX_PREFIX = "A message for you arrived (from the orchestrator's inbox): ";
+
+/**
+ * Watches a JSON-lines file (polling: it works on every file system and through a delete and
+ * re-create). Lines present when nex starts are old; each line added later is one message. A line is
+ * read once it is complete (ends with a newline).
+ */
+function watchInbox(path: string, deliver: (note: string) => void, err: (text: string) => void) {
+  let offset = sizeOf(path) ?? 0;
+  let missing = sizeOf(path) === null;
+  let partial = "";
+  // Numbered as the file's lines are, so an error names the line an editor shows.
+  let lineNumber = missing ? 0 : linesIn(path);
+  if (missing) err(`nex: the inbox ${path} does not exist yet; nex reads it once it is created.\n`);
+  const poll = () => {
+    const size = sizeOf(path);
+    if (size === null) {
+      if (!missing)
+        err(
+          `nex: the inbox ${path} was removed; messages written to a new file of that name are read from its start.\n`,
+        );
+      missing = true;
+      offset = 0;
+      partial = "";
+      return;
+    }
+    if (missing || size < offset) {
+      // Re-created or truncated: a new file, read from its start.
+      offset = 0;
+      partial = "";
+      missing = false;
+    }
+    if (size === offset) return;
+    const fd = openSync(path, "r");
+    try {
+      const buffer = Buffer.alloc(size - offset);
+      const read = readSync(fd, buffer, 0, buffer.length, offset);
+      offset += read;
+      partial += buffer.subarray(0, read).toString("utf8");
+    } finally {
+      closeSync(fd);
+    }
+    const lines = partial.split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      lineNumber += 1;
+      if (line.trim() === "") continue;
+      const text = messageOf(line);
+      if (text === null)
+        err(
+          `nex: inbox line ${lineNumber} is not a message and was skipped; write one JSON object per line such as {"message":"..."}.\n`,
+        );
+      else deliver(`${INBOX_PREFIX}${text}`);
+    }
+  };
+  watchFile(path, { interval: INBOX_POLL_MS, persistent: false }, poll);
+  return () => unwatchFile(path, poll);
+}
+
+/** The text of an inbox line: `{"message":"…"}`, `{"text":"…"}`, a stream-json user line, or a JSON string. */
+function messageOf(line: string): string | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (typeof value === "string") return value.trim() ? value : null;
+  if (!value || typeof value !== "object") return null;
+  const record = value as Record<string, unknown>;
+  for (const key of ["message", "text", "content"]) {
+    const field = record[key];
+    if (typeof field === "string" && field.trim()) return field;
+    if (field && typeof field === "object") {
+      const content = (field as Record<string, unknown>).content;
+      if (typeof content === "string" && content.trim()) return content;
+    }
+  }
+  return null;
+}
+
+function linesIn(path: string): number {
+  try {
+    return readFileSync(path, "utf8").split("\n").length - 1;
+  } catch {
+    return 0;
+  }
+}
+
+function sizeOf(path: string): number | null {
+  try {
+    return statSync(path).size;
+  } catch {
+    return null;
+  }
+}
+
+function describe(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return `${Math.round(ms / 1000)}s`;
+}

@@ -1,0 +1,3 @@
+export type { SessionSettings } from "./control.ts";
+export type { RunFailure } from "./envelope.ts";
+export { type OpenedForStream, type PromptFinisher, runStreamJson } from "./run.ts";

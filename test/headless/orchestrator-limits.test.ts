@@ -1,0 +1,160 @@
+// --output-schema, --max-time and --inbox through the real CLI against the stub endpoint.
+import assert from "node:assert/strict";
+import { appendFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { makeSandbox, runNex, startNex } from "../support/cli.ts";
+import { startStubEndpoint } from "../support/stub-endpoint.ts";
+import { hang, openaiText, openaiToolCall, status } from "../support/stub-scripts.ts";
+
+const SCHEMA = {
+  type: "object",
+  required: ["status", "files"],
+  properties: {
+    status: { enum: ["done", "blocked"] },
+    files: { type: "array", items: { type: "string" } },
+  },
+  additionalProperties: false,
+};
+
+function setUpBox(url: string) {
+  const box = makeSandbox();
+  const schema = join(box.workspace, "..", "schema.json");
+  writeFileSync(schema, JSON.stringify(SCHEMA));
+  const base = [
+    "run",
+    "--model",
+    "stub-model",
+    "--base-url",
+    `${url}/v1`,
+    "--data-dir",
+    box.dataDir,
+  ];
+  return { box, schema, base, env: { ...box.env, OPENAI_API_KEY: "k" } };
+}
+
+type Body = { messages: Array<{ role: string; content: unknown }> };
+
+test("--output-schema: the model is told the schema, a wrong answer gets one corrective retry, stdout is only the valid JSON", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiText("I am done, I changed a.ts."),
+      openaiText('{"status":"done","files":["a.ts"]}'),
+    ],
+  });
+  const { box, schema, base, env } = setUpBox(stub.url);
+  const result = await runNex([...base, "--output-schema", schema, "fix it"], {
+    cwd: box.workspace,
+    env,
+  });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.deepEqual(JSON.parse(result.stdout), { status: "done", files: ["a.ts"] });
+  const [first, second] = stub.requestsTo("/v1/chat/completions").map((r) => r.body as Body);
+  assert.match(JSON.stringify(first?.messages.at(-1)), /valid against this JSON Schema/);
+  assert.match(
+    JSON.stringify(second?.messages.at(-1)),
+    /does not meet the required JSON Schema: it is not JSON/,
+  );
+});
+
+test("--output-schema: two answers that miss the schema end with exit 6 and say why; nothing invalid on stdout", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [openaiText('{"status":"finished"}'), openaiText('{"status":"finished","files":[]}')],
+  });
+  const { box, schema, base, env } = setUpBox(stub.url);
+  const result = await runNex([...base, "--output-schema", schema, "fix it"], {
+    cwd: box.workspace,
+    env,
+  });
+  await stub.close();
+  assert.equal(result.code, 6);
+  assert.equal(result.stdout, "");
+  assert.match(
+    result.stderr,
+    /does not meet --output-schema after one corrective retry: \/status must be equal to one of the allowed values/,
+  );
+});
+
+test("--output-schema in stream-json: the result carries structured_output; a schema that does not compile is refused before any request", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [openaiText('{"status":"blocked","files":[]}')],
+  });
+  const { box, schema, base, env } = setUpBox(stub.url);
+  const ok = await runNex(
+    [...base, "--output-format", "stream-json", "--output-schema", schema, "go"],
+    {
+      cwd: box.workspace,
+      env,
+    },
+  );
+  assert.equal(ok.code, 0, ok.stderr);
+  const result = JSON.parse(ok.stdout.trim().split("\n").at(-1) as string);
+  assert.deepEqual(result.structured_output, { status: "blocked", files: [] });
+  writeFileSync(schema, '{"type":"objekt"}');
+  const bad = await runNex([...base, "--output-schema", schema, "go"], { cwd: box.workspace, env });
+  await stub.close();
+  assert.equal(bad.code, 3);
+  assert.match(bad.stderr, /does not compile as a JSON Schema/);
+  assert.equal(stub.requestsTo("/v1/chat/completions").length, 1);
+});
+
+test("--max-time: a run past its budget is stopped and exits 5, with the session saved", async () => {
+  const stub = await startStubEndpoint({ scripts: [hang()] });
+  const { box, base, env } = setUpBox(stub.url);
+  const result = await runNex([...base, "--max-time", "2s", "take forever"], {
+    cwd: box.workspace,
+    env,
+  });
+  await stub.close();
+  assert.equal(result.code, 5, result.stderr);
+  assert.match(result.stderr, /time budget of 2s \(--max-time\) is spent/);
+});
+
+test("--inbox: a line added while nex runs reaches the model at the next turn boundary; bad lines and a removed inbox are reported", async () => {
+  let delivered: () => void = () => {};
+  const firstRequest = new Promise<void>((resolve) => {
+    delivered = resolve;
+  });
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let chats = 0;
+  const stub = await startStubEndpoint({
+    handler: async (request) => {
+      if (!request.path.endsWith("/chat/completions")) return status(404);
+      chats += 1;
+      if (chats === 1) {
+        delivered();
+        // The turn's tool runs only after the orchestrator wrote and nex saw it (see below).
+        await released;
+        return openaiToolCall({ name: "list_dir", args: { path: "." } });
+      }
+      return openaiText("Saw the message.");
+    },
+  });
+  const { box, base, env } = setUpBox(stub.url);
+  const inbox = join(box.workspace, "..", "inbox.jsonl");
+  writeFileSync(inbox, '{"message":"old news, not for this run"}\n');
+  const run = startNex([...base, "--inbox", inbox, "look around"], { cwd: box.workspace, env });
+  await firstRequest;
+  appendFileSync(inbox, 'not json\n{"message":"also update the changelog"}\n');
+  await until(() => run.stderrSoFar().includes("inbox line 2"));
+  unlinkSync(inbox);
+  await until(() => run.stderrSoFar().includes("was removed"));
+  release();
+  const result = await run.done;
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  const second = JSON.stringify(
+    (stub.requestsTo("/v1/chat/completions")[1]?.body as Body | undefined)?.messages,
+  );
+  assert.match(second, /also update the changelog/);
+  assert.doesNotMatch(second, /old news/);
+  assert.match(result.stderr, /inbox line 2 is not a message and was skipped/);
+});
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setTimeout(r, 25));
+}
