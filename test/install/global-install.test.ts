@@ -26,8 +26,8 @@ function systemNode(): { dir: string } | undefined {
 }
 
 // The child npm must not inherit this run's npm settings (npm test sets npm_config_* and friends).
-function cleanEnv(pathDirs: string[], home: string): Record<string, string> {
-  const env: Record<string, string> = {};
+function cleanEnv(pathDirs: string[], home: string): Record<string, string> & { PATH: string } {
+  const env: Record<string, string> & { PATH: string } = { PATH: "" };
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^npm_/i.test(key) && key !== "NODE_OPTIONS") env[key] = value;
   }
