@@ -48,6 +48,7 @@ async function dispatch(command: Command): Promise<number> {
       });
     }
     case "chat": {
+      if (!(await firstRunSetupDone(command))) return EXIT.config;
       const { openSession } = await import("../runtime/open-session.ts");
       const { runTui } = await import("../tui/index.ts");
       const opened = await openSession(command.options, process.env, process.cwd(), {
@@ -122,6 +123,21 @@ async function dispatch(command: Command): Promise<number> {
       return runDemo(command.scenario, command.options);
     }
   }
+}
+
+/** A chat on a terminal with nothing configured asks where to go first; false when the user left instead. */
+async function firstRunSetupDone(command: Command & { type: "chat" }): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY || command.resume) return true;
+  const { unconfiguredConfigPath } = await import("../runtime/first-run.ts");
+  const { existsSync } = await import("node:fs");
+  const path = unconfiguredConfigPath(command.options, process.env, existsSync);
+  if (!path) return true;
+  const { runFirstRunSetup } = await import("./first-run-setup.ts");
+  if (await runFirstRunSetup(path, process.env)) return true;
+  process.stderr.write(
+    "\nnex: set-up stopped; nothing was written. Run `nex` again, or pass --base-url and --model.\n",
+  );
+  return false;
 }
 
 function formatBytes(bytes: number): string {

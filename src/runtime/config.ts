@@ -223,7 +223,7 @@ function seconds(value: string | undefined, name: string): number | undefined {
   return parsed;
 }
 
-function defaultConfigPath(env: Env): string {
+export function defaultConfigPath(env: Env): string {
   const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
   return join(base, "nex", "config.json");
 }
