@@ -13,7 +13,7 @@ import {
   shownSummary,
   ToolBlock,
 } from "./components/index.ts";
-import { tailToFit, wrappedRows } from "./fit.ts";
+import { wrappedRows } from "./fit.ts";
 import {
   answerGuardMs,
   handleKey,
@@ -21,6 +21,7 @@ import {
   type InputState,
   initialInput,
 } from "./keymap.ts";
+import { answerText, renderedTail } from "./markdown.ts";
 import type { UiStore } from "./store.ts";
 import { type Entry, initialTranscript } from "./transcript.ts";
 import { addEntry, answered, type PendingPermission } from "./ui-state.ts";
@@ -38,11 +39,11 @@ export interface AppProps {
 }
 
 /** Committed entries, each written once above the live region: re-renders do not grow with the chat. */
-function EntryList(props: { entries: readonly Entry[] }): React.ReactElement {
+function EntryList(props: { entries: readonly Entry[]; columns: number }): React.ReactElement {
   const items = props.entries as Entry[];
   return h(Static<Entry>, {
     items,
-    children: (entry: Entry) => h(EntryView, { key: entry.id, entry }),
+    children: (entry: Entry) => h(EntryView, { key: entry.id, entry, columns: props.columns }),
   });
 }
 
@@ -247,12 +248,12 @@ export function App(props: AppProps): React.ReactElement {
   const streamRows = rows - fixedRows;
   const streaming =
     transcript.streaming.trim() !== "" && streamRows > 0
-      ? tailToFit(plainText(transcript.streaming), columns, streamRows)
+      ? renderedTail(answerText(transcript.streaming, columns), columns, streamRows)
       : null;
   return h(
     Box,
     { flexDirection: "column" },
-    h(EntryList, { key: staticKey, entries: transcript.entries }),
+    h(EntryList, { key: staticKey, entries: transcript.entries, columns }),
     streaming !== null
       ? h(Box, { marginTop: transcript.streamingContinues ? 0 : 1 }, h(Text, null, streaming))
       : null,

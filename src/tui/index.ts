@@ -4,6 +4,7 @@ import type { Message } from "../protocol/index.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
 import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
 import { App } from "./app.ts";
+import { loadMarkdown } from "./markdown.ts";
 import { createStore } from "./store.ts";
 import { addEntry, initialUi, type UiState } from "./ui-state.ts";
 
@@ -26,7 +27,8 @@ function welcome(state: UiState, session: AgentSession, resumeLine: string | und
   });
   const recalled = recall(head, session.history());
   return resumeLine
-    ? addEntry(recalled, { type: "info", tone: "warn", text: resumeLine })
+    ? // Routine (the window's source, how a resumed chat was fitted): plain, not a yellow warning.
+      addEntry(recalled, { type: "info", tone: "plain", text: resumeLine })
     : recalled;
 }
 
@@ -69,6 +71,9 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     );
     return 2;
   }
+  // The markdown renderer loads off the start-up path; a resumed chat shows its past answers with it.
+  const markdown = loadMarkdown();
+  if (session.history().length > 0) await markdown;
   const store = createStore(welcome(initialUi(session.info), session, options.resumeLine));
   const unsubscribe = session.subscribe((event) => store.dispatch(event));
   const instance = render(
