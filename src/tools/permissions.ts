@@ -3,6 +3,7 @@ import type { PermissionCheck, PermissionMode, ToolInvocation } from "../protoco
 import { codeOption } from "./code-options.ts";
 import { type HazardContext, hazardOf } from "./command-hazards.ts";
 import { coverageHazard } from "./coverage-hazards.ts";
+import { isReadOnlyCommandLine } from "./read-only-commands.ts";
 import { type ParsedCommand, parseCommand, type SubCommand } from "./shell-commands.ts";
 import type { Tool } from "./tool.ts";
 import { configuredHooksDir, controlledEdit, type TrustedCommand } from "./trusted-files.ts";
@@ -228,6 +229,11 @@ export function createPermissions(options: PermissionOptions): Permissions {
       }
       return ask(` (⚠ ${hazard})`);
     }
+    if (
+      mode !== "approve_all" &&
+      isReadOnlyCommandLine(result.commands, context.roots, context.allowedPaths)
+    )
+      return { type: "allow" };
     const hidden = result.commands.filter((sub) => sub.opaque);
     // `--yes` approves only what undo can repair: not a change to what the snapshot leaves out.
     if (mode === "approve_all" && context.coverage && !approvedCommands.has(command)) {
