@@ -3,6 +3,7 @@ import { join, relative } from "node:path";
 import type { PermissionMode, ReadRecord, ToolHost, ToolSpec } from "../protocol/index.ts";
 import type { AfterRename } from "./atomic-write.ts";
 import { bashTool } from "./bash.ts";
+import { previewChange } from "./change-preview.ts";
 import { createCheckpointRecorder } from "./checkpoints.ts";
 import { mayChange } from "./coverage-hazards.ts";
 import { dispatch, validateArguments } from "./dispatch.ts";
@@ -229,6 +230,14 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
             : { type: "unavailable", reason: "the workspace cannot be used" };
         },
       };
+    },
+    async preview(tool, args) {
+      const ctx = await context();
+      return previewChange(tool.name, args, {
+        ...ctx,
+        signal: AbortSignal.timeout(5_000),
+        turn: 0,
+      });
     },
     async summarize(tool, args) {
       const ctx = await context();

@@ -27,6 +27,8 @@ export interface PermissionOptions {
    */
   locate(path: string): Promise<{ where: "inside" | "allowed"; display: string } | null>;
   summarize(tool: Tool, args: Record<string, unknown>): Promise<string>;
+  /** What a file tool's call would change, for the prompt (null when there is nothing to show). */
+  preview?(tool: Tool, args: Record<string, unknown>): Promise<string | null>;
   /** Where commands run, for judging what undo could not repair. */
   hazards(): Promise<HazardContext>;
   /** Why commands cannot be confined although they must be (then none runs without a person's yes). */
@@ -127,6 +129,21 @@ function rememberedPattern(command: SubCommand): Pattern {
   return { words: command.words, exact: true };
 }
 
+/** What remember() would approve for a command line, in words for the prompt. */
+function sessionScope(result: ParsedCommand): string {
+  if (result.type !== "parsed") return "this exact command line, again, for this session";
+  const patterns = result.commands
+    .filter((sub) => !sub.opaque)
+    .map((sub) => rememberedPattern(sub))
+    .map((pattern) =>
+      pattern.exact ? `\`${pattern.words.join(" ")}\`` : `\`${pattern.words.join(" ")} …\``,
+    );
+  const unique = [...new Set(patterns)];
+  return unique.length === 0
+    ? "this exact command line, again, for this session"
+    : `this command line, and ${unique.join(", ")} commands, for this session`;
+}
+
 const quote = (command: SubCommand): string =>
   command.text.length > 60 ? `${command.text.slice(0, 60)}…` : command.text;
 
@@ -194,11 +211,12 @@ export function createPermissions(options: PermissionOptions): Permissions {
     command: string,
     summarize: () => Promise<string>,
   ): Promise<PermissionCheck> => {
+    const result = await parse(command);
     const ask = async (note = ""): Promise<Extract<PermissionCheck, { type: "ask" }>> => ({
       type: "ask",
       summary: `${await summarize()}${note}`,
+      scope: sessionScope(result),
     });
-    const result = await parse(command);
     if (result.type === "unparsed") {
       if (mode === "approve_all" && deny.length === 0) return { type: "allow" };
       return ask(` (could not be parsed: ${result.reason})`);
@@ -305,15 +323,23 @@ export function createPermissions(options: PermissionOptions): Permissions {
       }
       // Never approved silently, neither by auto_edit nor by an earlier approval for the session.
       if (controlled) {
+        const preview = await options.preview?.(tool, call.args).catch(() => null);
         return {
           type: "ask",
           summary: `${await summarize()} (⚠ ${controlled.why})`,
+          ...(preview ? { preview } : {}),
           warning: controlled.why,
         };
       }
       if (mode === "auto_edit" && located.where === "inside") return { type: "allow" };
       if (approvedTools.has(tool.name)) return { type: "allow" };
-      return { type: "ask", summary: await summarize() };
+      const preview = await options.preview?.(tool, call.args).catch(() => null);
+      return {
+        type: "ask",
+        summary: await summarize(),
+        scope: `every ${tool.name} call, for this session (edits to files that control what runs still ask)`,
+        ...(preview ? { preview } : {}),
+      };
     },
     remember(call) {
       const tool = options.tools.get(call.name);

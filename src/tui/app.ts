@@ -7,9 +7,11 @@ import { runCommand } from "./command-runner.ts";
 import { modeLabel, nextMode, parseCommand } from "./commands.ts";
 import {
   EntryView,
+  isHazard,
   PermissionView,
   PromptView,
   StatusBar,
+  shownPreview,
   shownSummary,
   ToolBlock,
 } from "./components/index.ts";
@@ -22,6 +24,7 @@ import {
   initialInput,
 } from "./keymap.ts";
 import { answerText, renderedTail } from "./markdown.ts";
+import type { MeterState } from "./meter.ts";
 import type { UiStore } from "./store.ts";
 import { type Entry, initialTranscript } from "./transcript.ts";
 import { addEntry, answered, type PendingPermission } from "./ui-state.ts";
@@ -72,9 +75,22 @@ function formatKb(bytes: number): string {
   return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
 }
 
-function answerWords(name: string, reply: PermissionAnswer): string {
+/** Where a command would run and how it is confined, for its prompt. */
+function commandPlace(workspace: string, sandbox: MeterState["sandbox"]): string {
+  const how =
+    sandbox === null || sandbox.state === "active"
+      ? `sandboxed (${sandbox?.mode ?? "workspace-write"}, ${sandbox?.network ? "network" : "no network"})`
+      : "UNSANDBOXED: it can change anything your user can";
+  return `in ${plainText(workspace)} · ${how}`;
+}
+
+function answerWords(request: PendingPermission, reply: PermissionAnswer): string {
+  const name = request.name;
   if (reply.type === "allow_once") return `Allowed ${name} once.`;
-  if (reply.type === "allow_session") return `Allowed ${name} for the rest of this session.`;
+  if (reply.type === "allow_session")
+    return request.scope
+      ? `Allowed ${plainText(request.scope)}.`
+      : `Allowed ${name} for the rest of this session.`;
   return `Denied ${name}.`;
 }
 
@@ -169,14 +185,15 @@ export function App(props: AppProps): React.ReactElement {
     store.update((state) => {
       const next = answered(state, request.callId);
       if (reply.type === "deny") return next;
-      return addEntry(next, { type: "info", text: answerWords(request.name, reply), tone: "dim" });
+      return addEntry(next, { type: "info", text: answerWords(request, reply), tone: "dim" });
     });
     session.answerPermission(request.callId, reply);
   };
 
   // The whole request goes to the chat above, where the scrollback holds every row of it.
   const viewRequest = (request: PendingPermission) => {
-    const text = `${plainText(request.name)} asks to run, in full:\n${plainText(request.summary)}`;
+    const change = request.preview ? `\n${plainText(request.preview)}` : "";
+    const text = `${plainText(request.name)} asks to run, in full:\n${plainText(request.summary)}${change}`;
     store.update((state) => addEntry(state, { type: "info", text, tone: "plain" }));
   };
 
@@ -222,7 +239,8 @@ export function App(props: AppProps): React.ReactElement {
       guardMs: props.answerGuardMs ?? answerGuardMs,
       permissionWhole:
         permission === null ||
-        shownSummary(permission.summary, columns, summaryRows).hiddenRows === 0,
+        (shownSummary(permission.summary, columns, summaryRows).hiddenRows === 0 &&
+          !isHazard(permission)),
     };
     const result = handleKey(input.current, ctx, typed, key);
     setInput(result.state);
@@ -234,8 +252,12 @@ export function App(props: AppProps): React.ReactElement {
   // Every live part has a row budget: the live region must stay shorter than the terminal (see fit.ts).
   const editorRows = Math.max(1, Math.min(8, Math.floor(rows / 4)));
   const summary = pending ? shownSummary(pending.summary, columns, summaryRows) : null;
+  // The change's diff gets what is left of half the terminal.
+  const previewBudget = Math.max(3, Math.floor(rows / 2) - summaryRows);
+  const preview = pending ? shownPreview(pending.preview, previewBudget) : null;
   const promptRows = summary
-    ? 4 +
+    ? 6 +
+      (preview ? preview.lines.length + (preview.hidden > 0 ? 1 : 0) : 0) +
       wrappedRows(summary.text, columns - 4) +
       (summary.hiddenRows > 0 ? 1 : 0) +
       (shown.reason ? 4 : shown.hint ? 1 : 0)
@@ -276,6 +298,8 @@ export function App(props: AppProps): React.ReactElement {
           reason: shown.reason,
           columns,
           maxSummaryRows: summaryRows,
+          maxPreviewRows: previewBudget,
+          where: commandPlace(session.info.workspace, meter.sandbox),
           note: shown.hint,
         })
       : h(PromptView, {

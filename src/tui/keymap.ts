@@ -17,6 +17,11 @@ export interface InputState {
   hint: string | null;
   /** When a key last reached a permission prompt without answering it (ms, the context's clock). */
   strayAt: number;
+  /**
+   * Answer keys pressed too early, before any typing: meant as answers, so they never reach the draft,
+   * unless more typing follows (then they were the start of a word, and go to the draft with it).
+   */
+  swallowed?: string;
 }
 
 export const initialInput: InputState = {
@@ -113,7 +118,12 @@ function editKey(state: edit.EditorState, input: string, key: Key): edit.EditorS
 }
 
 // Keys that do not answer the question (typing that was meant for the prompt) go to the draft.
-function strayKey(state: InputState, ctx: InputContext, input: string, key: Key): KeyResult {
+function strayKey(current: InputState, ctx: InputContext, input: string, key: Key): KeyResult {
+  // Typing after held-back keys: they were the start of it.
+  const state =
+    current.swallowed && !key.return && editKey(current.editor, input, key) !== null
+      ? { ...current, editor: edit.insert(current.editor, current.swallowed), swallowed: "" }
+      : current;
   const editor = key.return ? null : editKey(state.editor, input, key);
   const next = { ...state, strayAt: ctx.now };
   if (editor === null || editor === state.editor) return { state: next, actions: [] };
@@ -133,9 +143,17 @@ function permissionKey(
     const quiet = ctx.now - Math.max(ctx.permissionShownAt, state.strayAt) >= ctx.guardMs;
     const choice = lone && quiet && input.length === 1 ? input.toLowerCase() : null;
     const answer = (a: PermissionAnswer): KeyResult => ({
-      state: { ...state, hint: null },
+      state: { ...state, hint: null, swallowed: "" },
       actions: [{ type: "answer", request, answer: a }],
     });
+    // An answer key pressed as the question appeared, before any typing, is held back: it neither
+    // answers nor lands in the draft later (it was meant as an answer, too early).
+    const typing = state.strayAt >= ctx.permissionShownAt && !state.swallowed;
+    if (lone && !quiet && !typing && input.length === 1 && "yanv".includes(input.toLowerCase())) {
+      const hint = `${input} ignored: pressed as the question appeared. Read it, then press again.`;
+      const swallowed = `${state.swallowed ?? ""}${input}`;
+      return { state: { ...state, strayAt: ctx.now, swallowed, hint }, actions: [] };
+    }
     if (choice === "y") return answer({ type: "allow_once" });
     if (choice === "a" && !ctx.permissionWhole) {
       const hint =
@@ -266,7 +284,7 @@ function fold(
   }
   if (key.tab && key.shift) return { state: armed, actions: [{ type: "cycle_mode" }] };
   if (ctx.permission) return permissionKey(armed, ctx, ctx.permission, input, key, lone);
-  return promptKey(armed, ctx, input, key);
+  return promptKey(armed.swallowed ? { ...armed, swallowed: "" } : armed, ctx, input, key);
 }
 
 function merge(first: KeyResult, second: KeyResult): KeyResult {
