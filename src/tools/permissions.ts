@@ -233,8 +233,8 @@ export function createPermissions(options: PermissionOptions): Permissions {
     const context = await options.hazards();
     const hazard = hazardOf(result.commands, context);
     if (hazard) {
-      // Only a person's yes, or a rule the user wrote for it, runs what undo cannot repair.
-      if (approvedCommands.has(command)) return { type: "allow" };
+      // Only a person's yes (each time: never for the session), or a rule the user wrote for it,
+      // runs what undo cannot repair.
       const ruled = result.commands.every((sub) =>
         allow.some((pattern) => matchesPattern(sub.words, pattern)),
       );

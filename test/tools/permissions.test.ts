@@ -594,3 +594,11 @@ test("--yes does not run a plain git push when the repository's config forces ev
   assert.equal(answer.type, "deny");
   assert.match(answer.type === "deny" ? answer.reason : "", /history on the remote/);
 });
+
+test("a command undo could not repair asks every time, even after a yes for the session", async () => {
+  const tools = host(sandbox(), { mode: "ask" });
+  const hazard = bash("rm -rf ../elsewhere");
+  assert.equal((await check(tools, hazard)).type, "ask");
+  tools.rememberApproval(hazard);
+  assert.equal((await check(tools, hazard)).type, "ask");
+});
