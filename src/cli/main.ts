@@ -73,10 +73,11 @@ async function dispatch(command: Command): Promise<number> {
         return EXIT.done;
       }
       for (const row of rows) {
-        // The last message is often the model's.
+        // The first prompt says what a session is about; the last message is often the model's.
+        const about = row.firstPrompt || row.lastMessage;
         process.stdout.write(
           plainText(
-            `${row.sessionId}  ${row.startedAt}  ${row.messages} messages  ${formatBytes(row.bytes)}  ${row.workspace}\n    ${row.lastMessage}\n`,
+            `${row.sessionId}  ${row.startedAt}  ${row.messages} messages  ${formatBytes(row.bytes)}  ${row.workspace}\n    ${about}\n`,
           ),
         );
       }

@@ -1,6 +1,9 @@
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { type PermissionMode, plainText } from "../protocol/index.ts";
 import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
 import { type Command, helpText, nextMode } from "./commands.ts";
+import { statusText, transcriptMarkdown } from "./session-views.ts";
 import type { UiStore } from "./store.ts";
 import { addEntry } from "./ui-state.ts";
 
@@ -27,7 +30,7 @@ function say(
 function sessionTable(sessions: SessionSummary[]): string {
   if (sessions.length === 0) return "No saved sessions in this workspace yet.";
   const rows = sessions.map((s) => {
-    const last = s.lastMessage.replace(/\s+/g, " ");
+    const last = (s.firstPrompt || s.lastMessage).replace(/\s+/g, " ");
     const preview = last.length > 50 ? `${last.slice(0, 49)}…` : last;
     return `${s.sessionId}  ${s.startedAt}  ${String(s.messages).padStart(4)} msgs  ${preview}`;
   });
@@ -81,6 +84,25 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
       }
       case "sessions":
         return say(store, sessionTable(await session.listSessions()));
+      case "status":
+        return say(store, statusText(session.info, store.get().meter, ctx.mode));
+      case "export": {
+        const path = resolve(
+          session.info.workspace,
+          command.path ?? `nex-${session.info.sessionId}.md`,
+        );
+        // Never over an existing file: the user's work is not replaced by a transcript.
+        await writeFile(path, transcriptMarkdown(session.info, session.history()), {
+          flag: "wx",
+        }).catch((error: NodeJS.ErrnoException) => {
+          throw new Error(
+            error.code === "EEXIST"
+              ? `${path} already exists; nothing was written. Give another name: /export other.md`
+              : `${path} could not be written (${error.message}); nothing was written.`,
+          );
+        });
+        return say(store, `Wrote the conversation to ${path}.`, "good");
+      }
       case "resume": {
         const found = findSession(await session.listSessions(), command.id);
         if (typeof found === "string") return say(store, found, "warn");

@@ -7,6 +7,8 @@ export type Command =
   | { type: "compact" }
   | { type: "model"; name: string }
   | { type: "sessions" }
+  | { type: "status" }
+  | { type: "export"; path: string | null }
   | { type: "resume"; id: string }
   | { type: "clear" }
   | { type: "help" }
@@ -45,7 +47,9 @@ export const helpText = [
   "/compact        summarise the conversation now so it takes less of the context window",
   "/model <name>   use another model for the next requests",
   "/mode [name]    cycle the permission mode, or set it: ask, auto_edit, approve_all",
-  "/sessions       list the saved sessions of this workspace",
+  "/status         model, endpoint, window and its source, context use, sandbox, session file",
+  "/export [file]  write the conversation as a markdown transcript (default nex-<session>.md)",
+  "/sessions       list the saved sessions of this workspace, each with its first prompt",
   "/resume <id>    print the command that resumes a saved session (nex resume <id>)",
   "/clear          start a fresh conversation in the same workspace",
   "/reasoning      show the model's last reasoning in full (the chat shows it collapsed)",
@@ -86,6 +90,10 @@ export function parseCommand(text: string): Command | null {
       return { type: "model", name: arg };
     case "sessions":
       return { type: "sessions" };
+    case "status":
+      return { type: "status" };
+    case "export":
+      return { type: "export", path: arg === "" ? null : arg };
     case "resume":
       if (arg === "")
         return { type: "invalid", message: "/resume needs a session id; /sessions lists them." };

@@ -117,5 +117,9 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     if (status.request || status.retry || status.tools.length > 0) session.interrupt();
     store.dispose();
     await session.close();
+    // The way back in, where the user looks last.
+    if (session.history().length > 0) {
+      stdout.write(`\nResume this session with: nex resume ${session.info.sessionId}\n`);
+    }
   }
 }
