@@ -161,7 +161,7 @@ export function App(props: AppProps): React.ReactElement {
     [store],
   );
 
-  const submit = (text: string) => {
+  const submit = (text: string, shown = text) => {
     if (busy.current) {
       setInput({
         ...input.current,
@@ -176,7 +176,7 @@ export function App(props: AppProps): React.ReactElement {
       void work(() => runCommand(command, ctx));
       return;
     }
-    store.update((state) => addEntry(state, { type: "user", text }));
+    store.update((state) => addEntry(state, { type: "user", text: shown }));
     void work(() => session.submit(text));
   };
 
@@ -200,7 +200,7 @@ export function App(props: AppProps): React.ReactElement {
   const perform = (action: InputAction) => {
     switch (action.type) {
       case "submit":
-        return submit(action.text);
+        return submit(action.text, action.shown);
       case "interrupt":
         return session.interrupt();
       case "answer":
