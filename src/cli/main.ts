@@ -49,21 +49,8 @@ async function dispatch(command: Command): Promise<number> {
     }
     case "chat": {
       if (!(await firstRunSetupDone(command))) return EXIT.config;
-      const { openSession } = await import("../runtime/open-session.ts");
-      const { runTui } = await import("../tui/index.ts");
-      const opened = await openSession(command.options, process.env, process.cwd(), {
-        resume: command.resume,
-        approvals: "interactive",
-        concealEnvironment: true,
-      });
-      const opening = opened.events.flatMap((event) =>
-        event.type === "context_fitted"
-          ? [event.line]
-          : event.type === "notice"
-            ? [event.message]
-            : [],
-      );
-      return runTui(opened.session, opening.length > 0 ? { resumeLine: opening.join("\n") } : {});
+      const { runChat } = await import("./chat.ts");
+      return runChat(command.options, command.resume);
     }
     case "sessions": {
       const { listSessionsFor } = await import("../runtime/open-session.ts");

@@ -2,7 +2,7 @@ import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
 import React, { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { PermissionAnswer, PermissionMode } from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
-import type { AgentSession } from "../runtime/agent-session.ts";
+import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
 import { runCommand } from "./command-runner.ts";
 import { modeLabel, nextMode, parseCommand } from "./commands.ts";
 import {
@@ -25,6 +25,7 @@ import {
 } from "./keymap.ts";
 import { answerText, renderedTail } from "./markdown.ts";
 import type { MeterState } from "./meter.ts";
+import { pickerKey, SessionPicker } from "./session-picker.ts";
 import type { UiStore } from "./store.ts";
 import { type Entry, initialTranscript } from "./transcript.ts";
 import { addEntry, answered, type PendingPermission } from "./ui-state.ts";
@@ -39,6 +40,8 @@ export interface AppProps {
   clearScreen(): void;
   /** Quiet ms before a permission prompt takes an answer key; answerGuardMs unless a test stretches it. */
   answerGuardMs?: number;
+  /** Called with the session to open instead of this one (then the chat exits, and its host reopens). */
+  onSwitch?(sessionId: string): void;
 }
 
 /** Committed entries, each written once above the live region: re-renders do not grow with the chat. */
@@ -107,6 +110,9 @@ export function App(props: AppProps): React.ReactElement {
   const [mode, setModeState] = useState<PermissionMode>(session.info.permissionMode);
   const modeRef = useRef(mode);
   const [staticKey, setStaticKey] = useState(0);
+  const [picker, setPicker] = useState<{ sessions: SessionSummary[]; index: number } | null>(null);
+  const pickerRef = useRef(picker);
+  pickerRef.current = picker;
 
   const setInput = useCallback((next: InputState) => {
     input.current = next;
@@ -172,7 +178,31 @@ export function App(props: AppProps): React.ReactElement {
     const command = parseCommand(text);
     if (command) {
       if (command.type === "exit") return exit();
-      const ctx = { session, store, exit, clearScreen, setMode, mode: modeRef.current };
+      const ctx = {
+        session,
+        store,
+        exit,
+        clearScreen,
+        setMode,
+        mode: modeRef.current,
+        ...(props.onSwitch
+          ? {
+              // It starts on the newest other session.
+              openPicker: (sessions: SessionSummary[]) =>
+                setPicker({
+                  sessions,
+                  index: Math.max(
+                    0,
+                    sessions.findIndex((s) => s.sessionId !== session.info.sessionId),
+                  ),
+                }),
+              switchTo: (id: string) => {
+                props.onSwitch?.(id);
+                exit();
+              },
+            }
+          : {}),
+      };
       void work(() => runCommand(command, ctx));
       return;
     }
@@ -225,6 +255,18 @@ export function App(props: AppProps): React.ReactElement {
   }, [pendingId]);
 
   useInput((typed, key) => {
+    const open = pickerRef.current;
+    if (open) {
+      const next = pickerKey(open.index, open.sessions.length, key);
+      if ("index" in next) return setPicker({ ...open, index: next.index });
+      setPicker(null);
+      const chosen = next.chosen === null ? null : open.sessions[next.chosen];
+      if (chosen && chosen.sessionId !== session.info.sessionId) {
+        props.onSwitch?.(chosen.sessionId);
+        exit();
+      }
+      return;
+    }
     const { status, permissions } = store.get();
     const permission = permissions[0] ?? null;
     const now = Date.now();
@@ -291,24 +333,32 @@ export function App(props: AppProps): React.ReactElement {
       ),
     ),
     h(Box, { marginTop: 1 }),
-    pending
-      ? h(PermissionView, {
-          request: pending,
-          queued: ui.permissions.length - 1,
-          reason: shown.reason,
+    picker
+      ? h(SessionPicker, {
+          sessions: picker.sessions,
+          index: picker.index,
           columns,
-          maxSummaryRows: summaryRows,
-          maxPreviewRows: previewBudget,
-          where: commandPlace(session.info.workspace, meter.sandbox),
-          note: shown.hint,
+          maxRows: Math.max(3, Math.floor(rows / 2)),
+          current: session.info.sessionId,
         })
-      : h(PromptView, {
-          editor: shown.editor,
-          maxRows: editorRows,
-          placeholder: busyShown
-            ? "Esc interrupts · type your next prompt"
-            : "Ask nex · /help for commands",
-        }),
+      : pending
+        ? h(PermissionView, {
+            request: pending,
+            queued: ui.permissions.length - 1,
+            reason: shown.reason,
+            columns,
+            maxSummaryRows: summaryRows,
+            maxPreviewRows: previewBudget,
+            where: commandPlace(session.info.workspace, meter.sandbox),
+            note: shown.hint,
+          })
+        : h(PromptView, {
+            editor: shown.editor,
+            maxRows: editorRows,
+            placeholder: busyShown
+              ? "Esc interrupts · type your next prompt"
+              : "Ask nex · /help for commands",
+          }),
     h(StatusBar, { status, meter, mode, hint: shown.hint, columns }),
   );
 }

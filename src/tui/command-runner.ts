@@ -17,6 +17,10 @@ export interface CommandContext {
   /** Switches the permission mode (the session confirms it with a notice). */
   setMode(mode: PermissionMode): void;
   mode: PermissionMode;
+  /** Shows the session picker; absent where the chat cannot switch sessions. */
+  openPicker?(sessions: SessionSummary[]): void;
+  /** Leaves this session for another, in place; absent where the chat cannot switch sessions. */
+  switchTo?(sessionId: string): void;
 }
 
 function say(
@@ -103,9 +107,18 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         });
         return say(store, `Wrote the conversation to ${path}.`, "good");
       }
+      case "resume_pick": {
+        const sessions = await session.listSessions();
+        if (sessions.length === 0) return say(store, "No saved sessions in this workspace yet.");
+        if (ctx.openPicker) return ctx.openPicker(sessions);
+        return say(store, sessionTable(sessions));
+      }
       case "resume": {
         const found = findSession(await session.listSessions(), command.id);
         if (typeof found === "string") return say(store, found, "warn");
+        if (found.sessionId === session.info.sessionId)
+          return say(store, "That is this session.", "dim");
+        if (ctx.switchTo) return ctx.switchTo(found.sessionId);
         return say(
           store,
           `To resume session ${found.sessionId} (${found.messages} messages, started ${found.startedAt}), quit with /exit and run:\n  nex resume ${found.sessionId}`,

@@ -10,6 +10,7 @@ export type Command =
   | { type: "status" }
   | { type: "export"; path: string | null }
   | { type: "resume"; id: string }
+  | { type: "resume_pick" }
   | { type: "clear" }
   | { type: "help" }
   | { type: "reasoning" }
@@ -50,7 +51,7 @@ export const helpText = [
   "/status         model, endpoint, window and its source, context use, sandbox, session file",
   "/export [file]  write the conversation as a markdown transcript (default nex-<session>.md)",
   "/sessions       list the saved sessions of this workspace, each with its first prompt",
-  "/resume <id>    print the command that resumes a saved session (nex resume <id>)",
+  "/resume [id]    switch to a saved session: a picker (first prompt, time, size), or the one named",
   "/clear          start a fresh conversation in the same workspace",
   "/reasoning      show the model's last reasoning in full (the chat shows it collapsed)",
   "/help           this help",
@@ -95,8 +96,7 @@ export function parseCommand(text: string): Command | null {
     case "export":
       return { type: "export", path: arg === "" ? null : arg };
     case "resume":
-      if (arg === "")
-        return { type: "invalid", message: "/resume needs a session id; /sessions lists them." };
+      if (arg === "") return { type: "resume_pick" };
       return { type: "resume", id: arg };
     case "clear":
       return { type: "clear" };

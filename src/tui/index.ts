@@ -16,6 +16,8 @@ export interface TuiOptions {
   resumeLine?: string;
   /** Quiet ms before a permission prompt takes an answer key (default answerGuardMs, 300). */
   answerGuardMs?: number;
+  /** Called when the user picks another session (/resume): the chat exits so its host reopens that one. */
+  onSwitch?(sessionId: string): void;
 }
 
 function welcome(state: UiState, session: AgentSession, resumeLine: string | undefined): UiState {
@@ -76,11 +78,20 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
   if (session.history().length > 0) await markdown;
   const store = createStore(welcome(initialUi(session.info), session, options.resumeLine));
   const unsubscribe = session.subscribe((event) => store.dispatch(event));
+  let switching = false;
   const instance = render(
     React.createElement(App, {
       session,
       store,
       answerGuardMs: options.answerGuardMs,
+      ...(options.onSwitch
+        ? {
+            onSwitch: (id: string) => {
+              switching = true;
+              options.onSwitch?.(id);
+            },
+          }
+        : {}),
       clearScreen: () => {
         instance.clear();
         stdout.write("\x1b[2J\x1b[3J\x1b[H");
@@ -118,7 +129,7 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     store.dispose();
     await session.close();
     // The way back in, where the user looks last.
-    if (session.history().length > 0) {
+    if (session.history().length > 0 && !switching) {
       stdout.write(`\nResume this session with: nex resume ${session.info.sessionId}\n`);
     }
   }
