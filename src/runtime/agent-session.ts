@@ -63,6 +63,8 @@ export interface AgentSession {
   /** Starts a fresh conversation in the same workspace (a resume starts there too); says whether it did, and the line to show. */
   clear(): Promise<{ cleared: boolean; line: string }>;
   listSessions(): Promise<SessionSummary[]>;
+  /** The models the endpoint lists (`/model` with no name), or why there are none. */
+  listModels?(): Promise<{ models: string[] } | { problem: string }>;
   /** Flushes the journal and releases resources. */
   close(): Promise<void>;
 }

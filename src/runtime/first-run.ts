@@ -2,7 +2,7 @@
 // the models an endpoint lists, and the config file written with what the user chose.
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { fetchModelList } from "../providers/index.ts";
+import { fetchModelList, type HttpFetch } from "../providers/index.ts";
 import { type ConfigFlags, defaultConfigPath, type ProviderKind } from "./config.ts";
 
 type Env = Record<string, string | undefined>;
@@ -37,12 +37,14 @@ export async function modelsAt(
   baseUrl: string,
   apiKey: string | undefined,
   keyName: string,
+  fetch?: HttpFetch,
 ): Promise<{ models: string[] } | { problem: string }> {
   const answer = await fetchModelList({
     kind,
     baseUrl,
     keyName,
     timeoutMs: 5000,
+    ...(fetch ? { fetch } : {}),
     ...(apiKey ? { apiKey } : {}),
   });
   if (answer.type === "unreachable") return { problem: answer.message };

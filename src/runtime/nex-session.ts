@@ -63,6 +63,8 @@ export interface SessionParts {
   approvals: ApprovalPolicy;
   maxTurns: number;
   listSessions: () => Promise<SessionSummary[]>;
+  /** The endpoint's model list, or why there is none. */
+  listModels?: () => Promise<{ models: string[] } | { problem: string }>;
   switchModel: (model: string) => Promise<{ stream: StreamFn; line: string; model: string }>;
   /** nex's secrets, replaced in every event before a UI, `--json` or the journal sees it. */
   secrets?: SecretScrubber;
@@ -309,6 +311,10 @@ export class NexSession implements AgentSession {
 
   listSessions(): Promise<SessionSummary[]> {
     return this.parts.listSessions();
+  }
+
+  listModels(): Promise<{ models: string[] } | { problem: string }> {
+    return this.parts.listModels?.() ?? Promise.resolve({ problem: "this session cannot ask" });
   }
 
   async close(): Promise<void> {

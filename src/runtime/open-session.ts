@@ -33,6 +33,7 @@ import { concealInProcEnviron } from "./conceal-environment.ts";
 import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./config.ts";
 import { prepareDataDir } from "./data-dir.ts";
 import { createClient, endpointFetch, limitsFor, unreachableMessage } from "./endpoint-client.ts";
+import { modelsAt } from "./first-run.ts";
 import { journalSink } from "./journal-sink.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { createSessionBudget } from "./request-budget.ts";
@@ -265,6 +266,14 @@ export async function openSession(
     maxTurns: config.maxTurns,
     secrets,
     listSessions: async () => summariesIn(config.dataDir),
+    listModels: () =>
+      modelsAt(
+        config.provider,
+        config.baseUrl,
+        config.apiKey ?? undefined,
+        config.apiKeyEnv,
+        endpointFetch(config),
+      ),
     switchModel: async (next) => {
       const nextLimits = await limitsFor(config, next);
       // The client does not depend on the model (each request names it): only the limits change.

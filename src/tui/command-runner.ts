@@ -86,6 +86,17 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         store.update((state) => ({ ...state, meter: { ...state.meter, model } }));
         return say(store, line, "good");
       }
+      case "model_list": {
+        const listed = (await session.listModels?.()) ?? { problem: "this session cannot ask" };
+        if ("problem" in listed)
+          return say(store, `No model list: ${listed.problem}. Use /model <name>.`, "warn");
+        const current = session.info.model;
+        const rows = listed.models.map((m) => (m === current ? `› ${m} (in use)` : `  ${m}`));
+        return say(
+          store,
+          [`The endpoint serves:`, ...rows, "Switch with /model <name>."].join("\n"),
+        );
+      }
       case "sessions":
         return say(store, sessionTable(await session.listSessions()));
       case "status":

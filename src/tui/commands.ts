@@ -6,6 +6,7 @@ export type Command =
   | { type: "undo_list" }
   | { type: "compact" }
   | { type: "model"; name: string }
+  | { type: "model_list" }
   | { type: "sessions" }
   | { type: "status" }
   | { type: "export"; path: string | null }
@@ -46,7 +47,7 @@ export const helpText = [
   "",
   "/undo [n]       undo the file changes of the last n prompts (default 1); /undo list shows each step",
   "/compact        summarise the conversation now so it takes less of the context window",
-  "/model <name>   use another model for the next requests",
+  "/model [name]   use another model for the next requests; with no name, list the endpoint's models",
   "/mode [name]    cycle the permission mode, or set it: ask, auto_edit, approve_all",
   "/status         model, endpoint, window and its source, context use, sandbox, session file",
   "/export [file]  write the conversation as a markdown transcript (default nex-<session>.md)",
@@ -83,11 +84,7 @@ export function parseCommand(text: string): Command | null {
     case "compact":
       return { type: "compact" };
     case "model":
-      if (arg === "")
-        return {
-          type: "invalid",
-          message: "/model needs a model name. Example: /model qwen3-coder",
-        };
+      if (arg === "") return { type: "model_list" };
       return { type: "model", name: arg };
     case "sessions":
       return { type: "sessions" };

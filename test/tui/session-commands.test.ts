@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { keys } from "../support/pty.ts";
-import { openaiText } from "../support/stub-scripts.ts";
+import { json, openaiText } from "../support/stub-scripts.ts";
 import { startNexTui } from "./cli-harness.ts";
 
 test("/status says where the window came from, /export writes the transcript, exit prints the resume command", async (t) => {
@@ -24,6 +24,11 @@ test("/status says where the window came from, /export writes the transcript, ex
   assert.match(exported, /## You\n\nwhat is the answer\n\n## nex\n\nThe answer is \*\*42\*\*\./);
   nex.pty.write(`/export talk.md${keys.enter}`);
   await nex.pty.waitFor("already exists; nothing was written", 20_000);
+  nex.stub.setRoute("GET /v1/models", json({ data: [{ id: "m" }, { id: "qwen3-coder" }] }));
+  nex.pty.write(`/model${keys.enter}`);
+  const models = await nex.pty.waitFor("Switch with /model <name>.", 20_000);
+  assert.match(models, /^› m \(in use\)$/m);
+  assert.match(models, /^ {2}qwen3-coder$/m);
   nex.pty.write(`/exit${keys.enter}`);
   assert.equal(await nex.pty.exited, 0);
   assert.match(nex.pty.output(), /Resume this session with: nex resume \d{8}-\d{6}-\w+/);
