@@ -71,6 +71,28 @@ function useTerminalSize(): { columns: number; rows: number } {
   return size;
 }
 
+/**
+ * A terminal reflows what it holds when its width changes, so the rows of the last live frame are no
+ * longer the rows Ink erases: stale frames and doubled lines would stay in the scrollback. Once the
+ * width has settled, the screen and scrollback are cleared and the whole chat is printed again at
+ * the new width (the transcript is the chat's own record, so nothing of it is lost).
+ */
+function useRedrawOnWidthChange(columns: number, clear: () => void, reprint: () => void): void {
+  const drawnAt = useRef(columns);
+  const actions = useRef({ clear, reprint });
+  actions.current = { clear, reprint };
+  useEffect(() => {
+    if (columns === drawnAt.current) return;
+    // Only the last of a burst of resizes (a window being dragged) redraws.
+    const timer = setTimeout(() => {
+      drawnAt.current = columns;
+      actions.current.clear();
+      actions.current.reprint();
+    }, 150);
+    return () => clearTimeout(timer);
+  }, [columns]);
+}
+
 /** Running tool blocks shown in the live region; more are counted on one line. */
 const maxLiveTools = 3;
 
@@ -245,6 +267,7 @@ export function App(props: AppProps): React.ReactElement {
   };
 
   const { columns, rows } = useTerminalSize();
+  useRedrawOnWidthChange(columns, props.clearScreen, () => setStaticKey((key) => key + 1));
   const summaryRows = Math.max(1, Math.floor(rows / 4));
 
   // When the permission prompt on screen appeared, so keys typed just before it cannot answer it.

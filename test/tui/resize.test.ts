@@ -24,8 +24,12 @@ for (const [from, to] of [
     t.after(() => nex.close());
     nex.pty.write(`go${keys.enter}`);
     await nex.pty.waitFor("Paragraph 12 says", 20_000);
+    // A window being dragged: several sizes in a row, then the last one.
+    const mid = Math.round((from + to) / 2);
+    nex.pty.resize(mid, 24);
+    await sleep(40);
     nex.pty.resize(to, 24);
-    await sleep(200);
+    await sleep(300);
     nex.pty.resize(to, 20);
     await nex.pty.waitFor("END-OF-ANSWER", 30_000);
     await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 20_000);
