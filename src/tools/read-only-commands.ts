@@ -19,7 +19,8 @@ const READERS: Record<string, RegExp | null> = {
   printf: null,
   cd: null,
   true: null,
-  file: null,
+  // -C compiles a magic file: it writes one.
+  file: /^-C$|^--compile/,
   stat: null,
   tree: /^-o$|^--output/,
   du: null,

@@ -49,6 +49,7 @@ const ASKS = [
   "npm test",
   "ls $(rm -rf x)",
   "sed -n 1p a.txt",
+  "file -C -m magic",
 ];
 
 test("read-only commands do not ask in ask mode", async () => {
