@@ -102,6 +102,11 @@ async function build(): Promise<Render> {
     );
     marked.use({
       renderer: {
+        // marked-terminal prints a tight list item's text raw (`**one**`): its inline parts are parsed here.
+        text(token) {
+          if ("tokens" in token && token.tokens) return this.parser.parseInline(token.tokens);
+          return false;
+        },
         // A link as its text and its address (no OSC 8 hyperlinks: not every terminal or width count knows them).
         link(token) {
           const text = this.parser.parseInline(token.tokens);
