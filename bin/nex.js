@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // Entry point. Kept as plain JavaScript with no imports on the `--version` path so that it starts fast,
 // and so that it can explain (or fix) an old Node.js before any TypeScript is loaded.
+// Two layouts: an installed package (`npm pack` / `npm install -g`) ships `dist/`, plain JavaScript
+// emitted by `npm run build`, and no `src/`: it runs on Node.js 20.16 and newer with no type stripping.
+// A checkout runs `src/` directly (never a `dist/` that may be older than the sources).
 import { existsSync, readFileSync } from "node:fs";
 import module from "node:module";
 import { dirname, join } from "node:path";
@@ -16,7 +19,19 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
 }
 
 const [major, minor] = process.versions.node.split(".").map(Number);
-if (major < 22 || (major === 22 && minor < 18)) {
+const installed =
+  !existsSync(join(root, "src", "cli", "main.ts")) &&
+  existsSync(join(root, "dist", "cli", "main.js"));
+
+if (installed) {
+  if (major < 20 || (major === 20 && minor < 16)) {
+    process.stderr.write(`nex needs Node.js 20.16 or newer; this is ${process.versions.node}.\n`);
+    process.exit(3);
+  }
+  module.enableCompileCache?.();
+  const { main } = await import("../dist/cli/main.js");
+  process.exitCode = await main(args);
+} else if (major < 22 || (major === 22 && minor < 18)) {
   // The checkout brings its own Node.js (the `node` dev dependency): use it rather than fail.
   const bundled = join(root, "node_modules", ".bin", "node");
   if (existsSync(bundled) && !process.env.NEX_REEXEC) {
@@ -48,9 +63,9 @@ if (major < 22 || (major === 22 && minor < 18)) {
       `Run \`npm install\` in ${root} (it brings Node.js 24), then start nex with \`npx nex\`.\n`,
   );
   process.exit(3);
+} else {
+  // Caches compiled modules on disk (in the OS temp dir) so later starts skip most parsing and compiling.
+  module.enableCompileCache?.();
+  const { main } = await import("../src/cli/main.ts");
+  process.exitCode = await main(args);
 }
-
-// Caches compiled modules on disk (in the OS temp dir) so later starts skip most parsing and compiling.
-module.enableCompileCache?.();
-const { main } = await import("../src/cli/main.ts");
-process.exitCode = await main(args);

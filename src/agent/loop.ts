@@ -8,6 +8,7 @@ import type {
 } from "../protocol/index.ts";
 import { cutOffBy } from "../protocol/index.ts";
 import { concurrently } from "./concurrent.ts";
+import { keepInterrupted } from "./interrupted.ts";
 import type { LoopOptions } from "./loop-options.ts";
 import { RefusalTracker } from "./refusal-tracker.ts";
 import { RepeatGuard } from "./repeat-guard.ts";
@@ -21,7 +22,8 @@ export type { Approver, Compactor, LoopOptions, RequestBudget } from "./loop-opt
 type RequestOutcome =
   | { type: "turn"; turn: AssembledTurn }
   | { type: "failed"; error: ProviderError }
-  | { type: "aborted" };
+  /** `partial`: the answer's text as far as it came. */
+  | { type: "aborted"; partial: string };
 
 /**
  * Runs one user prompt to its end: request, assemble, dispatch whole calls, refuse the rest, repeat.
@@ -62,8 +64,10 @@ export async function* runLoop(
   };
 
   for (let turn = 1; ; turn++) {
-    if (signal.aborted)
+    if (signal.aborted) {
+      yield* keepInterrupted(messages);
       return yield* finish({ type: "aborted", reason: "interrupted by the user" });
+    }
     if (turn > options.maxTurns) {
       return yield* finish({
         type: "error",
@@ -126,8 +130,10 @@ export async function* runLoop(
       break;
     }
 
-    if (result.type === "aborted")
+    if (result.type === "aborted") {
+      yield* keepInterrupted(messages, result.partial);
       return yield* finish({ type: "aborted", reason: "interrupted by the user" });
+    }
     if (result.type === "failed") {
       return yield* finish({
         type: "error",
@@ -238,8 +244,10 @@ export async function* runLoop(
     }
     const stop = tracker.endTurn(run.refusals);
     if (stop) return yield* finish({ type: "error", code: "repeated_failure", message: stop });
-    if (signal.aborted)
+    if (signal.aborted) {
+      yield* keepInterrupted(messages);
       return yield* finish({ type: "aborted", reason: "interrupted by the user" });
+    }
   }
 }
 
@@ -269,9 +277,11 @@ async function* request(
     requestId,
   };
   const relay = createAttemptRelay({ requestId, model: options.model, maxTokens });
+  let partial = "";
   for await (const event of options.stream(body, options.signal)) {
     const relayed = relay(event);
     if (relayed) yield relayed;
+    if (event.type === "text_delta") partial += event.text;
     switch (event.type) {
       case "text_delta":
       case "reasoning_delta":
@@ -281,7 +291,8 @@ async function* request(
       case "done":
         return { type: "turn", turn: event.turn };
       case "error":
-        if (event.error.code === "aborted" || options.signal.aborted) return { type: "aborted" };
+        if (event.error.code === "aborted" || options.signal.aborted)
+          return { type: "aborted", partial };
         return { type: "failed", error: event.error };
     }
   }

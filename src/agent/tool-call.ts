@@ -106,6 +106,8 @@ export async function* handleCall(
       callId: call.id,
       name: call.name,
       summary: permission.summary,
+      ...(permission.preview ? { preview: permission.preview } : {}),
+      ...(permission.scope ? { scope: permission.scope } : {}),
     };
     const decision = await options.approve(
       { callId: call.id, name: call.name, summary: permission.summary },

@@ -138,7 +138,8 @@ export function parseCommand(argv: string[]): Command {
       // `nex resume ID [task]`, or with --last / --session ID every word is the task.
       const named = values.last || values.session !== undefined;
       const [id, ...taskWords] = named ? [undefined, ...rest] : rest;
-      const target = values.last ? "last" : (values.session ?? id ?? "last");
+      // No id at all: the chat opens the session picker ("pick"; without a terminal, the last session).
+      const target = values.last ? "last" : (values.session ?? id ?? "pick");
       const task = taskWords.join(" ").trim();
       return task
         ? { type: "run", options, task, resume: target, io: runIo(values, task) }

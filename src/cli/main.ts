@@ -41,21 +41,9 @@ async function dispatch(command: Command): Promise<number> {
       return runCommand(command.options, command.task, command.resume, command.io);
     }
     case "chat": {
-      const { openSession } = await import("../runtime/open-session.ts");
-      const { runTui } = await import("../tui/index.ts");
-      const opened = await openSession(command.options, process.env, process.cwd(), {
-        resume: command.resume,
-        approvals: "interactive",
-        concealEnvironment: true,
-      });
-      const opening = opened.events.flatMap((event) =>
-        event.type === "context_fitted"
-          ? [event.line]
-          : event.type === "notice"
-            ? [event.message]
-            : [],
-      );
-      return runTui(opened.session, opening.length > 0 ? { resumeLine: opening.join("\n") } : {});
+      if (!(await firstRunSetupDone(command))) return EXIT.config;
+      const { runChat } = await import("./chat.ts");
+      return runChat(command.options, command.resume);
     }
     case "sessions": {
       const { listSessionsFor } = await import("../runtime/open-session.ts");
@@ -65,10 +53,11 @@ async function dispatch(command: Command): Promise<number> {
         return EXIT.done;
       }
       for (const row of rows) {
-        // The last message is often the model's.
+        // The first prompt says what a session is about; the last message is often the model's.
+        const about = row.firstPrompt || row.lastMessage;
         process.stdout.write(
           plainText(
-            `${row.sessionId}  ${row.startedAt}  ${row.messages} messages  ${formatSize(row.bytes)}  ${row.workspace}\n    ${row.lastMessage}\n`,
+            `${row.sessionId}  ${row.startedAt}  ${row.messages} messages  ${formatSize(row.bytes)}  ${row.workspace}\n    ${about}\n`,
           ),
         );
       }
@@ -137,4 +126,19 @@ async function dispatch(command: Command): Promise<number> {
       return runDemo(command.scenario, command.options);
     }
   }
+}
+
+/** A chat on a terminal with nothing configured asks where to go first; false when the user left instead. */
+async function firstRunSetupDone(command: Command & { type: "chat" }): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY || command.resume) return true;
+  const { unconfiguredConfigPath } = await import("../runtime/first-run.ts");
+  const { existsSync } = await import("node:fs");
+  const path = unconfiguredConfigPath(command.options, process.env, existsSync);
+  if (!path) return true;
+  const { runFirstRunSetup } = await import("./first-run-setup.ts");
+  if (await runFirstRunSetup(path, process.env)) return true;
+  process.stderr.write(
+    "\nnex: set-up stopped; nothing was written. Run `nex` again, or pass --base-url and --model.\n",
+  );
+  return false;
 }

@@ -73,7 +73,16 @@ export type AgentEvent =
       reason: string;
       bytesReceived: number;
     }
-  | { type: "permission_requested"; callId: string; name: string; summary: string }
+  | {
+      type: "permission_requested";
+      callId: string;
+      name: string;
+      summary: string;
+      /** A file tool's diff, for the prompt (never journaled differently from the summary). */
+      preview?: string;
+      /** What "allow for this session" would approve, in words. */
+      scope?: string;
+    }
   /** A step of a long tool call (research: searching, reading a page, summarising). */
   | { type: "tool_progress"; callId: string; name: string; message: string }
   | {

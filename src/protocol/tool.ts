@@ -73,6 +73,10 @@ export type PermissionCheck =
   | {
       type: "ask";
       summary: string;
+      /** What the call would change (a file tool's diff), shown before the user answers. */
+      preview?: string;
+      /** What "allow for this session" would approve, in words. */
+      scope?: string;
       /** Why this call must ask where others like it would not; a refusal tells the model. */
       warning?: string;
     }

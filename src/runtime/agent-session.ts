@@ -36,6 +36,8 @@ export interface SessionSummary {
   workspace: string;
   startedAt: string;
   lastMessage: string;
+  /** The first prompt, shortened: what the session is about. */
+  firstPrompt: string;
   messages: number;
   bytes: number;
   journalPath: string;

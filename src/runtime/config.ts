@@ -346,7 +346,7 @@ export function configFilePath(flags: ConfigFlags, env: Env): string {
   return flags.config ?? env.NEX_CONFIG ?? defaultConfigPath(env);
 }
 
-function defaultConfigPath(env: Env): string {
+export function defaultConfigPath(env: Env): string {
   const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
   return join(base, "nex", "config.json");
 }

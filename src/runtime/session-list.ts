@@ -10,6 +10,7 @@ export async function summariesIn(dataDir: string, workspace?: string): Promise<
     workspace: row.workspace,
     startedAt: row.startedAt,
     lastMessage: row.lastMessage,
+    firstPrompt: row.firstPrompt,
     messages: row.messages,
     bytes: row.bytes,
     journalPath: row.journalPath,

@@ -13,6 +13,8 @@ export interface SessionListing {
   updatedAt: string;
   /** The first ~80 characters of the newest user or assistant text. */
   lastMessage: string;
+  /** The first ~80 characters of the session's first prompt: what the session is about. */
+  firstPrompt: string;
   messages: number;
   bytes: number;
   journalPath: string;
@@ -33,6 +35,32 @@ const PARALLEL = 16;
 function oneLine(text: string, max = 80): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+// How much of a journal's head the listing reads at most to find its first prompt.
+const HEAD_LIMIT = 256 * 1024;
+
+/** The first user message's text, from the records after the header (empty when none is near the start). */
+async function readFirstPrompt(
+  handle: Awaited<ReturnType<typeof open>>,
+  start: number,
+  size: number,
+): Promise<string> {
+  const length = Math.max(0, Math.min(HEAD_LIMIT, size - start));
+  if (length === 0) return "";
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buffer, 0, length, start);
+  const lines = buffer.subarray(0, bytesRead).toString("utf8").split("\n");
+  // The last piece may be cut by the limit: only whole lines are parsed.
+  if (start + bytesRead < size) lines.pop();
+  for (const line of lines) {
+    if (sniffType(Buffer.from(line)) !== "message") continue;
+    const parsed = parseRecord(line);
+    if (parsed.ok && parsed.record.type === "message" && parsed.record.message.type === "user") {
+      return oneLine(parsed.record.message.text);
+    }
+  }
+  return "";
 }
 
 /** Summarises one journal from its first line and its tail; null when it is not a readable journal. */
@@ -67,8 +95,10 @@ export async function describeSession(journalPath: string): Promise<SessionListi
       }
       if ((messages !== null && lastMessage !== null) || counter.bytesRead > TAIL_LIMIT) break;
     }
+    const firstPrompt = await readFirstPrompt(handle, header.end, stat.size);
     return {
       sessionId: meta.id,
+      firstPrompt,
       workspace: meta.workspace,
       startedAt: meta.createdAt,
       updatedAt: stat.mtime.toISOString(),

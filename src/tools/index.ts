@@ -1,6 +1,7 @@
 import { relative } from "node:path";
 import type { PermissionMode, ReadRecord, ToolHost, ToolSpec } from "../protocol/index.ts";
 import { bashTool } from "./bash.ts";
+import { previewChange } from "./change-preview.ts";
 import { dispatch, validateArguments } from "./dispatch.ts";
 import { editFileTool } from "./edit-file.ts";
 import type { AfterRename } from "./files/index.ts";
@@ -285,6 +286,14 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
             : { type: "unavailable", reason: "the workspace cannot be used" };
         },
       };
+    },
+    async preview(tool, args) {
+      const ctx = await context();
+      return previewChange(tool.name, args, {
+        ...ctx,
+        signal: AbortSignal.timeout(5_000),
+        turn: 0,
+      });
     },
     async summarize(tool, args) {
       const ctx = await context();

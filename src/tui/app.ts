@@ -3,18 +3,20 @@ import React, { useCallback, useEffect, useRef, useState, useSyncExternalStore }
 import { formatSize } from "../protocol/counts.ts";
 import type { PermissionAnswer, PermissionMode } from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
-import type { AgentSession } from "../runtime/agent-session.ts";
+import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
 import { runCommand } from "./command-runner.ts";
 import { isCustomCommand, modeLabel, nextMode, parseCommand } from "./commands.ts";
 import {
   EntryView,
+  isHazard,
   PermissionView,
   PromptView,
   StatusBar,
+  shownPreview,
   shownSummary,
   ToolBlock,
 } from "./components/index.ts";
-import { tailToFit, wrappedRows } from "./fit.ts";
+import { wrappedRows } from "./fit.ts";
 import {
   answerGuardMs,
   handleKey,
@@ -22,6 +24,9 @@ import {
   type InputState,
   initialInput,
 } from "./keymap.ts";
+import { answerText, renderedTail } from "./markdown.ts";
+import type { MeterState } from "./meter.ts";
+import { pickerKey, SessionPicker } from "./session-picker.ts";
 import type { UiStore } from "./store.ts";
 import { type Entry, initialTranscript } from "./transcript.ts";
 import { addEntry, answered, type PendingPermission } from "./ui-state.ts";
@@ -36,14 +41,16 @@ export interface AppProps {
   clearScreen(): void;
   /** Quiet ms before a permission prompt takes an answer key; answerGuardMs unless a test stretches it. */
   answerGuardMs?: number;
+  /** Called with the session to open instead of this one (then the chat exits, and its host reopens). */
+  onSwitch?(sessionId: string): void;
 }
 
 /** Committed entries, each written once above the live region: re-renders do not grow with the chat. */
-function EntryList(props: { entries: readonly Entry[] }): React.ReactElement {
+function EntryList(props: { entries: readonly Entry[]; columns: number }): React.ReactElement {
   const items = props.entries as Entry[];
   return h(Static<Entry>, {
     items,
-    children: (entry: Entry) => h(EntryView, { key: entry.id, entry }),
+    children: (entry: Entry) => h(EntryView, { key: entry.id, entry, columns: props.columns }),
   });
 }
 
@@ -65,12 +72,47 @@ function useTerminalSize(): { columns: number; rows: number } {
   return size;
 }
 
+/**
+ * A terminal reflows what it holds when its width changes, so the rows of the last live frame are no
+ * longer the rows Ink erases: stale frames and doubled lines would stay in the scrollback. Once the
+ * width has settled, the screen and scrollback are cleared and the whole chat is printed again at
+ * the new width (the transcript is the chat's own record, so nothing of it is lost).
+ */
+function useRedrawOnWidthChange(columns: number, clear: () => void, reprint: () => void): void {
+  const drawnAt = useRef(columns);
+  const actions = useRef({ clear, reprint });
+  actions.current = { clear, reprint };
+  useEffect(() => {
+    if (columns === drawnAt.current) return;
+    // Only the last of a burst of resizes (a window being dragged) redraws.
+    const timer = setTimeout(() => {
+      drawnAt.current = columns;
+      actions.current.clear();
+      actions.current.reprint();
+    }, 150);
+    return () => clearTimeout(timer);
+  }, [columns]);
+}
+
 /** Running tool blocks shown in the live region; more are counted on one line. */
 const maxLiveTools = 3;
 
-function answerWords(name: string, reply: PermissionAnswer): string {
+/** Where a command would run and how it is confined, for its prompt. */
+function commandPlace(workspace: string, sandbox: MeterState["sandbox"]): string {
+  const how =
+    sandbox === null || sandbox.state === "active"
+      ? `sandboxed (${sandbox?.mode ?? "workspace-write"}, ${sandbox?.network ? "network" : "no network"})`
+      : "UNSANDBOXED: it can change anything your user can";
+  return `in ${plainText(workspace)} · ${how}`;
+}
+
+function answerWords(request: PendingPermission, reply: PermissionAnswer): string {
+  const name = request.name;
   if (reply.type === "allow_once") return `Allowed ${name} once.`;
-  if (reply.type === "allow_session") return `Allowed ${name} for the rest of this session.`;
+  if (reply.type === "allow_session")
+    return request.scope
+      ? `Allowed ${plainText(request.scope)}.`
+      : `Allowed ${name} for the rest of this session.`;
   return `Denied ${name}.`;
 }
 
@@ -87,6 +129,9 @@ export function App(props: AppProps): React.ReactElement {
   const [mode, setModeState] = useState<PermissionMode>(session.info.permissionMode);
   const modeRef = useRef(mode);
   const [staticKey, setStaticKey] = useState(0);
+  const [picker, setPicker] = useState<{ sessions: SessionSummary[]; index: number } | null>(null);
+  const pickerRef = useRef(picker);
+  pickerRef.current = picker;
 
   const setInput = useCallback((next: InputState) => {
     input.current = next;
@@ -141,7 +186,7 @@ export function App(props: AppProps): React.ReactElement {
     [store],
   );
 
-  const submit = (text: string) => {
+  const submit = (text: string, shown = text) => {
     if (busy.current) {
       setInput({
         ...input.current,
@@ -154,11 +199,35 @@ export function App(props: AppProps): React.ReactElement {
     const command = isCustomCommand(text, custom) ? null : parseCommand(text);
     if (command) {
       if (command.type === "exit") return exit();
-      const ctx = { session, store, exit, clearScreen, setMode, mode: modeRef.current };
+      const ctx = {
+        session,
+        store,
+        exit,
+        clearScreen,
+        setMode,
+        mode: modeRef.current,
+        ...(props.onSwitch
+          ? {
+              // It starts on the newest other session.
+              openPicker: (sessions: SessionSummary[]) =>
+                setPicker({
+                  sessions,
+                  index: Math.max(
+                    0,
+                    sessions.findIndex((s) => s.sessionId !== session.info.sessionId),
+                  ),
+                }),
+              switchTo: (id: string) => {
+                props.onSwitch?.(id);
+                exit();
+              },
+            }
+          : {}),
+      };
       void work(() => runCommand(command, ctx));
       return;
     }
-    store.update((state) => addEntry(state, { type: "user", text }));
+    store.update((state) => addEntry(state, { type: "user", text: shown }));
     void work(() => session.submit(text));
   };
 
@@ -167,21 +236,22 @@ export function App(props: AppProps): React.ReactElement {
     store.update((state) => {
       const next = answered(state, request.callId);
       if (reply.type === "deny") return next;
-      return addEntry(next, { type: "info", text: answerWords(request.name, reply), tone: "dim" });
+      return addEntry(next, { type: "info", text: answerWords(request, reply), tone: "dim" });
     });
     session.answerPermission(request.callId, reply);
   };
 
   // The whole request goes to the chat above, where the scrollback holds every row of it.
   const viewRequest = (request: PendingPermission) => {
-    const text = `${plainText(request.name)} asks to run, in full:\n${plainText(request.summary)}`;
+    const change = request.preview ? `\n${plainText(request.preview)}` : "";
+    const text = `${plainText(request.name)} asks to run, in full:\n${plainText(request.summary)}${change}`;
     store.update((state) => addEntry(state, { type: "info", text, tone: "plain" }));
   };
 
   const perform = (action: InputAction) => {
     switch (action.type) {
       case "submit":
-        return submit(action.text);
+        return submit(action.text, action.shown);
       case "interrupt":
         return session.interrupt();
       case "answer":
@@ -196,6 +266,7 @@ export function App(props: AppProps): React.ReactElement {
   };
 
   const { columns, rows } = useTerminalSize();
+  useRedrawOnWidthChange(columns, props.clearScreen, () => setStaticKey((key) => key + 1));
   const summaryRows = Math.max(1, Math.floor(rows / 4));
 
   // When the permission prompt on screen appeared, so keys typed just before it cannot answer it.
@@ -206,6 +277,18 @@ export function App(props: AppProps): React.ReactElement {
   }, [pendingId]);
 
   useInput((typed, key) => {
+    const open = pickerRef.current;
+    if (open) {
+      const next = pickerKey(open.index, open.sessions.length, key);
+      if ("index" in next) return setPicker({ ...open, index: next.index });
+      setPicker(null);
+      const chosen = next.chosen === null ? null : open.sessions[next.chosen];
+      if (chosen && chosen.sessionId !== session.info.sessionId) {
+        props.onSwitch?.(chosen.sessionId);
+        exit();
+      }
+      return;
+    }
     const { status, permissions } = store.get();
     const permission = permissions[0] ?? null;
     const now = Date.now();
@@ -220,7 +303,8 @@ export function App(props: AppProps): React.ReactElement {
       guardMs: props.answerGuardMs ?? answerGuardMs,
       permissionWhole:
         permission === null ||
-        shownSummary(permission.summary, columns, summaryRows).hiddenRows === 0,
+        (shownSummary(permission.summary, columns, summaryRows).hiddenRows === 0 &&
+          !isHazard(permission)),
     };
     const result = handleKey(input.current, ctx, typed, key);
     setInput(result.state);
@@ -232,8 +316,12 @@ export function App(props: AppProps): React.ReactElement {
   // Every live part has a row budget: the live region must stay shorter than the terminal (see fit.ts).
   const editorRows = Math.max(1, Math.min(8, Math.floor(rows / 4)));
   const summary = pending ? shownSummary(pending.summary, columns, summaryRows) : null;
+  // The change's diff gets what is left of half the terminal.
+  const previewBudget = Math.max(3, Math.floor(rows / 2) - summaryRows);
+  const preview = pending ? shownPreview(pending.preview, previewBudget) : null;
   const promptRows = summary
-    ? 4 +
+    ? 6 +
+      (preview ? preview.lines.length + (preview.hidden > 0 ? 1 : 0) : 0) +
       wrappedRows(summary.text, columns - 4) +
       (summary.hiddenRows > 0 ? 1 : 0) +
       (shown.reason ? 4 : shown.hint ? 1 : 0)
@@ -246,12 +334,12 @@ export function App(props: AppProps): React.ReactElement {
   const streamRows = rows - fixedRows;
   const streaming =
     transcript.streaming.trim() !== "" && streamRows > 0
-      ? tailToFit(plainText(transcript.streaming), columns, streamRows)
+      ? renderedTail(answerText(transcript.streaming, columns), columns, streamRows)
       : null;
   return h(
     Box,
     { flexDirection: "column" },
-    h(EntryList, { key: staticKey, entries: transcript.entries }),
+    h(EntryList, { key: staticKey, entries: transcript.entries, columns }),
     streaming !== null
       ? h(Box, { marginTop: transcript.streamingContinues ? 0 : 1 }, h(Text, null, streaming))
       : null,
@@ -267,22 +355,32 @@ export function App(props: AppProps): React.ReactElement {
       ),
     ),
     h(Box, { marginTop: 1 }),
-    pending
-      ? h(PermissionView, {
-          request: pending,
-          queued: ui.permissions.length - 1,
-          reason: shown.reason,
+    picker
+      ? h(SessionPicker, {
+          sessions: picker.sessions,
+          index: picker.index,
           columns,
-          maxSummaryRows: summaryRows,
-          note: shown.hint,
+          maxRows: Math.max(3, Math.floor(rows / 2)),
+          current: session.info.sessionId,
         })
-      : h(PromptView, {
-          editor: shown.editor,
-          maxRows: editorRows,
-          placeholder: busyShown
-            ? "Esc interrupts · type your next prompt"
-            : "Ask nex · /help for commands",
-        }),
+      : pending
+        ? h(PermissionView, {
+            request: pending,
+            queued: ui.permissions.length - 1,
+            reason: shown.reason,
+            columns,
+            maxSummaryRows: summaryRows,
+            maxPreviewRows: previewBudget,
+            where: commandPlace(session.info.workspace, meter.sandbox),
+            note: shown.hint,
+          })
+        : h(PromptView, {
+            editor: shown.editor,
+            maxRows: editorRows,
+            placeholder: busyShown
+              ? "Esc interrupts · type your next prompt"
+              : "Ask nex · /help for commands",
+          }),
     h(StatusBar, { status, meter, mode, hint: shown.hint, columns }),
   );
 }

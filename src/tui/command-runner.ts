@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import {
   describeCompact,
   describeModelSwitch,
@@ -7,6 +9,7 @@ import {
 } from "../protocol/index.ts";
 import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
 import { type Command, helpWith, nextMode } from "./commands.ts";
+import { statusText, transcriptMarkdown } from "./session-views.ts";
 import type { UiStore } from "./store.ts";
 import { addEntry } from "./ui-state.ts";
 
@@ -20,6 +23,10 @@ export interface CommandContext {
   /** Switches the permission mode (the session confirms it with a notice). */
   setMode(mode: PermissionMode): void;
   mode: PermissionMode;
+  /** Shows the session picker; absent where the chat cannot switch sessions. */
+  openPicker?(sessions: SessionSummary[]): void;
+  /** Leaves this session for another, in place; absent where the chat cannot switch sessions. */
+  switchTo?(sessionId: string): void;
 }
 
 function say(
@@ -33,7 +40,7 @@ function say(
 function sessionTable(sessions: SessionSummary[]): string {
   if (sessions.length === 0) return "No saved sessions in this workspace yet.";
   const rows = sessions.map((s) => {
-    const last = s.lastMessage.replace(/\s+/g, " ");
+    const last = (s.firstPrompt || s.lastMessage).replace(/\s+/g, " ");
     const preview = last.length > 50 ? `${last.slice(0, 49)}…` : last;
     return `${s.sessionId}  ${s.startedAt}  ${String(s.messages).padStart(4)} msgs  ${preview}`;
   });
@@ -104,9 +111,37 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         return say(store, await session.listModels(), "dim");
       case "sessions":
         return say(store, sessionTable(await session.listSessions()));
+      case "status":
+        return say(store, statusText(session.info, store.get().meter, ctx.mode));
+      case "export": {
+        const path = resolve(
+          session.info.workspace,
+          command.path ?? `nex-${session.info.sessionId}.md`,
+        );
+        // Never over an existing file: the user's work is not replaced by a transcript.
+        await writeFile(path, transcriptMarkdown(session.info, session.history()), {
+          flag: "wx",
+        }).catch((error: NodeJS.ErrnoException) => {
+          throw new Error(
+            error.code === "EEXIST"
+              ? `${path} already exists; nothing was written. Give another name: /export other.md`
+              : `${path} could not be written (${error.message}); nothing was written.`,
+          );
+        });
+        return say(store, `Wrote the conversation to ${path}.`, "good");
+      }
+      case "resume_pick": {
+        const sessions = await session.listSessions();
+        if (sessions.length === 0) return say(store, "No saved sessions in this workspace yet.");
+        if (ctx.openPicker) return ctx.openPicker(sessions);
+        return say(store, sessionTable(sessions));
+      }
       case "resume": {
         const found = findSession(await session.listSessions(), command.id);
         if (typeof found === "string") return say(store, found, "warn");
+        if (found.sessionId === session.info.sessionId)
+          return say(store, "That is this session.", "dim");
+        if (ctx.switchTo) return ctx.switchTo(found.sessionId);
         return say(
           store,
           `To resume session ${found.sessionId} (${found.messages} messages, started ${found.startedAt}), quit with /exit and run:\n  nex resume ${found.sessionId}`,

@@ -9,7 +9,10 @@ export type Command =
   /** `/model` alone: what the endpoint serves. */
   | { type: "model_list" }
   | { type: "sessions" }
+  | { type: "status" }
+  | { type: "export"; path: string | null }
   | { type: "resume"; id: string }
+  | { type: "resume_pick" }
   | { type: "clear" }
   | { type: "help" }
   | { type: "reasoning" }
@@ -50,8 +53,10 @@ export const helpText = [
   "/compact        summarise the conversation now so it takes less of the context window",
   "/model [name]   list the endpoint's models, or use another of them for the next requests",
   "/mode [name]    cycle the permission mode, or set it: ask, auto_edit, approve_all",
-  "/sessions       list the saved sessions of this workspace",
-  "/resume <id>    print the command that resumes a saved session (nex resume <id>)",
+  "/status         model, endpoint, window and its source, context use, sandbox, session file",
+  "/export [file]  write the conversation as a markdown transcript (default nex-<session>.md)",
+  "/sessions       list the saved sessions of this workspace, each with its first prompt",
+  "/resume [id]    switch to a saved session: a picker (first prompt, time, size), or the one named",
   "/clear          start a fresh conversation in the same workspace",
   "/reasoning      show the model's last reasoning in full (the chat shows it collapsed)",
   "/reasoning effort low|medium|high|off   how hard the model thinks from the next request",
@@ -122,9 +127,12 @@ export function parseCommand(text: string): Command | null {
       return { type: "model", name: arg };
     case "sessions":
       return { type: "sessions" };
+    case "status":
+      return { type: "status" };
+    case "export":
+      return { type: "export", path: arg === "" ? null : arg };
     case "resume":
-      if (arg === "")
-        return { type: "invalid", message: "/resume needs a session id; /sessions lists them." };
+      if (arg === "") return { type: "resume_pick" };
       return { type: "resume", id: arg };
     case "clear":
       return { type: "clear" };

@@ -4,6 +4,7 @@ import type { Message } from "../protocol/index.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
 import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
 import { App } from "./app.ts";
+import { loadMarkdown } from "./markdown.ts";
 import { createStore } from "./store.ts";
 import { addEntry, initialUi, type UiState } from "./ui-state.ts";
 
@@ -15,6 +16,8 @@ export interface TuiOptions {
   resumeLine?: string;
   /** Quiet ms before a permission prompt takes an answer key (default answerGuardMs, 300). */
   answerGuardMs?: number;
+  /** Called when the user picks another session (/resume): the chat exits so its host reopens that one. */
+  onSwitch?(sessionId: string): void;
 }
 
 function welcome(state: UiState, session: AgentSession, resumeLine: string | undefined): UiState {
@@ -26,7 +29,8 @@ function welcome(state: UiState, session: AgentSession, resumeLine: string | und
   });
   const recalled = recall(head, session.history());
   return resumeLine
-    ? addEntry(recalled, { type: "info", tone: "warn", text: resumeLine })
+    ? // Routine (the window's source, how a resumed chat was fitted): plain, not a yellow warning.
+      addEntry(recalled, { type: "info", tone: "plain", text: resumeLine })
     : recalled;
 }
 
@@ -69,13 +73,25 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     );
     return 2;
   }
+  // The markdown renderer loads off the start-up path; a resumed chat shows its past answers with it.
+  const markdown = loadMarkdown();
+  if (session.history().length > 0) await markdown;
   const store = createStore(welcome(initialUi(session.info), session, options.resumeLine));
   const unsubscribe = session.subscribe((event) => store.dispatch(event));
+  let switching = false;
   const instance = render(
     React.createElement(App, {
       session,
       store,
       answerGuardMs: options.answerGuardMs,
+      ...(options.onSwitch
+        ? {
+            onSwitch: (id: string) => {
+              switching = true;
+              options.onSwitch?.(id);
+            },
+          }
+        : {}),
       clearScreen: () => {
         instance.clear();
         stdout.write("\x1b[2J\x1b[3J\x1b[H");
@@ -112,5 +128,9 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     if (status.request || status.retry || status.tools.length > 0) session.interrupt();
     store.dispose();
     await session.close();
+    // The way back in, where the user looks last.
+    if (session.history().length > 0 && !switching) {
+      stdout.write(`\nResume this session with: nex resume ${session.info.sessionId}\n`);
+    }
   }
 }

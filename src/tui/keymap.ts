@@ -2,6 +2,7 @@ import type { Key } from "ink";
 import type { PermissionAnswer } from "../protocol/index.ts";
 import * as edit from "./editor.ts";
 import * as hist from "./history.ts";
+import { expandPastes, type Pastes, pasteMarker } from "./paste.ts";
 import type { PendingPermission } from "./ui-state.ts";
 
 /** The prompt's own state: what is typed, the history walk, a deny reason being typed. */
@@ -17,6 +18,15 @@ export interface InputState {
   hint: string | null;
   /** When a key last reached a permission prompt without answering it (ms, the context's clock). */
   strayAt: number;
+  /**
+   * Answer keys pressed too early, before any typing: meant as answers, so they never reach the draft,
+   * unless more typing follows (then they were the start of a word, and go to the draft with it).
+   */
+  swallowed?: string;
+  /** The paste being received, when it goes to the prompt (see paste.ts). */
+  pasted?: string;
+  /** Large pastes in the draft, by the marker that stands for them. */
+  pastes?: Pastes;
 }
 
 export const initialInput: InputState = {
@@ -57,7 +67,8 @@ export interface InputContext {
 
 /** What a key asks the TUI to do beyond changing the prompt. */
 export type InputAction =
-  | { type: "submit"; text: string }
+  /** `shown`: the prompt as the chat shows it (large pastes collapsed), when it differs from `text`. */
+  | { type: "submit"; text: string; shown?: string }
   | { type: "interrupt" }
   | { type: "answer"; request: PendingPermission; answer: PermissionAnswer }
   | { type: "view_request"; request: PendingPermission }
@@ -113,7 +124,12 @@ function editKey(state: edit.EditorState, input: string, key: Key): edit.EditorS
 }
 
 // Keys that do not answer the question (typing that was meant for the prompt) go to the draft.
-function strayKey(state: InputState, ctx: InputContext, input: string, key: Key): KeyResult {
+function strayKey(current: InputState, ctx: InputContext, input: string, key: Key): KeyResult {
+  // Typing after held-back keys: they were the start of it.
+  const state =
+    current.swallowed && !key.return && editKey(current.editor, input, key) !== null
+      ? { ...current, editor: edit.insert(current.editor, current.swallowed), swallowed: "" }
+      : current;
   const editor = key.return ? null : editKey(state.editor, input, key);
   const next = { ...state, strayAt: ctx.now };
   if (editor === null || editor === state.editor) return { state: next, actions: [] };
@@ -133,9 +149,17 @@ function permissionKey(
     const quiet = ctx.now - Math.max(ctx.permissionShownAt, state.strayAt) >= ctx.guardMs;
     const choice = lone && quiet && input.length === 1 ? input.toLowerCase() : null;
     const answer = (a: PermissionAnswer): KeyResult => ({
-      state: { ...state, hint: null },
+      state: { ...state, hint: null, swallowed: "" },
       actions: [{ type: "answer", request, answer: a }],
     });
+    // An answer key pressed as the question appeared, before any typing, is held back: it neither
+    // answers nor lands in the draft later (it was meant as an answer, too early).
+    const typing = state.strayAt >= ctx.permissionShownAt && !state.swallowed;
+    if (lone && !quiet && !typing && input.length === 1 && "yanv".includes(input.toLowerCase())) {
+      const hint = `${input} ignored: pressed as the question appeared. Read it, then press again.`;
+      const swallowed = `${state.swallowed ?? ""}${input}`;
+      return { state: { ...state, strayAt: ctx.now, swallowed, hint }, actions: [] };
+    }
     if (choice === "y") return answer({ type: "allow_once" });
     if (choice === "a" && !ctx.permissionWhole) {
       const hint =
@@ -172,9 +196,16 @@ function promptKey(state: InputState, ctx: InputContext, input: string, key: Key
     if (result.text.trim() === "") return done({});
     if (ctx.busy)
       return done({ hint: "A turn is still running: wait for it, or press Esc to interrupt it." });
-    return done({ editor: edit.emptyEditor, history: hist.remember(state.history, result.text) }, [
-      { type: "submit", text: result.text },
-    ]);
+    const pastes = state.pastes ?? {};
+    const text = expandPastes(result.text, pastes);
+    return done(
+      { editor: edit.emptyEditor, history: hist.remember(state.history, text), pastes: {} },
+      [
+        text === result.text
+          ? { type: "submit", text }
+          : { type: "submit", text, shown: result.text },
+      ],
+    );
   }
   if (key.upArrow) {
     const moved = edit.lineUp(editor);
@@ -217,8 +248,11 @@ function fold(
 ): KeyResult {
   // A deny reason outlives its request when the turn ended meanwhile: drop it.
   const state = ctx.permission || current.reason === null ? current : { ...current, reason: null };
-  if (input === pasteStart) return { state: { ...state, pasting: true }, actions: [] };
-  if (input === pasteEnd) return { state: { ...state, pasting: false }, actions: [] };
+  if (input === pasteStart) return { state: { ...state, pasting: true, pasted: "" }, actions: [] };
+  if (input === pasteEnd) return { state: endPaste(state), actions: [] };
+  if (state.pasting && !ctx.permission) {
+    return { state: { ...state, pasted: `${state.pasted ?? ""}${input}` }, actions: [] };
+  }
   if (state.pasting) {
     if (ctx.permission && state.reason) {
       return { state: { ...state, reason: edit.insert(state.reason, input) }, actions: [] };
@@ -266,7 +300,22 @@ function fold(
   }
   if (key.tab && key.shift) return { state: armed, actions: [{ type: "cycle_mode" }] };
   if (ctx.permission) return permissionKey(armed, ctx, ctx.permission, input, key, lone);
-  return promptKey(armed, ctx, input, key);
+  return promptKey(armed.swallowed ? { ...armed, swallowed: "" } : armed, ctx, input, key);
+}
+
+// The paste goes into the prompt whole when short, as a marker when long.
+function endPaste(state: InputState): InputState {
+  const text = (state.pasted ?? "").replace(/\r\n?/g, "\n");
+  const done = { ...state, pasting: false, pasted: "" };
+  if (text === "") return done;
+  const pastes = state.pastes ?? {};
+  const marker = pasteMarker(text, pastes);
+  if (marker === null) return { ...done, editor: edit.insert(state.editor, text) };
+  return {
+    ...done,
+    editor: edit.insert(state.editor, marker),
+    pastes: { ...pastes, [marker]: text },
+  };
 }
 
 function merge(first: KeyResult, second: KeyResult): KeyResult {

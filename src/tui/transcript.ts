@@ -1,4 +1,5 @@
 import type { AgentEvent, ToolDetails, ToolErrorCode } from "../protocol/index.ts";
+import { markdownCut } from "./markdown-blocks.ts";
 
 /** The outcome of a tool call as the chat shows it. */
 export type ToolOutcomeView =
@@ -77,8 +78,10 @@ export const initialTranscript: TranscriptState = {
   nextId: 1,
 };
 
-/** Streaming text past this many complete lines is committed, so the live region stays short. */
+/** Streaming text past this many complete lines is committed at a block boundary, so the live region stays short. */
 export const maxLiveLines = 6;
+/** A block (paragraph, table, list) longer than this is committed at a line end all the same. */
+export const maxLiveMarkdownLines = 60;
 
 type EntryInput = Entry extends infer E ? (E extends Entry ? Omit<E, "id"> : never) : never;
 
@@ -99,26 +102,17 @@ function flushText(state: TranscriptState): TranscriptState {
   return append(cleared, { type: "assistant", text, continued: state.streamingContinues });
 }
 
-/** Commits the complete lines of long streaming text, keeping the unfinished last line live. */
+/**
+ * Commits the finished blocks of long streaming text (see markdown-blocks.ts), so that a table or a
+ * code block is never cut where markdown would read it differently; the rest stays live.
+ */
 function commitCompleteLines(state: TranscriptState): TranscriptState {
-  const cut = state.streaming.lastIndexOf("\n");
-  if (cut < 0) return state;
-  let lines = 0;
-  for (
-    let i = state.streaming.indexOf("\n");
-    i >= 0 && lines <= maxLiveLines;
-    i = state.streaming.indexOf("\n", i + 1)
-  ) {
-    lines++;
-  }
-  if (lines <= maxLiveLines) return state;
-  const done = state.streaming.slice(0, cut);
-  const rest = state.streaming.slice(cut + 1);
-  const next = append(
-    { ...state, streaming: rest, streamingContinues: true },
-    { type: "assistant", text: done, continued: state.streamingContinues },
+  const cut = markdownCut(state.streaming, maxLiveLines, maxLiveMarkdownLines);
+  if (!cut) return state;
+  return append(
+    { ...state, streaming: cut.rest, streamingContinues: !cut.gap },
+    { type: "assistant", text: cut.done, continued: state.streamingContinues },
   );
-  return next;
 }
 
 function settleRunning(state: TranscriptState, outcome: ToolOutcomeView): TranscriptState {
@@ -267,7 +261,7 @@ function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState
         bytesReceived: event.bytesReceived,
       });
     case "context_fitted":
-      return append(flushText(state), { type: "info", tone: "warn", text: event.line });
+      return append(flushText(state), { type: "info", tone: "dim", text: event.line });
     case "notice":
       return append(flushText(state), { type: "info", tone: "dim", text: event.message });
     case "done":

@@ -14,6 +14,10 @@ export interface PendingPermission {
   callId: string;
   name: string;
   summary: string;
+  /** A file tool's diff, shown before the answer. */
+  preview?: string;
+  /** What "allow for this session" would approve. */
+  scope?: string;
 }
 
 /** Everything the TUI shows, folded from events (plus the user's own prompts and command output). */
@@ -40,7 +44,16 @@ function reducePermissions(
   switch (event.type) {
     case "permission_requested":
       if (list.some((p) => p.callId === event.callId)) return list;
-      return [...list, { callId: event.callId, name: event.name, summary: event.summary }];
+      return [
+        ...list,
+        {
+          callId: event.callId,
+          name: event.name,
+          summary: event.summary,
+          ...(event.preview ? { preview: event.preview } : {}),
+          ...(event.scope ? { scope: event.scope } : {}),
+        },
+      ];
     case "tool_result":
     case "tool_call_refused":
       return list.filter((p) => p.callId !== event.callId);

@@ -20,7 +20,7 @@ test("nex resume takes an id, --last or --session, and an optional task to run h
   });
   assert.deepEqual(pick(parseCommand(["resume"])), {
     type: "chat",
-    resume: "last",
+    resume: "pick",
     task: undefined,
   });
   assert.deepEqual(pick(parseCommand(["resume", "2026"])), {

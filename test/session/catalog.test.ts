@@ -97,3 +97,12 @@ test("a session is found by id, unique prefix or `last`, optionally within a wor
   const empty = await findSession(tempDir(), "last");
   assert.equal(empty.type, "not_found");
 });
+
+test("each session is listed with its first prompt: what it is about", async () => {
+  const dataDir = await seed();
+  const rows = await listSessions(dataDir);
+  const a = rows.find((r) => r.sessionId === "20261101-100000-aaaa");
+  assert.equal(a?.firstPrompt, "fix the parser");
+  const b = rows.find((r) => r.sessionId === "20261103-100000-abcd");
+  assert.equal(b?.firstPrompt, "hello");
+});

@@ -29,6 +29,8 @@ export interface PtyProcess {
   ): Promise<string>;
   /** Resolves once no output has arrived for `ms`. */
   settle(ms?: number): Promise<void>;
+  /** Resizes the terminal, as dragging its window does: the emulator reflows, the program gets SIGWINCH. */
+  resize(cols: number, rows: number): void;
   /** Sends keys (raw bytes: "\r" is Enter, "\x03" Ctrl-C, "\x1b" Esc). */
   write(keys: string): void;
   /** Resolves with the exit code once the process has exited. */
@@ -164,6 +166,10 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
       }
     },
     write: (data) => child.write(data),
+    resize: (cols, rows) => {
+      term.resize(cols, rows);
+      child.resize(cols, rows);
+    },
     exited,
     kill: () => {
       if (exitCode === null) child.kill();

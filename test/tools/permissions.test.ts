@@ -40,17 +40,21 @@ test("ask mode asks for every edit and every command, with a one-line summary", 
   const box = sandbox();
   writeFileSync(box.path("a.ts"), "x".repeat(900));
   const tools = host(box, { mode: "ask" });
-  assert.deepEqual(
-    await check(tools, call("write_file", { path: "a.ts", content: "y".repeat(1234) })),
-    {
-      type: "ask",
-      summary: "write_file a.ts (1,234 bytes, overwrites 900 bytes)",
-    },
+  const overwrite = await check(
+    tools,
+    call("write_file", { path: "a.ts", content: "y".repeat(1234) }),
   );
-  assert.deepEqual(await check(tools, call("write_file", { path: "new.ts", content: "" })), {
-    type: "ask",
-    summary: "write_file new.ts (0 bytes, new file)",
-  });
+  assert.equal(overwrite.type, "ask");
+  assert.equal(
+    overwrite.type === "ask" && overwrite.summary,
+    "write_file a.ts (1,234 bytes, overwrites 900 bytes)",
+  );
+  // The prompt shows the change itself, and what a yes for the session would cover.
+  assert.match((overwrite.type === "ask" && overwrite.preview) || "", /^-x{900}$/m);
+  assert.match((overwrite.type === "ask" && overwrite.preview) || "", /^\+y{1234}$/m);
+  assert.match((overwrite.type === "ask" && overwrite.scope) || "", /every write_file call/);
+  const created = await check(tools, call("write_file", { path: "new.ts", content: "" }));
+  assert.equal(created.type === "ask" && created.summary, "write_file new.ts (0 bytes, new file)");
   assert.equal(
     (await check(tools, call("edit_file", { path: "a.ts", old_string: "x", new_string: "y" })))
       .type,
@@ -59,6 +63,7 @@ test("ask mode asks for every edit and every command, with a one-line summary", 
   assert.deepEqual(await check(tools, bash("npm test && rm -rf build")), {
     type: "ask",
     summary: "bash: npm test && rm -rf build",
+    scope: "this command line, and `npm test …`, `rm -rf build` commands, for this session",
   });
 });
 
@@ -74,7 +79,7 @@ test("auto_edit approves edits inside the workspace, asks for bash and for allow
     await check(tools, call("edit_file", { path: "a.ts", old_string: "x", new_string: "y" })),
     { type: "allow" },
   );
-  assert.equal((await check(tools, bash("ls"))).type, "ask");
+  assert.equal((await check(tools, bash("npm test"))).type, "ask");
   assert.equal(
     (await check(tools, call("write_file", { path: join(shared, "n.txt"), content: "x" }))).type,
     "ask",
@@ -604,4 +609,12 @@ test("--yes does not run a plain git push when the repository's config forces ev
   const answer = await check(tools, bash("git push origin main"));
   assert.equal(answer.type, "deny");
   assert.match(answer.type === "deny" ? answer.reason : "", /history on the remote/);
+});
+
+test("a command undo could not repair asks every time, even after a yes for the session", async () => {
+  const tools = host(sandbox(), { mode: "ask" });
+  const hazard = bash("rm -rf ../elsewhere");
+  assert.equal((await check(tools, hazard)).type, "ask");
+  tools.rememberApproval(hazard);
+  assert.equal((await check(tools, hazard)).type, "ask");
 });

@@ -7,7 +7,8 @@ test("slash commands parse with their arguments; a path is a prompt, not a comma
   assert.deepEqual(parseCommand("/undo 3"), { type: "undo", turns: 3 });
   assert.equal(parseCommand("/undo x")?.type, "invalid");
   assert.deepEqual(parseCommand("/model qwen3-coder"), { type: "model", name: "qwen3-coder" });
-  assert.equal(parseCommand("/model")?.type, "model_list");
+  assert.deepEqual(parseCommand("/model"), { type: "model_list" });
+  assert.deepEqual(parseCommand("/resume"), { type: "resume_pick" });
   assert.deepEqual(parseCommand("/resume abc"), { type: "resume", id: "abc" });
   assert.deepEqual(parseCommand("/mode"), { type: "mode", mode: null });
   assert.deepEqual(parseCommand("/mode auto_edit"), { type: "mode", mode: "auto_edit" });

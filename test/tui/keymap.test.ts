@@ -134,11 +134,22 @@ const asked = (now: number): InputContext => ({
   now,
 });
 
-test("answer keys typed within 300 ms of the prompt appearing answer nothing and go to the draft", () => {
+test("answer keys pressed within 300 ms of the prompt appearing answer nothing and never reach the draft", () => {
   const early = press(initialInput, [["y"], ["a"]], asked(1100));
   assert.deepEqual(early.actions, [], "no approval");
-  assert.equal(early.state.editor.text, "ya", "the typing is kept in the draft");
-  assert.match(early.state.hint ?? "", /went to the prompt draft/);
+  assert.equal(early.state.editor.text, "", "a key meant as an answer does not land in the draft");
+  assert.match(early.state.hint ?? "", /ignored: pressed as the question appeared/);
+  const answeredLater = press(early.state, [["y"]], asked(1500));
+  assert.deepEqual(answeredLater.actions, [
+    { type: "answer", request, answer: { type: "allow_once" } },
+  ]);
+  assert.equal(answeredLater.state.editor.text, "", "nor after the answer");
+  const words = press(initialInput, [["y"], ["e"], ["s"]], asked(1100));
+  assert.equal(
+    words.state.editor.text,
+    "yes",
+    "typing that starts with an answer key is kept whole",
+  );
   assert.equal(
     press(initialInput, [["n"]], asked(1299)).state.reason,
     null,

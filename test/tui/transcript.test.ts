@@ -4,7 +4,7 @@ import fc from "fast-check";
 import type { AgentEvent } from "../../src/protocol/index.ts";
 import {
   initialTranscript,
-  maxLiveLines,
+  maxLiveMarkdownLines,
   reduceTranscript,
   type TranscriptState,
 } from "../../src/tui/transcript.ts";
@@ -51,7 +51,7 @@ test("the live region keeps at most a few lines of streaming text, however long 
   let state = initialTranscript;
   for (const delta of deltas) {
     state = reduceTranscript(state, delta);
-    assert.ok(state.streaming.split("\n").length - 1 <= maxLiveLines);
+    assert.ok(state.streaming.split("\n").length - 1 <= maxLiveMarkdownLines);
   }
   state = reduceTranscript(state, { type: "done", finalText: "", turns: 1 });
   const text = state.entries.map((e) => (e.type === "assistant" ? e.text : "")).join("\n");

@@ -12,6 +12,7 @@ import type { Tool } from "../tool.ts";
 import { codeOption } from "./code-options.ts";
 import { type HazardContext, hazardOf } from "./command-hazards.ts";
 import { coverageHazard } from "./coverage-hazards.ts";
+import { isReadOnlyCommandLine } from "./read-only-commands.ts";
 import { controlledEdit, type TrustedCommand } from "./trusted-files.ts";
 
 /** The user's command rules, like `git status`, `npm test`, `rm *`. */
@@ -33,6 +34,8 @@ export interface PermissionOptions {
    */
   locate(path: string): Promise<{ where: "inside" | "allowed"; display: string } | null>;
   summarize(tool: Tool, args: Record<string, unknown>): Promise<string>;
+  /** What a file tool's call would change, for the prompt (null when there is nothing to show). */
+  preview?(tool: Tool, args: Record<string, unknown>): Promise<string | null>;
   /** Where commands run, for judging what undo could not repair. */
   hazards(): Promise<HazardContext>;
   /** Why commands cannot be confined although they must be (then none runs without a person's yes). */
@@ -130,6 +133,21 @@ function rememberedPattern(command: SubCommand): Pattern {
   return { words: command.words, exact: true };
 }
 
+/** What remember() would approve for a command line, in words for the prompt. */
+function sessionScope(result: ParsedCommand): string {
+  if (result.type !== "parsed") return "this exact command line, again, for this session";
+  const patterns = result.commands
+    .filter((sub) => !sub.opaque)
+    .map((sub) => rememberedPattern(sub))
+    .map((pattern) =>
+      pattern.exact ? `\`${pattern.words.join(" ")}\`` : `\`${pattern.words.join(" ")} …\``,
+    );
+  const unique = [...new Set(patterns)];
+  return unique.length === 0
+    ? "this exact command line, again, for this session"
+    : `this command line, and ${unique.join(", ")} commands, for this session`;
+}
+
 /** Builds the permission rules; read-only tools never ask, deny rules always win. */
 export function createPermissions(options: PermissionOptions): Permissions {
   let mode = options.mode;
@@ -194,11 +212,12 @@ export function createPermissions(options: PermissionOptions): Permissions {
     command: string,
     summarize: () => Promise<string>,
   ): Promise<PermissionCheck> => {
+    const result = await parse(command);
     const ask = async (note = ""): Promise<Extract<PermissionCheck, { type: "ask" }>> => ({
       type: "ask",
       summary: `${await summarize()}${note}`,
+      scope: sessionScope(result),
     });
-    const result = await parse(command);
     if (result.type === "unparsed") {
       if (mode === "approve_all" && deny.length === 0) return { type: "allow" };
       return ask(` (could not be parsed: ${result.reason})`);
@@ -215,8 +234,8 @@ export function createPermissions(options: PermissionOptions): Permissions {
     const context = await options.hazards();
     const hazard = hazardOf(result.commands, context);
     if (hazard) {
-      // Only a person's yes, or a rule the user wrote for it, runs what undo cannot repair.
-      if (approvedCommands.has(command)) return { type: "allow" };
+      // Only a person's yes (each time: never for the session), or a rule the user wrote for it,
+      // runs what undo cannot repair.
       const ruled = result.commands.every((sub) =>
         allow.some((pattern) => matchesPattern(sub.words, pattern)),
       );
@@ -229,6 +248,11 @@ export function createPermissions(options: PermissionOptions): Permissions {
       }
       return ask(` (⚠ ${hazard})`);
     }
+    if (
+      mode !== "approve_all" &&
+      isReadOnlyCommandLine(result.commands, context.roots, context.allowedPaths)
+    )
+      return { type: "allow" };
     const hidden = result.commands.filter((sub) => sub.opaque);
     // `--yes` approves only what undo can repair: not a change to what the snapshot leaves out.
     if (mode === "approve_all" && context.coverage && !approvedCommands.has(command)) {
@@ -319,15 +343,23 @@ export function createPermissions(options: PermissionOptions): Permissions {
       }
       // Never approved silently, neither by auto_edit nor by an earlier approval for the session.
       if (controlled) {
+        const preview = await options.preview?.(tool, call.args).catch(() => null);
         return {
           type: "ask",
           summary: `${await summarize()} (⚠ ${controlled.why})`,
+          ...(preview ? { preview } : {}),
           warning: controlled.why,
         };
       }
       if (mode === "auto_edit" && located.where === "inside") return { type: "allow" };
       if (approvedTools.has(tool.name)) return { type: "allow" };
-      return { type: "ask", summary: await summarize() };
+      const preview = await options.preview?.(tool, call.args).catch(() => null);
+      return {
+        type: "ask",
+        summary: await summarize(),
+        scope: `every ${tool.name} call, for this session (edits to files that control what runs still ask)`,
+        ...(preview ? { preview } : {}),
+      };
     },
     remember(call) {
       const tool = options.tools.get(call.name);

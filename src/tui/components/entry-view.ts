@@ -2,6 +2,7 @@ import { Box, Text } from "ink";
 import React from "react";
 import { plainText } from "../../protocol/plain-text.ts";
 import { truncateEnd } from "../fit.ts";
+import { answerText, expandTabs } from "../markdown.ts";
 import { keyArgument, outcomeLines } from "../tool-view.ts";
 import type { Entry } from "../transcript.ts";
 import { toneProps } from "./tone.ts";
@@ -48,7 +49,7 @@ export function ToolBlock(props: { entry: ToolEntry; columns?: number }): React.
         h(
           Box,
           { flexShrink: 1 },
-          h(Text, { ...toneProps(line.tone), wrap: "wrap" }, plainText(line.text)),
+          h(Text, { ...toneProps(line.tone), wrap: "wrap" }, expandTabs(plainText(line.text))),
         ),
       ),
     ),
@@ -56,7 +57,7 @@ export function ToolBlock(props: { entry: ToolEntry; columns?: number }): React.
 }
 
 /** One committed (or live) block of the chat. */
-export function EntryView(props: { entry: Entry }): React.ReactElement {
+export function EntryView(props: { entry: Entry; columns: number }): React.ReactElement {
   const { entry } = props;
   switch (entry.type) {
     case "user":
@@ -64,10 +65,14 @@ export function EntryView(props: { entry: Entry }): React.ReactElement {
         Box,
         { marginTop: 1 },
         h(Text, { color: "cyan", bold: true }, "› "),
-        h(Text, { bold: true }, plainText(entry.text)),
+        h(Text, { bold: true }, expandTabs(plainText(entry.text))),
       );
     case "assistant":
-      return h(Box, { marginTop: entry.continued ? 0 : 1 }, h(Text, null, plainText(entry.text)));
+      return h(
+        Box,
+        { marginTop: entry.continued ? 0 : 1 },
+        h(Text, null, answerText(entry.text, props.columns)),
+      );
     case "tool":
       return h(ToolBlock, { entry });
     case "error":
@@ -81,7 +86,7 @@ export function EntryView(props: { entry: Entry }): React.ReactElement {
           paddingX: 1,
         },
         h(Text, { color: "red", bold: true }, plainText(entry.title)),
-        h(Text, { wrap: "wrap" }, plainText(entry.message)),
+        h(Text, { wrap: "wrap" }, expandTabs(plainText(entry.message))),
       );
     case "info":
       return h(
@@ -90,7 +95,7 @@ export function EntryView(props: { entry: Entry }): React.ReactElement {
         h(
           Text,
           { ...toneProps(entry.tone === "warn" ? "warn" : entry.tone), wrap: "wrap" },
-          plainText(entry.text),
+          expandTabs(plainText(entry.text)),
         ),
       );
   }

@@ -3,6 +3,7 @@ import React from "react";
 import { plainText } from "../../protocol/plain-text.ts";
 import type { EditorState } from "../editor.ts";
 import { type Fitted, headAndTailToFit } from "../fit.ts";
+import { expandTabs } from "../markdown.ts";
 import type { PendingPermission } from "../ui-state.ts";
 import { PromptView } from "./prompt-view.ts";
 
@@ -20,6 +21,36 @@ export interface PermissionViewProps {
   maxSummaryRows: number;
   /** A note about the last key (typing sent to the draft), shown under the choices; one row. */
   note: string | null;
+  /** Rows of the change's diff shown at most. */
+  maxPreviewRows: number;
+  /** Where commands run and how they are confined, for a command's prompt. */
+  where: string;
+}
+
+/** A request that undo could not repair, or that runs unconfined: asked apart, never for the session. */
+export function isHazard(request: PendingPermission): boolean {
+  return request.summary.includes("⚠");
+}
+
+/** The diff lines the prompt shows, and how many it leaves out. */
+export function shownPreview(
+  preview: string | undefined,
+  maxRows: number,
+): { lines: string[]; hidden: number } {
+  if (!preview) return { lines: [], hidden: 0 };
+  const all = expandTabs(plainText(preview))
+    .split("\n")
+    .filter((line) => !/^(--- |\+\+\+ )/.test(line));
+  if (all.length <= maxRows) return { lines: all, hidden: 0 };
+  const keep = Math.max(1, maxRows - 1);
+  return { lines: all.slice(0, keep), hidden: all.length - keep };
+}
+
+function diffTone(line: string): { color?: string; dimColor?: boolean } {
+  if (line.startsWith("@@")) return { color: "cyan" };
+  if (line.startsWith("+")) return { color: "green" };
+  if (line.startsWith("-")) return { color: "red" };
+  return { dimColor: true };
 }
 
 /** The request's summary as the prompt shows it: without control codes, cut in the middle if too long. */
@@ -32,12 +63,38 @@ export function PermissionView(props: PermissionViewProps): React.ReactElement {
   const { request, queued, reason } = props;
   const more = queued > 0 ? ` (${queued} more waiting)` : "";
   const summary = shownSummary(request.summary, props.columns, props.maxSummaryRows);
-  const whole = summary.hiddenRows === 0;
+  const hazard = isHazard(request);
+  const whole = summary.hiddenRows === 0 && !hazard;
+  const preview = shownPreview(request.preview, props.maxPreviewRows);
+  const colour = hazard ? "red" : "yellow";
+  const command = request.name === "bash";
   return h(
     Box,
-    { flexDirection: "column", borderStyle: "round", borderColor: "yellow", paddingX: 1 },
-    h(Text, { color: "yellow", bold: true }, `Allow ${plainText(request.name)}?${more}`),
+    {
+      flexDirection: "column",
+      borderStyle: "round",
+      borderColor: colour,
+      paddingX: 1,
+    },
+    h(
+      Text,
+      { color: colour, bold: true },
+      hazard
+        ? `⚠ Allow ${plainText(request.name)}? Undo may not repair this.${more}`
+        : `Allow ${plainText(request.name)}?${more}`,
+    ),
     h(Text, { wrap: "wrap" }, summary.text),
+    command ? h(Text, { dimColor: true, wrap: "truncate-end" }, props.where) : null,
+    ...preview.lines.map((line, i) =>
+      h(Text, { key: `p${i}`, ...diffTone(line), wrap: "truncate-end" }, line || " "),
+    ),
+    preview.hidden > 0
+      ? h(
+          Text,
+          { dimColor: true, wrap: "truncate-end" },
+          `… ${preview.hidden} more diff lines (v shows the whole change)`,
+        )
+      : null,
     reason === null
       ? h(
           Text,
@@ -47,15 +104,22 @@ export function PermissionView(props: PermissionViewProps): React.ReactElement {
           ...(whole ? [h(Text, { key: "a", bold: true }, "a"), " yes, for this session   "] : []),
           h(Text, { bold: true }, "n"),
           " no, and say why   ",
-          ...(whole ? [] : [h(Text, { key: "v", bold: true }, "v"), " view it whole   "]),
+          ...(summary.hiddenRows > 0 || preview.hidden > 0
+            ? [h(Text, { key: "v", bold: true }, "v"), " view it whole   "]
+            : []),
           h(Text, { dimColor: true }, "Esc interrupts the turn"),
         )
+      : null,
+    reason === null && whole && request.scope
+      ? h(Text, { dimColor: true, wrap: "wrap" }, `a approves ${plainText(request.scope)}.`)
       : null,
     reason === null && !whole
       ? h(
           Text,
           { dimColor: true, wrap: "truncate-end" },
-          "a (for this session) is unavailable: the request is too long to show whole.",
+          hazard
+            ? "a (for this session) is unavailable: this one is asked every time."
+            : "a (for this session) is unavailable: the request is too long to show whole.",
         )
       : null,
     reason === null && props.note

@@ -1,0 +1,56 @@
+// The interactive chat: open a session (a picked one for `nex resume` with no id), run the UI, and
+// when the user switches sessions with /resume, close this one and open the next, in place.
+import { resolve } from "node:path";
+import { openSession } from "../runtime/open-session.ts";
+import { listSessionsFor } from "../runtime/session-list.ts";
+import { runTui } from "../tui/index.ts";
+import type { CommonOptions } from "./args.ts";
+
+/** Runs the chat until the user leaves it; returns the exit code. */
+export async function runChat(options: CommonOptions, resume: string | null): Promise<number> {
+  let target = resume === "pick" ? await pickResume(options) : resume;
+  if (target === undefined) return 0;
+  for (;;) {
+    let next: string | null = null;
+    const code = await chatIn(options, target, (id) => {
+      next = id;
+    });
+    if (next === null) return code;
+    target = next;
+  }
+}
+
+// `nex resume` with no id: the picker on a terminal, else the last session; undefined when the user left it.
+async function pickResume(options: CommonOptions): Promise<string | null | undefined> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) return "last";
+  const sessions = await listSessionsFor(options, process.env, process.cwd());
+  const workspace = resolve(process.cwd(), options.cwd ?? ".");
+  const here = sessions.filter((s) => resolve(s.workspace) === workspace);
+  const shown = here.length > 0 ? here : sessions;
+  if (shown.length === 0) {
+    process.stderr.write("nex: no saved sessions yet; starting a new one.\n");
+    return null;
+  }
+  const { pickSession } = await import("../tui/session-picker.ts");
+  const picked = await pickSession(shown);
+  return picked ?? undefined;
+}
+
+async function chatIn(
+  options: CommonOptions,
+  resume: string | null,
+  onSwitch: (id: string) => void,
+): Promise<number> {
+  const opened = await openSession(options, process.env, process.cwd(), {
+    resume,
+    approvals: "interactive",
+    concealEnvironment: true,
+  });
+  const opening = opened.events.flatMap((event) =>
+    event.type === "context_fitted" ? [event.line] : event.type === "notice" ? [event.message] : [],
+  );
+  return runTui(opened.session, {
+    ...(opening.length > 0 ? { resumeLine: opening.join("\n") } : {}),
+    onSwitch,
+  });
+}

@@ -1,0 +1,66 @@
+// What /status and /export show: the session as the chat knows it, in words and as a markdown file.
+import type { Message } from "../protocol/index.ts";
+import type { SessionInfo } from "../runtime/agent-session.ts";
+import type { MeterState } from "./meter.ts";
+
+const WINDOW_SOURCES: Record<MeterState["windowSource"], string> = {
+  config: "from the config file",
+  registry: "from nex's model table",
+  endpoint: "reported by the endpoint",
+  error_body: "learned from the endpoint's error",
+  default: "assumed (the endpoint did not say)",
+};
+
+const count = (n: number) => n.toLocaleString("en-US");
+
+/** `/status`: model, endpoint, window and its source, context use, tokens, sandbox, session file. */
+export function statusText(info: SessionInfo, meter: MeterState, mode: string): string {
+  const used =
+    meter.contextTokens === null
+      ? "no request yet"
+      : `${count(meter.contextTokens)} tokens (${Math.round((100 * meter.contextTokens) / meter.contextWindow)}%)`;
+  const sandbox = meter.sandbox ?? info.sandbox;
+  return [
+    `model       ${meter.model} (${info.provider}) at ${info.host}`,
+    `window      ${count(meter.contextWindow)} tokens, ${WINDOW_SOURCES[meter.windowSource]}`,
+    `context     ${used}`,
+    `tokens      ${count(meter.inputTokens)} in, ${count(meter.outputTokens)} out this chat`,
+    `permissions ${mode}`,
+    `commands    ${sandbox.line}`,
+    `workspace   ${info.workspace}`,
+    `session     ${info.sessionId}`,
+    `file        ${info.journalPath}`,
+  ].join("\n");
+}
+
+/** `/export`: the conversation as a markdown transcript (tool results shortened). */
+export function transcriptMarkdown(info: SessionInfo, history: readonly Message[]): string {
+  const parts = [
+    `# nex session ${info.sessionId}`,
+    "",
+    `Model ${info.model} at ${info.host} · workspace \`${info.workspace}\``,
+  ];
+  const fence = (text: string) => {
+    const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+    return "`".repeat(longest + 1);
+  };
+  for (const message of history) {
+    if (message.type === "user") parts.push("", "## You", "", message.text);
+    else if (message.type === "assistant") {
+      parts.push("", "## nex", "");
+      if (message.text.trim()) parts.push(message.text.trim());
+      for (const call of message.toolCalls) {
+        const f = fence(call.argumentsText);
+        parts.push("", `Tool call \`${call.name}\`:`, "", `${f}json`, call.argumentsText, f);
+      }
+    } else {
+      const text =
+        message.content.length > 2000
+          ? `${message.content.slice(0, 2000)}\n… (${count(message.content.length - 2000)} more characters)`
+          : message.content;
+      const f = fence(text);
+      parts.push("", `Result${message.isError ? " (error)" : ""}:`, "", f, text, f);
+    }
+  }
+  return `${parts.join("\n")}\n`;
+}

@@ -1,0 +1,114 @@
+// Installs nex the way the README says (a packed tarball, `npm install -g`) into a temporary prefix
+// with the machine's own Node.js and npm (not the checkout's Node.js 24), then runs the installed
+// `nex` from a folder outside the clone: the package must carry plain JavaScript that runs there.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join, resolve } from "node:path";
+import { test } from "node:test";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const checkout = resolve(import.meta.dirname, "..", "..");
+
+/** The first `node` on PATH that is not a checkout's (node_modules/.bin), with an `npm` beside it. */
+function systemNode(): { dir: string } | undefined {
+  const dirs = (process.env.PATH ?? "")
+    .split(delimiter)
+    .filter((dir) => !dir.includes("node_modules"));
+  for (const dir of [...dirs, "/usr/bin", "/usr/local/bin"]) {
+    if (existsSync(join(dir, "node")) && existsSync(join(dir, "npm"))) {
+      return { dir };
+    }
+  }
+  return undefined;
+}
+
+// The child npm must not inherit this run's npm settings (npm test sets npm_config_* and friends).
+function cleanEnv(pathDirs: string[], home: string): Record<string, string> & { PATH: string } {
+  const env: Record<string, string> & { PATH: string } = { PATH: "" };
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !/^npm_/i.test(key) && key !== "NODE_OPTIONS") env[key] = value;
+  }
+  env.PATH = [...pathDirs, "/usr/bin", "/bin"].join(delimiter);
+  env.NO_COLOR = "1";
+  env.XDG_CONFIG_HOME = join(home, "config");
+  env.XDG_DATA_HOME = join(home, "data");
+  return env;
+}
+
+const found = systemNode();
+
+test("npm install -g of the packed tarball puts a nex on PATH that runs on the machine's Node.js", {
+  skip: found ? false : "no system node/npm outside node_modules",
+  timeout: 600_000,
+}, async () => {
+  const nodeDir = (found as { dir: string }).dir;
+  const base = mkdtempSync(join(tmpdir(), "nex-install-"));
+  // Pack a copy, so the checkout's own files (dist/ included) are left as they are.
+  const source = join(base, "source");
+  mkdirSync(source);
+  for (const name of [
+    "bin",
+    "src",
+    "package.json",
+    "tsconfig.json",
+    "tsconfig.build.json",
+    "README.md",
+  ]) {
+    cpSync(join(checkout, name), join(source, name), { recursive: true });
+  }
+  symlinkSync(join(checkout, "node_modules"), join(source, "node_modules"));
+  const env = cleanEnv([nodeDir], base);
+  const { stdout: nodeVersion } = await run(join(nodeDir, "node"), ["--version"], { env });
+  const packs = join(base, "packs");
+  mkdirSync(packs);
+  // Building needs the checkout's TypeScript; the package itself needs nothing but Node.js.
+  await run(join(nodeDir, "npm"), ["pack", "--pack-destination", packs], {
+    cwd: source,
+    env: { ...env, PATH: `${join(checkout, "node_modules", ".bin")}${delimiter}${env.PATH}` },
+  });
+  const tarball = readdirSync(packs).find((name) => name.endsWith(".tgz"));
+  assert.ok(tarball, "npm pack wrote a tarball");
+
+  const prefix = join(base, "prefix");
+  await run(
+    join(nodeDir, "npm"),
+    [
+      "install",
+      "-g",
+      "--prefix",
+      prefix,
+      "--prefer-offline",
+      "--no-fund",
+      "--no-audit",
+      join(packs, tarball),
+    ],
+    { cwd: base, env, maxBuffer: 16 * 1024 * 1024 },
+  );
+  const installed = join(prefix, "lib", "node_modules", "nex");
+  assert.ok(existsSync(join(installed, "dist", "cli", "main.js")), "the package ships dist/");
+  assert.ok(!existsSync(join(installed, "src")), "the package ships no TypeScript sources");
+
+  // From a folder outside the clone, with only the prefix and the machine's Node.js on PATH.
+  const project = join(base, "my-project");
+  mkdirSync(project);
+  const userEnv = {
+    ...env,
+    PATH: [join(prefix, "bin"), ...env.PATH.split(delimiter)].join(delimiter),
+  };
+  const version = await run("nex", ["--version"], { cwd: project, env: userEnv });
+  assert.match(version.stdout, /^nex \d+\.\d+\.\d+\n$/);
+
+  // The whole demo: a real session (tools, sandbox, journal) on the machine's Node.js.
+  const demo = await run("nex", ["demo"], {
+    cwd: project,
+    env: userEnv,
+    maxBuffer: 16 * 1024 * 1024,
+    timeout: 300_000,
+  });
+  const output = demo.stdout + demo.stderr;
+  assert.match(output, /All \d+ scenarios behaved as promised/, output.slice(-2000));
+  process.stdout.write(`# installed nex ran on Node.js ${nodeVersion}`);
+});

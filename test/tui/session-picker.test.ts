@@ -1,0 +1,53 @@
+// The session picker, in the real chat in a real pseudo-terminal: `nex resume` with no id opens it,
+// each session shown by its first prompt; `/resume` opens it inside the chat and switches in place.
+import assert from "node:assert/strict";
+import { resolve } from "node:path";
+import { test } from "node:test";
+import { makeSandbox, runNex } from "../support/cli.ts";
+import { keys, spawnPty } from "../support/pty.ts";
+import { openaiText, startStubEndpoint } from "../support/stub-endpoint.ts";
+
+const nexBin = resolve(import.meta.dirname, "..", "..", "bin", "nex.js");
+
+test("nex resume with no id opens the picker; /resume switches sessions in place", async (t) => {
+  const box = makeSandbox();
+  const stub = await startStubEndpoint({ handler: () => openaiText("Done.") });
+  t.after(() => stub.close());
+  const endpoint = ["--base-url", `${stub.url}/v1`, "--model", "m"];
+  for (const prompt of ["fix the parser", "write the docs"]) {
+    const run = await runNex(["run", ...endpoint, prompt], { cwd: box.workspace, env: box.env });
+    assert.equal(run.code, 0, run.stderr);
+  }
+  const pty = spawnPty(process.execPath, [nexBin, "resume", ...endpoint], {
+    cols: 100,
+    rows: 30,
+    cwd: box.workspace,
+    env: { ...box.env, TERM: "xterm-256color", OPENAI_API_KEY: "test" },
+  });
+  t.after(() => pty.kill());
+  const picker = await pty.waitFor("Resume a session", 20_000);
+  t.diagnostic(`picker:\n${picker}`);
+  // Newest first, each by its first prompt, with when and how big.
+  const rows = picker.split("\n").filter((row) => /msgs/.test(row));
+  assert.equal(rows.length, 2, picker);
+  assert.match(rows[0] ?? "", /› write the docs\s+\d{4}-\d\d-\d\d \d\d:\d\d · 2 msgs · \d/);
+  assert.match(rows[1] ?? "", /^│\s+fix the parser/);
+  pty.write(keys.down);
+  await pty.waitFor(/› fix the parser/);
+  pty.write(keys.enter);
+  await pty.waitFor("/help for commands", 20_000);
+  await pty.waitFor(/^› fix the parser$/m, 20_000);
+  assert.doesNotMatch(pty.screen(), /Resume a session/, "the picker gave its place to the chat");
+
+  pty.write(`/resume${keys.enter}`);
+  const inChat = await pty.waitFor("(this one)", 20_000);
+  assert.match(inChat, /fix the parser.*\(this one\)/);
+  // The picker starts on the newest other session.
+  pty.write(keys.enter);
+  await pty.waitFor(/^› write the docs$/m, 20_000).catch((error) => {
+    throw new Error(
+      `${error}\nHISTORY:\n${pty.history()}\nRAW:${JSON.stringify(pty.output().slice(-3000))}`,
+    );
+  });
+  assert.match(pty.screen(), /Ask nex/, "still in the chat: switched in place");
+});
