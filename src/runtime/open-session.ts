@@ -40,6 +40,7 @@ import { createSessionBudget } from "./request-budget.ts";
 import { scrubbedTools } from "./scrubbed-tools.ts";
 import { summariesIn } from "./session-list.ts";
 import { concealedValues, sessionScrubber, toolEnvironment } from "./session-secrets.ts";
+import { loadSubagents } from "./subagents/index.ts";
 
 /** How to open a session. */
 export interface OpenOptions {
@@ -111,7 +112,9 @@ export async function openSession(
   }
 
   const extensions = await loadExtensions(config.workspace, env);
-  for (const problem of extensions.problems) events.push({ type: "notice", message: problem });
+  const subagents = await loadSubagents(config.workspace, env);
+  for (const problem of [...extensions.problems, ...subagents.problems])
+    events.push({ type: "notice", message: problem });
   const system = buildSystemPrompt({
     workspace: config.workspace,
     skills: extensions.skillsSection,
@@ -208,7 +211,7 @@ export async function openSession(
     // A result's share follows the window the session has now (/model and a 400 can change it).
     resultCap: () => resultCapForWindow(budget.window()),
     resultsDir: join(config.dataDir, "results", sessionId),
-    extraTools: extensions.tools,
+    extraTools: [...extensions.tools, ...subagents.tools],
   });
   const host = scrubbedTools(tools, secrets);
 
@@ -300,6 +303,16 @@ export async function openSession(
         line: `Model is now ${next}: window ${nextLimits.contextWindow} tokens (${nextLimits.sourceDetail}).`,
       };
     },
+  });
+  subagents.subagents.bind({
+    stream: () => current.stream,
+    model: () => current.model,
+    window: () => budget.window(),
+    maxOutput: () => current.limits.maxOutput,
+    tools: (agent, turn) => session.childTools(agent, turn),
+    approve: (callId, signal) => session.approveCall(callId, signal),
+    emit: (event) => session.emit(event),
+    nextRequestId: () => session.nextRequestId(),
   });
   events.unshift({
     type: "session_started",

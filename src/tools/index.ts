@@ -65,6 +65,7 @@ export {
 } from "./sandbox/index.ts";
 export { latestTodos, todoNote } from "./todo-write.ts";
 export type { Tool, ToolContext } from "./tool.ts";
+export { defineTool } from "./tool.ts";
 export type { SnapshotLimits } from "./undo/index.ts";
 export {
   describePreview,
@@ -169,6 +170,18 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   // Keep an unhandled rejection from escaping before the first call reports it.
   ready.catch(() => {});
   const ledger = createLedger(options.ledger ?? []);
+  // A child agent's reads are its own: the parent may not write a file only a child read, nor the
+  // reverse (each must read what it changes). Kept for the session, forgotten with the conversation.
+  const childLedgers = new Map<string, ReturnType<typeof createLedger>>();
+  const ledgerOf = (agent: string | undefined) => {
+    if (agent === undefined) return ledger;
+    let own = childLedgers.get(agent);
+    if (!own) {
+      own = createLedger([]);
+      childLedgers.set(agent, own);
+    }
+    return own;
+  };
   const sandbox = createCommandSandbox(
     options.workspace,
     options.sandbox ?? { mode: "off", network: true },
@@ -289,7 +302,11 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     ledger: () => ledger.all(),
     readOnly: (name) => tools.get(name)?.mutates === false,
     sandbox,
-    forgetConversation: () => serial(async () => ledger.forget()),
+    forgetConversation: () =>
+      serial(async () => {
+        ledger.forget();
+        childLedgers.clear();
+      }),
     async execute(call, signal) {
       const run = async () => {
         let ctx: Omit<ToolContext, "signal" | "turn">;
@@ -306,9 +323,10 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         try {
           return await dispatch(call.name, call.args, {
             tools,
-            context: ctx,
+            context: { ...ctx, ledger: ledgerOf(call.agent) },
             signal,
             turn: call.turn,
+            callId: call.id,
           });
         } finally {
           runningUnattended = false;

@@ -3,6 +3,7 @@ import React from "react";
 import type { Message } from "../protocol/index.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
 import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
+import { describeChildEvent } from "../runtime/subagents/index.ts";
 import { App } from "./app.ts";
 import { createStore } from "./store.ts";
 import { addEntry, initialUi, type UiState } from "./ui-state.ts";
@@ -70,7 +71,15 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     return 2;
   }
   const store = createStore(welcome(initialUi(session.info), session, options.resumeLine));
-  const unsubscribe = session.subscribe((event) => store.dispatch(event));
+  const unsubscribe = session.subscribe((event) => {
+    // A child agent shows as its steps, one line each; its approvals are asked like the parent's.
+    if (event.agent && event.type !== "permission_requested") {
+      const line = describeChildEvent(event);
+      if (line) store.dispatch({ type: "notice", message: line });
+      return;
+    }
+    store.dispatch(event);
+  });
   const instance = render(
     React.createElement(App, {
       session,
