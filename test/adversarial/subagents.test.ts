@@ -9,6 +9,7 @@ import {
   type LoggedRequest,
   openaiText,
   openaiToolCall,
+  openaiToolCalls as openaiToolCallsOf,
   type Script,
   type StubHandler,
   startStubEndpoint,
@@ -131,4 +132,225 @@ test("delegate work: the child edits a file, the parent learns which, must read 
   const undo = await startNex(["undo", "--yes"], { cwd: box.workspace, env: box.env }).done;
   assert.equal(undo.code, 0, undo.stderr + undo.stdout);
   assert.equal(readFileSync(join(box.workspace, "a.txt"), "utf8"), "alpha\n");
+});
+
+/** The last user message of a request (a child's task, a summary piece). */
+const lastUser = (request: LoggedRequest): string => {
+  const messages =
+    (request.body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? [];
+  return String([...messages].reverse().find((m) => m.role === "user")?.content ?? "");
+};
+const hasToolResult = (request: LoggedRequest): boolean =>
+  ((request.body as { messages?: Array<{ role: string }> }).messages ?? []).some(
+    (m) => m.role === "tool",
+  );
+
+test("two explore children run at once: each one's request is answered only once the other's has arrived", {
+  timeout: 120_000,
+}, async () => {
+  const box = makeSandbox();
+  let seen: LoggedRequest[] = [];
+  const waitFor = async (word: string) => {
+    for (let i = 0; i < 400; i++) {
+      if (seen.some((r) => systemOf(r).includes("sub-agent") && lastUser(r).includes(word)))
+        return true;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return false;
+  };
+  const handler: StubHandler = async (request) => {
+    seen = [...seen, request];
+    if (systemOf(request).includes("sub-agent")) {
+      const task = lastUser(request);
+      const other = task.includes("north") ? "south" : "north";
+      const together = await waitFor(other);
+      return openaiText(
+        `${task.includes("north") ? "north" : "south"} ${together ? "together" : "alone"}`,
+      );
+    }
+    if (!hasToolResult(request))
+      return openaiToolCallsOf([
+        { name: "delegate", args: { task: "look north" } },
+        { name: "delegate", args: { task: "look south" } },
+      ]);
+    return openaiText("both back");
+  };
+  const { result, bodies } = await run(box, [], { handler, json: true });
+  assert.equal(result.code, 0, result.stderr);
+  const last = bodies.at(-1) ?? "";
+  assert.match(last, /north together/);
+  assert.match(last, /south together/);
+  const ids = new Set(
+    events(result.stdout).flatMap((e) => (e.agent ? [(e.agent as { id: string }).id] : [])),
+  );
+  assert.deepEqual([...ids].sort(), ["agent-1", "agent-2"]);
+});
+
+test("an interrupt cancels a running child: the run ends as interrupted and no request follows", {
+  timeout: 120_000,
+}, async () => {
+  const box = makeSandbox();
+  const stub = await startStubEndpoint({
+    scripts: [call("delegate", { task: "wait forever" }), { type: "hang" }],
+  });
+  const nex = startNex(
+    ["run", "--yes", "--json", "--model", "stub-model", "--base-url", `${stub.url}/v1`, "go"],
+    { cwd: box.workspace, env: box.env },
+  );
+  for (let i = 0; i < 600 && stub.requestsTo("/v1/chat/completions").length < 2; i++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
+  nex.child.kill("SIGINT");
+  const result = await nex.done;
+  await stub.close();
+  assert.equal(result.code, 130, result.stderr);
+  const all = events(result.stdout);
+  assert.ok(
+    all.some((e) => e.type === "aborted" && e.agent),
+    "the child reports its interruption",
+  );
+  assert.equal(all.at(-1)?.type, "aborted");
+  assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
+});
+
+test("a child that loops or is refused every call stops at its bound, and the parent hears why", {
+  timeout: 120_000,
+}, async () => {
+  const box = makeSandbox();
+  const { result, bodies } = await run(box, [
+    call("delegate", { task: "try to write", max_turns: 3 }),
+    call("write_file", { path: "x.txt", content: "x" }),
+    call("bash", { command: "echo hi" }),
+    call("glob", { pattern: "*" }),
+    openaiText("noted"),
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(existsSync(join(box.workspace, "x.txt")), false);
+  assert.match(bodies[2] ?? "", /write_file is not one of this agent's tools/);
+  assert.match(bodies[4] ?? "", /Sub-agent agent-1 \(explore\) stopped: Stopped after 3 turns/);
+});
+
+test("map over a dozen inputs: one child each, results gathered in a stored file", {
+  timeout: 180_000,
+}, async () => {
+  const box = makeSandbox();
+  const inputs = Array.from({ length: 12 }, (_, i) => `item-${i + 1}`);
+  const handler: StubHandler = (request) => {
+    if (systemOf(request).includes("one task on one input")) {
+      const item = /Input: (item-\d+)/.exec(lastUser(request))?.[1] ?? "?";
+      return openaiText(`result for ${item}`);
+    }
+    if (!hasToolResult(request)) return call("map", { inputs, task: "name the item" });
+    return openaiText("mapped");
+  };
+  const { result, bodies } = await run(box, [], { handler });
+  assert.equal(result.code, 0, result.stderr);
+  const back = bodies.at(-1) ?? "";
+  assert.match(back, /map ran 12 of 12 input\(s\) \(0 failed\)/);
+  const name = /@results\/[\w.-]+/.exec(back)?.[0] ?? "";
+  const dir = join(box.dataDir, "nex", "results");
+  const stored = readdirSync(dir).flatMap((session) =>
+    readdirSync(join(dir, session)).map((f) => join(dir, session, f)),
+  );
+  const file = stored.find((path) => path.endsWith(name.slice("@results/".length)));
+  assert.ok(file, `stored ${name}`);
+  const text = readFileSync(file, "utf8");
+  for (const item of inputs) assert.match(text, new RegExp(`result for ${item}\\n`));
+});
+
+test("map over a thousand inputs is refused with a way forward, and no child runs", {
+  timeout: 120_000,
+}, async () => {
+  const box = makeSandbox();
+  const inputs = Array.from({ length: 1000 }, (_, i) => `f${i}`);
+  const { result, requests, bodies } = await run(box, [
+    call("map", { inputs, task: "x" }),
+    openaiText("ok"),
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(requests.length, 2);
+  assert.match(bodies[1] ?? "", /map takes at most 200 inputs; 1000 were given and none was run/);
+});
+
+/** A 16k-window config for the stub model. */
+function window16k(box: Sandbox): void {
+  const dir = join(box.env.XDG_CONFIG_HOME ?? "", "nex");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "config.json"),
+    JSON.stringify({ models: { "stub-model": { contextWindow: 16_384, maxOutput: 2048 } } }),
+  );
+}
+
+/** A text file of about `bytes` bytes: numbered lines in paragraphs. */
+function bigFile(box: Sandbox, name: string, bytes: number): void {
+  const lines: string[] = [];
+  let size = 0;
+  for (let i = 1; size < bytes; i++) {
+    const line = i % 10 === 0 ? "\n" : `line ${i}: the quick brown fox jumps over the lazy dog\n`;
+    lines.push(line);
+    size += line.length;
+  }
+  writeFileSync(join(box.workspace, name), lines.join(""));
+}
+
+test("summarize on a 16k window: a file ten times the window goes in window-sized pieces, then one merge", {
+  timeout: 180_000,
+}, async () => {
+  const box = makeSandbox();
+  window16k(box);
+  bigFile(box, "big.log", 10 * 16_384 * 4);
+  let pieces = 0;
+  const handler: StubHandler = (request) => {
+    if (systemOf(request).includes("You summarise text")) {
+      const text = lastUser(request);
+      // Every piece fits the window with room for the answer.
+      assert.ok(Buffer.byteLength(JSON.stringify(request.body)) < 16_384 * 3.5);
+      if (/merge them into one/.test(text)) return openaiText("MERGED SUMMARY");
+      pieces++;
+      const first = /line (\d+):/.exec(text)?.[1];
+      return openaiText(`piece from line ${first}`);
+    }
+    if (!hasToolResult(request))
+      return call("summarize", { path: "big.log", instruction: "what is in it" });
+    return openaiText("summarised");
+  };
+  const { result, bodies } = await run(box, [], { handler, json: true });
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(pieces >= 10, `${pieces} pieces`);
+  assert.match(
+    bodies.at(-1) ?? "",
+    new RegExp(`MERGED SUMMARY.*Summary of big\\.log in ${pieces + 1} request`),
+  );
+  const progress = events(result.stdout).filter((e) => e.type === "notice" && e.agent);
+  assert.ok(progress.some((e) => /summarize: part 1 of/.test(String(e.message))));
+});
+
+test("reader on a 16k window: pieces in order, the notes carried from one to the next, findings returned", {
+  timeout: 180_000,
+}, async () => {
+  const box = makeSandbox();
+  window16k(box);
+  bigFile(box, "big.log", 5 * 16_384 * 4);
+  let part = 0;
+  const handler: StubHandler = (request) => {
+    if (systemOf(request).includes("piece by piece")) {
+      const text = lastUser(request);
+      assert.match(
+        text,
+        part === 0 ? /notes so far:\n\(none yet\)/ : new RegExp(`NOTES AFTER ${part}\\n`),
+      );
+      part++;
+      return openaiText(`NOTES AFTER ${part}`);
+    }
+    if (!hasToolResult(request)) return call("reader", { path: "big.log", task: "find the foxes" });
+    return openaiText("read");
+  };
+  const { result, bodies } = await run(box, [], { handler });
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(part >= 5, `${part} parts`);
+  assert.match(
+    bodies.at(-1) ?? "",
+    new RegExp(`NOTES AFTER ${part}.*Findings from reading big\\.log in ${part} part`),
+  );
 });

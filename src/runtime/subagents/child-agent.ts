@@ -57,8 +57,9 @@ export async function runChild(parent: ChildParent, spec: ChildSpec): Promise<Ch
   const host: ToolHost = {
     specs: () => base.specs().filter((tool) => allowed(tool.name)),
     readOnly: (name) => base.readOnly?.(name) ?? false,
-    permission: async (call) =>
-      allowed(call.name) ? base.permission(call) : { type: "deny", reason: notAllowed(call.name) },
+    // A tool outside the child's set is not a permission matter (nothing to ask the user): the
+    // call fails as an unknown tool would, and the refusal tracker bounds a child that insists.
+    permission: async (call) => (allowed(call.name) ? base.permission(call) : { type: "allow" }),
     rememberApproval: (call) => base.rememberApproval(call),
     execute: async (call, signal) =>
       allowed(call.name)
