@@ -127,7 +127,7 @@ test("delegate work: the child edits a file, the parent learns which, must read 
   assert.equal(result.code, 0, result.stderr);
   assert.equal(readFileSync(join(box.workspace, "a.txt"), "utf8"), "beta\n");
   assert.match(bodies[4] ?? "", /Files it changed: a\.txt/);
-  assert.match(bodies[5] ?? "", /read/i);
+  assert.match(bodies[5] ?? "", /Refused: a\.txt exists \(\d+ bytes\) and this session has not read it/);
   assert.match(result.stderr, /↳ \[agent-1 work\] edit_file a\.txt/);
   const undo = await startNex(["undo", "--yes"], { cwd: box.workspace, env: box.env }).done;
   assert.equal(undo.code, 0, undo.stderr + undo.stdout);
@@ -353,4 +353,61 @@ test("reader on a 16k window: pieces in order, the notes carried from one to the
     bodies.at(-1) ?? "",
     new RegExp(`NOTES AFTER ${part}.*Findings from reading big\\.log in ${part} part`),
   );
+});
+
+test("a named subagent from .claude/agents: its prompt and tool list apply, its model is shown but not used", {
+  timeout: 120_000,
+}, async () => {
+  const box = makeSandbox();
+  mkdirSync(join(box.workspace, ".claude", "agents"), { recursive: true });
+  writeFileSync(
+    join(box.workspace, ".claude", "agents", "finder.md"),
+    "---\nname: finder\ndescription: Finds files by name\ntools: Glob, Read\nmodel: opus\n---\nYou only ever look for files. FINDER PROMPT.\n",
+  );
+  const { result, requests, bodies } = await run(box, [
+    call("delegate", { task: "find readme", agent: "finder" }),
+    openaiText("no readme"),
+    openaiText("ok"),
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(bodies[0] ?? "", /"enum":\["finder"\]/);
+  const child = requests[1] as LoggedRequest;
+  assert.match(systemOf(child), /FINDER PROMPT/);
+  assert.deepEqual(toolsOf(child).sort(), ["glob", "read_file"]);
+  assert.equal((child.body as { model: string }).model, "stub-model");
+  assert.match(
+    bodies[2] ?? "",
+    /Sub-agent agent-1 \(finder\) \(its file asks for model opus; it ran on the session's model stub-model\)/,
+  );
+});
+
+test("the child's conversation is kept in the parent's journal, and resume leaves it out of the parent's history", {
+  timeout: 120_000,
+}, async () => {
+  const box = makeSandbox();
+  writeFileSync(join(box.workspace, "notes.txt"), "only-the-child-read-this\n");
+  const first = await run(box, [
+    call("delegate", { task: "read notes.txt" }),
+    call("read_file", { path: "notes.txt" }),
+    openaiText("CHILD REPORT"),
+    openaiText("parent done"),
+  ]);
+  assert.equal(first.result.code, 0, first.result.stderr);
+  const sessions = join(box.dataDir, "nex", "sessions");
+  const journal = readdirSync(sessions, { recursive: true })
+    .map(String)
+    .filter((name) => name.endsWith(".jsonl"))
+    .map((name) => readFileSync(join(sessions, name), "utf8"))
+    .join("");
+  assert.match(journal, /only-the-child-read-this/);
+  const stub = await startStubEndpoint({ scripts: [openaiText("resumed")] });
+  const again = await startNex(
+    ["resume", "--last", "--yes", "--model", "stub-model", "--base-url", `${stub.url}/v1`, "again"],
+    { cwd: box.workspace, env: box.env },
+  ).done;
+  await stub.close();
+  assert.equal(again.code, 0, again.stderr);
+  const resumed = JSON.stringify(stub.requestsTo("/v1/chat/completions")[0]?.body);
+  assert.match(resumed, /CHILD REPORT/);
+  assert.doesNotMatch(resumed, /only-the-child-read-this/);
 });

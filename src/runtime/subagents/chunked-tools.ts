@@ -13,10 +13,8 @@ import { cutIntoChunks } from "./chunks.ts";
 import type { Subagents } from "./subagent-context.ts";
 
 const source = {
-  path: v.optional(
-    v.pipe(v.string(), v.regex(/\S/), v.description("A file (or @results/… name).")),
-  ),
-  text: v.optional(v.pipe(v.string(), v.description("Text, instead of a file."))),
+  path: v.optional(v.string()),
+  text: v.optional(v.string()),
 };
 
 // Candidates for on-demand loading (the window engineer's work): rarely used, their schemas ride in every request.
@@ -28,7 +26,7 @@ export function summarizeTool(subagents: Subagents): Tool {
       "Summarise a file or text of any size in window-sized pieces; returns one summary.",
     parameters: v.strictObject({
       ...source,
-      instruction: v.optional(v.pipe(v.string(), v.description("What to keep or focus on."))),
+      instruction: v.optional(v.string()),
     }),
     mutates: false,
     summarize: async (args) => `summarize ${args.path ?? "text"}`,
@@ -70,7 +68,7 @@ export function readerTool(subagents: Subagents): Tool {
       "Read a large file piece by piece for a task, keeping notes; returns the findings.",
     parameters: v.strictObject({
       path: v.pipe(v.string(), v.regex(/\S/)),
-      task: v.pipe(v.string(), v.regex(/\S/), v.description("What to find or answer.")),
+      task: v.pipe(v.string(), v.regex(/\S/)),
     }),
     mutates: false,
     summarize: async (args) => `reader ${args.path}`,

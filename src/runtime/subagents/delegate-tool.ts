@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
-import { defineTool, type Tool } from "../../tools/index.ts";
+import { defineTool, type Tool, type ToolContext } from "../../tools/index.ts";
 import { type ChildResult, runChild } from "./child-agent.ts";
 import { modeTools, type Subagents } from "./subagent-context.ts";
 
@@ -8,25 +8,29 @@ import { modeTools, type Subagents } from "./subagent-context.ts";
 export const CHILD_TURNS = 20;
 export const MAX_CHILD_TURNS = 50;
 
-const parameters = v.strictObject({
+const base = {
   task: v.pipe(
     v.string(),
     v.regex(/\S/),
-    v.description("The whole task: the child sees nothing of this conversation."),
+    v.description("Complete task; the sub-agent sees nothing else."),
   ),
   mode: v.optional(
     v.pipe(
       v.picklist(["explore", "work"]),
-      v.description(
-        "explore (default): read-only tools. work: may also edit files and run commands.",
-      ),
+      v.description("explore (default): read-only; work: may edit, run commands."),
     ),
   ),
-  agent: v.optional(v.pipe(v.string(), v.description("A named subagent, if any are listed."))),
   max_turns: v.optional(
     v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_CHILD_TURNS)),
   ),
-});
+};
+
+interface DelegateArgs {
+  task: string;
+  mode?: "explore" | "work" | undefined;
+  max_turns?: number | undefined;
+  agent?: string | undefined;
+}
 
 const SYSTEM = (mode: string) =>
   `You are a sub-agent of nex, a coding agent, working in ${mode} mode on one task given by the main agent. ` +
@@ -41,57 +45,78 @@ export function delegateTool(subagents: Subagents): Tool {
   const names = subagents.agents.map(
     (agent) => `${agent.name} (${agent.description.slice(0, 80)})`,
   );
+  const description =
+    "Give a self-contained task to a sub-agent (fresh context); returns its report and changed files." +
+    (names.length > 0 ? ` Agents: ${names.join("; ")}.` : "");
+  const summarize = async (args: DelegateArgs) =>
+    `delegate (${args.agent ?? args.mode ?? "explore"}) ${args.task.slice(0, 80)}`;
+  const execute = (args: DelegateArgs, ctx: ToolContext) => runDelegate(subagents, args, ctx);
+  const [first, ...rest] = subagents.agents.map((agent) => agent.name);
+  // `agent` is offered only when the user defined named subagents, as the list of their names.
+  if (first === undefined)
+    return defineTool({
+      name: "delegate",
+      description,
+      parameters: v.strictObject(base),
+      mutates: false,
+      summarize,
+      execute,
+    });
+  const parameters = v.strictObject({ ...base, agent: v.optional(v.picklist([first, ...rest])) });
   return defineTool({
     name: "delegate",
-    description:
-      "Hand a self-contained task to a sub-agent with a fresh context; returns its report and the files it changed." +
-      (names.length > 0 ? ` Named agents: ${names.join("; ")}.` : ""),
+    description,
     parameters,
     mutates: false,
-    summarize: async (args) =>
-      `delegate (${args.agent ?? args.mode ?? "explore"}) ${args.task.slice(0, 80)}`,
-    async execute(args, ctx): Promise<ToolOutcome> {
-      const named = args.agent ? subagents.agents.find((agent) => agent.name === args.agent) : null;
-      if (args.agent && !named) {
-        const known = subagents.agents.map((agent) => agent.name).join(", ") || "none are defined";
-        return {
-          isError: true,
-          code: "invalid_arguments",
-          content: `There is no subagent named ${args.agent} (${known}). Leave out \`agent\` for a general one.`,
-        };
-      }
-      const mode = args.mode ?? (named?.tools?.some(isChanging) ? "work" : "explore");
-      const parent = subagents.session();
-      const gate = mode === "work" ? subagents.workGate : subagents.exploreGate;
-      const tag = subagents.tag(named?.name ?? mode, ctx);
-      const system = named?.system ? `${SYSTEM(mode)}\n\n${named.system}` : SYSTEM(mode);
-      const modelNote =
-        named?.model && named.model !== parent.model()
-          ? ` (its file asks for model ${named.model}; it ran on the session's model ${parent.model()})`
-          : "";
-      let result: ChildResult;
-      try {
-        result = await gate(ctx.signal, () =>
-          runChild(parent, {
-            tag,
-            turn: ctx.turn,
-            system,
-            prompt: args.task,
-            allowed: modeTools(mode, named?.tools ?? null),
-            maxTurns: args.max_turns ?? CHILD_TURNS,
-            signal: ctx.signal,
-          }),
-        );
-      } catch {
-        return {
-          isError: true,
-          code: "aborted",
-          content: "delegate was interrupted before the sub-agent started.",
-        };
-      }
-      return childOutcome(`Sub-agent ${tag.id} (${tag.kind})${modelNote}`, result);
-    },
+    summarize,
+    execute,
   });
+}
+
+async function runDelegate(
+  subagents: Subagents,
+  args: DelegateArgs,
+  ctx: ToolContext,
+): Promise<ToolOutcome> {
+  const named = args.agent ? subagents.agents.find((agent) => agent.name === args.agent) : null;
+  if (args.agent && !named) {
+    const known = subagents.agents.map((agent) => agent.name).join(", ") || "none are defined";
+    return {
+      isError: true,
+      code: "invalid_arguments",
+      content: `There is no subagent named ${args.agent} (${known}). Leave out \`agent\` for a general one.`,
+    };
+  }
+  const mode = args.mode ?? (named?.tools?.some(isChanging) ? "work" : "explore");
+  const parent = subagents.session();
+  const gate = mode === "work" ? subagents.workGate : subagents.exploreGate;
+  const tag = subagents.tag(named?.name ?? mode, ctx);
+  const system = named?.system ? `${SYSTEM(mode)}\n\n${named.system}` : SYSTEM(mode);
+  const modelNote =
+    named?.model && named.model !== parent.model()
+      ? ` (its file asks for model ${named.model}; it ran on the session's model ${parent.model()})`
+      : "";
+  let result: ChildResult;
+  try {
+    result = await gate(ctx.signal, () =>
+      runChild(parent, {
+        tag,
+        turn: ctx.turn,
+        system,
+        prompt: args.task,
+        allowed: modeTools(mode, named?.tools ?? null),
+        maxTurns: args.max_turns ?? CHILD_TURNS,
+        signal: ctx.signal,
+      }),
+    );
+  } catch {
+    return {
+      isError: true,
+      code: "aborted",
+      content: "delegate was interrupted before the sub-agent started.",
+    };
+  }
+  return childOutcome(`Sub-agent ${tag.id} (${tag.kind})${modelNote}`, result);
 }
 
 function isChanging(name: string): boolean {

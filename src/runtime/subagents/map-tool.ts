@@ -20,8 +20,8 @@ export function mapTool(subagents: Subagents): Tool {
     description:
       "Run one task over many inputs (paths or items), a fresh sub-agent each; returns the gathered results.",
     parameters: v.strictObject({
-      inputs: v.pipe(v.array(v.pipe(v.string(), v.regex(/\S/))), v.minLength(1)),
-      task: v.pipe(v.string(), v.regex(/\S/), v.description("Done for each input.")),
+      inputs: v.pipe(v.array(v.string()), v.minLength(1)),
+      task: v.pipe(v.string(), v.regex(/\S/)),
       max_turns: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20))),
       timeout_seconds: v.optional(v.pipe(v.number(), v.minValue(5), v.maxValue(600))),
     }),
