@@ -127,7 +127,10 @@ test("delegate work: the child edits a file, the parent learns which, must read 
   assert.equal(result.code, 0, result.stderr);
   assert.equal(readFileSync(join(box.workspace, "a.txt"), "utf8"), "beta\n");
   assert.match(bodies[4] ?? "", /Files it changed: a\.txt/);
-  assert.match(bodies[5] ?? "", /Refused: a\.txt exists \(\d+ bytes\) and this session has not read it/);
+  assert.match(
+    bodies[5] ?? "",
+    /Refused: a\.txt exists \(\d+ bytes\) and this session has not read it/,
+  );
   assert.match(result.stderr, /↳ \[agent-1 work\] edit_file a\.txt/);
   const undo = await startNex(["undo", "--yes"], { cwd: box.workspace, env: box.env }).done;
   assert.equal(undo.code, 0, undo.stderr + undo.stdout);
