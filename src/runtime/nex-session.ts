@@ -134,9 +134,20 @@ export class NexSession implements AgentSession {
     if (event.agent) {
       if (event.type === "message_added" || JOURNALED.has(event.type))
         this.parts.journal.event(event);
-      if (event.type === "request_finished" && event.usage)
-        this.parts.journal.usage(event.usage.inputTokens, event.usage.outputTokens);
       this.notify(event);
+      if (event.type === "request_finished" && event.usage) {
+        const { inputTokens, outputTokens } = event.usage;
+        this.parts.journal.usage(inputTokens, outputTokens);
+        // Counted in the usage shown; a UI keeps the context fill of the parent's conversation.
+        this.notify({
+          type: "usage",
+          inputTokens,
+          outputTokens,
+          contextTokens: inputTokens + outputTokens,
+          contextWindow: this.parts.budget.window(),
+          agent: event.agent,
+        });
+      }
       return;
     }
     if (event.type === "message_added") this.parts.journal.message(event.message);

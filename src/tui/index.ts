@@ -71,9 +71,20 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     return 2;
   }
   const store = createStore(welcome(initialUi(session.info), session, options.resumeLine));
+  // A child's calls the user was asked about: their outcome closes the prompt's block.
+  const asked = new Set<string>();
   const unsubscribe = session.subscribe((event) => {
+    if (event.type === "permission_requested" && event.agent) asked.add(event.callId);
+    const answered =
+      (event.type === "tool_result" || event.type === "tool_call_refused") &&
+      asked.delete(event.callId);
     // A child agent shows as its steps, one line each; its approvals are asked like the parent's.
-    if (event.agent && event.type !== "permission_requested") {
+    if (
+      event.agent &&
+      !answered &&
+      event.type !== "permission_requested" &&
+      event.type !== "usage"
+    ) {
       const line = describeChildEvent(event);
       if (line) store.dispatch({ type: "notice", message: line });
       return;

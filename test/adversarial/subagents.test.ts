@@ -105,6 +105,8 @@ test("delegate explore: the child reads with read-only tools in its own conversa
     assert.equal(agent.parentCallId, delegateCall?.callId);
     assert.equal(agent.id, "agent-1");
   }
+  // The child's requests count in the usage shown, marked as the child's.
+  assert.ok(all.some((event) => event.type === "usage" && event.agent));
   const ends = all.filter((event) => event.type === "done");
   assert.equal(ends.length, 2);
   assert.ok(ends.at(-1)?.exitCode === 0 && !ends.at(-1)?.agent);
