@@ -1,7 +1,14 @@
 // Subagents through the real `nex run` against the stub endpoint: a child's requests are scripted in
 // order with the parent's (or routed by their system prompt when children run at once).
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, type Sandbox, startNex } from "../support/cli.ts";
@@ -415,4 +422,46 @@ test("the child's conversation is kept in the parent's journal, and resume leave
   const resumed = JSON.stringify(stub.requestsTo("/v1/chat/completions")[0]?.body);
   assert.match(resumed, /CHILD REPORT/);
   assert.doesNotMatch(resumed, /only-the-child-read-this/);
+});
+
+test("a child whose answer is cut: the parent hears it was cut, not a finished report", {
+  timeout: 120_000,
+}, async () => {
+  const box = makeSandbox();
+  const { result, bodies } = await run(box, [
+    call("delegate", { task: "explain" }),
+    openaiText("The answer begins and", { finishReason: "length" }),
+    openaiText("noted"),
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(
+    bodies.at(-1) ?? "",
+    /Sub-agent agent-1 \(explore\) stopped: The model's answer was cut off/,
+  );
+  assert.match(bodies.at(-1) ?? "", /Its last words:\\nThe answer begins and/);
+});
+
+test("summarize of a 1 GiB file covers a bounded first part and says what was left out", {
+  timeout: 180_000,
+}, async () => {
+  const box = makeSandbox();
+  window16k(box);
+  bigFile(box, "huge.log", 2 * 1024 * 1024);
+  truncateSync(join(box.workspace, "huge.log"), 1024 ** 3);
+  let asked = 0;
+  const handler: StubHandler = (request) => {
+    if (systemOf(request).includes("You summarise text")) {
+      asked++;
+      return openaiText(`s${asked}`);
+    }
+    if (!hasToolResult(request)) return call("summarize", { path: "huge.log" });
+    return openaiText("ok");
+  };
+  const { result, bodies } = await run(box, [], { handler });
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(asked <= 64 + 4, `${asked} requests`);
+  assert.match(
+    bodies.at(-1) ?? "",
+    /huge\.log is 1,073,741,824 bytes; only its first 1,\d{3},\d{3} bytes \(\d+ lines\) were covered: the rest was not read/,
+  );
 });
