@@ -20,6 +20,7 @@ import {
   type Script,
   type StubHandler,
   startStubEndpoint,
+  status,
 } from "../support/stub-endpoint.ts";
 
 const call = (name: string, args: Record<string, unknown>): Script =>
@@ -258,7 +259,7 @@ test("map over a dozen inputs: one child each, results gathered in a stored file
   const { result, bodies } = await run(box, [], { handler });
   assert.equal(result.code, 0, result.stderr);
   const back = bodies.at(-1) ?? "";
-  assert.match(back, /map ran 12 of 12 input\(s\) \(0 failed\)/);
+  assert.match(back, /map went through 12 of 12 input\(s\) \(0 failed\)/);
   const name = /@results\/[\w.-]+/.exec(back)?.[0] ?? "";
   const dir = join(box.dataDir, "nex", "results");
   const stored = readdirSync(dir).flatMap((session) =>
@@ -464,4 +465,24 @@ test("summarize of a 1 GiB file covers a bounded first part and says what was le
     bodies.at(-1) ?? "",
     /huge\.log is 1,073,741,824 bytes; only its first 1,\d{3},\d{3} bytes \(\d+ lines\) were covered: the rest was not read/,
   );
+});
+
+test("map stops starting children when the endpoint fails them in a row: no request storm, the rest named as not run", {
+  timeout: 180_000,
+}, async () => {
+  const box = makeSandbox();
+  const inputs = Array.from({ length: 12 }, (_, i) => `item-${i + 1}`);
+  let children = 0;
+  const handler: StubHandler = (request) => {
+    if (systemOf(request).includes("one task on one input")) {
+      children++;
+      return status(400, { body: { error: { message: "stub: bad request" } } });
+    }
+    if (!hasToolResult(request)) return call("map", { inputs, task: "x" });
+    return openaiText("ok");
+  };
+  const { result, bodies } = await run(box, [], { handler });
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(children <= 5, `${children} child requests`);
+  assert.match(bodies.at(-1) ?? "", /Stopped: the endpoint failed 3 inputs in a row/);
 });

@@ -59,7 +59,14 @@ export async function runChild(parent: ChildParent, spec: ChildSpec): Promise<Ch
     readOnly: (name) => base.readOnly?.(name) ?? false,
     // A tool outside the child's set is not a permission matter (nothing to ask the user): the
     // call fails as an unknown tool would, and the refusal tracker bounds a child that insists.
-    permission: async (call) => (allowed(call.name) ? base.permission(call) : { type: "allow" }),
+    permission: async (call) => {
+      if (!allowed(call.name)) return { type: "allow" };
+      const check = await base.permission(call);
+      // The user sees whose call it is.
+      return check.type === "ask"
+        ? { ...check, summary: `${tag.id} (${tag.kind}): ${check.summary}` }
+        : check;
+    },
     rememberApproval: (call) => base.rememberApproval(call),
     execute: async (call, signal) =>
       allowed(call.name)

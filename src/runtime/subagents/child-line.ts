@@ -17,7 +17,12 @@ export function describeChildEvent(event: AgentEvent): string | null {
     case "notice":
       return `${who} ${event.message}`;
     case "done":
-      return `${who} finished in ${event.turns} turn(s)`;
+      // The one-request pieces of summarize and reader show as their progress notices instead.
+      return event.agent.kind === "summarize" ||
+        event.agent.kind === "reader" ||
+        event.agent.kind === "map"
+        ? null
+        : `${who} finished in ${event.turns} turn(s)`;
     case "error":
       return `${who} stopped: ${event.message}`;
     case "aborted":

@@ -8,6 +8,15 @@ import { modeTools, type Subagents } from "./subagent-context.ts";
 /** Most inputs of one map: more is refused with a way forward, never queued by the thousand. */
 export const MAX_MAP_INPUTS = 200;
 const CONCURRENCY = 3;
+/** Failures in a row, not of a child's own making, after which no further input starts. */
+const ENDPOINT_FAILURES_AT = 3;
+/** How a child can fail on its own (a loop, a cut answer): the endpoint is not to blame. */
+const CHILD_OWN_FAILURES = new Set<string>([
+  "turn_limit",
+  "repeated_failure",
+  "invalid_response",
+  "context_length",
+]);
 
 const SYSTEM =
   "You are a sub-agent of nex doing one task on one input, with read-only tools. Answer with a short, complete result for this input only.";
@@ -40,8 +49,12 @@ export function mapTool(subagents: Subagents): Tool {
       const results: string[] = new Array(args.inputs.length).fill("");
       let failed = 0;
       let next = 0;
+      // Items failing on the endpoint in a row: past the bound no more start (no request storm).
+      let endpointFailures = 0;
+      let halted: string | null = null;
       const worker = async () => {
         for (;;) {
+          if (halted !== null) return;
           const index = next++;
           const input = args.inputs[index];
           if (input === undefined || ctx.signal.aborted) return;
@@ -61,6 +74,12 @@ export function mapTool(subagents: Subagents): Tool {
             signal: AbortSignal.any([ctx.signal, timeout]),
           });
           const end = result.terminal;
+          if (end.type === "error" && !CHILD_OWN_FAILURES.has(end.code)) {
+            endpointFailures++;
+            if (endpointFailures >= ENDPOINT_FAILURES_AT) {
+              halted ??= `the endpoint failed ${endpointFailures} inputs in a row (last: ${end.message})`;
+            }
+          } else endpointFailures = 0;
           if (end.type === "done") results[index] = result.text.trim() || "(no answer)";
           else {
             failed++;
@@ -76,13 +95,20 @@ export function mapTool(subagents: Subagents): Tool {
         }
       };
       await Promise.all(Array.from({ length: Math.min(CONCURRENCY, args.inputs.length) }, worker));
-      const done = results.filter((text, i) => text !== "" && i < next).length;
+      const done = results.filter((text) => text !== "").length;
+      const notRun = halted ? `(not run: ${halted})` : "(not run: interrupted)";
       const gathered = args.inputs
-        .map((input, i) => `## ${i + 1}. ${input}\n${results[i] || "(not run: interrupted)"}`)
+        .map((input, i) => `## ${i + 1}. ${input}\n${results[i] || notRun}`)
         .join("\n\n");
       const stored = ctx.results.save(`Task: ${args.task}\n\n${gathered}\n`, "map");
-      const head = `map ran ${done} of ${args.inputs.length} input(s) (${failed} failed${ctx.signal.aborted ? ", interrupted" : ""}); every result is in ${stored.name} (read it with read_file or grep).`;
+      const head = `map went through ${done} of ${args.inputs.length} input(s) (${failed} failed${ctx.signal.aborted ? ", interrupted" : ""}); every result is in ${stored.name} (read it with read_file or grep).`;
       if (ctx.signal.aborted) return { isError: true, code: "aborted", content: head };
+      if (halted)
+        return {
+          isError: true,
+          code: "failed",
+          content: `${head}\nStopped: ${halted}; the rest was not run. Check the endpoint, then map the remaining inputs.`,
+        };
       if (Buffer.byteLength(gathered) <= ctx.limits.outputCap * 0.8)
         return { isError: false, content: `${head}\n\n${gathered}` };
       const summary = await summarizeText(
