@@ -27,4 +27,3 @@ export async function loadSubagents(
     subagents,
   };
 }
-export { describeChildEvent } from "./child-line.ts";

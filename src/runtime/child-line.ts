@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../../protocol/index.ts";
+import type { AgentEvent } from "../protocol/index.ts";
 
 /**
  * A child agent's event as one progress line for a UI, or null for what a UI leaves to `--json`
