@@ -14,6 +14,7 @@ import { secretScenarios } from "./scenarios-secrets.ts";
 import { serverScenarios } from "./scenarios-servers.ts";
 import { smallWindowScenarios } from "./scenarios-small-window.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
+import { subagentScenarios } from "./scenarios-subagents.ts";
 import { undoScenarios } from "./scenarios-undo.ts";
 import { wireScenarios } from "./scenarios-wire.ts";
 
@@ -34,4 +35,5 @@ export const allScenarios: FaultScenario[] = [
   ...processScenarios,
   ...endpointWordScenarios,
   ...serverScenarios,
+  ...subagentScenarios,
 ];
