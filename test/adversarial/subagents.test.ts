@@ -486,3 +486,23 @@ test("map stops starting children when the endpoint fails them in a row: no requ
   assert.ok(children <= 5, `${children} child requests`);
   assert.match(bodies.at(-1) ?? "", /Stopped: the endpoint failed 3 inputs in a row/);
 });
+
+test("a child's report larger than a result's share of the window is stored whole and paged", {
+  timeout: 120_000,
+}, async () => {
+  const box = makeSandbox();
+  const report = Array.from({ length: 550 }, (_, i) => `finding ${i + 1}: all fine here`).join(
+    "\n",
+  );
+  const { result, bodies } = await run(
+    box,
+    [call("delegate", { task: "report at length" }), openaiText(report, { chunkSize: 400 })],
+    {
+      handler: () => openaiText("ok"),
+    },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const back = bodies[2] ?? "";
+  assert.match(back, /@results\/[\w.-]+-delegate\.txt/);
+  assert.doesNotMatch(back, /finding 300: all fine here/);
+});

@@ -22,8 +22,7 @@ const source = {
 export function summarizeTool(subagents: Subagents): Tool {
   return defineTool({
     name: "summarize",
-    description:
-      "Summarise a file or text of any size in window-sized pieces; returns one summary.",
+    description: "Summarise a large file (or text) in window-sized pieces.",
     parameters: v.strictObject({
       ...source,
       instruction: v.optional(v.string()),
@@ -64,8 +63,7 @@ const READER_SYSTEM =
 export function readerTool(subagents: Subagents): Tool {
   return defineTool({
     name: "reader",
-    description:
-      "Read a large file piece by piece for a task, keeping notes; returns the findings.",
+    description: "Read a large file in pieces for a task, keeping notes; returns findings.",
     parameters: v.strictObject({
       path: v.pipe(v.string(), v.regex(/\S/)),
       task: v.pipe(v.string(), v.regex(/\S/)),

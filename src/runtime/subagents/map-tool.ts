@@ -26,8 +26,7 @@ const SYSTEM =
 export function mapTool(subagents: Subagents): Tool {
   return defineTool({
     name: "map",
-    description:
-      "Run one task over many inputs (paths or items), a fresh sub-agent each; returns the gathered results.",
+    description: "Do a task once per input (file or item), each in a fresh read-only sub-agent.",
     parameters: v.strictObject({
       inputs: v.pipe(v.array(v.string()), v.minLength(1)),
       task: v.pipe(v.string(), v.regex(/\S/)),
