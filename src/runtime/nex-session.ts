@@ -387,6 +387,9 @@ export class NexSession implements AgentSession {
         if (change) this.parts.journal.checkpoint(turn, `${agent}: ${change}`);
         return outcome;
       },
+      // A write in parts the child left unfinished is its to finish, or is discarded when it ends.
+      unfinishedWrites: () => tools.unfinishedWrites?.() ?? [],
+      discardUnfinished: async () => (await tools.discardUnfinished?.()) ?? [],
     };
   }
 

@@ -506,3 +506,21 @@ test("a child's report larger than a result's share of the window is stored whol
   assert.match(back, /@results\/[\w.-]+-delegate\.txt/);
   assert.doesNotMatch(back, /finding 300: all fine here/);
 });
+
+test("a work child that leaves a write in parts unfinished is reminded, and its staging is gone when it ends", {
+  timeout: 120_000,
+}, async () => {
+  const box = makeSandbox();
+  const { result, bodies } = await run(box, [
+    call("delegate", { task: "write big.txt in two parts", mode: "work" }),
+    call("write_file", { path: "big.txt", content: "part one\n", part: 1, parts: 2 }),
+    openaiText("Wrote it."),
+    openaiText("Sorry, I stopped."),
+    openaiText("The child did not finish big.txt."),
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(bodies[3] ?? "", /nex: not finished\. A write in parts is incomplete/);
+  assert.match(bodies[4] ?? "", /stopped: The model ended without sending every part of big\.txt/);
+  assert.equal(existsSync(join(box.workspace, "big.txt")), false);
+  assert.deepEqual(readdirSync(box.workspace), []);
+});

@@ -72,6 +72,8 @@ export async function runChild(parent: ChildParent, spec: ChildSpec): Promise<Ch
       allowed(call.name)
         ? base.execute(call, signal)
         : { isError: true, code: "denied", content: notAllowed(call.name) },
+    ...(base.unfinishedWrites ? { unfinishedWrites: base.unfinishedWrites } : {}),
+    ...(base.discardUnfinished ? { discardUnfinished: base.discardUnfinished } : {}),
   };
   const messages: Message[] = [];
   const budget = createSessionBudget({
