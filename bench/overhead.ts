@@ -6,6 +6,7 @@ import { buildSystemPrompt } from "../src/agent/system-prompt.ts";
 import type { ToolHost, ToolSpec } from "../src/protocol/index.ts";
 import type { NexConfig } from "../src/runtime/config.ts";
 import { onDemandTools } from "../src/runtime/on-demand-tools.ts";
+import { loadSubagents } from "../src/runtime/subagents/index.ts";
 import { webTools } from "../src/runtime/web-tools.ts";
 import { createTokenEstimator } from "../src/session/tokens.ts";
 import { createToolHost } from "../src/tools/index.ts";
@@ -23,19 +24,20 @@ export async function benchOverhead(): Promise<Figure[]> {
     agentsMd: null,
     date: "2026-01-01",
   });
-  // Every tool a session has: the built-in ones and the web tools the runtime adds, with the
-  // rarely used ones (web, jobs) listed in load_tools rather than sent, as on a 32k window.
+  // Every tool a session has: the built-in ones and those the runtime adds (subagents, web), with
+  // the rarely used ones (web, jobs, summarize, reader, map) listed in load_tools rather than sent, as on a 32k window.
   const web = webTools({
     config: { web: {}, proxy: null } as unknown as NexConfig,
     env: {},
     summarize: async () => "",
     window: () => WINDOW,
   });
+  const subagents = await loadSubagents(tmpdir(), {});
   const session = createToolHost({
     workspace: tmpdir(),
     checkpointDir: join(tmpdir(), "nex-bench-unused"),
     mode: "ask",
-    extraTools: web,
+    extraTools: [...subagents.tools, ...web],
   });
   const tools = onDemandTools(session, new Set(session.deferredTools()), () => WINDOW).specs();
   const systemTokens = estimator.countRequest({ system, messages: [] });

@@ -69,7 +69,7 @@ export async function runHeadless(
     tracker.see(event);
     if (text) return text(event);
     // The last line says how the run ended, as the exit status does, and what was refused.
-    const line = isTerminal(event) ? { ...event, ...endOf(event) } : event;
+    const line = isTerminal(event) && !event.agent ? { ...event, ...endOf(event) } : event;
     out(`${terminalJson(line)}\n`);
   };
   for (const event of options.initialEvents ?? []) render(event);

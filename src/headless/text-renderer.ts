@@ -1,5 +1,6 @@
 import { type AgentEvent, formatCount, plainText } from "../protocol/index.ts";
 import type { SessionInfo } from "../runtime/agent-session.ts";
+import { describeChildEvent } from "../runtime/child-line.ts";
 
 /** Where the text renderer writes: progress to `err`, the final answer to `out`. */
 export interface RenderTarget {
@@ -45,6 +46,12 @@ export function createTextRenderer(
     reasoningChars = 0;
   };
   return (event) => {
+    // A child agent's work is progress, never the answer: one line per step on stderr.
+    if (event.agent && event.type !== "permission_requested") {
+      const line = describeChildEvent(event);
+      if (line) progress.err(`  ↳ ${line}\n`);
+      return;
+    }
     if (event.type === "reasoning_delta") {
       reasoningChars += event.text.length;
       return;

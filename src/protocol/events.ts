@@ -10,7 +10,20 @@ export type WindowSource = "config" | "registry" | "endpoint" | "error_body" | "
  * The one stream a UI reads. Every `run` ends in exactly one terminal event: `done`, `error` or `aborted`.
  * A spinner is on exactly while a `request_started` has no matching `request_finished`/`request_failed` with no retry.
  */
-export type AgentEvent =
+export type AgentEvent = AgentEventBody & {
+  /** Set on every event of a child agent (`delegate`, `map`, `reader`, `summarize`); absent for the session's own. */
+  agent?: AgentTag;
+};
+
+/** Which child agent an event comes from, and the parent's call that started it. */
+export interface AgentTag {
+  id: string;
+  parentCallId: string;
+  /** The named subagent or the tool that runs it (`explore`, `work`, `summarize`, ...). */
+  kind: string;
+}
+
+type AgentEventBody =
   | {
       type: "session_started";
       sessionId: string;

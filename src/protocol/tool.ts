@@ -95,6 +95,11 @@ export interface ToolInvocation {
   args: Record<string, unknown>;
   /** The loop's turn number: the tools snapshot the workspace before a turn's first mutation. */
   turn: number;
+  /**
+   * A child agent's id: its reads go to a ledger of its own, so neither it nor the parent writes a
+   * file on the strength of what only the other read.
+   */
+  agent?: string;
 }
 
 /** The tools as the loop sees them. The loop knows nothing of files or processes. */

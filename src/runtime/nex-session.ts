@@ -157,6 +157,27 @@ export class NexSession implements AgentSession {
   /** Sends an event to the journal and to every listener, with nex's secrets replaced. */
   emit(raw: AgentEvent): void {
     const event = redactCallUrls(this.scrubbed(raw));
+    // A child's conversation is kept in the parent's journal as events, which resume leaves out of
+    // the parent's history; its requests count in the session's usage, not in the window's fill.
+    if (event.agent) {
+      if (event.type === "message_added" || JOURNALED.has(event.type))
+        this.parts.journal.event(event);
+      this.notify(event);
+      if (event.type === "request_finished" && event.usage) {
+        const { inputTokens, outputTokens } = event.usage;
+        this.parts.journal.usage(inputTokens, outputTokens);
+        // Counted in the usage shown; a UI keeps the context fill of the parent's conversation.
+        this.notify({
+          type: "usage",
+          inputTokens,
+          outputTokens,
+          contextTokens: inputTokens + outputTokens,
+          contextWindow: this.parts.budget.window(),
+          agent: event.agent,
+        });
+      }
+      return;
+    }
     if (event.type === "message_added") this.parts.journal.message(event.message);
     else if (JOURNALED.has(event.type)) this.parts.journal.event(event);
     this.notify(event);
@@ -418,6 +439,34 @@ export class NexSession implements AgentSession {
 
   private scrubbed<E extends AgentEvent>(event: E): E {
     return this.parts.secrets ? scrubDeep(event, this.parts.secrets) : event;
+  }
+
+  /**
+   * The tools as a child agent sees them: its calls run in the parent's turn (so undo takes them with
+   * the parent's prompt) under its own read ledger; its changes are journaled like the parent's.
+   */
+  childTools(agent: string, turn: number): ToolHost {
+    const tools = this.parts.tools;
+    return {
+      specs: () => tools.specs(),
+      readOnly: (name) => tools.readOnly?.(name) ?? false,
+      permission: (call) => tools.permission({ ...call, turn, agent }),
+      rememberApproval: (call) => tools.rememberApproval({ ...call, turn, agent }),
+      execute: async (call, signal) => {
+        const outcome = await tools.execute({ ...call, turn, agent }, signal);
+        const change = describeChange(outcome.details);
+        if (change) this.parts.journal.checkpoint(turn, `${agent}: ${change}`);
+        return outcome;
+      },
+      // A write in parts the child left unfinished is its to finish, or is discarded when it ends.
+      unfinishedWrites: () => tools.unfinishedWrites?.() ?? [],
+      discardUnfinished: async () => (await tools.discardUnfinished?.()) ?? [],
+    };
+  }
+
+  /** Asks the user about a child agent's call, as about the session's own. */
+  approveCall(callId: string, signal: AbortSignal): Promise<PermissionAnswer> {
+    return this.approve(callId, signal);
   }
 
   private approve(callId: string, signal: AbortSignal): Promise<PermissionAnswer> {

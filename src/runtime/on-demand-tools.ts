@@ -9,7 +9,7 @@ export const LOAD_TOOLS = "load_tools";
 /** Windows up to this size load deferred tools on demand; larger ones get every schema at once. */
 export const ON_DEMAND_WINDOW = 32_768;
 // A description is cut to its first sentence, and to this many characters, in the listing.
-const LINE_LIMIT = 44;
+const LINE_LIMIT = 32;
 
 /**
  * The host with deferred tools held back while `window()` is at most 32k. A call to a deferred tool

@@ -37,6 +37,7 @@ import { describeServed, servedModels } from "./served-models.ts";
 import { sessionCompaction } from "./session-compaction.ts";
 import { summariesIn } from "./session-list.ts";
 import { concealedValues, sessionScrubber, toolEnvironment } from "./session-secrets.ts";
+import { loadSubagents } from "./subagents/index.ts";
 import { summarizeForQuestion } from "./summarize-step.ts";
 import { selectTools, type ToolSelection } from "./tool-selection.ts";
 import { extraTools } from "./tool-sources.ts";
@@ -106,7 +107,9 @@ export async function openSession(
     events.push({ type: "notice", message: reasoning.describe(model) });
   const limits = await discoverLimits(config, model, !options.stream, events);
   const extensions = await loadExtensions(config.workspace, env);
-  for (const problem of extensions.problems) events.push({ type: "notice", message: problem });
+  const subagents = await loadSubagents(config.workspace, env);
+  for (const problem of [...extensions.problems, ...subagents.problems])
+    events.push({ type: "notice", message: problem });
   const system = [
     options.systemPrompt?.replace ??
       (await sessionSystemPrompt(config, events, extensions.skillsSection)),
@@ -145,6 +148,7 @@ export async function openSession(
   const added = [
     ...(await extraTools({ workspace: config.workspace })),
     ...extensions.tools,
+    ...subagents.tools,
     ...webTools({
       config,
       env,
@@ -264,6 +268,16 @@ export async function openSession(
       effort === null ? reasoning.describe(current.model) : reasoning.set(effort, current.model),
     listModels: async () => describeServed(await servedModels(config), current.model),
     switchModel: modelSwitcher(config, current, budget),
+  });
+  subagents.subagents.bind({
+    stream: () => current.stream,
+    model: () => current.model,
+    window: () => budget.window(),
+    maxOutput: () => budget.maxOutput(),
+    tools: (agent, turn) => session.childTools(agent, turn),
+    approve: (callId, signal) => session.approveCall(callId, signal),
+    emit: (event) => session.emit(event),
+    nextRequestId: () => session.nextRequestId(),
   });
   events.unshift({
     type: "session_started",

@@ -13,6 +13,8 @@ export interface SessionBudget extends RequestBudget {
   observeUsage(inputTokens: number, outputTokens: number, messageCount: number): string | null;
   /** The conversation was replaced (compaction, clear): earlier reports no longer describe it. */
   forgetUsage(): void;
+  /** The model's output limit now. */
+  maxOutput(): number;
   /** Another model: its window and output limit replace the old ones. */
   setLimits(limits: { window: number; maxOutput: number }): void;
 }
@@ -58,6 +60,7 @@ export function createSessionBudget(options: {
 
   return {
     window: () => window,
+    maxOutput: () => maxOutput,
     correctWindow(limit) {
       if (limit > 0) window = limit;
     },

@@ -168,6 +168,7 @@ export interface DispatchOptions {
   context: Omit<ToolContext, "ledger" | "signal" | "turn"> & { ledger: ReadLedger };
   signal: AbortSignal;
   turn: number;
+  callId?: string;
 }
 
 /**
@@ -208,6 +209,7 @@ export async function dispatch(
     ledger: recordingLedger(options.context.ledger, made),
     signal: options.signal,
     turn: options.turn,
+    ...(options.callId !== undefined ? { callId: options.callId } : {}),
   };
   let outcome: ToolOutcome;
   try {

@@ -180,6 +180,18 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   // Keep an unhandled rejection from escaping before the first call reports it.
   ready.catch(() => {});
   const ledger = createLedger(options.ledger ?? []);
+  // A child agent's reads are its own: the parent may not write a file only a child read, nor the
+  // reverse (each must read what it changes). Kept for the session, forgotten with the conversation.
+  const childLedgers = new Map<string, ReturnType<typeof createLedger>>();
+  const ledgerOf = (agent: string | undefined) => {
+    if (agent === undefined) return ledger;
+    let own = childLedgers.get(agent);
+    if (!own) {
+      own = createLedger([]);
+      childLedgers.set(agent, own);
+    }
+    return own;
+  };
   const sandbox = createCommandSandbox(
     options.workspace,
     options.sandbox ?? { mode: "off", network: true },
@@ -338,7 +350,11 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       return tools.get(name)?.mutates === false && !tools.get(name)?.reach;
     },
     sandbox,
-    forgetConversation: () => serial(async () => ledger.forget()),
+    forgetConversation: () =>
+      serial(async () => {
+        ledger.forget();
+        childLedgers.clear();
+      }),
     async execute(call, signal) {
       refresh();
       const run = async () => {
@@ -360,6 +376,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
             tools,
             context: {
               ...ctx,
+              ledger: ledgerOf(call.agent),
               ...(approved ? { approved } : {}),
               ...(report
                 ? { progress: (message: string) => report(call.id, call.name, message) }
@@ -367,6 +384,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
             },
             signal,
             turn: call.turn,
+            callId: call.id,
           });
         } finally {
           runningUnattended = false;

@@ -44,6 +44,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The loop's turn number of this call. */
   turn: number;
+  /** The call's id, when the host runs a model's call (a tool that starts a child agent tags its events with it). */
+  callId?: string;
   checkpoints: CheckpointRecorder;
   /** File listing and text search (ripgrep or the JavaScript fallback). */
   search: FileSearch;

@@ -2,6 +2,7 @@ import { render } from "ink";
 import React from "react";
 import type { Message } from "../protocol/index.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
+import { describeChildEvent } from "../runtime/child-line.ts";
 import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
 import { App } from "./app.ts";
 import { loadMarkdown } from "./markdown.ts";
@@ -77,7 +78,26 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
   const markdown = loadMarkdown();
   if (session.history().length > 0) await markdown;
   const store = createStore(welcome(initialUi(session.info), session, options.resumeLine));
-  const unsubscribe = session.subscribe((event) => store.dispatch(event));
+  // A child's calls the user was asked about: their outcome closes the prompt's block.
+  const asked = new Set<string>();
+  const unsubscribe = session.subscribe((event) => {
+    if (event.type === "permission_requested" && event.agent) asked.add(event.callId);
+    const answered =
+      (event.type === "tool_result" || event.type === "tool_call_refused") &&
+      asked.delete(event.callId);
+    // A child agent shows as its steps, one line each; its approvals are asked like the parent's.
+    if (
+      event.agent &&
+      !answered &&
+      event.type !== "permission_requested" &&
+      event.type !== "usage"
+    ) {
+      const line = describeChildEvent(event);
+      if (line) store.dispatch({ type: "notice", message: line });
+      return;
+    }
+    store.dispatch(event);
+  });
   let switching = false;
   const instance = render(
     React.createElement(App, {

@@ -51,7 +51,8 @@ export function reduceMeter(state: MeterState, event: AgentEvent): MeterState {
     case "usage":
       return {
         ...state,
-        contextTokens: event.contextTokens,
+        // A child's request counts in the totals; the fill stays the parent conversation's.
+        contextTokens: event.agent ? state.contextTokens : event.contextTokens,
         contextWindow: event.contextWindow,
         inputTokens: state.inputTokens + event.inputTokens,
         outputTokens: state.outputTokens + event.outputTokens,

@@ -15,6 +15,7 @@ import { secretScenarios } from "./scenarios-secrets.ts";
 import { serverScenarios } from "./scenarios-servers.ts";
 import { smallWindowScenarios } from "./scenarios-small-window.ts";
 import { stallScenarios } from "./scenarios-stalls.ts";
+import { subagentScenarios } from "./scenarios-subagents.ts";
 import { undoScenarios } from "./scenarios-undo.ts";
 import { webScenarios } from "./scenarios-web.ts";
 import { wireScenarios } from "./scenarios-wire.ts";
@@ -38,4 +39,5 @@ export const allScenarios: FaultScenario[] = [
   ...serverScenarios,
   ...webScenarios,
   ...mcpScenarios,
+  ...subagentScenarios,
 ];

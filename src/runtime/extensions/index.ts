@@ -45,3 +45,5 @@ export async function loadExtensions(
     problems: [...found.problems, ...skillsFound.problems],
   };
 }
+export { parseFrontMatter, textField } from "./front-matter.ts";
+export { extensionDirs, listDir, MAX_ENTRIES, readExtensionFile } from "./locations.ts";

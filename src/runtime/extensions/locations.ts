@@ -21,7 +21,7 @@ export const MAX_ENTRIES = 200;
  * Claude Code users already have (`.claude/`), then the user's (`~/.config/nex/`, `~/.claude/`).
  */
 export function extensionDirs(
-  kind: "commands" | "skills",
+  kind: "commands" | "skills" | "agents",
   workspace: string,
   env: Record<string, string | undefined>,
 ): ExtensionDir[] {
