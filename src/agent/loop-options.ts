@@ -1,4 +1,10 @@
-import type { Message, PermissionAnswer, StreamFn, ToolHost } from "../protocol/index.ts";
+import type {
+  ImagePart,
+  Message,
+  PermissionAnswer,
+  StreamFn,
+  ToolHost,
+} from "../protocol/index.ts";
 
 /** How big a request may be; the runtime backs it with the model registry and the session budget. */
 export interface RequestBudget {
@@ -39,4 +45,6 @@ export interface LoopOptions {
   signal: AbortSignal;
   /** Numbers requests across the whole session. */
   nextRequestId: () => number;
+  /** Images sent with the prompt (paths the user typed). */
+  images?: ImagePart[];
 }

@@ -5,7 +5,7 @@ import * as v from "valibot";
 import type { PermissionMode } from "../protocol/index.ts";
 import { readOwnFile } from "../tools/files/index.ts";
 import type { SandboxMode, SandboxSettings } from "../tools/index.ts";
-import type { ModelLimits } from "./model-registry.ts";
+import type { ModelSettings } from "./model-registry.ts";
 
 /** The wire format nex speaks to the endpoint. */
 export type ProviderKind = "openai" | "anthropic";
@@ -13,6 +13,8 @@ export type ProviderKind = "openai" | "anthropic";
 const LimitsSchema = v.strictObject({
   contextWindow: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
   maxOutput: v.optional(v.pipe(v.number(), v.integer(), v.minValue(256))),
+  /** The model takes images (nex knows the common vision families; this decides for the rest). */
+  images: v.optional(v.boolean()),
 });
 
 /** `web` in the config file (the web tools; see web-config.ts). */
@@ -109,7 +111,7 @@ export interface NexConfig {
   dataDir: string;
   allowedPaths: string[];
   commands: { allow: string[]; deny: string[] };
-  models: Record<string, Partial<ModelLimits>>;
+  models: Record<string, ModelSettings>;
   /** HTTP_PROXY / HTTPS_PROXY / NO_PROXY (either case) when a proxy is set, else null. */
   proxy: { HTTP_PROXY?: string; HTTPS_PROXY?: string; NO_PROXY: string } | null;
   /** Overrides of the client's first-byte and idle timeouts, in milliseconds. */

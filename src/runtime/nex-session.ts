@@ -1,6 +1,7 @@
 import { type Compactor, runLoop } from "../agent/loop.ts";
 import type {
   AgentEvent,
+  ImagePart,
   Message,
   PermissionAnswer,
   PermissionMode,
@@ -144,7 +145,7 @@ export class NexSession implements AgentSession {
     const event = redactCallUrls(this.scrubbed(raw));
     if (event.type === "message_added") this.parts.journal.message(event.message);
     else if (JOURNALED.has(event.type)) this.parts.journal.event(event);
-    this.notify(event);
+    this.notify(withoutImageBytes(event));
     // Someone must answer: a Notification hook (a desktop notifier, say) can tell them.
     if (event.type === "permission_requested" && this.parts.approvals === "interactive")
       void this.parts.hooks?.notification(`nex needs your permission: ${event.summary}`);
@@ -206,6 +207,7 @@ export class NexSession implements AgentSession {
       const expanded = await this.expand(prompt, signal);
       if (expanded.type !== "prompt") return this.end(expanded);
       let text = expanded.text;
+      let images = expanded.images;
       let terminal: TerminalEvent | null = null;
       // A Stop hook may send the model back to work (bounded): the prompt keeps one terminal event.
       for (let again = 0; ; again++) {
@@ -221,7 +223,9 @@ export class NexSession implements AgentSession {
           maxTurns: this.parts.maxTurns,
           signal,
           nextRequestId: () => this.nextRequestId(),
+          ...(images.length > 0 ? { images } : {}),
         });
+        images = [];
         terminal = null;
         for await (const event of loop) {
           if (isTerminal(event)) {
@@ -405,7 +409,7 @@ export class NexSession implements AgentSession {
   private async expand(
     prompt: string,
     signal: AbortSignal,
-  ): Promise<{ type: "prompt"; text: string } | TerminalEvent> {
+  ): Promise<{ type: "prompt"; text: string; images: ImagePart[] } | TerminalEvent> {
     const hooked = await this.parts.hooks?.userPromptSubmit(prompt);
     if (hooked && "blocked" in hooked)
       return {
@@ -418,14 +422,14 @@ export class NexSession implements AgentSession {
     this.startContext = null;
     const withContext = (text: string) =>
       context.length === 0 ? text : `${text}\n\n[hook context]\n${context.join("\n")}`;
-    if (!this.parts.expand) return { type: "prompt", text: withContext(prompt) };
+    if (!this.parts.expand) return { type: "prompt", text: withContext(prompt), images: [] };
     const expansion = await this.parts.expand(prompt, (command) =>
       this.runForPrompt(command, signal),
     );
     if (signal.aborted) return { type: "aborted", reason: "interrupted by the user" };
     if (!expansion.ok) return { type: "error", code: "config", message: expansion.message };
     for (const note of expansion.notes) this.emit({ type: "notice", message: note });
-    return { type: "prompt", text: withContext(expansion.text) };
+    return { type: "prompt", text: withContext(expansion.text), images: expansion.images };
   }
 
   /** Runs the SessionStart hooks; what they print goes to the model with the first prompt. */
@@ -506,6 +510,20 @@ export class NexSession implements AgentSession {
       endOfPrompt: async () => (await tools.endOfPrompt?.()) ?? [],
     };
   }
+}
+
+/**
+ * Listeners (the chat, `--json`, an editor) get a message's images without their bytes: megabytes of
+ * base64 in every line of `--json` would help no one; the journal and the requests have them.
+ */
+function withoutImageBytes(event: AgentEvent): AgentEvent {
+  if (event.type !== "message_added") return event;
+  const { message } = event;
+  if (message.type === "assistant" || !message.images?.length) return event;
+  return {
+    ...event,
+    message: { ...message, images: message.images.map((image) => ({ ...image, data: "" })) },
+  };
 }
 
 /** What a tool changed, for the journal's checkpoint records; null for reads and failures. */

@@ -43,7 +43,9 @@ import {
   hookedTools,
   loadHooks,
 } from "./hooks/index.ts";
+import { createImageStore } from "./image-store.ts";
 import { journalSink } from "./journal-sink.ts";
+import { acceptsImages } from "./model-registry.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { createSessionBudget } from "./request-budget.ts";
 import { scrubbedTools } from "./scrubbed-tools.ts";
@@ -166,7 +168,11 @@ export async function openSession(
       throw error;
     }
     for (const repair of loaded.repairs) journal.appendMessage(repair);
-    messages = loaded.messages;
+    const withImages = createImageStore(imagesDir(config.dataDir, resumed.sessionId)).loaded(
+      loaded.messages,
+    );
+    messages = withImages.messages;
+    loaded.warnings.push(...withImages.warnings);
     ledger = loaded.ledger;
     baseline = { tokens: fixed + loaded.tokensKept, messages: messages.length };
     for (const warning of [...loaded.warnings, ...journal.warnings])
@@ -221,6 +227,7 @@ export async function openSession(
     // A result's share follows the window the session has now (/model and a 400 can change it).
     resultCap: () => resultCapForWindow(budget.window()),
     resultsDir: join(config.dataDir, "results", sessionId),
+    acceptsImages: () => acceptsImages(current.model, config.models[current.model]),
     extraTools: [
       ...extensions.tools,
       ...webTools({
@@ -308,7 +315,7 @@ export async function openSession(
     info,
     stream,
     tools: { ...host, undo: async (turns) => (await host.undo(turns)).text },
-    journal: journalSink(journal),
+    journal: journalSink(journal, createImageStore(imagesDir(config.dataDir, sessionId))),
     system,
     messages,
     budget,
@@ -325,6 +332,8 @@ export async function openSession(
         // Attachments may take twice a tool result's share of the window.
         attachLimit: 2 * resultCapForWindow(budget.window()),
         run,
+        model: current.model,
+        acceptsImages: acceptsImages(current.model, config.models[current.model]),
       }),
     secrets,
     listSessions: async () => summariesIn(config.dataDir),
@@ -355,6 +364,11 @@ export async function openSession(
   const todos = latestTodos(messages);
   if (todos && todos.length > 0) events.push({ type: "todo_updated", items: todos });
   return { session, events };
+}
+
+/** Where a session's images are kept (see image-store.ts). */
+function imagesDir(dataDir: string, sessionId: string): string {
+  return join(dataDir, "images", sessionId);
 }
 
 /**

@@ -45,7 +45,15 @@ import {
 } from "./undo/index.ts";
 import { writeFileTool } from "./write-file.ts";
 
-export { type OwnFileRead, readOwnFile, readWorkspaceOwnFile } from "./files/index.ts";
+export {
+  describeImage,
+  extensionOf,
+  IMAGE_NAME,
+  imageForModel,
+  type OwnFileRead,
+  readOwnFile,
+  readWorkspaceOwnFile,
+} from "./files/index.ts";
 export {
   defineJsonSchemaTool,
   type JsonSchemaToolDefinition,
@@ -123,6 +131,8 @@ export interface ToolHostOptions {
   afterRename?: Partial<AfterRename>;
   /** Replaces nex's secrets in text the tools store (the command text in the checkpoint log). */
   redact?: (text: string) => string;
+  /** Whether the session's model takes images now (`read_file` returns an image, or describes it). */
+  acceptsImages?: () => boolean;
   /** A step of a long call, for the UI (research's progress). */
   onProgress?: (callId: string, name: string, message: string) => void;
 }
@@ -159,6 +169,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     killGraceMs: options.killGraceMs ?? 2_000,
     useRipgrep: options.useRipgrep ?? true,
     env,
+    acceptsImages: options.acceptsImages ?? (() => false),
     ...(options.afterRename ? { afterRename: options.afterRename } : {}),
   };
   const results = createResultStore(
