@@ -71,6 +71,16 @@ const ConfigFileSchema = v.strictObject({
   hooks: v.optional(v.record(v.string(), v.unknown())),
   /** The web tools: hosts with private addresses they may reach, search backends, limits. */
   web: v.optional(WebConfigSchema),
+  /** Terminal notifications of the chat: a mode alone, or with the seconds after which a task counts as long. */
+  notifications: v.optional(
+    v.union([
+      v.picklist(["auto", "bell", "off"]),
+      v.strictObject({
+        mode: v.optional(v.picklist(["auto", "bell", "off"])),
+        afterSeconds: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(86_400))),
+      }),
+    ]),
+  ),
   /** Seconds to wait for a response's first byte (a big prompt on a CPU server is slow) and between chunks. */
   timeouts: v.optional(
     v.strictObject({
@@ -123,6 +133,15 @@ export interface NexConfig {
   configPath: string | null;
   /** The config file's `web` section as written (resolved by web-config.ts when a web tool runs). */
   web: WebConfig;
+  notifications: NotificationSettings;
+}
+
+/** When the chat tells a terminal in the background that a long task ended or an answer is needed. */
+export interface NotificationSettings {
+  /** `auto`: the terminal's own notification where it has one, else the bell; `bell`; `off`. */
+  mode: "auto" | "bell" | "off";
+  /** A task that took at least this long is worth a notification when it ends. */
+  afterSeconds: number;
 }
 
 /** The config file's `web` section. */
@@ -181,6 +200,13 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     proxy: resolveProxy(env),
     configPath: existsSync(configPath) ? configPath : null,
     web: file.web ?? {},
+    notifications:
+      typeof file.notifications === "string"
+        ? { mode: file.notifications, afterSeconds: 10 }
+        : {
+            mode: file.notifications?.mode ?? "auto",
+            afterSeconds: file.notifications?.afterSeconds ?? 10,
+          },
   };
 }
 

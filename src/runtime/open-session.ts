@@ -281,6 +281,7 @@ export async function openSession(
       })),
       skills: extensions.skills.map(({ name, description }) => ({ name, description })),
     },
+    notifications: config.notifications,
   };
   const budget = createSessionBudget({
     window: limits.contextWindow,

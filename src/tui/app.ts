@@ -23,6 +23,7 @@ import {
   initialInput,
 } from "./keymap.ts";
 import type { UiStore } from "./store.ts";
+import { FOCUS_IN, FOCUS_OUT } from "./terminal-notify.ts";
 import { type Entry, initialTranscript } from "./transcript.ts";
 import { addEntry, answered, type PendingPermission } from "./ui-state.ts";
 
@@ -36,6 +37,8 @@ export interface AppProps {
   clearScreen(): void;
   /** Quiet ms before a permission prompt takes an answer key; answerGuardMs unless a test stretches it. */
   answerGuardMs?: number;
+  /** The terminal reported focus in or out (notifications); such reports are not typing. */
+  onFocus?(focused: boolean): void;
 }
 
 /** Committed entries, each written once above the live region: re-renders do not grow with the chat. */
@@ -206,6 +209,7 @@ export function App(props: AppProps): React.ReactElement {
   }, [pendingId]);
 
   useInput((typed, key) => {
+    if (typed === FOCUS_IN || typed === FOCUS_OUT) return props.onFocus?.(typed === FOCUS_IN);
     const { status, permissions } = store.get();
     const permission = permissions[0] ?? null;
     const now = Date.now();

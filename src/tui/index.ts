@@ -5,6 +5,7 @@ import type { AgentSession } from "../runtime/agent-session.ts";
 import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
 import { App } from "./app.ts";
 import { createStore } from "./store.ts";
+import { startNotifier } from "./terminal-notify.ts";
 import { addEntry, initialUi, type UiState } from "./ui-state.ts";
 
 /** Options of the interactive terminal UI. */
@@ -15,6 +16,8 @@ export interface TuiOptions {
   resumeLine?: string;
   /** Quiet ms before a permission prompt takes an answer key (default answerGuardMs, 300). */
   answerGuardMs?: number;
+  /** The environment that says which terminal this is (notifications). */
+  env?: Record<string, string | undefined>;
 }
 
 function welcome(state: UiState, session: AgentSession, resumeLine: string | undefined): UiState {
@@ -71,11 +74,16 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
   }
   const store = createStore(welcome(initialUi(session.info), session, options.resumeLine));
   const unsubscribe = session.subscribe((event) => store.dispatch(event));
+  const notifier = startNotifier(session, {
+    write: (text) => stdout.write(text),
+    env: options.env ?? process.env,
+  });
   const instance = render(
     React.createElement(App, {
       session,
       store,
       answerGuardMs: options.answerGuardMs,
+      onFocus: notifier.focus,
       clearScreen: () => {
         instance.clear();
         stdout.write("\x1b[2J\x1b[3J\x1b[H");
@@ -107,6 +115,7 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     stopWatching();
     stdin.off("error", onInputError);
     stdout.write("\x1b[?2004l");
+    notifier.stop();
     unsubscribe();
     const { status } = store.get();
     if (status.request || status.retry || status.tools.length > 0) session.interrupt();
