@@ -14,6 +14,7 @@ import type {
 import { isTerminal } from "../protocol/index.ts";
 import { type SecretScrubber, scrubDeep } from "../session/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
+import { directCommand, directCommandMessage } from "./direct-command.ts";
 import type { CommandRun, Expansion } from "./extensions/index.ts";
 import type { Hooks } from "./hooks/index.ts";
 import type { SessionBudget } from "./request-budget.ts";
@@ -204,6 +205,8 @@ export class NexSession implements AgentSession {
     // Undo takes whole prompts as its steps.
     this.parts.tools.beginPrompt?.();
     try {
+      const command = directCommand(prompt);
+      if (command !== null) return this.end(await this.runDirect(command, signal));
       const expanded = await this.expand(prompt, signal);
       if (expanded.type !== "prompt") return this.end(expanded);
       let text = expanded.text;
@@ -437,6 +440,31 @@ export class NexSession implements AgentSession {
     this.startContext = (await this.parts.hooks?.sessionStart(source)) ?? null;
   }
 
+  /** `!command` typed as the prompt: run, and put with its output into the conversation; no request. */
+  private async runDirect(command: string, signal: AbortSignal): Promise<TerminalEvent> {
+    const hooked = await this.parts.hooks?.userPromptSubmit(`!${command}`);
+    if (hooked && "blocked" in hooked)
+      return {
+        type: "error",
+        code: "config",
+        message: `A UserPromptSubmit hook blocked this command, so it did not run: ${hooked.blocked}`,
+      };
+    const run = await this.runForPrompt(command, signal);
+    if (signal.aborted) return { type: "aborted", reason: "interrupted by the user" };
+    if (!run.ok && !run.ran)
+      return {
+        type: "error",
+        code: "config",
+        message: `\`${command}\` was not run: ${run.reason}. Nothing was added to the conversation.`,
+      };
+    const output = run.ok ? run.output : run.reason;
+    const message = directCommandMessage(command, output);
+    this.messages.push(message);
+    this.emit({ type: "message_added", message });
+    this.parts.journal.sync();
+    return { type: "done", finalText: output, turns: 0 };
+  }
+
   /** A command line of a custom command: a `bash` call of the prompt's first turn, asked and shown as one. */
   private async runForPrompt(command: string, signal: AbortSignal): Promise<CommandRun> {
     const tools = this.journaledTools();
@@ -483,7 +511,7 @@ export class NexSession implements AgentSession {
       details: outcome.details ?? null,
     });
     return outcome.isError
-      ? { ok: false, reason: outcome.content }
+      ? { ok: false, reason: outcome.content, ran: outcome.details?.type === "bash" }
       : { ok: true, output: outcome.content };
   }
 

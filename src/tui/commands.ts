@@ -48,6 +48,8 @@ export const helpText = [
   "/sessions       list the saved sessions of this workspace",
   "/resume <id>    print the command that resumes a saved session (nex resume <id>)",
   "/clear          start a fresh conversation in the same workspace",
+  "/init           have the model write or update AGENTS.md (you approve the change)",
+  "!command        run a command yourself; it and its output join the conversation",
   "/reasoning      show the model's last reasoning in full (the chat shows it collapsed)",
   "/help           this help",
   "/exit           quit (Ctrl-C twice does the same)",
@@ -142,6 +144,9 @@ export function parseCommand(text: string): Command | null {
         };
       return { type: "mode", mode };
     }
+    // The session's own commands: sent as prompts.
+    case "init":
+      return null;
     default:
       return { type: "invalid", message: `Unknown command /${name}. Type /help for the list.` };
   }

@@ -7,11 +7,15 @@ import {
   substituteArguments,
 } from "./custom-commands.ts";
 import { parseFrontMatter } from "./front-matter.ts";
+import { initPrompt } from "./init-prompt.ts";
 import { readExtensionFile } from "./locations.ts";
 import { findPromptImages } from "./prompt-images.ts";
 
 /** How a command line of a command file ran: its output, or why it did not run. */
-export type CommandRun = { ok: true; output: string } | { ok: false; reason: string };
+export type CommandRun =
+  | { ok: true; output: string }
+  /** `ran`: the command ran and failed (its output is `reason`); else it was not run. */
+  | { ok: false; reason: string; ran?: boolean };
 
 /** What expanding a prompt needs from the session. */
 export interface ExpansionContext {
@@ -82,6 +86,14 @@ export async function expandPrompt(
       notes.push(
         `/${command.name} names the model ${command.model}; nex keeps the session's model (switch with /model).`,
       );
+  }
+  // A command file named `init` is the user's own and wins over the built-in one.
+  const init = command ? null : initPrompt(prompt);
+  if (init !== null) {
+    text = init;
+    notes.push(
+      "/init: the model looks at the repository and proposes AGENTS.md; the usual approvals show the change.",
+    );
   }
   const attached = await attachFiles(text, ctx, pictures.names);
   if (!attached.ok) return attached;
