@@ -6,6 +6,7 @@ import { edgeScenarios } from "./scenarios-edge.ts";
 import { endpointWordScenarios } from "./scenarios-endpoint-word.ts";
 import { fieldScenarios } from "./scenarios-field.ts";
 import { fileScenarios } from "./scenarios-files.ts";
+import { imageScenarios } from "./scenarios-images.ts";
 import { limitScenarios } from "./scenarios-limits.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
 import { processScenarios } from "./scenarios-process.ts";
@@ -36,4 +37,5 @@ export const allScenarios: FaultScenario[] = [
   ...endpointWordScenarios,
   ...serverScenarios,
   ...webScenarios,
+  ...imageScenarios,
 ];
