@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { notifySequence } from "../../src/tui/terminal-notify.ts";
 import { keys } from "../support/pty.ts";
-import { openaiText } from "../support/stub-scripts.ts";
+import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { startNexTui } from "./cli-harness.ts";
 
 // The sequence as bytes: ESC ] 9 ; text BEL.
@@ -46,6 +46,25 @@ test("nex chat: a long task's end is notified (OSC 9 on iTerm2), not while the t
   await nex.pty.waitUntil(
     () => (nex.pty.output().match(OSC9) ?? []).length === 2,
     "a second notification",
+    10_000,
+  );
+});
+
+test("nex chat: a permission asked while the terminal is in the background is notified with what is asked", async (t) => {
+  const nex = await startNexTui(
+    [
+      openaiToolCall({ name: "write_file", args: { path: "new.txt", content: "hi\n" } }),
+      openaiText("Wrote it."),
+    ],
+    { env: { TERM_PROGRAM: "WezTerm" } },
+  );
+  t.after(() => nex.close());
+  nex.pty.write("\x1b[O");
+  nex.pty.write(`write new.txt${keys.enter}`);
+  await nex.pty.waitFor("Allow write_file?", 20_000);
+  await nex.pty.waitUntil(
+    () => nex.pty.output().includes("\x1b]9;nex: needs your permission: write_file new.txt"),
+    "a permission notification",
     10_000,
   );
 });
