@@ -1,10 +1,12 @@
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 // The fixed prompt overhead: what the system prompt and the tool schemas cost in every request before
 // the conversation says anything, in tokens (cl100k, the estimator nex uses) and as a share of a window.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { buildSystemPrompt } from "../src/agent/system-prompt.ts";
 import type { ToolHost, ToolSpec } from "../src/protocol/index.ts";
 import type { NexConfig } from "../src/runtime/config.ts";
+import { loadExtensions } from "../src/runtime/extensions/index.ts";
 import { onDemandTools } from "../src/runtime/on-demand-tools.ts";
 import { loadSubagents } from "../src/runtime/subagents/index.ts";
 import { webTools } from "../src/runtime/web-tools.ts";
@@ -25,7 +27,8 @@ export async function benchOverhead(): Promise<Figure[]> {
     date: "2026-01-01",
   });
   // Every tool a session has: the built-in ones and those the runtime adds (subagents, web), with
-  // the rarely used ones (web, jobs, summarize, reader, map) listed in load_tools rather than sent, as on a 32k window.
+  // the rarely used ones (jobs, subagents, web) listed by load_tools rather than sent, as on a 32k
+  // window; then thirty more, as MCP servers bring them (deferred like theirs).
   const web = webTools({
     config: { web: {}, proxy: null } as unknown as NexConfig,
     env: {},
@@ -39,7 +42,13 @@ export async function benchOverhead(): Promise<Figure[]> {
     mode: "ask",
     extraTools: [...subagents.tools, ...web],
   });
-  const tools = onDemandTools(session, new Set(session.deferredTools()), () => WINDOW).specs();
+  const sent = (extra: ToolSpec[]) => {
+    const all = [...session.specs(), ...extra];
+    const deferred = new Set([...session.deferredTools(), ...extra.map((spec) => spec.name)]);
+    const host = onDemandTools({ specs: () => all } as unknown as ToolHost, deferred, () => WINDOW);
+    return { all, specs: host.specs() };
+  };
+  const tools = sent([]).specs;
   const systemTokens = estimator.countRequest({ system, messages: [] });
   const toolTokens = estimator.countRequest({ tools, messages: [] });
   const total = estimator.countRequest({ system, tools, messages: [] });
@@ -47,39 +56,90 @@ export async function benchOverhead(): Promise<Figure[]> {
   say(`system prompt:          ${systemTokens} tokens`);
   say(`tool schemas (${tools.length}):      ${toolTokens} tokens`);
   say(`together:               ${total} tokens, ${(share * 100).toFixed(1)}% of a 32k window`);
-  // Thirty more tools, as MCP servers, web tools and subagents bring them, each marked deferred.
-  const extra = extraSpecs(30);
-  const all = [...tools, ...extra];
-  const host = onDemandTools(
-    { specs: () => all } as unknown as ToolHost,
-    new Set(extra.map((spec) => spec.name)),
-    () => WINDOW,
-  );
-  const eager = estimator.countRequest({ system, tools: all, messages: [] });
-  const onDemand = estimator.countRequest({ system, tools: host.specs(), messages: [] });
+  const extra = sent(extraSpecs(30));
+  const eager = estimator.countRequest({ system, tools: extra.all, messages: [] });
+  const onDemand = estimator.countRequest({ system, tools: extra.specs, messages: [] });
   const onDemandShare = onDemand / WINDOW;
+  say(`with 30 more tools, all sent:     ${eager} tokens, ${((eager / WINDOW) * 100).toFixed(1)}%`);
   say(
-    `with ${extra.length} more tools, all sent:     ${eager} tokens, ${((eager / WINDOW) * 100).toFixed(1)}%`,
+    `with 30 more tools, deferred: ${onDemand} tokens, ${(onDemandShare * 100).toFixed(1)}% (load_tools lists them)`,
   );
+  // Ten skills and ten command files installed (issue 18): only the skills' names and descriptions
+  // and the `skill` tool reach the prompt; commands cost nothing.
+  const extended = await withExtensions(async (workspace) => {
+    const extensions = await loadExtensions(workspace, { HOME: workspace });
+    const withSkills = buildSystemPrompt({
+      workspace: "/home/user/project",
+      skills: extensions.skillsSection,
+      agentsMd: null,
+      date: "2026-01-01",
+    });
+    const skillTools = extensions.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.jsonSchema,
+    }));
+    return {
+      tokens: estimator.countRequest({
+        system: withSkills,
+        tools: [...tools, ...skillTools],
+        messages: [],
+      }),
+      found: `${extensions.skills.length} skills, ${extensions.commands.length} commands`,
+    };
+  });
+  const extendedShare = extended.tokens / WINDOW;
   say(
-    `with ${extra.length} more tools, deferred: ${onDemand} tokens, ${(onDemandShare * 100).toFixed(1)}% (load_tools lists them)`,
+    `with ${extended.found}: ${extended.tokens} tokens, ${(extendedShare * 100).toFixed(1)}% of a 32k window`,
   );
+  const goal = `≤ ${GOAL_SHARE * 100}% of 32k (${Math.floor(WINDOW * GOAL_SHARE)} tokens)`;
   return [
-    {
-      section: "overhead",
-      name: `+ ${extra.length} deferred tools (32k window)`,
-      value: `${onDemand} tokens (${(onDemandShare * 100).toFixed(1)}% of 32k; ${eager} if all were sent)`,
-      goal: `≤ ${GOAL_SHARE * 100}% of 32k (${Math.floor(WINDOW * GOAL_SHARE)} tokens)`,
-      verdict: verdict(onDemandShare <= GOAL_SHARE),
-    },
     {
       section: "overhead",
       name: "system prompt + tool schemas",
       value: `${total} tokens (${(share * 100).toFixed(1)}% of 32k)`,
-      goal: `≤ ${GOAL_SHARE * 100}% of 32k (${Math.floor(WINDOW * GOAL_SHARE)} tokens)`,
+      goal,
       verdict: verdict(share <= GOAL_SHARE),
     },
+    {
+      section: "overhead",
+      name: "+ 30 deferred tools (32k window)",
+      value: `${onDemand} tokens (${(onDemandShare * 100).toFixed(1)}% of 32k; ${eager} if all were sent)`,
+      goal,
+      verdict: verdict(onDemandShare <= GOAL_SHARE),
+    },
+    {
+      section: "overhead",
+      name: "the same, 10 skills + 10 commands",
+      value: `${extended.tokens} tokens (${(extendedShare * 100).toFixed(1)}% of 32k)`,
+      goal,
+      verdict: verdict(extendedShare <= GOAL_SHARE),
+    },
   ];
+}
+
+// Ten skills and ten commands with descriptions of a typical length, in a temporary workspace.
+async function withExtensions<T>(measure: (workspace: string) => Promise<T>): Promise<T> {
+  const workspace = mkdtempSync(join(tmpdir(), "nex-bench-extensions-"));
+  try {
+    for (let i = 1; i <= 10; i++) {
+      const skill = join(workspace, ".nex", "skills", `skill-${i}`);
+      mkdirSync(skill, { recursive: true });
+      writeFileSync(
+        join(skill, "SKILL.md"),
+        `---\nname: skill-${i}\ndescription: Use when the task involves area ${i} of the project, its build, its tests and its release steps.\n---\n${"Step by step instructions.\n".repeat(50)}`,
+      );
+      const commands = join(workspace, ".claude", "commands");
+      mkdirSync(commands, { recursive: true });
+      writeFileSync(
+        join(commands, `command-${i}.md`),
+        `---\ndescription: Review area ${i} for errors and missing tests\nargument-hint: <file>\n---\nReview $1 carefully.\n`,
+      );
+    }
+    return await measure(workspace);
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
 }
 
 /** Tools shaped like an MCP server's: a sentence or two of description, a few typed arguments. */

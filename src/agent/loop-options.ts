@@ -1,5 +1,6 @@
 import type {
   AgentEvent,
+  ImagePart,
   Message,
   PermissionAnswer,
   StreamFn,
@@ -50,4 +51,6 @@ export interface LoopOptions {
   signal: AbortSignal;
   /** Numbers requests across the whole session. */
   nextRequestId: () => number;
+  /** Images sent with the prompt (paths the user typed). */
+  images?: ImagePart[];
 }

@@ -39,6 +39,7 @@ export async function* runLoop(
   const user: Message = {
     type: "user",
     text: between.length > 0 ? `${prompt}\n\n${between.join("\n\n")}` : prompt,
+    ...(options.images && options.images.length > 0 ? { images: options.images } : {}),
   };
   messages.push(user);
   yield { type: "message_added", message: user };

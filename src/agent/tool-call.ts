@@ -160,7 +160,10 @@ export async function* handleCall(
     content,
     details: outcome.details ?? null,
   };
-  return answer(content, outcome.isError);
+  const result = answer(content, outcome.isError);
+  return outcome.images && outcome.images.length > 0
+    ? { ...result, images: outcome.images }
+    : result;
 }
 
 function firstLine(text: string): string {

@@ -82,6 +82,7 @@ export const CLAUDE_FLAGS: Record<string, ClaudeFlag> = {
   ),
   "permission-prompts": ignore("string", "nex asks about every action that needs approval"),
   channels: ignore("string", "nex has no channels"),
+  // `--mcp-config` is nex's own option (the same .mcp.json shape), not one of these.
   "strict-mcp-config": ignore("boolean", "nex loads no MCP servers from Claude's config"),
   "fallback-model": ignore("string", "nex stays on the one model it was given", true),
   "replay-user-messages": ignore("boolean", "user messages are not echoed", true),
@@ -99,10 +100,6 @@ export const CLAUDE_FLAGS: Record<string, ClaudeFlag> = {
     "nex has no token budget; bound the run with --max-turns or --max-time",
   ),
   agent: refuse("string", "nex has no named agents"),
-  "mcp-config": refuse(
-    "string",
-    "MCP servers are configured in nex's own config, not on this command line",
-  ),
   "plugin-dir": refuse("string", "nex has no plugins"),
   "plugin-dir-no-mcp": refuse("string", "nex has no plugins"),
   "fork-session": refuse("boolean", "nex cannot fork a session; start a new one"),

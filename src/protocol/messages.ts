@@ -7,6 +7,26 @@ export type Message = UserMessage | AssistantMessage | ToolResultMessage;
 export interface UserMessage {
   type: "user";
   text: string;
+  /** Images sent with the text (a path typed in the prompt), for models that take images. */
+  images?: ImagePart[];
+}
+
+/** The image formats every vision endpoint takes. */
+export type ImageMediaType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+
+/**
+ * An image in the conversation: its bytes as base64, with what nex read from its header. In a journal
+ * record `data` is empty and `ref` names the file under the session's images folder that holds them.
+ */
+export interface ImagePart {
+  mediaType: ImageMediaType;
+  data: string;
+  width: number;
+  height: number;
+  /** Size of the file in bytes. */
+  bytes: number;
+  /** Where the journal keeps the bytes (`<sha256>.<ext>`), set once they are stored. */
+  ref?: string;
 }
 
 /** One model turn: its text and the tool calls it asked for, with their raw argument text. */
@@ -46,6 +66,8 @@ export interface ToolResultMessage {
   toolName: string;
   content: string;
   isError: boolean;
+  /** Images the tool returned (`read_file` on an image), for models that take images. */
+  images?: ImagePart[];
 }
 
 /** A JSON Schema object as published to the provider. */

@@ -1,5 +1,5 @@
 import type { ToolErrorCode } from "./errors.ts";
-import type { ToolSpec } from "./messages.ts";
+import type { ImagePart, ToolSpec } from "./messages.ts";
 
 /** What the session knows it has read of a file: the basis of read-before-write. */
 export interface ReadRecord {
@@ -65,6 +65,8 @@ export interface ToolOutcome {
   details?: ToolDetails;
   /** Reads (and own writes) to record in the session's read ledger and journal. */
   ledger?: ReadRecord[];
+  /** Images for the model (`read_file` on an image); never put in events. */
+  images?: ImagePart[];
 }
 
 /** How a call stands with the permission rules before it runs. */

@@ -1,5 +1,5 @@
 // The Anthropic Messages request body, translated from nex's messages.
-import type { Message, ModelRequest } from "../protocol/index.ts";
+import type { ImagePart, Message, ModelRequest } from "../protocol/index.ts";
 import { conversationBreakpoints, markBlock, markJson } from "./anthropic-cache.ts";
 import { isObject, parseToolArguments } from "./arguments.ts";
 import { historyName } from "./history-name.ts";
@@ -134,7 +134,10 @@ function messageBlocks(message: Message): { role: WireMessage["role"]; blocks: B
     case "user":
       return {
         role: "user",
-        blocks: message.text === "" ? [] : [{ type: "text", text: message.text }],
+        blocks: [
+          ...(message.text === "" ? [] : [{ type: "text", text: message.text }]),
+          ...(message.images ?? []).map(imageBlock),
+        ],
       };
     case "tool_result":
       return {
@@ -143,7 +146,10 @@ function messageBlocks(message: Message): { role: WireMessage["role"]; blocks: B
           {
             type: "tool_result",
             tool_use_id: message.toolCallId,
-            content: message.content,
+            content:
+              message.images && message.images.length > 0
+                ? [{ type: "text", text: message.content }, ...message.images.map(imageBlock)]
+                : message.content,
             ...(message.isError ? { is_error: true } : {}),
           },
         ],
@@ -175,6 +181,14 @@ function messageBlocks(message: Message): { role: WireMessage["role"]; blocks: B
       return { role: "assistant", blocks };
     }
   }
+}
+
+/** An image as a Messages content block with a base64 source. */
+function imageBlock(image: ImagePart): Block {
+  return {
+    type: "image",
+    source: { type: "base64", media_type: image.mediaType, data: image.data },
+  };
 }
 
 /** `input` must be an object: a poisoned call kept in history is sent as {} (its result says why). */

@@ -1,5 +1,5 @@
 // The OpenAI Chat Completions request body, translated from nex's messages.
-import type { Message, ModelRequest, ToolCall } from "../protocol/index.ts";
+import type { ImagePart, Message, ModelRequest, ToolCall } from "../protocol/index.ts";
 import { isObject, parseToolArguments } from "./arguments.ts";
 import { historyName } from "./history-name.ts";
 
@@ -19,7 +19,11 @@ export function openaiBody(
 ): Record<string, unknown> {
   const messages: Record<string, unknown>[] = [];
   if (request.system) messages.push({ role: "system", content: request.system });
-  for (const message of request.messages) messages.push(openaiMessage(message));
+  forEachWireMessage(
+    request.messages,
+    (message) => messages.push(openaiMessage(message)),
+    (images) => messages.push(toolImagesMessage(images)),
+  );
   return {
     model: request.model,
     messages,
@@ -44,14 +48,18 @@ const toolsJson = new WeakMap<ModelRequest["tools"], string>();
 export function openaiBodyText(request: ModelRequest, options: OpenAIBodyOptions): string {
   const messages: string[] = [];
   if (request.system) messages.push(JSON.stringify({ role: "system", content: request.system }));
-  for (const message of request.messages) {
-    let json = messageJson.get(message);
-    if (json === undefined) {
-      json = JSON.stringify(openaiMessage(message));
-      messageJson.set(message, json);
-    }
-    messages.push(json);
-  }
+  forEachWireMessage(
+    request.messages,
+    (message) => {
+      let json = messageJson.get(message);
+      if (json === undefined) {
+        json = JSON.stringify(openaiMessage(message));
+        messageJson.set(message, json);
+      }
+      messages.push(json);
+    },
+    (images) => messages.push(JSON.stringify(toolImagesMessage(images))),
+  );
   let tools = "";
   if (request.tools.length > 0) {
     tools = toolsJson.get(request.tools) ?? "";
@@ -73,6 +81,42 @@ export function openaiBodyText(request: ModelRequest, options: OpenAIBodyOptions
   );
 }
 
+/**
+ * Visits the messages in wire order. Tool messages take only text, and nothing may come between the
+ * tool messages that answer one turn: the images of those results follow them as one user message.
+ */
+function forEachWireMessage(
+  messages: readonly Message[],
+  visit: (message: Message) => void,
+  visitImages: (images: ImagePart[]) => void,
+): void {
+  let pending: ImagePart[] = [];
+  for (const message of messages) {
+    if (message.type !== "tool_result" && pending.length > 0) {
+      visitImages(pending);
+      pending = [];
+    }
+    visit(message);
+    if (message.type === "tool_result" && message.images) pending.push(...message.images);
+  }
+  if (pending.length > 0) visitImages(pending);
+}
+
+function toolImagesMessage(images: ImagePart[]): Record<string, unknown> {
+  return {
+    role: "user",
+    content: [
+      { type: "text", text: "[nex] The images the tool results above returned:" },
+      ...images.map(imagePart),
+    ],
+  };
+}
+
+/** An image as a Chat Completions content part: a data URL. */
+function imagePart(image: ImagePart): Record<string, unknown> {
+  return { type: "image_url", image_url: { url: `data:${image.mediaType};base64,${image.data}` } };
+}
+
 function openaiTools(tools: ModelRequest["tools"]): Record<string, unknown>[] {
   return tools.map((tool) => ({
     type: "function",
@@ -87,7 +131,15 @@ function openaiTools(tools: ModelRequest["tools"]): Record<string, unknown>[] {
 function openaiMessage(message: Message): Record<string, unknown> {
   switch (message.type) {
     case "user":
-      return { role: "user", content: message.text };
+      if (!message.images || message.images.length === 0)
+        return { role: "user", content: message.text };
+      return {
+        role: "user",
+        content: [
+          ...(message.text === "" ? [] : [{ type: "text", text: message.text }]),
+          ...message.images.map(imagePart),
+        ],
+      };
     case "tool_result":
       return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
     case "assistant": {

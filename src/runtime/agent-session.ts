@@ -28,6 +28,8 @@ export interface SessionInfo {
     commands: { name: string; description: string | null; argumentHint: string | null }[];
     skills: { name: string; description: string }[];
   };
+  /** When the chat notifies a terminal in the background (the config's `notifications`). */
+  notifications?: { mode: "auto" | "bell" | "off"; afterSeconds: number };
 }
 
 /** A summary row of `nex sessions`. */

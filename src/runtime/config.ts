@@ -6,7 +6,7 @@ import type { PermissionMode } from "../protocol/index.ts";
 import { readOwnFile } from "../tools/files/index.ts";
 import type { SandboxMode, SandboxSettings } from "../tools/index.ts";
 import { type ChosenEndpoint, chooseEndpoint } from "./endpoints.ts";
-import type { ModelLimits } from "./model-registry.ts";
+import type { ModelSettings as RegistryModelSettings } from "./model-registry.ts";
 
 /** The wire format nex speaks to the endpoint. */
 export type ProviderKind = "openai" | "anthropic";
@@ -20,6 +20,8 @@ const LimitsSchema = v.strictObject({
   reasoningEffort: v.optional(EffortSchema),
   /** Anthropic's `thinking.budget_tokens`; at least 1,024 and kept below `max_tokens`. */
   thinkingBudget: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
+  /** The model takes images (nex knows the common vision families; this decides for the rest). */
+  images: v.optional(v.boolean()),
 });
 
 /** `web` in the config file (the web tools; see web-config.ts). */
@@ -95,6 +97,16 @@ const ConfigFileSchema = v.strictObject({
   web: v.optional(WebConfigSchema),
   /** MCP servers in the shape of Claude Code's `.mcp.json` (checked by `mcp/config.ts`). */
   mcpServers: v.optional(v.unknown()),
+  /** Terminal notifications of the chat: a mode alone, or with the seconds after which a task counts as long. */
+  notifications: v.optional(
+    v.union([
+      v.picklist(["auto", "bell", "off"]),
+      v.strictObject({
+        mode: v.optional(v.picklist(["auto", "bell", "off"])),
+        afterSeconds: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(86_400))),
+      }),
+    ]),
+  ),
   /** Seconds to wait for a response's first byte (a big prompt on a CPU server is slow) and between chunks. */
   timeouts: v.optional(
     v.strictObject({
@@ -151,6 +163,8 @@ export interface NexConfig {
   /** How commands are confined; nex's own data and config directories are added when the tools are built. */
   sandbox: SandboxSettings;
   configPath: string | null;
+  /** When the chat notifies a terminal in the background. */
+  notifications: NotificationSettings;
   /** The config file's `web` section as written (resolved by web-config.ts when a web tool runs). */
   web: WebConfig;
   /** The named endpoint in use, and the models its config lists (null: it lists none). */
@@ -167,9 +181,17 @@ export interface NexConfig {
 export type EffortOrOff = "low" | "medium" | "high" | "off";
 
 /** What the config says of one model: its limits and how hard it should think. */
-export interface ModelSettings extends Partial<ModelLimits> {
+export interface ModelSettings extends RegistryModelSettings {
   reasoningEffort?: EffortOrOff;
   thinkingBudget?: number;
+}
+
+/** When the chat tells a terminal in the background that a long task ended or an answer is needed. */
+export interface NotificationSettings {
+  /** `auto`: the terminal's own notification where it has one, else the bell; `bell`; `off`. */
+  mode: "auto" | "bell" | "off";
+  /** A task that took at least this long is worth a notification when it ends. */
+  afterSeconds: number;
 }
 
 /** The config file's `web` section. */
@@ -266,6 +288,13 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
       ]),
     ],
     mcpServers: file.mcpServers,
+    notifications:
+      typeof file.notifications === "string"
+        ? { mode: file.notifications, afterSeconds: 10 }
+        : {
+            mode: file.notifications?.mode ?? "auto",
+            afterSeconds: file.notifications?.afterSeconds ?? 10,
+          },
   };
 }
 

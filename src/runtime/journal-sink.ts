@@ -1,10 +1,11 @@
 import type { Journal } from "../session/index.ts";
+import type { ImageStore } from "./image-store.ts";
 import type { JournalSink } from "./nex-session.ts";
 
 /** Adapts the session journal to what a running session writes. */
-export function journalSink(journal: Journal): JournalSink {
+export function journalSink(journal: Journal, images?: ImageStore): JournalSink {
   return {
-    message: (message) => journal.appendMessage(message),
+    message: (message) => journal.appendMessage(images ? images.stored(message) : message),
     event: (event) => journal.appendEvent(event),
     ledger: (record) => journal.appendLedger(record),
     checkpoint: (turn, description) => journal.appendCheckpoint(turn, description),

@@ -7,6 +7,11 @@ export interface ModelLimits {
   maxOutput: number;
 }
 
+/** What the config file's `models` entry may say of a model: its limits and whether it takes images. */
+export interface ModelSettings extends Partial<ModelLimits> {
+  images?: boolean;
+}
+
 /** A model's limits and where the window figure came from. */
 export interface ResolvedLimits extends ModelLimits {
   source: WindowSource;
@@ -87,4 +92,14 @@ export function resolveLimits(input: {
     sourceDetail:
       "the endpoint did not say and nex's table does not know this model, so nex assumes a conservative 32k; set `models` in the config file if the server allows more",
   };
+}
+
+// Families served with vision. Names not listed (coders, DeepSeek, gpt-oss) are taken to read text
+// only; `"images": true` (or false) under the model in the config file decides for any other.
+const TAKES_IMAGES =
+  /claude-(3|opus-4|sonnet-4|haiku-4|[a-z]+-4)|gpt-4o|gpt-4\.1|gpt-4-turbo|gpt-5|(^|[/:-])o[34](-|$)|gemini|gemma-?3|llava|bakllava|pixtral|mistral-(small|medium)-3|llama-?3\.2-vision|llama-?4|qwen[0-9.]*-?vl|minicpm-v|moondream|internvl|vision/i;
+
+/** Whether a model takes images: the config file's word first, else nex's list of vision families. */
+export function acceptsImages(model: string, configured?: ModelSettings): boolean {
+  return configured?.images ?? TAKES_IMAGES.test(model);
 }

@@ -2,6 +2,7 @@ import { type Compactor, runLoop } from "../agent/loop.ts";
 import type {
   AgentEvent,
   CompactResult,
+  ImagePart,
   Message,
   ModelSwitchResult,
   PermissionAnswer,
@@ -17,6 +18,7 @@ import { isTerminal } from "../protocol/index.ts";
 import { type SecretScrubber, scrubDeep } from "../session/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
 import type { EffortOrOff } from "./config.ts";
+import { directCommand, directCommandMessage } from "./direct-command.ts";
 import type { CommandRun, Expansion } from "./extensions/index.ts";
 import type { Hooks } from "./hooks/index.ts";
 import type { SessionBudget } from "./request-budget.ts";
@@ -180,7 +182,7 @@ export class NexSession implements AgentSession {
     }
     if (event.type === "message_added") this.parts.journal.message(event.message);
     else if (JOURNALED.has(event.type)) this.parts.journal.event(event);
-    this.notify(event);
+    this.notify(withoutImageBytes(event));
     // Someone must answer: a Notification hook (a desktop notifier, say) can tell them.
     if (event.type === "permission_requested" && this.parts.approvals === "interactive")
       void this.parts.hooks?.notification(`nex needs your permission: ${event.summary}`);
@@ -241,9 +243,12 @@ export class NexSession implements AgentSession {
     // Undo takes whole prompts as its steps.
     this.parts.tools.beginPrompt?.();
     try {
+      const command = directCommand(prompt);
+      if (command !== null) return this.end(await this.runDirect(command, signal));
       const expanded = await this.expand(prompt, signal);
       if (expanded.type !== "prompt") return this.end(expanded);
       let text = expanded.text;
+      let images = expanded.images;
       let terminal: TerminalEvent | null = null;
       // A Stop hook may send the model back to work (bounded): the prompt keeps one terminal event.
       for (let again = 0; ; again++) {
@@ -260,7 +265,9 @@ export class NexSession implements AgentSession {
           maxTurns: this.parts.maxTurns,
           signal,
           nextRequestId: () => this.nextRequestId(),
+          ...(images.length > 0 ? { images } : {}),
         });
+        images = [];
         terminal = null;
         for await (const event of loop) {
           if (isTerminal(event)) {
@@ -493,7 +500,7 @@ export class NexSession implements AgentSession {
   private async expand(
     prompt: string,
     signal: AbortSignal,
-  ): Promise<{ type: "prompt"; text: string } | TerminalEvent> {
+  ): Promise<{ type: "prompt"; text: string; images: ImagePart[] } | TerminalEvent> {
     const hooked = await this.parts.hooks?.userPromptSubmit(prompt);
     if (hooked && "blocked" in hooked)
       return {
@@ -506,19 +513,44 @@ export class NexSession implements AgentSession {
     this.startContext = null;
     const withContext = (text: string) =>
       context.length === 0 ? text : `${text}\n\n[hook context]\n${context.join("\n")}`;
-    if (!this.parts.expand) return { type: "prompt", text: withContext(prompt) };
+    if (!this.parts.expand) return { type: "prompt", text: withContext(prompt), images: [] };
     const expansion = await this.parts.expand(prompt, (command) =>
       this.runForPrompt(command, signal),
     );
     if (signal.aborted) return { type: "aborted", reason: "interrupted by the user" };
     if (!expansion.ok) return { type: "error", code: "config", message: expansion.message };
     for (const note of expansion.notes) this.emit({ type: "notice", message: note });
-    return { type: "prompt", text: withContext(expansion.text) };
+    return { type: "prompt", text: withContext(expansion.text), images: expansion.images };
   }
 
   /** Runs the SessionStart hooks; what they print goes to the model with the first prompt. */
   async startHooks(source: "startup" | "resume"): Promise<void> {
     this.startContext = (await this.parts.hooks?.sessionStart(source)) ?? null;
+  }
+
+  /** `!command` typed as the prompt: run, and put with its output into the conversation; no request. */
+  private async runDirect(command: string, signal: AbortSignal): Promise<TerminalEvent> {
+    const hooked = await this.parts.hooks?.userPromptSubmit(`!${command}`);
+    if (hooked && "blocked" in hooked)
+      return {
+        type: "error",
+        code: "config",
+        message: `A UserPromptSubmit hook blocked this command, so it did not run: ${hooked.blocked}`,
+      };
+    const run = await this.runForPrompt(command, signal);
+    if (signal.aborted) return { type: "aborted", reason: "interrupted by the user" };
+    if (!run.ok && !run.ran)
+      return {
+        type: "error",
+        code: "config",
+        message: `\`${command}\` was not run: ${run.reason}. Nothing was added to the conversation.`,
+      };
+    const output = run.ok ? run.output : run.reason;
+    const message = directCommandMessage(command, output);
+    this.messages.push(message);
+    this.emit({ type: "message_added", message });
+    this.parts.journal.sync();
+    return { type: "done", finalText: output, turns: 0 };
   }
 
   /** A command line of a custom command: a `bash` call of the prompt's first turn, asked and shown as one. */
@@ -567,7 +599,7 @@ export class NexSession implements AgentSession {
       details: outcome.details ?? null,
     });
     return outcome.isError
-      ? { ok: false, reason: outcome.content }
+      ? { ok: false, reason: outcome.content, ran: outcome.details?.type === "bash" }
       : { ok: true, output: outcome.content };
   }
 
@@ -594,6 +626,20 @@ export class NexSession implements AgentSession {
       endOfPrompt: async () => (await tools.endOfPrompt?.()) ?? [],
     };
   }
+}
+
+/**
+ * Listeners (the chat, `--json`, an editor) get a message's images without their bytes: megabytes of
+ * base64 in every line of `--json` would help no one; the journal and the requests have them.
+ */
+function withoutImageBytes(event: AgentEvent): AgentEvent {
+  if (event.type !== "message_added") return event;
+  const { message } = event;
+  if (message.type === "assistant" || !message.images?.length) return event;
+  return {
+    ...event,
+    message: { ...message, images: message.images.map((image) => ({ ...image, data: "" })) },
+  };
 }
 
 /** What a tool changed, for the journal's checkpoint records; null for reads and failures. */

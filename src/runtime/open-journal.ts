@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { AgentEvent, Message, ReadRecord } from "../protocol/index.ts";
 import {
   acquireSessionLock,
@@ -12,6 +13,7 @@ import {
 } from "../session/index.ts";
 import { toolSpecs } from "../tools/index.ts";
 import type { NexConfig } from "./config.ts";
+import { createImageStore } from "./image-store.ts";
 import type { ResumedSession } from "./open-config.ts";
 import type { ModelLimits } from "./open-limits.ts";
 
@@ -54,8 +56,9 @@ export async function openSessionJournal(
 
 async function resumeJournal(
   resumed: ResumedSession,
-  { model, limits, system, estimator, secrets, events }: JournalParts,
+  parts: JournalParts,
 ): Promise<SessionJournal> {
+  const { model, limits, system, estimator, secrets, events } = parts;
   const budget = contextBudget({ window: limits.contextWindow, outputLimit: limits.maxOutput });
   const fixed = estimator.countRequest({ system, tools: toolSpecs(), messages: [] });
   // Held from before the journal is read until the process lets it go: no other nex writes meanwhile.
@@ -80,6 +83,11 @@ async function resumeJournal(
     throw error;
   }
   for (const repair of loaded.repairs) journal.appendMessage(repair);
+  // Images are kept beside the journal, which names them: loaded back here.
+  const withImages = createImageStore(
+    sessionImagesDir(parts.config.dataDir, resumed.sessionId),
+  ).loaded(loaded.messages);
+  loaded.warnings.push(...withImages.warnings);
   for (const warning of [...loaded.warnings, ...journal.warnings])
     events.push({ type: "notice", message: warning });
   const line = describeFit(loaded, { model, window: limits.contextWindow });
@@ -98,8 +106,13 @@ async function resumeJournal(
   }
   return {
     journal,
-    messages: loaded.messages,
+    messages: withImages.messages,
     ledger: loaded.ledger,
-    baseline: { tokens: fixed + loaded.tokensKept, messages: loaded.messages.length },
+    baseline: { tokens: fixed + loaded.tokensKept, messages: withImages.messages.length },
   };
+}
+
+/** Where a session's images are kept (see image-store.ts). */
+export function sessionImagesDir(dataDir: string, sessionId: string): string {
+  return join(dataDir, "images", sessionId);
 }

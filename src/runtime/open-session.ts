@@ -16,16 +16,18 @@ import { prepareDataDir } from "./data-dir.ts";
 import { createClient } from "./endpoint-client.ts";
 import { type Extensions, expandPrompt, loadExtensions } from "./extensions/index.ts";
 import { hookedTools } from "./hooks/index.ts";
+import { createImageStore } from "./image-store.ts";
 import { journalSink } from "./journal-sink.ts";
 import { gatherMcpServers, mcpSecrets } from "./mcp-servers.ts";
 import { openMcp } from "./mcp-session.ts";
+import { acceptsImages } from "./model-registry.ts";
 import { type CurrentModel, modelSwitcher } from "./model-switch.ts";
 import { nameSession } from "./named-sessions.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { onDemandTools } from "./on-demand-tools.ts";
 import { resolveSessionConfig } from "./open-config.ts";
 import { openHooks } from "./open-hooks.ts";
-import { openSessionJournal } from "./open-journal.ts";
+import { openSessionJournal, sessionImagesDir } from "./open-journal.ts";
 import { discoverLimits, type ModelLimits } from "./open-limits.ts";
 import { sessionSystemPrompt } from "./open-system-prompt.ts";
 import { sessionTools } from "./open-tools.ts";
@@ -186,6 +188,7 @@ export async function openSession(
       session.emit({ type: "tool_progress", callId, name, message }),
     ...(options.editor ? { editor: options.editor } : {}),
     ...(mcp ? { dynamicTools: mcp.tools } : {}),
+    acceptsImages: () => acceptsImages(current.model, config.models[current.model]),
   });
   const hooks = await openHooks(config, events, {
     launch: (command, hookCwd) => tools.sandbox.launch(command, hookCwd),
@@ -231,12 +234,13 @@ export async function openSession(
   const info: SessionInfo = {
     ...sessionInfo(sessionId, config, model, limits, journal.path, tools),
     extensions: extensionsInfo(extensions),
+    notifications: config.notifications,
   };
   const session: NexSession = new NexSession({
     info,
     stream,
     tools: { ...host, undo: async (turns) => undoResultOf(await host.undo(turns)) },
-    journal: journalSink(journal),
+    journal: journalSink(journal, createImageStore(sessionImagesDir(config.dataDir, sessionId))),
     system,
     messages,
     budget,
@@ -260,6 +264,8 @@ export async function openSession(
         // Attachments may take twice a tool result's share of the window.
         attachLimit: 2 * resultCapForWindow(budget.window()),
         run,
+        model: current.model,
+        acceptsImages: acceptsImages(current.model, config.models[current.model]),
       }),
     secrets,
     ...(mcp ? { onClose: () => mcp.close(), mcpStatus: () => mcp.describe() } : {}),

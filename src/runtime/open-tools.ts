@@ -30,6 +30,8 @@ export interface ToolParts {
   editor?: ToolHostOptions["editor"];
   /** Tools that come and go (MCP servers' lists). */
   dynamicTools?: ToolHostOptions["dynamicTools"];
+  /** Whether the model now takes images (`read_file` on an image returns it). */
+  acceptsImages?: ToolHostOptions["acceptsImages"];
 }
 
 /** Step 6: the tools, confined to the workspace, with nex's own data kept out of their reach. */
@@ -61,5 +63,6 @@ export function sessionTools(parts: ToolParts): WorkspaceToolHost {
     ...(parts.onProgress ? { onProgress: parts.onProgress } : {}),
     ...(parts.editor ? { editor: parts.editor } : {}),
     ...(parts.dynamicTools ? { dynamicTools: parts.dynamicTools } : {}),
+    ...(parts.acceptsImages ? { acceptsImages: parts.acceptsImages } : {}),
   });
 }

@@ -74,12 +74,18 @@ export function describeToolResult(content: string): string {
   return `${head}[tool_result: ${formatCount(size)} bytes in total; only the first lines are shown above, the rest is omitted]`;
 }
 
+// The summariser sees that pictures were there, not their bytes.
+function imagesNote(images: readonly { width: number; height: number }[] | undefined): string {
+  if (!images || images.length === 0) return "";
+  return `\n[${images.length} image(s) attached: ${images.map((i) => `${i.width}×${i.height}`).join(", ")}]`;
+}
+
 /** One message as a transcript block. */
 export function renderMessage(message: Message): string {
-  if (message.type === "user") return `[user]\n${message.text}`;
+  if (message.type === "user") return `[user]\n${message.text}${imagesNote(message.images)}`;
   if (message.type === "tool_result") {
     const status = message.isError ? " (error)" : "";
-    return `[result of ${message.toolName}${status}]\n${describeToolResult(message.content)}`;
+    return `[result of ${message.toolName}${status}]\n${describeToolResult(message.content)}${imagesNote(message.images)}`;
   }
   const calls = message.toolCalls.map(describeToolCall);
   return ["[assistant]", message.text, ...calls].filter((p) => p.length > 0).join("\n");

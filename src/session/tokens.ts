@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import type { Message, ToolSpec } from "../protocol/index.ts";
+import type { ImagePart, Message, ToolSpec } from "../protocol/index.ts";
 
 /**
  * Two estimators, for two jobs:
@@ -61,6 +61,21 @@ export const TOOL_RESULT_OVERHEAD = 8;
 /** Framing tokens of each tool specification and of the system prompt. */
 export const SPEC_OVERHEAD = 8;
 
+/**
+ * Tokens of one image, from its dimensions: endpoints scale a picture to about 1568 px on its long
+ * side and charge about one token per 750 pixels (Anthropic's rule; OpenAI's tiles land near it).
+ * Never below a small image's cost; the bytes of the base64 are not what the model is charged.
+ */
+export function imageTokens(images: readonly ImagePart[] | undefined): number {
+  let n = 0;
+  for (const image of images ?? []) {
+    const scale = Math.min(1, 1568 / Math.max(image.width, image.height, 1));
+    const pixels = image.width * scale * (image.height * scale);
+    n += Math.max(85, Math.min(1_600, Math.ceil(pixels / 750)));
+  }
+  return n;
+}
+
 const MIN_RATIO = 0.5;
 const MAX_RATIO = 2;
 
@@ -120,9 +135,15 @@ export function cheapTextTokens(text: string): number {
 
 /** Cheap token estimate of a message, for the journal's running total; no tokenizer involved. */
 export function cheapTokens(message: Message): number {
-  if (message.type === "user") return cheapTextTokens(message.text) + MESSAGE_OVERHEAD;
+  if (message.type === "user")
+    return cheapTextTokens(message.text) + MESSAGE_OVERHEAD + imageTokens(message.images);
   if (message.type === "tool_result") {
-    return cheapTextTokens(message.content) + TOOL_RESULT_OVERHEAD + MESSAGE_OVERHEAD;
+    return (
+      cheapTextTokens(message.content) +
+      TOOL_RESULT_OVERHEAD +
+      MESSAGE_OVERHEAD +
+      imageTokens(message.images)
+    );
   }
   let n = cheapTextTokens(message.text) + MESSAGE_OVERHEAD;
   for (const call of message.toolCalls) {
@@ -157,9 +178,9 @@ export function createTokenEstimator(
     const cached = messageCache.get(message);
     if (cached !== undefined) return cached;
     let n = MESSAGE_OVERHEAD;
-    if (message.type === "user") n += countText(message.text, limit);
+    if (message.type === "user") n += countText(message.text, limit) + imageTokens(message.images);
     else if (message.type === "tool_result") {
-      n += TOOL_RESULT_OVERHEAD + countText(message.content, limit);
+      n += TOOL_RESULT_OVERHEAD + countText(message.content, limit) + imageTokens(message.images);
     } else {
       n += countText(message.text, limit);
       for (const call of message.toolCalls) {

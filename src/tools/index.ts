@@ -46,7 +46,15 @@ import {
 } from "./undo/index.ts";
 import { writeFileTool } from "./write-file.ts";
 
-export { type OwnFileRead, readOwnFile, readWorkspaceOwnFile } from "./files/index.ts";
+export {
+  describeImage,
+  extensionOf,
+  IMAGE_NAME,
+  imageForModel,
+  type OwnFileRead,
+  readOwnFile,
+  readWorkspaceOwnFile,
+} from "./files/index.ts";
 export {
   defineJsonSchemaTool,
   type JsonSchemaToolDefinition,
@@ -127,6 +135,8 @@ export interface ToolHostOptions {
   afterRename?: Partial<AfterRename>;
   /** Replaces nex's secrets in text the tools store (the command text in the checkpoint log). */
   redact?: (text: string) => string;
+  /** Whether the session's model takes images now (`read_file` returns an image, or describes it). */
+  acceptsImages?: () => boolean;
   /** A step of a long call, for the UI (research's progress). */
   onProgress?: (callId: string, name: string, message: string) => void;
 }
@@ -165,6 +175,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     killGraceMs: options.killGraceMs ?? 2_000,
     useRipgrep: options.useRipgrep ?? true,
     env,
+    acceptsImages: options.acceptsImages ?? (() => false),
     ...(options.afterRename ? { afterRename: options.afterRename } : {}),
   };
   const results = createResultStore(

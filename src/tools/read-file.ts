@@ -2,7 +2,8 @@ import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatCount, formatLines } from "../protocol/index.ts";
 import { asInEditor } from "./editor-buffers.ts";
-import { isText, readState, statRegular } from "./files/index.ts";
+import { imageHeader, isText, readState, statRegular } from "./files/index.ts";
+import { readImageOutcome } from "./read-image.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Files larger than this are not read at all (search them or read a slice with bash). */
@@ -41,7 +42,7 @@ export function readFileTool(): Tool {
   return defineTool({
     name: "read_file",
     description:
-      "Read a text file. Returns its lines numbered as `     N<TAB>text` (the numbers are not part of the file). " +
+      "Read a text file or an image. Returns its lines numbered as `     N<TAB>text` (the numbers are not part of the file). " +
       `Shows up to ${MAX_LINES} lines per call; for longer files the result says which offset to read next.`,
     parameters,
     mutates: false,
@@ -70,6 +71,23 @@ export function readFileTool(): Tool {
           `${target.display} does not exist. Use glob or list_dir to find the right path.`,
         );
       if (onDisk.size > MAX_READ_FILE_BYTES) return tooLarge(onDisk.size);
+      // Known by its first bytes: a text file named `.png` is read as text.
+      const image = imageHeader(onDisk.bytes);
+      if (image) {
+        const base = {
+          path: target.abs,
+          hash: onDisk.hash,
+          mtimeMs: onDisk.mtimeMs,
+          size: onDisk.size,
+        };
+        ctx.ledger.recordRead(base, { from: 1, to: 0, total: 0 });
+        return readImageOutcome({
+          display: target.display,
+          bytes: onDisk.bytes,
+          header: image,
+          acceptsImages: ctx.limits.acceptsImages?.() ?? false,
+        });
+      }
       if (!isText(onDisk.bytes)) {
         return failure(
           "binary",

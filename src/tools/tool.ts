@@ -35,6 +35,8 @@ export interface ToolLimits {
   env: Record<string, string | undefined>;
   /** The steps after a file tool's rename (fsync of the directory, read-back); a test passes failing ones. */
   afterRename?: Partial<AfterRename>;
+  /** Whether the session's model takes images now (it can change with /model); absent: it does not. */
+  acceptsImages?: () => boolean;
 }
 
 /** Everything a tool may use; tools keep no state of their own. */

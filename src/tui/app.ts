@@ -28,6 +28,7 @@ import { answerText, renderedTail } from "./markdown.ts";
 import type { MeterState } from "./meter.ts";
 import { pickerKey, SessionPicker } from "./session-picker.ts";
 import type { UiStore } from "./store.ts";
+import { FOCUS_IN, FOCUS_OUT } from "./terminal-notify.ts";
 import { type Entry, initialTranscript } from "./transcript.ts";
 import { addEntry, answered, type PendingPermission } from "./ui-state.ts";
 
@@ -43,6 +44,8 @@ export interface AppProps {
   answerGuardMs?: number;
   /** Called with the session to open instead of this one (then the chat exits, and its host reopens). */
   onSwitch?(sessionId: string): void;
+  /** The terminal reported focus in or out (notifications); such reports are not typing. */
+  onFocus?(focused: boolean): void;
 }
 
 /** Committed entries, each written once above the live region: re-renders do not grow with the chat. */
@@ -289,6 +292,7 @@ export function App(props: AppProps): React.ReactElement {
       }
       return;
     }
+    if (typed === FOCUS_IN || typed === FOCUS_OUT) return props.onFocus?.(typed === FOCUS_IN);
     const { status, permissions } = store.get();
     const permission = permissions[0] ?? null;
     const now = Date.now();

@@ -58,6 +58,8 @@ export const helpText = [
   "/sessions       list the saved sessions of this workspace, each with its first prompt",
   "/resume [id]    switch to a saved session: a picker (first prompt, time, size), or the one named",
   "/clear          start a fresh conversation in the same workspace",
+  "/init           have the model write or update AGENTS.md (you approve the change)",
+  "!command        run a command yourself; it and its output join the conversation",
   "/reasoning      show the model's last reasoning in full (the chat shows it collapsed)",
   "/reasoning effort low|medium|high|off   how hard the model thinks from the next request",
   "/mcp            the MCP servers: state, tools, last error",
@@ -170,6 +172,9 @@ export function parseCommand(text: string): Command | null {
         };
       return { type: "mode", mode };
     }
+    // The session's own commands: sent as prompts.
+    case "init":
+      return null;
     default:
       return { type: "invalid", message: `Unknown command /${name}. Type /help for the list.` };
   }

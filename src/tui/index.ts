@@ -7,6 +7,7 @@ import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-sig
 import { App } from "./app.ts";
 import { loadMarkdown } from "./markdown.ts";
 import { createStore } from "./store.ts";
+import { startNotifier } from "./terminal-notify.ts";
 import { addEntry, initialUi, type UiState } from "./ui-state.ts";
 
 /** Options of the interactive terminal UI. */
@@ -19,6 +20,8 @@ export interface TuiOptions {
   answerGuardMs?: number;
   /** Called when the user picks another session (/resume): the chat exits so its host reopens that one. */
   onSwitch?(sessionId: string): void;
+  /** The environment that says which terminal this is (notifications). */
+  env?: Record<string, string | undefined>;
 }
 
 function welcome(state: UiState, session: AgentSession, resumeLine: string | undefined): UiState {
@@ -99,6 +102,10 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     store.dispatch(event);
   });
   let switching = false;
+  const notifier = startNotifier(session, {
+    write: (text) => stdout.write(text),
+    env: options.env ?? process.env,
+  });
   const instance = render(
     React.createElement(App, {
       session,
@@ -112,6 +119,7 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
             },
           }
         : {}),
+      onFocus: notifier.focus,
       clearScreen: () => {
         instance.clear();
         stdout.write("\x1b[2J\x1b[3J\x1b[H");
@@ -143,6 +151,7 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     stopWatching();
     stdin.off("error", onInputError);
     stdout.write("\x1b[?2004l");
+    notifier.stop();
     unsubscribe();
     const { status } = store.get();
     if (status.request || status.retry || status.tools.length > 0) session.interrupt();

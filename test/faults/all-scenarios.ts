@@ -6,6 +6,7 @@ import { edgeScenarios } from "./scenarios-edge.ts";
 import { endpointWordScenarios } from "./scenarios-endpoint-word.ts";
 import { fieldScenarios } from "./scenarios-field.ts";
 import { fileScenarios } from "./scenarios-files.ts";
+import { imageScenarios } from "./scenarios-images.ts";
 import { limitScenarios } from "./scenarios-limits.ts";
 import { mcpScenarios } from "./scenarios-mcp.ts";
 import { openaiScenarios } from "./scenarios-openai.ts";
@@ -40,4 +41,5 @@ export const allScenarios: FaultScenario[] = [
   ...webScenarios,
   ...mcpScenarios,
   ...subagentScenarios,
+  ...imageScenarios,
 ];

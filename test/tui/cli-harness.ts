@@ -40,6 +40,10 @@ export async function startNexTui(
     files?: Record<string, string>;
     /** Runs before nex starts, e.g. to leave an earlier session's journal in the data directory. */
     seed?: (paths: { workspace: string; dataDir: string }) => Promise<void>;
+    /** The user's config file (`$XDG_CONFIG_HOME/nex/config.json`). */
+    config?: Record<string, unknown>;
+    /** More environment for nex (e.g. TERM_PROGRAM). */
+    env?: Record<string, string>;
   } = {},
 ): Promise<NexTui> {
   const queue = [...scripts];
@@ -61,6 +65,10 @@ export async function startNexTui(
     writeFileSync(join(workspace, name), content);
   }
   await options.seed?.({ workspace, dataDir: join(dir, "data", "nex") });
+  if (options.config) {
+    mkdirSync(join(dir, "config", "nex"), { recursive: true });
+    writeFileSync(join(dir, "config", "nex", "config.json"), JSON.stringify(options.config));
+  }
   const args = [
     nexBin,
     "chat",
@@ -81,6 +89,7 @@ export async function startNexTui(
       OPENAI_API_KEY: "test",
       XDG_DATA_HOME: join(dir, "data"),
       XDG_CONFIG_HOME: join(dir, "config"),
+      ...options.env,
     },
   });
   try {

@@ -1,3 +1,4 @@
+import type { ImagePart } from "../../protocol/index.ts";
 import { readWorkspaceOwnFile } from "../../tools/index.ts";
 import {
   COMMAND_FILE_LIMIT,
@@ -6,10 +7,15 @@ import {
   substituteArguments,
 } from "./custom-commands.ts";
 import { parseFrontMatter } from "./front-matter.ts";
+import { initPrompt } from "./init-prompt.ts";
 import { readExtensionFile } from "./locations.ts";
+import { findPromptImages } from "./prompt-images.ts";
 
 /** How a command line of a command file ran: its output, or why it did not run. */
-export type CommandRun = { ok: true; output: string } | { ok: false; reason: string };
+export type CommandRun =
+  | { ok: true; output: string }
+  /** `ran`: the command ran and failed (its output is `reason`); else it was not run. */
+  | { ok: false; reason: string; ran?: boolean };
 
 /** What expanding a prompt needs from the session. */
 export interface ExpansionContext {
@@ -21,11 +27,14 @@ export interface ExpansionContext {
   attachLimit: number;
   /** Runs a command line of a command file with the session's permissions and sandbox. */
   run(command: string): Promise<CommandRun>;
+  /** The session's model now, and whether it takes images (paths to pictures in the prompt). */
+  model: string;
+  acceptsImages: boolean;
 }
 
 /** The prompt to send, with notes for the user; or why nothing is sent. */
 export type Expansion =
-  | { ok: true; text: string; notes: string[] }
+  | { ok: true; text: string; notes: string[]; images: ImagePart[] }
   | { ok: false; message: string };
 
 /**
@@ -40,6 +49,9 @@ export async function expandPrompt(
 ): Promise<Expansion> {
   const notes: string[] = [];
   let text = prompt;
+  // Pictures are looked for in what the user typed, not in a command file's text or its commands' output.
+  const pictures = await findPromptImages(prompt, ctx);
+  if (!pictures.ok) return pictures;
   const typed = matchCommand(prompt, commands);
   const command = typed ? commands.find((c) => c.name === typed.name) : undefined;
   if (typed && command) {
@@ -75,9 +87,22 @@ export async function expandPrompt(
         `/${command.name} names the model ${command.model}; nex keeps the session's model (switch with /model).`,
       );
   }
-  const attached = await attachFiles(text, ctx);
+  // A command file named `init` is the user's own and wins over the built-in one.
+  const init = command ? null : initPrompt(prompt);
+  if (init !== null) {
+    text = init;
+    notes.push(
+      "/init: the model looks at the repository and proposes AGENTS.md; the usual approvals show the change.",
+    );
+  }
+  const attached = await attachFiles(text, ctx, pictures.names);
   if (!attached.ok) return attached;
-  return { ok: true, text: attached.text, notes: [...notes, ...attached.notes] };
+  return {
+    ok: true,
+    text: attached.text + pictures.listing,
+    notes: [...notes, ...pictures.notes, ...attached.notes],
+    images: pictures.images,
+  };
 }
 
 // A whole line `!command`, or Claude Code's inline !`command`.
@@ -122,10 +147,11 @@ const MENTION = /(^|\s)@([^\s`'"<>]+)/g;
 async function attachFiles(
   text: string,
   ctx: ExpansionContext,
+  pictures: ReadonlySet<string>,
 ): Promise<{ ok: true; text: string; notes: string[] } | { ok: false; message: string }> {
   const names = [
     ...new Set([...text.matchAll(MENTION)].map((m) => (m[2] ?? "").replace(/[.,;:!?)\]]+$/, ""))),
-  ].filter((name) => name !== "");
+  ].filter((name) => name !== "" && !pictures.has(name));
   if (names.length === 0) return { ok: true, text, notes: [] };
   const blocks: string[] = [];
   const notes: string[] = [];

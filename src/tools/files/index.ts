@@ -22,6 +22,16 @@ export {
   type WrittenFacts,
 } from "./file-content.ts";
 export { checkReplaceable, ownerNotKept } from "./file-guard.ts";
+export {
+  describeImage,
+  extensionOf,
+  IMAGE_NAME,
+  type ImageCheck,
+  type ImageHeader,
+  imageForModel,
+  imageHeader,
+  MAX_IMAGE_BYTES,
+} from "./image-file.ts";
 export { createLedger, type ReadLedger, sha256 } from "./ledger.ts";
 export { createLeftoverSweeper, type LeftoverSweeper } from "./leftovers.ts";
 export { conformToFile, describeKept, dominantLineEnding, withLineEnding } from "./line-endings.ts";

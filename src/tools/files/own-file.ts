@@ -9,8 +9,8 @@ export type OwnFileRead =
   | { type: "missing" }
   /** Not read; `reason` completes "`path` was not read: ...". */
   | { type: "refused"; reason: string }
-  /** `size` is the file's whole size; `truncated` when only the first `limit` bytes are in `text`. */
-  | { type: "read"; text: string; size: number; truncated: boolean };
+  /** `size` is the file's whole size; `truncated` when only the first `limit` bytes are in `text` (and `bytes`). */
+  | { type: "read"; text: string; size: number; truncated: boolean; bytes: Buffer };
 
 // O_NONBLOCK: opening a FIFO returns at once (fstat then refuses it) instead of waiting for a writer.
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
@@ -40,10 +40,11 @@ export function readOwnFile(path: string, limit: number, flags = 0): OwnFileRead
       filled += n;
     }
     const truncated = info.size > limit;
-    let text = buffer.subarray(0, filled).toString("utf8");
+    const bytes = buffer.subarray(0, filled);
+    let text = bytes.toString("utf8");
     // A cut through a multi-byte character leaves a replacement character: drop it.
     if (truncated) text = text.replace(/\uFFFD$/, "");
-    return { type: "read", text, size: info.size, truncated };
+    return { type: "read", text, size: info.size, truncated, bytes };
   } catch (error) {
     return { type: "refused", reason: `it cannot be read (${(error as Error).message})` };
   } finally {
