@@ -66,7 +66,7 @@ export function delegateTool(subagents: Subagents): Tool {
   const parameters = v.strictObject({ ...base, agent: v.optional(v.picklist([first, ...rest])) });
   return defineTool({
     name: "delegate",
-    deferred: true,
+    // The user defined named subagents: the model should see them from the start.
     description,
     parameters,
     mutates: false,
