@@ -16,6 +16,7 @@ import type { SessionSummary } from "../runtime/agent-session.ts";
 import type { ConfigFlags } from "../runtime/config.ts";
 import type { OpenedSession, OpenOptions } from "../runtime/open-session.ts";
 import { editorFiles } from "./editor-files.ts";
+import { editorMcpServers } from "./mcp-servers.ts";
 import { SessionBridge } from "./session-bridge.ts";
 
 /** What the agent needs from its host: how to open a session, where to log. */
@@ -56,7 +57,11 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
     return found;
   };
 
-  const open = async (cwd: string, resume: string | null): Promise<OpenedSession> => {
+  const open = async (
+    cwd: string,
+    resume: string | null,
+    servers: readonly McpServer[],
+  ): Promise<OpenedSession> => {
     if (!isAbsolute(cwd))
       throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path, not "${cwd}".`);
     let opened: OpenedSession | null = null;
@@ -72,7 +77,12 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
     try {
       opened = await host.open(
         { ...host.flags, cwd },
-        { resume, approvals: "interactive", ...(editor ? { editor } : {}) },
+        {
+          resume,
+          approvals: "interactive",
+          ...(editor ? { editor } : {}),
+          ...(servers.length > 0 ? { mcpServers: editorMcpServers(servers) } : {}),
+        },
       );
       return opened;
     } catch (error) {
@@ -92,8 +102,8 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
-          // nex cannot connect to MCP servers yet: none is advertised, and one passed is named as unused.
-          mcpCapabilities: { http: false, sse: false },
+          // The editor's MCP servers start with the session, checked like nex's own (stdio, HTTP, SSE).
+          mcpCapabilities: { http: true, sse: true },
           sessionCapabilities: { list: {} },
         },
         agentInfo: { name: "nex", title: "nex", version: host.version },
@@ -101,26 +111,22 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
       };
     })
     .onRequest("session/new", async ({ params }) => {
-      const opened = await open(params.cwd, null);
+      const opened = await open(params.cwd, null, params.mcpServers);
       const made = bridge(opened);
       logOpening(host, opened.events);
-      return {
-        sessionId: made.sessionId,
-        modes: made.modes(),
-        ...mcpNote(host, params.mcpServers),
-      };
+      return { sessionId: made.sessionId, modes: made.modes() };
     })
     .onRequest("session/load", async ({ params }) => {
       const already = sessions.get(params.sessionId);
       if (already) {
         await already.replay([]);
-        return { modes: already.modes(), ...mcpNote(host, params.mcpServers) };
+        return { modes: already.modes() };
       }
-      const opened = await open(params.cwd, params.sessionId);
+      const opened = await open(params.cwd, params.sessionId, params.mcpServers);
       const made = bridge(opened);
       logOpening(host, opened.events);
       await made.replay(opened.events);
-      return { modes: made.modes(), ...mcpNote(host, params.mcpServers) };
+      return { modes: made.modes() };
     })
     .onRequest("session/list", async ({ params }) => {
       const cwd = params.cwd ?? null;
@@ -196,16 +202,4 @@ function logOpening(host: AcpHost, events: readonly AgentEvent[]): void {
     if (event.type === "session_started")
       host.log(`session ${event.sessionId}: ${event.sandbox.line}`);
   }
-}
-
-/** MCP servers the editor passed: nex does not use them yet, and says so instead of ignoring them. */
-function mcpNote(
-  host: AcpHost,
-  servers: readonly McpServer[],
-): { _meta?: Record<string, unknown> } {
-  if (servers.length === 0) return {};
-  const names = servers.map((server) => server.name);
-  const message = `nex does not connect to MCP servers yet, so these are not available to the model: ${names.join(", ")}.`;
-  host.log(message);
-  return { _meta: { nex: { mcpServersNotUsed: names, message } } };
 }

@@ -34,6 +34,8 @@ export function gatherMcpServers(options: {
   /** Gather nothing (a command that needs no tools). */
   skip?: boolean;
   fromConfig: unknown;
+  /** Servers an editor passed for this session (ACP), in the same shape; they win over the config's. */
+  fromEditor?: unknown;
   configPath: string | null;
   files: readonly string[];
   workspace: string;
@@ -83,6 +85,8 @@ export function gatherMcpServers(options: {
     const read = readServersFile(path, true);
     add(read?.value.mcpServers, `--mcp-config ${file}`);
   }
+  // The editor's list is the user's choice, made in the editor: no project approval applies.
+  if (options.fromEditor !== undefined) add(options.fromEditor, "the editor's session");
   return { servers: [...byName.values()], unusable, notices, project };
 }
 

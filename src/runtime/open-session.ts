@@ -69,6 +69,8 @@ export interface OpenOptions {
   sessionName?: string;
   /** False starts no MCP server (`nex compact` needs no tools). */
   mcp?: boolean;
+  /** MCP servers an editor passed for this session (`nex acp`), shaped like `.mcp.json`'s `mcpServers`. */
+  mcpServers?: Record<string, unknown>;
   /** The editor's unsaved buffers (`nex acp`), seen by the file tools. */
   editor?: ToolHostOptions["editor"];
 }
@@ -125,6 +127,7 @@ export async function openSession(
   const mcpSet = gatherMcpServers({
     skip: options.mcp === false,
     fromConfig: config.mcpServers,
+    ...(options.mcpServers ? { fromEditor: options.mcpServers } : {}),
     configPath: config.configPath,
     files: flags.mcpConfig ?? [],
     workspace: config.workspace,

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox } from "../support/cli.ts";
+import { everythingServer } from "../support/mcp-servers.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall, sse, status } from "../support/stub-scripts.ts";
 import { agentText, startAcp } from "./acp-client.ts";
@@ -592,19 +593,11 @@ test("nex's secrets never reach a notification or a permission question, not eve
   }
 });
 
-test("links and embedded files in a prompt reach the model as context; MCP servers nex cannot use are named, not ignored", async () => {
-  const { stub, box, run } = await opened({ scripts: [openaiText("Seen.")] });
+test("links and embedded files in a prompt reach the model as context", async () => {
+  const { stub, box, run, sessionId } = await opened({ scripts: [openaiText("Seen.")] });
   try {
-    const withMcp = await run.agent.request("session/new", {
-      cwd: box.workspace,
-      mcpServers: [{ name: "github", command: "github-mcp", args: [], env: [] }],
-    });
-    const note = (withMcp._meta?.nex ?? {}) as { mcpServersNotUsed?: string[]; message?: string };
-    assert.deepEqual(note.mcpServersNotUsed, ["github"]);
-    assert.match(note.message ?? "", /does not connect to MCP servers/);
-    assert.match(run.stderr(), /github/);
     const answer = await run.agent.request("session/prompt", {
-      sessionId: withMcp.sessionId,
+      sessionId,
       prompt: [
         { type: "text", text: "explain these" },
         { type: "resource_link", name: "main.ts", uri: `file://${join(box.workspace, "main.ts")}` },
@@ -755,6 +748,43 @@ test("an editor that shows notices gets nex's sentences as notices, not as the a
     assert.ok(notice && notice.sessionUpdate === "notice");
     assert.equal(notice.severity, "warning");
     assert.match(notice.title, /cut off/);
+  } finally {
+    await run.close();
+    await stub.close();
+  }
+});
+
+test("MCP servers the editor passes start with the session, and their tools run through nex's checks", async () => {
+  const server = everythingServer() as { command: string; args: string[] };
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({ name: "mcp__everything__echo", args: { message: "from the editor" } }),
+      openaiText("done"),
+    ],
+  });
+  const box = makeSandbox();
+  const run = startAcp({
+    cwd: box.workspace,
+    env: { ...box.env, OPENAI_API_KEY: KEY },
+    args: nexArgs(stub.url, box.dataDir, "--mode", "approve_all"),
+  });
+  try {
+    const init = await run.agent.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: {},
+    });
+    assert.deepEqual(init.agentCapabilities?.mcpCapabilities, { http: true, sse: true });
+    const session = await run.agent.request("session/new", {
+      cwd: box.workspace,
+      mcpServers: [{ name: "everything", command: server.command, args: server.args, env: [] }],
+    });
+    const answer = await run.agent.request("session/prompt", {
+      sessionId: session.sessionId,
+      prompt: [{ type: "text", text: "echo something" }],
+    });
+    assert.equal(answer.stopReason, "end_turn");
+    const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body ?? {});
+    assert.match(second, /Echo: from the editor/);
   } finally {
     await run.close();
     await stub.close();
