@@ -46,6 +46,7 @@ import {
 import { journalSink } from "./journal-sink.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { createSessionBudget } from "./request-budget.ts";
+import { scrubbedHooks } from "./scrubbed-hooks.ts";
 import { scrubbedTools } from "./scrubbed-tools.ts";
 import { summariesIn } from "./session-list.ts";
 import { concealedValues, sessionScrubber, toolEnvironment } from "./session-secrets.ts";
@@ -240,14 +241,17 @@ export async function openSession(
       session.emit({ type: "tool_progress", callId, name, message }),
     ...(options.editor ? { editor: options.editor } : {}),
   });
-  const hooks = await openHooks(config, env, events, {
-    launch: (command, cwd) => tools.sandbox.launch(command, cwd),
-    workspace: config.workspace,
-    sessionId,
-    transcriptPath: journal.path,
-    env: toolEnvironment(env, config),
-    notice: (message) => session.emit({ type: "notice", message }),
-  });
+  const hooks = scrubbedHooks(
+    await openHooks(config, env, events, {
+      launch: (command, cwd) => tools.sandbox.launch(command, cwd),
+      workspace: config.workspace,
+      sessionId,
+      transcriptPath: journal.path,
+      env: toolEnvironment(env, config),
+      notice: (message) => session.emit({ type: "notice", message }),
+    }),
+    secrets,
+  );
   const host = scrubbedTools(hookedTools(tools, hooks), secrets);
 
   const info: SessionInfo = {

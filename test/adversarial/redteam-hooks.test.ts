@@ -1,0 +1,70 @@
+// Adversarial review of hooks: whatever a hook prints is as untrusted as what a command prints.
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { test } from "node:test";
+import { makeSandbox, runNex, type Sandbox } from "../support/cli.ts";
+import { type LoggedRequest, startStubEndpoint } from "../support/stub-endpoint.ts";
+import { openaiText, type Script, status } from "../support/stub-scripts.ts";
+
+const KEY = "sk-proj-Hk4vN3xW7kR2mP5tY9bL4cF6hJ1gD0sA3eU8iO9";
+
+function userHooks(box: Sandbox, hooks: unknown): void {
+  const path = join(box.env.XDG_CONFIG_HOME ?? "", "nex", "config.json");
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, JSON.stringify({ hooks }));
+}
+
+const command = (text: string) => [{ hooks: [{ type: "command", command: text }] }];
+
+function model(answers: Script[]): (request: LoggedRequest) => Script {
+  let turn = 0;
+  return (request) => {
+    if (!request.path.endsWith("/chat/completions")) return status(404);
+    return answers[turn++] ?? openaiText("done");
+  };
+}
+
+test("a hook that prints the key (from .env) gives the model, the screen and --json only its name", async () => {
+  const box = makeSandbox();
+  writeFileSync(join(box.workspace, ".env"), `OPENAI_API_KEY=${KEY}\n`);
+  userHooks(box, {
+    SessionStart: command("echo start: $(cat .env)"),
+    UserPromptSubmit: command("echo prompt: $(cat .env)"),
+    // Sends the model back once with the key in its reason, then lets it end.
+    Stop: command(
+      'if [ -e stopped ]; then exit 0; fi; touch stopped; echo "stop: $(cat .env)" >&2; exit 2',
+    ),
+  });
+  const stub = await startStubEndpoint({
+    handler: model([openaiText("first"), openaiText("second")]),
+  });
+  const result = await runNex(
+    [
+      "run",
+      "--yes",
+      "--json",
+      "--model",
+      "stub-model",
+      "--base-url",
+      `${stub.url}/v1`,
+      "--data-dir",
+      box.dataDir,
+      "go",
+    ],
+    { cwd: box.workspace, env: { ...box.env, OPENAI_API_KEY: KEY } },
+  );
+  await stub.close();
+  const requests = stub.requestsTo("/v1/chat/completions");
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(requests.length, 2, "the Stop hook sent the model back once");
+  const all = requests.map((r) => r.rawBody).join("\n");
+  for (const hook of ["start", "prompt", "stop"])
+    assert.ok(
+      all.includes(`${hook}: OPENAI_API_KEY=[redacted: OPENAI_API_KEY]`),
+      `the ${hook} hook's words reach the model with the key's name only`,
+    );
+  assert.ok(!all.includes(KEY), "no request holds the key");
+  assert.ok(!result.stdout.includes(KEY), "--json holds no key");
+  assert.ok(!result.stderr.includes(KEY), "the screen holds no key");
+});
