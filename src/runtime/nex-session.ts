@@ -416,8 +416,10 @@ export class NexSession implements AgentSession {
     // What SessionStart hooks said comes with the first prompt; a prompt hook's, with its own.
     const context = [this.startContext, hooked?.context ?? null].filter((c) => c !== null);
     this.startContext = null;
+    // What `@` attached and command lines printed is as untrusted as what a tool reads: the model
+    // gets the prompt with nex's secrets replaced.
     const withContext = (text: string) =>
-      context.length === 0 ? text : `${text}\n\n[hook context]\n${context.join("\n")}`;
+      this.redact(context.length === 0 ? text : `${text}\n\n[hook context]\n${context.join("\n")}`);
     if (!this.parts.expand) return { type: "prompt", text: withContext(prompt) };
     const expansion = await this.parts.expand(prompt, (command) =>
       this.runForPrompt(command, signal),
