@@ -1,6 +1,6 @@
 // Adversarial review of hooks: whatever a hook prints is as untrusted as what a command prints.
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex, type Sandbox } from "../support/cli.ts";
@@ -67,4 +67,51 @@ test("a hook that prints the key (from .env) gives the model, the screen and --j
   assert.ok(!all.includes(KEY), "no request holds the key");
   assert.ok(!result.stdout.includes(KEY), "--json holds no key");
   assert.ok(!result.stderr.includes(KEY), "the screen holds no key");
+});
+
+test("a project hook's script that changes after approval does not run until approved again", async () => {
+  const box = makeSandbox();
+  const put = (path: string, text: string) => {
+    mkdirSync(dirname(join(box.workspace, path)), { recursive: true });
+    writeFileSync(join(box.workspace, path), text);
+  };
+  put(
+    ".claude/settings.json",
+    JSON.stringify({
+      hooks: {
+        UserPromptSubmit: [
+          { hooks: [{ type: "command", command: 'sh "$CLAUDE_PROJECT_DIR"/.claude/hooks/p.sh' }] },
+          { hooks: [{ type: "command", command: "./tools/check.sh --quick" }] },
+        ],
+      },
+    }),
+  );
+  put(".claude/hooks/p.sh", "echo reviewed >> ran-p\n");
+  put("tools/check.sh", "#!/bin/sh\necho reviewed >> ran-check\n");
+  chmodSync(join(box.workspace, "tools/check.sh"), 0o755);
+  const approved = await runNex(["hooks", "approve"], { cwd: box.workspace, env: box.env });
+  assert.equal(approved.code, 0, approved.stderr);
+  const go = async () => {
+    const stub = await startStubEndpoint({ handler: model([openaiText("ok")]) });
+    const args = ["run", "--yes", "--model", "stub-model", "--base-url", `${stub.url}/v1`, "go"];
+    const result = await runNex(args, { cwd: box.workspace, env: box.env });
+    await stub.close();
+    return result;
+  };
+  const first = await go();
+  assert.equal(first.code, 0, first.stderr);
+  assert.ok(existsSync(join(box.workspace, "ran-check")), "the approved hook ran");
+  // A pull brings a new version of each script; the settings file is unchanged.
+  for (const [path, mark] of [
+    [".claude/hooks/p.sh", "evil-p"],
+    ["tools/check.sh", "evil-check"],
+  ] as const) {
+    put(".claude/hooks/p.sh", "echo reviewed >> ran-p\n");
+    put("tools/check.sh", "#!/bin/sh\necho reviewed >> ran-check\n");
+    put(path, `#!/bin/sh\ntouch ${mark}\n`);
+    const changed = await go();
+    assert.equal(changed.code, 0, changed.stderr);
+    assert.ok(!existsSync(join(box.workspace, mark)), `the changed ${path} did not run`);
+    assert.match(changed.stderr, /does not run until you approve them/);
+  }
 });

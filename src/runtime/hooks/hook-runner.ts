@@ -49,7 +49,8 @@ export function createHooks(entries: HookEntry[], host: HookHost): Hooks {
       };
       const result = await runHook(host.launch(entry.command, host.workspace), input, {
         cwd: host.workspace,
-        env: host.env,
+        // Claude Code's hooks name their scripts by the project's folder.
+        env: { ...host.env, CLAUDE_PROJECT_DIR: host.workspace },
         timeoutMs: entry.timeoutMs,
       });
       const decision = decide(entry, result, event, host);
