@@ -1,6 +1,14 @@
 // Adversarial review of hooks: whatever a hook prints is as untrusted as what a command prints.
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex, type Sandbox } from "../support/cli.ts";
@@ -115,3 +123,46 @@ test("a project hook's script that changes after approval does not run until app
     assert.match(changed.stderr, /does not run until you approve them/);
   }
 });
+
+test("a hook that leaves a daemon behind (setsid) has it stopped when the hook ends, sandbox or not", {
+  timeout: 120_000,
+}, async () => {
+  for (const sandbox of ["off", "workspace-write"]) {
+    const box = makeSandbox();
+    const marker = `nexhook${randomUUID().slice(0, 8)}`;
+    userHooks(box, {
+      UserPromptSubmit: command(
+        `setsid bash -c 'exec -a ${marker} sleep 1000' </dev/null >/dev/null 2>&1 & touch hook-ran; echo started`,
+      ),
+    });
+    const stub = await startStubEndpoint({ handler: model([openaiText("ok")]) });
+    const args = ["run", "--yes", "--sandbox", sandbox, "--model", "m"];
+    const result = await runNex([...args, "--base-url", `${stub.url}/v1`, "go"], {
+      cwd: box.workspace,
+      env: box.env,
+    });
+    await stub.close();
+    const left = processesWith(marker);
+    for (const pid of left) process.kill(pid, "SIGKILL");
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(existsSync(join(box.workspace, "hook-ran")), `the hook ran (sandbox ${sandbox})`);
+    assert.deepEqual(left, [], `the hook's daemon outlived it (sandbox ${sandbox})`);
+  }
+});
+
+/** Live processes whose command line holds `marker`. */
+function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const line = readFileSync(`/proc/${name}/cmdline`, "latin1");
+      const state = readFileSync(`/proc/${name}/stat`, "latin1");
+      if (line.includes(marker) && !/^[ZX]/.test(state.slice(state.lastIndexOf(")") + 2)))
+        found.push(Number(name));
+    } catch {
+      // Gone.
+    }
+  }
+  return found;
+}

@@ -1,6 +1,6 @@
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import type { Launch } from "../../tools/index.ts";
+import { commandTag, type Launch, stopLeftovers } from "../../tools/index.ts";
 
 /** How one hook command ended. */
 export interface HookRun {
@@ -29,10 +29,12 @@ export function runHook(
 ): Promise<HookRun> {
   return new Promise((resolve) => {
     let child: ChildProcessByStdio<Writable, Readable, Readable>;
+    // What the hook detaches (setsid, a double fork) carries the tag, and ends with the hook.
+    const tag = commandTag();
     try {
       child = childProcess().spawn(launch.file, launch.args, {
         cwd: options.cwd,
-        env: options.env,
+        env: { ...options.env, [tag.name]: tag.value },
         detached: true,
         stdio: ["pipe", "pipe", "pipe", launch.statusFd ? "pipe" : "ignore"],
       }) as ChildProcessByStdio<Writable, Readable, Readable>;
@@ -77,10 +79,11 @@ export function runHook(
     child.on("error", (error) => {
       failed = error.message;
     });
-    child.on("close", (code) => {
+    child.on("close", async (code) => {
       clearTimeout(timer);
-      // Whatever the hook left in its group ends with it.
+      // Whatever the hook left in its group ends with it; the sandbox ends the rest, else the tag finds it.
       group("SIGKILL");
+      if (!launch.contained) await stopLeftovers(tag, KILL_GRACE_MS).catch(() => {});
       launch.release();
       resolve({ exitCode: code, stdout: out.text(), stderr: err.text(), timedOut, failed });
     });
