@@ -102,6 +102,8 @@ export class NexSession implements AgentSession {
   private readonly pendingApprovals = new Map<string, (answer: PermissionAnswer) => void>();
   /** Answers that arrived before the loop asked (a UI may answer from inside its event listener). */
   private readonly earlyAnswers = new Map<string, PermissionAnswer>();
+  /** Calls the user was asked about and has not answered: only these take an answer. */
+  private readonly asked = new Set<string>();
   private controller: AbortController | null = null;
   /** The prompt running now, so `close` can wait for it to end before closing the journal. */
   private running: Promise<TerminalEvent> | null = null;
@@ -142,6 +144,7 @@ export class NexSession implements AgentSession {
   /** Sends an event to the journal and to every listener, with nex's secrets replaced. */
   emit(raw: AgentEvent): void {
     const event = redactCallUrls(this.scrubbed(raw));
+    if (event.type === "permission_requested") this.asked.add(event.callId);
     if (event.type === "message_added") this.parts.journal.message(event.message);
     else if (JOURNALED.has(event.type)) this.parts.journal.event(event);
     this.notify(event);
@@ -265,6 +268,8 @@ export class NexSession implements AgentSession {
 
   interrupt(): void {
     this.controller?.abort();
+    this.asked.clear();
+    this.earlyAnswers.clear();
     for (const [callId, resolve] of this.pendingApprovals) {
       this.pendingApprovals.delete(callId);
       resolve({ type: "deny", reason: "interrupted" });
@@ -272,6 +277,8 @@ export class NexSession implements AgentSession {
   }
 
   answerPermission(callId: string, answer: PermissionAnswer): void {
+    // A stray or late answer (after a cancel, for a call id guessed ahead) never approves a later call.
+    if (!this.asked.delete(callId)) return;
     const resolve = this.pendingApprovals.get(callId);
     if (!resolve) {
       this.earlyAnswers.set(callId, answer);
