@@ -268,6 +268,7 @@ export class NexSession implements AgentSession {
 
   interrupt(): void {
     this.controller?.abort();
+    this.parts.hooks?.interrupt();
     this.asked.clear();
     this.earlyAnswers.clear();
     for (const [callId, resolve] of this.pendingApprovals) {

@@ -20,5 +20,6 @@ export function scrubbedHooks(hooks: Hooks, scrubber: SecretScrubber): Hooks {
     stop: async (finalText, again) => text(await hooks.stop(finalText, again)),
     sessionStart: async (source) => text(await hooks.sessionStart(source)),
     notification: (message) => hooks.notification(message),
+    interrupt: () => hooks.interrupt(),
   };
 }

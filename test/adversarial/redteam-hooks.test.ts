@@ -11,9 +11,9 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { makeSandbox, runNex, type Sandbox } from "../support/cli.ts";
+import { makeSandbox, runNex, type Sandbox, startNex } from "../support/cli.ts";
 import { type LoggedRequest, startStubEndpoint } from "../support/stub-endpoint.ts";
-import { openaiText, type Script, status } from "../support/stub-scripts.ts";
+import { openaiText, openaiToolCall, type Script, status } from "../support/stub-scripts.ts";
 
 const KEY = "sk-proj-Hk4vN3xW7kR2mP5tY9bL4cF6hJ1gD0sA3eU8iO9";
 
@@ -166,3 +166,52 @@ function processesWith(marker: string): number[] {
   }
   return found;
 }
+
+test("an interrupt stops a hook that is running (a long timeout is no reason to wait), sandbox or not", {
+  timeout: 120_000,
+}, async () => {
+  for (const sandbox of ["off", "workspace-write"]) {
+    const box = makeSandbox();
+    const marker = `nexhook${randomUUID().slice(0, 8)}`;
+    userHooks(box, {
+      PreToolUse: [
+        {
+          hooks: [
+            {
+              type: "command",
+              command: `touch hook-started; exec -a ${marker} sleep 600`,
+              timeout: 3600,
+            },
+          ],
+        },
+      ],
+    });
+    const stub = await startStubEndpoint({
+      handler: model([openaiToolCall({ name: "bash", args: { command: "touch ran" } })]),
+    });
+    const args = ["run", "--yes", "--sandbox", sandbox, "--model", "m"];
+    const nex = startNex([...args, "--base-url", `${stub.url}/v1`, "go"], {
+      cwd: box.workspace,
+      env: box.env,
+    });
+    try {
+      for (let i = 0; i < 1200 && processesWith(marker).length === 0; i++) await sleep(50);
+      assert.ok(processesWith(marker).length > 0, "the hook was running");
+      nex.child.kill("SIGINT");
+      const result = await nex.done;
+      assert.equal(result.code, 130, result.stderr);
+      assert.ok(!existsSync(join(box.workspace, "ran")), "the call ran after the interrupt");
+      let left = processesWith(marker);
+      for (let i = 0; i < 100 && left.length > 0; i++) {
+        await sleep(50);
+        left = processesWith(marker);
+      }
+      assert.deepEqual(left, [], `the hook outlived the interrupt (sandbox ${sandbox})`);
+    } finally {
+      for (const pid of processesWith(marker)) process.kill(pid, "SIGKILL");
+      await stub.close();
+    }
+  }
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -8,6 +8,8 @@ export interface HookRun {
   stdout: string;
   stderr: string;
   timedOut: boolean;
+  /** The user interrupted: the hook was stopped. */
+  interrupted: boolean;
   /** It could not be started at all. */
   failed: string | null;
 }
@@ -25,7 +27,12 @@ const childProcess = () => process.getBuiltinModule("node:child_process");
 export function runHook(
   launch: Launch,
   input: unknown,
-  options: { cwd: string; env: Record<string, string | undefined>; timeoutMs: number },
+  options: {
+    cwd: string;
+    env: Record<string, string | undefined>;
+    timeoutMs: number;
+    signal?: AbortSignal;
+  },
 ): Promise<HookRun> {
   return new Promise((resolve) => {
     let child: ChildProcessByStdio<Writable, Readable, Readable>;
@@ -45,6 +52,7 @@ export function runHook(
         stdout: "",
         stderr: "",
         timedOut: false,
+        interrupted: false,
         failed: (error as Error).message,
       });
       return;
@@ -67,25 +75,45 @@ export function runHook(
         // Gone.
       }
     };
-    const timer = setTimeout(() => {
-      timedOut = true;
+    let interrupted = false;
+    const stopHook = () => {
       group("SIGTERM");
       setTimeout(() => {
         group("SIGKILL");
         launch.stop();
       }, KILL_GRACE_MS).unref();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stopHook();
     }, options.timeoutMs);
+    // An interrupt stops the hook at once: a long timeout is no reason to keep the user waiting.
+    const onAbort = () => {
+      interrupted = true;
+      clearTimeout(timer);
+      stopHook();
+    };
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener("abort", onAbort, { once: true });
     let failed: string | null = null;
     child.on("error", (error) => {
       failed = error.message;
     });
     child.on("close", async (code) => {
       clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
       // Whatever the hook left in its group ends with it; the sandbox ends the rest, else the tag finds it.
       group("SIGKILL");
       if (!launch.contained) await stopLeftovers(tag, KILL_GRACE_MS).catch(() => {});
       launch.release();
-      resolve({ exitCode: code, stdout: out.text(), stderr: err.text(), timedOut, failed });
+      resolve({
+        exitCode: code,
+        stdout: out.text(),
+        stderr: err.text(),
+        timedOut,
+        interrupted,
+        failed,
+      });
     });
   });
 }
