@@ -26,8 +26,12 @@ function processesWith(marker: string): number[] {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-for (const sandbox of ["off", "workspace-write"])
-  test(`a background job (sandbox ${sandbox}) dies with nex when nex is killed outright (SIGKILL)`, {
+for (const [sandbox, background] of [
+  ["off", true],
+  ["workspace-write", true],
+  ["off", false],
+] as const)
+  test(`a ${background ? "background job" : "running command"} (sandbox ${sandbox}) dies with nex when nex is killed outright (SIGKILL)`, {
     timeout: 120_000,
   }, async () => {
     const box = makeSandbox();
@@ -36,7 +40,7 @@ for (const sandbox of ["off", "workspace-write"])
       scripts: [
         openaiToolCall({
           name: "bash",
-          args: { command: `exec -a ${marker} sleep 1000`, background: true },
+          args: { command: `exec -a ${marker} sleep 1000`, background },
         }),
         hang(),
       ],
@@ -47,8 +51,7 @@ for (const sandbox of ["off", "workspace-write"])
       env: box.env,
     });
     try {
-      for (let i = 0; i < 1200 && stub.requestsTo("/v1/chat/completions").length < 2; i++)
-        await sleep(50);
+      for (let i = 0; i < 1200 && processesWith(marker).length === 0; i++) await sleep(50);
       assert.ok(processesWith(marker).length > 0, "the job was running");
       nex.child.kill("SIGKILL");
       await nex.done;
