@@ -167,10 +167,14 @@ function processesWith(marker: string): number[] {
   return found;
 }
 
-test("an interrupt stops a hook that is running (a long timeout is no reason to wait), sandbox or not", {
+test("an interrupt, or nex killed outright, stops a hook that is running (a long timeout is no reason to wait)", {
   timeout: 120_000,
 }, async () => {
-  for (const sandbox of ["off", "workspace-write"]) {
+  for (const [sandbox, signal] of [
+    ["off", "SIGINT"],
+    ["workspace-write", "SIGINT"],
+    ["off", "SIGKILL"],
+  ] as const) {
     const box = makeSandbox();
     const marker = `nexhook${randomUUID().slice(0, 8)}`;
     userHooks(box, {
@@ -197,16 +201,16 @@ test("an interrupt stops a hook that is running (a long timeout is no reason to 
     try {
       for (let i = 0; i < 1200 && processesWith(marker).length === 0; i++) await sleep(50);
       assert.ok(processesWith(marker).length > 0, "the hook was running");
-      nex.child.kill("SIGINT");
+      nex.child.kill(signal);
       const result = await nex.done;
-      assert.equal(result.code, 130, result.stderr);
+      if (signal === "SIGINT") assert.equal(result.code, 130, result.stderr);
       assert.ok(!existsSync(join(box.workspace, "ran")), "the call ran after the interrupt");
       let left = processesWith(marker);
       for (let i = 0; i < 100 && left.length > 0; i++) {
         await sleep(50);
         left = processesWith(marker);
       }
-      assert.deepEqual(left, [], `the hook outlived the interrupt (sandbox ${sandbox})`);
+      assert.deepEqual(left, [], `the hook outlived nex's ${signal} (sandbox ${sandbox})`);
     } finally {
       for (const pid of processesWith(marker)) process.kill(pid, "SIGKILL");
       await stub.close();

@@ -1,6 +1,6 @@
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import { commandTag, type Launch, stopLeftovers } from "../../tools/index.ts";
+import { commandTag, killGroupWhenNexDies, type Launch, stopLeftovers } from "../../tools/index.ts";
 
 /** How one hook command ended. */
 export interface HookRun {
@@ -57,6 +57,8 @@ export function runHook(
       });
       return;
     }
+    // Outside the sandbox nothing else ends the hook if nex is killed outright.
+    const unwatch = launch.contained ? () => {} : killGroupWhenNexDies(child.pid);
     const out = capped();
     const err = capped();
     child.stdout.on("data", out.push);
@@ -105,6 +107,7 @@ export function runHook(
       // Whatever the hook left in its group ends with it; the sandbox ends the rest, else the tag finds it.
       group("SIGKILL");
       if (!launch.contained) await stopLeftovers(tag, KILL_GRACE_MS).catch(() => {});
+      unwatch();
       launch.release();
       resolve({
         exitCode: code,
