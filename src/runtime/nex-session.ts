@@ -119,6 +119,8 @@ export class NexSession implements AgentSession {
   private readonly pendingApprovals = new Map<string, (answer: PermissionAnswer) => void>();
   /** Answers that arrived before the loop asked (a UI may answer from inside its event listener). */
   private readonly earlyAnswers = new Map<string, PermissionAnswer>();
+  /** Calls the user was asked about and has not answered: only these take an answer. */
+  private readonly asked = new Set<string>();
   private controller: AbortController | null = null;
   /** The prompt running now, so `close` can wait for it to end before closing the journal. */
   private running: Promise<TerminalEvent> | null = null;
@@ -159,6 +161,7 @@ export class NexSession implements AgentSession {
   /** Sends an event to the journal and to every listener, with nex's secrets replaced. */
   emit(raw: AgentEvent): void {
     const event = redactCallUrls(this.scrubbed(raw));
+    if (event.type === "permission_requested") this.asked.add(event.callId);
     // A child's conversation is kept in the parent's journal as events, which resume leaves out of
     // the parent's history; its requests count in the session's usage, not in the window's fill.
     if (event.agent) {
@@ -311,6 +314,9 @@ export class NexSession implements AgentSession {
 
   interrupt(): void {
     this.controller?.abort();
+    this.parts.hooks?.interrupt();
+    this.asked.clear();
+    this.earlyAnswers.clear();
     for (const [callId, resolve] of this.pendingApprovals) {
       this.pendingApprovals.delete(callId);
       resolve({ type: "deny", reason: "interrupted" });
@@ -318,6 +324,8 @@ export class NexSession implements AgentSession {
   }
 
   answerPermission(callId: string, answer: PermissionAnswer): void {
+    // A stray or late answer (after a cancel, for a call id guessed ahead) never approves a later call.
+    if (!this.asked.delete(callId)) return;
     const resolve = this.pendingApprovals.get(callId);
     if (!resolve) {
       this.earlyAnswers.set(callId, answer);
@@ -511,8 +519,10 @@ export class NexSession implements AgentSession {
     // What SessionStart hooks said comes with the first prompt; a prompt hook's, with its own.
     const context = [this.startContext, hooked?.context ?? null].filter((c) => c !== null);
     this.startContext = null;
+    // What `@` attached and command lines printed is as untrusted as what a tool reads: the model
+    // gets the prompt with nex's secrets replaced.
     const withContext = (text: string) =>
-      context.length === 0 ? text : `${text}\n\n[hook context]\n${context.join("\n")}`;
+      this.redact(context.length === 0 ? text : `${text}\n\n[hook context]\n${context.join("\n")}`);
     if (!this.parts.expand) return { type: "prompt", text: withContext(prompt), images: [] };
     const expansion = await this.parts.expand(prompt, (command) =>
       this.runForPrompt(command, signal),

@@ -34,6 +34,7 @@ import { sessionTools } from "./open-tools.ts";
 import { createReasoningControl } from "./reasoning-control.ts";
 import { createSessionBudget } from "./request-budget.ts";
 import { resultShrinker } from "./result-stubs.ts";
+import { scrubbedHooks } from "./scrubbed-hooks.ts";
 import { scrubbedTools } from "./scrubbed-tools.ts";
 import { describeServed, servedModels } from "./served-models.ts";
 import { sessionCompaction } from "./session-compaction.ts";
@@ -193,14 +194,18 @@ export async function openSession(
     ...(mcp ? { dynamicTools: mcp.tools } : {}),
     acceptsImages: () => acceptsImages(current.model, config.models[current.model]),
   });
-  const hooks = await openHooks(config, events, {
-    launch: (command, hookCwd) => tools.sandbox.launch(command, hookCwd),
-    workspace: config.workspace,
-    sessionId,
-    transcriptPath: journal.path,
-    env: toolEnvironment(env, config),
-    notice: (message) => session.emit({ type: "notice", message }),
-  });
+  // What a hook prints reaches the model and the screen: scrubbed of nex's secrets like a tool's output.
+  const hooks = scrubbedHooks(
+    await openHooks(config, events, {
+      launch: (command, hookCwd) => tools.sandbox.launch(command, hookCwd),
+      workspace: config.workspace,
+      sessionId,
+      transcriptPath: journal.path,
+      env: toolEnvironment(env, config),
+      notice: (message) => session.emit({ type: "notice", message }),
+    }),
+    secrets,
+  );
   const mcpWrapped = mcp ? mcp.wrap(tools, config.commands) : tools;
   // Notes are added inside the scrubber: an inbox message is outside text like a tool's output.
   const host = selectTools(

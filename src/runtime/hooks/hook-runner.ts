@@ -15,6 +15,8 @@ export interface Hooks {
   stop(finalText: string, again: boolean): Promise<string | null>;
   sessionStart(source: "startup" | "resume"): Promise<string | null>;
   notification(message: string): Promise<void>;
+  /** Stops the hooks running now (the user interrupted); a PreToolUse hook stopped so blocks its call. */
+  interrupt(): void;
 }
 
 /** What running hooks needs from the session. */
@@ -32,6 +34,7 @@ export interface HookHost {
 type Decision = { block: string | null; context: string | null };
 
 export function createHooks(entries: HookEntry[], host: HookHost): Hooks {
+  let interrupted = new AbortController();
   const run = async (
     event: HookEvent,
     tool: string | null,
@@ -49,9 +52,13 @@ export function createHooks(entries: HookEntry[], host: HookHost): Hooks {
       };
       const result = await runHook(host.launch(entry.command, host.workspace), input, {
         cwd: host.workspace,
-        env: host.env,
+        // Claude Code's hooks name their scripts by the project's folder.
+        env: { ...host.env, CLAUDE_PROJECT_DIR: host.workspace },
         timeoutMs: entry.timeoutMs,
+        signal: interrupted.signal,
       });
+      if (result.interrupted)
+        return { block: event === "PreToolUse" ? "the user interrupted" : null, context: null };
       const decision = decide(entry, result, event, host);
       if (decision.block !== null) return decision;
       if (decision.context) context.push(decision.context);
@@ -82,6 +89,10 @@ export function createHooks(entries: HookEntry[], host: HookHost): Hooks {
     },
     async notification(message) {
       await run("Notification", null, { message });
+    },
+    interrupt() {
+      interrupted.abort();
+      interrupted = new AbortController();
     },
   };
 }

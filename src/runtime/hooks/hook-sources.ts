@@ -3,6 +3,7 @@ import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readOwnFile, readWorkspaceOwnFile } from "../../tools/index.ts";
 import { type HookEntry, hookEntries } from "./hook-config.ts";
+import { hookScripts } from "./hook-scripts.ts";
 
 /** The project files whose `hooks` nex reads (Claude Code's, and nex's own). */
 export const PROJECT_SETTINGS = [
@@ -63,15 +64,22 @@ export async function loadHooks(options: {
     problems.push(...found.problems);
   }
   if (project.length === 0) return { active: user.entries, unapproved: null, problems };
-  const digest = digestOf(project);
+  const digest = digestOf(project, options.workspace);
   if (approvedDigest(options.dataDir, options.workspace) === digest)
     return { active: [...user.entries, ...project], unapproved: null, problems };
   return { active: user.entries, unapproved: { entries: project, digest }, problems };
 }
 
-/** What the user approves: every project hook's event, matcher, command and timeout, by file. */
-function digestOf(entries: HookEntry[]): string {
-  const canonical = entries.map((e) => [e.source, e.event, e.matcherText, e.command, e.timeoutMs]);
+/**
+ * What the user approves: every project hook's event, matcher, command and timeout, by file, and the
+ * content of the workspace scripts each command names.
+ */
+function digestOf(entries: HookEntry[], workspace: string): string {
+  const canonical = entries.map((e) => {
+    const scripts = hookScripts(e.command, workspace);
+    const hook = [e.source, e.event, e.matcherText, e.command, e.timeoutMs];
+    return scripts.length === 0 ? hook : [...hook, scripts];
+  });
   return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
 }
 

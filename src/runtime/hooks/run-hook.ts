@@ -1,6 +1,6 @@
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import type { Launch } from "../../tools/index.ts";
+import { commandTag, killGroupWhenNexDies, type Launch, stopLeftovers } from "../../tools/index.ts";
 
 /** How one hook command ended. */
 export interface HookRun {
@@ -8,6 +8,8 @@ export interface HookRun {
   stdout: string;
   stderr: string;
   timedOut: boolean;
+  /** The user interrupted: the hook was stopped. */
+  interrupted: boolean;
   /** It could not be started at all. */
   failed: string | null;
 }
@@ -25,14 +27,21 @@ const childProcess = () => process.getBuiltinModule("node:child_process");
 export function runHook(
   launch: Launch,
   input: unknown,
-  options: { cwd: string; env: Record<string, string | undefined>; timeoutMs: number },
+  options: {
+    cwd: string;
+    env: Record<string, string | undefined>;
+    timeoutMs: number;
+    signal?: AbortSignal;
+  },
 ): Promise<HookRun> {
   return new Promise((resolve) => {
     let child: ChildProcessByStdio<Writable, Readable, Readable>;
+    // What the hook detaches (setsid, a double fork) carries the tag, and ends with the hook.
+    const tag = commandTag();
     try {
       child = childProcess().spawn(launch.file, launch.args, {
         cwd: options.cwd,
-        env: options.env,
+        env: { ...options.env, [tag.name]: tag.value },
         detached: true,
         stdio: ["pipe", "pipe", "pipe", launch.statusFd ? "pipe" : "ignore"],
       }) as ChildProcessByStdio<Writable, Readable, Readable>;
@@ -43,10 +52,13 @@ export function runHook(
         stdout: "",
         stderr: "",
         timedOut: false,
+        interrupted: false,
         failed: (error as Error).message,
       });
       return;
     }
+    // Outside the sandbox nothing else ends the hook if nex is killed outright.
+    const unwatch = launch.contained ? () => {} : killGroupWhenNexDies(child.pid);
     const out = capped();
     const err = capped();
     child.stdout.on("data", out.push);
@@ -65,24 +77,46 @@ export function runHook(
         // Gone.
       }
     };
-    const timer = setTimeout(() => {
-      timedOut = true;
+    let interrupted = false;
+    const stopHook = () => {
       group("SIGTERM");
       setTimeout(() => {
         group("SIGKILL");
         launch.stop();
       }, KILL_GRACE_MS).unref();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stopHook();
     }, options.timeoutMs);
+    // An interrupt stops the hook at once: a long timeout is no reason to keep the user waiting.
+    const onAbort = () => {
+      interrupted = true;
+      clearTimeout(timer);
+      stopHook();
+    };
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener("abort", onAbort, { once: true });
     let failed: string | null = null;
     child.on("error", (error) => {
       failed = error.message;
     });
-    child.on("close", (code) => {
+    child.on("close", async (code) => {
       clearTimeout(timer);
-      // Whatever the hook left in its group ends with it.
+      options.signal?.removeEventListener("abort", onAbort);
+      // Whatever the hook left in its group ends with it; the sandbox ends the rest, else the tag finds it.
       group("SIGKILL");
+      if (!launch.contained) await stopLeftovers(tag, KILL_GRACE_MS).catch(() => {});
+      unwatch();
       launch.release();
-      resolve({ exitCode: code, stdout: out.text(), stderr: err.text(), timedOut, failed });
+      resolve({
+        exitCode: code,
+        stdout: out.text(),
+        stderr: err.text(),
+        timedOut,
+        interrupted,
+        failed,
+      });
     });
   });
 }

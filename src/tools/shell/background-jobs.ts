@@ -5,6 +5,7 @@
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
 import { commandTag, killOnExit, stopLeftovers } from "./leftover-processes.ts";
+import { killGroupWhenNexDies } from "./orphan-watchdog.ts";
 
 const childProcess = () => process.getBuiltinModule("node:child_process");
 
@@ -163,7 +164,11 @@ export function createJobTable(options: { max: number; killGraceMs: number }): J
         tail: Buffer.alloc(0),
         log,
         unreported: false,
-        release: killOnExit(tag, child.pid, launch.stop),
+        release: both(
+          killOnExit(tag, child.pid, launch.stop),
+          // The sandbox kills a contained job with nex; an unconfined one needs a watchdog.
+          launch.contained ? () => {} : killGroupWhenNexDies(child.pid),
+        ),
         closed: new Promise((resolve) => {
           closed = resolve;
         }),
@@ -233,6 +238,13 @@ export function createJobTable(options: { max: number; killGraceMs: number }): J
       return out;
     },
     running: () => [...jobs.values()].filter((job) => job.state === "running").length,
+  };
+}
+
+function both(first: () => void, second: () => void): () => void {
+  return () => {
+    first();
+    second();
   };
 }
 

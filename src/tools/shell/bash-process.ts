@@ -9,6 +9,7 @@ import {
   mergeLeftovers,
   stopLeftovers,
 } from "./leftover-processes.ts";
+import { killGroupWhenNexDies } from "./orphan-watchdog.ts";
 
 // Loaded on first use rather than at start-up: most sessions start no process for a while, if ever.
 const childProcess = () => process.getBuiltinModule("node:child_process");
@@ -89,7 +90,12 @@ export function runBash(options: RunOptions): Promise<RunResult> {
       if (status.length < 4096) status += chunk.toString("utf8");
     });
     statusPipe?.on("error", () => {});
-    const released = killOnExit(tag, child.pid, launch.stop);
+    const unwatch = launch.contained ? () => {} : killGroupWhenNexDies(child.pid);
+    const unregister = killOnExit(tag, child.pid, launch.stop);
+    const released = () => {
+      unregister();
+      unwatch();
+    };
     let timedOut = false;
     let aborted = false;
     let exit: { code: number | null; signal: string | null } | null = null;

@@ -17,5 +17,6 @@ export {
   scanWords,
   shortCommand,
 } from "./command-words.ts";
-export { describeLeftovers } from "./leftover-processes.ts";
+export { commandTag, describeLeftovers, stopLeftovers } from "./leftover-processes.ts";
+export { killGroupWhenNexDies } from "./orphan-watchdog.ts";
 export { type ParsedCommand, parseCommand, type SubCommand } from "./shell-commands.ts";
