@@ -11,7 +11,7 @@ import { RequestError } from "@agentclientprotocol/sdk";
 import type { AgentEvent, StopReason as TurnStopReason } from "../protocol/index.ts";
 import type { NexSession } from "../runtime/nex-session.ts";
 import { type ChangeView, changeMade, changeProposed } from "./changes.ts";
-import { workspaceText } from "./file-text.ts";
+import { workspaceTextNow } from "./file-text.ts";
 import { modeOf, modeState } from "./modes.ts";
 import { answerOf, PERMISSION_OPTIONS, rejectionKey } from "./permission.ts";
 import { promptText } from "./prompt-content.ts";
@@ -245,7 +245,8 @@ export class SessionBridge {
     this.calls.set(callId, state);
     if (state.before || (name !== "write_file" && name !== "edit_file")) return;
     if (typeof args.path !== "string") return;
-    state.before = workspaceText(this.session.info.workspace, args.path);
+    // Read now, before the tool runs: an asynchronous read could see the file already changed.
+    state.before = Promise.resolve(workspaceTextNow(this.session.info.workspace, args.path));
   }
 
   private async finished(event: Extract<AgentEvent, { type: "tool_result" }>): Promise<void> {
