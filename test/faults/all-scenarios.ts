@@ -19,6 +19,7 @@ import { stallScenarios } from "./scenarios-stalls.ts";
 import { subagentScenarios } from "./scenarios-subagents.ts";
 import { undoScenarios } from "./scenarios-undo.ts";
 import { webScenarios } from "./scenarios-web.ts";
+import { windowScenarios } from "./scenarios-windows.ts";
 import { wireScenarios } from "./scenarios-wire.ts";
 
 export const allScenarios: FaultScenario[] = [
@@ -35,6 +36,7 @@ export const allScenarios: FaultScenario[] = [
   ...fileScenarios,
   ...secretScenarios,
   ...smallWindowScenarios,
+  ...windowScenarios,
   ...processScenarios,
   ...endpointWordScenarios,
   ...serverScenarios,
