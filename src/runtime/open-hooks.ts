@@ -1,6 +1,27 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { AgentEvent } from "../protocol/index.ts";
 import type { NexConfig } from "./config.ts";
-import { createHooks, describeHooks, type HookHost, type Hooks, loadHooks } from "./hooks/index.ts";
+import type { HookHost, Hooks } from "./hooks/index.ts";
+
+// Where a project's hooks may be set (hook-sources.ts reads them): none there, no hooks to load.
+const PROJECT_SETTINGS = [
+  ".nex/settings.json",
+  ".claude/settings.json",
+  ".claude/settings.local.json",
+];
+
+/** No hook configured anywhere: every point is a no-op, and the hooks' modules are never loaded. */
+export const NO_HOOKS: Hooks = {
+  count: 0,
+  preToolUse: async () => null,
+  postToolUse: async () => null,
+  userPromptSubmit: async () => ({ context: null }),
+  stop: async () => null,
+  sessionStart: async () => null,
+  notification: async () => {},
+  interrupt: () => {},
+};
 
 /** The hooks that run in this session; a project's wait for the user's approval, said once. */
 export async function openHooks(
@@ -8,6 +29,12 @@ export async function openHooks(
   events: AgentEvent[],
   host: HookHost,
 ): Promise<Hooks> {
+  if (
+    config.hooks === undefined &&
+    !PROJECT_SETTINGS.some((name) => existsSync(join(config.workspace, name)))
+  )
+    return NO_HOOKS;
+  const { createHooks, describeHooks, loadHooks } = await import("./hooks/index.ts");
   const loaded = await loadHooks({
     workspace: config.workspace,
     userHooks: config.hooks,

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { AgentEvent, StreamFn } from "../protocol/index.ts";
+import type { AgentEvent, StreamFn, ToolHost } from "../protocol/index.ts";
 import { hostOf } from "../providers/index.ts";
 import { createTokenEstimator } from "../session/index.ts";
 import {
@@ -15,11 +15,10 @@ import type { ConfigFlags } from "./config.ts";
 import { prepareDataDir } from "./data-dir.ts";
 import { createClient } from "./endpoint-client.ts";
 import { type Extensions, expandPrompt, loadExtensions } from "./extensions/index.ts";
-import { hookedTools } from "./hooks/index.ts";
+import type { Hooks } from "./hooks/index.ts";
 import { createImageStore } from "./image-store.ts";
 import { journalSink } from "./journal-sink.ts";
 import { gatherMcpServers, mcpSecrets } from "./mcp-servers.ts";
-import { openMcp } from "./mcp-session.ts";
 import { acceptsImages } from "./model-registry.ts";
 import { type CurrentModel, modelSwitcher } from "./model-switch.ts";
 import { nameSession } from "./named-sessions.ts";
@@ -168,17 +167,21 @@ export async function openSession(
         }),
     }),
   ];
-  const mcp = await openMcp(
-    mcpSet,
-    {
-      workspace: config.workspace,
-      baseEnv: toolEnvironment(env, config),
-      sessionDir: join(config.dataDir, "logs", sessionId),
-      oauthDir: join(config.dataDir, "mcp-oauth"),
-      redact: (text) => secrets.scrub(text).text,
-    },
-    events as { type: "notice"; message: string }[],
-  );
+  // The MCP session (and its modules) only when a server is configured: most sessions have none.
+  const mcp =
+    mcpSet.servers.length === 0 && mcpSet.unusable.length === 0
+      ? noMcp(mcpSet, events)
+      : await (await import("./mcp-session.ts")).openMcp(
+          mcpSet,
+          {
+            workspace: config.workspace,
+            baseEnv: toolEnvironment(env, config),
+            sessionDir: join(config.dataDir, "logs", sessionId),
+            oauthDir: join(config.dataDir, "mcp-oauth"),
+            redact: (text) => secrets.scrub(text).text,
+          },
+          events as { type: "notice"; message: string }[],
+        );
   const tools = sessionTools({
     config,
     env,
@@ -210,7 +213,7 @@ export async function openSession(
   // Notes are added inside the scrubber: an inbox message is outside text like a tool's output.
   const host = selectTools(
     onDemandTools(
-      scrubbedTools(withTurnNotes(hookedTools(mcpWrapped, hooks), options.turnNotes), secrets),
+      scrubbedTools(withTurnNotes(await withHooks(mcpWrapped, hooks), options.turnNotes), secrets),
       liveSet(() => tools.deferredTools()),
       () => window(),
     ),
@@ -364,4 +367,16 @@ function liveSet(names: () => readonly string[]): () => ReadonlySet<string> {
     }
     return set;
   };
+}
+
+/** No MCP server configured: only what gathering them had to say. */
+function noMcp(set: { notices: string[] }, events: AgentEvent[]): null {
+  for (const message of set.notices) events.push({ type: "notice", message });
+  return null;
+}
+
+/** The tools with the hooks around each call; without hooks, the tools as they are. */
+async function withHooks<T extends ToolHost>(tools: T, hooks: Hooks): Promise<T> {
+  if (hooks.count === 0) return tools;
+  return (await import("./hooks/index.ts")).hookedTools(tools, hooks);
 }
