@@ -2,10 +2,11 @@
 // read and it can be stopped; the model hears when one ends; none outlives the run unannounced.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, type Sandbox, startNex } from "../support/cli.ts";
+import { processesWith } from "../support/processes.ts";
 import {
   openaiText,
   openaiToolCall,
@@ -23,23 +24,6 @@ async function run(box: Sandbox, scripts: Script[]) {
   await stub.close();
   const bodies = stub.requestsTo("/v1/chat/completions").map((r) => JSON.stringify(r.body));
   return { result, bodies };
-}
-
-/** Processes whose command line holds `marker`. */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const line = readFileSync(`/proc/${name}/cmdline`, "latin1");
-      const state = readFileSync(`/proc/${name}/stat`, "latin1");
-      if (line.includes(marker) && !/^[ZX]/.test(state.slice(state.lastIndexOf(")") + 2)))
-        found.push(Number(name));
-    } catch {
-      // Gone.
-    }
-  }
-  return found;
 }
 
 async function until(what: string, check: () => boolean): Promise<void> {

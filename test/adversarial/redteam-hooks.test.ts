@@ -1,17 +1,11 @@
 // Adversarial review of hooks: whatever a hook prints is as untrusted as what a command prints.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex, type Sandbox, startNex } from "../support/cli.ts";
+import { processesWith } from "../support/processes.ts";
 import { type LoggedRequest, startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall, type Script, status } from "../support/stub-scripts.ts";
 
@@ -149,23 +143,6 @@ test("a hook that leaves a daemon behind (setsid) has it stopped when the hook e
     assert.deepEqual(left, [], `the hook's daemon outlived it (sandbox ${sandbox})`);
   }
 });
-
-/** Live processes whose command line holds `marker`. */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const line = readFileSync(`/proc/${name}/cmdline`, "latin1");
-      const state = readFileSync(`/proc/${name}/stat`, "latin1");
-      if (line.includes(marker) && !/^[ZX]/.test(state.slice(state.lastIndexOf(")") + 2)))
-        found.push(Number(name));
-    } catch {
-      // Gone.
-    }
-  }
-  return found;
-}
 
 test("an interrupt, or nex killed outright, stops a hook that is running (a long timeout is no reason to wait)", {
   timeout: 120_000,

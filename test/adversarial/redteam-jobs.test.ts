@@ -5,24 +5,8 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, startNex } from "../support/cli.ts";
+import { processesWith } from "../support/processes.ts";
 import { hang, openaiText, openaiToolCall, startStubEndpoint } from "../support/stub-endpoint.ts";
-
-/** Live processes whose command line holds `marker`. */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const line = readFileSync(`/proc/${name}/cmdline`, "latin1");
-      const state = readFileSync(`/proc/${name}/stat`, "latin1");
-      if (line.includes(marker) && !/^[ZX]/.test(state.slice(state.lastIndexOf(")") + 2)))
-        found.push(Number(name));
-    } catch {
-      // Gone.
-    }
-  }
-  return found;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
