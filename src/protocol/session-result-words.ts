@@ -1,6 +1,7 @@
+import { formatCount } from "./counts.ts";
 import type { CompactResult, ModelSwitchResult, UndoResult } from "./session-results.ts";
 
-const tokens = (n: number): string => n.toLocaleString("en-US");
+const tokens = (n: number): string => formatCount(n);
 
 /** nex's wording of a compaction, in one line. */
 export function describeCompact(result: CompactResult): string {

@@ -1,5 +1,4 @@
-export { type AnthropicClientOptions, createAnthropicClient } from "./anthropic.ts";
-export { anthropicMessages } from "./anthropic-wire.ts";
+export { type AnthropicClientOptions, createAnthropicClient } from "./anthropic-lazy.ts";
 export { type ArgumentParse, isObject, parseToolArguments } from "./arguments.ts";
 export {
   type AssemblerOptions,

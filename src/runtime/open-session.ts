@@ -18,7 +18,6 @@ import { type Extensions, expandPrompt, loadExtensions } from "./extensions/inde
 import type { Hooks } from "./hooks/index.ts";
 import { createImageStore } from "./image-store.ts";
 import { journalSink } from "./journal-sink.ts";
-import { gatherMcpServers, mcpSecrets } from "./mcp-servers.ts";
 import { acceptsImages } from "./model-registry.ts";
 import { type CurrentModel, modelSwitcher } from "./model-switch.ts";
 import { nameSession } from "./named-sessions.ts";
@@ -28,6 +27,7 @@ import { resolveSessionConfig } from "./open-config.ts";
 import { openHooks } from "./open-hooks.ts";
 import { openSessionJournal, sessionImagesDir } from "./open-journal.ts";
 import { discoverLimits, type ModelLimits } from "./open-limits.ts";
+import { openMcpServers } from "./open-mcp-servers.ts";
 import { sessionSystemPrompt } from "./open-system-prompt.ts";
 import { sessionTools } from "./open-tools.ts";
 import { createReasoningControl } from "./reasoning-control.ts";
@@ -124,7 +124,7 @@ export async function openSession(
   const estimator = createTokenEstimator();
   prepareDataDir(config.dataDir);
   // One scrubber for every door a secret could leave by: tool outcomes, events, journal, checkpoints.
-  const mcpSet = gatherMcpServers({
+  const { set: mcpSet, secrets: mcpSecretValues } = await openMcpServers({
     skip: options.mcp === false,
     fromConfig: config.mcpServers,
     ...(options.mcpServers ? { fromEditor: options.mcpServers } : {}),
@@ -135,7 +135,7 @@ export async function openSession(
     env,
     cwd,
   });
-  const secrets = sessionScrubber(config, env, mcpSecrets(mcpSet, config.dataDir));
+  const secrets = sessionScrubber(config, env, mcpSecretValues);
   if (options.concealEnvironment) concealInProcEnviron(concealedValues(config, env));
   const { journal, messages, ledger, baseline } = await openSessionJournal(resumed, {
     config,

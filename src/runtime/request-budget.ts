@@ -1,5 +1,6 @@
 import type { RequestBudget } from "../agent/loop.ts";
 import type { Message, ToolSpec } from "../protocol/index.ts";
+import { formatCount } from "../protocol/index.ts";
 import { cheapTextTokens, cheapTokens, chooseMaxTokens, contextBudget } from "../session/index.ts";
 import { absurdUsage, absurdUsageNotice } from "./usage-sanity.ts";
 
@@ -87,7 +88,7 @@ export function createSessionBudget(options: {
       if (!implausible || warned) return null;
       warned = true;
       return (
-        `The endpoint counted ${inputTokens.toLocaleString("en-US")} prompt tokens where nex estimated about ${(estimated ?? 0).toLocaleString("en-US")}. ` +
+        `The endpoint counted ${formatCount(inputTokens)} prompt tokens where nex estimated about ${formatCount(estimated ?? 0)}. ` +
         "If the server cuts long prompts (Ollama does beyond its num_ctx), the model is not seeing the whole conversation: " +
         "raise the server's context (OLLAMA_CONTEXT_LENGTH, or num_ctx), or set `models` in nex's config to the window it really serves. " +
         "nex keeps sizing requests by its own estimate."

@@ -1,4 +1,5 @@
 import type { AgentEvent, Message, ToolResultMessage } from "../protocol/index.ts";
+import { formatCount } from "../protocol/index.ts";
 import type { ResultStore } from "../tools/index.ts";
 import type { SessionBudget } from "./request-budget.ts";
 
@@ -80,7 +81,7 @@ function stubFor(message: ToolResultMessage, store: ResultStore): string | null 
   }
   const outcome = message.isError ? " (it was an error)" : "";
   return (
-    `${STUB_MARK}${message.toolName}${outcome} (${size.toLocaleString("en-US")} bytes, ${lines.toLocaleString("en-US")} lines) ` +
+    `${STUB_MARK}${message.toolName}${outcome} (${formatCount(size)} bytes, ${formatCount(lines)} lines) ` +
     `was moved out of the conversation to keep it small; it is stored as "${name}". ` +
     `Read any part with read_file (path "${name}", offset, limit) or search it with grep (path "${name}").`
   );

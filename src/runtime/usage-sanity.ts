@@ -15,7 +15,7 @@ export function absurdUsage(
   }
   // A prompt larger than the window could not have been read: the server would have refused it.
   if (window > 0 && inputTokens > window) {
-    return `${inputTokens.toLocaleString("en-US")} prompt tokens, more than the whole ${window.toLocaleString("en-US")}-token window`;
+    return `${formatCount(inputTokens)} prompt tokens, more than the whole ${formatCount(window)}-token window`;
   }
   return null;
 }
@@ -27,3 +27,4 @@ export function absurdUsageNotice(why: string): string {
     "If the model's window is really larger, set it under `models` in nex's config; otherwise check the server or proxy that reports usage."
   );
 }
+import { formatCount } from "../protocol/index.ts";

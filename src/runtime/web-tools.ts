@@ -1,6 +1,8 @@
 // web_fetch, web_search and research as tools: the web client (src/web/) adapted to the one tool
 // contract. The client and its libraries load when a web tool first runs, so start-up never pays.
+
 import * as v from "valibot";
+import { formatCount } from "../protocol/index.ts";
 import { defineTool, type Tool, type ToolContext, ToolFailure } from "../tools/index.ts";
 import type { WebClient, WebSearch } from "../web/index.ts";
 import type { NexConfig } from "./config.ts";
@@ -114,7 +116,7 @@ export function webTools(parts: WebToolParts): Tool[] {
     const { web } = await load();
     const stored = ctx.results.save(content, "web_fetch");
     const header = content.slice(0, content.indexOf("\n\n"));
-    const where = `The whole page (${stored.bytes.toLocaleString("en-US")} bytes) is stored as "${stored.name}": read it with read_file (path "${stored.name}", offset, limit) or grep.`;
+    const where = `The whole page (${formatCount(stored.bytes)} bytes) is stored as "${stored.name}": read it with read_file (path "${stored.name}", offset, limit) or grep.`;
     try {
       const summary = await parts.summarize(
         {

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import { formatBytes } from "../protocol/index.ts";
+import { formatBytes, formatCount } from "../protocol/index.ts";
 
 /** How the model names a stored result: a path `read_file` and `grep` accept and no write tool does. */
 export const STORED_PREFIX = "@results/";
@@ -159,7 +159,7 @@ export class StoredResultMissing extends Error {
 
 /** The line that tells the model where the whole result is and how to reach any part of it. */
 export function storedNote(stored: StoredResult, lines: number | null): string {
-  const size = `${formatBytes(stored.bytes)}${lines !== null ? `, ${lines.toLocaleString("en-US")} lines` : ""}`;
+  const size = `${formatBytes(stored.bytes)}${lines !== null ? `, ${formatCount(lines)} lines` : ""}`;
   const kept = stored.complete
     ? "stored whole"
     : `too large to keep whole: its first ${formatBytes(MAX_STORED_BYTES)} are stored`;

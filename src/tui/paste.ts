@@ -12,7 +12,7 @@ export type Pastes = Readonly<Record<string, string>>;
 export function pasteMarker(text: string, pastes: Pastes): string | null {
   const lines = text.split("\n").length;
   if (lines < COLLAPSE_LINES && text.length < COLLAPSE_CHARS) return null;
-  const what = lines > 1 ? `${lines} lines` : `${text.length.toLocaleString("en-US")} characters`;
+  const what = lines > 1 ? `${lines} lines` : `${formatCount(text.length)} characters`;
   let marker = `[pasted ${what}]`;
   for (let n = 2; marker in pastes; n++) marker = `[pasted ${what} #${n}]`;
   return marker;
@@ -26,3 +26,4 @@ export function expandPastes(text: string, pastes: Pastes): string {
   }
   return out;
 }
+import { formatCount } from "../protocol/index.ts";

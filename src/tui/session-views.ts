@@ -1,5 +1,7 @@
 // What /status and /export show: the session as the chat knows it, in words and as a markdown file.
+
 import type { Message } from "../protocol/index.ts";
+import { formatCount } from "../protocol/index.ts";
 import type { SessionInfo } from "../runtime/agent-session.ts";
 import type { MeterState } from "./meter.ts";
 
@@ -11,7 +13,7 @@ const WINDOW_SOURCES: Record<MeterState["windowSource"], string> = {
   default: "assumed (the endpoint did not say)",
 };
 
-const count = (n: number) => n.toLocaleString("en-US");
+const count = (n: number) => formatCount(n);
 
 /** `/status`: model, endpoint, window and its source, context use, tokens, sandbox, session file. */
 export function statusText(info: SessionInfo, meter: MeterState, mode: string): string {

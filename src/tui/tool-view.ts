@@ -1,5 +1,6 @@
 import { formatBytes, formatLines } from "../protocol/counts.ts";
 import type { ToolDetails } from "../protocol/index.ts";
+import { formatCount } from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import type { ToolOutcomeView } from "./transcript.ts";
 
@@ -85,7 +86,7 @@ function detailLines(details: ToolDetails): ToneLine[] {
     case "read":
       return [
         {
-          text: `read ${formatLines(details.lines)} of ${details.totalLines.toLocaleString("en-US")}${details.complete ? "" : " (partial)"}`,
+          text: `read ${formatLines(details.lines)} of ${formatCount(details.totalLines)}${details.complete ? "" : " (partial)"}`,
           tone: "dim",
         },
       ];
@@ -110,7 +111,7 @@ function detailLines(details: ToolDetails): ToneLine[] {
     case "list":
       return [
         {
-          text: `${details.count.toLocaleString("en-US")} entries${details.truncated ? " (list cut short)" : ""}`,
+          text: `${formatCount(details.count)} entries${details.truncated ? " (list cut short)" : ""}`,
           tone: "dim",
         },
       ];

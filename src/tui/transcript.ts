@@ -1,4 +1,5 @@
 import type { AgentEvent, ToolDetails, ToolErrorCode } from "../protocol/index.ts";
+import { formatCount } from "../protocol/index.ts";
 import { markdownCut } from "./markdown-blocks.ts";
 
 /** The outcome of a tool call as the chat shows it. */
@@ -174,7 +175,7 @@ export function reduceTranscript(state: TranscriptState, event: AgentEvent): Tra
 
 /** The collapsed form of a stretch of reasoning. */
 export function reasoningLine(chars: number): string {
-  return `⋯ reasoning (${chars.toLocaleString("en-US")} characters, not shown; /reasoning shows it)`;
+  return `⋯ reasoning (${formatCount(chars)} characters, not shown; /reasoning shows it)`;
 }
 
 function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState {

@@ -1,6 +1,7 @@
 // A fetched body as text the model can read: HTML as readable markdown (Readability over linkedom,
 // then turndown), PDF as its text (unpdf), JSON and plain text as they are. Anything else is refused
 // with its type. The libraries load on first use only: a session that fetches nothing never pays.
+import { formatCount } from "../protocol/index.ts";
 import { redactUrl } from "./redact-url.ts";
 import type { WebResponse } from "./web-client.ts";
 
@@ -65,7 +66,7 @@ export async function pageText(response: WebResponse): Promise<PageText> {
     return { title: null, kind: "text", mediaType, text: decodeText(response) };
   }
   throw new UnreadableType(
-    `${redactUrl(response.url)} is ${mediaType} (${response.body.length.toLocaleString("en-US")} bytes), which web_fetch does not read: it reads HTML, PDF, JSON and text.`,
+    `${redactUrl(response.url)} is ${mediaType} (${formatCount(response.body.length)} bytes), which web_fetch does not read: it reads HTML, PDF, JSON and text.`,
   );
 }
 

@@ -6,6 +6,7 @@
 import type { LookupAddress } from "node:dns";
 import type { IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
+import { formatCount } from "../protocol/index.ts";
 import { hostAllowed, hostKey, privateKind } from "./address-guard.ts";
 import { type ProxyEnv, proxyFor } from "./proxy.ts";
 import { redactUrl } from "./redact-url.ts";
@@ -288,7 +289,7 @@ async function readBody(response: IncomingMessage, maxBytes: number, url: URL): 
     .toLowerCase();
   if (!encoding && Number.isFinite(declared) && declared > maxBytes) {
     response.destroy();
-    throw tooLarge(`${declared.toLocaleString("en-US")} bytes announced`);
+    throw tooLarge(`${formatCount(declared)} bytes announced`);
   }
   if (encoding && !["identity", "gzip", "x-gzip", "deflate", "br"].includes(encoding)) {
     response.destroy();

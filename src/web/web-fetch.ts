@@ -1,6 +1,7 @@
 // web_fetch: one URL fetched through the guarded client and read as text, with a header the model
 // can trust (title, final address, type, sizes). A page larger than a result's share of the window
 // is stored and paged by the tool host, like any large result.
+import { formatCount } from "../protocol/index.ts";
 import { type PageText, pageText, UnreadableType } from "./page-content.ts";
 import { redactUrl } from "./redact-url.ts";
 import { type WebClient, WebError, type WebResponse } from "./web-client.ts";
@@ -49,7 +50,7 @@ export function describePage({ response, page }: FetchedPage): string {
     lines.push(`Redirected from: ${response.redirects.map(redactUrl).join(" → ")}`);
   const textBytes = Buffer.byteLength(page.text, "utf8");
   lines.push(
-    `Type: ${page.mediaType}${page.kind === "html" ? " (main content as markdown; navigation and boilerplate left out)" : ""}; ${response.body.length.toLocaleString("en-US")} bytes fetched, ${textBytes.toLocaleString("en-US")} bytes of text`,
+    `Type: ${page.mediaType}${page.kind === "html" ? " (main content as markdown; navigation and boilerplate left out)" : ""}; ${formatCount(response.body.length)} bytes fetched, ${formatCount(textBytes)} bytes of text`,
   );
   if (page.text.trim() === "") lines.push("The page has no readable text.");
   return `${lines.join("\n")}\n\n${page.text}`;

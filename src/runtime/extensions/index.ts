@@ -1,49 +1,47 @@
 // Extensions users already have from other agents: custom slash commands (`.claude/commands`), skills
 // (`SKILL.md` folders) and `@path` attachments, read with the same care as nex's other own files.
-import type { Tool } from "../../tools/index.ts";
-import { type CustomCommand, findCommands } from "./custom-commands.ts";
+// Their readers load only when a session has such folders or a prompt names something to expand:
+// most sessions have neither, and each module loaded is start-up time.
+import { existsSync } from "node:fs";
+import type { CustomCommand } from "./custom-commands.ts";
 import { extensionDirs } from "./locations.ts";
-import { findSkills, type Skill, skillsSection, skillTool } from "./skills.ts";
+import type { Expansion, ExpansionContext } from "./prompt-expansion.ts";
+import type { Extensions } from "./read-extensions.ts";
 
 export type { CustomCommand } from "./custom-commands.ts";
-export {
-  type CommandRun,
-  type Expansion,
-  type ExpansionContext,
-  expandPrompt,
-} from "./prompt-expansion.ts";
+export type { CommandRun, Expansion, ExpansionContext } from "./prompt-expansion.ts";
+export type { Extensions } from "./read-extensions.ts";
 export type { Skill } from "./skills.ts";
-
-/** What a workspace and its user bring: commands, skills, the `skill` tool, the prompt's list. */
-export interface Extensions {
-  commands: CustomCommand[];
-  skills: Skill[];
-  /** The system prompt's list of skills, or null when there are none. */
-  skillsSection: string | null;
-  /** The `skill` tool, only when there are skills. */
-  tools: Tool[];
-  /** What was left out and why, for one notice at start. */
-  problems: string[];
-}
 
 /** Reads the command and skill folders of `workspace` and of the user. */
 export async function loadExtensions(
   workspace: string,
   env: Record<string, string | undefined>,
 ): Promise<Extensions> {
-  const [found, skillsFound] = await Promise.all([
-    findCommands(extensionDirs("commands", workspace, env), workspace),
-    findSkills(extensionDirs("skills", workspace, env), workspace),
-  ]);
-  const tools =
-    skillsFound.skills.length > 0 ? [await skillTool(skillsFound.skills, workspace)] : [];
-  return {
-    commands: found.commands,
-    skills: skillsFound.skills,
-    skillsSection: skillsSection(skillsFound.skills),
-    tools,
-    problems: [...found.problems, ...skillsFound.problems],
-  };
+  const dirs = [
+    ...extensionDirs("commands", workspace, env),
+    ...extensionDirs("skills", workspace, env),
+  ];
+  if (!dirs.some((dir) => existsSync(dir.path)))
+    return { commands: [], skills: [], skillsSection: null, tools: [], problems: [] };
+  return (await import("./read-extensions.ts")).readExtensions(workspace, env);
 }
+
+// What may need expanding: a mention (`@path`), a command (`/name` first), a picture's name.
+const EXPANDABLE = /@|^\s*\/|\.(?:png|jpe?g|gif|webp)/i;
+
+/**
+ * What the model gets for a typed prompt (see `prompt-expansion.ts`); a prompt with nothing to
+ * expand is sent as typed.
+ */
+export async function expandPrompt(
+  prompt: string,
+  commands: readonly CustomCommand[],
+  ctx: ExpansionContext,
+): Promise<Expansion> {
+  if (!EXPANDABLE.test(prompt)) return { ok: true, text: prompt, notes: [], images: [] };
+  return (await import("./prompt-expansion.ts")).expandPrompt(prompt, commands, ctx);
+}
+
 export { parseFrontMatter, textField } from "./front-matter.ts";
 export { extensionDirs, listDir, MAX_ENTRIES, readExtensionFile } from "./locations.ts";

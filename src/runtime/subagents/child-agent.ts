@@ -138,25 +138,3 @@ function withOwnIds(event: AgentEvent, own: (callId: string) => string): AgentEv
       return event;
   }
 }
-
-/** A small counting gate: at most `limit` holders at once, the rest wait their turn (or the signal). */
-export function createGate(limit: number) {
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  return async <T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> => {
-    while (active >= limit) {
-      if (signal.aborted) throw signal.reason ?? new Error("aborted");
-      await new Promise<void>((resolve) => {
-        waiting.push(resolve);
-        signal.addEventListener("abort", () => resolve(), { once: true });
-      });
-    }
-    active++;
-    try {
-      return await work();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  };
-}

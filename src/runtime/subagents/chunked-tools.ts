@@ -1,16 +1,13 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
 import { defineTool, type Tool } from "../../tools/index.ts";
-import {
-  askOnce,
-  loadInput,
-  MAX_PIECES,
-  pieceBytes,
-  progress,
-  summarizeText,
-} from "./chunked-reading.ts";
-import { cutIntoChunks } from "./chunks.ts";
 import type { Subagents } from "./subagent-context.ts";
+
+// The chunked reading machinery loads with the first call: most sessions never summarise.
+const reading = async () => ({
+  ...(await import("./chunked-reading.ts")),
+  ...(await import("./chunks.ts")),
+});
 
 const source = {
   path: v.optional(v.string()),
@@ -32,6 +29,7 @@ export function summarizeTool(subagents: Subagents): Tool {
     summarize: async (args) => `summarize ${args.path ?? "text"}`,
     async execute(args, ctx): Promise<ToolOutcome> {
       const parent = subagents.session();
+      const { loadInput, MAX_PIECES, pieceBytes, summarizeText } = await reading();
       const input = await loadInput(ctx, args, MAX_PIECES * pieceBytes(parent.window(), 0.45));
       if ("error" in input)
         return { isError: true, code: "invalid_arguments", content: input.error };
@@ -74,6 +72,8 @@ export function readerTool(subagents: Subagents): Tool {
     summarize: async (args) => `reader ${args.path}`,
     async execute(args, ctx): Promise<ToolOutcome> {
       const parent = subagents.session();
+      const { askOnce, cutIntoChunks, loadInput, MAX_PIECES, pieceBytes, progress } =
+        await reading();
       // Notes ride along with every piece: pieces take less of the window than summarize's.
       const size = pieceBytes(parent.window(), 0.35);
       const input = await loadInput(ctx, { path: args.path }, MAX_PIECES * size);

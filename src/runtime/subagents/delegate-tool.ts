@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
 import { defineTool, type Tool, type ToolContext } from "../../tools/index.ts";
-import { type ChildResult, runChild } from "./child-agent.ts";
+import type { ChildResult } from "./child-agent.ts";
 import { modeTools, type Subagents } from "./subagent-context.ts";
 
 /** Turns a child gets unless the call asks for fewer or more (at most MAX_CHILD_TURNS). */
@@ -100,6 +100,7 @@ async function runDelegate(
       : "";
   let result: ChildResult;
   try {
+    const { runChild } = await import("./child-agent.ts");
     result = await gate(ctx.signal, () =>
       runChild(parent, {
         tag,

@@ -1,8 +1,6 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
 import { defineTool, type Tool } from "../../tools/index.ts";
-import { runChild } from "./child-agent.ts";
-import { summarizeText } from "./chunked-reading.ts";
 import { modeTools, type Subagents } from "./subagent-context.ts";
 
 /** Most inputs of one map: more is refused with a way forward, never queued by the thousand. */
@@ -45,6 +43,9 @@ export function mapTool(subagents: Subagents): Tool {
         };
       }
       const parent = subagents.session();
+      // The child machinery loads with the first call: most sessions never map.
+      const { runChild } = await import("./child-agent.ts");
+      const { summarizeText } = await import("./chunked-reading.ts");
       const mapTag = subagents.tag("map", ctx);
       const results: string[] = new Array(args.inputs.length).fill("");
       let failed = 0;

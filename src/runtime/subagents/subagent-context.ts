@@ -1,7 +1,7 @@
 import type { AgentTag } from "../../protocol/index.ts";
 import type { ToolContext } from "../../tools/index.ts";
 import type { NamedAgent } from "./agent-files.ts";
-import { type ChildParent, createGate } from "./child-agent.ts";
+import type { ChildParent } from "./child-agent.ts";
 
 /** The tools that start children: never given to a child (no delegation below a child). */
 export const SUBAGENT_TOOLS = new Set(["delegate", "summarize", "reader", "map"]);
@@ -66,4 +66,26 @@ const CLAUDE_NAMES: Record<string, string> = {
 
 function nexToolName(name: string): string {
   return CLAUDE_NAMES[name] ?? name;
+}
+
+/** A small counting gate: at most `limit` holders at once, the rest wait their turn (or the signal). */
+export function createGate(limit: number) {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> => {
+    while (active >= limit) {
+      if (signal.aborted) throw signal.reason ?? new Error("aborted");
+      await new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+    }
+    active++;
+    try {
+      return await work();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
 }

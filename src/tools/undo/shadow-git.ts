@@ -1,5 +1,6 @@
 import { lstat, mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
+import { formatCount } from "../../protocol/index.ts";
 import { bytesOfKey, climbsOut, keyOfBytes, parentKey, splitNul } from "../files/index.ts";
 
 // Loaded on first use rather than at start-up: most sessions start no process for a while, if ever.
@@ -223,7 +224,7 @@ export function createShadowGit({
     if (files.length > limits.maxFiles) {
       return {
         type: "unavailable",
-        reason: `the workspace has more than ${limits.maxFiles.toLocaleString("en-US")} files`,
+        reason: `the workspace has more than ${formatCount(limits.maxFiles)} files`,
       };
     }
     const skipped: string[] = [];
