@@ -9,11 +9,11 @@ import { type Figure, median, say, spread, verdict } from "./report.ts";
 
 const GOAL_MS = 20;
 
-function timeRuns(runs: number, start: () => void): number[] {
+async function timeRuns(runs: number, start: () => void | Promise<void>): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < runs + 2; i++) {
     const t = performance.now();
-    start();
+    await start();
     if (i >= 2) times.push(performance.now() - t);
   }
   return times;
@@ -46,9 +46,11 @@ export async function benchSandbox(options: { quick: boolean }): Promise<Figure[
     ];
   }
   const runs = options.quick ? 10 : 30;
-  const plain = timeRuns(runs, () => spawnSync("bash", ["-c", "true"], { cwd: workspace }));
-  const confined = timeRuns(runs, () => {
-    const launch = sandbox.launch("true", workspace);
+  const plain = await timeRuns(runs, () => {
+    spawnSync("bash", ["-c", "true"], { cwd: workspace });
+  });
+  const confined = await timeRuns(runs, async () => {
+    const launch = await sandbox.launch("true", workspace);
     spawnSync(launch.file, launch.args.slice(2), { cwd: workspace });
   });
   const added = median(confined) - median(plain);

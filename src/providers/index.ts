@@ -8,12 +8,6 @@ export {
 } from "./assembler.ts";
 export { type ClientOptions, hostOf } from "./client-config.ts";
 export {
-  type DiscoveredWindow,
-  type DiscoverOptions,
-  discoverContextWindow,
-  listModels,
-} from "./discover-limits.ts";
-export {
   classifyHttpError,
   contextLimitOf,
   type FailureContext,
@@ -29,12 +23,6 @@ export {
   httpFetch,
   type ProxyEnv,
 } from "./http-client.ts";
-export {
-  fetchModelList,
-  type ModelListAnswer,
-  type ModelListOptions,
-  modelListUrl,
-} from "./model-list.ts";
 export { createOpenAIClient, type OpenAIClientOptions } from "./openai.ts";
 export { historyArguments } from "./openai-wire.ts";
 export {
@@ -45,6 +33,15 @@ export {
   type RetryPlan,
   retryAfterMs,
 } from "./retry.ts";
+export {
+  type DiscoveredWindow,
+  type DiscoverOptions,
+  discoverContextWindow,
+  fetchModelList,
+  listModels,
+  type ModelListAnswer,
+  type ModelListOptions,
+} from "./side-requests.ts";
 export { isNormalStop, mapStopReason, terminatorName, type WireFormat } from "./stop-reason.ts";
 export { defaultTimeouts, type Timeouts } from "./transport.ts";
 export { type CallSignals, judgeCall, type TurnSignals } from "./verdict.ts";

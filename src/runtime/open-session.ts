@@ -9,7 +9,7 @@ import {
   type ToolHostOptions,
   type WorkspaceToolHost,
 } from "../tools/index.ts";
-import type { SessionInfo } from "./agent-session.ts";
+import type { SessionInfo, SessionSummary } from "./agent-session.ts";
 import { concealInProcEnviron } from "./conceal-environment.ts";
 import type { ConfigFlags } from "./config.ts";
 import { prepareDataDir } from "./data-dir.ts";
@@ -19,8 +19,7 @@ import type { Hooks } from "./hooks/index.ts";
 import { createImageStore } from "./image-store.ts";
 import { journalSink } from "./journal-sink.ts";
 import { acceptsImages } from "./model-registry.ts";
-import { type CurrentModel, modelSwitcher } from "./model-switch.ts";
-import { nameSession } from "./named-sessions.ts";
+import type { CurrentModel } from "./model-switch.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { onDemandTools } from "./on-demand-tools.ts";
 import { resolveSessionConfig } from "./open-config.ts";
@@ -35,16 +34,12 @@ import { createSessionBudget } from "./request-budget.ts";
 import { resultShrinker } from "./result-stubs.ts";
 import { scrubbedHooks } from "./scrubbed-hooks.ts";
 import { scrubbedTools } from "./scrubbed-tools.ts";
-import { describeServed, servedModels } from "./served-models.ts";
 import { sessionCompaction } from "./session-compaction.ts";
-import { summariesIn } from "./session-list.ts";
 import { concealedValues, sessionScrubber, toolEnvironment } from "./session-secrets.ts";
 import { loadSubagents } from "./subagents/index.ts";
-import { summarizeForQuestion } from "./summarize-step.ts";
 import { selectTools, type ToolSelection } from "./tool-selection.ts";
 import { extraTools } from "./tool-sources.ts";
 import { withTurnNotes } from "./turn-notes.ts";
-import { undoResultOf } from "./undo-result.ts";
 import { webTools } from "./web-tools.ts";
 
 /** How to open a session. */
@@ -148,7 +143,11 @@ export async function openSession(
   });
   const sessionId = journal.meta.id;
   if (options.sessionName && resumed === null)
-    nameSession(config.dataDir, options.sessionName, sessionId);
+    (await import("./named-sessions.ts")).nameSession(
+      config.dataDir,
+      options.sessionName,
+      sessionId,
+    );
   let window = () => limits.contextWindow;
   const added = [
     ...(await extraTools({ workspace: config.workspace })),
@@ -158,8 +157,8 @@ export async function openSession(
       config,
       env,
       window: () => window(),
-      summarize: (input, signal) =>
-        summarizeForQuestion(input, signal, {
+      summarize: async (input, signal) =>
+        (await import("./summarize-step.ts")).summarizeForQuestion(input, signal, {
           stream: () => current.stream,
           model: () => current.model,
           emit: (event) => session.emit(event),
@@ -250,7 +249,11 @@ export async function openSession(
   const session: NexSession = new NexSession({
     info,
     stream,
-    tools: { ...host, undo: async (turns) => undoResultOf(await host.undo(turns)) },
+    tools: {
+      ...host,
+      undo: async (turns) =>
+        (await import("./undo-result.ts")).undoResultOf(await host.undo(turns)),
+    },
     journal: journalSink(journal, createImageStore(sessionImagesDir(config.dataDir, sessionId))),
     system,
     messages,
@@ -280,11 +283,15 @@ export async function openSession(
       }),
     secrets,
     ...(mcp ? { onClose: () => mcp.close(), mcpStatus: () => mcp.describe() } : {}),
-    listSessions: async () => summariesIn(config.dataDir),
+    listSessions: async () => (await import("./session-list.ts")).summariesIn(config.dataDir),
     setReasoning: (effort) =>
       effort === null ? reasoning.describe(current.model) : reasoning.set(effort, current.model),
-    listModels: async () => describeServed(await servedModels(config), current.model),
-    switchModel: modelSwitcher(config, current, budget),
+    listModels: async () => {
+      const { describeServed, servedModels } = await import("./served-models.ts");
+      return describeServed(await servedModels(config), current.model);
+    },
+    switchModel: async (asked) =>
+      (await import("./model-switch.ts")).modelSwitcher(config, current, budget)(asked),
   });
   subagents.subagents.bind({
     stream: () => current.stream,
@@ -353,7 +360,14 @@ function extensionsInfo(extensions: Extensions): SessionInfo["extensions"] {
   };
 }
 
-export { listSessionsFor } from "./session-list.ts";
+/** The sessions of a configuration, newest first (see `session-list.ts`). */
+export async function listSessionsFor(
+  flags: ConfigFlags,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): Promise<SessionSummary[]> {
+  return (await import("./session-list.ts")).listSessionsFor(flags, env, cwd);
+}
 
 /** A set that follows a list returned anew only when it changes (the tools' deferred names). */
 function liveSet(names: () => readonly string[]): () => ReadonlySet<string> {

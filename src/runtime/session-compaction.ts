@@ -6,7 +6,7 @@ import {
   type Message,
 } from "../protocol/index.ts";
 import type { Journal } from "../session/index.ts";
-import { type RestoreReader, restoreAfterCompaction } from "./compaction-restore.ts";
+import type { RestoreReader } from "./compaction-restore.ts";
 import { type CompactorParts, compactConversation } from "./compactor.ts";
 import type { SessionBudget } from "./request-budget.ts";
 
@@ -38,7 +38,9 @@ export function sessionCompaction(parts: CompactionParts): {
     if (outcome.type !== "compacted")
       return { messages: null, result: { kind: outcome.type, reason: outcome.reason } };
     const { result: done } = outcome;
-    const { notes, restored } = await restoreAfterCompaction(history, done.messages, {
+    const { notes, restored } = await (
+      await import("./compaction-restore.ts")
+    ).restoreAfterCompaction(history, done.messages, {
       window: parts.window(),
       reader: parts.reader,
     });

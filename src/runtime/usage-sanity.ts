@@ -27,4 +27,5 @@ export function absurdUsageNotice(why: string): string {
     "If the model's window is really larger, set it under `models` in nex's config; otherwise check the server or proxy that reports usage."
   );
 }
+
 import { formatCount } from "../protocol/index.ts";

@@ -3,7 +3,6 @@ import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes } from "../protocol/index.ts";
 import { storedNote } from "./result-store.ts";
 import { describeLeftovers, runBash } from "./shell/index.ts";
-import { startJob } from "./start-job.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 import { SnapshotRequired } from "./undo/index.ts";
 
@@ -73,8 +72,9 @@ export function bashTool(): Tool {
         );
       }
       const env = { PAGER: "cat", GIT_PAGER: "cat", ...ctx.limits.env };
-      const launch = ctx.sandbox.launch(args.command, ctx.workspace.root);
-      if (args.background) return startJob(args.command, launch, env, ctx);
+      const launch = await ctx.sandbox.launch(args.command, ctx.workspace.root);
+      if (args.background)
+        return (await import("./start-job.ts")).startJob(args.command, launch, env, ctx);
       // Room for the status lines and the stored-result note, so the dispatcher never cuts again.
       const cap = Math.max(1024, ctx.limits.outputCap - 1600);
       const spool = ctx.results.spool("bash", cap);

@@ -1,7 +1,6 @@
 import { relative } from "node:path";
 import type { PermissionMode, ReadRecord, ToolHost, ToolSpec } from "../protocol/index.ts";
 import { bashTool } from "./bash.ts";
-import { previewChange } from "./change-preview.ts";
 import { dispatch, validateArguments } from "./dispatch.ts";
 import { editFileTool } from "./edit-file.ts";
 import type { AfterRename } from "./files/index.ts";
@@ -313,6 +312,8 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     },
     async preview(tool, args) {
       const ctx = await context();
+      // Loaded when a person is first asked: unattended runs never are.
+      const { previewChange } = await import("./change-preview.ts");
       return previewChange(tool.name, args, {
         ...ctx,
         signal: AbortSignal.timeout(5_000),

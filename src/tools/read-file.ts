@@ -3,7 +3,6 @@ import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatCount, formatLines } from "../protocol/index.ts";
 import { asInEditor } from "./editor-buffers.ts";
 import { imageHeader, isText, readState, statRegular } from "./files/index.ts";
-import { readImageOutcome } from "./read-image.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Files larger than this are not read at all (search them or read a slice with bash). */
@@ -81,6 +80,7 @@ export function readFileTool(): Tool {
           size: onDisk.size,
         };
         ctx.ledger.recordRead(base, { from: 1, to: 0, total: 0 });
+        const { readImageOutcome } = await import("./read-image.ts");
         return readImageOutcome({
           display: target.display,
           bytes: onDisk.bytes,

@@ -26,4 +26,5 @@ export function expandPastes(text: string, pastes: Pastes): string {
   }
   return out;
 }
+
 import { formatCount } from "../protocol/index.ts";

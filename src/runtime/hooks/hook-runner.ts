@@ -22,7 +22,7 @@ export interface Hooks {
 /** What running hooks needs from the session. */
 export interface HookHost {
   /** How a command is launched (the sandbox), as for `bash`. */
-  launch(command: string, cwd: string): Launch;
+  launch(command: string, cwd: string): Promise<Launch>;
   workspace: string;
   sessionId: string;
   transcriptPath: string;
@@ -50,7 +50,7 @@ export function createHooks(entries: HookEntry[], host: HookHost): Hooks {
         hook_event_name: event,
         ...fields,
       };
-      const result = await runHook(host.launch(entry.command, host.workspace), input, {
+      const result = await runHook(await host.launch(entry.command, host.workspace), input, {
         cwd: host.workspace,
         // Claude Code's hooks name their scripts by the project's folder.
         env: { ...host.env, CLAUDE_PROJECT_DIR: host.workspace },

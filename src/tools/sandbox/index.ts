@@ -1,15 +1,10 @@
-import { tmpdir } from "node:os";
 import { type SandboxHost, sandboxState } from "./availability.ts";
-import { sandboxNotes } from "./blocked.ts";
-import { buildPolicy, type SandboxSettings } from "./build-policy.ts";
-import { bwrapArgs } from "./bwrap.ts";
-import { disarmGitPlants, gitRunnables } from "./git-plants.ts";
+import type { SandboxSettings } from "./build-policy.ts";
 
 export { gitHooksDir, gitSettings } from "./git-plants.ts";
 
 import { type CommandSandbox, describeSandbox, type Launch, type SandboxState } from "./policy.ts";
-import { createProcessCap } from "./process-limit.ts";
-import { seatbeltProfile } from "./seatbelt.ts";
+import type { SandboxProbe } from "./probe.ts";
 
 export type { SandboxSettings } from "./build-policy.ts";
 export {
@@ -19,7 +14,16 @@ export {
   type SandboxMode,
   type SandboxState,
 } from "./policy.ts";
-export { probeSandbox, type SandboxProbe } from "./probe.ts";
+export type { SandboxProbe } from "./probe.ts";
+
+/** Starts `true` under the sandbox once (`nex doctor`); see `probe.ts`. */
+export async function probeSandbox(
+  sandbox: CommandSandbox,
+  workspace: string,
+  env: Record<string, string | undefined>,
+): Promise<SandboxProbe> {
+  return (await import("./probe.ts")).probeSandbox(sandbox, workspace, env);
+}
 
 const plain = (command: string): Launch => ({
   file: "bash",
@@ -55,72 +59,17 @@ export function createCommandSandbox(
         fix: 'check that bubblewrap can run here (`bwrap --ro-bind / / true`), or set "sandbox": {"mode": "off"} in the config (or --sandbox off)',
       };
     },
-    launch(command, cwd) {
+    async launch(command, cwd) {
       if (state.type !== "active" || settings.mode === "off") return plain(command);
-      const policy = buildPolicy(workspace, { ...settings, mode: settings.mode }, host.home);
-      const notes = (output: string) => sandboxNotes(output, policy, cwd);
-      // A repository that existed before has its hooks and config mounted read-only already.
-      // What git would run of the repository's choosing, before the command: afterwards, whatever the
-      // command added there (a hook, an fsmonitor, a `commondir` or `config.worktree` naming new
-      // ones, a swapped `.git`) is disarmed, since git would run it later outside any sandbox.
-      const gitBefore =
-        policy.mode === "read-only"
-          ? null
-          : gitRunnables(policy.workspace, { PATH: host.path, HOME: host.home });
-      const after = (env: Record<string, string | undefined>) => {
-        if (gitBefore === null) return [];
-        const disarmed = disarmGitPlants(policy.workspace, gitBefore, env);
-        return disarmed.length === 0
-          ? []
-          : [
-              `The command changed what git runs (hooks or settings git would run later, outside the sandbox); nex disarmed them: ${disarmed.join(", ")}.`,
-            ];
-      };
-      if (state.backend === "seatbelt") {
-        const profile = seatbeltProfile(policy, tmpdir());
-        return {
-          file: "/usr/bin/sandbox-exec",
-          args: ["-p", profile, "bash", "-c", command],
-          statusFd: false,
-          contained: false,
-          notes,
-          after,
-          stop: () => {},
-          release: () => {},
-        };
-      }
-      const bwrap = ["--json-status-fd", "3", ...bwrapArgs(policy, command, cwd, host.uid === 0)];
-      // The kernel exempts root from `ulimit -u`; a pids cgroup bounds root's commands too. The
-      // shell joins the cgroup, then becomes bubblewrap, so nothing runs outside it.
-      const cap = createProcessCap(policy.maxProcesses);
-      if (!cap)
-        return {
-          file: "bwrap",
-          args: bwrap,
-          statusFd: true,
-          contained: true,
-          notes,
-          after,
-          stop: () => {},
-          release: () => {},
-        };
-      return {
-        file: "sh",
-        args: [
-          "-c",
-          'echo $$ > "$1/cgroup.procs" && shift && exec "$@"',
-          "nex-cap",
-          cap.dir,
-          "bwrap",
-          ...bwrap,
-        ],
-        statusFd: true,
-        contained: true,
-        notes,
-        after,
-        stop: () => cap.kill(),
-        release: () => cap.release(),
-      };
+      const { confinedLaunch } = await import("./launch.ts");
+      return confinedLaunch(
+        command,
+        cwd,
+        workspace,
+        { ...settings, mode: settings.mode },
+        state,
+        host,
+      );
     },
   };
 }

@@ -74,7 +74,7 @@ export interface CommandSandbox {
   /** When commands must be confined but cannot be: why and how to fix it; else null. */
   unavailable(): string | null;
   /** How to run `command` in `cwd`: confined when the sandbox is active, plain `bash -c` otherwise. */
-  launch(command: string, cwd: string): Launch;
+  launch(command: string, cwd: string): Promise<Launch>;
   /** The sandbox failed to start a command: later commands are treated as unconfined (they ask). */
   markBroken(reason: string): void;
   describe(): string;

@@ -19,7 +19,7 @@ export async function probeSandbox(
   if (state.type === "off") return { type: "off" };
   if (state.type === "unavailable") return { ...state };
   const started = performance.now();
-  const launch = sandbox.launch("true", workspace);
+  const launch = await sandbox.launch("true", workspace);
   const result = await runBash({
     command: "true",
     cwd: workspace,

@@ -10,6 +10,7 @@ import {
 } from "./checkpoints.ts";
 import type { ShadowGit, SnapshotLimits } from "./shadow-git.ts";
 import { changesOf, type State, type TurnChange } from "./turn-changes.ts";
+import type { UndoPreviewStep } from "./undo-preview.ts";
 import {
   blockerOf,
   currentOf,
@@ -516,14 +517,6 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   };
 }
 
-/** One step `undo` would take, newest first, with the paths it changed. */
-export interface UndoPreviewStep {
-  prompt: number | null;
-  turns: number[];
-  commands: string[];
-  paths: string[];
-}
-
 /** What each recorded step changed, newest first, without changing anything (`nex undo --list`). */
 export async function previewUndo(options: Omit<UndoOptions, "turns">): Promise<UndoPreviewStep[]> {
   const all = (await loadCheckpoints(options.checkpointDir)).filter(
@@ -546,16 +539,4 @@ export async function previewUndo(options: Omit<UndoOptions, "turns">): Promise<
     });
   }
   return out;
-}
-
-/** The preview as text. */
-export function describePreview(steps: UndoPreviewStep[]): string {
-  if (steps.length === 0) return "Nothing to undo: no file changes were recorded in this session.";
-  return steps
-    .map((step, i) => {
-      const name = step.prompt !== null ? `prompt ${step.prompt}` : `turn ${step.turns.join(", ")}`;
-      const paths = step.paths.length > 0 ? step.paths.join(", ") : "(no file differs)";
-      return `${i + 1}. ${name}: ${paths}`;
-    })
-    .join("\n");
 }

@@ -1,0 +1,87 @@
+// How one command runs confined: the policy as a bubblewrap command line (with a pids cgroup) or a
+// Seatbelt profile, the notes on what the sandbox blocked, and git's plants disarmed afterwards.
+// Loaded with the first command: a session that runs none never loads it.
+import { tmpdir } from "node:os";
+import type { SandboxHost } from "./availability.ts";
+import { sandboxNotes } from "./blocked.ts";
+import { buildPolicy, type SandboxSettings } from "./build-policy.ts";
+import { bwrapArgs } from "./bwrap.ts";
+import { disarmGitPlants, gitRunnables } from "./git-plants.ts";
+import type { Launch, SandboxState } from "./policy.ts";
+import { createProcessCap } from "./process-limit.ts";
+import { seatbeltProfile } from "./seatbelt.ts";
+
+/** The launch of `command` in `cwd` under an active sandbox. */
+export function confinedLaunch(
+  command: string,
+  cwd: string,
+  workspace: string,
+  settings: SandboxSettings & { mode: "read-only" | "workspace-write" },
+  state: SandboxState & { type: "active" },
+  host: SandboxHost & { home: string | undefined },
+): Launch {
+  const policy = buildPolicy(workspace, settings, host.home);
+  const notes = (output: string) => sandboxNotes(output, policy, cwd);
+  // A repository that existed before has its hooks and config mounted read-only already.
+  // What git would run of the repository's choosing, before the command: afterwards, whatever the
+  // command added there (a hook, an fsmonitor, a `commondir` or `config.worktree` naming new
+  // ones, a swapped `.git`) is disarmed, since git would run it later outside any sandbox.
+  const gitBefore =
+    policy.mode === "read-only"
+      ? null
+      : gitRunnables(policy.workspace, { PATH: host.path, HOME: host.home });
+  const after = (env: Record<string, string | undefined>) => {
+    if (gitBefore === null) return [];
+    const disarmed = disarmGitPlants(policy.workspace, gitBefore, env);
+    return disarmed.length === 0
+      ? []
+      : [
+          `The command changed what git runs (hooks or settings git would run later, outside the sandbox); nex disarmed them: ${disarmed.join(", ")}.`,
+        ];
+  };
+  if (state.backend === "seatbelt") {
+    const profile = seatbeltProfile(policy, tmpdir());
+    return {
+      file: "/usr/bin/sandbox-exec",
+      args: ["-p", profile, "bash", "-c", command],
+      statusFd: false,
+      contained: false,
+      notes,
+      after,
+      stop: () => {},
+      release: () => {},
+    };
+  }
+  const bwrap = ["--json-status-fd", "3", ...bwrapArgs(policy, command, cwd, host.uid === 0)];
+  // The kernel exempts root from `ulimit -u`; a pids cgroup bounds root's commands too. The
+  // shell joins the cgroup, then becomes bubblewrap, so nothing runs outside it.
+  const cap = createProcessCap(policy.maxProcesses);
+  if (!cap)
+    return {
+      file: "bwrap",
+      args: bwrap,
+      statusFd: true,
+      contained: true,
+      notes,
+      after,
+      stop: () => {},
+      release: () => {},
+    };
+  return {
+    file: "sh",
+    args: [
+      "-c",
+      'echo $$ > "$1/cgroup.procs" && shift && exec "$@"',
+      "nex-cap",
+      cap.dir,
+      "bwrap",
+      ...bwrap,
+    ],
+    statusFd: true,
+    contained: true,
+    notes,
+    after,
+    stop: () => cap.kill(),
+    release: () => cap.release(),
+  };
+}
