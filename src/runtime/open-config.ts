@@ -4,7 +4,6 @@ import { fetchModelList } from "../providers/index.ts";
 import { findSession } from "../session/index.ts";
 import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./config.ts";
 import { endpointFetch, unreachableMessage } from "./endpoint-client.ts";
-import { namedSession } from "./named-sessions.ts";
 
 /** The session a resume continues, as the catalog found it. */
 export type ResumedSession = Awaited<ReturnType<typeof locateSession>>;
@@ -27,7 +26,9 @@ export async function resolveSessionConfig(
 ): Promise<SessionConfig> {
   let config = resolveConfig(flags, env, cwd);
   // A caller's stable name (`--session-id`) resumes the session it names, when there is one.
-  const named = sessionName ? namedSession(config.dataDir, sessionName) : null;
+  const named = sessionName
+    ? (await import("./named-sessions.ts")).namedSession(config.dataDir, sessionName)
+    : null;
   const resumeId = resume ?? named;
   const resumed = resumeId
     ? await locateSession(config, resumeId, flags.cwd !== undefined && !named)

@@ -23,7 +23,7 @@ import type { CurrentModel } from "./model-switch.ts";
 import { type ApprovalPolicy, NexSession } from "./nex-session.ts";
 import { onDemandTools } from "./on-demand-tools.ts";
 import { resolveSessionConfig } from "./open-config.ts";
-import { openHooks } from "./open-hooks.ts";
+import { NO_HOOKS, openHooks } from "./open-hooks.ts";
 import { openSessionJournal, sessionImagesDir } from "./open-journal.ts";
 import { discoverLimits, type ModelLimits } from "./open-limits.ts";
 import { openMcpServers } from "./open-mcp-servers.ts";
@@ -32,7 +32,6 @@ import { sessionTools } from "./open-tools.ts";
 import { createReasoningControl } from "./reasoning-control.ts";
 import { createSessionBudget } from "./request-budget.ts";
 import { resultShrinker } from "./result-stubs.ts";
-import { scrubbedHooks } from "./scrubbed-hooks.ts";
 import { scrubbedTools } from "./scrubbed-tools.ts";
 import { sessionCompaction } from "./session-compaction.ts";
 import { concealedValues, sessionScrubber, toolEnvironment } from "./session-secrets.ts";
@@ -197,17 +196,18 @@ export async function openSession(
     acceptsImages: () => acceptsImages(current.model, config.models[current.model]),
   });
   // What a hook prints reaches the model and the screen: scrubbed of nex's secrets like a tool's output.
-  const hooks = scrubbedHooks(
-    await openHooks(config, events, {
-      launch: (command, hookCwd) => tools.sandbox.launch(command, hookCwd),
-      workspace: config.workspace,
-      sessionId,
-      transcriptPath: journal.path,
-      env: toolEnvironment(env, config),
-      notice: (message) => session.emit({ type: "notice", message }),
-    }),
-    secrets,
-  );
+  const opened = await openHooks(config, events, {
+    launch: (command, hookCwd) => tools.sandbox.launch(command, hookCwd),
+    workspace: config.workspace,
+    sessionId,
+    transcriptPath: journal.path,
+    env: toolEnvironment(env, config),
+    notice: (message) => session.emit({ type: "notice", message }),
+  });
+  const hooks =
+    opened === NO_HOOKS
+      ? NO_HOOKS
+      : (await import("./scrubbed-hooks.ts")).scrubbedHooks(opened, secrets);
   const mcpWrapped = mcp ? mcp.wrap(tools, config.commands) : tools;
   // Notes are added inside the scrubber: an inbox message is outside text like a tool's output.
   const host = selectTools(

@@ -2,7 +2,6 @@ import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatCount, formatLines } from "../protocol/index.ts";
 import { applyReplacements, planEdit } from "./edit-match.ts";
-import { unsavedChanges } from "./editor-buffers.ts";
 import { commitChange, confirmation } from "./file-writer.ts";
 import {
   checkReplace,
@@ -84,7 +83,10 @@ export function editFileTool(): Tool {
       }
       checkReplaceable(existing, target.display, "Nothing was changed.");
       if ((await ctx.editor?.unsaved(target.abs, existing.bytes)) != null)
-        return unsavedChanges(target.display, "Nothing was changed.");
+        return (await import("./editor-buffers.ts")).unsavedChanges(
+          target.display,
+          "Nothing was changed.",
+        );
       checkReplace({
         ledger: ctx.ledger,
         abs: target.abs,

@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatCount, formatLines } from "../protocol/index.ts";
-import { asInEditor } from "./editor-buffers.ts";
 import { imageHeader, isText, readState, statRegular } from "./files/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 
@@ -97,7 +96,10 @@ export function readFileTool(): Tool {
       }
       // What the user sees in the editor, unsaved changes included, is what the model reads.
       const unsaved = await ctx.editor?.unsaved(target.abs, onDisk.bytes);
-      const file = unsaved == null ? onDisk : asInEditor(onDisk, unsaved);
+      const file =
+        unsaved == null
+          ? onDisk
+          : (await import("./editor-buffers.ts")).asInEditor(onDisk, unsaved);
       const text = file.bytes.toString("utf8");
       const crlf = text.includes("\r\n");
       const lines = text.length === 0 ? [] : text.replace(/\n$/, "").split("\n");

@@ -2,7 +2,6 @@ import { stat } from "node:fs/promises";
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatLines } from "../protocol/index.ts";
-import { unsavedChanges } from "./editor-buffers.ts";
 import {
   type CommittedChange,
   commitChange,
@@ -131,7 +130,10 @@ async function writeWhole(
     );
   }
   if (existing && (await ctx.editor?.unsaved(target.abs, existing.bytes)) != null)
-    return unsavedChanges(target.display, `Nothing was written.${discarded}`);
+    return (await import("./editor-buffers.ts")).unsavedChanges(
+      target.display,
+      `Nothing was written.${discarded}`,
+    );
   checkReplace({
     ledger: ctx.ledger,
     abs: target.abs,
