@@ -58,6 +58,8 @@ export interface ConnectionOptions {
   oauthDir?: string | null;
   /** Most restarts after a crash (3). */
   maxRestarts?: number;
+  /** How HTTP servers are reached (nex's proxied client); absent, the global fetch. */
+  fetch?: (url: string | URL, init?: RequestInit) => Promise<Response>;
 }
 
 // What a stdio server inherits from nex: enough to find programs, a home, a display and the
@@ -225,7 +227,11 @@ export class McpConnection {
             this.signInNeeded = true;
           })
         : undefined;
-    const options = { requestInit, ...(authProvider ? { authProvider } : {}) };
+    const options = {
+      requestInit,
+      ...(authProvider ? { authProvider } : {}),
+      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+    };
     return config.type === "sse"
       ? new SSEClientTransport(new URL(config.url), options)
       : new StreamableHTTPClientTransport(new URL(config.url), options);

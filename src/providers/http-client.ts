@@ -14,13 +14,19 @@ export interface HttpRequestInit {
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
+  /** "manual" answers a redirect as it came (fetch's `redirect: "manual"`); the default follows it. */
+  redirect?: "follow" | "manual";
 }
 
 /** What nex reads of a response; a fetch `Response` has these too. */
 export interface HttpResponse {
   status: number;
   ok: boolean;
-  headers: { get(name: string): string | null };
+  headers: {
+    get(name: string): string | null;
+    /** Every header, names in lower case (for a caller that needs a whole fetch `Response`). */
+    entries?(): Iterable<[string, string]>;
+  };
   /** The (decoded) body; stopping the iteration early discards the rest of it. */
   body: AsyncIterable<Uint8Array> | null;
 }
@@ -117,7 +123,8 @@ async function fetchVia(url: string, init: HttpRequestInit, agents: Agents): Pro
     const sent = await send(target, { method, headers, body, signal: init.signal }, agent);
     const { response } = sent;
     const location = response.headers.location;
-    if (!isRedirect(response.statusCode) || location === undefined) return wrap(sent, init);
+    if (init.redirect === "manual" || !isRedirect(response.statusCode) || location === undefined)
+      return wrap(sent, init);
     response.resume();
     if (redirects >= MAX_REDIRECTS) {
       throw new TypeError("fetch failed", { cause: new Error("too many redirects") });
@@ -222,6 +229,11 @@ function wrap({ response, release }: Sent, init: HttpRequestInit): HttpResponse 
         const value = response.headers[name.toLowerCase()];
         if (value === undefined) return null;
         return Array.isArray(value) ? value.join(", ") : value;
+      },
+      *entries() {
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (value !== undefined) yield [name, Array.isArray(value) ? value.join(", ") : value];
+        }
       },
     },
     body: chunks(response, decoded(response), init.signal, release),

@@ -6,6 +6,7 @@ import { McpConfigError, parseServers } from "../mcp/config.ts";
 import { readOwnFile } from "../tools/index.ts";
 import { ConfigError, type ConfigFlags, configFilePath, resolveConfig } from "./config.ts";
 import { prepareDataDir } from "./data-dir.ts";
+import { mcpFetchFor } from "./mcp-fetch.ts";
 import { approveProject, gatherMcpServers, mcpSecrets } from "./mcp-servers.ts";
 import { describeServers, startMcpSession } from "./mcp-session.ts";
 import { sessionScrubber, toolEnvironment } from "./session-secrets.ts";
@@ -103,6 +104,7 @@ async function listOrTest(
     sessionDir: join(config.dataDir, "logs", `mcp-${command.action}`),
     oauthDir: join(config.dataDir, "mcp-oauth"),
     redact: (text) => secrets.scrub(text).text,
+    ...mcpFetchFor(config),
   });
   try {
     const rows = session.status();

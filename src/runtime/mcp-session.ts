@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { McpHub, ServerStatus } from "../mcp/index.ts";
 import type { PermissionCheck, ToolHost } from "../protocol/index.ts";
 import type { Tool } from "../tools/index.ts";
+import type { FetchLike } from "./mcp-fetch.ts";
 import type { McpServerSet } from "./mcp-servers.ts";
 import { createMcpTools, type McpTools, mcpRuleCheck } from "./mcp-tools.ts";
 
@@ -32,6 +33,8 @@ export async function startMcpSession(
     redact: (text: string) => string;
     /** Where remote servers' OAuth tokens are kept. */
     oauthDir: string;
+    /** How HTTP servers are reached (through the proxy, when one is set). */
+    fetch?: FetchLike;
   },
 ): Promise<McpSession> {
   const mcp = await import("../mcp/index.ts");
@@ -41,6 +44,7 @@ export async function startMcpSession(
     logDir: join(options.sessionDir, "mcp"),
     redact: options.redact,
     oauthDir: options.oauthDir,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   await hub.start();
   const tools: McpTools = createMcpTools(hub, mcp);

@@ -177,6 +177,7 @@ export async function openSession(
             sessionDir: join(config.dataDir, "logs", sessionId),
             oauthDir: join(config.dataDir, "mcp-oauth"),
             redact: (text) => secrets.scrub(text).text,
+            ...(await import("./mcp-fetch.ts")).mcpFetchFor(config),
           },
           events as { type: "notice"; message: string }[],
         );

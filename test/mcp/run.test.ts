@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { toolResults } from "../faults/scenario.ts";
 import { makeSandbox, runNex } from "../support/cli.ts";
+import { startForwardProxy } from "../support/forward-proxy.ts";
 import {
   everythingServer,
   filesystemServer,
@@ -300,6 +301,35 @@ for (const [mode, type] of [
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.results[0] ?? "", new RegExp(`Echo: over ${type}`));
     } finally {
+      await server.close();
+    }
+  });
+}
+
+for (const [mode, type] of [
+  ["streamableHttp", "http"],
+  ["sse", "sse"],
+] as const) {
+  test(`behind HTTP_PROXY, a server over ${type === "http" ? "streamable HTTP" : "HTTP+SSE"} is reached through the proxy`, async () => {
+    const server = await startEverythingHttp(mode);
+    const proxy = await startForwardProxy();
+    try {
+      // `everything.test` resolves only inside the proxy: reaching the server proves the proxy carried it.
+      const url = server.url.replace("127.0.0.1", "everything.test");
+      const run = await runWith(
+        { everything: { type, url } },
+        [everythingCall("echo", { message: "through the proxy" })],
+        { env: { HTTP_PROXY: proxy.url } },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.results[0] ?? "", /Echo: through the proxy/);
+      const host = new URL(url).host;
+      assert.ok(
+        proxy.seen.some((line) => line.includes(`http://${host}/`)),
+        `the proxy saw no request to ${host}: ${proxy.seen.join("; ")}`,
+      );
+    } finally {
+      await proxy.close();
       await server.close();
     }
   });
