@@ -47,33 +47,63 @@ export interface ProxyEnv {
   NO_PROXY?: string | undefined;
 }
 
-type Agents = { "http:": import("node:http").Agent; "https:": import("node:http").Agent } | null;
+type Agent = import("node:http").Agent;
+/** The agent for a request's target: the proxy's, or none (direct). */
+type AgentFor = ((target: URL) => Agent | undefined) | null;
+
+// Node's agents take `proxyEnv` from 24.5 and 22.21; older ones ignore the option without a word, and
+// every request would go around the proxy. Those get the proxy-agents packages' agents instead.
+function nativeProxyAgents(): boolean {
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  return major > 24 || (major === 24 && minor >= 5) || (major === 22 && minor >= 21);
+}
 
 /**
  * A fetch-shaped client; with proxy settings its requests go through the proxy (CONNECT for https)
- * except for hosts in NO_PROXY, using Node's own proxy support in its HTTP agents.
+ * except for hosts in NO_PROXY, using Node's own proxy support in its HTTP agents where it has it.
  */
 export function createHttpFetch(options: { proxy?: ProxyEnv | null } = {}): HttpFetch {
-  let agents: Agents = null;
-  const agentsFor = (): Agents => {
-    if (!options.proxy) return null;
-    if (agents) return agents;
-    const proxyEnv = { ...options.proxy };
-    const http = process.getBuiltinModule("node:http") as HttpModule;
-    const https = process.getBuiltinModule("node:https") as typeof import("node:https");
-    agents = {
-      "http:": new http.Agent({ keepAlive: true, proxyEnv }),
-      "https:": new https.Agent({ keepAlive: true, proxyEnv }),
-    };
+  let agents: Promise<AgentFor> | null = null;
+  const agentsFor = (): Promise<AgentFor> => {
+    agents ??= options.proxy ? proxyAgents(options.proxy) : Promise.resolve(null);
     return agents;
   };
   return async (url, init) => {
     try {
-      return await fetchVia(url, init, agentsFor());
+      return await fetchVia(url, init, await agentsFor());
     } catch (error) {
       throw options.proxy ? markProxied(error, url, options.proxy) : error;
     }
   };
+}
+
+async function proxyAgents(proxy: ProxyEnv): Promise<AgentFor> {
+  const proxyEnv = { ...proxy };
+  if (nativeProxyAgents()) {
+    const http = process.getBuiltinModule("node:http") as HttpModule;
+    const https = process.getBuiltinModule("node:https") as typeof import("node:https");
+    const native = {
+      "http:": new http.Agent({ keepAlive: true, proxyEnv }),
+      "https:": new https.Agent({ keepAlive: true, proxyEnv }),
+    };
+    return (target) => native[target.protocol as "http:" | "https:"];
+  }
+  const [{ HttpProxyAgent }, { HttpsProxyAgent }] = await Promise.all([
+    import("http-proxy-agent"),
+    import("https-proxy-agent"),
+  ]);
+  const httpAgent = proxy.HTTP_PROXY
+    ? new HttpProxyAgent(proxy.HTTP_PROXY, { keepAlive: true })
+    : undefined;
+  const httpsAgent = proxy.HTTPS_PROXY
+    ? new HttpsProxyAgent(proxy.HTTPS_PROXY, { keepAlive: true })
+    : undefined;
+  return (target) =>
+    bypassed(target, proxy.NO_PROXY)
+      ? undefined
+      : target.protocol === "https:"
+        ? httpsAgent
+        : httpAgent;
 }
 
 /**
@@ -114,12 +144,16 @@ function bypassed(target: URL, noProxy: string | undefined): boolean {
  */
 export const httpFetch: HttpFetch = createHttpFetch();
 
-async function fetchVia(url: string, init: HttpRequestInit, agents: Agents): Promise<HttpResponse> {
+async function fetchVia(
+  url: string,
+  init: HttpRequestInit,
+  agentFor: AgentFor,
+): Promise<HttpResponse> {
   let target = refusedLikeFetch(url);
   let { method, body } = init;
   let headers = { ...init.headers };
   for (let redirects = 0; ; redirects++) {
-    const agent = agents?.[target.protocol as "http:" | "https:"];
+    const agent = agentFor?.(target);
     const sent = await send(target, { method, headers, body, signal: init.signal }, agent);
     const { response } = sent;
     const location = response.headers.location;

@@ -8,6 +8,9 @@ import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
+import { startForwardProxy } from "../support/forward-proxy.ts";
+import { startStubEndpoint } from "../support/stub-endpoint.ts";
+import { openaiText, status } from "../support/stub-scripts.ts";
 
 const run = promisify(execFile);
 const checkout = resolve(import.meta.dirname, "..", "..");
@@ -110,5 +113,42 @@ test("npm install -g of the packed tarball puts a nex on PATH that runs on the m
   });
   const output = demo.stdout + demo.stderr;
   assert.match(output, /All \d+ scenarios behaved as promised/, output.slice(-2000));
+
+  // Behind a proxy, on the machine's Node.js (whose HTTP agents may not know Node's proxy option):
+  // the model is reached through the proxy, never around it. `model.test` resolves only there.
+  const proxy = await startForwardProxy();
+  const stub = await startStubEndpoint({
+    handler: (request) =>
+      request.path.endsWith("/chat/completions") ? openaiText("through the proxy") : status(404),
+  });
+  try {
+    const port = new URL(stub.url).port;
+    const proxied = await run(
+      "nex",
+      [
+        "run",
+        "--model",
+        "stub-model",
+        "--base-url",
+        `http://model.test:${port}/v1`,
+        "--data-dir",
+        join(base, "proxied-data"),
+        "say hi",
+      ],
+      {
+        cwd: project,
+        env: { ...userEnv, HTTP_PROXY: proxy.url, OPENAI_API_KEY: "sk-install-test" },
+        timeout: 120_000,
+      },
+    );
+    assert.match(proxied.stdout, /through the proxy/);
+    assert.ok(
+      proxy.seen.some((line) => line === `POST http://model.test:${port}/v1/chat/completions`),
+      `the proxy saw: ${proxy.seen.join("; ")}`,
+    );
+  } finally {
+    await stub.close();
+    await proxy.close();
+  }
   process.stdout.write(`# installed nex ran on Node.js ${nodeVersion}`);
 });
