@@ -8,7 +8,7 @@ import type { IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
 import { formatCount } from "../protocol/index.ts";
 import { hostAllowed, hostKey, privateKind } from "./address-guard.ts";
-import { type ProxyEnv, proxyFor } from "./proxy.ts";
+import { type ProxyEnv, proxied, proxyAgent } from "./proxy.ts";
 import { redactUrl } from "./redact-url.ts";
 
 /** How a name is resolved: every address, as `dns.promises.lookup(name, { all: true })` gives them. */
@@ -122,7 +122,7 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
         if (signal?.aborted) throw error;
         const code = (error as { code?: string }).code ?? (error as Error).message;
         // Behind a proxy, names are often resolved only there: the proxy gets the name, unpinned.
-        if (proxyFor(url, options.proxy ?? null) && (code === "ENOTFOUND" || code === "EAI_AGAIN"))
+        if (proxied(url, options.proxy ?? null) && (code === "ENOTFOUND" || code === "EAI_AGAIN"))
           return null;
         throw new WebError(
           "dns",
@@ -238,13 +238,14 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
   };
 }
 
-function send(
+async function send(
   url: URL,
   init: { method: string; headers: Record<string, string>; body: string | undefined },
   addresses: LookupAddress[] | null,
   options: WebClientOptions,
   signal: AbortSignal,
 ): Promise<IncomingMessage> {
+  const agent = await proxyAgent(url, options.proxy ?? null);
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);
@@ -255,7 +256,6 @@ function send(
     ) as typeof import("node:http");
     const headers: Record<string, string | number> = { ...init.headers };
     if (init.body !== undefined) headers["content-length"] = Buffer.byteLength(init.body);
-    const agent = proxyFor(url, options.proxy ?? null);
     // Direct connections go to the addresses that were checked, never to a second lookup's answer.
     const lookup: import("node:net").LookupFunction | undefined = addresses
       ? (_name, opts, callback) => {
