@@ -20,8 +20,10 @@ export interface SessionBudget extends RequestBudget {
   setLimits(limits: { window: number; maxOutput: number }): void;
 }
 
-// Below this estimate the cheap count is too rough to call a report implausible.
-const LOW_REPORT_MIN = 8192;
+// Below this estimate the cheap count is too rough to call a report implausible: an eighth of the
+// window, between 1k and 8k tokens. A fixed 8k would never be reached on an 8k window, and a server
+// under-reporting there would make nex believe an overflowing prompt was small.
+const lowReportMin = (window: number): number => Math.min(8192, Math.max(1024, window / 8));
 // Tokenizers differ by a third at most on the same text; a report under half the estimate is a cut.
 const LOW_REPORT_RATIO = 0.5;
 
@@ -79,7 +81,7 @@ export function createSessionBudget(options: {
       // would hide the cut for good; nex keeps its own estimate and says what is going on, once.
       const implausible =
         estimated !== null &&
-        estimated >= LOW_REPORT_MIN &&
+        estimated >= lowReportMin(window) &&
         inputTokens < estimated * LOW_REPORT_RATIO;
       reported = {
         tokens: Math.max(inputTokens, implausible ? (estimated ?? 0) : 0) + outputTokens,

@@ -55,7 +55,8 @@ export function stubOldResults(
   let bytes = 0;
   for (let i = 0; i < end; i++) {
     const message = messages[i];
-    if (message?.type !== "tool_result" || message.content.length < minBytes) continue;
+    // Bytes, as the threshold is: a result of multi-byte text is larger than its length says.
+    if (message?.type !== "tool_result" || Buffer.byteLength(message.content) < minBytes) continue;
     if (message.content.startsWith(STUB_MARK)) continue;
     const stub = stubFor(message, store);
     if (!stub) continue;

@@ -2,6 +2,7 @@
 // turn, and nothing a tool returned is lost: what does not fit is stored and the model pages it.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { STUB_MARK } from "../../src/runtime/result-stubs.ts";
 import type { LoggedRequest } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { withLimits } from "./fixtures.ts";
@@ -104,6 +105,51 @@ export const smallWindowScenarios: FaultScenario[] = [
       told(/stored whole as "@results\/[\s\S]*50,000 matches in 1 file/),
       told(/data\.txt:49999: needle 49999 /, 2),
       requests(3),
+      requestsFit,
+      exitCode(0),
+    ],
+  },
+  {
+    name: "8k window: eight results that each fit, one after another",
+    wire,
+    expect:
+      "older results become stubs naming their stored copy; the model pages the oldest back whole; no compaction, every request fits",
+    setup: (box) => {
+      withLimits(box, wire, window);
+      for (let k = 1; k <= 8; k++)
+        writeFileSync(join(box.workspace, `f${k}.txt`), numbered(55, `file${k}`));
+    },
+    handler: (request, index) => {
+      if (index < 8)
+        return openaiToolCall({ name: "read_file", args: { path: `f${index + 1}.txt` } });
+      if (index === 8) {
+        // The stub of f1's read names where it is stored: the model reads a line of it from there.
+        const stub = toolResults(request).find((text) => text.startsWith(STUB_MARK)) ?? "";
+        const name = /stored as "(@results\/[^"]+)"/.exec(stub)?.[1] ?? "@results/missing";
+        return openaiToolCall({ name: "read_file", args: { path: name, offset: 30, limit: 1 } });
+      }
+      return openaiText("all read");
+    },
+    checks: [
+      (o) =>
+        toolResults(o.requests[8]).some((text) => text.startsWith(STUB_MARK))
+          ? null
+          : "no result was stubbed by the ninth request",
+      (o) => {
+        const last = toolResults(o.requests[8]).slice(-3);
+        return last.every((text) => !text.startsWith(STUB_MARK))
+          ? null
+          : "a result of the last three turns was stubbed";
+      },
+      // Line 30 of the stored result (its first line is the read's header): the file's line 29.
+      told(/30\t +29\tfile1 29 /, 9),
+      (o) => {
+        // nex's own measure of a prompt (3.5 bytes a token): none may exceed the window.
+        const over = o.requests.find((r) => Buffer.byteLength(r.rawBody) > 8192 * 3.5);
+        return over ? `request ${over.index} is ${Buffer.byteLength(over.rawBody)} bytes` : null;
+      },
+      (o) => (/"compact/.test(o.stdout) ? "a compaction ran" : null),
+      requests(10),
       requestsFit,
       exitCode(0),
     ],

@@ -39,6 +39,15 @@ test("a window stated by the endpoint replaces the assumed one", () => {
   assert.equal(budget.maxTokensFor(15_000), null);
 });
 
+test("on an 8k window a report far below the estimate is caught too (a fixed 8k floor never would be)", () => {
+  const budget = createSessionBudget({ window: 8_192, maxOutput: 1_024, tools });
+  const messages = [text(14_000)];
+  const own = budget.estimatePrompt("system", messages);
+  assert.ok(own > 2_000 && own < 8_192, `estimate ${own}`);
+  assert.match(budget.observeUsage(12, 0, 1) ?? "", /counted 12 prompt tokens/);
+  assert.equal(budget.estimatePrompt("system", messages), own, "nex keeps its own estimate");
+});
+
 test("switching to a model with a smaller output limit lowers max_tokens at once", () => {
   const budget = createSessionBudget({ window: 200_000, maxOutput: 32_000, tools });
   assert.equal(budget.maxTokensFor(1_000), 32_000);

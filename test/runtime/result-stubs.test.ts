@@ -63,3 +63,14 @@ test("small results and conversations of fewer than four turns are left alone", 
   assert.equal(stubOldResults(conversation(3, 8000), store, 2048).stubbed, 0);
   assert.equal(stubOldResults(conversation(6, 1000), store, 2048).stubbed, 0);
 });
+
+test("the size that makes a result worth a stub is counted in bytes: multi-byte text counts whole", () => {
+  const store = createResultStore(mkdtempSync(join(tmpdir(), "nex-stubs-")));
+  const messages = conversation(5, 1000);
+  // 1,500 characters of two-byte text: 3,000 bytes, over the 2,048-byte threshold.
+  const first = messages[2];
+  if (first?.type !== "tool_result") throw new Error("expected a tool result");
+  messages[2] = { ...first, content: "·".repeat(1500) };
+  assert.equal(stubOldResults(messages, store, 2048).stubbed, 1);
+  assert.ok((messages[2] as { content: string }).content.startsWith(STUB_MARK));
+});
