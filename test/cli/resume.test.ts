@@ -299,7 +299,8 @@ test("a compaction's own request is not taken for the conversation's size: no fa
       // conversation. The first task request overflows, which starts the compaction.
       if (!body.tools?.length)
         return openaiText("Summary: files were written.", { usage: { input: 900, output: 20 } });
-      if (overflowed) return openaiText("Carried on.");
+      // No usage report of its own: the stub's default (a dozen tokens) is itself a cut on this window.
+      if (overflowed) return openaiText("Carried on.", { usage: null });
       overflowed = true;
       return {
         type: "reply" as const,
