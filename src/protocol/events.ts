@@ -10,6 +10,9 @@ export type WindowSource = "config" | "registry" | "endpoint" | "error_body" | "
  * The one stream a UI reads. Every `run` ends in exactly one terminal event: `done`, `error` or `aborted`.
  * A spinner is on exactly while a `request_started` has no matching `request_finished`/`request_failed` with no retry.
  */
+/** How a message typed during a turn reaches the model: `steer` ahead of the others, `queued` in order. */
+export type NoteKind = "steer" | "queued";
+
 export type AgentEvent = AgentEventBody & {
   /** Set on every event of a child agent (`delegate`, `map`, `reader`, `summarize`); absent for the session's own. */
   agent?: AgentTag;
@@ -111,6 +114,13 @@ type AgentEventBody =
   | { type: "todo_updated"; items: TodoItem[] }
   /** Something the user should know that is not an error: an output-limit escalation, a change of tack. */
   | { type: "notice"; message: string }
+  /**
+   * A message the user typed while the model worked reached the model at a turn boundary, with the
+   * next tool result: `steer` ones first (a change of course), then `queued` ones in order.
+   */
+  | { type: "note_delivered"; id: number; kind: NoteKind; text: string }
+  /** A message typed during the turn now waits for the next boundary. */
+  | { type: "note_queued"; id: number; kind: NoteKind; text: string }
   | { type: "message_added"; message: Message }
   | {
       type: "usage";

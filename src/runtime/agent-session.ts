@@ -3,6 +3,7 @@ import type {
   CompactResult,
   Message,
   ModelSwitchResult,
+  NoteKind,
   PermissionAnswer,
   PermissionMode,
   SandboxStatus,
@@ -10,6 +11,7 @@ import type {
   UndoResult,
   WindowSource,
 } from "../protocol/index.ts";
+import type { PendingNote } from "./user-notes.ts";
 
 /** What a UI shows about the session it drives. */
 export interface SessionInfo {
@@ -82,6 +84,15 @@ export interface AgentSession {
   /** Starts a fresh conversation in the same workspace (a resume starts there too); says whether it did, and the line to show. */
   clear(): Promise<{ cleared: boolean; line: string }>;
   listSessions(): Promise<SessionSummary[]>;
+  /**
+   * A message typed while a prompt runs: it reaches the model at the next turn boundary (a
+   * `note_delivered` event says when), or says why it cannot wait.
+   */
+  queueNote?(text: string, kind: NoteKind): PendingNote | { refused: string };
+  /** Takes back a note not delivered yet (to edit or drop it): false when it was. */
+  unqueueNote?(id: number): boolean;
+  /** The notes no turn boundary took (the prompt ended first), now removed: the next prompt's to send. */
+  takePendingNotes?(): PendingNote[];
   /** Flushes the journal and releases resources. */
   close(): Promise<void>;
 }

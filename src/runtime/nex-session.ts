@@ -5,6 +5,7 @@ import type {
   ImagePart,
   Message,
   ModelSwitchResult,
+  NoteKind,
   PermissionAnswer,
   PermissionMode,
   ReadRecord,
@@ -23,6 +24,7 @@ import type { CommandRun, Expansion } from "./extensions/index.ts";
 import type { Hooks } from "./hooks/index.ts";
 import type { SessionBudget } from "./request-budget.ts";
 import { redactCallUrls } from "./url-redaction.ts";
+import type { PendingNote, UserNotes } from "./user-notes.ts";
 
 /** Where a session's records go; backed by the session journal. */
 export interface JournalSink {
@@ -92,6 +94,8 @@ export interface SessionParts {
   onClose?: () => Promise<void>;
   /** `/mcp`: the MCP servers' state, tools and last error. */
   mcpStatus?: () => string;
+  /** Messages typed while the model works (see user-notes.ts). */
+  notes?: UserNotes;
 }
 
 /** How many times Stop hooks may send the model back to work in one prompt. */
@@ -477,6 +481,21 @@ export class NexSession implements AgentSession {
       unfinishedWrites: () => tools.unfinishedWrites?.() ?? [],
       discardUnfinished: async () => (await tools.discardUnfinished?.()) ?? [],
     };
+  }
+
+  queueNote(text: string, kind: NoteKind): PendingNote | { refused: string } {
+    if (!this.parts.notes) return { refused: "this session takes no messages during a turn" };
+    const note = this.parts.notes.add(text, kind);
+    if (!("refused" in note)) this.emit({ type: "note_queued", ...note });
+    return note;
+  }
+
+  unqueueNote(id: number): boolean {
+    return this.parts.notes?.remove(id) ?? false;
+  }
+
+  takePendingNotes(): PendingNote[] {
+    return this.parts.notes?.takeAll() ?? [];
   }
 
   /** Asks the user about a child agent's call, as about the session's own. */

@@ -39,6 +39,7 @@ import { loadSubagents } from "./subagents/index.ts";
 import { selectTools, type ToolSelection } from "./tool-selection.ts";
 import { extraTools } from "./tool-sources.ts";
 import { withTurnNotes } from "./turn-notes.ts";
+import { noteForModel, UserNotes } from "./user-notes.ts";
 import { webTools } from "./web-tools.ts";
 
 /** How to open a session. */
@@ -209,11 +210,18 @@ export async function openSession(
     opened === NO_HOOKS
       ? NO_HOOKS
       : (await import("./scrubbed-hooks.ts")).scrubbedHooks(opened, secrets);
+  // What the user types while the model works, and the orchestrator's notes, ride with the next result.
+  const userNotes = new UserNotes();
+  const takeNotes = () => {
+    const typed = userNotes.takeAll();
+    for (const note of typed) session.emit({ type: "note_delivered", ...note });
+    return [...typed.map(noteForModel), ...(options.turnNotes?.() ?? [])];
+  };
   const mcpWrapped = mcp ? mcp.wrap(tools, config.commands) : tools;
   // Notes are added inside the scrubber: an inbox message is outside text like a tool's output.
   const host = selectTools(
     onDemandTools(
-      scrubbedTools(withTurnNotes(await withHooks(mcpWrapped, hooks), options.turnNotes), secrets),
+      scrubbedTools(withTurnNotes(await withHooks(mcpWrapped, hooks), takeNotes), secrets),
       liveSet(() => tools.deferredTools()),
       () => window(),
     ),
@@ -248,6 +256,7 @@ export async function openSession(
     notifications: config.notifications,
   };
   const session: NexSession = new NexSession({
+    notes: userNotes,
     info,
     stream,
     tools: {

@@ -11,6 +11,9 @@ export function withTurnNotes<T extends ToolHost>(host: T, take: (() => string[]
     ...host,
     async execute(call, signal) {
       const outcome = await host.execute(call, signal);
+      // A child agent's result is the child's: the notes wait for the session's own next result. An
+      // interrupted call's result goes to no model now: they wait for whatever the user does next.
+      if (call.agent !== undefined || signal.aborted) return outcome;
       const notes = take();
       if (notes.length === 0) return outcome;
       const added = notes.map((note) => `[nex: not part of this tool's output] ${note}`).join("\n");

@@ -71,6 +71,13 @@ export function bashTool(): Tool {
             "Tell the user: the checkpoint directory may be full or unwritable.",
         );
       }
+      // Interrupted while the checkpoint was taken: the command never starts.
+      if (ctx.signal.aborted)
+        return {
+          isError: true,
+          code: "aborted",
+          content: "Interrupted before the command started: it was not run.",
+        };
       const env = { PAGER: "cat", GIT_PAGER: "cat", ...ctx.limits.env };
       const launch = await ctx.sandbox.launch(args.command, ctx.workspace.root);
       if (args.background)
@@ -99,6 +106,14 @@ export function bashTool(): Tool {
         tail: result.tail,
       };
       launch.release();
+      // Stopped before the sandbox reported the command's start: an interrupt, not a broken sandbox.
+      if (!result.started && result.aborted)
+        return {
+          isError: true,
+          code: "aborted",
+          content:
+            "Interrupted as the command was starting: it was stopped, possibly before it ran.",
+        };
       if (!result.started) {
         const why = result.output.trim().split("\n").slice(-3).join(" ").slice(0, 400);
         ctx.sandbox.markBroken(`bubblewrap failed to start (${why})`);

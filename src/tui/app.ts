@@ -1,7 +1,12 @@
 import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
 import React, { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { formatSize } from "../protocol/counts.ts";
-import type { PermissionAnswer, PermissionMode } from "../protocol/index.ts";
+import type {
+  NoteKind,
+  PermissionAnswer,
+  PermissionMode,
+  TerminalEvent,
+} from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
 import { runCommand } from "./command-runner.ts";
@@ -16,6 +21,7 @@ import {
   shownSummary,
   ToolBlock,
 } from "./components/index.ts";
+import { editorWith } from "./editor.ts";
 import { wrappedRows } from "./fit.ts";
 import {
   answerGuardMs,
@@ -26,6 +32,7 @@ import {
 } from "./keymap.ts";
 import { answerText, renderedTail } from "./markdown.ts";
 import type { MeterState } from "./meter.ts";
+import { QueuedView, queuedRows } from "./queued-notes.ts";
 import { pickerKey, SessionPicker } from "./session-picker.ts";
 import type { UiStore } from "./store.ts";
 import { FOCUS_IN, FOCUS_OUT } from "./terminal-notify.ts";
@@ -165,11 +172,11 @@ export function App(props: AppProps): React.ReactElement {
   }, [props, store]);
 
   const work = useCallback(
-    async (job: () => Promise<unknown>) => {
+    async <T>(job: () => Promise<T>): Promise<T | undefined> => {
       busy.current = true;
       setBusyShown(true);
       try {
-        await job();
+        return await job();
       } catch (error) {
         // The session promises never to reject; if it does, say so rather than crash the terminal.
         const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -188,6 +195,44 @@ export function App(props: AppProps): React.ReactElement {
     },
     [store],
   );
+
+  // What was typed during the prompt and no turn boundary took: sent next when the prompt finished,
+  // back in the prompt (nothing lost, nothing sent unasked) when it was interrupted or failed.
+  const afterPrompt = (end: TerminalEvent | undefined) => {
+    const left = session.takePendingNotes?.() ?? [];
+    store.update((state) => (state.queued.length === 0 ? state : { ...state, queued: [] }));
+    if (left.length === 0) return;
+    const text = left.map((note) => note.text).join("\n\n");
+    if (end?.type === "done") return submit(text);
+    const draft = input.current.editor.text;
+    setInput({
+      ...input.current,
+      editor: editorWith(draft === "" ? text : `${text}\n\n${draft}`),
+      hint: "The turn did not finish: your waiting messages are back in the prompt. Enter sends them.",
+    });
+  };
+
+  const queueNote = (text: string, kind: NoteKind) => {
+    const note = session.queueNote?.(text, kind) ?? {
+      refused: "this session takes no messages during a turn",
+    };
+    if ("refused" in note) {
+      setInput({
+        ...input.current,
+        editor: editorWith(text),
+        hint: `Not sent: ${note.refused}.`,
+      });
+    }
+  };
+
+  const unqueueLast = () => {
+    const last = store.get().queued.at(-1);
+    if (!last) return;
+    // Delivered meanwhile: it is the model's now, and shows in the chat.
+    if (!session.unqueueNote?.(last.id)) return;
+    store.update((state) => ({ ...state, queued: state.queued.filter((n) => n.id !== last.id) }));
+    setInput({ ...input.current, editor: editorWith(last.text), hint: null });
+  };
 
   const submit = (text: string, shown = text) => {
     if (busy.current) {
@@ -231,7 +276,7 @@ export function App(props: AppProps): React.ReactElement {
       return;
     }
     store.update((state) => addEntry(state, { type: "user", text: shown }));
-    void work(() => session.submit(text));
+    void work(() => session.submit(text)).then(afterPrompt);
   };
 
   const answer = (request: PendingPermission, reply: PermissionAnswer) => {
@@ -255,6 +300,10 @@ export function App(props: AppProps): React.ReactElement {
     switch (action.type) {
       case "submit":
         return submit(action.text, action.shown);
+      case "queue":
+        return queueNote(action.text, action.kind);
+      case "unqueue_last":
+        return unqueueLast();
       case "interrupt":
         return session.interrupt();
       case "answer":
@@ -305,6 +354,7 @@ export function App(props: AppProps): React.ReactElement {
       now,
       permissionShownAt: seen && shownAt.current ? shownAt.current.at : now,
       guardMs: props.answerGuardMs ?? answerGuardMs,
+      queued: store.get().queued.length,
       permissionWhole:
         permission === null ||
         (shownSummary(permission.summary, columns, summaryRows).hiddenRows === 0 &&
@@ -329,7 +379,7 @@ export function App(props: AppProps): React.ReactElement {
       wrappedRows(summary.text, columns - 4) +
       (summary.hiddenRows > 0 ? 1 : 0) +
       (shown.reason ? 4 : shown.hint ? 1 : 0)
-    : 2 + Math.min(shown.editor.text.split("\n").length, editorRows);
+    : 2 + Math.min(shown.editor.text.split("\n").length, editorRows) + queuedRows(ui.queued);
   const tools = transcript.running.slice(-maxLiveTools);
   const hiddenTools = transcript.running.length - tools.length;
   const receiving = transcript.receiving.slice(-2);
@@ -378,13 +428,18 @@ export function App(props: AppProps): React.ReactElement {
             where: commandPlace(session.info.workspace, meter.sandbox),
             note: shown.hint,
           })
-        : h(PromptView, {
-            editor: shown.editor,
-            maxRows: editorRows,
-            placeholder: busyShown
-              ? "Esc interrupts · type your next prompt"
-              : "Ask nex · /help for commands",
-          }),
+        : h(
+            Box,
+            { flexDirection: "column" },
+            h(QueuedView, { queued: ui.queued, columns }),
+            h(PromptView, {
+              editor: shown.editor,
+              maxRows: editorRows,
+              placeholder: busyShown
+                ? "Enter: sent with the next tool result · Alt+Enter: steer · Esc interrupts"
+                : "Ask nex · /help for commands",
+            }),
+          ),
     h(StatusBar, { status, meter, mode, hint: shown.hint, columns }),
   );
 }

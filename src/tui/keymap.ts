@@ -1,5 +1,5 @@
 import type { Key } from "ink";
-import type { PermissionAnswer } from "../protocol/index.ts";
+import type { NoteKind, PermissionAnswer } from "../protocol/index.ts";
 import * as edit from "./editor.ts";
 import * as hist from "./history.ts";
 import { expandPastes, type Pastes, pasteMarker } from "./paste.ts";
@@ -63,12 +63,18 @@ export interface InputContext {
   guardMs: number;
   /** The prompt shows the request's summary whole; approving for the session needs that. */
   permissionWhole: boolean;
+  /** Messages typed during the turn still waiting for a boundary. */
+  queued?: number;
 }
 
 /** What a key asks the TUI to do beyond changing the prompt. */
 export type InputAction =
   /** `shown`: the prompt as the chat shows it (large pastes collapsed), when it differs from `text`. */
   | { type: "submit"; text: string; shown?: string }
+  /** Typed while a turn runs: waits for the next turn boundary (`steer`: ahead of the others). */
+  | { type: "queue"; text: string; kind: NoteKind }
+  /** Up on an empty prompt while messages wait: the last one comes back to be edited. */
+  | { type: "unqueue_last" }
   | { type: "interrupt" }
   | { type: "answer"; request: PendingPermission; answer: PermissionAnswer }
   | { type: "view_request"; request: PendingPermission }
@@ -190,24 +196,32 @@ function promptKey(state: InputState, ctx: InputContext, input: string, key: Key
     actions,
   });
   if (key.return) {
-    if (key.meta || key.shift) return done({ editor: edit.insert(editor, "\n") });
-    const result = edit.enter(editor);
-    if (result.type === "newline") return done({ editor: result.state });
-    if (result.text.trim() === "") return done({});
-    if (ctx.busy)
-      return done({ hint: "A turn is still running: wait for it, or press Esc to interrupt it." });
+    // While a turn runs, Alt+Enter (or Esc then Enter) sends a steering note; otherwise a new line.
+    if (key.shift || (key.meta && !ctx.busy)) return done({ editor: edit.insert(editor, "\n") });
+    const result = key.meta ? null : edit.enter(editor);
+    if (result?.type === "newline") return done({ editor: result.state });
+    const typed = result?.text ?? editor.text;
+    if (typed.trim() === "") return done({});
     const pastes = state.pastes ?? {};
-    const text = expandPastes(result.text, pastes);
+    const text = expandPastes(typed, pastes);
+    if (ctx.busy) {
+      if (/^\s*[/!]/.test(text))
+        return done({
+          hint: "Commands run between turns: press Enter once this one ends (or Esc to interrupt it).",
+        });
+      const kind: NoteKind = key.meta ? "steer" : "queued";
+      return done(
+        { editor: edit.emptyEditor, history: hist.remember(state.history, text), pastes: {} },
+        [{ type: "queue", text, kind }],
+      );
+    }
     return done(
       { editor: edit.emptyEditor, history: hist.remember(state.history, text), pastes: {} },
-      [
-        text === result.text
-          ? { type: "submit", text }
-          : { type: "submit", text, shown: result.text },
-      ],
+      [text === typed ? { type: "submit", text } : { type: "submit", text, shown: typed }],
     );
   }
   if (key.upArrow) {
+    if (editor.text === "" && (ctx.queued ?? 0) > 0) return done({}, [{ type: "unqueue_last" }]);
     const moved = edit.lineUp(editor);
     if (moved) return done({ editor: moved });
     const back = hist.previous(state.history, editor.text);

@@ -265,6 +265,16 @@ function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState
       return append(flushText(state), { type: "info", tone: "dim", text: event.line });
     case "notice":
       return append(flushText(state), { type: "info", tone: "dim", text: event.message });
+    case "note_delivered":
+      // Shown where the model got it: after the tool result it rode with.
+      return append(append(flushText(state), { type: "user", text: event.text }), {
+        type: "info",
+        tone: "dim",
+        text:
+          event.kind === "steer"
+            ? "↳ steering note delivered"
+            : "↳ delivered with the last tool result",
+      });
     case "done":
       return settleRunning(flushText(state), { type: "interrupted" });
     case "aborted": {

@@ -1,5 +1,6 @@
 import type { AgentEvent } from "../protocol/index.ts";
 import { initialMeter, type MeterState, reduceMeter } from "./meter.ts";
+import { type QueuedNotes, reduceQueued } from "./queued-notes.ts";
 import { initialStatus, permissionAnswered, reduceStatus, type StatusState } from "./status.ts";
 import {
   append,
@@ -26,6 +27,8 @@ export interface UiState {
   transcript: TranscriptState;
   meter: MeterState;
   permissions: readonly PendingPermission[];
+  /** Messages typed during the turn, waiting for a boundary. */
+  queued: QueuedNotes;
 }
 
 export function initialUi(info: Parameters<typeof initialMeter>[0]): UiState {
@@ -34,6 +37,7 @@ export function initialUi(info: Parameters<typeof initialMeter>[0]): UiState {
     transcript: initialTranscript,
     meter: initialMeter(info),
     permissions: [],
+    queued: [],
   };
 }
 
@@ -73,6 +77,7 @@ export function reduceUi(state: UiState, event: AgentEvent, now: number): UiStat
     transcript: reduceTranscript(state.transcript, event),
     meter: reduceMeter(state.meter, event),
     permissions: reducePermissions(state.permissions, event),
+    queued: reduceQueued(state.queued, event),
   };
 }
 

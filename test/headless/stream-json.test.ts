@@ -2,7 +2,7 @@
 // the way an orchestrator that parses Claude Code's stream-json reads it.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex } from "../support/cli.ts";
@@ -330,4 +330,62 @@ test("an endpoint that cannot be reached still ends the stream with a result lin
   assert.equal(result.type, "result");
   assert.equal(result.subtype, "error_during_execution");
   assert.match(JSON.stringify(result.errors), /127\.0\.0\.1:9/);
+});
+
+test('stream-json input: messages with priority "now" and "next" join the running prompt at its next turn boundary, steering first; the wire never has two user messages in a row', async () => {
+  const { stub, box, base, env } = await setUp([
+    openaiToolCall({
+      name: "bash",
+      // The command waits until the test has seen both messages queued: no timing guess.
+      args: { command: "while [ ! -f go ]; do sleep 0.05; done; echo waited" },
+    }),
+    openaiText("done with both"),
+  ]);
+  const queued: Line[] = [];
+  const run = await converse(
+    ["run", ...base, "--yes", "--output-format", "stream-json", "--input-format", "stream-json"],
+    { cwd: box.workspace, env },
+    (line, send, end) => {
+      if (line.type === "assistant" && JSON.stringify(line).includes('"tool_use"')) {
+        send({ ...user("also check the README"), priority: "next" });
+        send({ ...user("use tabs, not spaces"), priority: "now" });
+      }
+      if (line.type === "system" && line.subtype === "note_queued") {
+        queued.push(line);
+        if (queued.length === 2) writeFileSync(join(box.workspace, "go"), "");
+      }
+      if (line.type === "result") end();
+    },
+    [user("start")],
+  );
+  await stub.close();
+  assert.equal(run.code, 0, run.stderr);
+  const results = run.lines.filter((l) => l.type === "result");
+  assert.deepEqual(
+    results.map((r) => r.result),
+    ["done with both"],
+    "both messages joined the running prompt: no second prompt",
+  );
+  const delivered = run.lines.filter((l) => l.type === "system" && l.subtype === "note_delivered");
+  assert.deepEqual(
+    delivered.map((l) => [l.kind, l.text]),
+    [
+      ["steer", "use tabs, not spaces"],
+      ["queued", "also check the README"],
+    ],
+  );
+  const second = stub.requestsTo("/v1/chat/completions")[1]?.body as {
+    messages: { role: string; content: unknown }[];
+  };
+  const roles = second.messages.map((m) => m.role);
+  for (let i = 1; i < roles.length; i++)
+    assert.ok(
+      !(roles[i] === "user" && roles[i - 1] === "user"),
+      `two user messages in a row: ${roles}`,
+    );
+  const toolResult = JSON.stringify(second.messages.find((m) => m.role === "tool")?.content);
+  assert.match(
+    toolResult,
+    /waited[\s\S]*steering note[\s\S]*use tabs, not spaces[\s\S]*also check the README/,
+  );
 });

@@ -222,6 +222,29 @@ describe("commands under the sandbox", () => {
     assert.equal(readFileSync(box.path("new.txt"), "utf8"), "made\n");
   });
 
+  test("an interrupt as a sandboxed command starts is an interrupt, never a broken sandbox: later commands stay confined", {
+    skip,
+  }, async () => {
+    const box = sandbox();
+    const tools = host(box, { mode: "approve_all", sandbox: confined });
+    // Interrupts landing at every stage: before dispatch, during the checkpoint, as bubblewrap starts.
+    for (const delayMs of [0, 1, 2, 4, 8, 16, 32, 64]) {
+      const stopped = new AbortController();
+      const pending = run(tools, "bash", { command: "sleep 5" }, { signal: stopped.signal });
+      setTimeout(() => stopped.abort(), delayMs);
+      const result = await pending;
+      assert.equal(result.code, "aborted", `${delayMs} ms: ${result.content}`);
+      assert.doesNotMatch(result.content, /sandbox could not start/, `${delayMs} ms`);
+      assert.equal(
+        tools.sandbox.unavailable(),
+        null,
+        `${delayMs} ms: the sandbox was marked broken`,
+      );
+    }
+    const next = await run(tools, "bash", { command: "echo ok" });
+    assert.equal(next.isError, false, next.content);
+  });
+
   test("writes outside the workspace fail and the model is told why, through links too", {
     skip,
   }, async () => {

@@ -65,11 +65,22 @@ test("Ctrl-C interrupts while busy, clears a typed prompt, and exits only on the
   );
 });
 
-test("Enter while a turn runs keeps the typed prompt and says why", () => {
-  const r = press(initialInput, [["next"], ["\r", { return: true }]], { ...idle, busy: true });
-  assert.deepEqual(r.actions, []);
-  assert.equal(r.state.editor.text, "next");
-  assert.match(r.state.hint ?? "", /still running/);
+test("while a turn runs, Enter queues the message, Alt+Enter steers, a command waits with its reason, ↑ takes one back", () => {
+  const busy = { ...idle, busy: true };
+  const queued = press(initialInput, [["next"], ["\r", { return: true }]], busy);
+  assert.deepEqual(queued.actions, [{ type: "queue", text: "next", kind: "queued" }]);
+  assert.equal(queued.state.editor.text, "");
+  const steer = press(initialInput, [["tabs"], ["\r", { return: true, meta: true }]], busy);
+  assert.deepEqual(steer.actions, [{ type: "queue", text: "tabs", kind: "steer" }]);
+  const command = press(initialInput, [["/status"], ["\r", { return: true }]], busy);
+  assert.deepEqual(command.actions, []);
+  assert.equal(command.state.editor.text, "/status");
+  assert.match(command.state.hint ?? "", /Commands run between turns/);
+  const back = press(initialInput, [["", { upArrow: true }]], { ...busy, queued: 1 });
+  assert.deepEqual(back.actions, [{ type: "unqueue_last" }]);
+  // Idle, Alt+Enter is still a new line.
+  const idleNewline = press(initialInput, [["a"], ["\r", { return: true, meta: true }]], idle);
+  assert.equal(idleNewline.state.editor.text, "a\n");
 });
 
 test("a permission prompt: y allows once, a for the session, n then a reason denies with it", () => {

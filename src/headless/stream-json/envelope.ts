@@ -173,6 +173,18 @@ export function createEnvelope(options: EnvelopeOptions) {
               ...base(),
             });
           return;
+        case "note_queued":
+        case "note_delivered":
+          // nex's own system lines: a message sent with priority "now" or "next" waits, then is delivered.
+          options.write({
+            type: "system",
+            subtype: event.type,
+            note_id: event.id,
+            kind: event.kind,
+            text: event.text,
+            ...base(),
+          });
+          return;
         default:
           return;
       }

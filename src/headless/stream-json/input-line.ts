@@ -1,6 +1,11 @@
 /** One line of `--input-format stream-json`, understood. */
 export type InputLine =
-  | { type: "user"; text: string }
+  /**
+   * `priority` as Claude Code's input reads it: "later" (the default) runs as the next prompt once
+   * the running one ends; "next" reaches the model at the running prompt's next turn boundary;
+   * "now" too, ahead of "next" ones (a steering note).
+   */
+  | { type: "user"; text: string; priority: UserPriority }
   | {
       type: "control_request";
       requestId: string;
@@ -77,12 +82,20 @@ export function readInputLine(line: string): InputLine {
   }
 }
 
+export type UserPriority = "now" | "next" | "later";
+
 function userLine(value: Record<string, unknown>): InputLine {
+  const priority = value.priority ?? "later";
+  if (priority !== "now" && priority !== "next" && priority !== "later")
+    return {
+      type: "invalid",
+      message: `has priority ${JSON.stringify(priority)}; it is "now", "next" or "later" (the default)`,
+    };
   const message = value.message;
   if (!isObject(message) || message.role !== "user")
     return { type: "invalid", message: 'is a user line without a "message" whose role is "user"' };
   const content = message.content;
-  if (typeof content === "string") return nonEmpty(content);
+  if (typeof content === "string") return nonEmpty(content, priority);
   if (!Array.isArray(content))
     return {
       type: "invalid",
@@ -99,12 +112,12 @@ function userLine(value: Record<string, unknown>): InputLine {
         message: `has a "${String(block.type)}" content block; nex takes text blocks only (nothing of this message was sent)`,
       };
   }
-  return nonEmpty(texts.join("\n\n"));
+  return nonEmpty(texts.join("\n\n"), priority);
 }
 
-function nonEmpty(text: string): InputLine {
+function nonEmpty(text: string, priority: UserPriority): InputLine {
   return text.trim()
-    ? { type: "user", text }
+    ? { type: "user", text, priority }
     : { type: "invalid", message: "is a user message with no text" };
 }
 

@@ -97,8 +97,10 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
     return opened;
   };
 
+  let running = false;
   const runPrompt = async (prompt: string) => {
     const { session } = await openOnce();
+    running = true;
     const tracker = createOutcomeTracker();
     const stop = session.subscribe((event) => tracker.see(event));
     envelope?.beginPrompt();
@@ -118,7 +120,11 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
       if (extra.failure) end.failure = extra.failure;
       if (envelope) writeLine(envelope.result(end));
     } finally {
+      running = false;
       stop();
+      // Messages meant for a turn boundary the prompt never reached: the next prompt, as one.
+      const left = session.takePendingNotes?.() ?? [];
+      if (left.length > 0 && !stoppedBy) queue.unshift(left.map((note) => note.text).join("\n\n"));
     }
   };
 
@@ -126,7 +132,9 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
     session: () => opened?.session ?? null,
     settings,
     interrupt: (cancelQueued) => {
-      const cancelled = cancelQueued ? queue.splice(0).length : 0;
+      const cancelled = cancelQueued
+        ? queue.splice(0).length + (opened?.session.takePendingNotes?.().length ?? 0)
+        : 0;
       opened?.session.interrupt();
       return { cancelled };
     },
@@ -195,10 +203,23 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
         if (raw.trim() === "") continue;
         const line = readInputLine(raw);
         switch (line.type) {
-          case "user":
-            queue.push(line.text);
+          case "user": {
+            // "now" and "next" join the running prompt at its next turn boundary; else the queue.
+            const note =
+              running && line.priority !== "later" && opened
+                ? (opened.session.queueNote?.(
+                    line.text,
+                    line.priority === "now" ? "steer" : "queued",
+                  ) ?? null)
+                : null;
+            if (note && "refused" in note)
+              options.err(
+                `nex: stdin line ${number}: ${note.refused}; it runs as the next prompt.\n`,
+              );
+            if (!note || "refused" in note) queue.push(line.text);
             notify();
             break;
+          }
           case "control_request": {
             const answer = await answerControl(line.subtype, line.request, control).catch(
               (error: Error) => ({ ok: false as const, error: error.message }),
