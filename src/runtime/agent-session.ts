@@ -93,6 +93,10 @@ export interface AgentSession {
   unqueueNote?(id: number): boolean;
   /** The notes no turn boundary took (the prompt ended first), now removed: the next prompt's to send. */
   takePendingNotes?(): PendingNote[];
+  /** `/bg`, `/bg ID`, `/bg stop ID`: the session's background jobs, in words to show. */
+  jobsCommand?(args: string): Promise<string>;
+  /** Stops every background job (the chat is ending): one line per job stopped. */
+  stopBackgroundJobs?(): Promise<string[]>;
   /** Flushes the journal and releases resources. */
   close(): Promise<void>;
 }

@@ -46,6 +46,8 @@ export interface SessionTools extends ToolHost {
   setMode(mode: PermissionMode): void;
   /** Stops every background job (the session ends). */
   stopJobs?(): Promise<string[]>;
+  /** What the jobs tool says, for a person (`/bg`). */
+  jobsForUser?(action: "list" | "output" | "stop", id?: number): Promise<string>;
   undo(turns: number): Promise<UndoResult>;
   /** What each step of undo would restore, newest first, as text. */
   undoPreview?(): Promise<string>;
@@ -429,6 +431,29 @@ export class NexSession implements AgentSession {
     this.parts.journal.sync();
     this.parts.journal.close();
     await this.parts.onClose?.();
+  }
+
+  /** `/bg` (no id: the list), `/bg ID` (its last lines), `/bg stop ID`: the words to show. */
+  async jobsCommand(args: string): Promise<string> {
+    const jobs = this.parts.tools.jobsForUser;
+    if (!jobs) return "This session runs no background jobs.";
+    const words = args.trim().split(/\s+/).filter(Boolean);
+    const id = Number(words.at(-1));
+    const text =
+      words.length === 0
+        ? await jobs("list")
+        : words.length === 1 && Number.isInteger(id) && id > 0
+          ? await jobs("output", id)
+          : words.length === 2 && words[0] === "stop" && Number.isInteger(id) && id > 0
+            ? await jobs("stop", id)
+            : "Usage: /bg lists the background jobs, /bg ID shows a job's last lines, /bg stop ID stops it.";
+    return this.parts.secrets?.scrub(text).text ?? text;
+  }
+
+  /** Stops every background job now (the chat is ending): one line per job it stopped. */
+  async stopBackgroundJobs(): Promise<string[]> {
+    const lines = (await this.parts.tools.stopJobs?.()) ?? [];
+    return lines.map((line) => this.parts.secrets?.scrub(line).text ?? line);
   }
 
   /** `/mcp`'s text: each MCP server's state, tools and last error. */

@@ -158,6 +158,8 @@ export interface WorkspaceToolHost extends ToolHost {
   sandbox: CommandSandbox;
   /** Stops every background job; says which it stopped. */
   stopJobs(): Promise<string[]>;
+  /** What the jobs tool says, for a person (`/bg`): the list, a job's last lines, or a stop. */
+  jobsForUser(action: "list" | "output" | "stop", id?: number): Promise<string>;
   /** The tools marked rarely used, loaded on demand on small windows. */
   deferredTools(): string[];
 }
@@ -424,6 +426,16 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       );
     },
     stopJobs: async () => (await jobs.stopAll()).map(jobLine),
+    async jobsForUser(action, id) {
+      const ctx = await context();
+      const args = { action, ...(id !== undefined ? { id } : {}), lines: 20 };
+      const outcome = await jobsTool().execute(args, {
+        ...ctx,
+        signal: AbortSignal.timeout(30_000),
+        turn: 0,
+      });
+      return outcome.content;
+    },
     deferredTools: () => {
       refresh();
       return deferred;

@@ -279,6 +279,27 @@ export function App(props: AppProps): React.ReactElement {
     void work(() => session.submit(text)).then(afterPrompt);
   };
 
+  // The steps of the latest child agent, in full, below: the scrollback keeps its block as it was.
+  const expandChild = () => {
+    const entries = store.get().transcript.entries;
+    const last = [...entries].reverse().find((e) => e.type === "tool" && e.child);
+    const child = last?.type === "tool" ? last.child : undefined;
+    if (!child) {
+      setInput({
+        ...input.current,
+        hint: "No child agent has finished yet: Ctrl-O shows its steps once it has.",
+      });
+      return;
+    }
+    const hidden = child.count - child.steps.length;
+    const text = [
+      `${child.who}, every step:`,
+      ...(hidden > 0 ? [`… ${hidden} earlier steps not kept`] : []),
+      ...child.steps.map((step, i) => `${hidden + i + 1}. ${plainText(step)}`),
+    ].join("\n");
+    store.update((state) => addEntry(state, { type: "info", tone: "dim", text }));
+  };
+
   const answer = (request: PendingPermission, reply: PermissionAnswer) => {
     // A denial shows in the call's own block (the runtime's refusal); an approval has no block of its own.
     store.update((state) => {
@@ -310,6 +331,8 @@ export function App(props: AppProps): React.ReactElement {
         return answer(action.request, action.answer);
       case "view_request":
         return viewRequest(action.request);
+      case "expand_child":
+        return expandChild();
       case "cycle_mode":
         return setMode(nextMode(modeRef.current));
       case "exit":
@@ -384,7 +407,13 @@ export function App(props: AppProps): React.ReactElement {
   const hiddenTools = transcript.running.length - tools.length;
   const receiving = transcript.receiving.slice(-2);
   const fixedRows =
-    1 + promptRows + tools.length * 4 + (hiddenTools > 0 ? 1 : 0) + receiving.length + 1 + 3;
+    1 +
+    promptRows +
+    tools.reduce((rows, tool) => rows + 4 + (tool.child ? 4 : 0), 0) +
+    (hiddenTools > 0 ? 1 : 0) +
+    receiving.length +
+    1 +
+    3;
   const streamRows = rows - fixedRows;
   const streaming =
     transcript.streaming.trim() !== "" && streamRows > 0

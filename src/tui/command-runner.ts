@@ -81,6 +81,14 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         );
       case "mcp":
         return say(store, plainText(session.mcpStatus?.() ?? "No MCP servers configured."), "dim");
+      case "bg":
+        return say(
+          store,
+          plainText(
+            (await session.jobsCommand?.(command.args)) ?? "This session runs no background jobs.",
+          ),
+          "dim",
+        );
       case "exit":
         return ctx.exit();
       case "undo": {

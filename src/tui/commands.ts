@@ -19,6 +19,8 @@ export type Command =
   /** `/reasoning effort X`: how hard the model thinks from now on; null shows the setting. */
   | { type: "reasoning_effort"; effort: "low" | "medium" | "high" | "off" | null }
   | { type: "mcp" }
+  /** `/bg`, `/bg ID`, `/bg stop ID`: the session's background jobs. */
+  | { type: "bg"; args: string }
   | { type: "exit" }
   | { type: "mode"; mode: PermissionMode | null }
   /** A command that cannot run as typed; `message` says what to type instead. */
@@ -58,6 +60,7 @@ export const helpText = [
   "/sessions       list the saved sessions of this workspace, each with its first prompt",
   "/resume [id]    switch to a saved session: a picker (first prompt, time, size), or the one named",
   "/clear          start a fresh conversation in the same workspace",
+  "/bg [id]        list the background jobs, or show one's last lines; /bg stop ID stops it",
   "/init           have the model write or update AGENTS.md (you approve the change)",
   "!command        run a command yourself; it and its output join the conversation",
   "/reasoning      show the model's last reasoning in full (the chat shows it collapsed)",
@@ -159,6 +162,8 @@ export function parseCommand(text: string): Command | null {
     }
     case "mcp":
       return { type: "mcp" };
+    case "bg":
+      return { type: "bg", args: arg };
     case "exit":
     case "quit":
       return { type: "exit" };

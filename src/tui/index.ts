@@ -1,8 +1,8 @@
 import { render } from "ink";
 import React from "react";
-import type { Message } from "../protocol/index.ts";
+import type { AgentEvent, Message } from "../protocol/index.ts";
+import { plainText } from "../protocol/plain-text.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
-import { describeChildEvent } from "../runtime/child-line.ts";
 import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
 import { App } from "./app.ts";
 import { loadMarkdown } from "./markdown.ts";
@@ -88,17 +88,13 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     const answered =
       (event.type === "tool_result" || event.type === "tool_call_refused") &&
       asked.delete(event.callId);
-    // A child agent shows as its steps, one line each; its approvals are asked like the parent's.
-    if (
-      event.agent &&
-      !answered &&
-      event.type !== "permission_requested" &&
-      event.type !== "usage"
-    ) {
-      const line = describeChildEvent(event);
-      if (line) store.dispatch({ type: "notice", message: line });
+    // The outcome of a child's call the user was asked about closes the prompt's own block.
+    if (answered) {
+      const { agent: _child, ...own } = event;
+      store.dispatch(own as AgentEvent);
       return;
     }
+    if (event.type === "usage" && event.agent) return;
     store.dispatch(event);
   });
   let switching = false;
@@ -156,6 +152,9 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     const { status } = store.get();
     if (status.request || status.retry || status.tools.length > 0) session.interrupt();
     store.dispose();
+    // Jobs end with the chat: say which, before the way back in.
+    for (const line of (await session.stopBackgroundJobs?.()) ?? [])
+      stdout.write(`\nStopped background ${plainText(line)}: jobs end with the chat.`);
     await session.close();
     // The way back in, where the user looks last.
     if (session.history().length > 0 && !switching) {

@@ -79,6 +79,8 @@ export type InputAction =
   | { type: "answer"; request: PendingPermission; answer: PermissionAnswer }
   | { type: "view_request"; request: PendingPermission }
   | { type: "cycle_mode" }
+  /** Ctrl-O: the latest child agent's steps in full. */
+  | { type: "expand_child" }
   | { type: "exit" };
 
 /** The new input state and the actions to carry out, in order. */
@@ -313,6 +315,8 @@ function fold(
     return { state: armed, actions: [] };
   }
   if (key.tab && key.shift) return { state: armed, actions: [{ type: "cycle_mode" }] };
+  if (key.ctrl && input === "o" && !ctx.permission)
+    return { state: armed, actions: [{ type: "expand_child" }] };
   if (ctx.permission) return permissionKey(armed, ctx, ctx.permission, input, key, lone);
   return promptKey(armed.swallowed ? { ...armed, swallowed: "" } : armed, ctx, input, key);
 }

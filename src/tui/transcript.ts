@@ -1,5 +1,6 @@
 import type { AgentEvent, ToolDetails, ToolErrorCode } from "../protocol/index.ts";
 import { formatCount } from "../protocol/index.ts";
+import { describeChildEvent } from "../runtime/child-line.ts";
 import { markdownCut } from "./markdown-blocks.ts";
 
 /** The outcome of a tool call as the chat shows it. */
@@ -37,10 +38,25 @@ export type Entry =
       outcome: ToolOutcomeView | null;
       /** The latest step a long call reported (research: "reading 2 of 3: …"). */
       progress?: string;
+      /** The child agent this call runs (delegate, map, reader), its steps as one line each. */
+      child?: ChildSteps;
     }
   /** A failure shown in full; `code` is the error code, or the command that failed. */
   | { type: "error"; id: number; code: string; title: string; message: string }
   | { type: "info"; id: number; text: string; tone: "plain" | "dim" | "warn" | "good" };
+
+/** A child agent's steps, folded into the block of the parent's call that started it. */
+export interface ChildSteps {
+  /** The child and its kind, e.g. `agent-1 work`. */
+  who: string;
+  /** The latest steps (at most `keptChildSteps`), oldest first. */
+  steps: readonly string[];
+  /** Every step seen, kept or not. */
+  count: number;
+}
+
+/** Steps kept per child block, for Ctrl-O to show in full. */
+export const keptChildSteps = 200;
 
 /** A tool call the model is still sending: its arguments are streaming in. */
 export interface ReceivingCall {
@@ -139,6 +155,7 @@ function finishCall(
     summary: started?.summary ?? null,
     started: started?.started ?? false,
     outcome,
+    ...(started?.child ? { child: started.child } : {}),
   });
 }
 
@@ -298,4 +315,31 @@ function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState
     default:
       return state;
   }
+}
+
+/**
+ * A child agent's event: one step in the block of the parent's call that runs it, so a child shows
+ * as one block with its progress. A step whose block is gone (or never shown) is a line of its own.
+ */
+export function reduceChildEvent(state: TranscriptState, event: AgentEvent): TranscriptState {
+  const agent = event.agent;
+  const line = describeChildEvent(event);
+  if (!agent || line === null) return state;
+  const step = line.replace(/^\[[^\]]*\] /, "");
+  const parent = state.running.find((t) => t.callId === agent.parentCallId);
+  if (!parent) return append(flushText(state), { type: "info", tone: "dim", text: line });
+  const who = `${agent.id} ${agent.kind}`;
+  const before = parent.child;
+  const child: ChildSteps = {
+    who: before?.who ?? who,
+    steps: [
+      ...(before?.steps ?? []),
+      before && before.who !== who ? `${who}: ${step}` : step,
+    ].slice(-keptChildSteps),
+    count: (before?.count ?? 0) + 1,
+  };
+  return {
+    ...state,
+    running: state.running.map((t) => (t.callId === parent.callId ? { ...t, child } : t)),
+  };
 }

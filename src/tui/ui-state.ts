@@ -6,6 +6,7 @@ import {
   append,
   type Entry,
   initialTranscript,
+  reduceChildEvent,
   reduceTranscript,
   type TranscriptState,
 } from "./transcript.ts";
@@ -72,6 +73,9 @@ function reducePermissions(
 
 /** Folds one event into everything the TUI shows. */
 export function reduceUi(state: UiState, event: AgentEvent, now: number): UiState {
+  // A child agent's steps fold into its parent call's block; its approvals are asked like the parent's.
+  if (event.agent && event.type !== "permission_requested")
+    return { ...state, transcript: reduceChildEvent(state.transcript, event) };
   return {
     status: reduceStatus(state.status, event, now),
     transcript: reduceTranscript(state.transcript, event),

@@ -3,7 +3,7 @@ import React from "react";
 import { plainText } from "../../protocol/plain-text.ts";
 import { truncateEnd } from "../fit.ts";
 import { answerText, expandTabs } from "../markdown.ts";
-import { keyArgument, outcomeLines } from "../tool-view.ts";
+import { keyArgument, outcomeLines, type ToneLine } from "../tool-view.ts";
 import type { Entry } from "../transcript.ts";
 import { toneProps } from "./tone.ts";
 
@@ -19,10 +19,40 @@ function toolColor(entry: ToolEntry): string {
   return "green";
 }
 
+// Steps of a running child shown under its call; the rest are counted (Ctrl-O shows them all later).
+const liveChildSteps = 3;
+
+/** A child agent's block: its last steps while it runs, one line once its call has a result. */
+function childLines(entry: ToolEntry, columns = 200): ToneLine[] {
+  const child = entry.child;
+  if (!child) return [];
+  const width = Math.max(20, columns - 8);
+  const count = `${child.count} step${child.count === 1 ? "" : "s"}`;
+  if (entry.outcome === null) {
+    const shown = child.steps.slice(-liveChildSteps);
+    return [
+      { text: truncateEnd(`${child.who}: ${count} so far`, width), tone: "dim" },
+      ...shown.map((step) => ({
+        text: truncateEnd(`· ${plainText(step)}`, width),
+        tone: "dim" as const,
+      })),
+    ];
+  }
+  return [
+    {
+      text: truncateEnd(`${child.who}: ${count} · Ctrl-O shows them`, width),
+      tone: "dim",
+    },
+  ];
+}
+
 /** A tool call as a compact block: the tool, its key argument, and what really happened. */
 export function ToolBlock(props: { entry: ToolEntry; columns?: number }): React.ReactElement {
   const { entry } = props;
-  const lines = outcomeLines(entry.outcome, entry.started, entry.progress);
+  const lines = [
+    ...outcomeLines(entry.outcome, entry.started, entry.progress),
+    ...childLines(entry, props.columns),
+  ];
   // A permission summary may start with the tool's name, which the headline already shows.
   const name = plainText(entry.name);
   // One line, like keyArgument: a live block has a budget of one headline row.
