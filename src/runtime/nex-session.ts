@@ -46,6 +46,8 @@ export interface SessionTools extends ToolHost {
   setMode(mode: PermissionMode): void;
   /** Stops every background job (the session ends). */
   stopJobs?(): Promise<string[]>;
+  /** Records what `@path` showed the model of a file (its first bytes) as read. */
+  recordAttachment?(name: string, shown: Buffer): Promise<boolean>;
   /** What the jobs tool says, for a person (`/bg`). */
   jobsForUser?(action: "list" | "output" | "stop", id?: number): Promise<string>;
   undo(turns: number): Promise<UndoResult>;
@@ -574,6 +576,9 @@ export class NexSession implements AgentSession {
     if (signal.aborted) return { type: "aborted", reason: "interrupted by the user" };
     if (!expansion.ok) return { type: "error", code: "config", message: expansion.message };
     for (const note of expansion.notes) this.emit({ type: "notice", message: note });
+    // What `@` showed the model counts as read, as read_file's pages do: it may edit those lines.
+    for (const file of expansion.attached)
+      await this.parts.tools.recordAttachment?.(file.name, file.bytes);
     return { type: "prompt", text: withContext(expansion.text), images: expansion.images };
   }
 

@@ -11,6 +11,8 @@ import {
   createPartsStore,
   createWorkspace,
   describeStaging,
+  readState,
+  statRegular,
   type Workspace,
 } from "./files/index.ts";
 import { globTool } from "./glob.ts";
@@ -23,7 +25,7 @@ import {
   mayChange,
   workspaceHooksDir,
 } from "./permissions/index.ts";
-import { readFileTool } from "./read-file.ts";
+import { MAX_READ_FILE_BYTES, readFileTool } from "./read-file.ts";
 import { createResultStore } from "./result-store.ts";
 import {
   type CommandSandbox,
@@ -158,6 +160,11 @@ export interface WorkspaceToolHost extends ToolHost {
   sandbox: CommandSandbox;
   /** Stops every background job; says which it stopped. */
   stopJobs(): Promise<string[]>;
+  /**
+   * Records that the model was shown the first bytes of a file (`@path`): its complete lines count as
+   * read, as a read_file page does. False when the file is not what was shown (it changed since).
+   */
+  recordAttachment(name: string, shown: Buffer): Promise<boolean>;
   /** What the jobs tool says, for a person (`/bg`): the list, a job's last lines, or a stop. */
   jobsForUser(action: "list" | "output" | "stop", id?: number): Promise<string>;
   /** The tools marked rarely used, loaded on demand on small windows. */
@@ -329,6 +336,26 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         .catch(() => tool.name);
     },
   });
+  const recordShown = async (name: string, shown: Buffer): Promise<boolean> => {
+    const ctx = await context();
+    const target = await ctx.workspace.resolve(name).catch(() => null);
+    if (!target?.exists) return false;
+    const info = statRegular(target.abs, target.display);
+    if (!info || info.size > MAX_READ_FILE_BYTES) return false;
+    const onDisk = await readState(target.abs, target.display);
+    if (!onDisk || !onDisk.bytes.subarray(0, shown.length).equals(shown)) return false;
+    const lines = onDisk.bytes.toString("utf8").replace(/\n$/, "").split("\n");
+    const total = onDisk.size === 0 ? 0 : lines.length;
+    // A cut attachment shows its complete lines only: the last, partial one is not known.
+    const covered =
+      shown.length >= onDisk.size ? total : shown.toString("utf8").split("\n").length - 1;
+    ctx.ledger.recordRead(
+      { path: target.abs, hash: onDisk.hash, mtimeMs: onDisk.mtimeMs, size: onDisk.size },
+      covered >= 1 ? { from: 1, to: covered, total } : { from: 1, to: 0, total },
+    );
+    return true;
+  };
+
   // Changes run one at a time, so checkpoints, staged parts and the ledger see them in order.
   let changes: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
@@ -426,6 +453,14 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       );
     },
     stopJobs: async () => (await jobs.stopAll()).map(jobLine),
+    async recordAttachment(name, shown) {
+      try {
+        return await recordShown(name, shown);
+      } catch {
+        // Not a file the tools may read (a device, gone meanwhile): not recorded, so read before a change.
+        return false;
+      }
+    },
     async jobsForUser(action, id) {
       const ctx = await context();
       const args = { action, ...(id !== undefined ? { id } : {}), lines: 20 };

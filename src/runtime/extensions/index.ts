@@ -39,7 +39,8 @@ export async function expandPrompt(
   commands: readonly CustomCommand[],
   ctx: ExpansionContext,
 ): Promise<Expansion> {
-  if (!EXPANDABLE.test(prompt)) return { ok: true, text: prompt, notes: [], images: [] };
+  if (!EXPANDABLE.test(prompt))
+    return { ok: true, text: prompt, notes: [], images: [], attached: [] };
   return (await import("./prompt-expansion.ts")).expandPrompt(prompt, commands, ctx);
 }
 

@@ -34,7 +34,14 @@ export interface ExpansionContext {
 
 /** The prompt to send, with notes for the user; or why nothing is sent. */
 export type Expansion =
-  | { ok: true; text: string; notes: string[]; images: ImagePart[] }
+  | {
+      ok: true;
+      text: string;
+      notes: string[];
+      images: ImagePart[];
+      /** The files `@` attached and the bytes of each that went to the model, from its start. */
+      attached: { name: string; bytes: Buffer }[];
+    }
   | { ok: false; message: string };
 
 /**
@@ -102,6 +109,7 @@ export async function expandPrompt(
     text: attached.text + pictures.listing,
     notes: [...notes, ...pictures.notes, ...attached.notes],
     images: pictures.images,
+    attached: attached.attached,
   };
 }
 
@@ -148,12 +156,16 @@ async function attachFiles(
   text: string,
   ctx: ExpansionContext,
   pictures: ReadonlySet<string>,
-): Promise<{ ok: true; text: string; notes: string[] } | { ok: false; message: string }> {
+): Promise<
+  | { ok: true; text: string; notes: string[]; attached: { name: string; bytes: Buffer }[] }
+  | { ok: false; message: string }
+> {
   const names = [
     ...new Set([...text.matchAll(MENTION)].map((m) => (m[2] ?? "").replace(/[.,;:!?)\]]+$/, ""))),
   ].filter((name) => name !== "" && !pictures.has(name));
-  if (names.length === 0) return { ok: true, text, notes: [] };
+  if (names.length === 0) return { ok: true, text, notes: [], attached: [] };
   const blocks: string[] = [];
+  const attached: { name: string; bytes: Buffer }[] = [];
   const notes: string[] = [];
   let left = ctx.attachLimit;
   for (const name of names) {
@@ -176,6 +188,7 @@ async function attachFiles(
         message: `@${name} is a binary file; only text files can be attached. Nothing was sent.`,
       };
     left -= Buffer.byteLength(read.text);
+    attached.push({ name, bytes: read.bytes });
     const cut = read.truncated
       ? `\n(only the first ${Buffer.byteLength(read.text)} of ${read.size} bytes are attached; read the rest with read_file)`
       : "";
@@ -186,6 +199,11 @@ async function attachFiles(
       `Attached @${name} (${read.size} bytes${read.truncated ? ", cut to fit the window" : ""}).`,
     );
   }
-  if (blocks.length === 0) return { ok: true, text, notes };
-  return { ok: true, text: `${text}\n\nFiles attached with @:\n${blocks.join("\n")}`, notes };
+  if (blocks.length === 0) return { ok: true, text, notes, attached };
+  return {
+    ok: true,
+    text: `${text}\n\nFiles attached with @:\n${blocks.join("\n")}`,
+    notes,
+    attached,
+  };
 }
