@@ -50,8 +50,10 @@ import { writeFileTool } from "./write-file.ts";
 export {
   describeImage,
   extensionOf,
+  fitImage,
   IMAGE_NAME,
   imageForModel,
+  imageHeader,
   type OwnFileRead,
   readOwnFile,
   readWorkspaceOwnFile,

@@ -219,3 +219,68 @@ function findFiles(dir: string, pattern: RegExp): string[] {
     .filter((entry) => entry.isFile() && pattern.test(entry.name))
     .map((entry) => join(entry.parentPath, entry.name));
 }
+
+test("a picture larger than a model should get is scaled down, not refused: PNG stays PNG within 1568 px, and the prompt says so", async () => {
+  const { Jimp, JimpMime } = await import("jimp");
+  const box = makeSandbox();
+  // A 4000×3000 screenshot: too many pixels for the model to see whole, well within the file limits.
+  const big = await new Jimp({ width: 4000, height: 3000, color: 0x3366ccff }).getBuffer(
+    JimpMime.png,
+  );
+  writeFileSync(join(box.workspace, "big.png"), big);
+  const { result, bodies } = await run(
+    box,
+    ["run", "--model", "gpt-4o-mini", "what is in @big.png?"],
+    [openaiText("A blue field.")],
+  );
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stderr, /scaled down from PNG, 4000×3000 px.* to PNG, 1568×1176 px/);
+  const last = bodies[0]?.messages.at(-1) as { content: Record<string, unknown>[] };
+  const url = String((last.content[1]?.image_url as { url: string }).url);
+  assert.match(url, /^data:image\/png;base64,/);
+  const sent = await Jimp.fromBuffer(Buffer.from(url.slice(url.indexOf(",") + 1), "base64"));
+  assert.deepEqual([sent.width, sent.height], [1568, 1176]);
+  assert.equal(
+    readFileSync(join(box.workspace, "big.png")).equals(big),
+    true,
+    "the file is untouched",
+  );
+});
+
+test("read_file on a large JPEG for a vision model returns it scaled down as JPEG, and says so", async () => {
+  const { Jimp, JimpMime } = await import("jimp");
+  const box = makeSandbox();
+  const photo = await new Jimp({ width: 3200, height: 2400, color: 0x884422ff }).getBuffer(
+    JimpMime.jpeg,
+  );
+  writeFileSync(join(box.workspace, "photo.jpg"), photo);
+  const { result, bodies } = await run(
+    box,
+    ["run", "--model", "gpt-4o-mini", "look at the photo"],
+    [openaiToolCall({ name: "read_file", args: { path: "photo.jpg" } }), openaiText("Brown.")],
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const tool = bodies[1]?.messages.find((m) => m.role === "tool") as { content: string };
+  assert.match(tool.content, /scaled down from JPEG, 3200×2400 px.* to JPEG, 1568×1176 px/);
+  assert.match(JSON.stringify(bodies[1]?.messages), /data:image\/jpeg;base64,/);
+});
+
+test("a small file claiming a gigantic picture is refused from its header, never decoded", async () => {
+  const box = makeSandbox();
+  // A PNG header for 60000×60000 pixels (3.6 gigapixels) in a few dozen bytes.
+  const header = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
+  header.writeUInt32BE(13, 8);
+  header.write("IHDR", 12, "latin1");
+  header.writeUInt32BE(60000, 16);
+  header.writeUInt32BE(60000, 20);
+  writeFileSync(join(box.workspace, "bomb.png"), header);
+  const { result, bodies } = await run(
+    box,
+    ["run", "--model", "gpt-4o-mini", "see @bomb.png"],
+    [openaiText("never")],
+  );
+  assert.notEqual(result.code, 0);
+  assert.equal(bodies.length, 0, "nothing was sent");
+  assert.match(result.stderr, /too large for nex to scale down \(over 50 megapixels\)/);
+});

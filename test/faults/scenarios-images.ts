@@ -82,16 +82,16 @@ export const imageScenarios: FaultScenario[] = [
     ],
   },
   {
-    name: "a 9000 px wide picture in the prompt",
+    name: "a 9000 px wide PNG header with no picture behind it, in the prompt",
     wire: "openai",
-    expect: "refused with its size and what to do; no request",
+    expect: "too large to send as it is, and it cannot be decoded to scale it: refused with its size and what to do; no request",
     setup: (box) => {
       visionStub(box);
       put("wide.png", pngHeader(9000, 100))(box);
     },
     task: "look at @wide.png",
     scripts: [openaiText("never")],
-    checks: [exitNonZero, requests(0), stderrSays(/9000×100 px.*at most 8000 px a side/)],
+    checks: [exitNonZero, requests(0), stderrSays(/9000×100 px.*could not be decoded/)],
   },
   {
     name: "a picture for a model that reads text only",
@@ -103,7 +103,7 @@ export const imageScenarios: FaultScenario[] = [
     checks: [exitNonZero, requests(0), stderrSays(/does not take images.*"images": true/s)],
   },
   {
-    name: "read_file on a 9000 px picture for a vision model",
+    name: "read_file on a 9000 px PNG header with no picture behind it, for a vision model",
     wire: "anthropic",
     expect: "the model is told it is too large; no image is sent",
     setup: put("wide.png", pngHeader(9000, 100)),

@@ -6,8 +6,10 @@ import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { ImagePart } from "../../protocol/index.ts";
 import {
   describeImage,
+  fitImage,
   IMAGE_NAME,
   imageForModel,
+  imageHeader,
   type OwnFileRead,
   readOwnFile,
   readWorkspaceOwnFile,
@@ -33,7 +35,8 @@ export type PromptImages =
 const CANDIDATE =
   /(^|\s)(@?)(?:'([^'\n]+)'|"([^"\n]+)"|((?:\\ |[^\s`'"<>])+?))(?=[.,;:!?)\]]*(?:\s|$))/g;
 // Read one byte past the limit, so a file over it is known as such.
-const READ_LIMIT = 5 * 2 ** 20 + 1;
+// Pictures larger than a model takes are scaled down, up to this many bytes read.
+const READ_LIMIT = 64 * 2 ** 20 + 1;
 
 /**
  * Finds the images a prompt names. A named file that exists and is a picture (by its first bytes) is
@@ -58,7 +61,7 @@ export async function findPromptImages(text: string, ctx: ImageContext): Promise
       if (!IMAGE_NAME.test(name)) continue;
       return { ok: false, message: `${name} was not attached: ${read.reason}. Nothing was sent.` };
     }
-    const checked = imageForModel(read.bytes, read.size);
+    const checked = await fitImage(read.bytes, read.size);
     if (!checked.ok && checked.notImage) {
       if (mention && !IMAGE_NAME.test(name)) continue;
       return {
@@ -77,7 +80,7 @@ export async function findPromptImages(text: string, ctx: ImageContext): Promise
     if (!checked.ok) return { ok: false, message: `${name} ${checked.reason}. Nothing was sent.` };
     images.push(checked.part);
     const what = describeImage(checked.part, checked.part.bytes);
-    lines.push(`- ${name} (${what})`);
+    lines.push(`- ${name} (${what}${checked.scaled ? `; ${checked.scaled}` : ""})`);
   }
   return {
     ok: true,
@@ -126,7 +129,7 @@ async function readImageFile(name: string, ctx: ImageContext): Promise<ImageRead
       })
     : readOwnFile(real, READ_LIMIT);
   if (read.type !== "read") return read;
-  if (!inside(ctx.workspace) && !IMAGE_NAME.test(real) && !imageForModel(read.bytes).ok)
+  if (!inside(ctx.workspace) && !IMAGE_NAME.test(real) && !imageHeader(read.bytes))
     return { type: "refused", reason: "it is outside the workspace" };
   return { type: "read", bytes: read.bytes, size: read.size, abs: real };
 }

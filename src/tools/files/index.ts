@@ -47,3 +47,12 @@ export {
 } from "./workspace.ts";
 export { checkReplace } from "./write-guard.ts";
 export { createPartsStore, describeStaging, type PartsStore } from "./write-parts.ts";
+
+import type { FittedImage } from "./image-scale.ts";
+
+export type { FittedImage } from "./image-scale.ts";
+
+/** A picture as a model should get it, scaled down when too large (loads with the first picture). */
+export async function fitImage(bytes: Buffer, size?: number): Promise<FittedImage> {
+  return (await import("./image-scale.ts")).fitImage(bytes, size);
+}
