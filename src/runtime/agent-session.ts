@@ -93,6 +93,8 @@ export interface AgentSession {
   unqueueNote?(id: number): boolean;
   /** The notes no turn boundary took (the prompt ended first), now removed: the next prompt's to send. */
   takePendingNotes?(): PendingNote[];
+  /** Workspace paths completing `partial` for `@` (folders end in `/`). */
+  completePath?(partial: string): string[];
   /** `/bg`, `/bg ID`, `/bg stop ID`: the session's background jobs, in words to show. */
   jobsCommand?(args: string): Promise<string>;
   /** Stops every background job (the chat is ending): one line per job stopped. */

@@ -22,6 +22,7 @@ import type { EffortOrOff } from "./config.ts";
 import { directCommand, directCommandMessage } from "./direct-command.ts";
 import type { CommandRun, Expansion } from "./extensions/index.ts";
 import type { Hooks } from "./hooks/index.ts";
+import { completePath } from "./path-completion.ts";
 import type { SessionBudget } from "./request-budget.ts";
 import { redactCallUrls } from "./url-redaction.ts";
 import type { PendingNote, UserNotes } from "./user-notes.ts";
@@ -433,6 +434,10 @@ export class NexSession implements AgentSession {
     this.parts.journal.sync();
     this.parts.journal.close();
     await this.parts.onClose?.();
+  }
+
+  completePath(partial: string): string[] {
+    return completePath(this.info.workspace, partial);
   }
 
   /** `/bg` (no id: the list), `/bg ID` (its last lines), `/bg stop ID`: the words to show. */

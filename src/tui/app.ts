@@ -1,5 +1,12 @@
 import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
-import React, { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import React, {
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+} from "react";
 import { formatSize } from "../protocol/counts.ts";
 import type {
   NoteKind,
@@ -12,6 +19,14 @@ import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
 import { runCommand } from "./command-runner.ts";
 import { isCustomCommand, modeLabel, nextMode, parseCommand } from "./commands.ts";
 import {
+  applySuggestion,
+  type Completion,
+  completionAt,
+  SuggestionList,
+  sharedStart,
+  suggestionRows,
+} from "./completion.ts";
+import {
   EntryView,
   isHazard,
   PermissionView,
@@ -21,7 +36,7 @@ import {
   shownSummary,
   ToolBlock,
 } from "./components/index.ts";
-import { editorWith } from "./editor.ts";
+import { type EditorState, editorWith } from "./editor.ts";
 import { wrappedRows } from "./fit.ts";
 import {
   answerGuardMs,
@@ -141,6 +156,21 @@ export function App(props: AppProps): React.ReactElement {
   const [staticKey, setStaticKey] = useState(0);
   const [picker, setPicker] = useState<{ sessions: SessionSummary[]; index: number } | null>(null);
   const pickerRef = useRef(picker);
+  // Esc hid the suggestions for this text; a Tab cycling through them (see completion.ts).
+  const [dismissedAt, setDismissedAt] = useState<string | null>(null);
+  const tabbing = useRef<{
+    base: EditorState;
+    completion: Completion;
+    index: number;
+    after: string;
+  } | null>(null);
+  const completionSources = useMemo(
+    () => ({
+      commands: session.info.extensions?.commands ?? [],
+      paths: (partial: string) => session.completePath?.(partial) ?? [],
+    }),
+    [session],
+  );
   pickerRef.current = picker;
 
   const setInput = useCallback((next: InputState) => {
@@ -279,6 +309,37 @@ export function App(props: AppProps): React.ReactElement {
     void work(() => session.submit(text)).then(afterPrompt);
   };
 
+  // Tab: the one match; else what all matches share; else each match in turn, Tab after Tab.
+  const complete = () => {
+    const editor = input.current.editor;
+    const cycle = tabbing.current;
+    if (cycle && cycle.after === editor.text) {
+      const index = (cycle.index + 1) % cycle.completion.items.length;
+      const next = applySuggestion(
+        cycle.base,
+        cycle.completion,
+        cycle.completion.items[index]?.insert ?? "",
+      );
+      tabbing.current = { ...cycle, index, after: next.text };
+      return setInput({ ...input.current, editor: next });
+    }
+    tabbing.current = null;
+    const completion = completionAt(editor, completionSources);
+    if (!completion) return;
+    const only = completion.items.length === 1 ? completion.items[0] : undefined;
+    if (only)
+      return setInput({
+        ...input.current,
+        editor: applySuggestion(editor, completion, only.insert),
+      });
+    const shared = sharedStart(completion.items);
+    if (shared.length > completion.to - completion.from)
+      return setInput({ ...input.current, editor: applySuggestion(editor, completion, shared) });
+    const first = applySuggestion(editor, completion, completion.items[0]?.insert ?? "");
+    tabbing.current = { base: editor, completion, index: 0, after: first.text };
+    setInput({ ...input.current, editor: first });
+  };
+
   // The steps of the latest child agent, in full, below: the scrollback keeps its block as it was.
   const expandChild = () => {
     const entries = store.get().transcript.entries;
@@ -331,6 +392,10 @@ export function App(props: AppProps): React.ReactElement {
         return answer(action.request, action.answer);
       case "view_request":
         return viewRequest(action.request);
+      case "complete":
+        return complete();
+      case "dismiss_completion":
+        return setDismissedAt(input.current.editor.text);
       case "expand_child":
         return expandChild();
       case "cycle_mode":
@@ -389,6 +454,17 @@ export function App(props: AppProps): React.ReactElement {
   });
 
   const { transcript, status, meter } = ui;
+  // While Tab cycles, the list it cycles through; else what completes the word being typed.
+  const cycling = tabbing.current?.after === shown.editor.text ? tabbing.current : null;
+  const typedCompletion = useMemo(
+    () =>
+      dismissedAt === shown.editor.text || picker || ui.permissions.length > 0
+        ? null
+        : completionAt(shown.editor, completionSources),
+    [shown.editor, dismissedAt, picker, ui.permissions.length, completionSources],
+  );
+  const suggestions = cycling ? cycling.completion : typedCompletion;
+  const chosen = cycling ? cycling.index : 0;
   const pending = ui.permissions[0];
   // Every live part has a row budget: the live region must stay shorter than the terminal (see fit.ts).
   const editorRows = Math.max(1, Math.min(8, Math.floor(rows / 4)));
@@ -402,7 +478,10 @@ export function App(props: AppProps): React.ReactElement {
       wrappedRows(summary.text, columns - 4) +
       (summary.hiddenRows > 0 ? 1 : 0) +
       (shown.reason ? 4 : shown.hint ? 1 : 0)
-    : 2 + Math.min(shown.editor.text.split("\n").length, editorRows) + queuedRows(ui.queued);
+    : 2 +
+      Math.min(shown.editor.text.split("\n").length, editorRows) +
+      queuedRows(ui.queued) +
+      suggestionRows(suggestions);
   const tools = transcript.running.slice(-maxLiveTools);
   const hiddenTools = transcript.running.length - tools.length;
   const receiving = transcript.receiving.slice(-2);
@@ -468,6 +547,7 @@ export function App(props: AppProps): React.ReactElement {
                 ? "Enter: sent with the next tool result · Alt+Enter: steer · Esc interrupts"
                 : "Ask nex · /help for commands",
             }),
+            h(SuggestionList, { completion: suggestions, chosen, columns }),
           ),
     h(StatusBar, { status, meter, mode, hint: shown.hint, columns }),
   );

@@ -81,6 +81,10 @@ export type InputAction =
   | { type: "cycle_mode" }
   /** Ctrl-O: the latest child agent's steps in full. */
   | { type: "expand_child" }
+  /** Tab: complete the command or `@path` being typed. */
+  | { type: "complete" }
+  /** Esc with nothing running: hide the suggestions. */
+  | { type: "dismiss_completion" }
   | { type: "exit" };
 
 /** The new input state and the actions to carry out, in order. */
@@ -312,9 +316,10 @@ function fold(
     if (ctx.busy || ctx.requesting || ctx.permission) {
       return { state: { ...armed, hint: null }, actions: [{ type: "interrupt" }] };
     }
-    return { state: armed, actions: [] };
+    return { state: armed, actions: [{ type: "dismiss_completion" }] };
   }
   if (key.tab && key.shift) return { state: armed, actions: [{ type: "cycle_mode" }] };
+  if (key.tab && !ctx.permission) return { state: armed, actions: [{ type: "complete" }] };
   if (key.ctrl && input === "o" && !ctx.permission)
     return { state: armed, actions: [{ type: "expand_child" }] };
   if (ctx.permission) return permissionKey(armed, ctx, ctx.permission, input, key, lone);

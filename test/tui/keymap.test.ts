@@ -128,7 +128,11 @@ test("Shift+Tab cycles the mode and Esc interrupts only when something runs", ()
   assert.deepEqual(press(initialInput, [["", { tab: true, shift: true }]]).actions, [
     { type: "cycle_mode" },
   ]);
-  assert.deepEqual(press(initialInput, [["", { escape: true }]]).actions, []);
+  // Idle, Esc only hides the suggestions; nothing is interrupted.
+  assert.deepEqual(press(initialInput, [["", { escape: true }]]).actions, [
+    { type: "dismiss_completion" },
+  ]);
+  assert.deepEqual(press(initialInput, [["", { tab: true }]]).actions, [{ type: "complete" }]);
   assert.deepEqual(
     press(initialInput, [["", { escape: true }]], { ...idle, requesting: true }).actions,
     [{ type: "interrupt" }],
