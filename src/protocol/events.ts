@@ -101,6 +101,18 @@ type AgentEventBody =
     }
   /** A step of a long tool call (research: searching, reading a page, summarising). */
   | { type: "tool_progress"; callId: string; name: string; message: string }
+  /**
+   * A running command's output so far, for a UI to show live: its last lines (raw, untrusted: a UI
+   * strips control sequences), how many lines and bytes. Throttled; never journaled.
+   */
+  | {
+      type: "tool_output";
+      callId: string;
+      name: string;
+      tail: string;
+      lines: number;
+      bytes: number;
+    }
   | {
       type: "tool_result";
       callId: string;

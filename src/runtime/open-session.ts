@@ -193,6 +193,8 @@ export async function openSession(
     extraTools: added,
     onProgress: (callId, name, message) =>
       session.emit({ type: "tool_progress", callId, name, message }),
+    onOutput: (callId, name, tail, lines, bytes) =>
+      session.emit({ type: "tool_output", callId, name, tail, lines, bytes }),
     ...(options.editor ? { editor: options.editor } : {}),
     ...(mcp ? { dynamicTools: mcp.tools } : {}),
     acceptsImages: () => acceptsImages(current.model, config.models[current.model]),

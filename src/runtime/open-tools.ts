@@ -26,6 +26,7 @@ export interface ToolParts {
   extraTools: Tool[];
   /** Steps of a long call (research), shown as they happen. */
   onProgress?: ToolHostOptions["onProgress"];
+  onOutput?: ToolHostOptions["onOutput"];
   /** The editor's unsaved buffers (`nex acp`). */
   editor?: ToolHostOptions["editor"];
   /** Tools that come and go (MCP servers' lists). */
@@ -61,6 +62,7 @@ export function sessionTools(parts: ToolParts): WorkspaceToolHost {
     resultsDir: join(config.dataDir, "results", sessionId),
     extraTools: parts.extraTools,
     ...(parts.onProgress ? { onProgress: parts.onProgress } : {}),
+    ...(parts.onOutput ? { onOutput: parts.onOutput } : {}),
     ...(parts.editor ? { editor: parts.editor } : {}),
     ...(parts.dynamicTools ? { dynamicTools: parts.dynamicTools } : {}),
     ...(parts.acceptsImages ? { acceptsImages: parts.acceptsImages } : {}),

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes } from "../protocol/index.ts";
 import { storedNote } from "./result-store.ts";
-import { describeLeftovers, runBash } from "./shell/index.ts";
+import { describeLeftovers, liveOutput, runBash } from "./shell/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 import { SnapshotRequired } from "./undo/index.ts";
 
@@ -85,7 +85,10 @@ export function bashTool(): Tool {
       // Room for the status lines and the stored-result note, so the dispatcher never cuts again.
       const cap = Math.max(1024, ctx.limits.outputCap - 1600);
       const spool = ctx.results.spool("bash", cap);
+      // What the command prints, shown live in a UI as it comes (throttled, its end only).
+      const live = ctx.output ? liveOutput(ctx.output) : null;
       const result = await runBash({
+        ...(live ? { onOutput: (chunk: Buffer) => live.see(chunk) } : {}),
         launch,
         spool,
         command: args.command,
@@ -96,6 +99,7 @@ export function bashTool(): Tool {
         outputCap: cap,
         signal: ctx.signal,
       });
+      live?.stop();
       const stored = spool.finish();
       const details = {
         type: "bash" as const,

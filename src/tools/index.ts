@@ -143,6 +143,8 @@ export interface ToolHostOptions {
   acceptsImages?: () => boolean;
   /** A step of a long call, for the UI (research's progress). */
   onProgress?: (callId: string, name: string, message: string) => void;
+  /** A running command's output so far, for the UI (throttled by the tool). */
+  onOutput?: (callId: string, name: string, tail: string, lines: number, bytes: number) => void;
 }
 
 /** The tools as the loop sees them, plus what the runtime needs around them. */
@@ -416,6 +418,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         try {
           const approved = cautioned.delete(call.id);
           const report = options.onProgress;
+          const live = options.onOutput;
           return await dispatch(call.name, call.args, {
             tools,
             context: {
@@ -424,6 +427,12 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
               ...(approved ? { approved } : {}),
               ...(report
                 ? { progress: (message: string) => report(call.id, call.name, message) }
+                : {}),
+              ...(live
+                ? {
+                    output: (tail: string, lines: number, bytes: number) =>
+                      live(call.id, call.name, tail, lines, bytes),
+                  }
                 : {}),
             },
             signal,

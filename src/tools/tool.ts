@@ -64,6 +64,8 @@ export interface ToolContext {
   approved?: boolean;
   /** Reports a step of a long call (research), shown as it happens. */
   progress?(message: string): void;
+  /** Reports a running command's output so far (its last lines), for a UI to show live. */
+  output?(tail: string, lines: number, bytes: number): void;
   /** The editor nex runs in (ACP), when it shows files with changes not saved yet. */
   editor?: EditorBuffers;
 }

@@ -343,12 +343,29 @@ export function App(props: AppProps): React.ReactElement {
   // The steps of the latest child agent, in full, below: the scrollback keeps its block as it was.
   const expandChild = () => {
     const entries = store.get().transcript.entries;
-    const last = [...entries].reverse().find((e) => e.type === "tool" && e.child);
+    const last = [...entries]
+      .reverse()
+      .find(
+        (e) =>
+          e.type === "tool" && (e.child || (e.name === "bash" && e.outcome?.type === "result")),
+      );
+    if (last?.type === "tool" && !last.child && last.outcome?.type === "result") {
+      // The latest command's whole result, as the model got it (a long one names its stored copy).
+      const all = plainText(last.outcome.content).split("\n");
+      const shown = all.slice(-400);
+      const text = [
+        `$ ${plainText(String(last.args.command ?? ""))}`,
+        ...(all.length > shown.length ? [`… ${all.length - shown.length} earlier lines`] : []),
+        ...shown,
+      ].join("\n");
+      store.update((state) => addEntry(state, { type: "info", tone: "dim", text }));
+      return;
+    }
     const child = last?.type === "tool" ? last.child : undefined;
     if (!child) {
       setInput({
         ...input.current,
-        hint: "No child agent has finished yet: Ctrl-O shows its steps once it has.",
+        hint: "Nothing to expand yet: Ctrl-O shows the last command's whole output, or a child agent's steps.",
       });
       return;
     }

@@ -40,6 +40,8 @@ export type Entry =
       progress?: string;
       /** The child agent this call runs (delegate, map, reader), its steps as one line each. */
       child?: ChildSteps;
+      /** A running command's output so far: its last lines and how much there is. */
+      live?: { tail: string; lines: number; bytes: number };
     }
   /** A failure shown in full; `code` is the error code, or the command that failed. */
   | { type: "error"; id: number; code: string; title: string; message: string }
@@ -256,6 +258,15 @@ function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState
       const others = flushed.running.filter((t) => t.callId !== event.callId);
       return { ...flushed, receiving: [], running: [...others, tool] };
     }
+    case "tool_output":
+      return {
+        ...state,
+        running: state.running.map((t) =>
+          t.callId === event.callId
+            ? { ...t, live: { tail: event.tail, lines: event.lines, bytes: event.bytes } }
+            : t,
+        ),
+      };
     case "tool_progress":
       return {
         ...state,

@@ -27,6 +27,8 @@ export interface RunOptions {
   signal: AbortSignal;
   /** Takes every byte of output as it arrives (to keep output too large for the result). */
   spool?: { write(chunk: Buffer): void };
+  /** Sees each chunk of output as it arrives (the live view). */
+  onOutput?: (chunk: Buffer) => void;
   /** The program that runs the command (a sandbox); default `bash -c command`. */
   launch?: {
     file: string;
@@ -157,6 +159,7 @@ export function runBash(options: RunOptions): Promise<RunResult> {
     const take = (chunk: Buffer): void => {
       output.push(chunk);
       options.spool?.write(chunk);
+      options.onOutput?.(chunk);
     };
     child.stdout.on("data", take);
     child.stderr.on("data", take);

@@ -18,5 +18,6 @@ export {
   shortCommand,
 } from "./command-words.ts";
 export { commandTag, describeLeftovers, stopLeftovers } from "./leftover-processes.ts";
+export { liveOutput } from "./live-output.ts";
 export { killGroupWhenNexDies } from "./orphan-watchdog.ts";
 export { type ParsedCommand, parseCommand, type SubCommand } from "./shell-commands.ts";

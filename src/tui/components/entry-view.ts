@@ -1,5 +1,6 @@
 import { Box, Text } from "ink";
 import React from "react";
+import { formatLines, formatSize } from "../../protocol/counts.ts";
 import { plainText } from "../../protocol/plain-text.ts";
 import { truncateEnd } from "../fit.ts";
 import { answerText, expandTabs } from "../markdown.ts";
@@ -46,13 +47,32 @@ function childLines(entry: ToolEntry, columns = 200): ToneLine[] {
   ];
 }
 
+/** A running command's output as it comes: how much so far, then its last lines, cut to the width. */
+function liveLines(live: NonNullable<ToolEntry["live"]>, columns = 200): ToneLine[] {
+  const width = Math.max(20, columns - 6);
+  const tail = live.tail
+    .split("\n")
+    .slice(-2)
+    .map((line) => ({
+      text: truncateEnd(expandTabs(plainText(line)), width),
+      tone: "dim" as const,
+    }));
+  return [
+    { text: `running… ${formatLines(live.lines)}, ${formatSize(live.bytes)} so far`, tone: "dim" },
+    ...tail,
+  ];
+}
+
 /** A tool call as a compact block: the tool, its key argument, and what really happened. */
 export function ToolBlock(props: { entry: ToolEntry; columns?: number }): React.ReactElement {
   const { entry } = props;
-  const lines = [
-    ...outcomeLines(entry.outcome, entry.started, entry.progress),
-    ...childLines(entry, props.columns),
-  ];
+  const lines =
+    entry.outcome === null && entry.live
+      ? liveLines(entry.live, props.columns)
+      : [
+          ...outcomeLines(entry.outcome, entry.started, entry.progress),
+          ...childLines(entry, props.columns),
+        ];
   // A permission summary may start with the tool's name, which the headline already shows.
   const name = plainText(entry.name);
   // One line, like keyArgument: a live block has a budget of one headline row.
