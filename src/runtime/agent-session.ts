@@ -82,6 +82,8 @@ export interface AgentSession {
   /** Starts a fresh conversation in the same workspace (a resume starts there too); says whether it did, and the line to show. */
   clear(): Promise<{ cleared: boolean; line: string }>;
   listSessions(): Promise<SessionSummary[]>;
+  /** `/fork`: copies this session under a new id (the original stays resumable); says why not when it cannot. */
+  fork?(): Promise<{ sessionId: string | null; line: string }>;
   /** Flushes the journal and releases resources. */
   close(): Promise<void>;
 }

@@ -414,6 +414,22 @@ export class NexSession implements AgentSession {
     };
   }
 
+  async fork(): Promise<{ sessionId: string | null; line: string }> {
+    if (this.controller)
+      return {
+        sessionId: null,
+        line: "A task is running; fork when it has ended (Esc interrupts it).",
+      };
+    this.parts.journal.sync();
+    const { forkJournal } = await import("./fork-session.ts");
+    const from = this.info.sessionId;
+    const fork = await forkJournal(this.info.journalPath, from);
+    return {
+      sessionId: fork.sessionId,
+      line: `Forked session ${from} as ${fork.sessionId}, with the same conversation; the chat goes on in the fork. Resume the original with \`nex resume ${from}\`, the fork with \`nex resume ${fork.sessionId}\`. /undo in the fork reaches the prompts from here on.`,
+    };
+  }
+
   listSessions(): Promise<SessionSummary[]> {
     return this.parts.listSessions();
   }

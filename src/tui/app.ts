@@ -43,7 +43,7 @@ export interface AppProps {
   /** Quiet ms before a permission prompt takes an answer key; answerGuardMs unless a test stretches it. */
   answerGuardMs?: number;
   /** Called with the session to open instead of this one (then the chat exits, and its host reopens). */
-  onSwitch?(sessionId: string): void;
+  onSwitch?(sessionId: string, line?: string): void;
   /** The terminal reported focus in or out (notifications); such reports are not typing. */
   onFocus?(focused: boolean): void;
 }
@@ -220,8 +220,8 @@ export function App(props: AppProps): React.ReactElement {
                     sessions.findIndex((s) => s.sessionId !== session.info.sessionId),
                   ),
                 }),
-              switchTo: (id: string) => {
-                props.onSwitch?.(id);
+              switchTo: (id: string, line?: string) => {
+                props.onSwitch?.(id, line);
                 exit();
               },
             }

@@ -26,7 +26,7 @@ export interface CommandContext {
   /** Shows the session picker; absent where the chat cannot switch sessions. */
   openPicker?(sessions: SessionSummary[]): void;
   /** Leaves this session for another, in place; absent where the chat cannot switch sessions. */
-  switchTo?(sessionId: string): void;
+  switchTo?(sessionId: string, line?: string): void;
 }
 
 function say(
@@ -146,6 +146,15 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
           store,
           `To resume session ${found.sessionId} (${found.messages} messages, started ${found.startedAt}), quit with /exit and run:\n  nex resume ${found.sessionId}`,
         );
+      }
+      case "fork": {
+        const result = session.fork
+          ? await session.fork()
+          : { sessionId: null, line: "This session cannot be forked." };
+        if (result.sessionId === null) return say(store, result.line, "warn");
+        // Said in the chat that opens on the fork: this one closes at once.
+        if (ctx.switchTo) return ctx.switchTo(result.sessionId, result.line);
+        return say(store, result.line, "good");
       }
       case "clear": {
         const result = await session.clear();

@@ -14,6 +14,7 @@ export type Command =
   | { type: "resume"; id: string }
   | { type: "resume_pick" }
   | { type: "clear" }
+  | { type: "fork" }
   | { type: "help" }
   | { type: "reasoning" }
   /** `/reasoning effort X`: how hard the model thinks from now on; null shows the setting. */
@@ -57,6 +58,7 @@ export const helpText = [
   "/export [file]  write the conversation as a markdown transcript (default nex-<session>.md)",
   "/sessions       list the saved sessions of this workspace, each with its first prompt",
   "/resume [id]    switch to a saved session: a picker (first prompt, time, size), or the one named",
+  "/fork           copy this session under a new id and go on in the copy (the original stays)",
   "/clear          start a fresh conversation in the same workspace",
   "/init           have the model write or update AGENTS.md (you approve the change)",
   "!command        run a command yourself; it and its output join the conversation",
@@ -138,6 +140,8 @@ export function parseCommand(text: string): Command | null {
       return { type: "resume", id: arg };
     case "clear":
       return { type: "clear" };
+    case "fork":
+      return { type: "fork" };
     case "help":
       return { type: "help" };
     case "reasoning": {

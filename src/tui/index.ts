@@ -19,7 +19,7 @@ export interface TuiOptions {
   /** Quiet ms before a permission prompt takes an answer key (default answerGuardMs, 300). */
   answerGuardMs?: number;
   /** Called when the user picks another session (/resume): the chat exits so its host reopens that one. */
-  onSwitch?(sessionId: string): void;
+  onSwitch?(sessionId: string, line?: string): void;
   /** The environment that says which terminal this is (notifications). */
   env?: Record<string, string | undefined>;
 }
@@ -113,9 +113,9 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
       answerGuardMs: options.answerGuardMs,
       ...(options.onSwitch
         ? {
-            onSwitch: (id: string) => {
+            onSwitch: (id: string, line?: string) => {
               switching = true;
-              options.onSwitch?.(id);
+              options.onSwitch?.(id, line);
             },
           }
         : {}),
