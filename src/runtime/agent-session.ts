@@ -10,6 +10,7 @@ import type {
   UndoResult,
   WindowSource,
 } from "../protocol/index.ts";
+import type { RewindPoint } from "./rewind.ts";
 
 /** What a UI shows about the session it drives. */
 export interface SessionInfo {
@@ -82,6 +83,13 @@ export interface AgentSession {
   /** Starts a fresh conversation in the same workspace (a resume starts there too); says whether it did, and the line to show. */
   clear(): Promise<{ cleared: boolean; line: string }>;
   listSessions(): Promise<SessionSummary[]>;
+  /** `/rewind`: the prompts of this chat still in the conversation, with what rewinding to each restores. */
+  rewindPoints?(): Promise<RewindPoint[]>;
+  /**
+   * Restores the files (undo's steps) and cuts the conversation to before prompt `number` of
+   * `rewindPoints`; `prompt` is its text, for the input box. Says why not when it cannot.
+   */
+  rewind?(number: number): Promise<{ rewound: boolean; line: string; prompt: string | null }>;
   /** `/fork`: copies this session under a new id (the original stays resumable); says why not when it cannot. */
   fork?(): Promise<{ sessionId: string | null; line: string }>;
   /** Flushes the journal and releases resources. */

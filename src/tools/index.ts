@@ -41,6 +41,7 @@ import {
   createCheckpointRecorder,
   describePreview,
   previewUndo,
+  type UndoPreviewStep,
   type UndoReport,
   undoWorkspace,
 } from "./undo/index.ts";
@@ -151,6 +152,8 @@ export interface WorkspaceToolHost extends ToolHost {
   undo(steps: number): Promise<UndoReport>;
   /** What each step of undo would restore, newest first, as text. */
   undoPreview(): Promise<string>;
+  /** Undo's steps, newest first, changing nothing (`/rewind` places them by time). */
+  undoSteps(): Promise<UndoPreviewStep[]>;
   /** A new user prompt starts: undo takes whole prompts as its steps. */
   beginPrompt(): void;
   /** The conversation starts afresh (`/clear`): the model has read no file, so the ledger empties. */
@@ -333,6 +336,17 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     changes = next.catch(() => {});
     return next;
   };
+  const undoSteps = () =>
+    serial(async () =>
+      previewUndo({
+        workspace: (await ready).root,
+        checkpointDir: options.checkpointDir,
+        env,
+        ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
+        ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
+        ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
+      }),
+    );
 
   return {
     specs: () => {
@@ -458,19 +472,8 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
               text: `Stopped ${stopped.map((job) => `background job ${job.id}`).join(", ")} first (it would go on changing files).\n${report.text}`,
             };
       }),
-    undoPreview: () =>
-      serial(async () =>
-        describePreview(
-          await previewUndo({
-            workspace: (await ready).root,
-            checkpointDir: options.checkpointDir,
-            env,
-            ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
-            ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
-            ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
-          }),
-        ),
-      ),
+    undoPreview: async () => describePreview(await undoSteps()),
+    undoSteps: () => undoSteps(),
   };
 }
 

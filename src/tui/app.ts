@@ -4,6 +4,7 @@ import { formatSize } from "../protocol/counts.ts";
 import type { PermissionAnswer, PermissionMode } from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
+import type { RewindPoint } from "../runtime/rewind.ts";
 import { runCommand } from "./command-runner.ts";
 import { isCustomCommand, modeLabel, nextMode, parseCommand } from "./commands.ts";
 import {
@@ -16,6 +17,7 @@ import {
   shownSummary,
   ToolBlock,
 } from "./components/index.ts";
+import { editorWith } from "./editor.ts";
 import { wrappedRows } from "./fit.ts";
 import {
   answerGuardMs,
@@ -26,6 +28,13 @@ import {
 } from "./keymap.ts";
 import { answerText, renderedTail } from "./markdown.ts";
 import type { MeterState } from "./meter.ts";
+import { doRewind } from "./rewind-command.ts";
+import {
+  openRewindPicker,
+  RewindPicker,
+  type RewindPickerState,
+  rewindKey,
+} from "./rewind-picker.ts";
 import { pickerKey, SessionPicker } from "./session-picker.ts";
 import type { UiStore } from "./store.ts";
 import { FOCUS_IN, FOCUS_OUT } from "./terminal-notify.ts";
@@ -135,6 +144,9 @@ export function App(props: AppProps): React.ReactElement {
   const [picker, setPicker] = useState<{ sessions: SessionSummary[]; index: number } | null>(null);
   const pickerRef = useRef(picker);
   pickerRef.current = picker;
+  const [rewind, setRewind] = useState<RewindPickerState | null>(null);
+  const rewindRef = useRef(rewind);
+  rewindRef.current = rewind;
 
   const setInput = useCallback((next: InputState) => {
     input.current = next;
@@ -209,6 +221,8 @@ export function App(props: AppProps): React.ReactElement {
         clearScreen,
         setMode,
         mode: modeRef.current,
+        openRewind: (points: RewindPoint[]) => setRewind(openRewindPicker(points)),
+        setDraft: (draft: string) => setInput({ ...input.current, editor: editorWith(draft) }),
         ...(props.onSwitch
           ? {
               // It starts on the newest other session.
@@ -280,6 +294,19 @@ export function App(props: AppProps): React.ReactElement {
   }, [pendingId]);
 
   useInput((typed, key) => {
+    const rewinding = rewindRef.current;
+    if (rewinding) {
+      const next = rewindKey(rewinding, typed, key);
+      if ("state" in next) return setRewind(next.state);
+      setRewind(null);
+      if (next.chosen !== null) {
+        const chosen = next.chosen;
+        const setDraft = (draft: string) =>
+          setInput({ ...input.current, editor: editorWith(draft) });
+        void work(() => doRewind({ session, store, setDraft }, chosen));
+      }
+      return;
+    }
     const open = pickerRef.current;
     if (open) {
       const next = pickerKey(open.index, open.sessions.length, key);
@@ -359,32 +386,34 @@ export function App(props: AppProps): React.ReactElement {
       ),
     ),
     h(Box, { marginTop: 1 }),
-    picker
-      ? h(SessionPicker, {
-          sessions: picker.sessions,
-          index: picker.index,
-          columns,
-          maxRows: Math.max(3, Math.floor(rows / 2)),
-          current: session.info.sessionId,
-        })
-      : pending
-        ? h(PermissionView, {
-            request: pending,
-            queued: ui.permissions.length - 1,
-            reason: shown.reason,
+    rewind
+      ? h(RewindPicker, { state: rewind, columns, maxRows: Math.max(3, Math.floor(rows / 2)) })
+      : picker
+        ? h(SessionPicker, {
+            sessions: picker.sessions,
+            index: picker.index,
             columns,
-            maxSummaryRows: summaryRows,
-            maxPreviewRows: previewBudget,
-            where: commandPlace(session.info.workspace, meter.sandbox),
-            note: shown.hint,
+            maxRows: Math.max(3, Math.floor(rows / 2)),
+            current: session.info.sessionId,
           })
-        : h(PromptView, {
-            editor: shown.editor,
-            maxRows: editorRows,
-            placeholder: busyShown
-              ? "Esc interrupts · type your next prompt"
-              : "Ask nex · /help for commands",
-          }),
+        : pending
+          ? h(PermissionView, {
+              request: pending,
+              queued: ui.permissions.length - 1,
+              reason: shown.reason,
+              columns,
+              maxSummaryRows: summaryRows,
+              maxPreviewRows: previewBudget,
+              where: commandPlace(session.info.workspace, meter.sandbox),
+              note: shown.hint,
+            })
+          : h(PromptView, {
+              editor: shown.editor,
+              maxRows: editorRows,
+              placeholder: busyShown
+                ? "Esc interrupts · type your next prompt"
+                : "Ask nex · /help for commands",
+            }),
     h(StatusBar, { status, meter, mode, hint: shown.hint, columns }),
   );
 }

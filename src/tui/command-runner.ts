@@ -8,7 +8,9 @@ import {
   plainText,
 } from "../protocol/index.ts";
 import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
+import type { RewindPoint } from "../runtime/rewind.ts";
 import { type Command, helpWith, nextMode } from "./commands.ts";
+import { rewindCommand } from "./rewind-command.ts";
 import { statusText, transcriptMarkdown } from "./session-views.ts";
 import type { UiStore } from "./store.ts";
 import { addEntry } from "./ui-state.ts";
@@ -27,6 +29,10 @@ export interface CommandContext {
   openPicker?(sessions: SessionSummary[]): void;
   /** Leaves this session for another, in place; absent where the chat cannot switch sessions. */
   switchTo?(sessionId: string, line?: string): void;
+  /** Shows the `/rewind` picker; absent where the chat has none. */
+  openRewind?(points: RewindPoint[]): void;
+  /** Puts text in the input box (a rewound prompt). */
+  setDraft?(text: string): void;
 }
 
 function say(
@@ -147,6 +153,8 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
           `To resume session ${found.sessionId} (${found.messages} messages, started ${found.startedAt}), quit with /exit and run:\n  nex resume ${found.sessionId}`,
         );
       }
+      case "rewind":
+        return rewindCommand(ctx, command.target, command.confirmed);
       case "fork": {
         const result = session.fork
           ? await session.fork()

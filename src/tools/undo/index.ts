@@ -10,6 +10,7 @@ export {
   describePreview,
   previewUndo,
   type UndoOptions,
+  type UndoPreviewStep,
   type UndoReport,
   undoWorkspace,
 } from "./undo.ts";

@@ -519,6 +519,8 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
 /** One step `undo` would take, newest first, with the paths it changed. */
 export interface UndoPreviewStep {
   prompt: number | null;
+  /** When the step first changed something (ISO), or null in older logs. */
+  time: string | null;
   turns: number[];
   commands: string[];
   paths: string[];
@@ -535,6 +537,7 @@ export async function previewUndo(options: Omit<UndoOptions, "turns">): Promise<
     const plan = await planOf(step.checkpoints, shadow, options.checkpointDir, ws.root);
     out.push({
       prompt: step.prompt,
+      time: step.checkpoints.find((c) => c.time !== undefined)?.time ?? null,
       turns: step.checkpoints.map((c) => c.turn),
       commands: step.checkpoints.flatMap((c) => c.commands),
       paths: [...plan.entries()]
