@@ -61,6 +61,15 @@ const ConfigFileSchema = v.strictObject({
     }),
   ),
   models: v.optional(v.record(v.string(), LimitsSchema)),
+  /** Per project (by its absolute path): allow rules saved from an approval ("always in this project"). */
+  projects: v.optional(
+    v.record(
+      v.string(),
+      v.strictObject({
+        commands: v.optional(v.strictObject({ allow: v.optional(v.array(v.string())) })),
+      }),
+    ),
+  ),
   /** Named endpoints, each with its own server, key variable and models; one is chosen per session. */
   endpoints: v.optional(
     v.record(
@@ -264,7 +273,13 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     stream: file.stream ?? true,
     dataDir: resolveDataDir(flags.dataDir ?? env.NEX_DATA_DIR ?? file.dataDir, env, workspace),
     allowedPaths: (file.allowedPaths ?? []).map((p) => resolve(workspace, p)),
-    commands: { allow: file.commands?.allow ?? [], deny: file.commands?.deny ?? [] },
+    commands: {
+      allow: [
+        ...(file.commands?.allow ?? []),
+        ...(file.projects?.[workspace]?.commands?.allow ?? []),
+      ],
+      deny: file.commands?.deny ?? [],
+    },
     models: { ...(file.models ?? {}), ...(named?.models ?? {}) },
     reasoningEffort: {
       given: parseEffortFlag(flags.reasoningEffort),

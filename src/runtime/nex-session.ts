@@ -662,7 +662,10 @@ export class NexSession implements AgentSession {
       const answer = await this.approve(call.id, signal);
       if (answer.type === "deny")
         refusal = answer.reason ? `denied: ${answer.reason}` : "the user denied it";
-      else if (answer.type === "allow_session") tools.rememberApproval(call);
+      else if (answer.type === "allow_session" || answer.type === "allow_project")
+        tools.rememberApproval(call);
+      if (answer.type === "allow_project" && tools.saveApproval)
+        this.emit({ type: "notice", message: await tools.saveApproval(call) });
     }
     if (refusal !== null) {
       this.emit({
@@ -698,6 +701,7 @@ export class NexSession implements AgentSession {
       readOnly: (name) => tools.readOnly?.(name) ?? false,
       permission: (call) => tools.permission(call),
       rememberApproval: (call) => tools.rememberApproval(call),
+      ...(tools.saveApproval ? { saveApproval: tools.saveApproval } : {}),
       execute: async (call, signal) => {
         const turn = this.turnOffset + call.turn;
         this.highestTurn = Math.max(this.highestTurn, turn);

@@ -11,7 +11,7 @@ import {
 } from "../tools/index.ts";
 import type { SessionInfo } from "./agent-session.ts";
 import { concealInProcEnviron } from "./conceal-environment.ts";
-import type { ConfigFlags } from "./config.ts";
+import { type ConfigFlags, defaultConfigPath } from "./config.ts";
 import { prepareDataDir } from "./data-dir.ts";
 import { createClient } from "./endpoint-client.ts";
 import { type Extensions, expandPrompt, loadExtensions } from "./extensions/index.ts";
@@ -250,7 +250,16 @@ export async function openSession(
   const session: NexSession = new NexSession({
     info,
     stream,
-    tools: { ...host, undo: async (turns) => undoResultOf(await host.undo(turns)) },
+    tools: {
+      ...host,
+      undo: async (turns) => undoResultOf(await host.undo(turns)),
+      saveApproval: async (call) =>
+        (await import("./saved-approvals.ts")).saveApprovalLine(
+          config.configPath ?? defaultConfigPath(env),
+          config.workspace,
+          call.name.startsWith("mcp__") ? { rules: [call.name] } : await tools.savableRules(call),
+        ),
+    },
     journal: journalSink(journal, createImageStore(sessionImagesDir(config.dataDir, sessionId))),
     system,
     messages,

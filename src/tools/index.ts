@@ -1,5 +1,11 @@
 import { relative } from "node:path";
-import type { PermissionMode, ReadRecord, ToolHost, ToolSpec } from "../protocol/index.ts";
+import type {
+  PermissionMode,
+  ReadRecord,
+  ToolHost,
+  ToolInvocation,
+  ToolSpec,
+} from "../protocol/index.ts";
 import { bashTool } from "./bash.ts";
 import { previewChange } from "./change-preview.ts";
 import { dispatch, validateArguments } from "./dispatch.ts";
@@ -152,6 +158,8 @@ export interface WorkspaceToolHost extends ToolHost {
   undo(steps: number): Promise<UndoReport>;
   /** What each step of undo would restore, newest first, as text. */
   undoPreview(): Promise<string>;
+  /** The precise allow rules a "this project" approval would save, or why none (see permissions.ts). */
+  savableRules(call: ToolInvocation): Promise<{ rules: string[] } | { refused: string }>;
   /** Undo's steps, newest first, changing nothing (`/rewind` places them by time). */
   undoSteps(): Promise<UndoPreviewStep[]>;
   /** A new user prompt starts: undo takes whole prompts as its steps. */
@@ -368,6 +376,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       return check;
     },
     rememberApproval: (call) => permissions.remember(call),
+    savableRules: (call) => permissions.savableRules(call),
     setMode: (mode) => permissions.setMode(mode),
     ledger: () => ledger.all(),
     // A call that reaches out may ask a person, so it runs in order with the others, never beside them.

@@ -121,6 +121,7 @@ function commandPlace(workspace: string, sandbox: MeterState["sandbox"]): string
 function answerWords(request: PendingPermission, reply: PermissionAnswer): string {
   const name = request.name;
   if (reply.type === "allow_once") return `Allowed ${name} once.`;
+  if (reply.type === "allow_project") return `Allowed ${name}; saving a rule for this project…`;
   if (reply.type === "allow_session")
     return request.scope
       ? `Allowed ${plainText(request.scope)}.`
