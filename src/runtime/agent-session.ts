@@ -10,6 +10,7 @@ import type {
   UndoResult,
   WindowSource,
 } from "../protocol/index.ts";
+import type { Price } from "./prices.ts";
 import type { RewindPoint } from "./rewind.ts";
 
 /** What a UI shows about the session it drives. */
@@ -90,6 +91,8 @@ export interface AgentSession {
    * `rewindPoints`; `prompt` is its text, for the input box. Says why not when it cannot.
    */
   rewind?(number: number): Promise<{ rewound: boolean; line: string; prompt: string | null }>;
+  /** The model's price (USD per million tokens), or null when unknown: for the cost shown. */
+  priceOf?(model: string): Price | null;
   /** `/fork`: copies this session under a new id (the original stays resumable); says why not when it cannot. */
   fork?(): Promise<{ sessionId: string | null; line: string }>;
   /** Flushes the journal and releases resources. */

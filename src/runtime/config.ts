@@ -22,6 +22,15 @@ const LimitsSchema = v.strictObject({
   thinkingBudget: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
   /** The model takes images (nex knows the common vision families; this decides for the rest). */
   images: v.optional(v.boolean()),
+  /** USD per million tokens, for the cost in /status and at exit (overrides nex's list prices). */
+  price: v.optional(
+    v.strictObject({
+      input: v.pipe(v.number(), v.minValue(0)),
+      output: v.pipe(v.number(), v.minValue(0)),
+      cacheRead: v.optional(v.pipe(v.number(), v.minValue(0))),
+      cacheWrite: v.optional(v.pipe(v.number(), v.minValue(0))),
+    }),
+  ),
 });
 
 /** `web` in the config file (the web tools; see web-config.ts). */

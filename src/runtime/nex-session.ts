@@ -21,6 +21,7 @@ import type { EffortOrOff } from "./config.ts";
 import { directCommand, directCommandMessage } from "./direct-command.ts";
 import type { CommandRun, Expansion } from "./extensions/index.ts";
 import type { Hooks } from "./hooks/index.ts";
+import type { Price } from "./prices.ts";
 import type { SessionBudget } from "./request-budget.ts";
 import { type PromptMark, type RewindPoint, rewindPoints, type UndoStepInfo } from "./rewind.ts";
 import { redactCallUrls } from "./url-redaction.ts";
@@ -62,6 +63,8 @@ export type ApprovalPolicy = "interactive" | "refuse";
 /** What a running session is built from; `open-session.ts` assembles it. */
 export interface SessionParts {
   info: SessionInfo;
+  /** The price of a model, when known (config, else nex's list prices). */
+  price?: (model: string) => Price | null;
   stream: StreamFn;
   tools: SessionTools;
   journal: JournalSink;
@@ -425,6 +428,10 @@ export class NexSession implements AgentSession {
       cleared: true,
       line: "Started a fresh conversation: the model remembers nothing before this point and must read files again before changing them. /undo still reaches earlier turns.",
     };
+  }
+
+  priceOf(model: string): Price | null {
+    return this.parts.price?.(model) ?? null;
   }
 
   async fork(): Promise<{ sessionId: string | null; line: string }> {

@@ -30,6 +30,7 @@ import { openSessionJournal, sessionImagesDir } from "./open-journal.ts";
 import { discoverLimits, type ModelLimits } from "./open-limits.ts";
 import { sessionSystemPrompt } from "./open-system-prompt.ts";
 import { sessionTools } from "./open-tools.ts";
+import { priceFor } from "./prices.ts";
 import { createReasoningControl } from "./reasoning-control.ts";
 import { createSessionBudget } from "./request-budget.ts";
 import { resultShrinker } from "./result-stubs.ts";
@@ -250,6 +251,7 @@ export async function openSession(
   const session: NexSession = new NexSession({
     info,
     stream,
+    price: (model) => priceFor(model, config.models[model]?.price),
     tools: {
       ...host,
       undo: async (turns) => undoResultOf(await host.undo(turns)),

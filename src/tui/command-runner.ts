@@ -117,8 +117,11 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         return say(store, await session.listModels(), "dim");
       case "sessions":
         return say(store, sessionTable(await session.listSessions()));
-      case "status":
-        return say(store, statusText(session.info, store.get().meter, ctx.mode));
+      case "status": {
+        const meter = store.get().meter;
+        const price = session.priceOf?.(meter.model) ?? null;
+        return say(store, statusText(session.info, meter, ctx.mode, price));
+      }
       case "export": {
         const path = resolve(
           session.info.workspace,

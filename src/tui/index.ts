@@ -3,6 +3,7 @@ import React from "react";
 import type { Message } from "../protocol/index.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
 import { describeChildEvent } from "../runtime/child-line.ts";
+import { usageLine } from "../runtime/prices.ts";
 import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
 import { App } from "./app.ts";
 import { loadMarkdown } from "./markdown.ts";
@@ -153,11 +154,15 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     stdout.write("\x1b[?2004l");
     notifier.stop();
     unsubscribe();
-    const { status } = store.get();
+    const { status, meter } = store.get();
     if (status.request || status.retry || status.tools.length > 0) session.interrupt();
     store.dispose();
     await session.close();
     // The way back in, where the user looks last.
+    if (meter.inputTokens + meter.outputTokens > 0 && !switching) {
+      const price = session.priceOf?.(meter.model) ?? null;
+      stdout.write(`\nThis chat: ${usageLine(meter.model, price, meter)}\n`);
+    }
     if (session.history().length > 0 && !switching) {
       stdout.write(`\nResume this session with: nex resume ${session.info.sessionId}\n`);
     }
