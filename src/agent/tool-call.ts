@@ -135,7 +135,14 @@ export async function* handleCall(
         true,
       );
     }
-    if (decision.type === "allow_session") options.tools.rememberApproval(invocation);
+    if (decision.type === "allow_session" || decision.type === "allow_project")
+      options.tools.rememberApproval(invocation);
+    if (decision.type === "allow_project") {
+      const line = options.tools.saveApproval
+        ? await options.tools.saveApproval(invocation)
+        : "This session cannot save approvals; it holds for this session only.";
+      yield { type: "notice", message: line };
+    }
   }
 
   yield { type: "tool_call_started", callId: call.id, name: call.name, args: call.verdict.args };

@@ -8,15 +8,19 @@ import type { CommonOptions } from "./args.ts";
 
 /** Runs the chat until the user leaves it; returns the exit code. */
 export async function runChat(options: CommonOptions, resume: string | null): Promise<number> {
-  let target = resume === "pick" ? await pickResume(options) : resume;
-  if (target === undefined) return 0;
+  const first = resume === "pick" ? await pickResume(options) : resume;
+  if (first === undefined) return 0;
+  let target: string | null = first;
+  let arrival: string | undefined;
   for (;;) {
-    let next: string | null = null;
-    const code = await chatIn(options, target, (id) => {
-      next = id;
+    const next: { id?: string; line?: string | undefined } = {};
+    const code = await chatIn(options, target, arrival, (id, line) => {
+      next.id = id;
+      next.line = line;
     });
-    if (next === null) return code;
-    target = next;
+    if (next.id === undefined) return code;
+    target = next.id;
+    arrival = next.line;
   }
 }
 
@@ -39,7 +43,8 @@ async function pickResume(options: CommonOptions): Promise<string | null | undef
 async function chatIn(
   options: CommonOptions,
   resume: string | null,
-  onSwitch: (id: string) => void,
+  arrival: string | undefined,
+  onSwitch: (id: string, line: string | undefined) => void,
 ): Promise<number> {
   const opened = await openSession(options, process.env, process.cwd(), {
     resume,
@@ -49,6 +54,8 @@ async function chatIn(
   const opening = opened.events.flatMap((event) =>
     event.type === "context_fitted" ? [event.line] : event.type === "notice" ? [event.message] : [],
   );
+  // What the switch said (a /fork's ids) comes first in the chat it opened.
+  if (arrival !== undefined) opening.unshift(arrival);
   return runTui(opened.session, {
     ...(opening.length > 0 ? { resumeLine: opening.join("\n") } : {}),
     onSwitch,

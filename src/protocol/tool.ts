@@ -88,6 +88,8 @@ export type PermissionCheck =
 export type PermissionAnswer =
   | { type: "allow_once" }
   | { type: "allow_session" }
+  /** Allowed, and a precise rule saved so this project's later sessions do not ask (never a hazard). */
+  | { type: "allow_project" }
   | { type: "deny"; reason?: string };
 
 /** A tool call the loop may run: arguments already received whole. */
@@ -111,6 +113,8 @@ export interface ToolHost {
   permission(call: ToolInvocation): Promise<PermissionCheck>;
   /** Records a session-wide approval the user gave for a call like this one. */
   rememberApproval(call: ToolInvocation): void;
+  /** Saves a rule for an `allow_project` answer; resolves with the line to show (where, or why not). */
+  saveApproval?(call: ToolInvocation): Promise<string>;
   /** Validates and runs. Never throws: failures come back as error outcomes. */
   execute(call: ToolInvocation, signal: AbortSignal): Promise<ToolOutcome>;
   /** True for tools that only look (read_file, grep, ...): their result changes only when something else ran. */

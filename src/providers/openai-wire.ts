@@ -1,5 +1,5 @@
 // The OpenAI Chat Completions request body, translated from nex's messages.
-import type { ImagePart, Message, ModelRequest, ToolCall } from "../protocol/index.ts";
+import type { ImagePart, Message, ModelRequest, ToolCall, UserMessage } from "../protocol/index.ts";
 import { isObject, parseToolArguments } from "./arguments.ts";
 import { historyName } from "./history-name.ts";
 
@@ -91,15 +91,48 @@ function forEachWireMessage(
   visitImages: (images: ImagePart[]) => void,
 ): void {
   let pending: ImagePart[] = [];
-  for (const message of messages) {
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i] as Message;
     if (message.type !== "tool_result" && pending.length > 0) {
       visitImages(pending);
       pending = [];
+    }
+    if (message.type === "user" && messages[i + 1]?.type === "user") {
+      // Chat Completions servers (llama.cpp's templates among them) reject or garble two user turns
+      // in a row: a prompt whose request failed, a [nex] note of an undo or a `!command`, then the
+      // next prompt, go as one user turn, as Anthropic's wire merges them.
+      let end = i;
+      while (messages[end + 1]?.type === "user") end++;
+      visit(mergedUserRun(messages, i, end));
+      i = end;
+      continue;
     }
     visit(message);
     if (message.type === "tool_result" && message.images) pending.push(...message.images);
   }
   if (pending.length > 0) visitImages(pending);
+}
+
+// A run of user messages merged once: keyed by its first message, valid while its last is the same.
+const mergedRuns = new WeakMap<Message, { last: Message; merged: UserMessage }>();
+
+function mergedUserRun(messages: readonly Message[], start: number, end: number): UserMessage {
+  const first = messages[start] as Message;
+  const last = messages[end] as Message;
+  const known = mergedRuns.get(first);
+  if (known?.last === last) return known.merged;
+  const run = messages.slice(start, end + 1) as UserMessage[];
+  const images = run.flatMap((m) => m.images ?? []);
+  const merged: UserMessage = {
+    type: "user",
+    text: run
+      .map((m) => m.text)
+      .filter((text) => text !== "")
+      .join("\n\n"),
+    ...(images.length > 0 ? { images } : {}),
+  };
+  mergedRuns.set(first, { last, merged });
+  return merged;
 }
 
 function toolImagesMessage(images: ImagePart[]): Record<string, unknown> {

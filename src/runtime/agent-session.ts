@@ -11,6 +11,8 @@ import type {
   UndoResult,
   WindowSource,
 } from "../protocol/index.ts";
+import type { Price } from "./prices.ts";
+import type { RewindPoint } from "./rewind.ts";
 import type { PendingNote } from "./user-notes.ts";
 
 /** What a UI shows about the session it drives. */
@@ -99,6 +101,17 @@ export interface AgentSession {
   jobsCommand?(args: string): Promise<string>;
   /** Stops every background job (the chat is ending): one line per job stopped. */
   stopBackgroundJobs?(): Promise<string[]>;
+  /** `/rewind`: the prompts of this chat still in the conversation, with what rewinding to each restores. */
+  rewindPoints?(): Promise<RewindPoint[]>;
+  /**
+   * Restores the files (undo's steps) and cuts the conversation to before prompt `number` of
+   * `rewindPoints`; `prompt` is its text, for the input box. Says why not when it cannot.
+   */
+  rewind?(number: number): Promise<{ rewound: boolean; line: string; prompt: string | null }>;
+  /** The model's price (USD per million tokens), or null when unknown: for the cost shown. */
+  priceOf?(model: string): Price | null;
+  /** `/fork`: copies this session under a new id (the original stays resumable); says why not when it cannot. */
+  fork?(): Promise<{ sessionId: string | null; line: string }>;
   /** Flushes the journal and releases resources. */
   close(): Promise<void>;
 }

@@ -22,6 +22,15 @@ const LimitsSchema = v.strictObject({
   thinkingBudget: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
   /** The model takes images (nex knows the common vision families; this decides for the rest). */
   images: v.optional(v.boolean()),
+  /** USD per million tokens, for the cost in /status and at exit (overrides nex's list prices). */
+  price: v.optional(
+    v.strictObject({
+      input: v.pipe(v.number(), v.minValue(0)),
+      output: v.pipe(v.number(), v.minValue(0)),
+      cacheRead: v.optional(v.pipe(v.number(), v.minValue(0))),
+      cacheWrite: v.optional(v.pipe(v.number(), v.minValue(0))),
+    }),
+  ),
 });
 
 /** `web` in the config file (the web tools; see web-config.ts). */
@@ -61,6 +70,15 @@ const ConfigFileSchema = v.strictObject({
     }),
   ),
   models: v.optional(v.record(v.string(), LimitsSchema)),
+  /** Per project (by its absolute path): allow rules saved from an approval ("always in this project"). */
+  projects: v.optional(
+    v.record(
+      v.string(),
+      v.strictObject({
+        commands: v.optional(v.strictObject({ allow: v.optional(v.array(v.string())) })),
+      }),
+    ),
+  ),
   /** Named endpoints, each with its own server, key variable and models; one is chosen per session. */
   endpoints: v.optional(
     v.record(
@@ -264,7 +282,13 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     stream: file.stream ?? true,
     dataDir: resolveDataDir(flags.dataDir ?? env.NEX_DATA_DIR ?? file.dataDir, env, workspace),
     allowedPaths: (file.allowedPaths ?? []).map((p) => resolve(workspace, p)),
-    commands: { allow: file.commands?.allow ?? [], deny: file.commands?.deny ?? [] },
+    commands: {
+      allow: [
+        ...(file.commands?.allow ?? []),
+        ...(file.projects?.[workspace]?.commands?.allow ?? []),
+      ],
+      deny: file.commands?.deny ?? [],
+    },
     models: { ...(file.models ?? {}), ...(named?.models ?? {}) },
     reasoningEffort: {
       given: parseEffortFlag(flags.reasoningEffort),

@@ -1,4 +1,5 @@
 import type { WindowSource } from "../protocol/index.ts";
+import type { Price } from "./prices.ts";
 
 /** What nex knows of a model's limits. */
 export interface ModelLimits {
@@ -10,6 +11,7 @@ export interface ModelLimits {
 /** What the config file's `models` entry may say of a model: its limits and whether it takes images. */
 export interface ModelSettings extends Partial<ModelLimits> {
   images?: boolean;
+  price?: Price;
 }
 
 /** A model's limits and where the window figure came from. */

@@ -23,7 +23,9 @@ import { directCommand, directCommandMessage } from "./direct-command.ts";
 import type { CommandRun, Expansion } from "./extensions/index.ts";
 import type { Hooks } from "./hooks/index.ts";
 import { completePath } from "./path-completion.ts";
+import type { Price } from "./prices.ts";
 import type { SessionBudget } from "./request-budget.ts";
+import { type PromptMark, type RewindPoint, rewindPoints, type UndoStepInfo } from "./rewind.ts";
 import { redactCallUrls } from "./url-redaction.ts";
 import type { PendingNote, UserNotes } from "./user-notes.ts";
 
@@ -54,6 +56,8 @@ export interface SessionTools extends ToolHost {
   undo(turns: number): Promise<UndoResult>;
   /** What each step of undo would restore, newest first, as text. */
   undoPreview?(): Promise<string>;
+  /** Undo's steps, newest first: when each first changed something and what it would restore. */
+  undoSteps?(): Promise<UndoStepInfo[]>;
   /** A new user prompt starts (undo's steps are prompts). */
   beginPrompt?(): void;
   /** Forgets what the model read (`/clear`); runs end with no write in parts under way. */
@@ -66,6 +70,8 @@ export type ApprovalPolicy = "interactive" | "refuse";
 /** What a running session is built from; `open-session.ts` assembles it. */
 export interface SessionParts {
   info: SessionInfo;
+  /** The price of a model, when known (config, else nex's list prices). */
+  price?: (model: string) => Price | null;
   stream: StreamFn;
   tools: SessionTools;
   journal: JournalSink;
@@ -140,6 +146,8 @@ export class NexSession implements AgentSession {
   private requestCounter = 0;
   private consecutiveFailures = 0;
   private messages: Message[];
+  /** The prompts of this process, for `/rewind` (see rewind.ts). */
+  private readonly promptMarks: PromptMark[] = [];
 
   constructor(parts: SessionParts) {
     this.parts = parts;
@@ -250,6 +258,8 @@ export class NexSession implements AgentSession {
 
   /** One prompt to its end. A fault of ours (a journal write failing) ends it with an error event, never a rejection. */
   private async run(prompt: string, signal: AbortSignal): Promise<TerminalEvent> {
+    const sentAt = new Date().toISOString();
+    let marked = false;
     // The tools number turns across the whole session, so each prompt's turns get checkpoints of their own.
     this.turnOffset = this.highestTurn;
     // Undo takes whole prompts as its steps.
@@ -285,6 +295,10 @@ export class NexSession implements AgentSession {
           if (isTerminal(event)) {
             terminal = this.scrubbed(event);
             continue;
+          }
+          if (!marked && event.type === "message_added" && event.message.type === "user") {
+            marked = true;
+            this.promptMarks.push({ message: event.message, text: prompt, time: sentAt });
           }
           this.emit(event);
           // A turn's records (its response and tool results) are made durable as the next request starts.
@@ -356,8 +370,10 @@ export class NexSession implements AgentSession {
       : "This session cannot list undo steps.";
   }
 
-  async undo(turns: number): Promise<UndoResult> {
+  async undo(turns: number, why: "undo" | "rewind" = "undo"): Promise<UndoResult> {
     const result = await this.parts.tools.undo(turns);
+    // A rewind cuts the conversation instead: no note of it goes to the model.
+    if (why === "rewind") return result;
     const note: Message = {
       type: "user",
       text: `[nex] The user undid the file changes of the last ${turns} prompt(s): ${result.report}`,
@@ -420,6 +436,74 @@ export class NexSession implements AgentSession {
     return {
       cleared: true,
       line: "Started a fresh conversation: the model remembers nothing before this point and must read files again before changing them. /undo still reaches earlier turns.",
+    };
+  }
+
+  priceOf(model: string): Price | null {
+    return this.parts.price?.(model) ?? null;
+  }
+
+  async fork(): Promise<{ sessionId: string | null; line: string }> {
+    if (this.controller)
+      return {
+        sessionId: null,
+        line: "A task is running; fork when it has ended (Esc interrupts it).",
+      };
+    this.parts.journal.sync();
+    const { forkJournal } = await import("./fork-session.ts");
+    const from = this.info.sessionId;
+    const fork = await forkJournal(this.info.journalPath, from);
+    return {
+      sessionId: fork.sessionId,
+      line: `Forked session ${from} as ${fork.sessionId}, with the same conversation; the chat goes on in the fork. Resume the original with \`nex resume ${from}\`, the fork with \`nex resume ${fork.sessionId}\`. /undo in the fork reaches the prompts from here on.`,
+    };
+  }
+
+  async rewindPoints(): Promise<RewindPoint[]> {
+    const steps = (await this.parts.tools.undoSteps?.()) ?? [];
+    return rewindPoints(this.promptMarks, this.messages, steps);
+  }
+
+  async rewind(number: number): Promise<{ rewound: boolean; line: string; prompt: string | null }> {
+    const no = (line: string) => ({ rewound: false, line, prompt: null });
+    if (this.controller)
+      return no("A task is running; rewind when it has ended (Esc interrupts it).");
+    const point = (await this.rewindPoints()).find((p) => p.number === number);
+    if (!point) return no(`No prompt ${number} to rewind to; /rewind lists them.`);
+    const mark = this.promptMarks.find((m) => m.time === point.time && m.text === point.text);
+    const index = mark ? this.messages.indexOf(mark.message) : -1;
+    if (!mark || index < 0) return no(`Prompt ${number} is no longer in the conversation.`);
+    let files = "No file was changed since then.";
+    if (point.steps > 0) {
+      const result = await this.undo(point.steps, "rewind");
+      // Files that could not be restored: the conversation stays whole, so nothing disagrees silently.
+      if (result.kind === "partial")
+        return no(
+          `${result.report}\nThe conversation was not rewound, since not every file could be restored; see above, then /rewind again or /undo.`,
+        );
+      // Changed outside nex since: left as it is (never clobbered). The user decides whether the
+      // conversation goes back anyway: the same rewind again cuts it, the left-alone files untouched.
+      if (result.leftAlone.length > 0)
+        return no(
+          `${result.report}\nThe conversation was not rewound, since these files were changed outside nex and stay as they are. Rewind to prompt ${number} again to cut the conversation anyway (those files are not touched), or leave it here.`,
+        );
+      files = result.report;
+    }
+    const gone = this.messages.length - index;
+    this.messages.splice(index);
+    this.promptMarks.splice(this.promptMarks.indexOf(mark));
+    this.parts.budget.forgetUsage();
+    await this.parts.tools.forgetConversation();
+    // A fresh start, then the kept messages: a resume reads back the rewound conversation, and the
+    // records before it stay in the journal.
+    this.parts.journal.cleared();
+    for (const message of this.messages)
+      this.parts.journal.message(this.scrubbed({ type: "message_added", message }).message);
+    this.parts.journal.sync();
+    return {
+      rewound: true,
+      line: `Rewound to before prompt ${number}: ${gone} message${gone === 1 ? "" : "s"} left the conversation (kept in the journal). ${files}`,
+      prompt: mark.text,
     };
   }
 
@@ -639,7 +723,10 @@ export class NexSession implements AgentSession {
       const answer = await this.approve(call.id, signal);
       if (answer.type === "deny")
         refusal = answer.reason ? `denied: ${answer.reason}` : "the user denied it";
-      else if (answer.type === "allow_session") tools.rememberApproval(call);
+      else if (answer.type === "allow_session" || answer.type === "allow_project")
+        tools.rememberApproval(call);
+      if (answer.type === "allow_project" && tools.saveApproval)
+        this.emit({ type: "notice", message: await tools.saveApproval(call) });
     }
     if (refusal !== null) {
       this.emit({
@@ -675,6 +762,7 @@ export class NexSession implements AgentSession {
       readOnly: (name) => tools.readOnly?.(name) ?? false,
       permission: (call) => tools.permission(call),
       rememberApproval: (call) => tools.rememberApproval(call),
+      ...(tools.saveApproval ? { saveApproval: tools.saveApproval } : {}),
       execute: async (call, signal) => {
         const turn = this.turnOffset + call.turn;
         this.highestTurn = Math.max(this.highestTurn, turn);

@@ -11,7 +11,7 @@ import {
 } from "../tools/index.ts";
 import type { SessionInfo, SessionSummary } from "./agent-session.ts";
 import { concealInProcEnviron } from "./conceal-environment.ts";
-import type { ConfigFlags } from "./config.ts";
+import { type ConfigFlags, defaultConfigPath } from "./config.ts";
 import { prepareDataDir } from "./data-dir.ts";
 import { createClient } from "./endpoint-client.ts";
 import { type Extensions, expandPrompt, loadExtensions } from "./extensions/index.ts";
@@ -29,6 +29,7 @@ import { discoverLimits, type ModelLimits } from "./open-limits.ts";
 import { openMcpServers } from "./open-mcp-servers.ts";
 import { sessionSystemPrompt } from "./open-system-prompt.ts";
 import { sessionTools } from "./open-tools.ts";
+import { priceFor } from "./prices.ts";
 import { createReasoningControl } from "./reasoning-control.ts";
 import { createSessionBudget } from "./request-budget.ts";
 import { resultShrinker } from "./result-stubs.ts";
@@ -261,10 +262,17 @@ export async function openSession(
     notes: userNotes,
     info,
     stream,
+    price: (model) => priceFor(model, config.models[model]?.price),
     tools: {
       ...host,
       undo: async (turns) =>
         (await import("./undo-result.ts")).undoResultOf(await host.undo(turns)),
+      saveApproval: async (call) =>
+        (await import("./saved-approvals.ts")).saveApprovalLine(
+          config.configPath ?? defaultConfigPath(env),
+          config.workspace,
+          call.name.startsWith("mcp__") ? { rules: [call.name] } : await tools.savableRules(call),
+        ),
     },
     journal: journalSink(journal, createImageStore(sessionImagesDir(config.dataDir, sessionId))),
     system,

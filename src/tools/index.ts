@@ -1,5 +1,11 @@
 import { relative } from "node:path";
-import type { PermissionMode, ReadRecord, ToolHost, ToolSpec } from "../protocol/index.ts";
+import type {
+  PermissionMode,
+  ReadRecord,
+  ToolHost,
+  ToolInvocation,
+  ToolSpec,
+} from "../protocol/index.ts";
 import { bashTool } from "./bash.ts";
 import { dispatch, validateArguments } from "./dispatch.ts";
 import { editFileTool } from "./edit-file.ts";
@@ -42,6 +48,7 @@ import {
   createCheckpointRecorder,
   describePreview,
   previewUndo,
+  type UndoPreviewStep,
   type UndoReport,
   undoWorkspace,
 } from "./undo/index.ts";
@@ -156,6 +163,10 @@ export interface WorkspaceToolHost extends ToolHost {
   undo(steps: number): Promise<UndoReport>;
   /** What each step of undo would restore, newest first, as text. */
   undoPreview(): Promise<string>;
+  /** The precise allow rules a "this project" approval would save, or why none (see permissions.ts). */
+  savableRules(call: ToolInvocation): Promise<{ rules: string[] } | { refused: string }>;
+  /** Undo's steps, newest first, changing nothing (`/rewind` places them by time). */
+  undoSteps(): Promise<UndoPreviewStep[]>;
   /** A new user prompt starts: undo takes whole prompts as its steps. */
   beginPrompt(): void;
   /** The conversation starts afresh (`/clear`): the model has read no file, so the ledger empties. */
@@ -367,6 +378,17 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     changes = next.catch(() => {});
     return next;
   };
+  const undoSteps = () =>
+    serial(async () =>
+      previewUndo({
+        workspace: (await ready).root,
+        checkpointDir: options.checkpointDir,
+        env,
+        ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
+        ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
+        ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
+      }),
+    );
 
   return {
     specs: () => {
@@ -388,6 +410,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       return check;
     },
     rememberApproval: (call) => permissions.remember(call),
+    savableRules: (call) => permissions.savableRules(call),
     setMode: (mode) => permissions.setMode(mode),
     ledger: () => ledger.all(),
     // A call that reaches out may ask a person, so it runs in order with the others, never beside them.
@@ -517,19 +540,8 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
               text: `Stopped ${stopped.map((job) => `background job ${job.id}`).join(", ")} first (it would go on changing files).\n${report.text}`,
             };
       }),
-    undoPreview: () =>
-      serial(async () =>
-        describePreview(
-          await previewUndo({
-            workspace: (await ready).root,
-            checkpointDir: options.checkpointDir,
-            env,
-            ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
-            ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
-            ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
-          }),
-        ),
-      ),
+    undoPreview: async () => describePreview(await undoSteps()),
+    undoSteps: () => undoSteps(),
   };
 }
 

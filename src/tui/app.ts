@@ -16,6 +16,7 @@ import type {
 } from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
+import type { RewindPoint } from "../runtime/rewind.ts";
 import { runCommand } from "./command-runner.ts";
 import { isCustomCommand, modeLabel, nextMode, parseCommand } from "./commands.ts";
 import {
@@ -48,6 +49,13 @@ import {
 import { answerText, renderedTail } from "./markdown.ts";
 import type { MeterState } from "./meter.ts";
 import { QueuedView, queuedRows } from "./queued-notes.ts";
+import { doRewind } from "./rewind-command.ts";
+import {
+  openRewindPicker,
+  RewindPicker,
+  type RewindPickerState,
+  rewindKey,
+} from "./rewind-picker.ts";
 import { pickerKey, SessionPicker } from "./session-picker.ts";
 import type { UiStore } from "./store.ts";
 import { FOCUS_IN, FOCUS_OUT } from "./terminal-notify.ts";
@@ -65,7 +73,7 @@ export interface AppProps {
   /** Quiet ms before a permission prompt takes an answer key; answerGuardMs unless a test stretches it. */
   answerGuardMs?: number;
   /** Called with the session to open instead of this one (then the chat exits, and its host reopens). */
-  onSwitch?(sessionId: string): void;
+  onSwitch?(sessionId: string, line?: string): void;
   /** The terminal reported focus in or out (notifications); such reports are not typing. */
   onFocus?(focused: boolean): void;
 }
@@ -134,6 +142,7 @@ function commandPlace(workspace: string, sandbox: MeterState["sandbox"]): string
 function answerWords(request: PendingPermission, reply: PermissionAnswer): string {
   const name = request.name;
   if (reply.type === "allow_once") return `Allowed ${name} once.`;
+  if (reply.type === "allow_project") return `Allowed ${name}; saving a rule for this project…`;
   if (reply.type === "allow_session")
     return request.scope
       ? `Allowed ${plainText(request.scope)}.`
@@ -172,6 +181,9 @@ export function App(props: AppProps): React.ReactElement {
     [session],
   );
   pickerRef.current = picker;
+  const [rewind, setRewind] = useState<RewindPickerState | null>(null);
+  const rewindRef = useRef(rewind);
+  rewindRef.current = rewind;
 
   const setInput = useCallback((next: InputState) => {
     input.current = next;
@@ -284,6 +296,8 @@ export function App(props: AppProps): React.ReactElement {
         clearScreen,
         setMode,
         mode: modeRef.current,
+        openRewind: (points: RewindPoint[]) => setRewind(openRewindPicker(points)),
+        setDraft: (draft: string) => setInput({ ...input.current, editor: editorWith(draft) }),
         ...(props.onSwitch
           ? {
               // It starts on the newest other session.
@@ -295,8 +309,8 @@ export function App(props: AppProps): React.ReactElement {
                     sessions.findIndex((s) => s.sessionId !== session.info.sessionId),
                   ),
                 }),
-              switchTo: (id: string) => {
-                props.onSwitch?.(id);
+              switchTo: (id: string, line?: string) => {
+                props.onSwitch?.(id, line);
                 exit();
               },
             }
@@ -434,6 +448,19 @@ export function App(props: AppProps): React.ReactElement {
   }, [pendingId]);
 
   useInput((typed, key) => {
+    const rewinding = rewindRef.current;
+    if (rewinding) {
+      const next = rewindKey(rewinding, typed, key);
+      if ("state" in next) return setRewind(next.state);
+      setRewind(null);
+      if (next.chosen !== null) {
+        const chosen = next.chosen;
+        const setDraft = (draft: string) =>
+          setInput({ ...input.current, editor: editorWith(draft) });
+        void work(() => doRewind({ session, store, setDraft }, chosen));
+      }
+      return;
+    }
     const open = pickerRef.current;
     if (open) {
       const next = pickerKey(open.index, open.sessions.length, key);
@@ -475,10 +502,10 @@ export function App(props: AppProps): React.ReactElement {
   const cycling = tabbing.current?.after === shown.editor.text ? tabbing.current : null;
   const typedCompletion = useMemo(
     () =>
-      dismissedAt === shown.editor.text || picker || ui.permissions.length > 0
+      dismissedAt === shown.editor.text || picker || rewind || ui.permissions.length > 0
         ? null
         : completionAt(shown.editor, completionSources),
-    [shown.editor, dismissedAt, picker, ui.permissions.length, completionSources],
+    [shown.editor, dismissedAt, picker, rewind, ui.permissions.length, completionSources],
   );
   const suggestions = cycling ? cycling.completion : typedCompletion;
   const chosen = cycling ? cycling.index : 0;
@@ -534,38 +561,40 @@ export function App(props: AppProps): React.ReactElement {
       ),
     ),
     h(Box, { marginTop: 1 }),
-    picker
-      ? h(SessionPicker, {
-          sessions: picker.sessions,
-          index: picker.index,
-          columns,
-          maxRows: Math.max(3, Math.floor(rows / 2)),
-          current: session.info.sessionId,
-        })
-      : pending
-        ? h(PermissionView, {
-            request: pending,
-            queued: ui.permissions.length - 1,
-            reason: shown.reason,
+    rewind
+      ? h(RewindPicker, { state: rewind, columns, maxRows: Math.max(3, Math.floor(rows / 2)) })
+      : picker
+        ? h(SessionPicker, {
+            sessions: picker.sessions,
+            index: picker.index,
             columns,
-            maxSummaryRows: summaryRows,
-            maxPreviewRows: previewBudget,
-            where: commandPlace(session.info.workspace, meter.sandbox),
-            note: shown.hint,
+            maxRows: Math.max(3, Math.floor(rows / 2)),
+            current: session.info.sessionId,
           })
-        : h(
-            Box,
-            { flexDirection: "column" },
-            h(QueuedView, { queued: ui.queued, columns }),
-            h(PromptView, {
-              editor: shown.editor,
-              maxRows: editorRows,
-              placeholder: busyShown
-                ? "Enter: sent with the next tool result · Alt+Enter: steer · Esc interrupts"
-                : "Ask nex · /help for commands",
-            }),
-            h(SuggestionList, { completion: suggestions, chosen, columns }),
-          ),
+        : pending
+          ? h(PermissionView, {
+              request: pending,
+              queued: ui.permissions.length - 1,
+              reason: shown.reason,
+              columns,
+              maxSummaryRows: summaryRows,
+              maxPreviewRows: previewBudget,
+              where: commandPlace(session.info.workspace, meter.sandbox),
+              note: shown.hint,
+            })
+          : h(
+              Box,
+              { flexDirection: "column" },
+              h(QueuedView, { queued: ui.queued, columns }),
+              h(PromptView, {
+                editor: shown.editor,
+                maxRows: editorRows,
+                placeholder: busyShown
+                  ? "Enter: sent with the next tool result · Alt+Enter: steer · Esc interrupts"
+                  : "Ask nex · /help for commands",
+              }),
+              h(SuggestionList, { completion: suggestions, chosen, columns }),
+            ),
     h(StatusBar, { status, meter, mode, hint: shown.hint, columns }),
   );
 }

@@ -8,7 +8,9 @@ import {
   plainText,
 } from "../protocol/index.ts";
 import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
+import type { RewindPoint } from "../runtime/rewind.ts";
 import { type Command, helpWith, nextMode } from "./commands.ts";
+import { rewindCommand } from "./rewind-command.ts";
 import { statusText, transcriptMarkdown } from "./session-views.ts";
 import type { UiStore } from "./store.ts";
 import { addEntry } from "./ui-state.ts";
@@ -26,7 +28,11 @@ export interface CommandContext {
   /** Shows the session picker; absent where the chat cannot switch sessions. */
   openPicker?(sessions: SessionSummary[]): void;
   /** Leaves this session for another, in place; absent where the chat cannot switch sessions. */
-  switchTo?(sessionId: string): void;
+  switchTo?(sessionId: string, line?: string): void;
+  /** Shows the `/rewind` picker; absent where the chat has none. */
+  openRewind?(points: RewindPoint[]): void;
+  /** Puts text in the input box (a rewound prompt). */
+  setDraft?(text: string): void;
 }
 
 function say(
@@ -119,8 +125,11 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         return say(store, await session.listModels(), "dim");
       case "sessions":
         return say(store, sessionTable(await session.listSessions()));
-      case "status":
-        return say(store, statusText(session.info, store.get().meter, ctx.mode));
+      case "status": {
+        const meter = store.get().meter;
+        const price = session.priceOf?.(meter.model) ?? null;
+        return say(store, statusText(session.info, meter, ctx.mode, price));
+      }
       case "export": {
         const path = resolve(
           session.info.workspace,
@@ -154,6 +163,17 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
           store,
           `To resume session ${found.sessionId} (${found.messages} messages, started ${found.startedAt}), quit with /exit and run:\n  nex resume ${found.sessionId}`,
         );
+      }
+      case "rewind":
+        return rewindCommand(ctx, command.target, command.confirmed);
+      case "fork": {
+        const result = session.fork
+          ? await session.fork()
+          : { sessionId: null, line: "This session cannot be forked." };
+        if (result.sessionId === null) return say(store, result.line, "warn");
+        // Said in the chat that opens on the fork: this one closes at once.
+        if (ctx.switchTo) return ctx.switchTo(result.sessionId, result.line);
+        return say(store, result.line, "good");
       }
       case "clear": {
         const result = await session.clear();

@@ -14,6 +14,9 @@ export type Command =
   | { type: "resume"; id: string }
   | { type: "resume_pick" }
   | { type: "clear" }
+  | { type: "fork" }
+  /** `/rewind` (target null: the picker), `/rewind N` (the plan), `/rewind N yes` (do it). */
+  | { type: "rewind"; target: number | null; confirmed: boolean }
   | { type: "help" }
   | { type: "reasoning" }
   /** `/reasoning effort X`: how hard the model thinks from now on; null shows the setting. */
@@ -59,6 +62,8 @@ export const helpText = [
   "/export [file]  write the conversation as a markdown transcript (default nex-<session>.md)",
   "/sessions       list the saved sessions of this workspace, each with its first prompt",
   "/resume [id]    switch to a saved session: a picker (first prompt, time, size), or the one named",
+  "/rewind [n]     go back to before an earlier prompt: its files restored, the conversation cut",
+  "/fork           copy this session under a new id and go on in the copy (the original stays)",
   "/clear          start a fresh conversation in the same workspace",
   "/bg [id]        list the background jobs, or show one's last lines; /bg stop ID stops it",
   "/init           have the model write or update AGENTS.md (you approve the change)",
@@ -141,6 +146,18 @@ export function parseCommand(text: string): Command | null {
       return { type: "resume", id: arg };
     case "clear":
       return { type: "clear" };
+    case "fork":
+      return { type: "fork" };
+    case "rewind": {
+      if (arg === "") return { type: "rewind", target: null, confirmed: false };
+      const parts = /^(\d+)(?:\s+(yes))?$/.exec(arg);
+      if (!parts || Number(parts[1]) < 1)
+        return {
+          type: "invalid",
+          message: `/rewind takes a prompt number from its list, optionally followed by "yes", not "${arg}". Example: /rewind 2`,
+        };
+      return { type: "rewind", target: Number(parts[1]), confirmed: parts[2] === "yes" };
+    }
     case "help":
       return { type: "help" };
     case "reasoning": {

@@ -3,6 +3,7 @@ import React from "react";
 import type { AgentEvent, Message } from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
+import { usageLine } from "../runtime/prices.ts";
 import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
 import { App } from "./app.ts";
 import { loadMarkdown } from "./markdown.ts";
@@ -19,7 +20,7 @@ export interface TuiOptions {
   /** Quiet ms before a permission prompt takes an answer key (default answerGuardMs, 300). */
   answerGuardMs?: number;
   /** Called when the user picks another session (/resume): the chat exits so its host reopens that one. */
-  onSwitch?(sessionId: string): void;
+  onSwitch?(sessionId: string, line?: string): void;
   /** The environment that says which terminal this is (notifications). */
   env?: Record<string, string | undefined>;
 }
@@ -109,9 +110,9 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
       answerGuardMs: options.answerGuardMs,
       ...(options.onSwitch
         ? {
-            onSwitch: (id: string) => {
+            onSwitch: (id: string, line?: string) => {
               switching = true;
-              options.onSwitch?.(id);
+              options.onSwitch?.(id, line);
             },
           }
         : {}),
@@ -149,7 +150,7 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
     stdout.write("\x1b[?2004l");
     notifier.stop();
     unsubscribe();
-    const { status } = store.get();
+    const { status, meter } = store.get();
     if (status.request || status.retry || status.tools.length > 0) session.interrupt();
     store.dispose();
     // Jobs end with the chat: say which, before the way back in.
@@ -157,6 +158,10 @@ export async function runTui(session: AgentSession, options: TuiOptions = {}): P
       stdout.write(`\nStopped background ${plainText(line)}: jobs end with the chat.`);
     await session.close();
     // The way back in, where the user looks last.
+    if (meter.inputTokens + meter.outputTokens > 0 && !switching) {
+      const price = session.priceOf?.(meter.model) ?? null;
+      stdout.write(`\nThis chat: ${usageLine(meter.model, price, meter)}\n`);
+    }
     if (session.history().length > 0 && !switching) {
       stdout.write(`\nResume this session with: nex resume ${session.info.sessionId}\n`);
     }

@@ -3,6 +3,7 @@ import type { NoteKind, PermissionAnswer } from "../protocol/index.ts";
 import * as edit from "./editor.ts";
 import * as hist from "./history.ts";
 import { expandPastes, type Pastes, pasteMarker } from "./paste.ts";
+import { savableForProject } from "./project-approval.ts";
 import type { PendingPermission } from "./ui-state.ts";
 
 /** The prompt's own state: what is typed, the history walk, a deny reason being typed. */
@@ -167,7 +168,7 @@ function permissionKey(
     // An answer key pressed as the question appeared, before any typing, is held back: it neither
     // answers nor lands in the draft later (it was meant as an answer, too early).
     const typing = state.strayAt >= ctx.permissionShownAt && !state.swallowed;
-    if (lone && !quiet && !typing && input.length === 1 && "yanv".includes(input.toLowerCase())) {
+    if (lone && !quiet && !typing && input.length === 1 && "yanvp".includes(input.toLowerCase())) {
       const hint = `${input} ignored: pressed as the question appeared. Read it, then press again.`;
       const swallowed = `${state.swallowed ?? ""}${input}`;
       return { state: { ...state, strayAt: ctx.now, swallowed, hint }, actions: [] };
@@ -179,6 +180,8 @@ function permissionKey(
       return { state: { ...state, hint }, actions: [] };
     }
     if (choice === "a") return answer({ type: "allow_session" });
+    if (choice === "p" && ctx.permissionWhole && savableForProject(request.name))
+      return answer({ type: "allow_project" });
     if (choice === "v") return { state, actions: [{ type: "view_request", request }] };
     if (choice === "n") {
       return { state: { ...state, hint: null, reason: edit.emptyEditor }, actions: [] };

@@ -3,6 +3,7 @@
 import type { Message } from "../protocol/index.ts";
 import { formatCount } from "../protocol/index.ts";
 import type { SessionInfo } from "../runtime/agent-session.ts";
+import { type Price, usageLine } from "../runtime/prices.ts";
 import type { MeterState } from "./meter.ts";
 
 const WINDOW_SOURCES: Record<MeterState["windowSource"], string> = {
@@ -16,7 +17,12 @@ const WINDOW_SOURCES: Record<MeterState["windowSource"], string> = {
 const count = (n: number) => formatCount(n);
 
 /** `/status`: model, endpoint, window and its source, context use, tokens, sandbox, session file. */
-export function statusText(info: SessionInfo, meter: MeterState, mode: string): string {
+export function statusText(
+  info: SessionInfo,
+  meter: MeterState,
+  mode: string,
+  price: Price | null = null,
+): string {
   const used =
     meter.contextTokens === null
       ? "no request yet"
@@ -26,7 +32,7 @@ export function statusText(info: SessionInfo, meter: MeterState, mode: string): 
     `model       ${meter.model} (${info.provider}) at ${info.host}`,
     `window      ${count(meter.contextWindow)} tokens, ${WINDOW_SOURCES[meter.windowSource]}`,
     `context     ${used}`,
-    `tokens      ${count(meter.inputTokens)} in, ${count(meter.outputTokens)} out this chat`,
+    `tokens      ${usageLine(meter.model, price, meter)} this chat`,
     `permissions ${mode}`,
     `commands    ${sandbox.line}`,
     `workspace   ${info.workspace}`,

@@ -149,8 +149,11 @@ export function statusText(state: StatusState, now: number): string {
   }
   if (state.retry) {
     const seconds = Math.max(0, Math.ceil((state.retry.until - now) / 1000));
-    const what = state.retry.status ?? state.retry.code;
-    return `${what} from ${state.retry.host}, retry ${state.retry.attempt}/${state.retry.maxRetries} in ${seconds}s`;
+    const what =
+      state.retry.code === "network"
+        ? `${state.retry.host} unreachable`
+        : `${state.retry.status ?? state.retry.code} from ${state.retry.host}`;
+    return `${what}, retry ${state.retry.attempt}/${state.retry.maxRetries} in ${seconds}s`;
   }
   if (state.awaitingPermission.length > 0) return "waiting for your answer";
   const tool = state.tools.at(-1);

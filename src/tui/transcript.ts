@@ -2,6 +2,7 @@ import type { AgentEvent, ToolDetails, ToolErrorCode } from "../protocol/index.t
 import { formatCount } from "../protocol/index.ts";
 import { describeChildEvent } from "../runtime/child-line.ts";
 import { markdownCut } from "./markdown-blocks.ts";
+import { endsRetries, retryKey, retryNoticeText } from "./retry-notice.ts";
 
 /** The outcome of a tool call as the chat shows it. */
 export type ToolOutcomeView =
@@ -79,6 +80,8 @@ export interface TranscriptState {
   receiving: readonly ReceivingCall[];
   /** The message of the last request given up, so that the terminal `error` that repeats it is not shown twice. */
   lastFailure: string | null;
+  /** The kind of failure last said while retrying (see retry-notice.ts), so it is said once. */
+  retrying?: string | undefined;
   /** Reasoning received since the last line that summarised it (shown collapsed). */
   reasoningChars?: number;
   reasoningText?: string;
@@ -198,6 +201,8 @@ export function reasoningLine(chars: number): string {
 }
 
 function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState {
+  if (state.retrying !== undefined && endsRetries(event))
+    return reduceEvent({ ...state, retrying: undefined }, event);
   switch (event.type) {
     case "text_delta":
       return commitCompleteLines({ ...state, streaming: state.streaming + event.text });
@@ -222,14 +227,11 @@ function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState
       // An interrupt is reported once, by the `aborted` event that follows.
       if (event.code === "aborted") return flushed;
       if (event.retryInMs !== null) {
-        // The message names the status and host already; the status bar counts the wait down.
-        const seconds = Math.ceil(event.retryInMs / 1000);
-        const retry = `retry ${event.attempt}/${event.maxRetries} in ${seconds}s`;
-        return append(flushed, {
-          type: "info",
-          tone: "warn",
-          text: `↻ ${retry} — ${event.message}`,
-        });
+        // Said once per kind of failure; the status bar counts each wait down.
+        const key = retryKey(event);
+        if (state.retrying === key) return flushed;
+        const text = retryNoticeText({ ...event, retryInMs: event.retryInMs });
+        return { ...append(flushed, { type: "info", tone: "warn", text }), retrying: key };
       }
       return {
         ...append(flushed, {

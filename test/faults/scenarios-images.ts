@@ -84,7 +84,8 @@ export const imageScenarios: FaultScenario[] = [
   {
     name: "a 9000 px wide PNG header with no picture behind it, in the prompt",
     wire: "openai",
-    expect: "too large to send as it is, and it cannot be decoded to scale it: refused with its size and what to do; no request",
+    expect:
+      "too large to send as it is, and it cannot be decoded to scale it: refused with its size and what to do; no request",
     setup: (box) => {
       visionStub(box);
       put("wide.png", pngHeader(9000, 100))(box);

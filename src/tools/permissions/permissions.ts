@@ -48,6 +48,12 @@ export interface PermissionOptions {
 export interface Permissions {
   check(call: ToolInvocation): Promise<PermissionCheck>;
   remember(call: ToolInvocation): void;
+  /**
+   * The allow rules that would let this call run unasked in this project from now on, precise (a
+   * command and its subcommand, never a blanket tool), or why it cannot be saved (a hazard, a
+   * command with no subcommand, code nex cannot see, a tool approved per session only).
+   */
+  savableRules(call: ToolInvocation): Promise<{ rules: string[] } | { refused: string }>;
   setMode(mode: PermissionMode): void;
   mode(): PermissionMode;
 }
@@ -360,6 +366,31 @@ export function createPermissions(options: PermissionOptions): Permissions {
         scope: `every ${tool.name} call, for this session (edits to files that control what runs still ask)`,
         ...(preview ? { preview } : {}),
       };
+    },
+    async savableRules(call) {
+      const tool = options.tools.get(call.name);
+      const command = tool?.command(call.args) ?? null;
+      if (!tool || command === null)
+        return {
+          refused: `${call.name} approvals are not saved (they hold for this session); for edits without asking, use /mode auto_edit or "permissionMode" in the config`,
+        };
+      const result = await parse(command);
+      if (result.type !== "parsed" || result.commands.length === 0)
+        return { refused: "nex could not parse this command, so it cannot write a precise rule" };
+      if (result.commands.some((sub) => sub.opaque))
+        return {
+          refused:
+            "it runs code nex cannot see (a substitution or a script), so no rule can cover it safely",
+        };
+      if (hazardOf(result.commands, await options.hazards()))
+        return { refused: "undo could not repair what it does, so it asks every time" };
+      const patterns = result.commands.map(rememberedPattern);
+      const exact = patterns.find((pattern) => pattern.exact);
+      if (exact)
+        return {
+          refused: `a rule is a command and its subcommand (\`npm test\`), and \`${exact.words.join(" ")}\` has none or changes files undo must see each time; add a rule by hand if you mean every such command`,
+        };
+      return { rules: [...new Set(patterns.map((pattern) => pattern.words.join(" ")))] };
     },
     remember(call) {
       const tool = options.tools.get(call.name);

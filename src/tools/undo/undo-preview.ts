@@ -3,6 +3,8 @@
 /** One step `undo` would take, newest first, with the paths it changed. */
 export interface UndoPreviewStep {
   prompt: number | null;
+  /** When the step first changed something (ISO), or null in older logs. */
+  time: string | null;
   turns: number[];
   commands: string[];
   paths: string[];

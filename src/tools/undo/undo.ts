@@ -528,6 +528,7 @@ export async function previewUndo(options: Omit<UndoOptions, "turns">): Promise<
     const plan = await planOf(step.checkpoints, shadow, options.checkpointDir, ws.root);
     out.push({
       prompt: step.prompt,
+      time: step.checkpoints.find((c) => c.time !== undefined)?.time ?? null,
       turns: step.checkpoints.map((c) => c.turn),
       commands: step.checkpoints.flatMap((c) => c.commands),
       paths: [...plan.entries()]

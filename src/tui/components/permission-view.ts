@@ -4,6 +4,7 @@ import { plainText } from "../../protocol/plain-text.ts";
 import type { EditorState } from "../editor.ts";
 import { type Fitted, headAndTailToFit } from "../fit.ts";
 import { expandTabs } from "../markdown.ts";
+import { savableForProject } from "../project-approval.ts";
 import type { PendingPermission } from "../ui-state.ts";
 import { PromptView } from "./prompt-view.ts";
 
@@ -25,6 +26,11 @@ export interface PermissionViewProps {
   maxPreviewRows: number;
   /** Where commands run and how they are confined, for a command's prompt. */
   where: string;
+}
+
+/** Commands and MCP tools can be allowed for the project (a precise rule in the config); hazards never. */
+function canSaveForProject(request: PendingPermission): boolean {
+  return savableForProject(request.name) && !isHazard(request);
 }
 
 /** A request that undo could not repair, or that runs unconfined: asked apart, never for the session. */
@@ -102,6 +108,9 @@ export function PermissionView(props: PermissionViewProps): React.ReactElement {
           h(Text, { bold: true }, "y"),
           " yes, once   ",
           ...(whole ? [h(Text, { key: "a", bold: true }, "a"), " yes, for this session   "] : []),
+          ...(whole && canSaveForProject(request)
+            ? [h(Text, { key: "p", bold: true }, "p"), " yes, always in this project   "]
+            : []),
           h(Text, { bold: true }, "n"),
           " no, and say why   ",
           ...(summary.hiddenRows > 0 || preview.hidden > 0

@@ -1,0 +1,104 @@
+// "Always allow this in this project": in the real chat, p on a command's approval saves a precise
+// rule to the user's config under the project (other settings and the file's indentation kept), says
+// where and how to remove it, and a new session runs the command without asking.
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { runNex } from "../support/cli.ts";
+import { keys } from "../support/pty.ts";
+import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
+import { startNexTui } from "./cli-harness.ts";
+
+const userConfig = `{
+    "maxTurns": 40,
+    "commands": {
+        "deny": ["rm"]
+    }
+}
+`;
+
+test("p saves a precise rule for the project; a new session runs the command without asking", async (t) => {
+  let configPath = "";
+  const nex = await startNexTui(
+    [
+      openaiToolCall({ name: "bash", args: { command: "touch stamp.txt" } }),
+      openaiText("Stamped."),
+      openaiToolCall({ name: "bash", args: { command: "touch stamp.txt" } }),
+      openaiText("Stamped again."),
+    ],
+    {
+      seed: async ({ dataDir }) => {
+        configPath = join(dirname(dirname(dataDir)), "config", "nex", "config.json");
+        mkdirSync(dirname(configPath), { recursive: true });
+        writeFileSync(configPath, userConfig);
+      },
+    },
+  );
+  t.after(() => nex.close());
+  nex.pty.write(`stamp it${keys.enter}`);
+  const prompt = await nex.pty.waitFor("Allow bash?", 20_000);
+  assert.match(prompt, /p yes, always in this project/);
+  await sleep(400);
+  nex.pty.write("p");
+  await nex.pty.waitFor("Stamped.", 20_000);
+  const said = nex.pty.history().replace(/\s+/g, " ");
+  assert.match(
+    said,
+    /Saved "touch stamp\.txt" to .*config\.json \(projects → ".*ws" → commands\.allow\)/,
+  );
+  assert.match(said, /To stop it, delete the rule there\./);
+  assert.ok(existsSync(join(nex.workspace, "stamp.txt")));
+
+  const text = readFileSync(configPath, "utf8");
+  const saved = JSON.parse(text);
+  assert.equal(saved.maxTurns, 40, "other settings kept");
+  assert.deepEqual(saved.commands, { deny: ["rm"] }, "the user's own rules untouched");
+  assert.deepEqual(saved.projects[nex.workspace], { commands: { allow: ["touch stamp.txt"] } });
+  assert.match(text, /^ {4}"maxTurns": 40,$/m, "the file's indentation kept");
+
+  // A new session (headless: a question there is a refusal) runs it unasked.
+  rmSync(join(nex.workspace, "stamp.txt"));
+  const run = await runNex(
+    ["run", "--base-url", `${nex.stub.url}/v1`, "--model", "m", "stamp it again"],
+    {
+      cwd: nex.workspace,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: nex.dir,
+        OPENAI_API_KEY: "test",
+        XDG_DATA_HOME: join(nex.dir, "data"),
+        XDG_CONFIG_HOME: join(nex.dir, "config"),
+      },
+    },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /Stamped again\./);
+  assert.ok(existsSync(join(nex.workspace, "stamp.txt")), "the saved rule let it run");
+});
+
+test("a saved rule is never a blanket one: a command with no subcommand is allowed for the session only", async (t) => {
+  let configPath = "";
+  const nex = await startNexTui(
+    [openaiToolCall({ name: "bash", args: { command: "make" } }), openaiText("Made.")],
+    {
+      seed: async ({ dataDir }) => {
+        configPath = join(dirname(dirname(dataDir)), "config", "nex", "config.json");
+        mkdirSync(dirname(configPath), { recursive: true });
+        writeFileSync(configPath, userConfig);
+      },
+    },
+  );
+  t.after(() => nex.close());
+  nex.pty.write(`build${keys.enter}`);
+  await nex.pty.waitFor("Allow bash?", 20_000);
+  await sleep(400);
+  nex.pty.write("p");
+  await nex.pty.waitFor("Made.", 20_000);
+  assert.match(
+    nex.pty.history().replace(/\s+/g, " "),
+    /Allowed for this session only, not saved for the project: a rule is a command and its subcommand/,
+  );
+  assert.equal(readFileSync(configPath, "utf8"), userConfig, "the config is untouched");
+});
