@@ -1,12 +1,15 @@
 // Prints screens of the daily-chat features for a closing note: `node test/tui/capture-daily.ts`.
 // Through the real `nex chat` against the stub endpoint.
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { keys } from "../support/pty.ts";
+import { join, resolve } from "node:path";
+import { makeSandbox, runNex } from "../support/cli.ts";
+import { keys, spawnPty } from "../support/pty.ts";
+import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { startNexTui } from "./cli-harness.ts";
 import { idleShown } from "./tui-harness.ts";
 
+const nexBin = resolve(import.meta.dirname, "..", "..", "bin", "nex.js");
 const trim = (screen: string) => screen.replace(/\n{3,}/g, "\n\n").trimEnd();
 
 async function markdown(): Promise<string> {
@@ -30,6 +33,7 @@ async function markdown(): Promise<string> {
   ].join("\n");
   const nex = await startNexTui([openaiText(answer)], { cols: 80, rows: 30 });
   nex.pty.write(`what changed?${keys.enter}`);
+  await nex.pty.waitFor("Run", 20_000);
   const screen = await nex.pty.waitUntil(idleShown, "idle", 20_000);
   await nex.close();
   return screen;
@@ -65,16 +69,20 @@ async function approvalWithDiff(): Promise<string> {
 }
 
 async function picker(): Promise<string> {
-  const first = await startNexTui([openaiText("Looked.")], { cols: 80, rows: 24 });
-  first.pty.write(`look at the failing test${keys.enter}`);
-  await first.pty.waitFor("Looked.", 20_000);
-  first.pty.write(`/resume${keys.enter}`);
-  const screen = await first.pty.waitUntil(
-    (s) => /look at the failing test/.test(s) && /›|▸|>/.test(s),
-    "picker",
-    20_000,
-  );
-  await first.close();
+  const box = makeSandbox();
+  const stub = await startStubEndpoint({ handler: () => openaiText("Done.") });
+  const endpoint = ["--base-url", `${stub.url}/v1`, "--model", "m"];
+  for (const prompt of ["fix the parser", "write the docs for the lexer"])
+    await runNex(["run", ...endpoint, prompt], { cwd: box.workspace, env: box.env });
+  const pty = spawnPty(process.execPath, [nexBin, "resume", ...endpoint], {
+    cols: 80,
+    rows: 20,
+    cwd: box.workspace,
+    env: { ...box.env, TERM: "xterm-256color", OPENAI_API_KEY: "test" },
+  });
+  const screen = await pty.waitFor("Resume a session", 20_000);
+  pty.kill();
+  await stub.close();
   return screen;
 }
 
