@@ -14,6 +14,8 @@ export interface PendingNote {
 
 // One message is a prompt's worth of text; a paste of a whole log is sent as a prompt instead.
 const MAX_NOTE_CHARS = 64 * 1024;
+// Messages waiting at once: a person types a few; an orchestrator flooding the stream is bounded.
+const MAX_PENDING = 50;
 
 /** The session's pending notes. */
 export class UserNotes {
@@ -27,6 +29,10 @@ export class UserNotes {
     if (trimmed.length > MAX_NOTE_CHARS)
       return {
         refused: `a message of ${trimmed.length} characters is too long to add to a running turn; send it as a prompt once the turn ends`,
+      };
+    if (this.notes.length >= MAX_PENDING)
+      return {
+        refused: `${MAX_PENDING} messages are already waiting for this turn; send more once it ends`,
       };
     this.lastId += 1;
     const note = { id: this.lastId, kind, text: trimmed };

@@ -23,3 +23,14 @@ test("notes typed during a turn: steering ones are taken first, a note taken bac
   );
   assert.match(noteForModel({ id: 9, kind: "steer", text: "stop" }), /steering note[\s\S]*stop/);
 });
+
+test("a flood of messages during one turn is bounded: past fifty waiting, more are refused with the reason", () => {
+  const notes = new UserNotes();
+  for (let i = 0; i < 50; i++) assert.ok("id" in notes.add(`message ${i}`, "queued"));
+  assert.match(
+    String((notes.add("one more", "queued") as { refused: string }).refused),
+    /50 messages/,
+  );
+  notes.takeAll();
+  assert.ok("id" in notes.add("after the turn", "queued"), "room again once they were delivered");
+});

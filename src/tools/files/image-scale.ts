@@ -27,8 +27,7 @@ export type FittedImage =
 
 /**
  * The picture in `bytes` as the model should get it: as it is when it is within the limits, else
- * scaled to at most `SEND_SIDE` px a side (PNG stays PNG, JPEG stays JPEG, a GIF's first frame
- * becomes a PNG). `size` is the file's whole size when `bytes` may be only its start.
+ * scaled to at most `SEND_SIDE` px a side (PNG stays PNG, JPEG stays JPEG). `size` is the file's whole size when `bytes` may be only its start.
  */
 export async function fitImage(bytes: Buffer, size = bytes.length): Promise<FittedImage> {
   const header = imageHeader(bytes);
@@ -48,9 +47,12 @@ export async function fitImage(bytes: Buffer, size = bytes.length): Promise<Fitt
     return refuse(
       `too large a file for nex to scale down (over ${formatSize(MAX_SCALE_INPUT_BYTES)})`,
     );
-  if (header.mediaType === "image/webp")
-    // Within the limits it goes as it is (above); nex has no WebP decoder to scale one down.
-    return asIs.ok ? { ok: true, part: asIs.part, scaled: null } : refuse("nex cannot scale WebP");
+  // A WebP nex cannot decode; a GIF may hold hundreds of frames, each decoded whole: within the
+  // limits either goes as it is, over them it is refused.
+  if (header.mediaType === "image/webp" || header.mediaType === "image/gif")
+    return asIs.ok
+      ? { ok: true, part: asIs.part, scaled: null }
+      : refuse(`nex does not scale ${header.mediaType === "image/gif" ? "GIF" : "WebP"} pictures`);
   const scaled = await scaleDown(bytes, header.mediaType === "image/jpeg").catch(() => null);
   if (!scaled) return refuse("it could not be decoded to scale it down");
   const check = imageForModel(scaled.bytes);
