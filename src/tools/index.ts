@@ -358,7 +358,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     const info = statRegular(target.abs, target.display);
     if (!info || info.size > MAX_READ_FILE_BYTES) return false;
     const onDisk = await readState(target.abs, target.display);
-    if (!onDisk || !onDisk.bytes.subarray(0, shown.length).equals(shown)) return false;
+    if (!onDisk?.bytes.subarray(0, shown.length).equals(shown)) return false;
     const lines = onDisk.bytes.toString("utf8").replace(/\n$/, "").split("\n");
     const total = onDisk.size === 0 ? 0 : lines.length;
     // A cut attachment shows its complete lines only: the last, partial one is not known.

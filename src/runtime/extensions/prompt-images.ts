@@ -8,7 +8,6 @@ import {
   describeImage,
   fitImage,
   IMAGE_NAME,
-  imageForModel,
   imageHeader,
   type OwnFileRead,
   readOwnFile,
