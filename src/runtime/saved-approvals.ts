@@ -2,12 +2,12 @@
 // an MCP tool's full name) saved in the user's config file under the project's own entry,
 // `projects["/path/to/project"].commands.allow`. It lives in the user's file, not in the project:
 // a cloned repository cannot plant rules that run commands unasked. The file is rewritten whole
-// and atomically (temp file, fsync, rename), with every other setting as it was and the file's own
-// indentation.
-import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, statSync } from "node:fs";
-import { open, rename, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
+// with the file tools' atomic write (its mode and owner kept, the folder synced), every other setting
+// as it was, the file's own indentation; a config that is a link (dotfiles kept in a repository) is
+// written where it leads, the link left in place.
+import { mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { atomicWrite } from "../tools/index.ts";
 
 type Json = Record<string, unknown>;
 
@@ -32,9 +32,11 @@ export async function saveProjectRules(
 ): Promise<string[]> {
   let text = "";
   let mode = 0o600;
+  let target = configPath;
   try {
-    text = readFileSync(configPath, "utf8");
-    mode = statSync(configPath).mode & 0o777;
+    target = realpathSync(configPath);
+    text = readFileSync(target, "utf8");
+    mode = statSync(target).mode & 0o777;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
@@ -64,21 +66,8 @@ export async function saveProjectRules(
     },
   };
   const body = `${JSON.stringify(next, null, indentOf(text))}${text === "" || text.endsWith("\n") ? "\n" : ""}`;
-  mkdirSync(dirname(configPath), { recursive: true, mode: 0o700 });
-  const temp = join(dirname(configPath), `.config.json.${randomBytes(4).toString("hex")}.tmp`);
-  const handle = await open(temp, "wx", mode);
-  try {
-    await handle.write(body);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temp, configPath);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+  await atomicWrite(target, Buffer.from(body, "utf8"), { mode });
   return added;
 }
 

@@ -55,6 +55,7 @@ import {
 import { writeFileTool } from "./write-file.ts";
 
 export {
+  atomicWrite,
   describeImage,
   extensionOf,
   fitImage,
