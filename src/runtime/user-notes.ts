@@ -53,6 +53,8 @@ export class UserNotes {
 
   /** Every pending note, steering ones first, and none left. */
   takeAll(): PendingNote[] {
+    // Asked at every tool result: the common answer is nothing, without allocating.
+    if (this.notes.length === 0) return [];
     const taken = [
       ...this.notes.filter((note) => note.kind === "steer"),
       ...this.notes.filter((note) => note.kind === "queued"),

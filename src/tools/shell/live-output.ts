@@ -1,6 +1,8 @@
 // A running command's output as a UI shows it live: the last few lines, a count of lines and bytes,
 // reported at most every quarter second and only when something new came. Bounded: only the end of
 // the output is kept here (the whole of it is spooled to the results store as before).
+import { StringDecoder } from "node:string_decoder";
+
 const EVERY_MS = 250;
 // Enough for the last lines of any sane output; a line longer than this shows its end.
 const KEPT_CHARS = 2048;
@@ -11,6 +13,8 @@ export function liveOutput(report: (tail: string, lines: number, bytes: number) 
   see(chunk: Buffer): void;
   stop(): void;
 } {
+  // A character split between two chunks is decoded whole, never as two replacement marks.
+  const decoder = new StringDecoder("utf8");
   let kept = "";
   let lines = 0;
   let bytes = 0;
@@ -27,7 +31,7 @@ export function liveOutput(report: (tail: string, lines: number, bytes: number) 
       if (stopped) return;
       bytes += chunk.length;
       for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, at + 1)) lines += 1;
-      kept = (kept + chunk.toString("utf8")).slice(-KEPT_CHARS);
+      kept = (kept + decoder.write(chunk)).slice(-KEPT_CHARS);
       timer ??= setTimeout(flush, EVERY_MS);
     },
     stop() {
