@@ -31,7 +31,14 @@ export function liveOutput(report: (tail: string, lines: number, bytes: number) 
       if (stopped) return;
       bytes += chunk.length;
       for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, at + 1)) lines += 1;
-      kept = (kept + decoder.write(chunk)).slice(-KEPT_CHARS);
+      kept += decoder.write(chunk);
+      if (kept.length > KEPT_CHARS) {
+        // Cut only at whitespace: a cut inside a word could leave the end of a secret that the
+        // scrubber no longer recognises as one. A longer unbroken run is not shown at all.
+        const rest = kept.slice(-KEPT_CHARS);
+        const space = rest.search(/\s/);
+        kept = space >= 0 ? rest.slice(space + 1) : "";
+      }
       timer ??= setTimeout(flush, EVERY_MS);
     },
     stop() {
