@@ -85,7 +85,13 @@ export {
   type SandboxSettings,
   type SandboxState,
 } from "./sandbox/index.ts";
-export { commandTag, killGroupWhenNexDies, stopLeftovers } from "./shell/index.ts";
+export {
+  commandTag,
+  holdLifeline,
+  killGroupWhenNexDies,
+  launchStdio,
+  stopLeftovers,
+} from "./shell/index.ts";
 export { latestTodos, todoNote } from "./todo-write.ts";
 export { defineTool, type Tool, type ToolContext, ToolFailure } from "./tool.ts";
 export type { SnapshotLimits } from "./undo/index.ts";

@@ -1,9 +1,11 @@
 // Adversarial review of background jobs: none outlives nex, however nex ends.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { sandboxMissing } from "../support/bwrap.ts";
 import { makeSandbox, startNex } from "../support/cli.ts";
 import { processesWith } from "../support/processes.ts";
 import { hang, openaiText, openaiToolCall, startStubEndpoint } from "../support/stub-endpoint.ts";
@@ -50,6 +52,39 @@ for (const [sandbox, background] of [
       await stub.close();
     }
   });
+
+// bubblewrap ties the sandbox to nex in steps (launcher, then the namespace's init), and the init
+// takes its parent-death signal only after it has forked the command. Killed at every moment of a
+// sandboxed command's start, nex must leave nothing of it running.
+test("nex killed outright at any moment of a sandboxed command's start leaves nothing of it running", {
+  timeout: 300_000,
+  skip: sandboxMissing() ?? false,
+}, async () => {
+  const box = makeSandbox();
+  const survivors: string[] = [];
+  for (let delayMs = 0; delayMs <= 40; delayMs++) {
+    const marker = `nexstart${randomUUID().slice(0, 8)}`;
+    const started = spawnSync(
+      process.execPath,
+      [
+        join(import.meta.dirname, "../support/sandboxed-command-main.ts"),
+        box.workspace,
+        marker,
+        String(delayMs),
+      ],
+      { encoding: "utf8", env: box.env },
+    );
+    assert.equal(started.signal, "SIGKILL", started.stderr);
+    let left = processesWith(marker);
+    for (let i = 0; i < 200 && left.length > 0; i++) {
+      await sleep(50);
+      left = processesWith(marker);
+    }
+    if (left.length > 0) survivors.push(`killed after ${delayMs} ms: ${left.join(", ")}`);
+    for (const pid of left) process.kill(pid, "SIGKILL");
+  }
+  assert.deepEqual(survivors, [], "sandboxed processes outlived nex");
+});
 
 test("a job that prints the key (from .env) leaves it in no log, notice, request or --json line", {
   timeout: 120_000,

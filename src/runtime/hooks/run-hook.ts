@@ -1,6 +1,13 @@
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import { commandTag, killGroupWhenNexDies, type Launch, stopLeftovers } from "../../tools/index.ts";
+import {
+  commandTag,
+  holdLifeline,
+  killGroupWhenNexDies,
+  type Launch,
+  launchStdio,
+  stopLeftovers,
+} from "../../tools/index.ts";
 
 /** How one hook command ended. */
 export interface HookRun {
@@ -43,8 +50,9 @@ export function runHook(
         cwd: options.cwd,
         env: { ...options.env, [tag.name]: tag.value },
         detached: true,
-        stdio: ["pipe", "pipe", "pipe", launch.statusFd ? "pipe" : "ignore"],
+        stdio: launchStdio(launch, "pipe"),
       }) as ChildProcessByStdio<Writable, Readable, Readable>;
+      holdLifeline(child);
     } catch (error) {
       launch.release();
       resolve({

@@ -29,6 +29,7 @@ const plain = (command: string): Launch => ({
   file: "bash",
   args: ["-c", command],
   statusFd: false,
+  lifeline: false,
   contained: false,
   notes: () => [],
   after: () => [],

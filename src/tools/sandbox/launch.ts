@@ -2,6 +2,7 @@
 // Seatbelt profile, the notes on what the sandbox blocked, and git's plants disarmed afterwards.
 // Loaded with the first command: a session that runs none never loads it.
 import { tmpdir } from "node:os";
+import { STATUS_FD } from "../shell/index.ts";
 import type { SandboxHost } from "./availability.ts";
 import { sandboxNotes } from "./blocked.ts";
 import { buildPolicy, type SandboxSettings } from "./build-policy.ts";
@@ -45,6 +46,7 @@ export function confinedLaunch(
       file: "/usr/bin/sandbox-exec",
       args: ["-p", profile, "bash", "-c", command],
       statusFd: false,
+      lifeline: false,
       contained: false,
       notes,
       after,
@@ -52,7 +54,11 @@ export function confinedLaunch(
       release: () => {},
     };
   }
-  const bwrap = ["--json-status-fd", "3", ...bwrapArgs(policy, command, cwd, host.uid === 0)];
+  const bwrap = [
+    "--json-status-fd",
+    String(STATUS_FD),
+    ...bwrapArgs(policy, command, cwd, host.uid === 0),
+  ];
   // The kernel exempts root from `ulimit -u`; a pids cgroup bounds root's commands too. The
   // shell joins the cgroup, then becomes bubblewrap, so nothing runs outside it.
   const cap = createProcessCap(policy.maxProcesses);
@@ -61,6 +67,7 @@ export function confinedLaunch(
       file: "bwrap",
       args: bwrap,
       statusFd: true,
+      lifeline: true,
       contained: true,
       notes,
       after,
@@ -78,6 +85,7 @@ export function confinedLaunch(
       ...bwrap,
     ],
     statusFd: true,
+    lifeline: true,
     contained: true,
     notes,
     after,

@@ -51,6 +51,11 @@ export interface Launch {
   args: string[];
   /** bubblewrap writes `{"child-pid": …}` to fd 3 once the command runs; no such line means it never ran. */
   statusFd: boolean;
+  /**
+   * The command's sandbox reads fd 4 and kills every process in it once that read ends: the spawn
+   * passes a pipe there (`launch-stdio.ts`), whose far end closes only when nex dies.
+   */
+  lifeline: boolean;
   /** Every process the command starts ends with it (bubblewrap's PID namespace): nothing to look for after. */
   contained: boolean;
   /** Turns the command's output into notes on what the sandbox blocked. */

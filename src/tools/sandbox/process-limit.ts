@@ -75,7 +75,11 @@ function pidsRoot(): string | null {
 let root: string | null | undefined;
 let counter = 0;
 
-/** Removes the empty cgroups a nex left when it was killed before it could (its pid is gone). */
+/**
+ * Ends what a nex killed outright left in its cgroups (its pid is gone), and removes them. Nothing of
+ * a command runs there any more (the sandbox's lifeline ended it), but a sandbox caught in its own
+ * set-up when its nex died can wait there forever for a go-ahead that will never come.
+ */
 function sweepStale(dir: string): void {
   let names: string[];
   try {
@@ -90,6 +94,7 @@ function sweepStale(dir: string): void {
       process.kill(pid, 0);
     } catch (error) {
       if ((error as { code?: string }).code !== "ESRCH") continue;
+      killMembers(join(dir, name));
       try {
         rmdirSync(join(dir, name));
       } catch {

@@ -4,6 +4,7 @@
 // when stopped, when the session ends, or with nex itself (even on SIGKILL, through the sandbox).
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
+import { holdLifeline, launchStdio } from "./launch-stdio.ts";
 import { commandTag, killOnExit, stopLeftovers } from "./leftover-processes.ts";
 import { killGroupWhenNexDies } from "./orphan-watchdog.ts";
 
@@ -14,6 +15,7 @@ export interface JobLaunch {
   file: string;
   args: string[];
   statusFd: boolean;
+  lifeline: boolean;
   contained: boolean;
   stop?: () => void;
   release?: () => void;
@@ -145,8 +147,9 @@ export function createJobTable(options: { max: number; killGraceMs: number }): J
         cwd,
         env: { ...env, [tag.name]: tag.value },
         detached: true,
-        stdio: ["ignore", "pipe", "pipe", launch.statusFd ? "pipe" : "ignore"],
+        stdio: launchStdio(launch, "ignore"),
       }) as ChildProcessByStdio<null, Readable, Readable>;
+      holdLifeline(child);
       const id = ++next;
       let closed!: () => void;
       const job: Job = {

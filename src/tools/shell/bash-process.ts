@@ -1,6 +1,7 @@
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
 import { headTail } from "../output-cap.ts";
+import { holdLifeline, launchStdio } from "./launch-stdio.ts";
 import {
   commandTag,
   findLeftovers,
@@ -34,6 +35,7 @@ export interface RunOptions {
     file: string;
     args: string[];
     statusFd: boolean;
+    lifeline: boolean;
     contained: boolean;
     /** Kills every process the launch holds at once (a sandbox's pids cgroup). */
     stop?: () => void;
@@ -72,6 +74,7 @@ export function runBash(options: RunOptions): Promise<RunResult> {
       file: "bash",
       args: ["-c", command],
       statusFd: false,
+      lifeline: false,
       contained: false,
     };
     // In a PID namespace of its own nothing outlives the command: no /proc scans for leftovers,
@@ -84,8 +87,9 @@ export function runBash(options: RunOptions): Promise<RunResult> {
       cwd,
       env: { ...env, [tag.name]: tag.value },
       detached: true,
-      stdio: ["ignore", "pipe", "pipe", launch.statusFd ? "pipe" : "ignore"],
+      stdio: launchStdio(launch, "ignore"),
     }) as ChildProcessByStdio<null, Readable, Readable>;
+    holdLifeline(child);
     let status = "";
     const statusPipe = launch.statusFd ? child.stdio[3] : null;
     statusPipe?.on("data", (chunk: Buffer) => {

@@ -17,6 +17,7 @@ export {
   scanWords,
   shortCommand,
 } from "./command-words.ts";
+export { holdLifeline, LIFELINE_FD, launchStdio, STATUS_FD } from "./launch-stdio.ts";
 export { commandTag, describeLeftovers, stopLeftovers } from "./leftover-processes.ts";
 export { liveOutput } from "./live-output.ts";
 export { killGroupWhenNexDies } from "./orphan-watchdog.ts";
