@@ -8,6 +8,7 @@ import { test } from "node:test";
 import { toolResults } from "../faults/scenario.ts";
 import { makeSandbox, runNex, startNex } from "../support/cli.ts";
 import { largeWindow, runArgs, scriptServer, writeMcpConfig } from "../support/mcp-servers.ts";
+import { waitForPidFile } from "../support/processes.ts";
 import { type LoggedRequest, startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall, type Script, status } from "../support/stub-scripts.ts";
 
@@ -313,11 +314,7 @@ test("a signal while servers are still starting stops them too", async () => {
       cwd: box.workspace,
       env: box.env,
     });
-    const until = Date.now() + 60_000;
-    while (!existsSync(pidFile) && Date.now() < until)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    const pid = await waitForPidFile(pidFile, 60_000);
     nex.child.kill("SIGTERM");
     const result = await nex.done;
     assert.ok(

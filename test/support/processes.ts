@@ -17,3 +17,24 @@ export function processesWith(marker: string): number[] {
   }
   return found;
 }
+
+/**
+ * The pid a test's process wrote to `file` (`echo $$ > file`), once the whole line is there: the
+ * shell creates the file before it writes, and an empty file read as pid 0 would name the test's own
+ * process group, which `kill(0, 0)` always finds alive.
+ */
+export async function waitForPidFile(file: string, timeoutMs = 30_000): Promise<number> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    let text = "";
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      // Not written yet.
+    }
+    const pid = /^(\d+)\n/.exec(text)?.[1];
+    if (pid !== undefined && Number(pid) > 0) return Number(pid);
+    if (Date.now() > until) throw new Error(`${file} held no pid after ${timeoutMs} ms: "${text}"`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,9 +1,9 @@
 // `/bg` in the real chat: a job the model started in the background is listed, its output shown,
 // and stopped (the process really ends); the chat says which jobs it stops when it exits.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { waitForPidFile } from "../support/processes.ts";
 import { keys } from "../support/pty.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { startNexTui } from "./cli-harness.ts";
@@ -38,8 +38,7 @@ test("/bg lists the model's background job, /bg ID shows its output, /bg stop ID
   await nex.pty.waitFor("The watcher runs in the background.", 20_000);
   await nex.pty.waitUntil((s) => !spinnerShown(s), "turn over", 20_000);
   const pidFile = join(nex.workspace, "job.pid");
-  await nex.pty.waitUntil(() => existsSync(pidFile), "the job's pid", 20_000);
-  const pid = Number(readFileSync(pidFile, "utf8"));
+  const pid = await waitForPidFile(pidFile);
   assert.ok(alive(pid), "the job runs");
 
   nex.pty.write(`/bg${keys.enter}`);
@@ -80,8 +79,7 @@ test("leaving the chat stops its background jobs and says which", async (t) => {
   await nex.pty.waitFor("Started.", 20_000);
   await nex.pty.waitUntil((s) => !spinnerShown(s), "turn over", 20_000);
   const pidFile = join(nex.workspace, "job.pid");
-  await nex.pty.waitUntil(() => existsSync(pidFile), "the job's pid", 20_000);
-  const pid = Number(readFileSync(pidFile, "utf8"));
+  const pid = await waitForPidFile(pidFile);
   nex.pty.write(keys.ctrlC);
   await nex.pty.waitFor("Press Ctrl-C again to exit.", 20_000);
   nex.pty.write(keys.ctrlC);
