@@ -11,6 +11,7 @@ export function journalSink(journal: Journal, images?: ImageStore): JournalSink 
     checkpoint: (turn, description) => journal.appendCheckpoint(turn, description),
     usage: (inputTokens, outputTokens) => journal.appendUsage({ inputTokens, outputTokens }),
     cleared: () => journal.appendClear(),
+    rewound: (drop) => journal.appendRewind(drop),
     sync: () => journal.syncTurn(),
     close: () => journal.close(),
   };

@@ -39,6 +39,8 @@ export interface JournalSink {
   usage(inputTokens: number, outputTokens: number): void;
   /** The conversation restarted (`/clear`): a resume starts after this point, with an empty ledger. */
   cleared(): void;
+  /** `/rewind`: the newest `drop` messages left the conversation; the ledger restarts empty. */
+  rewound(drop: number): void;
   /** Makes what was appended durable (fsync); called at turn boundaries. */
   sync(): void;
   close(): void;
@@ -494,11 +496,9 @@ export class NexSession implements AgentSession {
     this.promptMarks.splice(this.promptMarks.indexOf(mark));
     this.parts.budget.forgetUsage();
     await this.parts.tools.forgetConversation();
-    // A fresh start, then the kept messages: a resume reads back the rewound conversation, and the
-    // records before it stay in the journal.
-    this.parts.journal.cleared();
-    for (const message of this.messages)
-      this.parts.journal.message(this.scrubbed({ type: "message_added", message }).message);
+    // One record, so a nex killed while writing it leaves the rewind out whole, never half the
+    // conversation; a resume reads back the rewound conversation, and every earlier record stays.
+    this.parts.journal.rewound(gone);
     this.parts.journal.sync();
     return {
       rewound: true,

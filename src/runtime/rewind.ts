@@ -1,8 +1,8 @@
 // `/rewind`: back to before one of the session's earlier prompts. The files go back with undo's
 // steps (each prompt's checkpoints; what undo replaces is set aside, files changed outside nex are
 // left alone as undo leaves them), and the conversation is cut to before that prompt. The journal
-// records the cut as a fresh start followed by the kept messages, so a resume sees the rewound
-// conversation while every earlier record stays in the file.
+// records the cut as one line (how many of the newest messages leave), so a resume sees the
+// rewound conversation, a cut write leaves it as it was, and every earlier record stays in the file.
 import type { Message } from "../protocol/index.ts";
 
 /** A prompt of this session the chat can rewind to. */

@@ -65,6 +65,8 @@ export interface Journal {
   appendCompaction(info: CompactionInfo): void;
   /** Marks a fresh start (`/clear`): earlier messages leave the conversation, and the ledger empties. */
   appendClear(): void;
+  /** Marks a rewind (`/rewind`): the newest `drop` messages leave the conversation, and the ledger empties. */
+  appendRewind(drop: number): void;
   /** Records usage with the current message count. */
   appendUsage(usage: UsageInfo): void;
   /** The read ledger: newest record per path. */
@@ -217,6 +219,12 @@ class FileJournal implements Journal {
 
   appendClear(): void {
     this.#write({ type: "clear", lastSeq: this.#seq });
+    this.#ledger.clear();
+    this.appendLedgerSnapshot();
+  }
+
+  appendRewind(drop: number): void {
+    this.#write({ type: "rewind", drop });
     this.#ledger.clear();
     this.appendLedgerSnapshot();
   }

@@ -83,6 +83,16 @@ export interface ClearRecord extends RecordBase {
   lastSeq: number;
 }
 
+/**
+ * The user rewound (`/rewind`): the newest `drop` messages of the conversation as it stood before
+ * this record leave it, and the read ledger restarts empty (a snapshot follows). One line, so a
+ * rewind is in the journal whole or not at all.
+ */
+export interface RewindRecord extends RecordBase {
+  type: "rewind";
+  drop: number;
+}
+
 /** Token usage the endpoint reported for one request. */
 export interface UsageInfo {
   inputTokens: number;
@@ -110,6 +120,7 @@ export type JournalRecord =
   | CheckpointRecord
   | CompactionRecord
   | ClearRecord
+  | RewindRecord
   | UsageRecord;
 
 /** The `type` of a journal record. */
@@ -170,6 +181,8 @@ function validShape(r: Obj): boolean {
       );
     case "clear":
       return isNum(r.lastSeq);
+    case "rewind":
+      return isNum(r.drop) && Number.isInteger(r.drop) && r.drop >= 0;
     case "usage":
       return (
         [r.inputTokens, r.outputTokens, r.messages].every(isNum) &&

@@ -130,6 +130,7 @@ async function scanTail(
   let usedRaw = 0;
   let messagesDone = false;
   let ledgerDone = false;
+  let dropping = 0;
   let usageSeen = false;
   const sequence = new SequenceCheck();
   const lines = readLinesBackward(handle, {
@@ -161,6 +162,9 @@ async function scanTail(
     } else if (r.type === "clear") {
       // The conversation restarted here: nothing older belongs to it.
       messagesDone = true;
+    } else if (r.type === "rewind") {
+      // The newest messages before it left the conversation; rewinds made later add theirs.
+      dropping += r.drop;
     } else if (r.type === "compaction" && !scan.compaction) {
       scan.compaction = r;
       scan.summaryRaw = estimator.countMessage(summaryMessage(r.summary));
@@ -174,6 +178,8 @@ async function scanTail(
       }
       if (scan.compaction && r.seq < scan.compaction.firstKeptSeq) {
         messagesDone = true;
+      } else if (dropping > 0) {
+        dropping--;
       } else {
         const limit = Math.floor((options.budgetTokens - NOTE_RESERVE) / estimator.ratio);
         const remaining = limit - usedRaw - scan.summaryRaw;

@@ -267,3 +267,47 @@ test("the reverse reader's work follows what is kept, not the journal's length",
     `10x the journal read ${read[1]} bytes against ${read[0]}`,
   );
 });
+
+test("rewinds, one after another and around a compaction, resume as the conversation the user was left with", async () => {
+  const all = conversation(60, 23);
+  const starts = all.flatMap((m, i) => (m.type === "user" ? [i] : []));
+  const [, second = 0, third = 0, fourth = 0] = starts;
+  const journal = await createJournal(tempDir(), session, { sync: "never" });
+  for (const m of all.slice(0, fourth)) journal.appendMessage(m);
+  // Back to before the third prompt; then the fourth prompt's turn again, then back to before it.
+  journal.appendRewind(fourth - third);
+  for (const m of all.slice(fourth, starts[4])) journal.appendMessage(m);
+  journal.appendRewind((starts[4] ?? 0) - fourth);
+  const extra: Message[] = [{ type: "user", text: "another way, then" }];
+  for (const m of extra) journal.appendMessage(m);
+  journal.close();
+  const result = await loadForResume(journal.path, { budgetTokens: 1_000_000 });
+  assert.deepEqual(result.messages, [...all.slice(0, third), ...extra]);
+  assert.deepEqual(result.warnings, []);
+
+  // A compaction after the rewind keeps its summary and the messages from its first kept one.
+  const compacted = await createJournal(tempDir(), session, { sync: "never" });
+  for (const m of all.slice(0, fourth)) compacted.appendMessage(m);
+  compacted.appendRewind(fourth - third);
+  compacted.appendCompaction({
+    summary: "Parser tests.",
+    replacedMessages: second,
+    firstKeptSeq: second + 1,
+    tokensBefore: 9_000,
+    tokensAfter: 1_000,
+  });
+  compacted.close();
+  const resumed = await loadForResume(compacted.path, { budgetTokens: 1_000_000 });
+  assert.equal(resumed.summarised, true);
+  assert.deepEqual(resumed.messages.slice(1), all.slice(second, third));
+});
+
+test("a rewind cut off while being written leaves the conversation as it was before it", async () => {
+  const all = conversation(30, 5);
+  const journal = await journalOf(all);
+  const { appendFileSync } = await import("node:fs");
+  appendFileSync(journal.path, '{"v":1,"type":"rewind","dr');
+  const result = await loadForResume(journal.path, { budgetTokens: 100_000 });
+  assert.deepEqual(result.messages, all);
+  assert.match(result.warnings[0] as string, /last line is incomplete/);
+});
