@@ -18,6 +18,8 @@ const START_SHARE = 0.5;
  * paged with read_file or grep). A result not stored yet is stored first; one that cannot be stays.
  */
 export function resultShrinker(budget: SessionBudget, store: ResultStore) {
+  // The first notice explains; later ones, a turn apart as results age, only count.
+  let explained = false;
   return (system: string, messages: Message[]): AgentEvent[] => {
     const window = budget.window();
     if (budget.estimatePrompt(system, messages) <= window * START_SHARE) return [];
@@ -27,12 +29,12 @@ export function resultShrinker(budget: SessionBudget, store: ResultStore) {
     if (stubbed === 0) return [];
     // The endpoint's last count described the longer conversation.
     budget.forgetUsage();
-    return [
-      {
-        type: "notice",
-        message: `Moved ${stubbed} older tool result${stubbed === 1 ? "" : "s"} (${Math.round(bytes / 1024)} KiB) out of the conversation to keep it small; each is stored whole and the model can page it.`,
-      },
-    ];
+    const moved = `${stubbed} older tool result${stubbed === 1 ? "" : "s"} (${Math.round(bytes / 1024)} KiB)`;
+    const message = explained
+      ? `Moved ${moved} out of the conversation, stored whole as before.`
+      : `Moved ${moved} out of the conversation to keep it small; each is stored whole and the model can page it.`;
+    explained = true;
+    return [{ type: "notice", message }];
   };
 }
 

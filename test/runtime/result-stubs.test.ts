@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Message } from "../../src/protocol/index.ts";
-import { STUB_MARK, stubOldResults } from "../../src/runtime/result-stubs.ts";
+import { createSessionBudget } from "../../src/runtime/request-budget.ts";
+import { resultShrinker, STUB_MARK, stubOldResults } from "../../src/runtime/result-stubs.ts";
 import { createResultStore } from "../../src/tools/index.ts";
 
 function conversation(turns: number, bytes: number): Message[] {
@@ -73,4 +74,25 @@ test("the size that makes a result worth a stub is counted in bytes: multi-byte 
   messages[2] = { ...first, content: "·".repeat(1500) };
   assert.equal(stubOldResults(messages, store, 2048).stubbed, 1);
   assert.ok((messages[2] as { content: string }).content.startsWith(STUB_MARK));
+});
+
+test("the chat is told once why results move, then only how many more did", () => {
+  const store = createResultStore(mkdtempSync(join(tmpdir(), "nex-stubs-")));
+  const budget = createSessionBudget({ window: 16_384, maxOutput: 2048, tools: () => [] });
+  const shrink = resultShrinker(budget, store);
+  const messages = conversation(6, 8000);
+  const first = shrink("system", messages);
+  assert.equal(first.length, 1);
+  assert.match(
+    JSON.stringify(first[0]),
+    /Moved 3 older tool results \(\d+ KiB\) out of the conversation to keep it small; each is stored whole/,
+  );
+  assert.deepEqual(shrink("system", messages), [], "nothing new to move, nothing said");
+  messages.push(...conversation(1, 8000).slice(1));
+  const later = shrink("system", messages);
+  assert.equal(later.length, 1);
+  assert.match(
+    JSON.stringify(later[0]),
+    /^\{"type":"notice","message":"Moved 1 older tool result \(\d+ KiB\) out of the conversation, stored whole as before\."\}$/,
+  );
 });
