@@ -4,13 +4,21 @@
 const live = new Set<number>();
 let hooked = false;
 
-/** Remembers a server's process group (its leader's pid) until it is seen to end. */
-export function trackGroup(pid: number): void {
-  live.add(pid);
+/**
+ * Takes nex's exit and its signals before a server is spawned: without a listener a signal kills
+ * nex at once, and one that came between the spawn and `trackGroup` would leave the server running.
+ */
+export function watchExit(): void {
   if (hooked) return;
   hooked = true;
   process.on("exit", stopAllNow);
   for (const signal of SIGNALS) process.on(signal, onSignal);
+}
+
+/** Remembers a server's process group (its leader's pid) until it is seen to end. */
+export function trackGroup(pid: number): void {
+  watchExit();
+  live.add(pid);
 }
 
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;

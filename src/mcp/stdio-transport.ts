@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { signalGroup, trackGroup, untrackGroup } from "./process-groups.ts";
+import { signalGroup, trackGroup, untrackGroup, watchExit } from "./process-groups.ts";
 
 /** How to run one stdio server. */
 export interface StdioLaunch {
@@ -58,6 +58,7 @@ export class GroupStdioTransport implements Transport {
 
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
+      watchExit();
       const child = spawn(this.launch.command, this.launch.args, {
         cwd: this.launch.cwd,
         env: this.launch.env,
@@ -66,15 +67,14 @@ export class GroupStdioTransport implements Transport {
         windowsHide: true,
       });
       this.child = child;
+      // Tracked at once, not at the `spawn` event: a signal's handler runs after this line.
+      if (child.pid) trackGroup(child.pid);
       child.once("error", (error) => {
         this.closed = true;
         reject(error);
         this.onerror?.(error);
       });
-      child.once("spawn", () => {
-        if (child.pid) trackGroup(child.pid);
-        resolve();
-      });
+      child.once("spawn", () => resolve());
       child.once("exit", (code, signal) => {
         this.exit = { code, signal };
       });
