@@ -12,6 +12,18 @@ import { hang, openaiText, openaiToolCall, startStubEndpoint } from "../support/
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A process as the failure message shows it: pid, state, parent, command line. */
+function describeProcess(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const line = readFileSync(`/proc/${pid}/cmdline`, "latin1").replaceAll("\0", " ");
+    return `${pid} (${state}, parent ${ppid}): ${line.slice(0, 80)}…${line.slice(-60)}`;
+  } catch {
+    return `${pid} (gone)`;
+  }
+}
+
 for (const [sandbox, background] of [
   ["off", true],
   ["workspace-write", true],
@@ -80,7 +92,8 @@ test("nex killed outright at any moment of a sandboxed command's start leaves no
       await sleep(50);
       left = processesWith(marker);
     }
-    if (left.length > 0) survivors.push(`killed after ${delayMs} ms: ${left.join(", ")}`);
+    if (left.length > 0)
+      survivors.push(`killed after ${delayMs} ms: ${left.map(describeProcess).join("; ")}`);
     for (const pid of left) process.kill(pid, "SIGKILL");
   }
   assert.deepEqual(survivors, [], "sandboxed processes outlived nex");

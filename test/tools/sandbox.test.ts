@@ -245,6 +245,19 @@ describe("commands under the sandbox", () => {
     assert.equal(next.isError, false, next.content);
   });
 
+  test("the sandbox's own watcher is no child of the command: a command that waits for all its children ends", {
+    skip,
+  }, async () => {
+    const box = sandbox();
+    const tools = host(box, { mode: "approve_all", sandbox: confined });
+    // `read` and the redirection are builtins: the shell lists its children without making one.
+    const result = await run(tools, "bash", {
+      command: 'read -r kids < /proc/$$/task/$$/children; echo "children:[${kids}]"',
+    });
+    assert.equal(result.isError, false, result.content);
+    assert.match(result.content, /children:\[\]/);
+  });
+
   test("writes outside the workspace fail and the model is told why, through links too", {
     skip,
   }, async () => {

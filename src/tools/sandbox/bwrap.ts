@@ -66,11 +66,12 @@ export function bwrapArgs(
     // A process limit the command cannot raise (no CAP_SYS_RESOURCE): a fork bomb stalls, then the
     // timeout ends it. Then the lifeline (`launch-stdio.ts`), which only nex's death makes readable:
     // already readable, the command never starts; else a watcher waits on it and, when nex dies,
-    // kills everything in the namespace but its init, which then ends with its child. The command
-    // itself runs exactly as `bash -c command`, without the lifeline's descriptor.
+    // kills everything in the namespace but its init, which then ends with its child. The watcher is
+    // the init's child, not the command's, so a command that waits for all its children never waits
+    // for it. The command itself runs exactly as `bash -c command`, without the lifeline's descriptor.
     `ulimit -u ${policy.maxProcesses} 2>/dev/null; ` +
       `read -t 0 -u ${LIFELINE_FD} && exit 137; ` +
-      `{ read -r -u ${LIFELINE_FD} _; kill -s KILL -1; } </dev/null >/dev/null 2>&1 & ` +
+      `({ read -r -u ${LIFELINE_FD} _; kill -s KILL -1; } </dev/null >/dev/null 2>&1 &); ` +
       `exec bash -c "$1" ${LIFELINE_FD}<&-`,
     "nex-sandbox",
     command,
