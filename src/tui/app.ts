@@ -159,6 +159,8 @@ export function App(props: AppProps): React.ReactElement {
   const input = useRef<InputState>(initialInput);
   const [shown, setShown] = useState<InputState>(initialInput);
   const busy = useRef(false);
+  // A prompt (not a slash command) is what keeps the chat busy: a message typed now can wait for it.
+  const prompting = useRef(false);
   const [busyShown, setBusyShown] = useState(false);
   const [mode, setModeState] = useState<PermissionMode>(session.info.permissionMode);
   const modeRef = useRef(mode);
@@ -278,9 +280,16 @@ export function App(props: AppProps): React.ReactElement {
 
   const submit = (text: string, shown = text) => {
     if (busy.current) {
+      // The keys were read before the chat drew the running turn or command: nothing typed is lost.
+      const command = /^\s*[/!]/.test(text);
+      if (prompting.current && !command) return queueNote(text, "queued");
+      const draft = input.current.editor.text;
       setInput({
         ...input.current,
-        hint: "A turn is still running: wait for it, or press Esc to interrupt it.",
+        editor: editorWith(draft === "" ? text : `${text}\n${draft}`),
+        hint: prompting.current
+          ? "Commands run between turns: press Enter once this one ends (or Esc to interrupt it)."
+          : "A command is still running: press Enter again once it ends.",
       });
       return;
     }
@@ -320,7 +329,11 @@ export function App(props: AppProps): React.ReactElement {
       return;
     }
     store.update((state) => addEntry(state, { type: "user", text: shown }));
-    void work(() => session.submit(text)).then(afterPrompt);
+    prompting.current = true;
+    void work(() => session.submit(text)).then((end) => {
+      prompting.current = false;
+      afterPrompt(end);
+    });
   };
 
   // Tab: the one match; else what all matches share; else each match in turn, Tab after Tab.

@@ -252,7 +252,7 @@ describe("commands under the sandbox", () => {
     const tools = host(box, { mode: "approve_all", sandbox: confined });
     // `read` and the redirection are builtins: the shell lists its children without making one.
     const result = await run(tools, "bash", {
-      command: 'read -r kids < /proc/$$/task/$$/children; echo "children:[${kids}]"',
+      command: 'read -r kids < /proc/$$/task/$$/children; echo "children:[$kids]"',
     });
     assert.equal(result.isError, false, result.content);
     assert.match(result.content, /children:\[\]/);

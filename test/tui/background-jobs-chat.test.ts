@@ -48,8 +48,18 @@ test("/bg lists the model's background job, /bg ID shows its output, /bg stop ID
     20_000,
   );
   nex.pty.write(`/bg 1${keys.enter}`);
-  await nex.pty.waitFor("tick-", 20_000);
+  // Typed at once, while `/bg 1` may still run: whichever way that goes, the command is not lost.
   nex.pty.write(`/bg stop 1${keys.enter}`);
+  await nex.pty.waitUntil(
+    (s) => /job 1 \([\s\S]*job 1 \([\s\S]*\ntick-\d+/.test(s),
+    "the job's output shown",
+    20_000,
+  );
+  // Either it ran, or it waits in the prompt, said to run once `/bg 1` ends: Enter sends it then.
+  for (let i = 0; i < 40 && !nex.pty.screen().includes("Stopped"); i++) {
+    if (/› \/bg stop 1/.test(nex.pty.screen())) nex.pty.write(keys.enter);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
   await nex.pty.waitFor("Stopped", 20_000);
   await nex.pty.waitUntil(() => !alive(pid), "the job's process gone", 20_000);
 });
