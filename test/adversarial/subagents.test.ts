@@ -6,6 +6,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  statSync,
   truncateSync,
   writeFileSync,
 } from "node:fs";
@@ -309,7 +310,7 @@ function bigFile(box: Sandbox, name: string, bytes: number): void {
 
 test("summarize on a 16k window: a file ten times the window goes in window-sized pieces, then one merge", {
   timeout: 180_000,
-}, async () => {
+}, async (t) => {
   const box = makeSandbox();
   window16k(box);
   bigFile(box, "big.log", 10 * 16_384 * 4);
@@ -337,6 +338,8 @@ test("summarize on a 16k window: a file ten times the window goes in window-size
   );
   const progress = events(result.stdout).filter((e) => e.type === "notice" && e.agent);
   assert.ok(progress.some((e) => /summarize: part 1 of/.test(String(e.message))));
+  const bytes = statSync(join(box.workspace, "big.log")).size;
+  t.diagnostic(`16k window: ${bytes} bytes summarised in ${pieces} pieces and 1 merge, exit 0`);
 });
 
 test("reader on a 16k window: pieces in order, the notes carried from one to the next, findings returned", {
