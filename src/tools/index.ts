@@ -90,6 +90,7 @@ export {
   holdLifeline,
   killGroupWhenNexDies,
   launchStdio,
+  STATUS_FD,
   stopLeftovers,
 } from "./shell/index.ts";
 export { latestTodos, todoNote } from "./todo-write.ts";

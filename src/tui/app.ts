@@ -41,10 +41,12 @@ import { type EditorState, editorWith } from "./editor.ts";
 import { wrappedRows } from "./fit.ts";
 import {
   answerGuardMs,
+  COMMAND_WAITS_HINT,
   handleKey,
   type InputAction,
   type InputState,
   initialInput,
+  isCommandText,
 } from "./keymap.ts";
 import { answerText, renderedTail } from "./markdown.ts";
 import type { MeterState } from "./meter.ts";
@@ -281,14 +283,13 @@ export function App(props: AppProps): React.ReactElement {
   const submit = (text: string, shown = text) => {
     if (busy.current) {
       // The keys were read before the chat drew the running turn or command: nothing typed is lost.
-      const command = /^\s*[/!]/.test(text);
-      if (prompting.current && !command) return queueNote(text, "queued");
+      if (prompting.current && !isCommandText(text)) return queueNote(text, "queued");
       const draft = input.current.editor.text;
       setInput({
         ...input.current,
         editor: editorWith(draft === "" ? text : `${text}\n${draft}`),
         hint: prompting.current
-          ? "Commands run between turns: press Enter once this one ends (or Esc to interrupt it)."
+          ? COMMAND_WAITS_HINT
           : "A command is still running: press Enter again once it ends.",
       });
       return;

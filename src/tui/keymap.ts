@@ -68,6 +68,15 @@ export interface InputContext {
   queued?: number;
 }
 
+/** A slash command or a `!command`: it runs between turns, never as a message to a running one. */
+export function isCommandText(text: string): boolean {
+  return /^\s*[/!]/.test(text);
+}
+
+/** Said when a command is entered while a turn runs; the command stays in the prompt. */
+export const COMMAND_WAITS_HINT =
+  "Commands run between turns: press Enter once this one ends (or Esc to interrupt it).";
+
 /** What a key asks the TUI to do beyond changing the prompt. */
 export type InputAction =
   /** `shown`: the prompt as the chat shows it (large pastes collapsed), when it differs from `text`. */
@@ -214,10 +223,7 @@ function promptKey(state: InputState, ctx: InputContext, input: string, key: Key
     const pastes = state.pastes ?? {};
     const text = expandPastes(typed, pastes);
     if (ctx.busy) {
-      if (/^\s*[/!]/.test(text))
-        return done({
-          hint: "Commands run between turns: press Enter once this one ends (or Esc to interrupt it).",
-        });
+      if (isCommandText(text)) return done({ hint: COMMAND_WAITS_HINT });
       const kind: NoteKind = key.meta ? "steer" : "queued";
       return done(
         { editor: edit.emptyEditor, history: hist.remember(state.history, text), pastes: {} },

@@ -17,6 +17,11 @@ const sandbox = createCommandSandbox(
 );
 const command = `exec -a ${marker} sleep 1000`;
 const launch = await sandbox.launch(command, workspace);
+// Unconfined, this would test nothing the test claims: say so and fail it.
+if (!launch.contained) {
+  console.error(`no sandbox here: ${sandbox.describe()}`);
+  process.exit(2);
+}
 void runBash({
   command,
   cwd: workspace,

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { waitForPidFile } from "../support/processes.ts";
 import { host, run, sandbox } from "./helpers.ts";
 
 // A killed process stays a zombie until its new parent reaps it; a zombie runs nothing, so it counts as gone.
@@ -26,17 +27,6 @@ async function gone(pid: number): Promise<boolean> {
     await sleep(50);
   }
   return false;
-}
-
-async function waitForFile(path: string): Promise<string> {
-  for (let i = 0; i < 200; i += 1) {
-    if (existsSync(path)) {
-      const text = readFileSync(path, "utf8").trim();
-      if (text) return text;
-    }
-    await sleep(25);
-  }
-  throw new Error(`${path} never appeared`);
 }
 
 test("bash runs in the workspace and returns the exit code with stdout and stderr together", async () => {
@@ -123,7 +113,7 @@ test("interrupting (AbortSignal) stops a running command and its children", asyn
     { command: "sleep 30 & echo $! > bg.pid; wait" },
     { signal: controller.signal },
   );
-  const pid = Number(await waitForFile(box.path("bg.pid")));
+  const pid = await waitForPidFile(box.path("bg.pid"));
   controller.abort();
   const out = await pending;
   assert.equal(out.code, "aborted");

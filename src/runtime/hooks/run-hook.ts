@@ -6,6 +6,7 @@ import {
   killGroupWhenNexDies,
   type Launch,
   launchStdio,
+  STATUS_FD,
   stopLeftovers,
 } from "../../tools/index.ts";
 
@@ -71,7 +72,7 @@ export function runHook(
     const err = capped();
     child.stdout.on("data", out.push);
     child.stderr.on("data", err.push);
-    const status = child.stdio[3] as Readable | null | undefined;
+    const status = child.stdio[STATUS_FD] as Readable | null | undefined;
     status?.on("error", () => {});
     status?.resume();
     // A hook that never reads its input must not make nex wait or fail.

@@ -4,7 +4,7 @@
 // when stopped, when the session ends, or with nex itself (even on SIGKILL, through the sandbox).
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
-import { holdLifeline, launchStdio } from "./launch-stdio.ts";
+import { holdLifeline, launchStdio, STATUS_FD } from "./launch-stdio.ts";
 import { commandTag, killOnExit, stopLeftovers } from "./leftover-processes.ts";
 import { killGroupWhenNexDies } from "./orphan-watchdog.ts";
 
@@ -186,7 +186,7 @@ export function createJobTable(options: { max: number; killGraceMs: number }): J
       child.stdout.on("data", take);
       child.stderr.on("data", take);
       // bubblewrap's status lines are not needed here; read them so the pipe never fills.
-      const status = child.stdio[3] as Readable | null | undefined;
+      const status = child.stdio[STATUS_FD] as Readable | null | undefined;
       status?.on("error", () => {});
       status?.resume();
       const end = (code: number | null, sig: string | null): void => {

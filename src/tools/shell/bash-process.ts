@@ -1,7 +1,7 @@
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
 import { headTail } from "../output-cap.ts";
-import { holdLifeline, launchStdio } from "./launch-stdio.ts";
+import { holdLifeline, launchStdio, STATUS_FD } from "./launch-stdio.ts";
 import {
   commandTag,
   findLeftovers,
@@ -91,7 +91,7 @@ export function runBash(options: RunOptions): Promise<RunResult> {
     }) as ChildProcessByStdio<null, Readable, Readable>;
     holdLifeline(child);
     let status = "";
-    const statusPipe = launch.statusFd ? child.stdio[3] : null;
+    const statusPipe = launch.statusFd ? (child.stdio[STATUS_FD] as Readable) : null;
     statusPipe?.on("data", (chunk: Buffer) => {
       if (status.length < 4096) status += chunk.toString("utf8");
     });
