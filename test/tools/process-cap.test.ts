@@ -3,7 +3,8 @@
 // parent), is killed when nex stops the command, releases it, or exits.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { createProcessCap } from "../../src/tools/sandbox/process-limit.ts";
 
@@ -110,4 +111,31 @@ test("nex's exit kills what a running command's cgroup holds", {
   assert.ok(Number(pid) > 0, out);
   await until("the member is dead", () => !alive(Number(pid)));
   await until("the cgroup is empty", () => members(dir ?? "").length === 0);
+});
+
+test("a nex killed outright leaves nothing in its cgroups: the next nex kills what is there and removes them", {
+  skip,
+}, async () => {
+  const probe = createProcessCap(8);
+  assert.ok(probe);
+  const root = dirname(probe.dir);
+  probe.release();
+  // A pid that was a process and is gone: the nex that made the cgroup.
+  const gone = spawn("true");
+  await new Promise((resolve) => gone.once("exit", resolve));
+  const stale = join(root, `nex-${gone.pid}-1`);
+  mkdirSync(stale);
+  const left = await memberOf(stale);
+  const next = spawn(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `const { createProcessCap } = await import(${JSON.stringify(join(import.meta.dirname, "../../src/tools/sandbox/process-limit.ts"))}); createProcessCap(8)?.release();`,
+    ],
+    { stdio: "inherit" },
+  );
+  await new Promise((resolve) => next.once("exit", resolve));
+  await until("the stale member is killed", () => !alive(left));
+  await until("the stale cgroup is removed", () => !existsSync(stale));
 });

@@ -75,6 +75,16 @@ function pidsRoot(): string | null {
 let root: string | null | undefined;
 let counter = 0;
 
+/** Whether `pid` may still be a running nex (a process we may not signal counts as running). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code !== "ESRCH";
+  }
+}
+
 /**
  * Ends what a nex killed outright left in its cgroups (its pid is gone), and removes them. Nothing of
  * a command runs there any more (the sandbox's lifeline ended it), but a sandbox caught in its own
@@ -89,17 +99,14 @@ function sweepStale(dir: string): void {
   }
   for (const name of names) {
     const pid = Number(/^nex-(\d+)-\d+$/.exec(name)?.[1]);
-    if (!pid || pid === process.pid) continue;
+    if (!pid || (pid !== process.pid && alive(pid))) continue;
+    // This nex's own pid too: the sweep runs before its first cgroup, so such a folder is a dead
+    // nex's whose pid came back, and left there it would block this nex's first cgroup.
+    killMembers(join(dir, name));
     try {
-      process.kill(pid, 0);
-    } catch (error) {
-      if ((error as { code?: string }).code !== "ESRCH") continue;
-      killMembers(join(dir, name));
-      try {
-        rmdirSync(join(dir, name));
-      } catch {
-        // Still holds processes, or not ours to remove.
-      }
+      rmdirSync(join(dir, name));
+    } catch {
+      // Still holds processes, or not ours to remove.
     }
   }
 }
