@@ -48,16 +48,21 @@ export async function runNex(
     probe?: boolean;
     /** More plain-JavaScript modules to preload (`--import`), e.g. without-fsync.js. */
     preload?: string[];
+    /** Another nex's bin/nex.js (`--compare`); this tree's by default. */
+    bin?: string;
+    /** More environment variables for nex. */
+    env?: Record<string, string>;
   },
 ): Promise<NexRun> {
   const useProbe = options.probe ?? true;
   const usageDir = mkdtempSync(join(tmpdir(), "nex-bench-usage-"));
   const inherited = process.env.NODE_OPTIONS ?? "";
   const start = performance.now();
-  const child = spawn(process.execPath, [nexBin, ...args], {
+  const child = spawn(process.execPath, [options.bin ?? nexBin, ...args], {
     cwd: options.cwd,
     env: {
       ...process.env,
+      ...options.env,
       // A key of a real key's length: nex's secret scrub is on the measured path.
       OPENAI_API_KEY: "sk-proj-bench0bench1bench2bench3bench4bench5bench6bench7",
       NEX_BENCH_USAGE_DIR: usageDir,

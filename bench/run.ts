@@ -2,8 +2,11 @@
 // measured on. Figures, not assertions: never part of `npm test`.
 //   npm run bench -- --only startup,resume   some sections (startup, overhead, turns, assembly, resume, sandbox, mcp)
 //   npm run bench -- --quick                 fewer repeats, and no 1M-message journal
+//   npm run bench -- --compare main [--runs 5] [--only shell]
+//                                            every path a turn takes, this tree against a commit
 import { parseArgs } from "node:util";
 import { benchAssembly } from "./assembly.ts";
+import { benchCompare } from "./compare.ts";
 import { describeMachine } from "./machine.ts";
 import { benchMcp } from "./mcp.ts";
 import { benchOverhead } from "./overhead.ts";
@@ -26,8 +29,22 @@ const sections: Record<string, Section> = {
 };
 
 const { values } = parseArgs({
-  options: { only: { type: "string" }, quick: { type: "boolean", default: false } },
+  options: {
+    only: { type: "string" },
+    quick: { type: "boolean", default: false },
+    compare: { type: "string" },
+    runs: { type: "string", default: "5" },
+  },
 });
+if (values.compare !== undefined) {
+  const runs = Number.parseInt(values.runs ?? "5", 10);
+  if (!(runs >= 1)) {
+    console.error(`--runs wants a whole number of runs (at least 1), not "${values.runs}".`);
+    process.exit(2);
+  }
+  await benchCompare(values.compare, { runs, only: values.only });
+  process.exit(0);
+}
 const chosen = values.only ? values.only.split(",").map((s) => s.trim()) : Object.keys(sections);
 const unknown = chosen.filter((name) => !(name in sections));
 if (unknown.length > 0) {

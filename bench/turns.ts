@@ -13,7 +13,8 @@ const TURNS = 200;
 // that should not.
 const GROWTH_GOAL_KB = 16;
 
-function toolScripts(turns: number): Script[] {
+/** `turns` tool turns that write a file and read it back, then a closing answer. */
+export function fileTurnScripts(turns: number): Script[] {
   const scripts: Script[] = [];
   for (let i = 0; i < turns; i++) {
     const file = `file-${Math.floor(i / 2)}.txt`;
@@ -34,7 +35,7 @@ function toolScripts(turns: number): Script[] {
 /** One `nex run` of `turns` tool turns plus the closing answer. */
 async function runTurns(turns: number, preload: string[] = []): Promise<NexRun> {
   const dirs = scratch();
-  const stub = await startStubEndpoint({ scripts: toolScripts(turns) });
+  const stub = await startStubEndpoint({ scripts: fileTurnScripts(turns) });
   const run = await runNex(
     [
       "run",

@@ -1,0 +1,230 @@
+// `npm run bench -- --compare <ref>`: every path a turn takes, measured for this tree and for another
+// commit in the same run. The machine is shared and noisy, so the two are alternated (A B, B A, ...)
+// and each figure is a median of at least five runs; what matters is the ratio, not the seconds.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { everythingServer } from "../test/support/mcp-servers.ts";
+import { startStubEndpoint } from "../test/support/stub-endpoint.ts";
+import { openaiText, openaiToolCall, type Script } from "../test/support/stub-scripts.ts";
+import { endpointArgs, nexBin, root, runNex, scratch } from "./nex-process.ts";
+import { median, say } from "./report.ts";
+import { fileTurnScripts } from "./turns.ts";
+
+const TURNS = 200;
+
+/** A nex to measure: this tree's, or a commit's unpacked beside it. */
+interface Subject {
+  label: string;
+  bin: string;
+}
+
+/** One workload: a figure (lower is better) from one run of `bin`. */
+interface Workload {
+  name: string;
+  unit: "s CPU" | "ms";
+  measure: (bin: string) => Promise<number>;
+}
+
+/** `ref` unpacked into a temporary folder, sharing this tree's node_modules. */
+function checkout(ref: string): { subject: Subject; remove: () => void } {
+  const commit = execFileSync("git", ["rev-parse", "--short", `${ref}^{commit}`], {
+    cwd: root,
+    encoding: "utf8",
+  }).trim();
+  const dir = mkdtempSync(join(tmpdir(), `nex-bench-${commit}-`));
+  const archive = spawnSync("git", ["archive", "--format=tar", commit], {
+    cwd: root,
+    maxBuffer: 1 << 30,
+  });
+  if (archive.status !== 0) throw new Error(`git archive ${ref} failed: ${archive.stderr}`);
+  spawnSync("tar", ["-x", "-C", dir], { input: archive.stdout });
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+  return {
+    subject: { label: `${ref} (${commit})`, bin: join(dir, "bin", "nex.js") },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** The CPU seconds of one `nex run --yes` over `scripts`, with `extra` arguments and environment. */
+async function runCpu(
+  bin: string,
+  scripts: Script[],
+  extra: (dataDir: string, workspace: string) => string[] = () => [],
+  env: Record<string, string> = {},
+): Promise<number> {
+  const dirs = scratch();
+  const stub = await startStubEndpoint({ scripts });
+  const run = await runNex(
+    [
+      "run",
+      "--yes",
+      "--max-turns",
+      String(scripts.length + 5),
+      ...endpointArgs(stub.url, dirs.dataDir, 131_072),
+      ...extra(dirs.dataDir, dirs.workspace),
+      "do the work",
+    ],
+    { cwd: dirs.workspace, bin, env },
+  );
+  await stub.close();
+  dirs.remove();
+  if (run.code !== 0) throw new Error(`${bin}: nex exited ${run.code}\n${run.stderr.slice(-1500)}`);
+  return run.cpuMs / 1000;
+}
+
+function shellScripts(turns: number): Script[] {
+  const scripts: Script[] = [];
+  for (let i = 0; i < turns; i++)
+    scripts.push(openaiToolCall({ name: "bash", args: { command: `true ${i}` }, id: `c${i}` }));
+  scripts.push(openaiText("done"));
+  return scripts;
+}
+
+/** An MCP server that nex starts and lists but the model never calls; its own CPU is not nex's. */
+function idleIntegrations(dataDir: string): string[] {
+  const server = everythingServer() as { command: string; args: string[] };
+  const config = join(dataDir, "mcp.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        everything: {
+          command: "env",
+          args: ["-u", "NODE_OPTIONS", server.command, ...server.args],
+        },
+      },
+    }),
+  );
+  return ["--mcp-config", config];
+}
+
+async function firstRequestMs(bin: string): Promise<number> {
+  const dirs = scratch();
+  let startedAt = 0;
+  let first: number | null = null;
+  const stub = await startStubEndpoint({
+    handler: () => openaiText("ok"),
+    onRequest: (request) => {
+      if (request.path.endsWith("/chat/completions")) first ??= performance.now() - startedAt;
+    },
+  });
+  const run = await runNex(["run", ...endpointArgs(stub.url, dirs.dataDir), "say ok"], {
+    cwd: dirs.workspace,
+    bin,
+    probe: false,
+    onSpawn: (t) => {
+      startedAt = t;
+    },
+  });
+  await stub.close();
+  dirs.remove();
+  if (run.code !== 0 || first === null)
+    throw new Error(`${bin}: nex run failed (exit ${run.code}): ${run.stderr.slice(-1000)}`);
+  return first;
+}
+
+function versionMs(bin: string): Promise<number> {
+  const start = performance.now();
+  const result = spawnSync(process.execPath, [bin, "--version"], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`${bin} --version failed: ${result.stderr}`);
+  return Promise.resolve(performance.now() - start);
+}
+
+const workloads: Workload[] = [
+  {
+    name: `${TURNS} file turns (write, read back)`,
+    unit: "s CPU",
+    measure: (bin) => runCpu(bin, fileTurnScripts(TURNS)),
+  },
+  {
+    name: `${TURNS} shell turns (\`true\`, sandboxed)`,
+    unit: "s CPU",
+    measure: (bin) => runCpu(bin, shellScripts(TURNS)),
+  },
+  {
+    name: `${TURNS} shell turns (\`true\`, --sandbox off)`,
+    unit: "s CPU",
+    measure: (bin) => runCpu(bin, shellScripts(TURNS), () => ["--sandbox", "off"]),
+  },
+  {
+    name: `${TURNS} file turns, MCP and web enabled, unused`,
+    unit: "s CPU",
+    measure: (bin) =>
+      runCpu(bin, fileTurnScripts(TURNS), idleIntegrations, {
+        SEARXNG_URL: "http://127.0.0.1:9",
+      }),
+  },
+  { name: "launch → first model request", unit: "ms", measure: firstRequestMs },
+  { name: "nex --version", unit: "ms", measure: versionMs },
+];
+
+/**
+ * Measures every workload for `ref` and this tree, alternated, `runs` times each (after one
+ * warm-up run of each, which fills the compile cache), and prints medians and ratios.
+ */
+export async function benchCompare(
+  ref: string,
+  options: { runs: number; only?: string },
+): Promise<void> {
+  const base = checkout(ref);
+  const subjects: Subject[] = [base.subject, { label: "this tree", bin: nexBin }];
+  const chosen = options.only
+    ? workloads.filter((w) => w.name.includes(options.only as string))
+    : workloads;
+  say(`# nex compared: ${subjects[0]?.label} against this tree (${options.runs} alternated runs)`);
+  try {
+    const bare: number[] = [];
+    const rows: string[][] = [];
+    for (const workload of chosen) {
+      const values: number[][] = subjects.map(() => []);
+      for (const subject of subjects) await workload.measure(subject.bin);
+      for (let i = 0; i < options.runs; i++) {
+        const order = i % 2 === 0 ? [0, 1] : [1, 0];
+        for (const index of order) {
+          values[index]?.push(await workload.measure((subjects[index] as Subject).bin));
+        }
+        if (workload.measure === versionMs) bare.push(bareNodeMs());
+      }
+      const [before, after] = values.map((v) => median(v)) as [number, number];
+      const digits = workload.unit === "ms" ? 1 : 3;
+      rows.push([
+        workload.name,
+        `${before.toFixed(digits)} ${workload.unit}`,
+        `${after.toFixed(digits)} ${workload.unit}`,
+        `${(after / before).toFixed(2)}×`,
+      ]);
+      say(
+        `${workload.name}: ${values.map((v, i) => `${subjects[i]?.label} ${v.map((x) => x.toFixed(digits)).join("/")}`).join("; ")}`,
+      );
+    }
+    if (bare.length > 0) {
+      const nexVersion = rows.find((row) => row[0] === "nex --version");
+      const ms = median(bare);
+      rows.push(["bare `node -e 0`", `${ms.toFixed(1)} ms`, `${ms.toFixed(1)} ms`, "—"]);
+      if (nexVersion)
+        say(
+          `nex --version against bare node: ${(Number.parseFloat(nexVersion[2] ?? "") / ms).toFixed(2)}× (goal ≤ 1.1×)`,
+        );
+    }
+    printTable(["workload (median)", subjects[0]?.label ?? "", "this tree", "ratio"], rows);
+  } finally {
+    base.remove();
+  }
+}
+
+function bareNodeMs(): number {
+  const start = performance.now();
+  spawnSync(process.execPath, ["-e", "0"]);
+  return performance.now() - start;
+}
+
+function printTable(headers: string[], rows: string[][]): void {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
+  say(`\n${line(headers)}`);
+  say(`| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`);
+  for (const row of rows) say(line(row));
+}
