@@ -2,8 +2,8 @@
 // URL, the variable that holds the key, a model from the endpoint's list), written to the config
 // file, instead of an error. Headless runs never ask: they keep their clear error.
 import { createInterface } from "node:readline/promises";
-import type { ProviderKind } from "../runtime/config.ts";
-import { type FirstRunChoice, modelsAt, writeFirstRunConfig } from "../runtime/first-run.ts";
+import type { ProviderKind } from "../runtime/config/index.ts";
+import { type FirstRunChoice, modelsAt, writeFirstRunConfig } from "../runtime/config/index.ts";
 
 interface ServerKind {
   label: string;

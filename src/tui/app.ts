@@ -15,8 +15,8 @@ import type {
   TerminalEvent,
 } from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
-import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
-import type { RewindPoint } from "../runtime/rewind.ts";
+import type { RewindPoint } from "../runtime/history/index.ts";
+import type { AgentSession, SessionSummary } from "../runtime/session/index.ts";
 import { runCommand } from "./command-runner.ts";
 import { isCustomCommand, modeLabel, nextMode, parseCommand } from "./commands.ts";
 import {

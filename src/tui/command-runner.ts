@@ -7,8 +7,8 @@ import {
   type PermissionMode,
   plainText,
 } from "../protocol/index.ts";
-import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
-import type { RewindPoint } from "../runtime/rewind.ts";
+import type { RewindPoint } from "../runtime/history/index.ts";
+import type { AgentSession, SessionSummary } from "../runtime/session/index.ts";
 import { type Command, helpWith, nextMode } from "./commands.ts";
 import { rewindCommand } from "./rewind-command.ts";
 import { statusText, transcriptMarkdown } from "./session-views.ts";

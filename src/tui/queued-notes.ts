@@ -4,7 +4,7 @@ import { Box, Text } from "ink";
 import React from "react";
 import type { AgentEvent } from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
-import type { PendingNote } from "../runtime/user-notes.ts";
+import type { PendingNote } from "../runtime/session/index.ts";
 import { truncateEnd } from "./fit.ts";
 
 const h = React.createElement;

@@ -2,8 +2,8 @@
 
 import type { Message } from "../protocol/index.ts";
 import { formatCount } from "../protocol/index.ts";
-import type { SessionInfo } from "../runtime/agent-session.ts";
-import { type Price, usageLine } from "../runtime/prices.ts";
+import { type Price, usageLine } from "../runtime/config/index.ts";
+import type { SessionInfo } from "../runtime/session/index.ts";
 import type { MeterState } from "./meter.ts";
 
 const WINDOW_SOURCES: Record<MeterState["windowSource"], string> = {

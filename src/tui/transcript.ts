@@ -1,6 +1,6 @@
 import type { AgentEvent, ToolDetails, ToolErrorCode } from "../protocol/index.ts";
 import { formatCount } from "../protocol/index.ts";
-import { describeChildEvent } from "../runtime/child-line.ts";
+import { describeChildEvent } from "../runtime/session/index.ts";
 import { markdownCut } from "./markdown-blocks.ts";
 import { endsRetries, retryKey, retryNoticeText } from "./retry-notice.ts";
 

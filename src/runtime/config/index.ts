@@ -1,0 +1,13 @@
+export type { ConfigFlags, EffortOrOff, NexConfig, ProviderKind } from "./config.ts";
+export { ConfigError, configFilePath, defaultConfigPath, resolveConfig } from "./config.ts";
+export { prepareDataDir } from "./data-dir.ts";
+export { createClient, endpointFetch, limitsFor, unreachableMessage } from "./endpoint-client.ts";
+export type { FirstRunChoice } from "./first-run.ts";
+export { modelsAt, unconfiguredConfigPath, writeFirstRunConfig } from "./first-run.ts";
+export type { ResolvedLimits } from "./model-registry.ts";
+export { acceptsImages } from "./model-registry.ts";
+export type { Price } from "./prices.ts";
+export { priceFor, usageLine } from "./prices.ts";
+export { createReasoningControl } from "./reasoning-control.ts";
+export { saveApprovalLine } from "./saved-approvals.ts";
+export { describeServed, servedModels } from "./served-models.ts";

@@ -1,0 +1,10 @@
+export { forkJournal } from "./fork-session.ts";
+export { locateSession } from "./locate-session.ts";
+export { namedSession, nameSession } from "./named-sessions.ts";
+export type { PromptMark, RewindPoint, UndoStepInfo } from "./rewind.ts";
+export { describeRewindPlan, describeRewindPoints, firstLine, rewindPoints } from "./rewind.ts";
+export type { SessionSummary } from "./session-list.ts";
+export { listSessionsFor, summariesIn } from "./session-list.ts";
+export { undoResultOf } from "./undo-result.ts";
+export type { UndoSessionAnswer } from "./undo-session.ts";
+export { undoSession } from "./undo-session.ts";
