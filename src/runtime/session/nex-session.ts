@@ -1,133 +1,34 @@
-import { type Compactor, runLoop } from "../../agent/loop.ts";
+import { runLoop } from "../../agent/loop.ts";
 import type {
   AgentEvent,
   CompactResult,
-  ImagePart,
   Message,
   ModelSwitchResult,
   NoteKind,
   PermissionAnswer,
   PermissionMode,
-  ReadRecord,
-  StreamFn,
   TerminalEvent,
   ToolHost,
-  ToolOutcome,
   UndoResult,
 } from "../../protocol/index.ts";
 import { isTerminal } from "../../protocol/index.ts";
-import { type SecretScrubber, scrubDeep } from "../../session/index.ts";
+import { scrubDeep } from "../../session/index.ts";
 import type { EffortOrOff, Price } from "../config/index.ts";
-import type { SessionBudget } from "../context/index.ts";
-import type { CommandRun, Expansion } from "../extensions/index.ts";
-import {
-  type PromptMark,
-  type RewindPoint,
-  rewindPoints,
-  type UndoStepInfo,
-} from "../history/index.ts";
-import type { Hooks } from "../hooks/index.ts";
+import { type PromptMark, type RewindPoint, rewindPoints } from "../history/index.ts";
 import { redactCallUrls } from "../secrets/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
-import { directCommand, directCommandMessage } from "./direct-command.ts";
+import { directCommand } from "./direct-command.ts";
+import { runJobsCommand } from "./jobs-command.ts";
+import { childTools, JOURNALED, journaledTools, withoutImageBytes } from "./journal-records.ts";
 import { completePath } from "./path-completion.ts";
-import type { PendingNote, UserNotes } from "./user-notes.ts";
-
-/** Where a session's records go; backed by the session journal. */
-export interface JournalSink {
-  message(message: Message): void;
-  event(event: AgentEvent): void;
-  ledger(record: ReadRecord): void;
-  /** A change to the workspace that `undo` can revert (the before-image lives in the checkpoint store). */
-  checkpoint(turn: number, description: string): void;
-  usage(inputTokens: number, outputTokens: number): void;
-  /** The conversation restarted (`/clear`): a resume starts after this point, with an empty ledger. */
-  cleared(): void;
-  /** `/rewind`: the newest `drop` messages left the conversation; the ledger restarts empty. */
-  rewound(drop: number): void;
-  /** Makes what was appended durable (fsync); called at turn boundaries. */
-  sync(): void;
-  close(): void;
-}
-
-/** The tools plus what the session needs beyond the loop's view. */
-export interface SessionTools extends ToolHost {
-  setMode(mode: PermissionMode): void;
-  /** Stops every background job (the session ends). */
-  stopJobs?(): Promise<string[]>;
-  /** Records what `@path` showed the model of a file (its first bytes) as read. */
-  recordAttachment?(name: string, shown: Buffer): Promise<boolean>;
-  /** What the jobs tool says, for a person (`/bg`). */
-  jobsForUser?(action: "list" | "output" | "stop", id?: number): Promise<string>;
-  undo(turns: number): Promise<UndoResult>;
-  /** What each step of undo would restore, newest first, as text. */
-  undoPreview?(): Promise<string>;
-  /** Undo's steps, newest first: when each first changed something and what it would restore. */
-  undoSteps?(): Promise<UndoStepInfo[]>;
-  /** A new user prompt starts (undo's steps are prompts). */
-  beginPrompt?(): void;
-  /** Forgets what the model read (`/clear`); runs end with no write in parts under way. */
-  forgetConversation(): Promise<void>;
-}
-
-/** How permission requests are answered. */
-export type ApprovalPolicy = "interactive" | "refuse";
-
-/** What a running session is built from; `open-session.ts` assembles it. */
-export interface SessionParts {
-  info: SessionInfo;
-  /** The price of a model, when known (config, else nex's list prices). */
-  price?: (model: string) => Price | null;
-  stream: StreamFn;
-  tools: SessionTools;
-  journal: JournalSink;
-  system: string;
-  messages: Message[];
-  budget: SessionBudget;
-  compactor: Compactor | null;
-  /** Before each request: old large results become stubs naming their stored copy. */
-  shrink?: (system: string, messages: Message[]) => AgentEvent[];
-  /** Compacts on request (`/compact`, `nex compact`): the new conversation (null: unchanged) and what happened. */
-  compactNow: (
-    messages: Message[],
-    signal: AbortSignal,
-  ) => Promise<{ messages: Message[] | null; result: CompactResult }>;
-  approvals: ApprovalPolicy;
-  maxTurns: number;
-  listSessions: () => Promise<SessionSummary[]>;
-  /** Another model for the next requests: its client (null when the switch failed) and what happened. */
-  switchModel: (model: string) => Promise<{ stream: StreamFn | null; result: ModelSwitchResult }>;
-  /** The user's hooks (none: every call is a no-op). */
-  hooks?: Hooks;
-  /** Turns a typed prompt into what the model gets (a custom command, `@` attachments). */
-  expand?: (prompt: string, run: (command: string) => Promise<CommandRun>) => Promise<Expansion>;
-  /** What the endpoint serves, as the line `/model` shows. */
-  listModels?: () => Promise<string>;
-  /** Sets the reasoning effort for the next requests; returns the line to show. */
-  setReasoning?: (effort: EffortOrOff | null) => string;
-  /** nex's secrets, replaced in every event before a UI, `--json` or the journal sees it. */
-  secrets?: SecretScrubber;
-  /** Runs after the journal is closed (the MCP servers stop). */
-  onClose?: () => Promise<void>;
-  /** `/mcp`: the MCP servers' state, tools and last error. */
-  mcpStatus?: () => string;
-  /** Messages typed while the model works (see user-notes.ts). */
-  notes?: UserNotes;
-}
+import { PermissionAnswers } from "./permission-answers.ts";
+import { expandPrompt, type PromptHost, runDirect } from "./prompt-input.ts";
+import { rewindConversation } from "./rewind-conversation.ts";
+import type { SessionParts } from "./session-parts.ts";
+import type { PendingNote } from "./user-notes.ts";
 
 /** How many times Stop hooks may send the model back to work in one prompt. */
 const MAX_STOP_CONTINUATIONS = 3;
-
-/** Events worth keeping in the journal beside the messages. */
-const JOURNALED = new Set<AgentEvent["type"]>([
-  "request_failed",
-  "tool_call_refused",
-  "notice",
-  "context_fitted",
-  "error",
-  "aborted",
-  "done",
-]);
 
 /** After this many consecutive failed runs the session stops sending requests. */
 const CIRCUIT_BREAKER_AT = 3;
@@ -137,11 +38,7 @@ export class NexSession implements AgentSession {
   readonly info: SessionInfo;
   private readonly parts: SessionParts;
   private readonly listeners = new Set<(event: AgentEvent) => void>();
-  private readonly pendingApprovals = new Map<string, (answer: PermissionAnswer) => void>();
-  /** Answers that arrived before the loop asked (a UI may answer from inside its event listener). */
-  private readonly earlyAnswers = new Map<string, PermissionAnswer>();
-  /** Calls the user was asked about and has not answered: only these take an answer. */
-  private readonly asked = new Set<string>();
+  private readonly answers = new PermissionAnswers();
   private controller: AbortController | null = null;
   /** The prompt running now, so `close` can wait for it to end before closing the journal. */
   private running: Promise<TerminalEvent> | null = null;
@@ -184,7 +81,7 @@ export class NexSession implements AgentSession {
   /** Sends an event to the journal and to every listener, with nex's secrets replaced. */
   emit(raw: AgentEvent): void {
     const event = redactCallUrls(this.scrubbed(raw));
-    if (event.type === "permission_requested") this.asked.add(event.callId);
+    if (event.type === "permission_requested") this.answers.askedAbout(event.callId);
     // A child's conversation is kept in the parent's journal as events, which resume leaves out of
     // the parent's history; its requests count in the session's usage, not in the window's fill.
     if (event.agent) {
@@ -272,8 +169,8 @@ export class NexSession implements AgentSession {
     this.parts.tools.beginPrompt?.();
     try {
       const command = directCommand(prompt);
-      if (command !== null) return this.end(await this.runDirect(command, signal));
-      const expanded = await this.expand(prompt, signal);
+      if (command !== null) return this.end(await runDirect(this.promptHost(), command, signal));
+      const expanded = await expandPrompt(this.promptHost(), prompt, signal);
       if (expanded.type !== "prompt") return this.end(expanded);
       let text = expanded.text;
       let images = expanded.images;
@@ -344,24 +241,11 @@ export class NexSession implements AgentSession {
   interrupt(): void {
     this.controller?.abort();
     this.parts.hooks?.interrupt();
-    this.asked.clear();
-    this.earlyAnswers.clear();
-    for (const [callId, resolve] of this.pendingApprovals) {
-      this.pendingApprovals.delete(callId);
-      resolve({ type: "deny", reason: "interrupted" });
-    }
+    this.answers.denyAll();
   }
 
   answerPermission(callId: string, answer: PermissionAnswer): void {
-    // A stray or late answer (after a cancel, for a call id guessed ahead) never approves a later call.
-    if (!this.asked.delete(callId)) return;
-    const resolve = this.pendingApprovals.get(callId);
-    if (!resolve) {
-      this.earlyAnswers.set(callId, answer);
-      return;
-    }
-    this.pendingApprovals.delete(callId);
-    resolve(answer);
+    this.answers.answer(callId, answer);
   }
 
   setPermissionMode(mode: PermissionMode): void {
@@ -384,9 +268,7 @@ export class NexSession implements AgentSession {
       type: "user",
       text: `[nex] The user undid the file changes of the last ${turns} prompt(s): ${result.report}`,
     };
-    this.messages.push(note);
-    this.emit({ type: "message_added", message: note });
-    this.parts.journal.sync();
+    this.append(note);
     return result;
   }
 
@@ -471,44 +353,22 @@ export class NexSession implements AgentSession {
   }
 
   async rewind(number: number): Promise<{ rewound: boolean; line: string; prompt: string | null }> {
-    const no = (line: string) => ({ rewound: false, line, prompt: null });
     if (this.controller)
-      return no("A task is running; rewind when it has ended (Esc interrupts it).");
-    const point = (await this.rewindPoints()).find((p) => p.number === number);
-    if (!point) return no(`No prompt ${number} to rewind to; /rewind lists them.`);
-    const mark = this.promptMarks.find((m) => m.time === point.time && m.text === point.text);
-    const index = mark ? this.messages.indexOf(mark.message) : -1;
-    if (!mark || index < 0) return no(`Prompt ${number} is no longer in the conversation.`);
-    let files = "No file was changed since then.";
-    if (point.steps > 0) {
-      const result = await this.undo(point.steps, "rewind");
-      // Files that could not be restored: the conversation stays whole, so nothing disagrees silently.
-      if (result.kind === "partial")
-        return no(
-          `${result.report}\nThe conversation was not rewound, since not every file could be restored; see above, then /rewind again or /undo.`,
-        );
-      // Changed outside nex since: left as it is (never clobbered). The user decides whether the
-      // conversation goes back anyway: the same rewind again cuts it, the left-alone files untouched.
-      if (result.leftAlone.length > 0)
-        return no(
-          `${result.report}\nThe conversation was not rewound, since these files were changed outside nex and stay as they are. Rewind to prompt ${number} again to cut the conversation anyway (those files are not touched), or leave it here.`,
-        );
-      files = result.report;
-    }
-    const gone = this.messages.length - index;
-    this.messages.splice(index);
-    this.promptMarks.splice(this.promptMarks.indexOf(mark));
-    this.parts.budget.forgetUsage();
-    await this.parts.tools.forgetConversation();
-    // One record, so a nex killed while writing it leaves the rewind out whole, never half the
-    // conversation; a resume reads back the rewound conversation, and every earlier record stays.
-    this.parts.journal.rewound(gone);
-    this.parts.journal.sync();
-    return {
-      rewound: true,
-      line: `Rewound to before prompt ${number}: ${gone} message${gone === 1 ? "" : "s"} left the conversation (kept in the journal). ${files}`,
-      prompt: mark.text,
-    };
+      return {
+        rewound: false,
+        line: "A task is running; rewind when it has ended (Esc interrupts it).",
+        prompt: null,
+      };
+    return rewindConversation(
+      {
+        parts: this.parts,
+        messages: () => this.messages,
+        marks: this.promptMarks,
+        points: () => this.rewindPoints(),
+        undo: (steps) => this.undo(steps, "rewind"),
+      },
+      number,
+    );
   }
 
   listSessions(): Promise<SessionSummary[]> {
@@ -532,16 +392,7 @@ export class NexSession implements AgentSession {
   async jobsCommand(args: string): Promise<string> {
     const jobs = this.parts.tools.jobsForUser;
     if (!jobs) return "This session runs no background jobs.";
-    const words = args.trim().split(/\s+/).filter(Boolean);
-    const id = Number(words.at(-1));
-    const text =
-      words.length === 0
-        ? await jobs("list")
-        : words.length === 1 && Number.isInteger(id) && id > 0
-          ? await jobs("output", id)
-          : words.length === 2 && words[0] === "stop" && Number.isInteger(id) && id > 0
-            ? await jobs("stop", id)
-            : "Usage: /bg lists the background jobs, /bg ID shows a job's last lines, /bg stop ID stops it.";
+    const text = await runJobsCommand(jobs, args);
     return this.parts.secrets?.scrub(text).text ?? text;
   }
 
@@ -580,27 +431,9 @@ export class NexSession implements AgentSession {
     return this.parts.secrets ? scrubDeep(event, this.parts.secrets) : event;
   }
 
-  /**
-   * The tools as a child agent sees them: its calls run in the parent's turn (so undo takes them with
-   * the parent's prompt) under its own read ledger; its changes are journaled like the parent's.
-   */
+  /** The tools as a child agent sees them (see journal-records.ts). */
   childTools(agent: string, turn: number): ToolHost {
-    const tools = this.parts.tools;
-    return {
-      specs: () => tools.specs(),
-      readOnly: (name) => tools.readOnly?.(name) ?? false,
-      permission: (call) => tools.permission({ ...call, turn, agent }),
-      rememberApproval: (call) => tools.rememberApproval({ ...call, turn, agent }),
-      execute: async (call, signal) => {
-        const outcome = await tools.execute({ ...call, turn, agent }, signal);
-        const change = describeChange(outcome.details);
-        if (change) this.parts.journal.checkpoint(turn, `${agent}: ${change}`);
-        return outcome;
-      },
-      // A write in parts the child left unfinished is its to finish, or is discarded when it ends.
-      unfinishedWrites: () => tools.unfinishedWrites?.() ?? [],
-      discardUnfinished: async () => (await tools.discardUnfinished?.()) ?? [],
-    };
+    return childTools(this.parts.tools, this.parts.journal, agent, turn);
   }
 
   queueNote(text: string, kind: NoteKind): PendingNote | { refused: string } {
@@ -624,55 +457,31 @@ export class NexSession implements AgentSession {
   }
 
   private approve(callId: string, signal: AbortSignal): Promise<PermissionAnswer> {
-    if (this.parts.approvals === "refuse") {
-      return Promise.resolve({
-        type: "deny",
-        reason:
-          "headless mode without --yes refuses actions that need approval; rerun with --yes (or --mode auto_edit for file edits)",
-      });
-    }
-    if (signal.aborted) return Promise.resolve({ type: "deny", reason: "interrupted" });
-    const early = this.earlyAnswers.get(callId);
-    if (early) {
-      this.earlyAnswers.delete(callId);
-      return Promise.resolve(early);
-    }
-    return new Promise((resolve) => this.pendingApprovals.set(callId, resolve));
+    return this.answers.wait(this.parts.approvals, callId, signal);
   }
 
-  /**
-   * The prompt the model gets (a custom command's text, `@` attachments), or the terminal event that
-   * ends the prompt before any request: nothing is sent when a part of the expansion failed.
-   */
-  private async expand(
-    prompt: string,
-    signal: AbortSignal,
-  ): Promise<{ type: "prompt"; text: string; images: ImagePart[] } | TerminalEvent> {
-    const hooked = await this.parts.hooks?.userPromptSubmit(prompt);
-    if (hooked && "blocked" in hooked)
-      return {
-        type: "error",
-        code: "config",
-        message: `A UserPromptSubmit hook blocked this prompt, so nothing was sent: ${hooked.blocked}`,
-      };
-    // What SessionStart hooks said comes with the first prompt; a prompt hook's, with its own.
-    const context = [this.startContext, hooked?.context ?? null].filter((c) => c !== null);
-    this.startContext = null;
-    // What `@` attached and command lines printed is as untrusted as what a tool reads: the model
-    // gets the prompt with nex's secrets replaced.
-    const withContext = (text: string) =>
-      this.redact(context.length === 0 ? text : `${text}\n\n[hook context]\n${context.join("\n")}`);
-    if (!this.parts.expand) return { type: "prompt", text: withContext(prompt), images: [] };
-    const expansion = await this.parts.expand(prompt, (command) =>
-      this.runForPrompt(command, signal),
-    );
-    if (signal.aborted) return { type: "aborted", reason: "interrupted by the user" };
-    if (!expansion.ok) return { type: "error", code: "config", message: expansion.message };
-    for (const note of expansion.notes) this.emit({ type: "notice", message: note });
-    // What `@` showed the model counts as read, as read_file's pages do: it may edit those lines.
-    for (const file of expansion.attached)
-      await this.parts.tools.recordAttachment?.(file.name, file.bytes);
-    return { type: "prompt", text: withContext(expansion.text), images: expansion.images };
+  /** Adds a message to the conversation, tells the listeners and makes it durable. */
+  private append(message: Message): void {
+    this.messages.push(message);
+    this.emit({ type: "message_added", message });
+    this.parts.journal.sync();
+  }
+
+  private promptHost(): PromptHost {
+    return {
+      parts: this.parts,
+      tools: () => this.journaledTools(),
+      emit: (event) => this.emit(event),
+      approve: (callId, signal) => this.approve(callId, signal),
+      redact: (text) => this.redact(text),
+      takeStartContext: () => {
+        const context = this.startContext;
+        this.startContext = null;
+        return context;
+      },
+      nextCommandId: () => ++this.promptCommands,
+      append: (message) => this.append(message),
+    };
   }
 
   /** Runs the SessionStart hooks; what they print goes to the model with the first prompt. */
@@ -680,134 +489,12 @@ export class NexSession implements AgentSession {
     this.startContext = (await this.parts.hooks?.sessionStart(source)) ?? null;
   }
 
-  /** `!command` typed as the prompt: run, and put with its output into the conversation; no request. */
-  private async runDirect(command: string, signal: AbortSignal): Promise<TerminalEvent> {
-    const hooked = await this.parts.hooks?.userPromptSubmit(`!${command}`);
-    if (hooked && "blocked" in hooked)
-      return {
-        type: "error",
-        code: "config",
-        message: `A UserPromptSubmit hook blocked this command, so it did not run: ${hooked.blocked}`,
-      };
-    const run = await this.runForPrompt(command, signal);
-    if (signal.aborted) return { type: "aborted", reason: "interrupted by the user" };
-    if (!run.ok && !run.ran)
-      return {
-        type: "error",
-        code: "config",
-        message: `\`${command}\` was not run: ${run.reason}. Nothing was added to the conversation.`,
-      };
-    const output = run.ok ? run.output : run.reason;
-    const message = directCommandMessage(command, output);
-    this.messages.push(message);
-    this.emit({ type: "message_added", message });
-    this.parts.journal.sync();
-    return { type: "done", finalText: output, turns: 0 };
-  }
-
-  /** A command line of a custom command: a `bash` call of the prompt's first turn, asked and shown as one. */
-  private async runForPrompt(command: string, signal: AbortSignal): Promise<CommandRun> {
-    const tools = this.journaledTools();
-    const call = {
-      id: `prompt-command-${++this.promptCommands}`,
-      name: "bash",
-      args: { command },
-      turn: 1,
-    };
-    this.emit({ type: "tool_call_started", callId: call.id, name: call.name, args: call.args });
-    const permission = await tools.permission(call);
-    let refusal: string | null = permission.type === "deny" ? permission.reason : null;
-    if (permission.type === "ask") {
-      this.emit({
-        type: "permission_requested",
-        callId: call.id,
-        name: call.name,
-        summary: permission.summary,
-      });
-      const answer = await this.approve(call.id, signal);
-      if (answer.type === "deny")
-        refusal = answer.reason ? `denied: ${answer.reason}` : "the user denied it";
-      else if (answer.type === "allow_session" || answer.type === "allow_project")
-        tools.rememberApproval(call);
-      if (answer.type === "allow_project" && tools.saveApproval)
-        this.emit({ type: "notice", message: await tools.saveApproval(call) });
-    }
-    if (refusal !== null) {
-      this.emit({
-        type: "tool_call_refused",
-        callId: call.id,
-        name: call.name,
-        cause: "denied",
-        reason: refusal,
-        bytesReceived: 0,
-      });
-      return { ok: false, reason: refusal };
-    }
-    const outcome = await tools.execute(call, signal);
-    this.emit({
-      type: "tool_result",
-      callId: call.id,
-      name: call.name,
-      isError: outcome.isError,
-      code: outcome.code ?? null,
-      content: outcome.content,
-      details: outcome.details ?? null,
-    });
-    return outcome.isError
-      ? { ok: false, reason: outcome.content, ran: outcome.details?.type === "bash" }
-      : { ok: true, output: outcome.content };
-  }
-
-  /** Tools whose reads are journaled, so read-before-write survives resume. */
+  /** Tools whose reads are journaled (see journal-records.ts), numbering turns across the session. */
   private journaledTools(): ToolHost {
-    const tools = this.parts.tools;
-    return {
-      specs: () => tools.specs(),
-      readOnly: (name) => tools.readOnly?.(name) ?? false,
-      permission: (call) => tools.permission(call),
-      rememberApproval: (call) => tools.rememberApproval(call),
-      ...(tools.saveApproval ? { saveApproval: tools.saveApproval } : {}),
-      execute: async (call, signal) => {
-        const turn = this.turnOffset + call.turn;
-        this.highestTurn = Math.max(this.highestTurn, turn);
-        const outcome = await tools.execute({ ...call, turn }, signal);
-        for (const record of outcome.ledger ?? []) this.parts.journal.ledger(record);
-        const change = describeChange(outcome.details);
-        if (change) this.parts.journal.checkpoint(turn, change);
-        return outcome;
-      },
-      unfinishedWrites: () => tools.unfinishedWrites?.() ?? [],
-      discardUnfinished: async () => (await tools.discardUnfinished?.()) ?? [],
-      notices: () => tools.notices?.() ?? [],
-      endOfPrompt: async () => (await tools.endOfPrompt?.()) ?? [],
-    };
-  }
-}
-
-/**
- * Listeners (the chat, `--json`, an editor) get a message's images without their bytes: megabytes of
- * base64 in every line of `--json` would help no one; the journal and the requests have them.
- */
-function withoutImageBytes(event: AgentEvent): AgentEvent {
-  if (event.type !== "message_added") return event;
-  const { message } = event;
-  if (message.type === "assistant" || !message.images?.length) return event;
-  return {
-    ...event,
-    message: { ...message, images: message.images.map((image) => ({ ...image, data: "" })) },
-  };
-}
-
-/** What a tool changed, for the journal's checkpoint records; null for reads and failures. */
-function describeChange(details: ToolOutcome["details"]): string | null {
-  switch (details?.type) {
-    case "write":
-      return `write_file ${details.path} (${details.created ? "created" : `replaced ${details.previousBytes} bytes`}, now ${details.bytes} bytes)`;
-    case "edit":
-      return `edit_file ${details.path} (${details.replacements} replacement(s), now ${details.bytes} bytes)`;
-    case "bash":
-      return `bash ${details.command}`;
-    default:
-      return null;
+    return journaledTools(this.parts.tools, this.parts.journal, (promptTurn) => {
+      const turn = this.turnOffset + promptTurn;
+      this.highestTurn = Math.max(this.highestTurn, turn);
+      return turn;
+    });
   }
 }
