@@ -72,7 +72,7 @@ export async function runFirstRunSetup(configPath: string, env: Env): Promise<bo
     const model = await chooseModel(ask, out, kind.provider, baseUrl, apiKey, keyEnv);
     if (!model) return false;
     const choice: FirstRunChoice = { provider: kind.provider, baseUrl, apiKeyEnv: keyEnv, model };
-    writeFirstRunConfig(configPath, choice);
+    await writeFirstRunConfig(configPath, choice);
     out.write(`\nSaved to ${configPath}. Change it there, or with --base-url / --model.\n\n`);
     return true;
   } finally {

@@ -133,7 +133,7 @@ async function firstRunSetupDone(command: Command & { type: "chat" }): Promise<b
   if (!process.stdin.isTTY || !process.stdout.isTTY || command.resume) return true;
   const { unconfiguredConfigPath } = await import("../runtime/config/index.ts");
   const { existsSync } = await import("node:fs");
-  const path = unconfiguredConfigPath(command.options, process.env, existsSync);
+  const path = await unconfiguredConfigPath(command.options, process.env, existsSync);
   if (!path) return true;
   const { runFirstRunSetup } = await import("./first-run-setup.ts");
   if (await runFirstRunSetup(path, process.env)) return true;

@@ -33,7 +33,7 @@ export async function resolveSessionConfig(
   let config = resolveConfig(flags, env, cwd);
   // A caller's stable name (`--session-id`) resumes the session it names, when there is one.
   const named = sessionName
-    ? (await import("../history/index.ts")).namedSession(config.dataDir, sessionName)
+    ? await (await import("../history/index.ts")).namedSession(config.dataDir, sessionName)
     : null;
   const resumeId = resume ?? named;
   const resumed = resumeId

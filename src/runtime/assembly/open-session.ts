@@ -152,7 +152,7 @@ export async function openSession(
   });
   const sessionId = journal.meta.id;
   if (options.sessionName && resumed === null)
-    (await import("../history/index.ts")).nameSession(
+    await (await import("../history/index.ts")).nameSession(
       config.dataDir,
       options.sessionName,
       sessionId,
@@ -187,7 +187,7 @@ export async function openSession(
             sessionDir: join(config.dataDir, "logs", sessionId),
             oauthDir: join(config.dataDir, "mcp-oauth"),
             redact: (text) => secrets.scrub(text).text,
-            ...(await import("../mcp/index.ts")).mcpFetchFor(config),
+            ...(await (await import("../mcp/index.ts")).mcpFetchFor(config)),
           },
           events as { type: "notice"; message: string }[],
         );
@@ -220,7 +220,7 @@ export async function openSession(
   const hooks =
     opened === NO_HOOKS
       ? NO_HOOKS
-      : (await import("../secrets/index.ts")).scrubbedHooks(opened, secrets);
+      : await (await import("../secrets/index.ts")).scrubbedHooks(opened, secrets);
   // What the user types while the model works, and the orchestrator's notes, ride with the next result.
   const userNotes = new UserNotes();
   const takeNotes = () => {
@@ -319,7 +319,7 @@ export async function openSession(
       return describeServed(await servedModels(config), current.model);
     },
     switchModel: async (asked) =>
-      (await import("../session/index.ts")).modelSwitcher(config, current, budget)(asked),
+      (await (await import("../session/index.ts")).modelSwitcher(config, current, budget))(asked),
   });
   subagents.subagents.bind({
     stream: () => current.stream,

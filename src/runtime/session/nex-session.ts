@@ -18,12 +18,10 @@ import { type PromptMark, type RewindPoint, rewindPoints } from "../history/inde
 import { redactCallUrls } from "../secrets/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
 import { directCommand } from "./direct-command.ts";
-import { runJobsCommand } from "./jobs-command.ts";
 import { childTools, JOURNALED, journaledTools, withoutImageBytes } from "./journal-records.ts";
 import { completePath } from "./path-completion.ts";
 import { PermissionAnswers } from "./permission-answers.ts";
 import { expandPrompt, type PromptHost, runDirect } from "./prompt-input.ts";
-import { rewindConversation } from "./rewind-conversation.ts";
 import type { SessionParts } from "./session-parts.ts";
 import type { PendingNote } from "./user-notes.ts";
 
@@ -359,7 +357,7 @@ export class NexSession implements AgentSession {
         line: "A task is running; rewind when it has ended (Esc interrupts it).",
         prompt: null,
       };
-    return rewindConversation(
+    return (await import("./rewind-conversation.ts")).rewindConversation(
       {
         parts: this.parts,
         messages: () => this.messages,
@@ -392,7 +390,7 @@ export class NexSession implements AgentSession {
   async jobsCommand(args: string): Promise<string> {
     const jobs = this.parts.tools.jobsForUser;
     if (!jobs) return "This session runs no background jobs.";
-    const text = await runJobsCommand(jobs, args);
+    const text = await (await import("./jobs-command.ts")).runJobsCommand(jobs, args);
     return this.parts.secrets?.scrub(text).text ?? text;
   }
 
