@@ -5,7 +5,7 @@
 //   5xx, connection failures, timeouts: at most 5 retries, exponential from ~1 s with jitter, capped
 //             (a Retry-After on a 5xx is honoured like on a 429). Even `Retry-After: 0` waits 0.5 s.
 // Failures of different kinds share one count: one request is never attempted more than 6 times.
-import type { ProviderError } from "../protocol/index.ts";
+import type { ProviderError } from "../../protocol/index.ts";
 
 /** Tuning and test seams for the retry policy. */
 export interface RetryOptions {

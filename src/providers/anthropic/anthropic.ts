@@ -1,16 +1,22 @@
 // Anthropic Messages over node:http (http-client.ts) + eventsource-parser: message_start, content_block_start/delta/stop,
 // message_delta (stop_reason, usage.output_tokens), message_stop. A tool input that does not parse
 // is a poisoned call (never null, never {}).
-import type { ProviderEvent, StreamFn, Usage } from "../protocol/index.ts";
+import type { ProviderEvent, StreamFn, Usage } from "../../protocol/index.ts";
+import { type ClientOptions, trimSlash } from "../client-config.ts";
+import {
+  eventJson,
+  type FailureContext,
+  inBodyError,
+  type ReadOutcome,
+  StreamFailure,
+  serverMessageOf,
+  sseEvents,
+} from "../http/index.ts";
+import type { TurnAssembler } from "../turns/index.ts";
+import { isObject } from "../turns/index.ts";
+import { createWireClient, finishStream, readJsonObject } from "../wire-client.ts";
 import { createBlockCollector, startThinking } from "./anthropic-blocks.ts";
 import { anthropicBodyText } from "./anthropic-wire.ts";
-import { isObject } from "./arguments.ts";
-import type { TurnAssembler } from "./assembler.ts";
-import { type ClientOptions, trimSlash } from "./client-config.ts";
-import { type FailureContext, inBodyError, serverMessageOf } from "./errors.ts";
-import { eventJson, sseEvents } from "./sse.ts";
-import { type ReadOutcome, StreamFailure } from "./transport.ts";
-import { createWireClient, finishStream, readJsonObject } from "./wire-client.ts";
 
 /** Options of the Anthropic client. */
 export interface AnthropicClientOptions extends ClientOptions {

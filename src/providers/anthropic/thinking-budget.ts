@@ -1,7 +1,7 @@
 // Anthropic's extended thinking for a request: `thinking: {type: "enabled", budget_tokens}`.
 // Anthropic documents a budget of at least 1,024 tokens and below `max_tokens` (the thinking counts
 // against it), and no `temperature`/`top_k` change with thinking on (nex sends neither).
-import type { ModelRequest, ReasoningEffort } from "../protocol/index.ts";
+import type { ModelRequest, ReasoningEffort } from "../../protocol/index.ts";
 
 /** The smallest budget Anthropic accepts. */
 export const MIN_THINKING_BUDGET = 1_024;

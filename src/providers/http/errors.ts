@@ -1,8 +1,8 @@
 // Turns HTTP and transport failures into typed ProviderErrors whose message says what happened
 // (status, host, the server's own words) and what to do next. Secrets are scrubbed by the caller
 // (see `redact`) from every message before it leaves the client.
-import type { ProviderError } from "../protocol/index.ts";
-import { isObject } from "./arguments.ts";
+import type { ProviderError } from "../../protocol/index.ts";
+import { isObject } from "../turns/index.ts";
 
 /** What the classifier knows about the request that failed. */
 export interface FailureContext {

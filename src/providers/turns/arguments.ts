@@ -7,7 +7,7 @@
 //
 // Empty text is refused here; the verdict turns "" into {} only when every integrity signal of the
 // turn is clean (many servers send "" for a tool without parameters).
-import type { ArgumentRecovery } from "../protocol/index.ts";
+import type { ArgumentRecovery } from "../../protocol/index.ts";
 import { balancedEnd, scanJson } from "./json-scan.ts";
 
 /** The outcome of parsing argument text: a value and how it was obtained, or why it was refused. */

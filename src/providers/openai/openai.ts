@@ -1,14 +1,20 @@
 // OpenAI-compatible Chat Completions (vLLM, llama.cpp, Ollama, LM Studio, OpenRouter, OpenAI) over
 // node:http (http-client.ts) + eventsource-parser. No SDK: SDK stream helpers repair partial JSON and SDK retries multiply ours.
-import type { ProviderError, ProviderEvent, StreamFn, Usage } from "../protocol/index.ts";
-import { isObject } from "./arguments.ts";
-import type { TurnAssembler } from "./assembler.ts";
-import { type ClientOptions, trimSlash } from "./client-config.ts";
-import { type FailureContext, inBodyError, serverMessageOf } from "./errors.ts";
+import type { ProviderError, ProviderEvent, StreamFn, Usage } from "../../protocol/index.ts";
+import { type ClientOptions, trimSlash } from "../client-config.ts";
+import {
+  eventJson,
+  type FailureContext,
+  inBodyError,
+  type ReadOutcome,
+  StreamFailure,
+  serverMessageOf,
+  sseEvents,
+} from "../http/index.ts";
+import type { TurnAssembler } from "../turns/index.ts";
+import { isObject } from "../turns/index.ts";
+import { createWireClient, finishStream, readJsonObject } from "../wire-client.ts";
 import { type MaxTokensField, openaiBodyText } from "./openai-wire.ts";
-import { eventJson, sseEvents } from "./sse.ts";
-import { type ReadOutcome, StreamFailure } from "./transport.ts";
-import { createWireClient, finishStream, readJsonObject } from "./wire-client.ts";
 
 /** Options of the OpenAI-compatible client. */
 export interface OpenAIClientOptions extends ClientOptions {

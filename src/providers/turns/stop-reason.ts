@@ -1,4 +1,4 @@
-import type { StopReason } from "../protocol/index.ts";
+import type { StopReason } from "../../protocol/index.ts";
 
 /** The two wire formats nex speaks. */
 export type WireFormat = "openai" | "anthropic";

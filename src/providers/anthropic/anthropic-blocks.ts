@@ -2,7 +2,7 @@
 // signature unchanged (redacted thinking as it came) on tool-use turns, and server-side tool blocks
 // (`server_tool_use`, `web_search_tool_result`, code execution, MCP, ...) belong to the server: they
 // are never client tool calls, and a `pause_turn` is continued by sending them back as they came.
-import { isObject } from "./arguments.ts";
+import { isObject } from "../turns/index.ts";
 
 type Block = Record<string, unknown>;
 

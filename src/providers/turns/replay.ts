@@ -2,7 +2,7 @@
 // called tools (Anthropic checks thinking signatures there; DeepSeek's thinking mode answers 400
 // without `reasoning_content` there); elsewhere it is dropped, so it does not fill the window.
 // Server-side tool blocks always go back as they came: they are part of the conversation.
-import type { Replay } from "../protocol/index.ts";
+import type { Replay } from "../../protocol/index.ts";
 
 const THINKING = new Set(["thinking", "redacted_thinking"]);
 

@@ -1,8 +1,8 @@
 // The Anthropic Messages request body, translated from nex's messages.
-import type { ImagePart, Message, ModelRequest } from "../protocol/index.ts";
+import type { ImagePart, Message, ModelRequest } from "../../protocol/index.ts";
+import { historyName } from "../history-name.ts";
+import { isObject, parseToolArguments } from "../turns/index.ts";
 import { conversationBreakpoints, markBlock, markJson } from "./anthropic-cache.ts";
-import { isObject, parseToolArguments } from "./arguments.ts";
-import { historyName } from "./history-name.ts";
 import { thinkingOf } from "./thinking-budget.ts";
 
 type Block = Record<string, unknown>;

@@ -1,7 +1,13 @@
 // The OpenAI Chat Completions request body, translated from nex's messages.
-import type { ImagePart, Message, ModelRequest, ToolCall, UserMessage } from "../protocol/index.ts";
-import { isObject, parseToolArguments } from "./arguments.ts";
-import { historyName } from "./history-name.ts";
+import type {
+  ImagePart,
+  Message,
+  ModelRequest,
+  ToolCall,
+  UserMessage,
+} from "../../protocol/index.ts";
+import { historyName } from "../history-name.ts";
+import { isObject, parseToolArguments } from "../turns/index.ts";
 
 /** Which field carries the output limit: most servers take `max_tokens`; newer OpenAI models want the other. */
 export type MaxTokensField = "max_tokens" | "max_completion_tokens";

@@ -1,6 +1,6 @@
 // Anthropic's client, loaded with its wire modules only when a session talks to an Anthropic
 // endpoint: most sessions use one wire, and every module loaded costs start-up time.
-import type { StreamFn } from "../protocol/index.ts";
+import type { StreamFn } from "../../protocol/index.ts";
 import type { AnthropicClientOptions } from "./anthropic.ts";
 
 export type { AnthropicClientOptions } from "./anthropic.ts";

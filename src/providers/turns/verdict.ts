@@ -4,7 +4,7 @@
 // signal is trusted alone. A missing or empty stop reason is unknown, not abnormal (TGI never sends
 // one with streamed tool calls; some gateways send ""): the other signals then decide. The first
 // failing signal, in that order of blame, names the cause.
-import { type CallVerdict, cutOffBy, type StopReason, type Usage } from "../protocol/index.ts";
+import { type CallVerdict, cutOffBy, type StopReason, type Usage } from "../../protocol/index.ts";
 import { isObject, parseToolArguments } from "./arguments.ts";
 import { scanJson } from "./json-scan.ts";
 

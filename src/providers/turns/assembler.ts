@@ -6,7 +6,7 @@ import type {
   ProviderEvent,
   Replay,
   Usage,
-} from "../protocol/index.ts";
+} from "../../protocol/index.ts";
 import {
   createOutputMeter,
   type OutputMeter,

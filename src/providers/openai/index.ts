@@ -1,0 +1,3 @@
+export type { OpenAIClientOptions } from "./openai.ts";
+export { createOpenAIClient } from "./openai.ts";
+export { historyArguments } from "./openai-wire.ts";
