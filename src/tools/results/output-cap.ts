@@ -1,4 +1,4 @@
-import { formatBytes } from "../protocol/index.ts";
+import { formatBytes } from "../../protocol/index.ts";
 import { type ResultStore, storedNote } from "./result-store.ts";
 
 /** The line put where output was cut. */

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import { formatBytes, formatCount } from "../protocol/index.ts";
+import { formatBytes, formatCount } from "../../protocol/index.ts";
 
 /** How the model names a stored result: a path `read_file` and `grep` accept and no write tool does. */
 export const STORED_PREFIX = "@results/";
