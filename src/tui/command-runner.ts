@@ -12,8 +12,8 @@ import type { AgentSession, SessionSummary } from "../runtime/session/index.ts";
 import { type Command, helpWith, nextMode } from "./commands.ts";
 import { rewindCommand } from "./rewind-command.ts";
 import { statusText, transcriptMarkdown } from "./session-views.ts";
-import type { UiStore } from "./store.ts";
-import { addEntry } from "./ui-state.ts";
+import type { UiStore } from "./state/index.ts";
+import { addEntry } from "./state/index.ts";
 
 /** What a command may do to the TUI around it. */
 export interface CommandContext {

@@ -7,8 +7,8 @@ import {
   type RewindPoint,
 } from "../runtime/history/index.ts";
 import type { AgentSession } from "../runtime/session/index.ts";
-import type { UiStore } from "./store.ts";
-import { addEntry } from "./ui-state.ts";
+import type { UiStore } from "./state/index.ts";
+import { addEntry } from "./state/index.ts";
 
 export interface RewindContext {
   session: AgentSession;

@@ -1,6 +1,6 @@
 // A request that keeps failing the same way while nex retries is said once: the status line counts
 // down to the next attempt. Six identical lines over half a minute told the user nothing new.
-import type { AgentEvent } from "../protocol/index.ts";
+import type { AgentEvent } from "../../protocol/index.ts";
 
 type Failed = Extract<AgentEvent, { type: "request_failed" }>;
 

@@ -1,4 +1,4 @@
-import type { AgentEvent, SandboxStatus, WindowSource } from "../protocol/index.ts";
+import type { AgentEvent, SandboxStatus, WindowSource } from "../../protocol/index.ts";
 
 /** Token usage and context fill, from `usage` and `session_started` events. */
 export interface MeterState {

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../protocol/index.ts";
+import type { AgentEvent } from "../../protocol/index.ts";
 import { initialMeter, type MeterState, reduceMeter } from "./meter.ts";
 import { type QueuedNotes, reduceQueued } from "./queued-notes.ts";
 import { initialStatus, permissionAnswered, reduceStatus, type StatusState } from "./status.ts";

@@ -1,4 +1,4 @@
-import type { AgentEvent, ErrorCode } from "../protocol/index.ts";
+import type { AgentEvent, ErrorCode } from "../../protocol/index.ts";
 
 /** A request the endpoint has not answered yet: the spinner is on exactly while there is one. */
 export interface InFlight {

@@ -1,7 +1,7 @@
 // A markdown table drawn to fit a width: columns keep their natural width when they all fit, else
 // the widest are narrowed (fair shares) and their cells wrap; too narrow for a grid, rows become
 // "header: value" lines. Never wider than `width`.
-import { textWidth } from "./fit.ts";
+import { textWidth } from "../fit.ts";
 
 type Align = "left" | "right" | "center";
 

@@ -2,10 +2,10 @@
 // boundary delivers them (runtime/user-notes.ts): steering notes marked apart, queued ones numbered.
 import { Box, Text } from "ink";
 import React from "react";
-import type { AgentEvent } from "../protocol/index.ts";
-import { plainText } from "../protocol/plain-text.ts";
-import type { PendingNote } from "../runtime/session/index.ts";
-import { truncateEnd } from "./fit.ts";
+import type { AgentEvent } from "../../protocol/index.ts";
+import { plainText } from "../../protocol/plain-text.ts";
+import type { PendingNote } from "../../runtime/session/index.ts";
+import { truncateEnd } from "../fit.ts";
 
 const h = React.createElement;
 

@@ -1,7 +1,7 @@
-import type { AgentEvent, ToolDetails, ToolErrorCode } from "../protocol/index.ts";
-import { formatCount } from "../protocol/index.ts";
-import { describeChildEvent } from "../runtime/session/index.ts";
-import { markdownCut } from "./markdown-blocks.ts";
+import type { AgentEvent, ToolDetails, ToolErrorCode } from "../../protocol/index.ts";
+import { formatCount } from "../../protocol/index.ts";
+import { describeChildEvent } from "../../runtime/session/index.ts";
+import { markdownCut } from "../markdown/index.ts";
 import { endsRetries, retryKey, retryNoticeText } from "./retry-notice.ts";
 
 /** The outcome of a tool call as the chat shows it. */

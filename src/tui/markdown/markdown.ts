@@ -1,7 +1,7 @@
 // The model's answers as terminal markdown: headings, emphasis, lists, block quotes, links, tables
 // fitted to the width, code highlighted by language. `marked` + `marked-terminal` (and highlight.js
 // under it) are loaded once, lazily, off the start-up path; until they are, text shows plain.
-import { plainText } from "../protocol/plain-text.ts";
+import { plainText } from "../../protocol/plain-text.ts";
 
 type Render = (markdown: string, width: number) => string;
 

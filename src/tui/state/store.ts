@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../protocol/index.ts";
+import type { AgentEvent } from "../../protocol/index.ts";
 import { reduceUi, type UiState } from "./ui-state.ts";
 
 /** Options of the UI store. */
