@@ -222,6 +222,10 @@ const STATUS_OF: Record<string, number> = {
   overloaded_error: 529,
 };
 
+// The Responses API's codes of a failed response that the request itself caused (`invalid_prompt`,
+// an image it could not read): sending it again would fail the same way.
+const REQUEST_FAULT = /^(invalid_|image_|unsupported_image|empty_image|failed_to_download_image)/;
+
 /**
  * An error object inside a 200 body or stream, classified like the HTTP error it stands for: a
  * numeric `code` when it is an HTTP status, else its `code` or `type` words, else a 500.
@@ -233,7 +237,9 @@ export function inBodyError(body: Record<string, unknown>, context: FailureConte
   const status =
     numeric >= 400 && numeric <= 599
       ? numeric
-      : (STATUS_OF[String(error.code)] ?? STATUS_OF[String(error.type)] ?? 500);
+      : (STATUS_OF[String(error.code)] ??
+        STATUS_OF[String(error.type)] ??
+        (REQUEST_FAULT.test(String(error.code)) ? 400 : 500));
   const said = [error.type, error.code, body.type === "error" ? undefined : body.type]
     .filter((v): v is string | number => typeof v === "string" || typeof v === "number")
     .map(String);

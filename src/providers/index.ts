@@ -25,6 +25,7 @@ export {
 } from "./http-client.ts";
 export { createOpenAIClient, type OpenAIClientOptions } from "./openai.ts";
 export { historyArguments } from "./openai-wire.ts";
+export { createResponsesClient, type ResponsesClientOptions } from "./responses-lazy.ts";
 export {
   backoffMs,
   maxRetriesFor,

@@ -1,0 +1,323 @@
+// OpenAI Responses API (`POST /v1/responses`: OpenAI's newer models and Codex, and the LM Studio,
+// vLLM and Ollama servers that serve it) over node:http (http-client.ts) + eventsource-parser.
+// A function call is whole only when its item ended `completed` (`response.output_item.done`) and the
+// response did (`response.completed`); `response.incomplete` (`max_output_tokens`) cuts its calls,
+// `error` and `response.failed` end the response, and the verdicts of verdict.ts apply as on the
+// other wires. Reasoning (summaries, or reasoning text) is shown apart and never joins the answer.
+import type { ProviderError, ProviderEvent, StreamFn, Usage } from "../protocol/index.ts";
+import { isObject } from "./arguments.ts";
+import type { TurnAssembler } from "./assembler.ts";
+import { type ClientOptions, trimSlash } from "./client-config.ts";
+import { type FailureContext, inBodyError, serverMessageOf } from "./errors.ts";
+import { createItemCollector, outputText } from "./responses-items.ts";
+import { responsesBodyText } from "./responses-wire.ts";
+import { eventJson, sseEvents } from "./sse.ts";
+import { type ReadOutcome, StreamFailure } from "./transport.ts";
+import { createWireClient, finishStream, readJsonObject } from "./wire-client.ts";
+
+type Json = Record<string, unknown>;
+
+/** Options of the Responses API client. */
+export interface ResponsesClientOptions extends ClientOptions {
+  /** Stream the response (default true). */
+  stream?: boolean;
+}
+
+export function createResponsesClient(options: ResponsesClientOptions): StreamFn {
+  const streaming = options.stream ?? true;
+  return createWireClient(options, {
+    wire: "responses",
+    url: `${trimSlash(options.baseUrl)}/responses`,
+    streaming,
+    auth: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    headers: {},
+    keyName: "the API key (OPENAI_API_KEY or the provider's key setting)",
+    body: (request) => responsesBodyText(request, { stream: streaming }),
+    readStream,
+    readWhole,
+    explicitClose: true,
+  });
+}
+
+/** What one output item has streamed so far. */
+interface ItemState {
+  type: string;
+  /** Deltas came for it: its `done` event only confirms them. */
+  streamed: boolean;
+  /** The summary part or content part reasoning last came from, to part them with a blank line. */
+  part: number;
+}
+
+async function* readStream(
+  chunks: AsyncIterable<Uint8Array>,
+  assembler: TurnAssembler,
+  context: FailureContext,
+): AsyncGenerator<ProviderEvent, ReadOutcome> {
+  const items = new Map<number, ItemState>();
+  const indexOfId = new Map<string, number>();
+  const collector = createItemCollector();
+  let unreadable: string | null = null;
+  // The index of an item: `output_index`, else the index its id was first seen at.
+  const indexOf = (data: Json): number => {
+    if (typeof data.output_index === "number") return data.output_index;
+    const id = typeof data.item_id === "string" ? data.item_id : "";
+    return indexOfId.get(id) ?? (indexOfId.size > 0 ? Math.max(...indexOfId.values()) : 0);
+  };
+  const stateOf = (index: number, type = "") => {
+    let state = items.get(index);
+    if (!state) {
+      state = { type, streamed: false, part: -1 };
+      items.set(index, state);
+    }
+    if (type && !state.type) state.type = type;
+    return state;
+  };
+  try {
+    for await (const event of sseEvents(chunks)) {
+      const data = eventJson(event);
+      if (!isObject(data) || typeof data.type !== "string") {
+        if (event.data.trim() !== "[DONE]") unreadable ??= event.data.slice(0, 80);
+        continue;
+      }
+      const type = data.type;
+      if (type === "response.output_item.added" || type === "response.output_item.done") {
+        const item = isObject(data.item) ? data.item : {};
+        const index = indexOf(data);
+        if (typeof item.id === "string" && !indexOfId.has(item.id)) indexOfId.set(item.id, index);
+        const itemType = typeof item.type === "string" ? item.type : "";
+        const state = stateOf(index, itemType);
+        if (type === "response.output_item.added") {
+          if (itemType === "function_call") yield* openCall(index, item, assembler);
+          continue;
+        }
+        collector.done(index, item);
+        yield* closeItem(index, item, state, assembler);
+      } else if (type === "response.output_text.delta" || type === "response.refusal.delta") {
+        const delta = typeof data.delta === "string" ? data.delta : "";
+        stateOf(indexOf(data), "message").streamed = true;
+        if (type === "response.refusal.delta") assembler.addRefusal(delta);
+        else yield* assembler.addContent(delta);
+      } else if (
+        type === "response.reasoning_summary_text.delta" ||
+        type === "response.reasoning_text.delta"
+      ) {
+        const state = stateOf(indexOf(data), "reasoning");
+        const part = Number(data.summary_index ?? data.content_index ?? 0);
+        const delta = typeof data.delta === "string" ? data.delta : "";
+        const text = state.streamed && part !== state.part ? `\n\n${delta}` : delta;
+        state.streamed = true;
+        state.part = part;
+        if (text !== "") {
+          assembler.addReasoning(text);
+          yield { type: "reasoning_delta", text };
+        }
+      } else if (type === "response.function_call_arguments.delta") {
+        const index = indexOf(data);
+        const delta = typeof data.delta === "string" ? data.delta : "";
+        stateOf(index, "function_call").streamed = true;
+        assembler.addCallDelta(index, { argumentsText: delta });
+        yield { type: "tool_call_delta", index, name: null, argumentsDelta: delta };
+      } else if (type === "response.function_call_arguments.done") {
+        // The whole arguments, for a server that sent no deltas.
+        const index = indexOf(data);
+        const state = stateOf(index, "function_call");
+        if (!state.streamed && typeof data.arguments === "string" && data.arguments !== "") {
+          state.streamed = true;
+          assembler.addCallDelta(index, { argumentsText: data.arguments });
+          yield { type: "tool_call_delta", index, name: null, argumentsDelta: data.arguments };
+        }
+      } else if (type === "response.completed" || type === "response.incomplete") {
+        endResponse(isObject(data.response) ? data.response : {}, assembler);
+        break;
+      } else if (type === "response.failed" || type === "error") {
+        const error = failureOf(data, context);
+        if (!assembler.hasOutput()) return { type: "failed", error };
+        assembler.markDropped(`the endpoint reported an error mid-stream: ${failureWords(data)}`);
+        break;
+      }
+      if (assembler.isOverrun()) break;
+    }
+  } catch (error) {
+    if (!(error instanceof StreamFailure) || error.kind === "aborted" || !assembler.hasOutput())
+      throw error;
+    assembler.markDropped(error.message);
+  }
+  yield* assembler.endContent();
+  const replay = collector.replay();
+  if (replay) assembler.setReplay({ responsesItems: replay });
+  if (unreadable !== null && !assembler.hasOutput() && !assembler.isTerminated()) {
+    return { type: "failed", error: unreadableStream(context, unreadable) };
+  }
+  return finishStream(assembler, context);
+}
+
+/** A function call item starts: its call id and name (and whole arguments, on some servers). */
+function* openCall(index: number, item: Json, assembler: TurnAssembler): Generator<ProviderEvent> {
+  const name = typeof item.name === "string" && item.name !== "" ? item.name : null;
+  assembler.addCallDelta(index, { id: callIdOf(item), name });
+  yield { type: "tool_call_delta", index, name, argumentsDelta: "" };
+}
+
+/**
+ * An item ended. A call is closed only when its item says `completed`: an `incomplete` one was cut.
+ * What a server sent only here, never as deltas (a call's arguments, an answer, reasoning), is read now.
+ */
+function* closeItem(
+  index: number,
+  item: Json,
+  state: ItemState,
+  assembler: TurnAssembler,
+): Generator<ProviderEvent> {
+  if (item.type === "function_call") {
+    const name = typeof item.name === "string" && item.name !== "" ? item.name : null;
+    assembler.addCallDelta(index, { id: callIdOf(item), name });
+    if (!state.streamed && typeof item.arguments === "string" && item.arguments !== "") {
+      state.streamed = true;
+      assembler.addCallDelta(index, { argumentsText: item.arguments });
+      yield { type: "tool_call_delta", index, name, argumentsDelta: item.arguments };
+    }
+    if (item.status === "completed") assembler.closeCall(index);
+  } else if (item.type === "message" && !state.streamed) {
+    state.streamed = true;
+    yield* assembler.addContent(outputText(item));
+  } else if (item.type === "reasoning" && !state.streamed) {
+    state.streamed = true;
+    const thought = reasoningText(item);
+    if (thought !== "") {
+      assembler.addReasoning(thought);
+      yield { type: "reasoning_delta", text: thought };
+    }
+  }
+}
+
+/** The end of a response, streamed or whole: its status (or why it is incomplete) and usage. */
+function endResponse(response: Json, assembler: TurnAssembler): void {
+  const details = isObject(response.incomplete_details) ? response.incomplete_details : {};
+  const reason =
+    response.status === "incomplete" && typeof details.reason === "string"
+      ? details.reason
+      : typeof response.status === "string"
+        ? response.status
+        : null;
+  assembler.setStopReason(reason);
+  if (isObject(response.usage)) assembler.setUsage(usageOf(response.usage));
+  assembler.markTerminated();
+}
+
+async function* readWhole(
+  chunks: AsyncIterable<Uint8Array>,
+  assembler: TurnAssembler,
+  context: FailureContext,
+): AsyncGenerator<ProviderEvent, ReadOutcome> {
+  const body = await readJsonObject(chunks, context);
+  if (body.type === "failed") return body;
+  const parsed = body.value;
+  if (parsed.status === "failed" || (isObject(parsed.error) && !Array.isArray(parsed.output)))
+    return {
+      type: "failed",
+      error: failureOf({ type: "response.failed", response: parsed }, context),
+    };
+  const output = Array.isArray(parsed.output) ? parsed.output.filter(isObject) : [];
+  const collector = createItemCollector();
+  for (const [index, item] of output.entries()) {
+    collector.done(index, item);
+    if (item.type === "function_call") {
+      yield* openCall(index, item, assembler);
+      const args = typeof item.arguments === "string" ? item.arguments : "";
+      assembler.addCallDelta(index, { argumentsText: args });
+      yield { type: "tool_call_delta", index, name: null, argumentsDelta: args };
+    } else if (item.type === "message") {
+      yield* assembler.addContent(outputText(item));
+      const refusal = refusalText(item);
+      if (refusal !== "") assembler.addRefusal(refusal);
+    } else if (item.type === "reasoning") {
+      const thought = reasoningText(item);
+      if (thought !== "") {
+        assembler.addReasoning(thought);
+        yield { type: "reasoning_delta", text: thought };
+      }
+    }
+  }
+  yield* assembler.endContent();
+  const replay = collector.replay();
+  if (replay) assembler.setReplay({ responsesItems: replay });
+  endResponse(parsed, assembler);
+  return { type: "turn", turn: assembler.finish() };
+}
+
+/** The id a function call's output must name: `call_id` (the item's own `id` is another thing). */
+function callIdOf(item: Json): string | null {
+  for (const key of ["call_id", "id"]) {
+    const value = item[key];
+    if (typeof value === "string" && value !== "") return value;
+  }
+  return null;
+}
+
+function refusalText(item: Json): string {
+  if (!Array.isArray(item.content)) return "";
+  return item.content
+    .filter(isObject)
+    .map((part) =>
+      part.type === "refusal" && typeof part.refusal === "string" ? part.refusal : "",
+    )
+    .join("");
+}
+
+/** A reasoning item's words: its summaries, else its reasoning text. */
+function reasoningText(item: Json): string {
+  for (const key of ["summary", "content"]) {
+    const parts = item[key];
+    if (!Array.isArray(parts)) continue;
+    const text = parts
+      .filter(isObject)
+      .map((part) => (typeof part.text === "string" ? part.text : ""))
+      .filter((t) => t !== "")
+      .join("\n\n");
+    if (text !== "") return text;
+  }
+  return "";
+}
+
+/**
+ * An `error` event (its fields at the top, or under `error` as OpenAI sends it) or a failed response
+ * (`response.error`), classified like the HTTP error it stands for: a rate limit is retried.
+ */
+function failureOf(data: Json, context: FailureContext): ProviderError {
+  return inBodyError({ type: data.type, error: errorObjectOf(data) }, context);
+}
+
+function errorObjectOf(data: Json): Json {
+  if (data.type === "error") {
+    if (isObject(data.error)) return data.error;
+    return { code: data.code, message: data.message, type: data.code };
+  }
+  const response = isObject(data.response) ? data.response : {};
+  return isObject(response.error)
+    ? response.error
+    : { message: "the response failed without saying why" };
+}
+
+function failureWords(data: Json): string {
+  return serverMessageOf(JSON.stringify({ error: errorObjectOf(data) }));
+}
+
+/** A stream whose events are not the Responses API's: another API, or a broken server. */
+function unreadableStream(context: FailureContext, sample: string): ProviderError {
+  return {
+    code: "invalid_response",
+    retryable: false,
+    message: `${context.host} streamed events that are not Responses API events (first: ${JSON.stringify(sample)}), and no usable output. Check the base URL, and that the server speaks the Responses API; for Chat Completions remove "api": "responses" from the config.`,
+  };
+}
+
+/** `input_tokens` counts the cached part too; `input_tokens_details.cached_tokens` names it. */
+function usageOf(usage: Json): Partial<Usage> {
+  const out: Partial<Usage> = {};
+  if (typeof usage.input_tokens === "number") out.inputTokens = usage.input_tokens;
+  if (typeof usage.output_tokens === "number") out.outputTokens = usage.output_tokens;
+  const details = isObject(usage.input_tokens_details) ? usage.input_tokens_details : {};
+  if (typeof details.cached_tokens === "number" && details.cached_tokens >= 0)
+    out.cacheReadTokens = details.cached_tokens;
+  return out;
+}
