@@ -12,7 +12,8 @@ type Item = Record<string, unknown>;
 // OpenAI's reasoning families (o1, o3, o4-mini, gpt-5, codex), also behind a gateway's `openai/`
 // prefix. Only they make encrypted reasoning; other models refuse the `include` ("Encrypted content
 // is not supported with this model"), and local servers send their reasoning as text instead.
-const ENCRYPTED_REASONING = /(^|[/:])(o[1-9]|gpt-5|codex)/i;
+// `gpt-5-chat-latest` is not a reasoning model.
+const ENCRYPTED_REASONING = /(^|[/:])(o[1-9]|gpt-5|codex)(?!.*chat)/i;
 
 /** Whether a request for this model asks for its reasoning back as encrypted content. */
 export function wantsEncryptedReasoning(model: string): boolean {

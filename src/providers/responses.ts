@@ -56,12 +56,19 @@ async function* readStream(
   const items = new Map<number, ItemState>();
   const indexOfId = new Map<string, number>();
   const collector = createItemCollector();
+  const text = createTextJoiner(assembler);
   let unreadable: string | null = null;
-  // The index of an item: `output_index`, else the index its id was first seen at.
-  const indexOf = (data: Json): number => {
-    if (typeof data.output_index === "number") return data.output_index;
-    const id = typeof data.item_id === "string" ? data.item_id : "";
-    return indexOfId.get(id) ?? (indexOfId.size > 0 ? Math.max(...indexOfId.values()) : 0);
+  // The index of an item: `output_index`, else the index its id was first seen at; an item a server
+  // announces without either takes the next index, and a delta without either belongs to the last.
+  let last = -1;
+  const indexOf = (data: Json, id: unknown = data.item_id): number => {
+    let index: number;
+    if (typeof data.output_index === "number") index = data.output_index;
+    else if (typeof id === "string" && indexOfId.has(id)) index = indexOfId.get(id) as number;
+    else index = data.type === "response.output_item.added" ? last + 1 : Math.max(last, 0);
+    if (typeof id === "string" && id !== "" && !indexOfId.has(id)) indexOfId.set(id, index);
+    last = Math.max(last, index);
+    return index;
   };
   const stateOf = (index: number, type = "") => {
     let state = items.get(index);
@@ -82,8 +89,7 @@ async function* readStream(
       const type = data.type;
       if (type === "response.output_item.added" || type === "response.output_item.done") {
         const item = isObject(data.item) ? data.item : {};
-        const index = indexOf(data);
-        if (typeof item.id === "string" && !indexOfId.has(item.id)) indexOfId.set(item.id, index);
+        const index = indexOf(data, item.id);
         const itemType = typeof item.type === "string" ? item.type : "";
         const state = stateOf(index, itemType);
         if (type === "response.output_item.added") {
@@ -91,12 +97,13 @@ async function* readStream(
           continue;
         }
         collector.done(index, item);
-        yield* closeItem(index, item, state, assembler);
+        yield* closeItem(index, item, state, assembler, text);
       } else if (type === "response.output_text.delta" || type === "response.refusal.delta") {
         const delta = typeof data.delta === "string" ? data.delta : "";
-        stateOf(indexOf(data), "message").streamed = true;
+        const index = indexOf(data);
+        stateOf(index, "message").streamed = true;
         if (type === "response.refusal.delta") assembler.addRefusal(delta);
-        else yield* assembler.addContent(delta);
+        else yield* text.add(index, delta);
       } else if (
         type === "response.reasoning_summary_text.delta" ||
         type === "response.reasoning_text.delta"
@@ -167,6 +174,7 @@ function* closeItem(
   item: Json,
   state: ItemState,
   assembler: TurnAssembler,
+  text: TextJoiner,
 ): Generator<ProviderEvent> {
   if (item.type === "function_call") {
     const name = typeof item.name === "string" && item.name !== "" ? item.name : null;
@@ -179,7 +187,7 @@ function* closeItem(
     if (item.status === "completed") assembler.closeCall(index);
   } else if (item.type === "message" && !state.streamed) {
     state.streamed = true;
-    yield* assembler.addContent(outputText(item));
+    yield* text.add(index, outputText(item));
   } else if (item.type === "reasoning" && !state.streamed) {
     state.streamed = true;
     const thought = reasoningText(item);
@@ -219,6 +227,7 @@ async function* readWhole(
     };
   const output = Array.isArray(parsed.output) ? parsed.output.filter(isObject) : [];
   const collector = createItemCollector();
+  const text = createTextJoiner(assembler);
   for (const [index, item] of output.entries()) {
     collector.done(index, item);
     if (item.type === "function_call") {
@@ -227,7 +236,7 @@ async function* readWhole(
       assembler.addCallDelta(index, { argumentsText: args });
       yield { type: "tool_call_delta", index, name: null, argumentsDelta: args };
     } else if (item.type === "message") {
-      yield* assembler.addContent(outputText(item));
+      yield* text.add(index, outputText(item));
       const refusal = refusalText(item);
       if (refusal !== "") assembler.addRefusal(refusal);
     } else if (item.type === "reasoning") {
@@ -243,6 +252,27 @@ async function* readWhole(
   if (replay) assembler.setReplay({ responsesItems: replay });
   endResponse(parsed, assembler);
   return { type: "turn", turn: assembler.finish() };
+}
+
+type TextJoiner = ReturnType<typeof createTextJoiner>;
+
+/**
+ * The answer's text, item by item: a second message item (a model that comments between its calls)
+ * starts a new paragraph, or the last word of one and the first of the next would run together.
+ */
+function createTextJoiner(assembler: TurnAssembler) {
+  let item = -1;
+  let lastChar = "";
+  return {
+    *add(index: number, piece: string): Generator<ProviderEvent> {
+      if (piece === "") return;
+      const apart = item !== -1 && index !== item && !/\s/.test(lastChar) && !/^\s/.test(piece);
+      item = index;
+      const out = apart ? `\n\n${piece}` : piece;
+      lastChar = out.slice(-1);
+      yield* assembler.addContent(out);
+    },
+  };
 }
 
 /** The id a function call's output must name: `call_id` (the item's own `id` is another thing). */

@@ -382,3 +382,64 @@ test("a Chat Completions stream at /responses is told as the wrong API, with the
   assert.match(error.message, /not Responses API events/);
   assert.match(error.message, /"api": "responses"/);
 });
+
+test("encrypted reasoning is asked of OpenAI's reasoning families only (other models refuse the include)", () => {
+  const include = (model: string) =>
+    responsesBody(sampleRequest({ model }), { stream: true }).include !== undefined;
+  for (const model of ["gpt-5", "gpt-5.1-codex-max", "o3", "o4-mini", "openai/gpt-5-mini"])
+    assert.ok(include(model), model);
+  for (const model of [
+    "gpt-4o",
+    "gpt-4.1",
+    "gpt-5-chat-latest",
+    "openai/gpt-oss-20b",
+    "qwen3-coder",
+  ])
+    assert.ok(!include(model), model);
+});
+
+test("a server that numbers no items: calls are told apart by their item ids, and a second message starts a paragraph", async () => {
+  const event = (data: Record<string, unknown>) =>
+    `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
+  const call = (id: string, callId: string, args: string) => [
+    event({
+      type: "response.output_item.added",
+      item: { id, type: "function_call", call_id: callId, name: "write_file", arguments: "" },
+    }),
+    event({ type: "response.function_call_arguments.delta", item_id: id, delta: args }),
+    event({
+      type: "response.output_item.done",
+      item: {
+        id,
+        type: "function_call",
+        status: "completed",
+        call_id: callId,
+        name: "write_file",
+        arguments: args,
+      },
+    }),
+  ];
+  const message = (id: string, text: string) => [
+    event({ type: "response.output_item.added", item: { id, type: "message", content: [] } }),
+    event({ type: "response.output_text.delta", item_id: id, delta: text }),
+  ];
+  stub.enqueue({
+    type: "stream",
+    parts: [
+      ...message("m1", "First."),
+      ...call("fc1", "call_1", '{"path":"a.txt","content":"a"}'),
+      ...call("fc2", "call_2", '{"path":"b.txt","content":"b"}'),
+      ...message("m2", "Then."),
+      event({ type: "response.completed", response: { status: "completed" } }),
+    ],
+  });
+  const turn = doneTurn(await collect(client()));
+  assert.equal(turn.text, "First.\n\nThen.");
+  assert.deepEqual(
+    turn.toolCalls.map((c) => [c.id, c.verdict.type === "whole" && c.verdict.args.path]),
+    [
+      ["call_1", "a.txt"],
+      ["call_2", "b.txt"],
+    ],
+  );
+});
