@@ -1,4 +1,3 @@
-export { type AnthropicClientOptions, createAnthropicClient } from "./anthropic-lazy.ts";
 export { type ArgumentParse, isObject, parseToolArguments } from "./arguments.ts";
 export {
   type AssemblerOptions,
@@ -23,9 +22,14 @@ export {
   httpFetch,
   type ProxyEnv,
 } from "./http-client.ts";
+export {
+  type AnthropicClientOptions,
+  createAnthropicClient,
+  createResponsesClient,
+  type ResponsesClientOptions,
+} from "./lazy-wires.ts";
 export { createOpenAIClient, type OpenAIClientOptions } from "./openai.ts";
 export { historyArguments } from "./openai-wire.ts";
-export { createResponsesClient, type ResponsesClientOptions } from "./responses-lazy.ts";
 export {
   backoffMs,
   maxRetriesFor,
