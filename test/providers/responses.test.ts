@@ -443,3 +443,13 @@ test("a server that numbers no items: calls are told apart by their item ids, an
     ],
   );
 });
+
+test("a 404 at /responses that is not about the model says to remove the api setting; one about the model does not", async () => {
+  stub.enqueue(status(404, { body: { error: { message: "Not Found" } } }));
+  const route = finalError(await collect(client()));
+  assert.equal(route.code, "not_found");
+  assert.match(route.message, /needs "api": "responses" removed from the config; nex doctor/);
+  stub.enqueue(status(404, { body: { error: { message: "The model `x` does not exist." } } }));
+  const model = finalError(await collect(client()));
+  assert.doesNotMatch(model.message, /"api"/);
+});
