@@ -453,3 +453,38 @@ test("a 404 at /responses that is not about the model says to remove the api set
   const model = finalError(await collect(client()));
   assert.doesNotMatch(model.message, /"api"/);
 });
+
+test("arguments are parsed strictly: a completed call whose JSON does not parse is refused, never repaired", async () => {
+  stub.enqueue(
+    responsesStream({ calls: [{ name: "write_file", args: '{"path":"a.txt","content":"x"' }] }),
+  );
+  const verdict = verdictOf(doneTurn(await collect(client())).toolCalls[0]);
+  assert.equal(verdict.type === "poisoned" && verdict.cause, "unparseable");
+});
+
+test("a whole (non-streamed) incomplete response refuses its calls", async () => {
+  stub.enqueue({
+    type: "reply",
+    status: 200,
+    body: {
+      id: "resp_x",
+      object: "response",
+      status: "incomplete",
+      incomplete_details: { reason: "max_output_tokens" },
+      output: [
+        {
+          id: "fc_1",
+          type: "function_call",
+          status: "incomplete",
+          call_id: "call_1",
+          name: "write_file",
+          arguments: '{"path":"a.txt","content":"x"}',
+        },
+      ],
+      usage: { input_tokens: 10, output_tokens: 16, input_tokens_details: { cached_tokens: 0 } },
+    },
+  });
+  const turn = doneTurn(await collect(client({ stream: false })));
+  assert.equal(turn.stopReason, "length");
+  assert.equal(verdictOf(turn.toolCalls[0]).type === "poisoned", true);
+});
