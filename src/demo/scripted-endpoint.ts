@@ -1,6 +1,5 @@
 // A scriptable HTTP endpoint on 127.0.0.1 speaking the OpenAI (Chat Completions and Responses) and
-// Anthropic wire formats: the stub
-// endpoint of the tests, and the misbehaving endpoint of `nex demo`.
+// Anthropic wire formats: the stub endpoint of the tests, and the misbehaving endpoint of `nex demo`.
 // Each request is answered by, in order: a route (fixed per method+path), the next queued script,
 // the handler function (these two for model requests only), or else a 404 that names the request (404 so that
 // a client never retries it).
