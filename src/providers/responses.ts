@@ -41,7 +41,6 @@ export function createResponsesClient(options: ResponsesClientOptions): StreamFn
 
 /** What one output item has streamed so far. */
 interface ItemState {
-  type: string;
   /** Deltas came for it: its `done` event only confirms them. */
   streamed: boolean;
   /** The summary part or content part reasoning last came from, to part them with a blank line. */
@@ -70,13 +69,12 @@ async function* readStream(
     last = Math.max(last, index);
     return index;
   };
-  const stateOf = (index: number, type = "") => {
+  const stateOf = (index: number) => {
     let state = items.get(index);
     if (!state) {
-      state = { type, streamed: false, part: -1 };
+      state = { streamed: false, part: -1 };
       items.set(index, state);
     }
-    if (type && !state.type) state.type = type;
     return state;
   };
   try {
@@ -91,7 +89,7 @@ async function* readStream(
         const item = isObject(data.item) ? data.item : {};
         const index = indexOf(data, item.id);
         const itemType = typeof item.type === "string" ? item.type : "";
-        const state = stateOf(index, itemType);
+        const state = stateOf(index);
         if (type === "response.output_item.added") {
           if (itemType === "function_call") yield* openCall(index, item, assembler);
           continue;
@@ -101,33 +99,33 @@ async function* readStream(
       } else if (type === "response.output_text.delta" || type === "response.refusal.delta") {
         const delta = typeof data.delta === "string" ? data.delta : "";
         const index = indexOf(data);
-        stateOf(index, "message").streamed = true;
+        stateOf(index).streamed = true;
         if (type === "response.refusal.delta") assembler.addRefusal(delta);
         else yield* text.add(index, delta);
       } else if (
         type === "response.reasoning_summary_text.delta" ||
         type === "response.reasoning_text.delta"
       ) {
-        const state = stateOf(indexOf(data), "reasoning");
+        const state = stateOf(indexOf(data));
         const part = Number(data.summary_index ?? data.content_index ?? 0);
         const delta = typeof data.delta === "string" ? data.delta : "";
-        const text = state.streamed && part !== state.part ? `\n\n${delta}` : delta;
+        const thought = state.streamed && part !== state.part ? `\n\n${delta}` : delta;
         state.streamed = true;
         state.part = part;
-        if (text !== "") {
-          assembler.addReasoning(text);
-          yield { type: "reasoning_delta", text };
+        if (thought !== "") {
+          assembler.addReasoning(thought);
+          yield { type: "reasoning_delta", text: thought };
         }
       } else if (type === "response.function_call_arguments.delta") {
         const index = indexOf(data);
         const delta = typeof data.delta === "string" ? data.delta : "";
-        stateOf(index, "function_call").streamed = true;
+        stateOf(index).streamed = true;
         assembler.addCallDelta(index, { argumentsText: delta });
         yield { type: "tool_call_delta", index, name: null, argumentsDelta: delta };
       } else if (type === "response.function_call_arguments.done") {
         // The whole arguments, for a server that sent no deltas.
         const index = indexOf(data);
-        const state = stateOf(index, "function_call");
+        const state = stateOf(index);
         if (!state.streamed && typeof data.arguments === "string" && data.arguments !== "") {
           state.streamed = true;
           assembler.addCallDelta(index, { argumentsText: data.arguments });
@@ -158,7 +156,7 @@ async function* readStream(
   return finishStream(assembler, context);
 }
 
-/** A function call item starts: its call id and name (and whole arguments, on some servers). */
+/** A function call item starts: its call id and name (its arguments come as deltas, or at its end). */
 function* openCall(index: number, item: Json, assembler: TurnAssembler): Generator<ProviderEvent> {
   const name = typeof item.name === "string" && item.name !== "" ? item.name : null;
   assembler.addCallDelta(index, { id: callIdOf(item), name });
