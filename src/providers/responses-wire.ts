@@ -75,9 +75,13 @@ export function responsesBody(
   };
 }
 
+// OpenAI refuses a `max_output_tokens` below 16 (`integer_below_min_value`). A smaller limit is sent
+// as 16; the verdicts still judge the output against the limit nex asked for.
+const MIN_OUTPUT_TOKENS = 16;
+
 function bodyTail(request: ModelRequest, options: { stream: boolean }): Record<string, unknown> {
   return {
-    max_output_tokens: request.maxTokens,
+    max_output_tokens: Math.max(MIN_OUTPUT_TOKENS, request.maxTokens),
     ...(request.reasoning ? { reasoning: { effort: request.reasoning.effort } } : {}),
     store: false,
     ...(wantsEncryptedReasoning(request.model) ? { include: ["reasoning.encrypted_content"] } : {}),

@@ -383,6 +383,22 @@ test("a Chat Completions stream at /responses is told as the wrong API, with the
   assert.match(error.message, /"api": "responses"/);
 });
 
+test("a limit below the API's least max_output_tokens (16) is sent as 16, and output past the asked limit still cuts the call", async () => {
+  assert.equal(
+    responsesBody(sampleRequest({ maxTokens: 5 }), { stream: true }).max_output_tokens,
+    16,
+  );
+  stub.enqueue(
+    responsesStream({
+      calls: [{ name: "write_file", args: { path: "a.txt", content: "x" } }],
+      usage: { input: 10, output: 12 },
+    }),
+  );
+  const turn = doneTurn(await collect(client(), sampleRequest({ maxTokens: 5 })));
+  const verdict = verdictOf(turn.toolCalls[0]);
+  assert.equal(verdict.type === "poisoned" && verdict.cause, "output_limit");
+});
+
 test("encrypted reasoning is asked of OpenAI's reasoning families only (other models refuse the include)", () => {
   const include = (model: string) =>
     responsesBody(sampleRequest({ model }), { stream: true }).include !== undefined;
