@@ -54,6 +54,9 @@ async function* readStream(
 ): AsyncGenerator<ProviderEvent, ReadOutcome> {
   const items = new Map<number, ItemState>();
   const indexOfId = new Map<string, number>();
+  // Items whose `output_item.done` arrived, and each call's index by its call id.
+  const ended = new Set<number>();
+  const indexOfCall = new Map<string, number>();
   const collector = createItemCollector();
   const text = createTextJoiner(assembler);
   let unreadable: string | null = null;
@@ -88,12 +91,16 @@ async function* readStream(
       if (type === "response.output_item.added" || type === "response.output_item.done") {
         const item = isObject(data.item) ? data.item : {};
         const index = indexOf(data, item.id);
-        const itemType = typeof item.type === "string" ? item.type : "";
         const state = stateOf(index);
         if (type === "response.output_item.added") {
-          if (itemType === "function_call") yield* openCall(index, item, assembler);
+          if (item.type === "function_call") {
+            const callId = callIdOf(item);
+            if (callId !== null) indexOfCall.set(callId, index);
+            yield* openCall(index, item, assembler);
+          }
           continue;
         }
+        ended.add(index);
         collector.done(index, item);
         yield* closeItem(index, item, state, assembler, text);
       } else if (type === "response.output_text.delta" || type === "response.refusal.delta") {
@@ -132,7 +139,24 @@ async function* readStream(
           yield { type: "tool_call_delta", index, name: null, argumentsDelta: data.arguments };
         }
       } else if (type === "response.completed" || type === "response.incomplete") {
-        endResponse(isObject(data.response) ? data.response : {}, assembler);
+        const response = isObject(data.response) ? data.response : {};
+        // A call a server ended only in the final response, with no `output_item.done` of its own:
+        // the final response's word on it (its status, its arguments) is as good.
+        const output = Array.isArray(response.output) ? response.output.filter(isObject) : [];
+        for (const item of output) {
+          if (item.type !== "function_call") continue;
+          const byCall = indexOfCall.get(callIdOf(item) ?? "");
+          const known =
+            byCall !== undefined || (typeof item.id === "string" && indexOfId.has(item.id));
+          const index =
+            byCall ?? indexOf({ type: known ? "" : "response.output_item.added" }, item.id);
+          if (ended.has(index)) continue;
+          if (!known) yield* openCall(index, item, assembler);
+          ended.add(index);
+          collector.done(index, item);
+          yield* closeItem(index, item, stateOf(index), assembler, text);
+        }
+        endResponse(response, assembler);
         break;
       } else if (type === "response.failed" || type === "error") {
         const error = failureOf(data, context);

@@ -504,3 +504,44 @@ test("a whole (non-streamed) incomplete response refuses its calls", async () =>
   assert.equal(turn.stopReason, "length");
   assert.equal(verdictOf(turn.toolCalls[0]).type === "poisoned", true);
 });
+
+test("a call a server ends only in response.completed (no output_item.done) is judged by the final response's item", async () => {
+  const event = (data: Record<string, unknown>) =>
+    `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
+  const args = '{"path":"a.txt","content":"a"}';
+  const final = (status: string) => ({
+    id: "fc1",
+    type: "function_call",
+    status,
+    call_id: "call_1",
+    name: "write_file",
+    arguments: args,
+  });
+  const stream = (status: string) => ({
+    type: "stream" as const,
+    parts: [
+      event({
+        type: "response.output_item.added",
+        output_index: 0,
+        item: { ...final("in_progress"), arguments: "" },
+      }),
+      event({
+        type: "response.function_call_arguments.delta",
+        output_index: 0,
+        item_id: "fc1",
+        delta: args,
+      }),
+      event({
+        type: "response.completed",
+        response: { status: "completed", output: [final(status)] },
+      }),
+    ],
+  });
+  stub.enqueue(stream("completed"), stream("incomplete"));
+  const whole = doneTurn(await collect(client()));
+  assert.equal(whole.toolCalls.length, 1);
+  assert.equal(verdictOf(whole.toolCalls[0]).type, "whole");
+  const cut = doneTurn(await collect(client()));
+  assert.equal(cut.toolCalls.length, 1);
+  assert.equal(verdictOf(cut.toolCalls[0]).type, "poisoned");
+});
