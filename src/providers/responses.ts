@@ -43,6 +43,10 @@ export function createResponsesClient(options: ResponsesClientOptions): StreamFn
 interface ItemState {
   /** Deltas came for it: its `done` event only confirms them. */
   streamed: boolean;
+  /** A call's argument text as its deltas brought it. */
+  args: string[];
+  /** The whole arguments the server sent at the call's end differ from its deltas: an event was lost. */
+  differs: boolean;
   /** The summary part or content part reasoning last came from, to part them with a blank line. */
   part: number;
 }
@@ -75,7 +79,7 @@ async function* readStream(
   const stateOf = (index: number) => {
     let state = items.get(index);
     if (!state) {
-      state = { streamed: false, part: -1 };
+      state = { streamed: false, part: -1, args: [], differs: false };
       items.set(index, state);
     }
     return state;
@@ -126,18 +130,15 @@ async function* readStream(
       } else if (type === "response.function_call_arguments.delta") {
         const index = indexOf(data);
         const delta = typeof data.delta === "string" ? data.delta : "";
-        stateOf(index).streamed = true;
+        const state = stateOf(index);
+        state.streamed = true;
+        state.args.push(delta);
         assembler.addCallDelta(index, { argumentsText: delta });
         yield { type: "tool_call_delta", index, name: null, argumentsDelta: delta };
       } else if (type === "response.function_call_arguments.done") {
-        // The whole arguments, for a server that sent no deltas.
+        // The whole arguments: a check on the deltas, or the arguments of a server that sent none.
         const index = indexOf(data);
-        const state = stateOf(index);
-        if (!state.streamed && typeof data.arguments === "string" && data.arguments !== "") {
-          state.streamed = true;
-          assembler.addCallDelta(index, { argumentsText: data.arguments });
-          yield { type: "tool_call_delta", index, name: null, argumentsDelta: data.arguments };
-        }
+        yield* wholeArguments(index, data.arguments, stateOf(index), assembler);
       } else if (type === "response.completed" || type === "response.incomplete") {
         const response = isObject(data.response) ? data.response : {};
         // A call a server ended only in the final response, with no `output_item.done` of its own:
@@ -201,12 +202,8 @@ function* closeItem(
   if (item.type === "function_call") {
     const name = typeof item.name === "string" && item.name !== "" ? item.name : null;
     assembler.addCallDelta(index, { id: callIdOf(item), name });
-    if (!state.streamed && typeof item.arguments === "string" && item.arguments !== "") {
-      state.streamed = true;
-      assembler.addCallDelta(index, { argumentsText: item.arguments });
-      yield { type: "tool_call_delta", index, name, argumentsDelta: item.arguments };
-    }
-    if (item.status === "completed") assembler.closeCall(index);
+    yield* wholeArguments(index, item.arguments, state, assembler);
+    if (item.status === "completed" && !state.differs) assembler.closeCall(index);
   } else if (item.type === "message" && !state.streamed) {
     state.streamed = true;
     yield* text.add(index, outputText(item));
@@ -217,6 +214,31 @@ function* closeItem(
       assembler.addReasoning(thought);
       yield { type: "reasoning_delta", text: thought };
     }
+  }
+}
+
+/**
+ * A call's whole arguments as the server sends them at its end. Without deltas they are the
+ * arguments; after deltas they must be the same text, or an event was lost on the way and the call
+ * stays open (refused), with the reason told.
+ */
+function* wholeArguments(
+  index: number,
+  whole: unknown,
+  state: ItemState,
+  assembler: TurnAssembler,
+): Generator<ProviderEvent> {
+  if (typeof whole !== "string" || whole === "") return;
+  if (!state.streamed) {
+    state.streamed = true;
+    state.args.push(whole);
+    assembler.addCallDelta(index, { argumentsText: whole });
+    yield { type: "tool_call_delta", index, name: null, argumentsDelta: whole };
+  } else if (!state.differs && state.args.join("") !== whole) {
+    state.differs = true;
+    assembler.markDropped(
+      `the arguments streamed for a tool call (${state.args.join("").length} characters) differ from the ${whole.length} the server sent whole at its end, so part of the stream was lost`,
+    );
   }
 }
 

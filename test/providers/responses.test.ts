@@ -545,3 +545,38 @@ test("a call a server ends only in response.completed (no output_item.done) is j
   assert.equal(cut.toolCalls.length, 1);
   assert.equal(verdictOf(cut.toolCalls[0]).type, "poisoned");
 });
+
+test("arguments whose deltas differ from the whole text sent at the call's end (a lost event) are refused, and the loss told", async () => {
+  const event = (data: Record<string, unknown>) =>
+    `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
+  const whole = '{"path":"a.txt","content":"abcdef"}';
+  const item = { id: "fc1", type: "function_call", call_id: "call_1", name: "write_file" };
+  stub.enqueue({
+    type: "stream",
+    parts: [
+      event({
+        type: "response.output_item.added",
+        output_index: 0,
+        item: { ...item, arguments: "" },
+      }),
+      // The middle delta (`cd`) never arrives: what is left still parses.
+      event({
+        type: "response.function_call_arguments.delta",
+        output_index: 0,
+        delta: '{"path":"a.txt","content":"ab',
+      }),
+      event({ type: "response.function_call_arguments.delta", output_index: 0, delta: 'ef"}' }),
+      event({ type: "response.function_call_arguments.done", output_index: 0, arguments: whole }),
+      event({
+        type: "response.output_item.done",
+        output_index: 0,
+        item: { ...item, status: "completed", arguments: whole },
+      }),
+      event({ type: "response.completed", response: { status: "completed" } }),
+    ],
+  });
+  const turn = doneTurn(await collect(client()));
+  const verdict = verdictOf(turn.toolCalls[0]);
+  assert.equal(verdict.type, "poisoned");
+  assert.match(verdict.type === "poisoned" ? verdict.reason : "", /part of the stream was lost/);
+});
