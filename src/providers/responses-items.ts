@@ -1,7 +1,8 @@
-// A Responses API turn's output items as history needs them back. With `store: false` a reasoning
-// item can go back only with what it carries: its encrypted content (OpenAI's reasoning models), or
-// its reasoning text (gpt-oss on local servers). One with neither refers to a stored item that does
-// not exist, and is left out. Ids are dropped: with nothing stored they refer to nothing.
+// A Responses API turn's output items: what each says (its text, reasoning, call id), and the items
+// history needs back. With `store: false` a reasoning item can go back only with what it carries:
+// its encrypted content (OpenAI's reasoning models), or its reasoning text (gpt-oss on local
+// servers). One with neither refers to a stored item that does not exist, and is left out. Ids are
+// dropped: with nothing stored they refer to nothing.
 import { isObject } from "./arguments.ts";
 
 type Item = Record<string, unknown>;
@@ -63,4 +64,38 @@ export function outputText(item: Item): string {
     .filter(isObject)
     .map((part) => (part.type === "output_text" && typeof part.text === "string" ? part.text : ""))
     .join("");
+}
+
+/** The id a function call's output must name: `call_id` (the item's own `id` is another thing). */
+export function callIdOf(item: Item): string | null {
+  for (const key of ["call_id", "id"]) {
+    const value = item[key];
+    if (typeof value === "string" && value !== "") return value;
+  }
+  return null;
+}
+
+export function refusalText(item: Item): string {
+  if (!Array.isArray(item.content)) return "";
+  return item.content
+    .filter(isObject)
+    .map((part) =>
+      part.type === "refusal" && typeof part.refusal === "string" ? part.refusal : "",
+    )
+    .join("");
+}
+
+/** A reasoning item's words: its summaries, else its reasoning text. */
+export function reasoningText(item: Item): string {
+  for (const key of ["summary", "content"]) {
+    const parts = item[key];
+    if (!Array.isArray(parts)) continue;
+    const text = parts
+      .filter(isObject)
+      .map((part) => (typeof part.text === "string" ? part.text : ""))
+      .filter((t) => t !== "")
+      .join("\n\n");
+    if (text !== "") return text;
+  }
+  return "";
 }

@@ -9,7 +9,13 @@ import { isObject } from "./arguments.ts";
 import type { TurnAssembler } from "./assembler.ts";
 import { type ClientOptions, trimSlash } from "./client-config.ts";
 import { type FailureContext, inBodyError, serverMessageOf } from "./errors.ts";
-import { createItemCollector, outputText } from "./responses-items.ts";
+import {
+  callIdOf,
+  createItemCollector,
+  outputText,
+  reasoningText,
+  refusalText,
+} from "./responses-items.ts";
 import { responsesBodyText } from "./responses-wire.ts";
 import { eventJson, sseEvents } from "./sse.ts";
 import { type ReadOutcome, StreamFailure } from "./transport.ts";
@@ -317,40 +323,6 @@ function createTextJoiner(assembler: TurnAssembler) {
       yield* assembler.addContent(out);
     },
   };
-}
-
-/** The id a function call's output must name: `call_id` (the item's own `id` is another thing). */
-function callIdOf(item: Json): string | null {
-  for (const key of ["call_id", "id"]) {
-    const value = item[key];
-    if (typeof value === "string" && value !== "") return value;
-  }
-  return null;
-}
-
-function refusalText(item: Json): string {
-  if (!Array.isArray(item.content)) return "";
-  return item.content
-    .filter(isObject)
-    .map((part) =>
-      part.type === "refusal" && typeof part.refusal === "string" ? part.refusal : "",
-    )
-    .join("");
-}
-
-/** A reasoning item's words: its summaries, else its reasoning text. */
-function reasoningText(item: Json): string {
-  for (const key of ["summary", "content"]) {
-    const parts = item[key];
-    if (!Array.isArray(parts)) continue;
-    const text = parts
-      .filter(isObject)
-      .map((part) => (typeof part.text === "string" ? part.text : ""))
-      .filter((t) => t !== "")
-      .join("\n\n");
-    if (text !== "") return text;
-  }
-  return "";
 }
 
 /**
