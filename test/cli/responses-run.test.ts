@@ -93,3 +93,40 @@ test("a whole write_file runs, and the next request sends the reasoning item bac
   assert.equal(input.at(-2)?.call_id, "call_w");
   assert.equal(input.at(-1)?.call_id, "call_w");
 });
+
+test("a resumed session sends the journaled reasoning item back with its tool call", async () => {
+  const box = makeSandbox();
+  const dir = join(box.env.XDG_CONFIG_HOME as string, "nex");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "config.json"), JSON.stringify({ api: "responses" }));
+  const env = { ...box.env, OPENAI_API_KEY: "sk-responses-run" };
+  const first = await startStubEndpoint({
+    scripts: [
+      responsesStream({
+        reasoning: "Write it.",
+        encrypted: "gAAAA-kept-in-the-journal",
+        calls: [{ name: "write_file", args: { path: "a.txt", content: "x\n" }, callId: "call_j" }],
+      }),
+      responsesStream({ text: "Done." }),
+    ],
+  });
+  const run = await runNex(
+    ["run", "--model", "gpt-5", "--base-url", `${first.url}/v1`, "--yes", "write a.txt"],
+    { cwd: box.workspace, env },
+  );
+  await first.close();
+  assert.equal(run.code, 0, run.stderr);
+  const second = await startStubEndpoint({ scripts: [responsesStream({ text: "Still done." })] });
+  const resumed = await runNex(
+    ["resume", "--last", "--model", "gpt-5", "--base-url", `${second.url}/v1`, "and now?"],
+    { cwd: box.workspace, env },
+  );
+  await second.close();
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const body = second.requestsTo("/v1/responses")[0]?.body as { input: Input } | undefined;
+  const input = body?.input ?? [];
+  const reasoning = input.findIndex((item) => item.type === "reasoning");
+  assert.equal(input[reasoning]?.encrypted_content, "gAAAA-kept-in-the-journal");
+  assert.equal(input[reasoning + 1]?.type, "function_call");
+  assert.equal(input[reasoning + 1]?.call_id, "call_j");
+});
