@@ -23,6 +23,7 @@ export {
   type Timeouts,
 } from "./http/index.ts";
 export { createOpenAIClient, historyArguments, type OpenAIClientOptions } from "./openai/index.ts";
+export { createResponsesClient, type ResponsesClientOptions } from "./responses/index.ts";
 export {
   type DiscoveredWindow,
   type DiscoverOptions,

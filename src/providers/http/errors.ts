@@ -58,7 +58,7 @@ export function classifyHttpError(
       code: "not_found",
       status,
       retryable: false,
-      message: `Nothing found at ${context.path}: ${at}: ${serverMessage}. Check the base URL (OpenAI-compatible servers usually end in /v1) and the model name.`,
+      message: `Nothing found at ${context.path}: ${at}: ${serverMessage}. Check the base URL (OpenAI-compatible servers usually end in /v1) and the model name.${otherApiHint(context.path, serverMessage)}`,
     };
   }
   if (status === 408) {
@@ -93,6 +93,19 @@ export function classifyHttpError(
       ? `The endpoint reported an error: ${at}: ${serverMessage}. nex did not send the request again; check the model name and settings, or the endpoint's logs.`
       : `The endpoint rejected the request: ${at}: ${serverMessage}. nex did not send it again, since the same request would fail the same way; check the model name and settings.`,
   };
+}
+
+/**
+ * A 404 on one OpenAI API that is not about the model: the server may serve only the other one (the
+ * Responses API alone, as Codex-era servers do, or Chat Completions alone).
+ */
+function otherApiHint(path: string, serverMessage: string): string {
+  if (/model/i.test(serverMessage)) return "";
+  if (path.endsWith("/chat/completions"))
+    return ' A server that speaks only the Responses API needs "api": "responses" in the config; nex doctor tells which API it serves.';
+  if (path.endsWith("/responses"))
+    return ' A server without the Responses API needs "api": "responses" removed from the config; nex doctor tells which API it serves.';
+  return "";
 }
 
 /** A failure to reach the endpoint or to keep reading from it. */
@@ -222,6 +235,10 @@ const STATUS_OF: Record<string, number> = {
   overloaded_error: 529,
 };
 
+// The Responses API's codes of a failed response that the request itself caused (`invalid_prompt`,
+// an image it could not read): sending it again would fail the same way.
+const REQUEST_FAULT = /^(invalid_|image_|unsupported_image|empty_image|failed_to_download_image)/;
+
 /**
  * An error object inside a 200 body or stream, classified like the HTTP error it stands for: a
  * numeric `code` when it is an HTTP status, else its `code` or `type` words, else a 500.
@@ -233,7 +250,9 @@ export function inBodyError(body: Record<string, unknown>, context: FailureConte
   const status =
     numeric >= 400 && numeric <= 599
       ? numeric
-      : (STATUS_OF[String(error.code)] ?? STATUS_OF[String(error.type)] ?? 500);
+      : (STATUS_OF[String(error.code)] ??
+        STATUS_OF[String(error.type)] ??
+        (REQUEST_FAULT.test(String(error.code)) ? 400 : 500));
   const said = [error.type, error.code, body.type === "error" ? undefined : body.type]
     .filter((v): v is string | number => typeof v === "string" || typeof v === "number")
     .map(String);

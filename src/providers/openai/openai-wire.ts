@@ -90,8 +90,9 @@ export function openaiBodyText(request: ModelRequest, options: OpenAIBodyOptions
 /**
  * Visits the messages in wire order. Tool messages take only text, and nothing may come between the
  * tool messages that answer one turn: the images of those results follow them as one user message.
+ * The Responses wire visits them the same way.
  */
-function forEachWireMessage(
+export function forEachWireMessage(
   messages: readonly Message[],
   visit: (message: Message) => void,
   visitImages: (images: ImagePart[]) => void,
@@ -141,13 +142,13 @@ function mergedUserRun(messages: readonly Message[], start: number, end: number)
   return merged;
 }
 
+/** The words that introduce the images of tool results, on every wire. */
+export const TOOL_IMAGES_NOTE = "[nex] The images the tool results above returned:";
+
 function toolImagesMessage(images: ImagePart[]): Record<string, unknown> {
   return {
     role: "user",
-    content: [
-      { type: "text", text: "[nex] The images the tool results above returned:" },
-      ...images.map(imagePart),
-    ],
+    content: [{ type: "text", text: TOOL_IMAGES_NOTE }, ...images.map(imagePart)],
   };
 }
 

@@ -1,7 +1,7 @@
 import type { StopReason } from "../../protocol/index.ts";
 
-/** The two wire formats nex speaks. */
-export type WireFormat = "openai" | "anthropic";
+/** The wire formats nex speaks: Chat Completions, Anthropic Messages, OpenAI Responses. */
+export type WireFormat = "openai" | "anthropic" | "responses";
 
 // How OpenAI-compatible servers other than OpenAI say "the model ended on its own": TGI's `eos_token`
 // and `stop_sequence`, some llama.cpp and vLLM builds' `eos`, gateways passing Anthropic's `end_turn`.
@@ -15,6 +15,13 @@ export function mapStopReason(wire: WireFormat, raw: string | null): StopReason 
     // llama.cpp's server said `tool` before it said `tool_calls`.
     if (raw === "tool_calls" || raw === "function_call" || raw === "tool") return "tool_calls";
     if (raw === "length") return "length";
+    if (raw === "content_filter") return "content_filter";
+    return "other";
+  }
+  if (wire === "responses") {
+    // The response's `status`, or the `incomplete_details.reason` of an incomplete one.
+    if (raw === "completed") return "stop";
+    if (raw === "max_output_tokens") return "length";
     if (raw === "content_filter") return "content_filter";
     return "other";
   }
@@ -35,5 +42,6 @@ export function isNormalStop(wire: WireFormat, raw: string | null): boolean {
 /** The explicit end-of-stream marker of a wire format, as named in messages. */
 export function terminatorName(wire: WireFormat, streaming: boolean): string {
   if (!streaming) return "a complete JSON body";
+  if (wire === "responses") return "response.completed";
   return wire === "openai" ? "[DONE]" : "message_stop";
 }

@@ -11,9 +11,16 @@ import type { ModelSettings as RegistryModelSettings } from "./model-registry.ts
 /** The wire format nex speaks to the endpoint. */
 export type ProviderKind = "openai" | "anthropic";
 
+/** Which OpenAI API: Chat Completions (the default) or Responses (`POST /v1/responses`). */
+export type WireApi = "chat" | "responses";
+
+const ApiSchema = v.picklist(["chat", "responses"]);
+
 const EffortSchema = v.picklist(["low", "medium", "high", "off"]);
 
 const LimitsSchema = v.strictObject({
+  /** This model's API on an OpenAI endpoint, over the endpoint's. */
+  api: v.optional(ApiSchema),
   contextWindow: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
   maxOutput: v.optional(v.pipe(v.number(), v.integer(), v.minValue(256))),
   /** Sent as `reasoning_effort` (OpenAI wire) or as a thinking budget (Anthropic). */
@@ -54,6 +61,7 @@ const WebConfigSchema = v.strictObject({
 /** The config file (`$XDG_CONFIG_HOME/nex/config.json`). Keys are never stored here: name an environment variable. */
 const ConfigFileSchema = v.strictObject({
   provider: v.optional(v.picklist(["openai", "anthropic"])),
+  api: v.optional(ApiSchema),
   baseUrl: v.optional(v.string()),
   model: v.optional(v.string()),
   apiKeyEnv: v.optional(v.string()),
@@ -85,6 +93,7 @@ const ConfigFileSchema = v.strictObject({
       v.string(),
       v.strictObject({
         provider: v.optional(v.picklist(["openai", "anthropic"])),
+        api: v.optional(ApiSchema),
         baseUrl: v.string(),
         apiKeyEnv: v.optional(v.string()),
         model: v.optional(v.string()),
@@ -157,6 +166,8 @@ export interface ConfigFlags {
 /** Everything a session needs to start, resolved once. */
 export interface NexConfig {
   provider: ProviderKind;
+  /** The OpenAI API of the endpoint; a model's own `api` in `models` wins for that model. */
+  api: WireApi;
   baseUrl: string;
   /** Never printed, journaled or put in an error. */
   apiKey: string | null;
@@ -200,6 +211,7 @@ export type EffortOrOff = "low" | "medium" | "high" | "off";
 
 /** What the config says of one model: its limits and how hard it should think. */
 export interface ModelSettings extends RegistryModelSettings {
+  api?: WireApi;
   reasoningEffort?: EffortOrOff;
   thinkingBudget?: number;
 }
@@ -264,12 +276,15 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
       `The workspace ${workspace} does not exist. Pass an existing directory with --cwd.`,
     );
   }
+  const models = { ...(file.models ?? {}), ...(named?.models ?? {}) };
+  const api = resolveApi(provider, named?.api ?? file.api, models);
   const maxTurns = flags.maxTurns ?? file.maxTurns ?? 50;
   if (!Number.isInteger(maxTurns) || maxTurns < 1) {
     throw new ConfigError(`--max-turns must be a positive whole number, not ${maxTurns}.`);
   }
   return {
     provider,
+    api,
     baseUrl,
     apiKey: env[apiKeyEnv] || env.NEX_API_KEY || null,
     apiKeyEnv,
@@ -289,7 +304,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
       ],
       deny: file.commands?.deny ?? [],
     },
-    models: { ...(file.models ?? {}), ...(named?.models ?? {}) },
+    models,
     reasoningEffort: {
       given: parseEffortFlag(flags.reasoningEffort),
       configured: file.reasoningEffort ?? null,
@@ -467,6 +482,22 @@ function parseProvider(value: string): ProviderKind {
   throw new ConfigError(
     `Unknown provider "${value}". Use --provider openai (any OpenAI-compatible server) or --provider anthropic.`,
   );
+}
+
+/** The endpoint's API; the Responses API is OpenAI's, so it is refused on an Anthropic endpoint. */
+function resolveApi(
+  provider: ProviderKind,
+  given: WireApi | undefined,
+  models: Record<string, { api?: WireApi | undefined }>,
+): WireApi {
+  const onModel = Object.entries(models).find(([, settings]) => settings.api === "responses");
+  if (provider === "anthropic" && (given === "responses" || onModel)) {
+    const where = given === "responses" ? "the endpoint" : `the model ${onModel?.[0]}`;
+    throw new ConfigError(
+      `"api": "responses" is set for ${where}, but the provider is anthropic: the Responses API is OpenAI's. Remove it, or set "provider": "openai" for a server that serves /v1/responses.`,
+    );
+  }
+  return given ?? "chat";
 }
 
 function parsePermissionMode(value: string): PermissionMode {

@@ -5,9 +5,11 @@ import {
   createAnthropicClient,
   createHttpFetch,
   createOpenAIClient,
+  createResponsesClient,
   discoverContextWindow,
   type HttpFetch,
   httpFetch,
+  type WireFormat,
 } from "../../providers/index.ts";
 import type { NexConfig } from "./config.ts";
 import { type ResolvedLimits, resolveLimits } from "./model-registry.ts";
@@ -41,9 +43,23 @@ export function createClient(config: NexConfig, overrides: EndpointOverrides = {
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
     fetch: overrides.fetch ?? endpointFetch(config),
   };
-  return config.provider === "anthropic"
-    ? createAnthropicClient(common)
-    : createOpenAIClient(common);
+  if (config.provider === "anthropic") return createAnthropicClient(common);
+  const chat = createOpenAIClient(common);
+  const usesResponses =
+    config.api === "responses" ||
+    Object.values(config.models).some((settings) => settings.api === "responses");
+  if (!usesResponses) return chat;
+  // Each request goes out on its model's API: a session may switch models mid-way.
+  const responses = createResponsesClient(common);
+  return (request, signal) =>
+    (wireFormatOf(config, request.model) === "responses" ? responses : chat)(request, signal);
+}
+
+/** The wire a request for this model goes out on. */
+export function wireFormatOf(config: NexConfig, model: string): WireFormat {
+  if (config.provider === "anthropic") return "anthropic";
+  const api = Object.hasOwn(config.models, model) ? config.models[model]?.api : undefined;
+  return (api ?? config.api) === "responses" ? "responses" : "openai";
 }
 
 /** The model's window: configured, else asked of the endpoint (a few quick GETs, no retries), else known, else 32k. */

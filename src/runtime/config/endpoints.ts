@@ -5,6 +5,8 @@
 /** One named endpoint as the config file gives it. */
 export interface EndpointEntry {
   provider?: "openai" | "anthropic" | undefined;
+  /** `responses` for a server that speaks the Responses API (`POST /v1/responses`). */
+  api?: "chat" | "responses" | undefined;
   baseUrl: string;
   /** The environment variable holding its key; the key itself is never in the config. */
   apiKeyEnv?: string | undefined;

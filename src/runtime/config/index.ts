@@ -1,7 +1,13 @@
 export type { ConfigFlags, EffortOrOff, NexConfig, ProviderKind } from "./config.ts";
 export { ConfigError, configFilePath, defaultConfigPath, resolveConfig } from "./config.ts";
 export { prepareDataDir } from "./data-dir.ts";
-export { createClient, endpointFetch, limitsFor, unreachableMessage } from "./endpoint-client.ts";
+export {
+  createClient,
+  endpointFetch,
+  limitsFor,
+  unreachableMessage,
+  wireFormatOf,
+} from "./endpoint-client.ts";
 export type { FirstRunChoice } from "./first-run.ts";
 export type { ResolvedLimits } from "./model-registry.ts";
 export { acceptsImages } from "./model-registry.ts";

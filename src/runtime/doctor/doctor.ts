@@ -18,6 +18,7 @@ import {
   limitsFor,
   type NexConfig,
   resolveConfig,
+  wireFormatOf,
 } from "../config/index.ts";
 import {
   CHECK_ORDER,
@@ -47,6 +48,7 @@ import {
   judgeToolParser,
   ollamaFacts,
 } from "./doctor-server-checks.ts";
+import { mayBeOtherApi, probeOtherApi, withApiHint } from "./doctor-wire-check.ts";
 
 export type { CheckId, CheckStatus, DoctorCheck } from "./doctor-checks.ts";
 
@@ -201,7 +203,13 @@ export async function runDoctor(
       return report();
     }
   }
-  emit(judgeStreaming(streamed, config.stream));
+  // Nothing at the request's path: the server may speak the other OpenAI API.
+  const otherApi =
+    streamed.type === "error" && mayBeOtherApi(config, streamed.error)
+      ? await probeOtherApi(config, model, counted, options.signal)
+      : null;
+  if (options.signal.aborted) return interrupted();
+  emit(withApiHint(judgeStreaming(streamed, config.stream), otherApi, config));
   const limitsCheck = judgeLimits(limits, model, streamed);
   if (streamed.type === "error") {
     emit(
@@ -272,7 +280,7 @@ const PREFIX_QUESTION = "Reply with the single word: ok";
 /** The tiny requests doctor sends, each one logical request under the normal retry policy. */
 function probeRunner(client: StreamFn, config: NexConfig, model: string, signal: AbortSignal) {
   let requestId = 0;
-  const terminator = terminatorName(config.provider, config.stream);
+  const terminator = terminatorName(wireFormatOf(config, model), config.stream);
   return async (spec: {
     user: string;
     maxTokens: number;
