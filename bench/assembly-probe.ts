@@ -3,8 +3,8 @@
 //   node bench/assembly-probe.ts client <bytes> <fragments> <stub base URL>
 // Prints one JSON line: time, CPU, peak RSS and the RSS before the measurement.
 import type { AssembledTurn } from "../src/protocol/index.ts";
-import { createTurnAssembler } from "../src/providers/assembler.ts";
-import { createOpenAIClient } from "../src/providers/openai.ts";
+import { createOpenAIClient } from "../src/providers/openai/openai.ts";
+import { createTurnAssembler } from "../src/providers/turns/assembler.ts";
 import { bigArgument, fragments } from "./big-argument.ts";
 
 const [mode, bytesArg, countArg, url] = process.argv.slice(2);

@@ -151,3 +151,80 @@ test("no circles between sub-folders: a sub-folder may use another's index, neve
   );
   assert.deepEqual(circles, []);
 });
+
+// The runtime's folders, each answering one question, from the composition root down: a folder
+// imports only folders below it, so the order reads as "who may use whom" (ARCHITECTURE.md).
+const runtimeFolders = [
+  "assembly",
+  "doctor",
+  "mcp",
+  "session",
+  "history",
+  "secrets",
+  "web",
+  "subagents",
+  "context",
+  "extensions",
+  "hooks",
+  "config",
+];
+
+test("the runtime is folders only, each importing only the folders below it in ARCHITECTURE.md's order", () => {
+  const runtime = join(src, "runtime");
+  const entries = readdirSync(runtime, { withFileTypes: true });
+  assert.deepEqual(
+    entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name),
+    [],
+    "a file directly in src/runtime/ belongs in the folder that answers its question",
+  );
+  assert.deepEqual(
+    entries.map((entry) => entry.name).sort(),
+    [...runtimeFolders].sort(),
+    "every runtime folder has its place in runtimeFolders (and in ARCHITECTURE.md)",
+  );
+  const rank = (path: string): number => {
+    const [layer, folder] = relative(src, path).split("/");
+    return layer === "runtime" && folder !== undefined ? runtimeFolders.indexOf(folder) : -1;
+  };
+  const upward: string[] = [];
+  for (const [file, targets] of importGraph()) {
+    const from = rank(file);
+    if (from < 0) continue;
+    for (const target of targets) {
+      const to = rank(target);
+      if (to >= 0 && to < from)
+        upward.push(`${relative(src, file)} imports ${relative(src, target)}: a folder above it`);
+    }
+  }
+  assert.deepEqual(upward, []);
+});
+
+test("ARCHITECTURE.md names every folder of src/ (two levels deep), and each folder it names exists", () => {
+  const text = readFileSync(resolve(src, "..", "ARCHITECTURE.md"), "utf8");
+  const layers = readdirSync(src, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+  const folders = layers.flatMap((layer) => [
+    layer,
+    ...readdirSync(join(src, layer), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `${layer}/${entry.name}`),
+  ]);
+  // A folder is named as `a/` or `a/b/` in code spans or bold, with or without `src/` before it.
+  const named = new Set<string>();
+  for (const match of text.matchAll(/(?:`|\*\*)(?:src\/)?([a-z-]+(?:\/[a-z-]+)?)\/(?:`|\*\*)/g)) {
+    const path = match[1] ?? "";
+    const bold = match[0].startsWith("**");
+    if (bold || layers.includes(path.split("/")[0] ?? "")) named.add(path);
+  }
+  assert.deepEqual(
+    folders.filter((folder) => !named.has(folder)),
+    [],
+    "folders ARCHITECTURE.md does not name",
+  );
+  assert.deepEqual(
+    [...named].filter((folder) => !folders.includes(folder)),
+    [],
+    "folders ARCHITECTURE.md names that do not exist",
+  );
+});

@@ -12,9 +12,9 @@ import {
   RequestError,
 } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../protocol/index.ts";
-import type { SessionSummary } from "../runtime/agent-session.ts";
-import type { ConfigFlags } from "../runtime/config.ts";
-import type { OpenedSession, OpenOptions } from "../runtime/open-session.ts";
+import type { OpenedSession, OpenOptions } from "../runtime/assembly/index.ts";
+import type { ConfigFlags } from "../runtime/config/index.ts";
+import type { SessionSummary } from "../runtime/session/index.ts";
 import { editorFiles } from "./editor-files.ts";
 import { editorMcpServers } from "./mcp-servers.ts";
 import { SessionBridge } from "./session-bridge.ts";

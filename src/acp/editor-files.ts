@@ -2,7 +2,7 @@
 // save is seen by the model, and protected from nex's writes.
 import { isAbsolute, relative } from "node:path";
 import type { AgentContext } from "@agentclientprotocol/sdk";
-import type { OpenOptions } from "../runtime/open-session.ts";
+import type { OpenOptions } from "../runtime/assembly/index.ts";
 
 type EditorBuffers = NonNullable<OpenOptions["editor"]>;
 

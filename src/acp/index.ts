@@ -3,9 +3,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
-import type { ConfigFlags } from "../runtime/config.ts";
-import { listSessionsFor, openSession } from "../runtime/open-session.ts";
-import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
+import { listSessionsFor, openSession } from "../runtime/assembly/index.ts";
+import type { ConfigFlags } from "../runtime/config/index.ts";
+import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/session/index.ts";
 import { createAcpAgent } from "./agent.ts";
 import { claimStdout } from "./stdout.ts";
 

@@ -9,7 +9,7 @@ import type {
 } from "@agentclientprotocol/sdk";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { AgentEvent, StopReason as TurnStopReason } from "../protocol/index.ts";
-import type { NexSession } from "../runtime/nex-session.ts";
+import type { NexSession } from "../runtime/session/index.ts";
 import { type ChangeView, changeMade, changeProposed } from "./changes.ts";
 import { workspaceTextNow } from "./file-text.ts";
 import { modeOf, modeState } from "./modes.ts";

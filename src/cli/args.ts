@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { McpCommand } from "../runtime/mcp-command.ts";
+import type { McpCommand } from "../runtime/mcp/index.ts";
 import { type RunIo, readRunFlags, runFlagOptions } from "./run-flags.ts";
 
 /** A parsed command line. */

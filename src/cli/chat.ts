@@ -1,8 +1,8 @@
 // The interactive chat: open a session (a picked one for `nex resume` with no id), run the UI, and
 // when the user switches sessions with /resume, close this one and open the next, in place.
 import { resolve } from "node:path";
-import { openSession } from "../runtime/open-session.ts";
-import { listSessionsFor } from "../runtime/session-list.ts";
+import { openSession } from "../runtime/assembly/index.ts";
+import { listSessionsFor } from "../runtime/history/index.ts";
 import { runTui } from "../tui/index.ts";
 import type { CommonOptions } from "./args.ts";
 

@@ -7,7 +7,7 @@ import { json } from "../demo/scripts.ts";
 import { EXIT } from "../headless/exit-code.ts";
 import { createTextRenderer } from "../headless/text-renderer.ts";
 import type { TerminalEvent } from "../protocol/index.ts";
-import { openSession } from "../runtime/open-session.ts";
+import { openSession } from "../runtime/assembly/index.ts";
 import type { CommonOptions } from "./args.ts";
 
 const out = (text: string) => process.stdout.write(text);

@@ -2,8 +2,8 @@
 // URL, the variable that holds the key, a model from the endpoint's list), written to the config
 // file, instead of an error. Headless runs never ask: they keep their clear error.
 import { createInterface } from "node:readline/promises";
-import type { ProviderKind } from "../runtime/config.ts";
-import { type FirstRunChoice, modelsAt, writeFirstRunConfig } from "../runtime/first-run.ts";
+import type { ProviderKind } from "../runtime/config/index.ts";
+import { type FirstRunChoice, modelsAt, writeFirstRunConfig } from "../runtime/config/index.ts";
 
 interface ServerKind {
   label: string;
@@ -72,7 +72,7 @@ export async function runFirstRunSetup(configPath: string, env: Env): Promise<bo
     const model = await chooseModel(ask, out, kind.provider, baseUrl, apiKey, keyEnv);
     if (!model) return false;
     const choice: FirstRunChoice = { provider: kind.provider, baseUrl, apiKeyEnv: keyEnv, model };
-    writeFirstRunConfig(configPath, choice);
+    await writeFirstRunConfig(configPath, choice);
     out.write(`\nSaved to ${configPath}. Change it there, or with --base-url / --model.\n\n`);
     return true;
   } finally {

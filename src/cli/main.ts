@@ -2,8 +2,8 @@ import { EXIT } from "../headless/exit-code.ts";
 import { formatSize } from "../protocol/counts.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import { describeCompact } from "../protocol/session-result-words.ts";
-import { ConfigError } from "../runtime/config.ts";
-import { SessionBusyError } from "../runtime/session-busy.ts";
+import { ConfigError } from "../runtime/config/index.ts";
+import { SessionBusyError } from "../runtime/session/index.ts";
 import { type Command, HELP, parseCommand, UsageError } from "./args.ts";
 import { tolerateClosedOutput } from "./closed-output.ts";
 
@@ -46,7 +46,7 @@ async function dispatch(command: Command): Promise<number> {
       return runChat(command.options, command.resume);
     }
     case "sessions": {
-      const { listSessionsFor } = await import("../runtime/open-session.ts");
+      const { listSessionsFor } = await import("../runtime/assembly/index.ts");
       const rows = await listSessionsFor(command.options, process.env, process.cwd());
       if (rows.length === 0) {
         process.stdout.write('No sessions yet. Start one with `nex` or `nex run "task"`.\n');
@@ -64,7 +64,7 @@ async function dispatch(command: Command): Promise<number> {
       return EXIT.done;
     }
     case "compact": {
-      const { compactSession } = await import("../runtime/compact-session.ts");
+      const { compactSession } = await import("../runtime/assembly/index.ts");
       const { createTextRenderer } = await import("../headless/text-renderer.ts");
       const toStderr = (text: string) => process.stderr.write(text);
       const result = await compactSession(
@@ -79,7 +79,7 @@ async function dispatch(command: Command): Promise<number> {
       return result.kind === "compacted" || result.kind === "not_needed" ? EXIT.done : EXIT.failure;
     }
     case "undo": {
-      const { undoSession } = await import("../runtime/undo-session.ts");
+      const { undoSession } = await import("../runtime/history/index.ts");
       const { describeUndoAnswer } = await import("../headless/undo-words.ts");
       const answer = await undoSession(
         command.options,
@@ -94,7 +94,7 @@ async function dispatch(command: Command): Promise<number> {
       return answer.kind === "undo" && answer.result.kind === "partial" ? EXIT.failure : EXIT.done;
     }
     case "hooks": {
-      const { hooksReport } = await import("../runtime/hooks-report.ts");
+      const { hooksReport } = await import("../runtime/hooks/index.ts");
       const report = await hooksReport(
         command.options,
         process.env,
@@ -116,7 +116,7 @@ async function dispatch(command: Command): Promise<number> {
       return runAcp(command.options, process.env, process.cwd());
     }
     case "mcp": {
-      const { runMcpCommand } = await import("../runtime/mcp-command.ts");
+      const { runMcpCommand } = await import("../runtime/mcp/index.ts");
       return runMcpCommand(command.mcp, command.options, process.env, process.cwd(), (text) =>
         process.stdout.write(plainText(text)),
       );
@@ -131,9 +131,9 @@ async function dispatch(command: Command): Promise<number> {
 /** A chat on a terminal with nothing configured asks where to go first; false when the user left instead. */
 async function firstRunSetupDone(command: Command & { type: "chat" }): Promise<boolean> {
   if (!process.stdin.isTTY || !process.stdout.isTTY || command.resume) return true;
-  const { unconfiguredConfigPath } = await import("../runtime/first-run.ts");
+  const { unconfiguredConfigPath } = await import("../runtime/config/index.ts");
   const { existsSync } = await import("node:fs");
-  const path = unconfiguredConfigPath(command.options, process.env, existsSync);
+  const path = await unconfiguredConfigPath(command.options, process.env, existsSync);
   if (!path) return true;
   const { runFirstRunSetup } = await import("./first-run-setup.ts");
   if (await runFirstRunSetup(path, process.env)) return true;

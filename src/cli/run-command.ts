@@ -3,9 +3,9 @@ import { resolve } from "node:path";
 import type { AnswerSchema } from "../headless/answer-schema.ts";
 import { EXIT } from "../headless/exit-code.ts";
 import type { AgentEvent, TerminalEvent } from "../protocol/index.ts";
-import type { AgentSession } from "../runtime/agent-session.ts";
-import { ConfigError } from "../runtime/config.ts";
-import type { OpenOptions } from "../runtime/open-session.ts";
+import type { OpenOptions } from "../runtime/assembly/index.ts";
+import { ConfigError } from "../runtime/config/index.ts";
+import type { AgentSession } from "../runtime/session/index.ts";
 import type { CommonOptions } from "./args.ts";
 import type { RunIo } from "./run-flags.ts";
 import { type RunLimits, startRunLimits } from "./run-limits.ts";
@@ -29,7 +29,7 @@ export async function runCommand(
   const askedTask = await readTask(io, taskWords);
   const task = schema ? `${askedTask}\n\n${schema.instruction}` : askedTask;
   const systemPrompt = systemPromptOf(io);
-  const { openSession } = await import("../runtime/open-session.ts");
+  const { openSession } = await import("../runtime/assembly/index.ts");
   const err = (text: string) => process.stderr.write(text);
   const limits = startRunLimits(
     {

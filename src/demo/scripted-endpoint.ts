@@ -1,5 +1,5 @@
-// A scriptable HTTP endpoint on 127.0.0.1 speaking the OpenAI and Anthropic wire formats: the stub
-// endpoint of the tests, and the misbehaving endpoint of `nex demo`.
+// A scriptable HTTP endpoint on 127.0.0.1 speaking the OpenAI (Chat Completions and Responses) and
+// Anthropic wire formats: the stub endpoint of the tests, and the misbehaving endpoint of `nex demo`.
 // Each request is answered by, in order: a route (fixed per method+path), the next queued script,
 // the handler function (these two for model requests only), or else a 404 that names the request (404 so that
 // a client never retries it).
@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { Script, StreamPart } from "./scripts.ts";
 
+export * from "./responses-scripts.ts";
 export * from "./scripts.ts";
 
 /** A request as the stub received it: headers exactly as sent (auth included), body parsed when JSON. */
@@ -82,7 +83,7 @@ export async function startStubEndpoint(options: StubOptions = {}): Promise<Stub
     options.onRequest?.(logged);
     // Queued scripts and the handler answer model requests only, so that a client's discovery
     // probes (`/v1/models`, `/props`, `/api/show`) never consume a script meant for a turn.
-    const forModel = /\/(chat\/completions|messages)$/.test(path);
+    const forModel = /\/(chat\/completions|messages|responses)$/.test(path);
     const script =
       routes.get(`${logged.method} ${path}`) ??
       (forModel ? queue.shift() : undefined) ??

@@ -199,7 +199,8 @@ function openaiFinish(parts: string[], options: StreamOptions): Script {
   return streamScript(parts, options);
 }
 
-function streamScript(parts: string[], options: StreamOptions): Script {
+/** A streamed 200 of these parts, with the options' delay, ending and headers. */
+export function streamScript(parts: string[], options: StreamOptions): Script {
   return {
     type: "stream",
     status: 200,

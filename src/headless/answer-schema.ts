@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { TerminalEvent } from "../protocol/index.ts";
-import type { AgentSession } from "../runtime/agent-session.ts";
-import { ConfigError } from "../runtime/config.ts";
+import { ConfigError } from "../runtime/config/index.ts";
+import type { AgentSession } from "../runtime/session/index.ts";
 import { EXIT } from "./exit-code.ts";
 
 /** A JSON Schema the final answer must meet (`--output-schema FILE`), compiled before anything is sent. */

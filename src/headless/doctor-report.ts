@@ -2,14 +2,14 @@
 // --json), the request count, and an exit status that tells the truth.
 
 import { plainText } from "../protocol/index.ts";
-import type { ConfigFlags } from "../runtime/config.ts";
+import type { ConfigFlags } from "../runtime/config/index.ts";
 import {
   type DoctorCheck,
   type DoctorReport,
   type DoctorTarget,
   runDoctor,
-} from "../runtime/doctor.ts";
-import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
+} from "../runtime/doctor/index.ts";
+import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/session/index.ts";
 import { EXIT } from "./exit-code.ts";
 import { terminalJson } from "./terminal-json.ts";
 

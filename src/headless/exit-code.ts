@@ -1,5 +1,5 @@
 import type { TerminalEvent } from "../protocol/index.ts";
-import { SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
+import { SIGNAL_EXIT, type StopSignal } from "../runtime/session/index.ts";
 import { madeNoChange, type RunOutcome } from "./run-outcome.ts";
 
 /** Exit statuses: they tell the truth about how the task ended. */

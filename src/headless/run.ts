@@ -1,7 +1,7 @@
 import type { AgentEvent, TerminalEvent } from "../protocol/index.ts";
 import { isTerminal } from "../protocol/index.ts";
-import type { AgentSession } from "../runtime/agent-session.ts";
-import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
+import type { AgentSession } from "../runtime/session/index.ts";
+import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/session/index.ts";
 import { EXIT, exitCodeFor } from "./exit-code.ts";
 import { createOutcomeTracker, outcomeLine, refusalLine } from "./run-outcome.ts";
 import { terminalJson } from "./terminal-json.ts";

@@ -1,6 +1,6 @@
 import { type AgentEvent, formatCount, plainText } from "../protocol/index.ts";
-import type { SessionInfo } from "../runtime/agent-session.ts";
-import { describeChildEvent } from "../runtime/child-line.ts";
+import type { SessionInfo } from "../runtime/session/index.ts";
+import { describeChildEvent } from "../runtime/session/index.ts";
 
 /** Where the text renderer writes: progress to `err`, the final answer to `out`. */
 export interface RenderTarget {

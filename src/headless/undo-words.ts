@@ -1,5 +1,5 @@
 import { describeUndo } from "../protocol/index.ts";
-import type { UndoSessionAnswer } from "../runtime/undo-session.ts";
+import type { UndoSessionAnswer } from "../runtime/history/index.ts";
 
 /** `nex undo`'s output: which session (when nex chose it), a lock take-over, then the account. */
 export function describeUndoAnswer(answer: UndoSessionAnswer): string {

@@ -43,10 +43,13 @@ export interface AssistantMessage {
  * (thinking with its signature unchanged, redacted thinking, server-side tool use and results);
  * `tool_use` blocks there are placeholders filled from `toolCalls`. `reasoningContent`: the
  * `reasoning_content` an OpenAI-wire server (DeepSeek) requires back on a tool-call turn.
+ * `responsesItems`: a Responses API turn's output items in order (reasoning with its encrypted
+ * content or text); `function_call` items there are placeholders filled from `toolCalls`.
  */
 export interface Replay {
   anthropicBlocks?: Record<string, unknown>[];
   reasoningContent?: string;
+  responsesItems?: Record<string, unknown>[];
 }
 
 /**

@@ -1,6 +1,11 @@
-import { type HttpFetch, httpFetch } from "./http-client.ts";
-import type { RetryOptions } from "./retry.ts";
-import { defaultTimeouts, type Timeouts, type TransportOptions } from "./transport.ts";
+import type { RetryOptions } from "./http/index.ts";
+import {
+  defaultTimeouts,
+  type HttpFetch,
+  httpFetch,
+  type Timeouts,
+  type TransportOptions,
+} from "./http/index.ts";
 
 /** Options every client takes. */
 export interface ClientOptions {

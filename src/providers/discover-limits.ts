@@ -6,11 +6,11 @@
 //   LM Studio: GET /api/v0/models        loaded_context_length, else max_context_length
 //   Ollama:    GET /api/ps               context_length of the loaded model (effective), else
 //              POST /api/show            `num_ctx` in parameters, else model_info["<arch>.context_length"]
-import { isObject } from "./arguments.ts";
+
 import { trimSlash } from "./client-config.ts";
-import { type HttpFetch, httpFetch, readText } from "./http-client.ts";
+import { describeFetchError, type HttpFetch, httpFetch, readText } from "./http/index.ts";
 import { fetchModelList, sideRequestHeaders } from "./model-list.ts";
-import { describeFetchError } from "./transport.ts";
+import { isObject } from "./turns/index.ts";
 
 /** Where to look, and with which key. */
 export interface DiscoverOptions {

@@ -1,38 +1,29 @@
-export { type AnthropicClientOptions, createAnthropicClient } from "./anthropic-lazy.ts";
-export { type ArgumentParse, isObject, parseToolArguments } from "./arguments.ts";
-export {
-  type AssemblerOptions,
-  type CallDelta,
-  createTurnAssembler,
-  type TurnAssembler,
-} from "./assembler.ts";
+export { type AnthropicClientOptions, createAnthropicClient } from "./anthropic/index.ts";
 export { type ClientOptions, hostOf } from "./client-config.ts";
 export {
+  backoffMs,
   classifyHttpError,
   contextLimitOf,
-  type FailureContext,
-  isContextLength,
-  redact,
-  serverMessageOf,
-} from "./errors.ts";
-export {
   createHttpFetch,
+  defaultTimeouts,
+  type FailureContext,
   type HttpFetch,
   type HttpRequestInit,
   type HttpResponse,
   httpFetch,
-  type ProxyEnv,
-} from "./http-client.ts";
-export { createOpenAIClient, type OpenAIClientOptions } from "./openai.ts";
-export { historyArguments } from "./openai-wire.ts";
-export {
-  backoffMs,
+  isContextLength,
   maxRetriesFor,
+  type ProxyEnv,
   planRetry,
   type RetryOptions,
   type RetryPlan,
+  redact,
   retryAfterMs,
-} from "./retry.ts";
+  serverMessageOf,
+  type Timeouts,
+} from "./http/index.ts";
+export { createOpenAIClient, historyArguments, type OpenAIClientOptions } from "./openai/index.ts";
+export { createResponsesClient, type ResponsesClientOptions } from "./responses/index.ts";
 export {
   type DiscoveredWindow,
   type DiscoverOptions,
@@ -42,6 +33,19 @@ export {
   type ModelListAnswer,
   type ModelListOptions,
 } from "./side-requests.ts";
-export { isNormalStop, mapStopReason, terminatorName, type WireFormat } from "./stop-reason.ts";
-export { defaultTimeouts, type Timeouts } from "./transport.ts";
-export { type CallSignals, judgeCall, type TurnSignals } from "./verdict.ts";
+export {
+  type ArgumentParse,
+  type AssemblerOptions,
+  type CallDelta,
+  type CallSignals,
+  createTurnAssembler,
+  isNormalStop,
+  isObject,
+  judgeCall,
+  mapStopReason,
+  parseToolArguments,
+  type TurnAssembler,
+  type TurnSignals,
+  terminatorName,
+  type WireFormat,
+} from "./turns/index.ts";

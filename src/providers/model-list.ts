@@ -2,12 +2,17 @@
 // refused or could not be reached. `nex doctor` needs all of it; choosing a model needs only the ids.
 // One attempt, a short timeout, no retries: it is a side request.
 import type { ProviderError } from "../protocol/index.ts";
-import { isObject } from "./arguments.ts";
 import { hostOf, trimSlash } from "./client-config.ts";
-import { classifyHttpError, redact } from "./errors.ts";
-import { type HttpFetch, httpFetch, readText } from "./http-client.ts";
-import { retryAfterMs } from "./retry.ts";
-import { describeFetchError } from "./transport.ts";
+import {
+  classifyHttpError,
+  describeFetchError,
+  type HttpFetch,
+  httpFetch,
+  readText,
+  redact,
+  retryAfterMs,
+} from "./http/index.ts";
+import { isObject } from "./turns/index.ts";
 
 /** Where to ask, and with which key. */
 export interface ModelListOptions {

@@ -1,10 +1,15 @@
 import type { ModelRequest, ProviderError, ProviderEvent, StreamFn } from "../protocol/index.ts";
-import { isObject } from "./arguments.ts";
-import { createTurnAssembler, type TurnAssembler } from "./assembler.ts";
 import { type ClientOptions, transportFor } from "./client-config.ts";
-import { type FailureContext, invalidResponse, networkError } from "./errors.ts";
-import type { WireFormat } from "./stop-reason.ts";
-import { type ReadOutcome, runRequest, type WireExchange } from "./transport.ts";
+import {
+  type FailureContext,
+  invalidResponse,
+  networkError,
+  type ReadOutcome,
+  runRequest,
+  type WireExchange,
+} from "./http/index.ts";
+import type { WireFormat } from "./turns/index.ts";
+import { createTurnAssembler, isObject, type TurnAssembler } from "./turns/index.ts";
 
 /** How long a non-streamed request may take before its first byte, by default. */
 export const WHOLE_RESPONSE_FIRST_BYTE_MS = 600_000;

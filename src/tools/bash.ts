@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes } from "../protocol/index.ts";
-import { storedNote } from "./result-store.ts";
+import { storedNote } from "./results/index.ts";
 import { describeLeftovers, liveOutput, runBash } from "./shell/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
 import { SnapshotRequired } from "./undo/index.ts";

@@ -1,6 +1,6 @@
 import type { ReadRecord, ToolOutcome } from "../protocol/index.ts";
 import type { ReadLedger } from "./files/index.ts";
-import { fitResult } from "./output-cap.ts";
+import { fitResult } from "./results/index.ts";
 import type { Tool, ToolContext } from "./tool.ts";
 import { ToolFailure } from "./tool-failure.ts";
 

@@ -1,14 +1,15 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatCount, formatLines } from "../protocol/index.ts";
-import { applyReplacements, planEdit } from "./edit-match.ts";
 import { commitChange, confirmation } from "./file-writer.ts";
 import {
+  applyReplacements,
   checkReplace,
   checkReplaceable,
   dominantLineEnding,
   findPlaceholders,
   placeholderMessage,
+  planEdit,
   readState,
   shortDiff,
   shortHash,

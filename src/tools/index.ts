@@ -32,7 +32,7 @@ import {
   workspaceHooksDir,
 } from "./permissions/index.ts";
 import { MAX_READ_FILE_BYTES, readFileTool } from "./read-file.ts";
-import { createResultStore } from "./result-store.ts";
+import { createResultStore } from "./results/index.ts";
 import {
   type CommandSandbox,
   createCommandSandbox,
@@ -71,9 +71,8 @@ export {
   type JsonSchemaToolDefinition,
   ToolSchemaError,
 } from "./json-schema-tool.ts";
-export { resultCapForWindow } from "./output-cap.ts";
 export type { CommandRules } from "./permissions/index.ts";
-export { createResultStore, type ResultStore } from "./result-store.ts";
+export { createResultStore, type ResultStore, resultCapForWindow } from "./results/index.ts";
 export {
   type CommandSandbox,
   createCommandSandbox,

@@ -12,7 +12,7 @@ import type {
   Workspace,
 } from "./files/index.ts";
 import { publishedSchema } from "./json-schema.ts";
-import type { ResultStore } from "./result-store.ts";
+import type { ResultStore } from "./results/index.ts";
 import type { CommandSandbox } from "./sandbox/index.ts";
 import type { FileSearch } from "./search/index.ts";
 import type { JobTable } from "./shell/index.ts";

@@ -15,8 +15,8 @@ import type {
   TerminalEvent,
 } from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
-import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
-import type { RewindPoint } from "../runtime/rewind.ts";
+import type { RewindPoint } from "../runtime/history/index.ts";
+import type { AgentSession, SessionSummary } from "../runtime/session/index.ts";
 import { runCommand } from "./command-runner.ts";
 import { isCustomCommand, modeLabel, nextMode, parseCommand } from "./commands.ts";
 import {
@@ -48,9 +48,7 @@ import {
   initialInput,
   isCommandText,
 } from "./keymap.ts";
-import { answerText, renderedTail } from "./markdown.ts";
-import type { MeterState } from "./meter.ts";
-import { QueuedView, queuedRows } from "./queued-notes.ts";
+import { answerText, renderedTail } from "./markdown/index.ts";
 import { doRewind } from "./rewind-command.ts";
 import {
   openRewindPicker,
@@ -59,10 +57,17 @@ import {
   rewindKey,
 } from "./rewind-picker.ts";
 import { pickerKey, SessionPicker } from "./session-picker.ts";
-import type { UiStore } from "./store.ts";
+import type { MeterState, UiStore } from "./state/index.ts";
+import {
+  addEntry,
+  answered,
+  type Entry,
+  initialTranscript,
+  type PendingPermission,
+  QueuedView,
+  queuedRows,
+} from "./state/index.ts";
 import { FOCUS_IN, FOCUS_OUT } from "./terminal-notify.ts";
-import { type Entry, initialTranscript } from "./transcript.ts";
-import { addEntry, answered, type PendingPermission } from "./ui-state.ts";
 
 const h = React.createElement;
 

@@ -7,13 +7,13 @@ import {
   type PermissionMode,
   plainText,
 } from "../protocol/index.ts";
-import type { AgentSession, SessionSummary } from "../runtime/agent-session.ts";
-import type { RewindPoint } from "../runtime/rewind.ts";
+import type { RewindPoint } from "../runtime/history/index.ts";
+import type { AgentSession, SessionSummary } from "../runtime/session/index.ts";
 import { type Command, helpWith, nextMode } from "./commands.ts";
 import { rewindCommand } from "./rewind-command.ts";
 import { statusText, transcriptMarkdown } from "./session-views.ts";
-import type { UiStore } from "./store.ts";
-import { addEntry } from "./ui-state.ts";
+import type { UiStore } from "./state/index.ts";
+import { addEntry } from "./state/index.ts";
 
 /** What a command may do to the TUI around it. */
 export interface CommandContext {

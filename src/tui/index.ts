@@ -2,14 +2,13 @@ import { render } from "ink";
 import React from "react";
 import type { AgentEvent, Message } from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
-import type { AgentSession } from "../runtime/agent-session.ts";
-import { usageLine } from "../runtime/prices.ts";
-import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/stop-signals.ts";
+import { usageLine } from "../runtime/config/index.ts";
+import type { AgentSession } from "../runtime/session/index.ts";
+import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/session/index.ts";
 import { App } from "./app.ts";
-import { loadMarkdown } from "./markdown.ts";
-import { createStore } from "./store.ts";
+import { loadMarkdown } from "./markdown/index.ts";
+import { addEntry, createStore, initialUi, type UiState } from "./state/index.ts";
 import { startNotifier } from "./terminal-notify.ts";
-import { addEntry, initialUi, type UiState } from "./ui-state.ts";
 
 /** Options of the interactive terminal UI. */
 export interface TuiOptions {

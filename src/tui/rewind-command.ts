@@ -1,10 +1,14 @@
 // `/rewind` as a command: the picker where the chat has one, else the list; `/rewind N` shows the
 // plan of one prompt, `/rewind N yes` does it and puts the prompt back in the input box.
 
-import type { AgentSession } from "../runtime/agent-session.ts";
-import { describeRewindPlan, describeRewindPoints, type RewindPoint } from "../runtime/rewind.ts";
-import type { UiStore } from "./store.ts";
-import { addEntry } from "./ui-state.ts";
+import {
+  describeRewindPlan,
+  describeRewindPoints,
+  type RewindPoint,
+} from "../runtime/history/index.ts";
+import type { AgentSession } from "../runtime/session/index.ts";
+import type { UiStore } from "./state/index.ts";
+import { addEntry } from "./state/index.ts";
 
 export interface RewindContext {
   session: AgentSession;

@@ -4,7 +4,7 @@
 import { Box, Text } from "ink";
 import React from "react";
 import { plainText } from "../protocol/plain-text.ts";
-import { describeRewindPlan, firstLine, type RewindPoint } from "../runtime/rewind.ts";
+import { describeRewindPlan, firstLine, type RewindPoint } from "../runtime/history/index.ts";
 import { truncateEnd, windowAround } from "./fit.ts";
 
 const h = React.createElement;

@@ -3,7 +3,7 @@
 import { Box, render, Text, useApp, useInput } from "ink";
 import React, { useEffect, useState } from "react";
 import { plainText } from "../protocol/plain-text.ts";
-import type { SessionSummary } from "../runtime/agent-session.ts";
+import type { SessionSummary } from "../runtime/session/index.ts";
 import { truncateEnd, windowAround } from "./fit.ts";
 
 const h = React.createElement;

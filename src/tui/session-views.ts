@@ -2,9 +2,9 @@
 
 import type { Message } from "../protocol/index.ts";
 import { formatCount } from "../protocol/index.ts";
-import type { SessionInfo } from "../runtime/agent-session.ts";
-import { type Price, usageLine } from "../runtime/prices.ts";
-import type { MeterState } from "./meter.ts";
+import { type Price, usageLine } from "../runtime/config/index.ts";
+import type { SessionInfo } from "../runtime/session/index.ts";
+import type { MeterState } from "./state/index.ts";
 
 const WINDOW_SOURCES: Record<MeterState["windowSource"], string> = {
   config: "from the config file",

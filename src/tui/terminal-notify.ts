@@ -3,7 +3,7 @@
 // rxvt), else the bell. Where the terminal reports focus (`CSI ? 1004 h`), nothing is sent while the
 // user is looking; where it does not, a long task's end is always told.
 import type { AgentEvent } from "../protocol/index.ts";
-import type { AgentSession } from "../runtime/agent-session.ts";
+import type { AgentSession } from "../runtime/session/index.ts";
 
 /** The escape sequence that carries a notification, for this terminal and mode; null: none. */
 export type NotifySequence = (title: string, body: string) => string;

@@ -2,7 +2,7 @@
 // turn, and nothing a tool returned is lost: what does not fit is stored and the model pages it.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { STUB_MARK } from "../../src/runtime/result-stubs.ts";
+import { STUB_MARK } from "../../src/runtime/context/result-stubs.ts";
 import type { LoggedRequest } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { withLimits } from "./fixtures.ts";

@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { after, test } from "node:test";
 import { gzipSync } from "node:zlib";
-import { createHttpFetch, httpFetch, readText } from "../../src/providers/http-client.ts";
-import { describeFetchError } from "../../src/providers/transport.ts";
+import { createHttpFetch, httpFetch, readText } from "../../src/providers/http/http-client.ts";
+import { describeFetchError } from "../../src/providers/http/transport.ts";
 import { startForwardProxy } from "../support/forward-proxy.ts";
 
 interface Seen {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { anthropicBodyText } from "../../src/providers/anthropic-wire.ts";
+import { anthropicBodyText } from "../../src/providers/anthropic/anthropic-wire.ts";
 import { createOpenAIClient } from "../../src/providers/index.ts";
-import { openaiBodyText } from "../../src/providers/openai-wire.ts";
+import { openaiBodyText } from "../../src/providers/openai/openai-wire.ts";
 import {
   destroy,
   openaiCompletion,

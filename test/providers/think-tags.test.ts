@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createThinkSplitter } from "../../src/providers/think-tags.ts";
+import { createThinkSplitter } from "../../src/providers/turns/think-tags.ts";
 
 /** Feeds `content` cut at the given positions and joins what came out, by kind. */
 function split(content: string, cuts: number[]): { text: string; reasoning: string } {

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import type { Message, ModelRequest, ToolSpec } from "../../src/protocol/index.ts";
-import { anthropicBody, anthropicBodyText } from "../../src/providers/anthropic-wire.ts";
-import { openaiBody, openaiBodyText } from "../../src/providers/openai-wire.ts";
+import { anthropicBody, anthropicBodyText } from "../../src/providers/anthropic/anthropic-wire.ts";
+import { openaiBody, openaiBodyText } from "../../src/providers/openai/openai-wire.ts";
 
 const text = fc.oneof(fc.constant(""), fc.string(), fc.string({ unit: "grapheme" }));
 const call = fc.record({

@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ConfigError, resolveConfig } from "../../src/runtime/config.ts";
-import { DEFAULT_CONTEXT_WINDOW, resolveLimits } from "../../src/runtime/model-registry.ts";
+import { ConfigError, resolveConfig } from "../../src/runtime/config/config.ts";
+import { DEFAULT_CONTEXT_WINDOW, resolveLimits } from "../../src/runtime/config/model-registry.ts";
 
 function home(): { dir: string; env: Record<string, string> } {
   const dir = mkdtempSync(join(tmpdir(), "nex-config-"));

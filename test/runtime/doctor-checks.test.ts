@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { AssembledTurn } from "../../src/protocol/index.ts";
-import { judgeModel } from "../../src/runtime/doctor-checks.ts";
-import { judgeToolCall, judgeTruncation } from "../../src/runtime/doctor-response-checks.ts";
+import { judgeModel } from "../../src/runtime/doctor/doctor-checks.ts";
+import { judgeToolCall, judgeTruncation } from "../../src/runtime/doctor/doctor-response-checks.ts";
 
 function turn(fields: Partial<AssembledTurn>): {
   type: "turn";

@@ -1,7 +1,7 @@
 // The cost arithmetic: input counts include the cached part, which is charged at the cache prices.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { costOf, formatUsd, priceFor } from "../../src/runtime/prices.ts";
+import { costOf, formatUsd, priceFor } from "../../src/runtime/config/prices.ts";
 
 test("cached input is charged at the cache prices, the rest at the input price", () => {
   const price = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Message } from "../../src/protocol/index.ts";
-import { createSessionBudget } from "../../src/runtime/request-budget.ts";
+import { createSessionBudget } from "../../src/runtime/context/request-budget.ts";
 
 const tools = () => [{ name: "read_file", description: "reads", parameters: { type: "object" } }];
 const text = (n: number): Message => ({ type: "user", text: "x".repeat(n) });

@@ -6,8 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Message } from "../../src/protocol/index.ts";
-import { createSessionBudget } from "../../src/runtime/request-budget.ts";
-import { resultShrinker, STUB_MARK, stubOldResults } from "../../src/runtime/result-stubs.ts";
+import { createSessionBudget } from "../../src/runtime/context/request-budget.ts";
+import {
+  resultShrinker,
+  STUB_MARK,
+  stubOldResults,
+} from "../../src/runtime/context/result-stubs.ts";
 import { createResultStore } from "../../src/tools/index.ts";
 
 function conversation(turns: number, bytes: number): Message[] {

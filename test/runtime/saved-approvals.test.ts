@@ -13,7 +13,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { saveProjectRules } from "../../src/runtime/saved-approvals.ts";
+import { saveProjectRules } from "../../src/runtime/config/saved-approvals.ts";
 
 test("a config that is a link (dotfiles in a repository) is written where it leads; the link, the mode and the other settings stay", async () => {
   const root = mkdtempSync(join(tmpdir(), "nex-saved-"));

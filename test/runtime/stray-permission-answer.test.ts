@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { openSession } from "../../src/runtime/open-session.ts";
+import { openSession } from "../../src/runtime/assembly/open-session.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 

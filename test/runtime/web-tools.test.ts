@@ -6,8 +6,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { NexConfig } from "../../src/runtime/config.ts";
-import { webTools } from "../../src/runtime/web-tools.ts";
+import type { NexConfig } from "../../src/runtime/config/config.ts";
+import { webTools } from "../../src/runtime/web/web-tools.ts";
 import { createToolHost } from "../../src/tools/index.ts";
 import { ADMIN_SECRET, webPages } from "../support/web-pages.ts";
 

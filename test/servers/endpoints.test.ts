@@ -133,8 +133,10 @@ test("nex chat: /model lists the endpoint's models and refuses one it does not s
 });
 
 test("every endpoint's key variable is kept from commands and scrubbed, not only the one in use", async () => {
-  const { resolveConfig } = await import("../../src/runtime/config.ts");
-  const { sessionScrubber, toolEnvironment } = await import("../../src/runtime/session-secrets.ts");
+  const { resolveConfig } = await import("../../src/runtime/config/config.ts");
+  const { sessionScrubber, toolEnvironment } = await import(
+    "../../src/runtime/secrets/session-secrets.ts"
+  );
   const box = makeSandbox();
   writeConfig(box.env.XDG_CONFIG_HOME as string, {
     endpoints: {

@@ -1,7 +1,7 @@
 // The chat's meter says how much of the last prompt the server read from its cache.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { cacheLabel, initialMeter, reduceMeter } from "../../src/tui/meter.ts";
+import { cacheLabel, initialMeter, reduceMeter } from "../../src/tui/state/meter.ts";
 
 const start = initialMeter({ contextWindow: 200_000, windowSource: "registry", model: "m" });
 const usage = (extra: object) => ({

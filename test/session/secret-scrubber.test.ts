@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 import { createSecretScrubber, scrubDeep } from "../../src/session/index.ts";
-import { headTail } from "../../src/tools/output-cap.ts";
+import { headTail } from "../../src/tools/results/output-cap.ts";
 
 // Anthropic keys are long: their base64 is wrapped by `base64` at 76 columns.
 const KEY = `sk-ant-api03-${"Qx7vN2kR9mB4tW8yL3cF6hJ1gD5sA0eU".repeat(3)}-AbCdEf`;

@@ -1,7 +1,7 @@
 // The real nex CLI with tools added the way an embedder (or the MCP client) adds them: through a
 // tool source, under the one tool contract. `NEX_TEST_FILLER_TOOLS=n` adds n more deferred tools.
 import { main } from "../../src/cli/main.ts";
-import { addToolSource } from "../../src/runtime/tool-sources.ts";
+import { addToolSource } from "../../src/runtime/assembly/tool-sources.ts";
 import { defineJsonSchemaTool } from "../../src/tools/index.ts";
 
 addToolSource(async () => {

@@ -13,7 +13,7 @@ import { test } from "node:test";
 import * as v from "valibot";
 import { dispatch } from "../../src/tools/dispatch.ts";
 import { createLedger } from "../../src/tools/files/ledger.ts";
-import { createResultStore } from "../../src/tools/result-store.ts";
+import { createResultStore } from "../../src/tools/results/result-store.ts";
 import { defineTool, type Tool, type ToolContext } from "../../src/tools/tool.ts";
 import { host, run, sandbox } from "./helpers.ts";
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { applyReplacements, planEdit } from "../../src/tools/edit-match.ts";
+import { applyReplacements, planEdit } from "../../src/tools/files/edit-match.ts";
 
 const word = fc.stringMatching(/^[a-z(){};=]{1,8}$/);
 const line = fc

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { AgentEvent } from "../../src/protocol/index.ts";
-import { initialTranscript, reduceTranscript } from "../../src/tui/transcript.ts";
+import { initialTranscript, reduceTranscript } from "../../src/tui/state/transcript.ts";
 
 function stream(text: string, size = 5) {
   let state = initialTranscript;

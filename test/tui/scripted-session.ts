@@ -9,7 +9,11 @@ import type {
   TerminalEvent,
   UndoResult,
 } from "../../src/protocol/index.ts";
-import type { AgentSession, SessionInfo, SessionSummary } from "../../src/runtime/agent-session.ts";
+import type {
+  AgentSession,
+  SessionInfo,
+  SessionSummary,
+} from "../../src/runtime/session/agent-session.ts";
 
 /** What a scripted turn can do: emit events with real timing, and wait for the user's answers. */
 export interface ScriptContext {

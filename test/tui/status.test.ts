@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import type { AgentEvent } from "../../src/protocol/index.ts";
-import { initialStatus, reduceStatus, spinnerOn, statusText } from "../../src/tui/status.ts";
+import { initialStatus, reduceStatus, spinnerOn, statusText } from "../../src/tui/state/status.ts";
 import { anyEvent, terminalEvent } from "./event-arbitrary.ts";
 
 function fold(events: AgentEvent[], start = 0) {

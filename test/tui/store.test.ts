@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { spinnerOn } from "../../src/tui/status.ts";
-import { createStore } from "../../src/tui/store.ts";
-import { initialUi } from "../../src/tui/ui-state.ts";
+import { spinnerOn } from "../../src/tui/state/status.ts";
+import { createStore } from "../../src/tui/state/store.ts";
+import { initialUi } from "../../src/tui/state/ui-state.ts";
 
 const info = { contextWindow: 32_768, windowSource: "default" as const, model: "m" };
 

@@ -7,7 +7,7 @@ import {
   maxLiveMarkdownLines,
   reduceTranscript,
   type TranscriptState,
-} from "../../src/tui/transcript.ts";
+} from "../../src/tui/state/transcript.ts";
 import { anyEvent, terminalEvent } from "./event-arbitrary.ts";
 
 function fold(events: AgentEvent[]): TranscriptState {

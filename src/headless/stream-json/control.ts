@@ -1,4 +1,4 @@
-import type { AgentSession } from "../../runtime/agent-session.ts";
+import type { AgentSession } from "../../runtime/session/index.ts";
 import { nexPermissionMode, unsupportedModeMessage } from "./claude-modes.ts";
 
 /** What the orchestrator's `initialize` (or a control request before the first prompt) sets. */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AgentEvent, Message, TerminalEvent } from "../../protocol/index.ts";
-import type { SessionInfo } from "../../runtime/agent-session.ts";
+import type { SessionInfo } from "../../runtime/session/index.ts";
 import type { RunOutcome } from "../run-outcome.ts";
 import { claudePermissionMode } from "./claude-modes.ts";
 import { anthropicStopReason, createPartialEvents } from "./partial-events.ts";

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { AgentEvent, PermissionAnswer } from "../../protocol/index.ts";
-import type { AgentSession } from "../../runtime/agent-session.ts";
+import type { AgentSession } from "../../runtime/session/index.ts";
 import type { StreamLine } from "./envelope.ts";
 
 /**

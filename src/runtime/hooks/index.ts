@@ -10,3 +10,4 @@ export {
   PROJECT_SETTINGS,
 } from "./hook-sources.ts";
 export { hookedTools } from "./hooked-tools.ts";
+export { hooksReport } from "./hooks-report.ts";

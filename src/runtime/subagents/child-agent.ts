@@ -8,7 +8,7 @@ import type {
   TerminalEvent,
   ToolHost,
 } from "../../protocol/index.ts";
-import { createSessionBudget } from "../request-budget.ts";
+import { createSessionBudget } from "../context/index.ts";
 
 /** What a child agent takes from the session that starts it: the same endpoint, tools and user. */
 export interface ChildParent {

@@ -56,3 +56,5 @@ export type { FittedImage } from "./image-scale.ts";
 export async function fitImage(bytes: Buffer, size?: number): Promise<FittedImage> {
   return (await import("./image-scale.ts")).fitImage(bytes, size);
 }
+
+export { applyReplacements, planEdit } from "./edit-match.ts";

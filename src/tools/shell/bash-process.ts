@@ -1,6 +1,6 @@
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
-import { headTail } from "../output-cap.ts";
+import { headTail } from "../results/index.ts";
 import { holdLifeline, launchStdio, STATUS_FD } from "./launch-stdio.ts";
 import {
   commandTag,

@@ -3,9 +3,9 @@ import React from "react";
 import { formatLines, formatSize } from "../../protocol/counts.ts";
 import { plainText } from "../../protocol/plain-text.ts";
 import { truncateEnd } from "../fit.ts";
-import { answerText, expandTabs } from "../markdown.ts";
+import { answerText, expandTabs } from "../markdown/index.ts";
+import type { Entry } from "../state/index.ts";
 import { keyArgument, outcomeLines, type ToneLine } from "../tool-view.ts";
-import type { Entry } from "../transcript.ts";
 import { toneProps } from "./tone.ts";
 
 const h = React.createElement;

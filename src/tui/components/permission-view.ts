@@ -3,9 +3,9 @@ import React from "react";
 import { plainText } from "../../protocol/plain-text.ts";
 import type { EditorState } from "../editor.ts";
 import { type Fitted, headAndTailToFit } from "../fit.ts";
-import { expandTabs } from "../markdown.ts";
+import { expandTabs } from "../markdown/index.ts";
 import { savableForProject } from "../project-approval.ts";
-import type { PendingPermission } from "../ui-state.ts";
+import type { PendingPermission } from "../state/index.ts";
 import { PromptView } from "./prompt-view.ts";
 
 const h = React.createElement;

@@ -3,8 +3,15 @@ import React, { useEffect, useState } from "react";
 import type { PermissionMode } from "../../protocol/index.ts";
 import { plainText } from "../../protocol/plain-text.ts";
 import { textWidth, truncateEnd } from "../fit.ts";
-import { cacheLabel, contextFill, type MeterState, windowSourceLabel } from "../meter.ts";
-import { type StatusState, spinnerOn, statusText } from "../status.ts";
+import {
+  cacheLabel,
+  contextFill,
+  type MeterState,
+  type StatusState,
+  spinnerOn,
+  statusText,
+  windowSourceLabel,
+} from "../state/index.ts";
 
 const h = React.createElement;
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];

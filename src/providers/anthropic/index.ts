@@ -1,0 +1,2 @@
+export type { AnthropicClientOptions } from "./anthropic-lazy.ts";
+export { createAnthropicClient } from "./anthropic-lazy.ts";

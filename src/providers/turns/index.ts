@@ -1,0 +1,10 @@
+export type { ArgumentParse } from "./arguments.ts";
+export { isObject, parseToolArguments } from "./arguments.ts";
+export type { AssemblerOptions, CallDelta, TurnAssembler } from "./assembler.ts";
+export { createTurnAssembler } from "./assembler.ts";
+export type { OutputMeter } from "./output-meter.ts";
+export { createOutputMeter } from "./output-meter.ts";
+export type { WireFormat } from "./stop-reason.ts";
+export { isNormalStop, mapStopReason, terminatorName } from "./stop-reason.ts";
+export type { CallSignals, TurnSignals } from "./verdict.ts";
+export { judgeCall } from "./verdict.ts";

@@ -1,0 +1,526 @@
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import * as v from "valibot";
+import type { PermissionMode } from "../../protocol/index.ts";
+import { readOwnFile } from "../../tools/files/index.ts";
+import type { SandboxMode, SandboxSettings } from "../../tools/index.ts";
+import { type ChosenEndpoint, chooseEndpoint } from "./endpoints.ts";
+import type { ModelSettings as RegistryModelSettings } from "./model-registry.ts";
+
+/** The wire format nex speaks to the endpoint. */
+export type ProviderKind = "openai" | "anthropic";
+
+/** Which OpenAI API: Chat Completions (the default) or Responses (`POST /v1/responses`). */
+export type WireApi = "chat" | "responses";
+
+const ApiSchema = v.picklist(["chat", "responses"]);
+
+const EffortSchema = v.picklist(["low", "medium", "high", "off"]);
+
+const LimitsSchema = v.strictObject({
+  /** This model's API on an OpenAI endpoint, over the endpoint's. */
+  api: v.optional(ApiSchema),
+  contextWindow: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
+  maxOutput: v.optional(v.pipe(v.number(), v.integer(), v.minValue(256))),
+  /** Sent as `reasoning_effort` (OpenAI wire) or as a thinking budget (Anthropic). */
+  reasoningEffort: v.optional(EffortSchema),
+  /** Anthropic's `thinking.budget_tokens`; at least 1,024 and kept below `max_tokens`. */
+  thinkingBudget: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
+  /** The model takes images (nex knows the common vision families; this decides for the rest). */
+  images: v.optional(v.boolean()),
+  /** USD per million tokens, for the cost in /status and at exit (overrides nex's list prices). */
+  price: v.optional(
+    v.strictObject({
+      input: v.pipe(v.number(), v.minValue(0)),
+      output: v.pipe(v.number(), v.minValue(0)),
+      cacheRead: v.optional(v.pipe(v.number(), v.minValue(0))),
+      cacheWrite: v.optional(v.pipe(v.number(), v.minValue(0))),
+    }),
+  ),
+});
+
+/** `web` in the config file (the web tools; see web-config.ts). */
+const WebConfigSchema = v.strictObject({
+  /** False leaves the web tools out (their schemas cost ~280 tokens of every request). */
+  enabled: v.optional(v.boolean()),
+  allowPrivateHosts: v.optional(v.array(v.string())),
+  search: v.optional(
+    v.array(
+      v.strictObject({
+        type: v.picklist(["searxng", "brave", "tavily", "exa"]),
+        url: v.optional(v.pipe(v.string(), v.url())),
+        apiKeyEnv: v.optional(v.string()),
+      }),
+    ),
+  ),
+  maxPageBytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
+  timeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(600))),
+});
+
+/** The config file (`$XDG_CONFIG_HOME/nex/config.json`). Keys are never stored here: name an environment variable. */
+const ConfigFileSchema = v.strictObject({
+  provider: v.optional(v.picklist(["openai", "anthropic"])),
+  api: v.optional(ApiSchema),
+  baseUrl: v.optional(v.string()),
+  model: v.optional(v.string()),
+  apiKeyEnv: v.optional(v.string()),
+  permissionMode: v.optional(v.picklist(["ask", "auto_edit", "approve_all"])),
+  maxTurns: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  /** False asks for whole responses, for servers whose streaming of tool calls is broken. */
+  stream: v.optional(v.boolean()),
+  dataDir: v.optional(v.string()),
+  allowedPaths: v.optional(v.array(v.string())),
+  commands: v.optional(
+    v.strictObject({
+      allow: v.optional(v.array(v.string())),
+      deny: v.optional(v.array(v.string())),
+    }),
+  ),
+  models: v.optional(v.record(v.string(), LimitsSchema)),
+  /** Per project (by its absolute path): allow rules saved from an approval ("always in this project"). */
+  projects: v.optional(
+    v.record(
+      v.string(),
+      v.strictObject({
+        commands: v.optional(v.strictObject({ allow: v.optional(v.array(v.string())) })),
+      }),
+    ),
+  ),
+  /** Named endpoints, each with its own server, key variable and models; one is chosen per session. */
+  endpoints: v.optional(
+    v.record(
+      v.string(),
+      v.strictObject({
+        provider: v.optional(v.picklist(["openai", "anthropic"])),
+        api: v.optional(ApiSchema),
+        baseUrl: v.string(),
+        apiKeyEnv: v.optional(v.string()),
+        model: v.optional(v.string()),
+        models: v.optional(v.record(v.string(), LimitsSchema)),
+      }),
+    ),
+  ),
+  /** The endpoint used when none is chosen with --endpoint. */
+  endpoint: v.optional(v.string()),
+  /** The reasoning effort for every model without its own `reasoningEffort`. */
+  reasoningEffort: v.optional(EffortSchema),
+  /** How commands are confined: a mode alone, or the mode with network and extra paths. */
+  sandbox: v.optional(
+    v.union([
+      v.picklist(["workspace-write", "read-only", "off"]),
+      v.strictObject({
+        mode: v.optional(v.picklist(["workspace-write", "read-only", "off"])),
+        network: v.optional(v.boolean()),
+        writable: v.optional(v.array(v.string())),
+        denyRead: v.optional(v.array(v.string())),
+        maxProcesses: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16))),
+      }),
+    ]),
+  ),
+  /** Commands that follow the session's events, in Claude Code's shape (checked when the session opens). */
+  hooks: v.optional(v.record(v.string(), v.unknown())),
+  /** The web tools: hosts with private addresses they may reach, search backends, limits. */
+  web: v.optional(WebConfigSchema),
+  /** MCP servers in the shape of Claude Code's `.mcp.json` (checked by `mcp/config.ts`). */
+  mcpServers: v.optional(v.unknown()),
+  /** Terminal notifications of the chat: a mode alone, or with the seconds after which a task counts as long. */
+  notifications: v.optional(
+    v.union([
+      v.picklist(["auto", "bell", "off"]),
+      v.strictObject({
+        mode: v.optional(v.picklist(["auto", "bell", "off"])),
+        afterSeconds: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(86_400))),
+      }),
+    ]),
+  ),
+  /** Seconds to wait for a response's first byte (a big prompt on a CPU server is slow) and between chunks. */
+  timeouts: v.optional(
+    v.strictObject({
+      firstByteSeconds: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(3600))),
+      idleSeconds: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(3600))),
+    }),
+  ),
+});
+
+/** The parsed config file. */
+export type ConfigFile = v.InferOutput<typeof ConfigFileSchema>;
+
+/** Options given on the command line; they win over the environment and the config file. */
+export interface ConfigFlags {
+  provider?: string | undefined;
+  baseUrl?: string | undefined;
+  model?: string | undefined;
+  cwd?: string | undefined;
+  permissionMode?: string | undefined;
+  maxTurns?: number | undefined;
+  dataDir?: string | undefined;
+  config?: string | undefined;
+  sandbox?: string | undefined;
+  reasoningEffort?: string | undefined;
+  endpoint?: string | undefined;
+  /** `--mcp-config FILE`, each a file like Claude Code's `.mcp.json`. */
+  mcpConfig?: string[] | undefined;
+}
+
+/** Everything a session needs to start, resolved once. */
+export interface NexConfig {
+  provider: ProviderKind;
+  /** The OpenAI API of the endpoint; a model's own `api` in `models` wins for that model. */
+  api: WireApi;
+  baseUrl: string;
+  /** Never printed, journaled or put in an error. */
+  apiKey: string | null;
+  apiKeyEnv: string;
+  model: string | null;
+  workspace: string;
+  permissionMode: PermissionMode;
+  maxTurns: number;
+  stream: boolean;
+  dataDir: string;
+  allowedPaths: string[];
+  commands: { allow: string[]; deny: string[] };
+  models: Record<string, ModelSettings>;
+  /** `--reasoning-effort` (wins over every model's setting), and the config file's default. */
+  reasoningEffort: { given: EffortOrOff | null; configured: EffortOrOff | null };
+  /** HTTP_PROXY / HTTPS_PROXY / NO_PROXY (either case) when a proxy is set, else null. */
+  proxy: { HTTP_PROXY?: string; HTTPS_PROXY?: string; NO_PROXY: string } | null;
+  /** Overrides of the client's first-byte and idle timeouts, in milliseconds. */
+  timeouts: { firstByteMs?: number; idleMs?: number };
+  /** The user's hooks as the config file gives them (checked when the session opens). */
+  hooks: unknown;
+  /** How commands are confined; nex's own data and config directories are added when the tools are built. */
+  sandbox: SandboxSettings;
+  configPath: string | null;
+  /** When the chat notifies a terminal in the background. */
+  notifications: NotificationSettings;
+  /** The config file's `web` section as written (resolved by web-config.ts when a web tool runs). */
+  web: WebConfig;
+  /** The named endpoint in use, and the models its config lists (null: it lists none). */
+  endpoint: { name: string; models: string[] | null } | null;
+  /** The names of the config's endpoints. */
+  endpointNames: string[];
+  /** Every variable a key may come from (every endpoint's): none reaches a command or the screen. */
+  keyVariables: string[];
+  /** The config file's `mcpServers`, unchecked (`runtime/mcp-servers.ts` reads it). */
+  mcpServers: unknown;
+}
+
+/** A reasoning effort, or "off" to send none even where the config sets one. */
+export type EffortOrOff = "low" | "medium" | "high" | "off";
+
+/** What the config says of one model: its limits and how hard it should think. */
+export interface ModelSettings extends RegistryModelSettings {
+  api?: WireApi;
+  reasoningEffort?: EffortOrOff;
+  thinkingBudget?: number;
+}
+
+/** When the chat tells a terminal in the background that a long task ended or an answer is needed. */
+export interface NotificationSettings {
+  /** `auto`: the terminal's own notification where it has one, else the bell; `bell`; `off`. */
+  mode: "auto" | "bell" | "off";
+  /** A task that took at least this long is worth a notification when it ends. */
+  afterSeconds: number;
+}
+
+/** The config file's `web` section. */
+export type WebConfig = v.InferOutput<typeof WebConfigSchema>;
+
+/** A configuration nex refuses to run with, and what to change. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Resolves flags, environment conventions (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, ...) and the config file. */
+export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexConfig {
+  const configPath = configFilePath(flags, env);
+  const file = readConfigFile(
+    configPath,
+    flags.config !== undefined || env.NEX_CONFIG !== undefined,
+  );
+  const explicitModel = flags.model ?? env.NEX_MODEL;
+  let chosen: ChosenEndpoint | null;
+  try {
+    chosen = chooseEndpoint({
+      flag: flags.endpoint,
+      model: explicitModel ?? file.model,
+      envName: env.NEX_ENDPOINT,
+      fileName: file.endpoint,
+      endpoints: file.endpoints ?? {},
+    });
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  const named = chosen?.entry;
+  const provider = parseProvider(
+    flags.provider ?? named?.provider ?? env.NEX_PROVIDER ?? file.provider ?? "openai",
+  );
+  const apiKeyEnv =
+    named?.apiKeyEnv ??
+    file.apiKeyEnv ??
+    (provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+  // A named endpoint is its own address: the provider's base URL variable does not move it.
+  const baseUrl = parseBaseUrl(
+    flags.baseUrl ??
+      named?.baseUrl ??
+      (provider === "anthropic" ? env.ANTHROPIC_BASE_URL : env.OPENAI_BASE_URL) ??
+      file.baseUrl ??
+      (provider === "anthropic" ? "https://api.anthropic.com" : "https://api.openai.com/v1"),
+  );
+  const workspace = resolve(cwd, flags.cwd ?? ".");
+  if (!existsSync(workspace)) {
+    throw new ConfigError(
+      `The workspace ${workspace} does not exist. Pass an existing directory with --cwd.`,
+    );
+  }
+  const models = { ...(file.models ?? {}), ...(named?.models ?? {}) };
+  const api = resolveApi(provider, named?.api ?? file.api, models);
+  const maxTurns = flags.maxTurns ?? file.maxTurns ?? 50;
+  if (!Number.isInteger(maxTurns) || maxTurns < 1) {
+    throw new ConfigError(`--max-turns must be a positive whole number, not ${maxTurns}.`);
+  }
+  return {
+    provider,
+    api,
+    baseUrl,
+    apiKey: env[apiKeyEnv] || env.NEX_API_KEY || null,
+    apiKeyEnv,
+    model: chosen
+      ? ((explicitModel !== undefined ? chosen.model : (named?.model ?? chosen.model)) ?? null)
+      : (explicitModel ?? file.model ?? null),
+    workspace,
+    permissionMode: parsePermissionMode(flags.permissionMode ?? file.permissionMode ?? "ask"),
+    maxTurns,
+    stream: file.stream ?? true,
+    dataDir: resolveDataDir(flags.dataDir ?? env.NEX_DATA_DIR ?? file.dataDir, env, workspace),
+    allowedPaths: (file.allowedPaths ?? []).map((p) => resolve(workspace, p)),
+    commands: {
+      allow: [
+        ...(file.commands?.allow ?? []),
+        ...(file.projects?.[workspace]?.commands?.allow ?? []),
+      ],
+      deny: file.commands?.deny ?? [],
+    },
+    models,
+    reasoningEffort: {
+      given: parseEffortFlag(flags.reasoningEffort),
+      configured: file.reasoningEffort ?? null,
+    },
+    timeouts: resolveTimeouts(env, file),
+    hooks: file.hooks,
+    sandbox: resolveSandbox(flags.sandbox ?? env.NEX_SANDBOX, file),
+    proxy: resolveProxy(env),
+    configPath: existsSync(configPath) ? configPath : null,
+    web: file.web ?? {},
+    endpoint: chosen
+      ? { name: chosen.name, models: named?.models ? Object.keys(named.models) : null }
+      : null,
+    endpointNames: Object.keys(file.endpoints ?? {}),
+    keyVariables: [
+      ...new Set([
+        apiKeyEnv,
+        ...(file.apiKeyEnv ? [file.apiKeyEnv] : []),
+        ...Object.values(file.endpoints ?? {}).flatMap((e) => (e.apiKeyEnv ? [e.apiKeyEnv] : [])),
+      ]),
+    ],
+    mcpServers: file.mcpServers,
+    notifications:
+      typeof file.notifications === "string"
+        ? { mode: file.notifications, afterSeconds: 10 }
+        : {
+            mode: file.notifications?.mode ?? "auto",
+            afterSeconds: file.notifications?.afterSeconds ?? 10,
+          },
+  };
+}
+
+// A local server is never reached through a proxy: with a company proxy set for everything, a model
+// served on this machine must still answer.
+const LOOPBACK = ["localhost", "127.0.0.1", "::1"];
+
+/** The proxy variables as curl reads them: the lower-case spelling wins when both are set. */
+function resolveProxy(env: Env): NexConfig["proxy"] {
+  const pick = (name: string) => env[name.toLowerCase()] || env[name] || undefined;
+  const http = pick("HTTP_PROXY");
+  const https = pick("HTTPS_PROXY");
+  if (!http && !https) return null;
+  const none = [pick("NO_PROXY"), ...LOOPBACK].filter(Boolean).join(",");
+  for (const [name, value] of [
+    ["HTTP_PROXY", http],
+    ["HTTPS_PROXY", https],
+  ] as const) {
+    if (value && !/^https?:$/.test(URL.parse(value)?.protocol ?? ""))
+      throw new ConfigError(
+        `${name} is set to something that is not an http:// or https:// URL; set it like http://proxy.example:3128 or unset it.`,
+      );
+  }
+  return {
+    ...(http ? { HTTP_PROXY: http } : {}),
+    ...(https ? { HTTPS_PROXY: https } : {}),
+    NO_PROXY: none,
+  };
+}
+
+/** `--sandbox` / `NEX_SANDBOX` win over the config file's `sandbox`; the default confines writes to the workspace. */
+function resolveSandbox(given: string | undefined, file: ConfigFile): SandboxSettings {
+  const configured =
+    typeof file.sandbox === "string" ? { mode: file.sandbox } : (file.sandbox ?? {});
+  const mode =
+    given === undefined || given === ""
+      ? (configured.mode ?? "workspace-write")
+      : parseSandboxMode(given);
+  return {
+    mode,
+    network: configured.network ?? false,
+    writable: configured.writable ?? [],
+    denyRead: configured.denyRead ?? [],
+    ...(configured.maxProcesses !== undefined ? { maxProcesses: configured.maxProcesses } : {}),
+  };
+}
+
+function parseSandboxMode(value: string): SandboxMode {
+  if (value === "workspace-write" || value === "read-only" || value === "off") return value;
+  throw new ConfigError(
+    `Unknown sandbox mode "${value}". Use workspace-write (the default), read-only, or off (commands run unconfined).`,
+  );
+}
+
+/** `NEX_FIRST_BYTE_TIMEOUT` / `NEX_IDLE_TIMEOUT` (seconds) win over the config file's `timeouts`. */
+function resolveTimeouts(env: Env, file: ConfigFile): NexConfig["timeouts"] {
+  const firstByte =
+    seconds(env.NEX_FIRST_BYTE_TIMEOUT, "NEX_FIRST_BYTE_TIMEOUT") ??
+    file.timeouts?.firstByteSeconds;
+  const idle = seconds(env.NEX_IDLE_TIMEOUT, "NEX_IDLE_TIMEOUT") ?? file.timeouts?.idleSeconds;
+  return {
+    ...(firstByte !== undefined ? { firstByteMs: firstByte * 1000 } : {}),
+    ...(idle !== undefined ? { idleMs: idle * 1000 } : {}),
+  };
+}
+
+function seconds(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < 1 || parsed > 3600) {
+    throw new ConfigError(`${name} must be a number of seconds from 1 to 3600, not "${value}".`);
+  }
+  return parsed;
+}
+
+/** The config file this command line reads (and `nex mcp add` writes). */
+export function configFilePath(flags: ConfigFlags, env: Env): string {
+  return flags.config ?? env.NEX_CONFIG ?? defaultConfigPath(env);
+}
+
+export function defaultConfigPath(env: Env): string {
+  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  return join(base, "nex", "config.json");
+}
+
+/** `dataDir: "workspace"` keeps journals in the workspace's own `.nex/` folder. */
+function resolveDataDir(value: string | undefined, env: Env, workspace: string): string {
+  if (value === "workspace") return join(workspace, ".nex");
+  if (value) return isAbsolute(value) ? value : resolve(workspace, value);
+  const base = env.XDG_DATA_HOME || join(env.HOME || homedir(), ".local", "share");
+  return join(base, "nex");
+}
+
+// A config is a few hundred bytes; a file far bigger is not one (and is never read whole into memory).
+const CONFIG_LIMIT = 1024 * 1024;
+
+function readConfigFile(path: string, explicit: boolean): ConfigFile {
+  // Read like every file nex reads on its own: a FIFO or a device is refused, not waited on or drained.
+  const read = readOwnFile(path, CONFIG_LIMIT);
+  if (read.type === "missing") {
+    if (explicit)
+      throw new ConfigError(
+        `The config file ${path} does not exist. Check the path given by --config or NEX_CONFIG.`,
+      );
+    return {};
+  }
+  if (read.type === "refused")
+    throw new ConfigError(
+      `The config file ${path} was not read: ${read.reason}. Point --config or NEX_CONFIG at a JSON file, or move it away.`,
+    );
+  if (read.truncated)
+    throw new ConfigError(
+      `The config file ${path} is ${read.size} bytes, more than the ${CONFIG_LIMIT / 1024 / 1024} MiB a config may be. Point --config or NEX_CONFIG at nex's JSON config, or move it away.`,
+    );
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(read.text);
+  } catch (error) {
+    throw new ConfigError(
+      `The config file ${path} is not valid JSON (${(error as Error).message}). Fix it or move it away.`,
+    );
+  }
+  const result = v.safeParse(ConfigFileSchema, parsed);
+  if (!result.success) {
+    const problems = result.issues.slice(0, 3).map((issue) => {
+      const where = (issue.path ?? []).map((item) => `/${String(item.key)}`).join("");
+      return `${where || "(top)"} ${issue.message}`;
+    });
+    throw new ConfigError(
+      `The config file ${path} has invalid settings: ${problems.join("; ")}. Fix them and run nex again.`,
+    );
+  }
+  return result.output;
+}
+
+function parseEffortFlag(value: string | undefined): EffortOrOff | null {
+  if (value === undefined) return null;
+  if (value === "low" || value === "medium" || value === "high" || value === "off") return value;
+  throw new ConfigError(
+    `Unknown reasoning effort "${value}". Use low, medium, high, or off (send none).`,
+  );
+}
+
+function parseProvider(value: string): ProviderKind {
+  if (value === "openai" || value === "anthropic") return value;
+  throw new ConfigError(
+    `Unknown provider "${value}". Use --provider openai (any OpenAI-compatible server) or --provider anthropic.`,
+  );
+}
+
+/** The endpoint's API; the Responses API is OpenAI's, so it is refused on an Anthropic endpoint. */
+function resolveApi(
+  provider: ProviderKind,
+  given: WireApi | undefined,
+  models: Record<string, { api?: WireApi | undefined }>,
+): WireApi {
+  const onModel = Object.entries(models).find(([, settings]) => settings.api === "responses");
+  if (provider === "anthropic" && (given === "responses" || onModel)) {
+    const where = given === "responses" ? "the endpoint" : `the model ${onModel?.[0]}`;
+    throw new ConfigError(
+      `"api": "responses" is set for ${where}, but the provider is anthropic: the Responses API is OpenAI's. Remove it, or set "provider": "openai" for a server that serves /v1/responses.`,
+    );
+  }
+  return given ?? "chat";
+}
+
+function parsePermissionMode(value: string): PermissionMode {
+  if (value === "ask" || value === "auto_edit" || value === "approve_all") return value;
+  throw new ConfigError(`Unknown permission mode "${value}". Use ask, auto_edit or approve_all.`);
+}
+
+function parseBaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(
+      `The base URL "${value}" is not a URL. Pass something like http://127.0.0.1:8000/v1 with --base-url.`,
+    );
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`The base URL ${url.origin} must use http or https.`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError(
+      "The base URL must not contain credentials; put the key in OPENAI_API_KEY or ANTHROPIC_API_KEY instead.",
+    );
+  }
+  return value.replace(/\/+$/, "");
+}

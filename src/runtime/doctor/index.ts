@@ -1,0 +1,2 @@
+export type { DoctorCheck, DoctorReport, DoctorTarget } from "./doctor.ts";
+export { runDoctor } from "./doctor.ts";

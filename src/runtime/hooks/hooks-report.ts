@@ -1,0 +1,55 @@
+import { type ConfigFlags, resolveConfig } from "../config/index.ts";
+import { approveProjectHooks, describeHooks, loadHooks, PROJECT_SETTINGS } from "./hook-sources.ts";
+
+/**
+ * `nex hooks`: the hooks that run here and those waiting for approval; with `approve`, approves the
+ * project's hooks as they are now (a later change to them needs a new approval).
+ */
+export async function hooksReport(
+  flags: ConfigFlags,
+  env: Record<string, string | undefined>,
+  cwd: string,
+  approve: boolean,
+): Promise<{ text: string; ok: boolean }> {
+  const config = resolveConfig(flags, env, cwd);
+  const loaded = await loadHooks({
+    workspace: config.workspace,
+    userHooks: config.hooks,
+    configLabel: config.configPath ?? "the config file",
+    dataDir: config.dataDir,
+    privatePaths: [config.dataDir],
+  });
+  const lines: string[] = [...loaded.problems];
+  if (approve) {
+    if (!loaded.unapproved)
+      return {
+        text: [
+          ...lines,
+          `Nothing to approve: ${config.workspace} has no project hooks waiting (${PROJECT_SETTINGS.join(", ")}).`,
+        ].join("\n"),
+        ok: true,
+      };
+    approveProjectHooks(config.dataDir, config.workspace, loaded.unapproved.digest);
+    return {
+      text: [
+        ...lines,
+        `Approved the hooks of ${config.workspace}; they run from the next session on:`,
+        ...describeHooks(loaded.unapproved.entries).map((line) => `  ${line}`),
+        "A change to them needs a new approval.",
+      ].join("\n"),
+      ok: true,
+    };
+  }
+  if (loaded.active.length > 0)
+    lines.push("Hooks that run here:", ...describeHooks(loaded.active).map((l) => `  ${l}`));
+  if (loaded.unapproved)
+    lines.push(
+      "The project's hooks, not run until you approve them with `nex hooks approve`:",
+      ...describeHooks(loaded.unapproved.entries).map((l) => `  ${l}`),
+    );
+  if (lines.length === 0)
+    lines.push(
+      `No hooks: set "hooks" in ${config.configPath ?? "the config file"}, or in ${PROJECT_SETTINGS.join(" / ")} (Claude Code's format).`,
+    );
+  return { text: lines.join("\n"), ok: loaded.problems.length === 0 };
+}

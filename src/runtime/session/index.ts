@@ -1,0 +1,18 @@
+export type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
+export { describeChildEvent } from "./child-line.ts";
+export type { ImageStore } from "./image-store.ts";
+export { createImageStore } from "./image-store.ts";
+export type { CurrentModel } from "./model-switch.ts";
+export { NexSession } from "./nex-session.ts";
+export { SessionBusyError } from "./session-busy.ts";
+export type { ApprovalPolicy, JournalSink } from "./session-parts.ts";
+export type { StopSignal } from "./stop-signals.ts";
+export { onStopSignals, SIGNAL_EXIT } from "./stop-signals.ts";
+export { withTurnNotes } from "./turn-notes.ts";
+export type { PendingNote } from "./user-notes.ts";
+export { noteForModel, UserNotes } from "./user-notes.ts";
+
+// Loaded on first use: most sessions never need these (ARCHITECTURE.md, "loads when first used").
+type ModelSwitchModule = typeof import("./model-switch.ts");
+export const modelSwitcher = async (...args: Parameters<ModelSwitchModule["modelSwitcher"]>) =>
+  (await import("./model-switch.ts")).modelSwitcher(...args);

@@ -1,0 +1,498 @@
+import { runLoop } from "../../agent/loop.ts";
+import type {
+  AgentEvent,
+  CompactResult,
+  Message,
+  ModelSwitchResult,
+  NoteKind,
+  PermissionAnswer,
+  PermissionMode,
+  TerminalEvent,
+  ToolHost,
+  UndoResult,
+} from "../../protocol/index.ts";
+import { isTerminal } from "../../protocol/index.ts";
+import { scrubDeep } from "../../session/index.ts";
+import type { EffortOrOff, Price } from "../config/index.ts";
+import { type PromptMark, type RewindPoint, rewindPoints } from "../history/index.ts";
+import { redactCallUrls } from "../secrets/index.ts";
+import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
+import { directCommand } from "./direct-command.ts";
+import { childTools, JOURNALED, journaledTools, withoutImageBytes } from "./journal-records.ts";
+import { completePath } from "./path-completion.ts";
+import { PermissionAnswers } from "./permission-answers.ts";
+import { expandPrompt, type PromptHost, runDirect } from "./prompt-input.ts";
+import type { SessionParts } from "./session-parts.ts";
+import type { PendingNote } from "./user-notes.ts";
+
+/** How many times Stop hooks may send the model back to work in one prompt. */
+const MAX_STOP_CONTINUATIONS = 3;
+
+/** After this many consecutive failed runs the session stops sending requests. */
+const CIRCUIT_BREAKER_AT = 3;
+
+/** The `AgentSession` a UI drives: runs the loop, fans its events out, journals, answers permissions. */
+export class NexSession implements AgentSession {
+  readonly info: SessionInfo;
+  private readonly parts: SessionParts;
+  private readonly listeners = new Set<(event: AgentEvent) => void>();
+  private readonly answers = new PermissionAnswers();
+  private controller: AbortController | null = null;
+  /** The prompt running now, so `close` can wait for it to end before closing the journal. */
+  private running: Promise<TerminalEvent> | null = null;
+  private turnOffset = 0;
+  private highestTurn = 0;
+  private promptCommands = 0;
+  private startContext: string | null = null;
+  private requestCounter = 0;
+  private consecutiveFailures = 0;
+  private messages: Message[];
+  /** The prompts of this process, for `/rewind` (see rewind.ts). */
+  private readonly promptMarks: PromptMark[] = [];
+
+  constructor(parts: SessionParts) {
+    this.parts = parts;
+    this.info = { ...parts.info };
+    this.messages = parts.messages;
+  }
+
+  /** Numbers every request of the session, task or compaction. */
+  nextRequestId(): number {
+    this.requestCounter += 1;
+    return this.requestCounter;
+  }
+
+  /** Text from outside the event stream (a file an editor is shown) with nex's secrets replaced. */
+  redact(text: string): string {
+    return this.parts.secrets ? this.parts.secrets.scrub(text).text : text;
+  }
+
+  history(): readonly Message[] {
+    return this.messages;
+  }
+
+  subscribe(listener: (event: AgentEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Sends an event to the journal and to every listener, with nex's secrets replaced. */
+  emit(raw: AgentEvent): void {
+    const event = redactCallUrls(this.scrubbed(raw));
+    if (event.type === "permission_requested") this.answers.askedAbout(event.callId);
+    // A child's conversation is kept in the parent's journal as events, which resume leaves out of
+    // the parent's history; its requests count in the session's usage, not in the window's fill.
+    if (event.agent) {
+      if (event.type === "message_added" || JOURNALED.has(event.type))
+        this.parts.journal.event(event);
+      this.notify(event);
+      if (event.type === "request_finished" && event.usage) {
+        const { inputTokens, outputTokens } = event.usage;
+        this.parts.journal.usage(inputTokens, outputTokens);
+        // Counted in the usage shown; a UI keeps the context fill of the parent's conversation.
+        this.notify({
+          type: "usage",
+          inputTokens,
+          outputTokens,
+          contextTokens: inputTokens + outputTokens,
+          contextWindow: this.parts.budget.window(),
+          agent: event.agent,
+        });
+      }
+      return;
+    }
+    if (event.type === "message_added") this.parts.journal.message(event.message);
+    else if (JOURNALED.has(event.type)) this.parts.journal.event(event);
+    this.notify(withoutImageBytes(event));
+    // Someone must answer: a Notification hook (a desktop notifier, say) can tell them.
+    if (event.type === "permission_requested" && this.parts.approvals === "interactive")
+      void this.parts.hooks?.notification(`nex needs your permission: ${event.summary}`);
+    if (event.type === "tool_result" && !event.isError && event.details?.type === "todo")
+      this.emit({ type: "todo_updated", items: event.details.items });
+    // A summary request's prompt is part of the conversation, not all of it: its usage says nothing
+    // of the conversation's size (and would look like a server cutting the prompt).
+    if (event.type === "request_finished" && event.usage && event.purpose === undefined) {
+      const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = event.usage;
+      this.parts.journal.usage(inputTokens, outputTokens);
+      // The prompt of this request was the messages so far; the answer is appended after this
+      // event and estimated with whatever follows it.
+      const warning = this.parts.budget.observeUsage(inputTokens, 0, this.messages.length);
+      if (warning) this.emit({ type: "notice", message: warning });
+      this.emit({
+        type: "usage",
+        inputTokens,
+        outputTokens,
+        ...(cacheReadTokens !== undefined ? { cacheReadTokens } : {}),
+        ...(cacheWriteTokens !== undefined ? { cacheWriteTokens } : {}),
+        contextTokens: inputTokens + outputTokens,
+        contextWindow: this.parts.budget.window(),
+      });
+    }
+  }
+
+  async submit(prompt: string): Promise<TerminalEvent> {
+    if (this.controller) {
+      return this.end({
+        type: "error",
+        code: "config",
+        message: "A task is already running in this session; wait for it or interrupt it first.",
+      });
+    }
+    if (this.consecutiveFailures >= CIRCUIT_BREAKER_AT) {
+      return this.end({
+        type: "error",
+        code: "network",
+        message: `${this.consecutiveFailures} tasks in a row failed, so this session sends no more requests. Read the errors above (the endpoint is ${this.info.host}), then continue with \`nex resume ${this.info.sessionId}\`.`,
+      });
+    }
+    const controller = new AbortController();
+    this.controller = controller;
+    const run = this.run(prompt, controller.signal);
+    this.running = run;
+    try {
+      return await run;
+    } finally {
+      this.running = null;
+      this.controller = null;
+    }
+  }
+
+  /** One prompt to its end. A fault of ours (a journal write failing) ends it with an error event, never a rejection. */
+  private async run(prompt: string, signal: AbortSignal): Promise<TerminalEvent> {
+    const sentAt = new Date().toISOString();
+    let marked = false;
+    // The tools number turns across the whole session, so each prompt's turns get checkpoints of their own.
+    this.turnOffset = this.highestTurn;
+    // Undo takes whole prompts as its steps.
+    this.parts.tools.beginPrompt?.();
+    try {
+      const command = directCommand(prompt);
+      if (command !== null) return this.end(await runDirect(this.promptHost(), command, signal));
+      const expanded = await expandPrompt(this.promptHost(), prompt, signal);
+      if (expanded.type !== "prompt") return this.end(expanded);
+      let text = expanded.text;
+      let images = expanded.images;
+      let terminal: TerminalEvent | null = null;
+      // A Stop hook may send the model back to work (bounded): the prompt keeps one terminal event.
+      for (let again = 0; ; again++) {
+        const loop = runLoop(text, {
+          stream: this.parts.stream,
+          tools: this.journaledTools(),
+          model: this.info.model,
+          system: this.parts.system,
+          messages: this.messages,
+          budget: this.parts.budget,
+          compact: this.parts.compactor,
+          ...(this.parts.shrink ? { shrink: this.parts.shrink } : {}),
+          approve: (request, approvalSignal) => this.approve(request.callId, approvalSignal),
+          maxTurns: this.parts.maxTurns,
+          signal,
+          nextRequestId: () => this.nextRequestId(),
+          ...(images.length > 0 ? { images } : {}),
+        });
+        images = [];
+        terminal = null;
+        for await (const event of loop) {
+          if (isTerminal(event)) {
+            terminal = this.scrubbed(event);
+            continue;
+          }
+          if (!marked && event.type === "message_added" && event.message.type === "user") {
+            marked = true;
+            this.promptMarks.push({ message: event.message, text: prompt, time: sentAt });
+          }
+          this.emit(event);
+          // A turn's records (its response and tool results) are made durable as the next request starts.
+          if (event.type === "request_started") this.parts.journal.sync();
+        }
+        const more =
+          terminal?.type === "done" && again < MAX_STOP_CONTINUATIONS && !signal.aborted
+            ? ((await this.parts.hooks?.stop(terminal.finalText, again > 0)) ?? null)
+            : null;
+        if (more === null) break;
+        this.emit({ type: "notice", message: `A Stop hook asked the model to go on: ${more}` });
+        text = `[Stop hook] The task is not finished: ${more}`;
+      }
+      if (terminal) this.emit(terminal);
+      const end = terminal ?? {
+        type: "error",
+        code: "internal",
+        message: "The loop ended without a result; this is a bug in nex, please report it.",
+      };
+      if (end.type === "error" && end.code !== "repeated_failure" && end.code !== "turn_limit")
+        this.consecutiveFailures++;
+      else if (end.type === "done") this.consecutiveFailures = 0;
+      this.parts.journal.sync();
+      return end;
+    } catch (error) {
+      this.consecutiveFailures++;
+      const end: TerminalEvent = this.scrubbed({
+        type: "error",
+        code: "internal",
+        message: `nex stopped this task after a fault of its own: ${(error as Error).message}. Work done so far is on disk; the session journal may miss its last records. Please report this.`,
+      });
+      this.notify(end);
+      return end;
+    }
+  }
+
+  interrupt(): void {
+    this.controller?.abort();
+    this.parts.hooks?.interrupt();
+    this.answers.denyAll();
+  }
+
+  answerPermission(callId: string, answer: PermissionAnswer): void {
+    this.answers.answer(callId, answer);
+  }
+
+  setPermissionMode(mode: PermissionMode): void {
+    this.info.permissionMode = mode;
+    this.parts.tools.setMode(mode);
+    this.emit({ type: "notice", message: `Permission mode is now ${mode}.` });
+  }
+
+  async undoPreview(): Promise<string> {
+    return this.parts.tools.undoPreview
+      ? this.parts.tools.undoPreview()
+      : "This session cannot list undo steps.";
+  }
+
+  async undo(turns: number, why: "undo" | "rewind" = "undo"): Promise<UndoResult> {
+    const result = await this.parts.tools.undo(turns);
+    // A rewind cuts the conversation instead: no note of it goes to the model.
+    if (why === "rewind") return result;
+    const note: Message = {
+      type: "user",
+      text: `[nex] The user undid the file changes of the last ${turns} prompt(s): ${result.report}`,
+    };
+    this.append(note);
+    return result;
+  }
+
+  async compact(): Promise<CompactResult> {
+    if (this.controller)
+      return { kind: "busy", reason: "A task is running; compact when it has ended." };
+    const controller = new AbortController();
+    this.controller = controller;
+    try {
+      const { messages, result } = await this.parts.compactNow(this.messages, controller.signal);
+      if (messages) {
+        this.messages.splice(0, this.messages.length, ...messages);
+        this.parts.budget.forgetUsage();
+        this.parts.journal.sync();
+      }
+      return result;
+    } finally {
+      this.controller = null;
+    }
+  }
+
+  async setModel(model: string): Promise<ModelSwitchResult> {
+    const { stream, result } = await this.parts.switchModel(model);
+    if (stream && result.kind === "switched") {
+      this.parts.stream = stream;
+      this.info.model = result.model;
+      this.info.contextWindow = this.parts.budget.window();
+    }
+    return result;
+  }
+
+  async listModels(): Promise<string> {
+    return this.parts.listModels ? this.parts.listModels() : `Using ${this.info.model}.`;
+  }
+
+  setReasoningEffort(effort: EffortOrOff | null): string {
+    return this.parts.setReasoning
+      ? this.parts.setReasoning(effort)
+      : "This session cannot change its reasoning effort.";
+  }
+
+  async clear(): Promise<{ cleared: boolean; line: string }> {
+    if (this.controller)
+      return {
+        cleared: false,
+        line: "A task is running; clear when it has ended (Esc interrupts it).",
+      };
+    this.messages = [];
+    this.parts.budget.forgetUsage();
+    await this.parts.tools.forgetConversation();
+    this.parts.journal.cleared();
+    this.parts.journal.sync();
+    return {
+      cleared: true,
+      line: "Started a fresh conversation: the model remembers nothing before this point and must read files again before changing them. /undo still reaches earlier turns.",
+    };
+  }
+
+  priceOf(model: string): Price | null {
+    return this.parts.price?.(model) ?? null;
+  }
+
+  async fork(): Promise<{ sessionId: string | null; line: string }> {
+    if (this.controller)
+      return {
+        sessionId: null,
+        line: "A task is running; fork when it has ended (Esc interrupts it).",
+      };
+    this.parts.journal.sync();
+    const { forkJournal } = await import("../history/index.ts");
+    const from = this.info.sessionId;
+    const fork = await forkJournal(this.info.journalPath, from);
+    return {
+      sessionId: fork.sessionId,
+      line: `Forked session ${from} as ${fork.sessionId}, with the same conversation; the chat goes on in the fork. Resume the original with \`nex resume ${from}\`, the fork with \`nex resume ${fork.sessionId}\`. /undo in the fork reaches the prompts from here on.`,
+    };
+  }
+
+  async rewindPoints(): Promise<RewindPoint[]> {
+    const steps = (await this.parts.tools.undoSteps?.()) ?? [];
+    return rewindPoints(this.promptMarks, this.messages, steps);
+  }
+
+  async rewind(number: number): Promise<{ rewound: boolean; line: string; prompt: string | null }> {
+    if (this.controller)
+      return {
+        rewound: false,
+        line: "A task is running; rewind when it has ended (Esc interrupts it).",
+        prompt: null,
+      };
+    return (await import("./rewind-conversation.ts")).rewindConversation(
+      {
+        parts: this.parts,
+        messages: () => this.messages,
+        marks: this.promptMarks,
+        points: () => this.rewindPoints(),
+        undo: (steps) => this.undo(steps, "rewind"),
+      },
+      number,
+    );
+  }
+
+  listSessions(): Promise<SessionSummary[]> {
+    return this.parts.listSessions();
+  }
+
+  async close(): Promise<void> {
+    this.interrupt();
+    await this.running;
+    await this.parts.tools.stopJobs?.();
+    this.parts.journal.sync();
+    this.parts.journal.close();
+    await this.parts.onClose?.();
+  }
+
+  completePath(partial: string): string[] {
+    return completePath(this.info.workspace, partial);
+  }
+
+  /** `/bg` (no id: the list), `/bg ID` (its last lines), `/bg stop ID`: the words to show. */
+  async jobsCommand(args: string): Promise<string> {
+    const jobs = this.parts.tools.jobsForUser;
+    if (!jobs) return "This session runs no background jobs.";
+    const text = await (await import("./jobs-command.ts")).runJobsCommand(jobs, args);
+    return this.parts.secrets?.scrub(text).text ?? text;
+  }
+
+  /** Stops every background job now (the chat is ending): one line per job it stopped. */
+  async stopBackgroundJobs(): Promise<string[]> {
+    const lines = (await this.parts.tools.stopJobs?.()) ?? [];
+    return lines.map((line) => this.parts.secrets?.scrub(line).text ?? line);
+  }
+
+  /** `/mcp`'s text: each MCP server's state, tools and last error. */
+  mcpStatus(): string {
+    const text = this.parts.mcpStatus?.();
+    if (text !== undefined) return this.parts.secrets?.scrub(text).text ?? text;
+    return "No MCP servers configured. Add one with `nex mcp add NAME -- COMMAND ARGS...`, `mcpServers` in the config, or --mcp-config FILE.";
+  }
+
+  /** Sends an event to every listener; a listener that throws does not keep the others from it. */
+  private notify(event: AgentEvent): void {
+    let failure: unknown = null;
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure) throw failure;
+  }
+
+  private end(event: TerminalEvent): TerminalEvent {
+    this.emit(event);
+    return this.scrubbed(event);
+  }
+
+  private scrubbed<E extends AgentEvent>(event: E): E {
+    return this.parts.secrets ? scrubDeep(event, this.parts.secrets) : event;
+  }
+
+  /** The tools as a child agent sees them (see journal-records.ts). */
+  childTools(agent: string, turn: number): ToolHost {
+    return childTools(this.parts.tools, this.parts.journal, agent, turn);
+  }
+
+  queueNote(text: string, kind: NoteKind): PendingNote | { refused: string } {
+    if (!this.parts.notes) return { refused: "this session takes no messages during a turn" };
+    const note = this.parts.notes.add(text, kind);
+    if (!("refused" in note)) this.emit({ type: "note_queued", ...note });
+    return note;
+  }
+
+  unqueueNote(id: number): boolean {
+    return this.parts.notes?.remove(id) ?? false;
+  }
+
+  takePendingNotes(): PendingNote[] {
+    return this.parts.notes?.takeAll() ?? [];
+  }
+
+  /** Asks the user about a child agent's call, as about the session's own. */
+  approveCall(callId: string, signal: AbortSignal): Promise<PermissionAnswer> {
+    return this.approve(callId, signal);
+  }
+
+  private approve(callId: string, signal: AbortSignal): Promise<PermissionAnswer> {
+    return this.answers.wait(this.parts.approvals, callId, signal);
+  }
+
+  /** Adds a message to the conversation, tells the listeners and makes it durable. */
+  private append(message: Message): void {
+    this.messages.push(message);
+    this.emit({ type: "message_added", message });
+    this.parts.journal.sync();
+  }
+
+  private promptHost(): PromptHost {
+    return {
+      parts: this.parts,
+      tools: () => this.journaledTools(),
+      emit: (event) => this.emit(event),
+      approve: (callId, signal) => this.approve(callId, signal),
+      redact: (text) => this.redact(text),
+      takeStartContext: () => {
+        const context = this.startContext;
+        this.startContext = null;
+        return context;
+      },
+      nextCommandId: () => ++this.promptCommands,
+      append: (message) => this.append(message),
+    };
+  }
+
+  /** Runs the SessionStart hooks; what they print goes to the model with the first prompt. */
+  async startHooks(source: "startup" | "resume"): Promise<void> {
+    this.startContext = (await this.parts.hooks?.sessionStart(source)) ?? null;
+  }
+
+  /** Tools whose reads are journaled (see journal-records.ts), numbering turns across the session. */
+  private journaledTools(): ToolHost {
+    return journaledTools(this.parts.tools, this.parts.journal, (promptTurn) => {
+      const turn = this.turnOffset + promptTurn;
+      this.highestTurn = Math.max(this.highestTurn, turn);
+      return turn;
+    });
+  }
+}

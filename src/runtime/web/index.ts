@@ -1,0 +1,2 @@
+export { webKeyVariables } from "./web-config.ts";
+export { webTools } from "./web-tools.ts";

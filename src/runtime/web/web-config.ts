@@ -1,0 +1,45 @@
+// The web tools' settings: the config file's `web` section, and search backends found in the
+// environment when the config names none (SEARXNG_URL, BRAVE_API_KEY, TAVILY_API_KEY, EXA_API_KEY).
+import type { SearchBackend } from "../../web/index.ts";
+import type { NexConfig } from "../config/index.ts";
+
+type Env = Record<string, string | undefined>;
+
+const DEFAULT_KEY_ENV: Record<SearchBackend["type"], string | null> = {
+  searxng: null,
+  brave: "BRAVE_API_KEY",
+  tavily: "TAVILY_API_KEY",
+  exa: "EXA_API_KEY",
+};
+
+const PUBLIC_URL: Record<SearchBackend["type"], string> = {
+  searxng: "",
+  brave: "https://api.search.brave.com",
+  tavily: "https://api.tavily.com",
+  exa: "https://api.exa.ai",
+};
+
+/** The variables search keys are read from (configured or the usual names), for the scrubber. */
+export function webKeyVariables(config: NexConfig): string[] {
+  const named = (config.web.search ?? []).map((entry) => entry.apiKeyEnv).filter(Boolean);
+  return [...new Set([...(named as string[]), "BRAVE_API_KEY", "TAVILY_API_KEY", "EXA_API_KEY"])];
+}
+
+/** The search backends of this session, keys read from the environment. */
+export function searchBackends(config: NexConfig, env: Env): SearchBackend[] {
+  const configured = config.web.search;
+  const entries = configured ?? [
+    ...(env.SEARXNG_URL ? [{ type: "searxng" as const, url: env.SEARXNG_URL }] : []),
+    ...(["brave", "tavily", "exa"] as const)
+      .filter((type) => env[DEFAULT_KEY_ENV[type] ?? ""])
+      .map((type) => ({ type })),
+  ];
+  return entries.map((entry) => {
+    const keyEnv =
+      "apiKeyEnv" in entry && entry.apiKeyEnv ? entry.apiKeyEnv : DEFAULT_KEY_ENV[entry.type];
+    const url =
+      ("url" in entry && entry.url) ||
+      (entry.type === "searxng" ? (env.SEARXNG_URL ?? "") : PUBLIC_URL[entry.type]);
+    return { type: entry.type, url, keyEnv, key: keyEnv ? env[keyEnv] || null : null };
+  });
+}

@@ -1,0 +1,11 @@
+export type { MeterState } from "./meter.ts";
+export { cacheLabel, contextFill, windowSourceLabel } from "./meter.ts";
+export { QueuedView, queuedRows } from "./queued-notes.ts";
+export type { StatusState } from "./status.ts";
+export { spinnerOn, statusText } from "./status.ts";
+export type { UiStore } from "./store.ts";
+export { createStore } from "./store.ts";
+export type { Entry, ToolOutcomeView } from "./transcript.ts";
+export { initialTranscript } from "./transcript.ts";
+export type { PendingPermission, UiState } from "./ui-state.ts";
+export { addEntry, answered, initialUi } from "./ui-state.ts";
