@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { climbsOut } from "../files/index.ts";
+import { memoByGitConfig } from "./git-config-signature.ts";
 
 // Settings with which git runs a program of the repository's choosing (outside any sandbox).
 const RUNS_PROGRAMS =
@@ -23,13 +24,19 @@ export interface GitRunnables {
 
 const NONE: GitRunnables = { hooksDir: null, hooks: new Map(), settings: new Set() };
 
-function git(workspace: string, env: Record<string, string | undefined>, args: string[]) {
-  // Reading config and paths runs nothing of the repository's (no status, no fsmonitor).
-  return spawnSync("git", ["-c", "core.fsmonitor=", ...args], {
+// Reading config and paths runs nothing of the repository's (no status, no fsmonitor). Each answer
+// is kept until a file git reads for it changes: no process per edit or command otherwise.
+const askGit = memoByGitConfig((workspace, env, question) => {
+  const answer = spawnSync("git", ["-c", "core.fsmonitor=", ...question.split("\0")], {
     cwd: workspace,
     encoding: "utf8",
     env: { ...env, GIT_OPTIONAL_LOCKS: "0" },
   });
+  return { status: answer.status, stdout: answer.stdout };
+});
+
+function git(workspace: string, env: Record<string, string | undefined>, args: string[]) {
+  return askGit(workspace, env, args.join("\0"));
 }
 
 /**
