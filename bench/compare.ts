@@ -53,8 +53,10 @@ async function runCpu(
   scripts: Script[],
   extra: (dataDir: string, workspace: string) => string[] = () => [],
   env: Record<string, string> = {},
+  prepare: (workspace: string) => void = () => {},
 ): Promise<number> {
   const dirs = scratch();
+  prepare(dirs.workspace);
   const stub = await startStubEndpoint({ scripts });
   const run = await runNex(
     [
@@ -137,6 +139,14 @@ const workloads: Workload[] = [
     name: `${TURNS} file turns (write, read back)`,
     unit: "s CPU",
     measure: (bin) => runCpu(bin, fileTurnScripts(TURNS)),
+  },
+  {
+    name: `${TURNS} file turns in a git repository`,
+    unit: "s CPU",
+    measure: (bin) =>
+      runCpu(bin, fileTurnScripts(TURNS), undefined, {}, (workspace) =>
+        execFileSync("git", ["init", "-q", workspace]),
+      ),
   },
   {
     name: `${TURNS} shell turns (\`true\`, sandboxed)`,
