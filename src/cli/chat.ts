@@ -30,13 +30,18 @@ async function pickResume(options: CommonOptions): Promise<string | null | undef
   const sessions = await listSessionsFor(options, process.env, process.cwd());
   const workspace = resolve(process.cwd(), options.cwd ?? ".");
   const here = sessions.filter((s) => resolve(s.workspace) === workspace);
-  const shown = here.length > 0 ? here : sessions;
-  if (shown.length === 0) {
-    process.stderr.write("nex: no saved sessions yet; starting a new one.\n");
+  // Sessions are per workspace: another project's is never offered here, where its edits would land.
+  if (here.length === 0) {
+    const others = sessions.length;
+    process.stderr.write(
+      others === 0
+        ? "nex: no saved sessions yet; starting a new one.\n"
+        : `nex: no saved sessions in this workspace (${others} in other projects: \`nex sessions\` lists them; resume one from its own folder); starting a new one.\n`,
+    );
     return null;
   }
   const { pickSession } = await import("../tui/session-picker.ts");
-  const picked = await pickSession(shown);
+  const picked = await pickSession(here);
   return picked ?? undefined;
 }
 

@@ -53,6 +53,15 @@ function sessionTable(sessions: SessionSummary[]): string {
   return [...rows, "", "Resume one with: nex resume <id>"].join("\n");
 }
 
+/** Why the chat does not move to another project's session, and how to open it there. */
+function otherProject(found: SessionSummary): string {
+  return `Session ${found.sessionId} belongs to another project (${found.workspace}); this chat stays in its own workspace. To continue that session there: cd ${shellQuote(found.workspace)} && nex resume ${found.sessionId}`;
+}
+
+function shellQuote(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", `'\\''`)}'`;
+}
+
 /** Finds a session by its id or a unique prefix of it. */
 function findSession(sessions: SessionSummary[], id: string): SessionSummary | string {
   const exact = sessions.find((s) => s.sessionId === id);
@@ -155,7 +164,12 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
       }
       case "resume": {
         const found = findSession(await session.listSessions(), command.id);
-        if (typeof found === "string") return say(store, found, "warn");
+        if (typeof found === "string") {
+          const elsewhere = findSession(await session.listSessions("all"), command.id);
+          if (typeof elsewhere !== "string")
+            return say(store, otherProject(elsewhere), "warn");
+          return say(store, found, "warn");
+        }
         if (found.sessionId === session.info.sessionId)
           return say(store, "That is this session.", "dim");
         if (ctx.switchTo) return ctx.switchTo(found.sessionId);

@@ -1,6 +1,7 @@
 // The session picker, in the real chat in a real pseudo-terminal: `nex resume` with no id opens it,
 // each session shown by its first prompt; `/resume` opens it inside the chat and switches in place.
 import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex } from "../support/cli.ts";
@@ -50,4 +51,49 @@ test("nex resume with no id opens the picker; /resume switches sessions in place
     );
   });
   assert.match(pty.screen(), /Ask nex/, "still in the chat: switched in place");
+});
+
+test("sessions stay in their project: the picker and /sessions show this workspace's only, and another project's id is not opened here", async (t) => {
+  const box = makeSandbox();
+  const other = resolve(box.workspace, "..", "other-project");
+  mkdirSync(other);
+  const stub = await startStubEndpoint({ handler: () => openaiText("Done.") });
+  t.after(() => stub.close());
+  const endpoint = ["--base-url", `${stub.url}/v1`, "--model", "m"];
+  const here = await runNex(["run", ...endpoint, "fix the parser here"], {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  assert.equal(here.code, 0, here.stderr);
+  // The other project's session is the newest of all: it must still not be offered here.
+  const there = await runNex(["run", ...endpoint, "edit the other project"], {
+    cwd: other,
+    env: box.env,
+  });
+  assert.equal(there.code, 0, there.stderr);
+  const otherId = /"session_id":"([^"]+)"/.exec(there.stdout + there.stderr)?.[1] ?? "";
+  assert.ok(otherId, `no session id in: ${there.stderr}`);
+
+  const pty = spawnPty(process.execPath, [nexBin, "resume", ...endpoint], {
+    cols: 100,
+    rows: 30,
+    cwd: box.workspace,
+    env: { ...box.env, TERM: "xterm-256color", OPENAI_API_KEY: "test" },
+  });
+  t.after(() => pty.kill());
+  const picker = await pty.waitFor("Resume a session", 20_000);
+  assert.match(picker, /fix the parser here/);
+  assert.doesNotMatch(picker, /edit the other project/, picker);
+  pty.write(keys.enter);
+  await pty.waitFor(/^› fix the parser here$/m, 20_000);
+
+  pty.write(`/sessions${keys.enter}`);
+  await pty.waitFor("Resume one with", 20_000);
+  assert.doesNotMatch(pty.history(), /edit the other project/);
+
+  pty.write(`/resume ${otherId}${keys.enter}`);
+  const refused = await pty.waitFor("belongs to another project", 20_000);
+  assert.match(refused.replace(/\s+/g, " "), /this chat stays in its own workspace/);
+  assert.match(pty.screen(), /Ask nex/, "still in this project's chat");
+  assert.doesNotMatch(pty.screen(), /edit the other project/);
 });

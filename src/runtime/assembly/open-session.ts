@@ -311,7 +311,12 @@ export async function openSession(
       }),
     secrets,
     ...(mcp ? { onClose: () => mcp.close(), mcpStatus: () => mcp.describe() } : {}),
-    listSessions: async () => (await import("../history/index.ts")).summariesIn(config.dataDir),
+    // Sessions are per workspace: another project's opens only when asked for by its id, from there.
+    listSessions: async (scope) =>
+      (await import("../history/index.ts")).summariesIn(
+        config.dataDir,
+        scope === "all" ? undefined : config.workspace,
+      ),
     setReasoning: (effort) =>
       effort === null ? reasoning.describe(current.model) : reasoning.set(effort, current.model),
     listModels: async () => {

@@ -72,7 +72,8 @@ export interface AgentSession {
   mcpStatus?(): string;
   /** Starts a fresh conversation in the same workspace (a resume starts there too); says whether it did, and the line to show. */
   clear(): Promise<{ cleared: boolean; line: string }>;
-  listSessions(): Promise<SessionSummary[]>;
+  /** The saved sessions of this workspace, newest first; with "all", every project's. */
+  listSessions(scope?: "workspace" | "all"): Promise<SessionSummary[]>;
   /**
    * A message typed while a prompt runs: it reaches the model at the next turn boundary (a
    * `note_delivered` event says when), or says why it cannot wait.

@@ -369,8 +369,8 @@ export class NexSession implements AgentSession {
     );
   }
 
-  listSessions(): Promise<SessionSummary[]> {
-    return this.parts.listSessions();
+  listSessions(scope?: "workspace" | "all"): Promise<SessionSummary[]> {
+    return this.parts.listSessions(scope);
   }
 
   async close(): Promise<void> {

@@ -80,7 +80,7 @@ export interface SessionParts {
   ) => Promise<{ messages: Message[] | null; result: CompactResult }>;
   approvals: ApprovalPolicy;
   maxTurns: number;
-  listSessions: () => Promise<SessionSummary[]>;
+  listSessions: (scope?: "workspace" | "all") => Promise<SessionSummary[]>;
   /** Another model for the next requests: its client (null when the switch failed) and what happened. */
   switchModel: (model: string) => Promise<{ stream: StreamFn | null; result: ModelSwitchResult }>;
   /** The user's hooks (none: every call is a no-op). */
