@@ -60,7 +60,11 @@ export function filterMount(socket: string, node: string, lifelineFd: number): F
     args.push("--setenv", name, value);
   return {
     args,
-    script: `read -r _ < <((exec env -i "$2" -e "$3" ${SANDBOX_SOCKET} </dev/null 2>/dev/null ${lifelineFd}<&- &)); `,
+    // A forwarder that never says "ready" (no Node.js in sight) leaves the command without a way out:
+    // it still runs, and says why its connections fail.
+    script:
+      `read -r _ < <((exec env -i "$2" -e "$3" ${SANDBOX_SOCKET} </dev/null 2>/dev/null ${lifelineFd}<&- &)) || ` +
+      `echo "nex: the sandbox's network forwarder did not start, so no host is reachable; run nex doctor" >&2; `,
     params: [node, FORWARDER],
   };
 }
