@@ -162,7 +162,7 @@ describe("filtered commands under real bubblewrap", () => {
     new Promise<number>((resolve) => {
       const server = createServer((req, res) => {
         hits[name] += 1;
-        res.end(`${name} answered ${req.method} ${req.url}\n`);
+        res.end(`${name} answered ${req.method} ${req.url} for ${req.headers.host}\n`);
       });
       servers.push(server);
       server.listen(0, address, () => {
@@ -208,12 +208,19 @@ describe("filtered commands under real bubblewrap", () => {
   }, async () => {
     const before = hits.allowed;
     const result = await run(tools([`127.0.0.2:${allowedPort}`]), "bash", {
-      command: `curl -sS http://127.0.0.2:${allowedPort}/plain && curl -sS --proxytunnel http://127.0.0.2:${allowedPort}/tunnel`,
+      command:
+        `curl -sS http://127.0.0.2:${allowedPort}/plain && curl -sS --proxytunnel http://127.0.0.2:${allowedPort}/tunnel && ` +
+        `curl -sS -H 'Host: refused.example' http://127.0.0.2:${allowedPort}/fronted`,
     });
     assert.equal(result.isError, false, result.content);
+    assert.match(
+      result.content,
+      new RegExp(`allowed answered GET /fronted for 127\\.0\\.0\\.2:${allowedPort}`),
+      "the Host header names the host that was checked",
+    );
     assert.match(result.content, /allowed answered GET \/plain/);
     assert.match(result.content, /allowed answered GET \/tunnel/);
-    assert.equal(hits.allowed - before, 2);
+    assert.equal(hits.allowed - before, 3);
     assert.doesNotMatch(result.content, /Blocked/);
   });
 

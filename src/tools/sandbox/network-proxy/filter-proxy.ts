@@ -272,10 +272,13 @@ function passed(rawHeaders: string[], connection: string | undefined): [string, 
 function forwardedHeaders(req: IncomingMessage, host: string): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of passed(req.rawHeaders, req.headers.connection)) {
+    // The host checked is the host asked: a Host header naming another site on the same server
+    // (a shared CDN address) would reach what the allowlist never named.
+    if (name.toLowerCase() === "host") continue;
     const existing = headers[name];
     headers[name] = existing === undefined ? value : [existing as string, value].flat();
   }
-  if (!Object.keys(headers).some((name) => name.toLowerCase() === "host")) headers.host = host;
+  headers.host = host;
   headers.connection = "close";
   return headers;
 }
