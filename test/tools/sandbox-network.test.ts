@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { createServer as createNetServer } from "node:net";
+import { connect, createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { resolveConfig } from "../../src/runtime/config/index.ts";
@@ -14,6 +14,7 @@ import {
   entryProblem,
   hostAllowlist,
 } from "../../src/tools/sandbox/network-proxy/allowlist.ts";
+import { startFilterProxy } from "../../src/tools/sandbox/network-proxy/filter-proxy.ts";
 import { filterMount } from "../../src/tools/sandbox/network-proxy/forwarder.ts";
 import type { SandboxPolicy } from "../../src/tools/sandbox/policy.ts";
 import { privateKind } from "../../src/web/index.ts";
@@ -63,6 +64,62 @@ describe("the allowlist", () => {
     assert.match(entryProblem("*") ?? "", /not a host/);
     assert.match(entryProblem("https://example.com/x") ?? "", /not a host/);
     assert.match(entryProblem("example.com:99999") ?? "", /port/);
+  });
+});
+
+describe("the proxy on its socket", () => {
+  /** Sends raw bytes to the proxy and reads its whole answer. */
+  const ask = (socket: string, text: string) =>
+    new Promise<string>((resolve) => {
+      const client = connect(socket);
+      let answer = "";
+      client.on("data", (chunk) => {
+        answer += String(chunk);
+      });
+      client.on("close", () => resolve(answer));
+      client.on("error", () => resolve(answer));
+      client.write(text);
+    });
+
+  test("odd requests get a clear answer and nex stays up; an allowed host that fails is said, not refused", async () => {
+    const proxy = await startFilterProxy({
+      allow: hostAllowlist(["127.0.0.2", "gone.example"]),
+      addressKind: privateKind,
+      resolve: async () => {
+        throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
+      },
+    });
+    try {
+      // Port 80 as written in CONNECT (a URL would drop it): allowed, nothing listens, so 502.
+      assert.match(
+        await ask(proxy.socket, "CONNECT 127.0.0.2:80 HTTP/1.1\r\n\r\n"),
+        /^HTTP\/1\.1 502 .*Could not connect to 127\.0\.0\.2:80/s,
+      );
+      assert.match(
+        await ask(proxy.socket, "CONNECT nonsense HTTP/1.1\r\n\r\n"),
+        /^HTTP\/1\.1 400 /,
+      );
+      assert.match(
+        await ask(proxy.socket, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+        /^HTTP\/1\.1 400 .*absolute form/s,
+      );
+      assert.match(
+        await ask(proxy.socket, "GET http://gone.example/ HTTP/1.1\r\nHost: gone.example\r\n\r\n"),
+        /^HTTP\/1\.1 502 .*Could not resolve gone\.example \(ENOTFOUND\)/s,
+      );
+      assert.match(
+        await ask(proxy.socket, "CONNECT 0x7f.1:443 HTTP/1.1\r\n\r\n"),
+        /^HTTP\/1\.1 403 .*127\.0\.0\.1:443/s,
+        "a spelling of an address is read as the address it is",
+      );
+      assert.deepEqual(
+        proxy.refusals().map((one) => `${one.host}:${one.port}`),
+        ["127.0.0.1:443"],
+      );
+      assert.deepEqual(proxy.failures().length, 2);
+    } finally {
+      proxy.close();
+    }
   });
 });
 

@@ -42,6 +42,8 @@ export interface FilterProxy {
   readonly socket: string;
   /** Each host:port refused since the start, once, in order. */
   refusals(): Refusal[];
+  /** Allowed hosts that could not be resolved or reached, each said once. */
+  failures(): string[];
   /** Stops listening, ends every open connection and removes the socket. */
   close(): void;
 }
@@ -76,6 +78,12 @@ export async function startFilterProxy(options: FilterProxyOptions): Promise<Fil
   const dir = mkdtempSync(join(base ? tmpdir() : "/tmp", "nex-net-"));
   const socket = join(dir, "proxy.sock");
   const refused = new Map<string, Refusal>();
+  const failures = new Set<string>();
+  /** An allowed host that could not be reached: the client's answer, and a note for the model. */
+  const failed = (text: string) => {
+    if (failures.size < MAX_REFUSALS) failures.add(text);
+    return text;
+  };
   const open = new Set<Duplex>();
 
   const decide = async (rawHost: string, port: number): Promise<Decision> => {
@@ -95,7 +103,11 @@ export async function startFilterProxy(options: FilterProxyOptions): Promise<Fil
       addresses = isIP(host) ? [host] : (await resolveHost(host)).map((one) => one.address);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? "no answer";
-      return { type: "failed", status: 502, message: `Could not resolve ${host} (${code}).` };
+      return {
+        type: "failed",
+        status: 502,
+        message: failed(`Could not resolve ${host} (${code}).`),
+      };
     }
     // A name under a preset or a wildcard never leads to this machine or its network: only a host
     // the user listed by itself may (a registry on the LAN).
@@ -142,11 +154,14 @@ export async function startFilterProxy(options: FilterProxyOptions): Promise<Fil
   server.maxConnections = MAX_CONNECTIONS;
   server.on("connection", track);
 
-  server.on("connect", async (req: IncomingMessage, client: Duplex, head: Buffer) => {
+  const tunnel = async (req: IncomingMessage, client: Duplex, head: Buffer) => {
     track(client);
-    const target = URL.parse(`http://${req.url ?? ""}`);
+    // The port as written (a URL would drop :80); the host as a URL reads it (case, IDNA, 0x7f.1).
+    const written = /^(\[[^\]]*\]|[^:]*):(\d{1,5})$/.exec(req.url ?? "");
+    const target = written ? URL.parse(`http://${written[1]}`) : null;
+    const port = Number(written?.[2]);
     const decision = target
-      ? await decide(target.hostname, Number(target.port || Number.NaN))
+      ? await decide(target.hostname, port)
       : ({ type: "failed", status: 400, message: "CONNECT needs host:port." } as const);
     if (decision.type !== "go") {
       const [status, text] =
@@ -161,9 +176,9 @@ export async function startFilterProxy(options: FilterProxyOptions): Promise<Fil
     }
     let upstream: Socket;
     try {
-      upstream = await dial(decision.addresses, Number(target?.port));
+      upstream = await dial(decision.addresses, port);
     } catch (error) {
-      const text = `Could not connect to ${req.url}: ${(error as Error).message}.`;
+      const text = failed(`Could not connect to ${req.url}: ${(error as Error).message}.`);
       client.end(
         `HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text) + 1}\r\nConnection: close\r\n\r\n${text}\n`,
       );
@@ -180,9 +195,9 @@ export async function startFilterProxy(options: FilterProxyOptions): Promise<Fil
     client.pipe(upstream);
     upstream.once("close", () => client.destroy());
     client.once("close", () => upstream.destroy());
-  });
+  };
 
-  server.on("request", async (req: IncomingMessage, res: ServerResponse) => {
+  const forward = async (req: IncomingMessage, res: ServerResponse) => {
     const reply = (status: number, text: string) => {
       res.writeHead(status, { "content-type": "text/plain", connection: "close" });
       res.end(`${text}\n`);
@@ -200,24 +215,35 @@ export async function startFilterProxy(options: FilterProxyOptions): Promise<Fil
     try {
       upstream = await dial(decision.addresses, port);
     } catch (error) {
-      return reply(502, `Could not connect to ${target.host}: ${(error as Error).message}.`);
+      return reply(
+        502,
+        failed(`Could not connect to ${target.host}: ${(error as Error).message}.`),
+      );
     }
     track(upstream);
-    const forward = request({
+    const onward = request({
       createConnection: () => upstream,
       method: req.method ?? "GET",
       path: `${target.pathname}${target.search}`,
       headers: forwardedHeaders(req, target.host),
     });
-    forward.on("response", (answer) => {
+    onward.on("response", (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer));
       answer.pipe(res);
     });
-    forward.on("error", () => {
+    onward.on("error", () => {
       if (!res.headersSent) reply(502, `The connection to ${target.host} failed.`);
       else res.destroy();
     });
-    req.pipe(forward);
+    req.pipe(onward);
+  };
+
+  // A fault in one connection ends that connection, never nex (an unhandled rejection would).
+  server.on("connect", (req: IncomingMessage, client: Duplex, head: Buffer) => {
+    tunnel(req, client, head).catch(() => client.destroy());
+  });
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    forward(req, res).catch(() => res.destroy());
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -232,6 +258,7 @@ export async function startFilterProxy(options: FilterProxyOptions): Promise<Fil
   return {
     socket,
     refusals: () => [...refused.values()],
+    failures: () => [...failures],
     close() {
       server.close();
       for (const stream of open) stream.destroy();

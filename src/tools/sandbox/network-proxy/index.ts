@@ -41,6 +41,9 @@ export async function openNetworkFilter(options: {
       const lines = refusals.slice(0, SHOWN).map(refusalText);
       if (refusals.length > SHOWN)
         lines.push(`The sandbox's network filter refused ${refusals.length - SHOWN} more hosts.`);
+      // An allowed host that failed is the network's fault, not the filter's: said as such.
+      for (const text of proxy.failures().slice(0, SHOWN))
+        lines.push(`The sandbox's network proxy: ${text}`);
       return lines;
     },
     close: () => proxy.close(),
