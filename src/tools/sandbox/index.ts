@@ -50,6 +50,10 @@ export function createCommandSandbox(
   return {
     mode: settings.mode,
     network: settings.network,
+    get allowHosts() {
+      const network = networkMode(settings, state.type === "active" ? state.backend : null);
+      return network.type === "filtered" ? network.hosts : [];
+    },
     state: () => state,
     unavailable: () =>
       state.type === "unavailable"

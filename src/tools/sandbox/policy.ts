@@ -75,6 +75,8 @@ export interface Launch {
 export interface CommandSandbox {
   readonly mode: SandboxMode;
   readonly network: boolean;
+  /** The hosts commands reach through nex's proxy while `network` is off; empty when none or unenforced. */
+  readonly allowHosts: readonly string[];
   state(): SandboxState;
   /** When commands must be confined but cannot be: why and how to fix it; else null. */
   unavailable(): string | null;
