@@ -53,11 +53,38 @@ export async function benchSandbox(options: { quick: boolean }): Promise<Figure[
     const launch = await sandbox.launch("true", workspace);
     spawnSync(launch.file, launch.args.slice(2), { cwd: workspace });
   });
+  // With `allowHosts` a command also gets nex's proxy and an in-sandbox forwarder (a Node.js start).
+  const filteredSandbox = createCommandSandbox(
+    workspace,
+    { mode: "workspace-write", network: false, allowHosts: ["npm"] },
+    {
+      platform: process.platform,
+      path: process.env.PATH,
+      uid: process.getuid?.() ?? -1,
+      home: process.env.HOME,
+    },
+  );
+  const filtered = await timeRuns(runs, async () => {
+    const launch = await filteredSandbox.launch("true", workspace);
+    spawnSync(launch.file, launch.args.slice(2), { cwd: workspace });
+    launch.release();
+  });
   const added = median(confined) - median(plain);
+  const addedByFilter = median(filtered) - median(confined);
   say(`bash -c true:            ${spread(plain)}`);
   say(`the same, sandboxed:     ${spread(confined)}`);
   say(`added by the sandbox:    ${added.toFixed(1)} ms (goal ≤ ${GOAL_MS} ms)`);
+  say(
+    `sandboxed, allowHosts:   ${spread(filtered)} (+${addedByFilter.toFixed(1)} ms: proxy and forwarder)`,
+  );
   return [
+    {
+      section: "sandbox",
+      name: "added by sandbox.allowHosts",
+      value: `${addedByFilter.toFixed(1)} ms`,
+      goal: "(a Node.js start inside the sandbox)",
+      verdict: "info",
+    },
     {
       section: "sandbox",
       name: "start-up added to a command",

@@ -36,6 +36,8 @@ export interface CommonOptions {
   dataDir?: string | undefined;
   config?: string | undefined;
   sandbox?: string | undefined;
+  /** `--allow-host HOST`, repeated or comma-separated: hosts commands may reach through nex's proxy. */
+  allowHosts?: string[] | undefined;
   reasoningEffort?: string | undefined;
   endpoint?: string | undefined;
   mcpConfig?: string[] | undefined;
@@ -77,6 +79,8 @@ Options:
   --mode MODE           permissions: ask (default), auto_edit, approve_all
   --yes, -y             approve every action undo can repair (same as --mode approve_all)
   --sandbox MODE        commands run confined: workspace-write (default), read-only, off (unconfined)
+  --allow-host HOST     with the network off, commands may still reach HOST through nex's proxy
+                        (repeatable; presets npm, pypi, crates, github; see docs/sandbox-network.md)
   --max-turns N         stop after N model turns (default 50)
   --reasoning-effort E  how hard a reasoning model thinks: low, medium, high, off (default: the
                         server's; sent as reasoning_effort, or as Anthropic's thinking budget)
@@ -225,6 +229,7 @@ function parse(argv: string[]) {
       cwd: { type: "string", short: "C" },
       mode: { type: "string" },
       sandbox: { type: "string" },
+      "allow-host": { type: "string", multiple: true },
       yes: { type: "boolean", short: "y" },
       "max-turns": { type: "string" },
       "reasoning-effort": { type: "string" },
@@ -281,6 +286,7 @@ function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOption
     dataDir: values["data-dir"],
     config: values.config,
     sandbox: values.sandbox,
+    allowHosts: values["allow-host"],
     reasoningEffort: values["reasoning-effort"],
     endpoint: values.endpoint,
     mcpConfig: values["mcp-config"],

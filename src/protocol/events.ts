@@ -164,6 +164,8 @@ export function isTerminal(event: AgentEvent): event is TerminalEvent {
 export interface SandboxStatus {
   mode: "workspace-write" | "read-only" | "off";
   network: boolean;
+  /** With `network` off, the hosts commands still reach through nex's proxy (none: absent or empty). */
+  allowHosts?: string[];
   state: "active" | "unavailable" | "off";
   line: string;
 }

@@ -74,10 +74,14 @@ export {
 export type { CommandRules } from "./permissions/index.ts";
 export { createResultStore, type ResultStore, resultCapForWindow } from "./results/index.ts";
 export {
+  allowHostsProblem,
   type CommandSandbox,
   createCommandSandbox,
+  describeNetwork,
   describeSandbox,
+  HOST_PRESETS,
   type Launch,
+  networkMode,
   probeSandbox,
   type SandboxMode,
   type SandboxProbe,

@@ -141,7 +141,7 @@ const maxLiveTools = 3;
 function commandPlace(workspace: string, sandbox: MeterState["sandbox"]): string {
   const how =
     sandbox === null || sandbox.state === "active"
-      ? `sandboxed (${sandbox?.mode ?? "workspace-write"}, ${sandbox?.network ? "network" : "no network"})`
+      ? `sandboxed (${sandbox?.mode ?? "workspace-write"}, ${sandbox?.network ? "network" : sandbox?.allowHosts?.length ? `network only to ${sandbox.allowHosts.join(", ")}` : "no network"})`
       : "UNSANDBOXED: it can change anything your user can";
   return `in ${plainText(workspace)} · ${how}`;
 }

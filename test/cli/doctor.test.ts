@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { test } from "node:test";
+import { sandboxMissing } from "../support/bwrap.ts";
 import { makeSandbox, type NexResult, runNex, startNex } from "../support/cli.ts";
 import { type StubEndpoint, startStubEndpoint } from "../support/stub-endpoint.ts";
 import {
@@ -478,4 +479,22 @@ test("nex doctor says when commands cannot be sandboxed here, and how to fix it"
     /next: install it \(Debian\/Ubuntu: `sudo apt-get install bubblewrap`/,
   );
   assert.equal(result.code, 1);
+});
+
+test("nex doctor reports the sandbox's network: none by default, or the allowed hosts through nex's proxy, started for real", {
+  skip: sandboxMissing() ?? false,
+}, async () => {
+  const port = await closedPort();
+  const box = makeSandbox();
+  const args = ["doctor", "--base-url", `http://127.0.0.1:${port}/v1`, "--model", MODEL];
+  const none = await runNex(args, { cwd: box.workspace, env: box.env });
+  assert.match(line(none, "commands sandboxed"), /^PASS .*, no network,/);
+  const hosts = await runNex([...args, "--allow-host", "npm", "--allow-host", "*.example.org"], {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  assert.match(
+    line(hosts, "commands sandboxed"),
+    /^PASS .*, network only to npm, \*\.example\.org, through nex's proxy,/,
+  );
 });

@@ -241,6 +241,16 @@ test("the session says how commands are confined: on stderr, in --json, loudly w
   assert.equal(started.sandbox?.mode, "workspace-write");
   assert.equal(started.sandbox?.network, false);
   assert.match(started.sandbox?.state ?? "", /^(active|unavailable)$/);
+  assert.equal((started.sandbox as { allowHosts?: string[] }).allowHosts, undefined);
+  const hosts = await run("--json", "--allow-host", "npm,pypi");
+  const filtered = JSON.parse(hosts.stdout.split("\n")[0] ?? "{}") as {
+    sandbox?: { network: boolean; allowHosts?: string[]; state: string; line: string };
+  };
+  assert.equal(filtered.sandbox?.network, false);
+  if (filtered.sandbox?.state === "active") {
+    assert.deepEqual(filtered.sandbox.allowHosts, ["npm", "pypi"]);
+    assert.match(filtered.sandbox.line, /network only to npm, pypi, through nex's proxy/);
+  }
   const off = await run("--sandbox", "off");
   assert.match(off.stderr, /nex: warning: sandbox off: commands run unconfined/);
   const bad = await run("--sandbox", "sometimes");

@@ -147,6 +147,54 @@ export const sandboxScenarios: FaultScenario[] = [
     checks: [told(/reached [1-9]\d\d/), neverTold(/Blocked by the sandbox/)],
   },
   {
+    name: "--yes: the same server through the proxy, with other hosts allowed in the config",
+    wire,
+    expect:
+      "sandbox.allowHosts opens only what it lists: this machine's server is refused, the model told the host and the entry",
+    needsSandbox: true,
+    setup: (box) => config(box, { sandbox: { allowHosts: ["npm", "*.example.org"] } }),
+    // `--noproxy ''`: the endpoint is on 127.0.0.1, which the sandbox's NO_PROXY keeps for its own loopback.
+    handler: (request, index) => {
+      if (index > 0) return openaiText("done");
+      return openaiToolCall({
+        name: "bash",
+        args: {
+          command: `curl -sS -m 5 --noproxy '' -o /dev/null -w 'reached %{http_code}' http://${request.headers.host ?? ""}/`,
+        },
+      });
+    },
+    checks: [
+      told(
+        /Blocked by the sandbox's network filter: 127\.0\.0\.1:\d+ \(allow it with sandbox\.allowHosts: \["127\.0\.0\.1:\d+"\]/,
+      ),
+      // 403 is the proxy's refusal; any other status would be the server's own answer.
+      neverTold(/reached (?!403)[1-9]\d\d/),
+      requests(2),
+    ],
+  },
+  {
+    name: "--yes: the repository plants a sandbox section asking for the network",
+    wire,
+    expect:
+      "a project's .nex/settings.json widens nothing: the connection still fails, the user is told",
+    needsSandbox: true,
+    setup: (box) => {
+      mkdirSync(join(box.workspace, ".nex"), { recursive: true });
+      writeFileSync(
+        join(box.workspace, ".nex", "settings.json"),
+        JSON.stringify({ sandbox: { network: true, allowHosts: ["127.0.0.1"] } }),
+      );
+    },
+    handler: curlTheEndpoint,
+    checks: [
+      told(/Blocked by the sandbox: network/),
+      neverTold(/reached [1-9]\d\d/),
+      stderrSays(
+        /\.nex\/settings\.json in this project asks the sandbox for hosts "127\.0\.0\.1" and the whole network; a repository cannot widen the sandbox/,
+      ),
+    ],
+  },
+  {
     name: "--yes: a command talks to a daemon through its socket under /run (docker, D-Bus)",
     wire,
     expect: "the sockets of daemons that act outside the sandbox are out of reach",

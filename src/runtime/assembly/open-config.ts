@@ -6,6 +6,7 @@ import {
   type ConfigFlags,
   endpointFetch,
   type NexConfig,
+  projectSandboxNotices,
   resolveConfig,
   unreachableMessage,
 } from "../config/index.ts";
@@ -51,6 +52,8 @@ export async function resolveSessionConfig(
       );
     }
   }
+  for (const message of projectSandboxNotices(config.workspace))
+    events.push({ type: "notice", message });
   const model = config.model ?? (await onlyModel(config, events));
   if (!model) {
     throw new ConfigError(

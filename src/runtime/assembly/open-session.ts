@@ -375,6 +375,7 @@ function sessionInfo(
     sandbox: {
       mode: tools.sandbox.mode,
       network: tools.sandbox.network,
+      ...(tools.sandbox.allowHosts.length > 0 ? { allowHosts: [...tools.sandbox.allowHosts] } : {}),
       state: tools.sandbox.state().type,
       line: tools.sandbox.describe(),
     },

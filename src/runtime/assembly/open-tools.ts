@@ -8,6 +8,7 @@ import {
   type ToolHostOptions,
   type WorkspaceToolHost,
 } from "../../tools/index.ts";
+import { privateKind } from "../../web/index.ts";
 import type { NexConfig } from "../config/index.ts";
 import { toolEnvironment } from "../secrets/index.ts";
 import type { ApprovalPolicy } from "../session/index.ts";
@@ -53,6 +54,8 @@ export function sessionTools(parts: ToolParts): WorkspaceToolHost {
       ...config.sandbox,
       // Commands never read nex's journals, checkpoints or config.
       privatePaths: [config.dataDir, ...(config.configPath ? [dirname(config.configPath)] : [])],
+      // The proxy of `allowHosts` refuses what the web tools refuse: loopback, private, metadata.
+      addressKind: privateKind,
     },
     unattended: parts.approvals === "refuse",
     // In a conversation a dev server outlives the prompt that started it; a one-task run ends its jobs.

@@ -4,7 +4,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import * as v from "valibot";
 import type { PermissionMode } from "../../protocol/index.ts";
 import { readOwnFile } from "../../tools/files/index.ts";
-import type { SandboxMode, SandboxSettings } from "../../tools/index.ts";
+import { allowHostsProblem, type SandboxMode, type SandboxSettings } from "../../tools/index.ts";
 import { type ChosenEndpoint, chooseEndpoint } from "./endpoints.ts";
 import type { ModelSettings as RegistryModelSettings } from "./model-registry.ts";
 
@@ -114,6 +114,8 @@ const ConfigFileSchema = v.strictObject({
         network: v.optional(v.boolean()),
         writable: v.optional(v.array(v.string())),
         denyRead: v.optional(v.array(v.string())),
+        /** Hosts commands may reach through nex's proxy while `network` is off (presets: npm, pypi, crates, github). */
+        allowHosts: v.optional(v.array(v.string())),
         maxProcesses: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16))),
       }),
     ]),
@@ -157,6 +159,8 @@ export interface ConfigFlags {
   dataDir?: string | undefined;
   config?: string | undefined;
   sandbox?: string | undefined;
+  /** `--allow-host HOST`: hosts added to the config's `sandbox.allowHosts` for this run. */
+  allowHosts?: string[] | undefined;
   reasoningEffort?: string | undefined;
   endpoint?: string | undefined;
   /** `--mcp-config FILE`, each a file like Claude Code's `.mcp.json`. */
@@ -311,7 +315,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     },
     timeouts: resolveTimeouts(env, file),
     hooks: file.hooks,
-    sandbox: resolveSandbox(flags.sandbox ?? env.NEX_SANDBOX, file),
+    sandbox: resolveSandbox(flags.sandbox ?? env.NEX_SANDBOX, file, flags.allowHosts ?? []),
     proxy: resolveProxy(env),
     configPath: existsSync(configPath) ? configPath : null,
     web: file.web ?? {},
@@ -365,7 +369,11 @@ function resolveProxy(env: Env): NexConfig["proxy"] {
 }
 
 /** `--sandbox` / `NEX_SANDBOX` win over the config file's `sandbox`; the default confines writes to the workspace. */
-function resolveSandbox(given: string | undefined, file: ConfigFile): SandboxSettings {
+function resolveSandbox(
+  given: string | undefined,
+  file: ConfigFile,
+  flagHosts: string[],
+): SandboxSettings {
   const configured =
     typeof file.sandbox === "string" ? { mode: file.sandbox } : (file.sandbox ?? {});
   const mode =
@@ -375,10 +383,29 @@ function resolveSandbox(given: string | undefined, file: ConfigFile): SandboxSet
   return {
     mode,
     network: configured.network ?? false,
+    allowHosts: resolveAllowHosts(configured.allowHosts ?? [], flagHosts),
     writable: configured.writable ?? [],
     denyRead: configured.denyRead ?? [],
     ...(configured.maxProcesses !== undefined ? { maxProcesses: configured.maxProcesses } : {}),
   };
+}
+
+/**
+ * The config's `sandbox.allowHosts` and `--allow-host`, each entry checked. Only the user's own config
+ * and command line reach here: nothing in a repository widens the list (`project-sandbox.ts`).
+ */
+function resolveAllowHosts(configured: string[], flagged: string[]): string[] {
+  const hosts = [
+    ...configured.map((entry) => ({ entry, where: "sandbox.allowHosts in the config file" })),
+    ...flagged
+      .flatMap((value) => value.split(","))
+      .map((entry) => ({ entry: entry.trim(), where: "--allow-host" })),
+  ];
+  for (const { entry, where } of hosts) {
+    const problem = allowHostsProblem(entry);
+    if (problem) throw new ConfigError(`${where}: ${problem}.`);
+  }
+  return [...new Set(hosts.map(({ entry }) => entry.trim()))];
 }
 
 function parseSandboxMode(value: string): SandboxMode {

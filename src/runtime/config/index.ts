@@ -13,6 +13,7 @@ export type { ResolvedLimits } from "./model-registry.ts";
 export { acceptsImages } from "./model-registry.ts";
 export type { Price } from "./prices.ts";
 export { priceFor, usageLine } from "./prices.ts";
+export { projectSandboxNotices } from "./project-sandbox.ts";
 export { createReasoningControl } from "./reasoning-control.ts";
 
 // Loaded on first use: most sessions never need these (ARCHITECTURE.md, "loads when first used").

@@ -78,7 +78,8 @@ export function check(
 /** Verdict 0, from starting one empty command under the sandbox (no request to the endpoint). */
 export function judgeSandbox(
   mode: SandboxMode,
-  network: boolean,
+  /** The commands' network in words (`describeNetwork`): none, all, or the allowed hosts. */
+  network: string,
   probe: SandboxProbe,
 ): DoctorCheck {
   switch (probe.type) {
@@ -107,7 +108,7 @@ export function judgeSandbox(
       return check(
         "sandbox",
         "pass",
-        `${mode} with ${probe.backend}, ${network ? "network allowed" : "no network"}, ${probe.processLimit}; a command starts in ${Math.round(probe.startMs)} ms`,
+        `${mode} with ${probe.backend}, ${network}, ${probe.processLimit}; a command starts in ${Math.round(probe.startMs)} ms`,
       );
   }
 }

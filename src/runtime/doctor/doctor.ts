@@ -10,7 +10,13 @@ import {
   redact,
   terminatorName,
 } from "../../providers/index.ts";
-import { createCommandSandbox, probeSandbox } from "../../tools/index.ts";
+import {
+  createCommandSandbox,
+  describeNetwork,
+  networkMode,
+  probeSandbox,
+} from "../../tools/index.ts";
+import { privateKind } from "../../web/index.ts";
 import {
   type ConfigFlags,
   createClient,
@@ -137,19 +143,22 @@ export async function runDoctor(
   };
   let model: string | null = config.model;
   options.onStart?.({ provider: config.provider, baseUrl: config.baseUrl, model });
-  const sandbox = createCommandSandbox(config.workspace, config.sandbox, {
-    platform: process.platform,
-    path: env.PATH,
-    uid: process.getuid?.() ?? -1,
-    home: env.HOME,
-  });
-  emit(
-    judgeSandbox(
-      config.sandbox.mode,
-      config.sandbox.network,
-      await probeSandbox(sandbox, config.workspace, env),
-    ),
+  const sandbox = createCommandSandbox(
+    config.workspace,
+    { ...config.sandbox, addressKind: privateKind },
+    {
+      platform: process.platform,
+      path: env.PATH,
+      uid: process.getuid?.() ?? -1,
+      home: env.HOME,
+    },
   );
+  const sandboxProbe = await probeSandbox(sandbox, config.workspace, env);
+  const state = sandbox.state();
+  const network = describeNetwork(
+    networkMode(config.sandbox, state.type === "active" ? state.backend : null),
+  );
+  emit(judgeSandbox(config.sandbox.mode, network, sandboxProbe));
 
   const list = await fetchModelList({
     baseUrl: config.baseUrl,

@@ -31,7 +31,12 @@ function pathIn(line: string): string | null {
  * Lines telling the model that the sandbox, not a fault, stopped part of a command: "blocked by the
  * sandbox: <path or host>", with what is allowed, so it does not retry the same thing blindly.
  */
-export function sandboxNotes(output: string, policy: SandboxPolicy, cwd: string): string[] {
+export function sandboxNotes(
+  output: string,
+  policy: SandboxPolicy,
+  cwd: string,
+  filtered = false,
+): string[] {
   const notes = new Set<string>();
   const writable =
     policy.mode === "workspace-write"
@@ -54,7 +59,9 @@ export function sandboxNotes(output: string, policy: SandboxPolicy, cwd: string)
     } else if (!policy.network && NETWORK.test(line)) {
       const host = HOST.exec(line)?.[1];
       notes.add(
-        `Blocked by the sandbox: network access${host ? ` to ${host}` : ""} (commands have no network; the user can allow it with "sandbox": {"network": true}).`,
+        filtered
+          ? `Blocked by the sandbox: network access${host ? ` to ${host}` : ""} (commands reach only the hosts in sandbox.allowHosts, through the proxy in HTTPS_PROXY and HTTP_PROXY; a tool that ignores those variables cannot connect).`
+          : `Blocked by the sandbox: network access${host ? ` to ${host}` : ""} (commands have no network; the user can allow it with "sandbox": {"network": true}, or allow hosts with "sandbox": {"allowHosts": [...]}).`,
       );
     }
   }

@@ -14,6 +14,12 @@ export interface SandboxSettings {
   maxProcesses?: number;
   /** nex's data directory, config directory and anything else of nex's own. */
   privatePaths?: string[];
+  /** With `network` off, the hosts commands may still reach through nex's proxy (`network-proxy/`). */
+  allowHosts?: string[];
+  /** Why an address is not public, or null: the runtime passes the web tools' guard. */
+  addressKind?: (address: string) => string | null;
+  /** The proxy's name resolution; tests map names to loopback addresses. */
+  resolveHost?: (host: string) => Promise<{ address: string }[]>;
 }
 
 /** Secrets in the home directory that no command of a coding agent needs to read. */

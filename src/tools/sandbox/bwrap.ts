@@ -1,4 +1,5 @@
 import { LIFELINE_FD } from "../shell/index.ts";
+import type { FilterMount } from "./network-proxy/index.ts";
 import type { SandboxPolicy } from "./policy.ts";
 
 // Files and processes of other users (a bind-mounted project owned by someone else), nothing more:
@@ -23,6 +24,8 @@ export function bwrapArgs(
   command: string,
   cwd: string,
   asRoot: boolean,
+  // The network filter's socket, proxy variables and forwarder (`network-proxy/`), when hosts are allowed.
+  filter?: FilterMount,
 ): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   for (const dir of policy.tmpDirs) args.push("--tmpfs", dir);
@@ -44,6 +47,7 @@ export function bwrapArgs(
   for (const dir of policy.hiddenDirs) args.push("--tmpfs", dir, "--remount-ro", dir);
   for (const file of policy.hiddenFiles) args.push("--ro-bind-try", "/dev/null", file);
   for (const path of policy.readOnly) args.push("--ro-bind-try", path, path);
+  if (filter) args.push(...filter.args);
   args.push(
     // Its own PID namespace: nex's /proc/<pid>/environ is out of sight, and every process the
     // command starts (`setsid`, `nohup … &`) ends with it.
@@ -72,9 +76,11 @@ export function bwrapArgs(
     `ulimit -u ${policy.maxProcesses} 2>/dev/null; ` +
       `read -t 0 -u ${LIFELINE_FD} && exit 137; ` +
       `({ read -r -u ${LIFELINE_FD} _; kill -s KILL -1; } </dev/null >/dev/null 2>&1 &); ` +
+      (filter?.script ?? "") +
       `exec bash -c "$1" ${LIFELINE_FD}<&-`,
     "nex-sandbox",
     command,
+    ...(filter?.params ?? []),
   );
   return args;
 }

@@ -1,5 +1,6 @@
 import { type SandboxHost, sandboxState } from "./availability.ts";
 import type { SandboxSettings } from "./build-policy.ts";
+import { describeNetwork, networkMode } from "./network-mode.ts";
 
 export { gitHooksDir, gitSettings } from "./git-plants.ts";
 
@@ -7,6 +8,8 @@ import { type CommandSandbox, describeSandbox, type Launch, type SandboxState } 
 import type { SandboxProbe } from "./probe.ts";
 
 export type { SandboxSettings } from "./build-policy.ts";
+export { describeNetwork, type NetworkMode, networkMode } from "./network-mode.ts";
+export { entryProblem as allowHostsProblem, HOST_PRESETS } from "./network-proxy/index.ts";
 export {
   type CommandSandbox,
   describeSandbox,
@@ -47,12 +50,21 @@ export function createCommandSandbox(
   return {
     mode: settings.mode,
     network: settings.network,
+    get allowHosts() {
+      const network = networkMode(settings, state.type === "active" ? state.backend : null);
+      return network.type === "filtered" ? network.hosts : [];
+    },
     state: () => state,
     unavailable: () =>
       state.type === "unavailable"
         ? `the sandbox (${settings.mode}) cannot start here: ${state.reason}; to fix: ${state.fix}`
         : null,
-    describe: () => describeSandbox(settings.mode, settings.network, state),
+    describe: () =>
+      describeSandbox(
+        settings.mode,
+        describeNetwork(networkMode(settings, state.type === "active" ? state.backend : null)),
+        state,
+      ),
     markBroken(reason) {
       state = {
         type: "unavailable",

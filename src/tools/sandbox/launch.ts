@@ -2,27 +2,44 @@
 // Seatbelt profile, the notes on what the sandbox blocked, and git's plants disarmed afterwards.
 // Loaded with the first command: a session that runs none never loads it.
 import { tmpdir } from "node:os";
-import { STATUS_FD } from "../shell/index.ts";
+import { LIFELINE_FD, STATUS_FD } from "../shell/index.ts";
 import type { SandboxHost } from "./availability.ts";
 import { sandboxNotes } from "./blocked.ts";
 import { buildPolicy, type SandboxSettings } from "./build-policy.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import { disarmGitPlants, gitRunnables } from "./git-plants.ts";
+import { networkMode } from "./network-mode.ts";
 import type { Launch, SandboxState } from "./policy.ts";
 import { createProcessCap } from "./process-limit.ts";
 import { seatbeltProfile } from "./seatbelt.ts";
 
 /** The launch of `command` in `cwd` under an active sandbox. */
-export function confinedLaunch(
+export async function confinedLaunch(
   command: string,
   cwd: string,
   workspace: string,
   settings: SandboxSettings & { mode: "read-only" | "workspace-write" },
   state: SandboxState & { type: "active" },
   host: SandboxHost & { home: string | undefined },
-): Launch {
+): Promise<Launch> {
   const policy = buildPolicy(workspace, settings, host.home);
-  const notes = (output: string) => sandboxNotes(output, policy, cwd);
+  const network = networkMode(settings, state.backend);
+  // The proxy of this command alone, so what it refused is told with this command's result.
+  const filter =
+    network.type === "filtered"
+      ? await (await import("./network-proxy/index.ts")).openNetworkFilter({
+          allowHosts: network.hosts,
+          // Without the runtime's guard every address counts as private: only hosts listed by name pass.
+          addressKind: settings.addressKind ?? (() => "unchecked"),
+          ...(settings.resolveHost ? { resolve: settings.resolveHost } : {}),
+          node: process.execPath,
+          lifelineFd: LIFELINE_FD,
+        })
+      : null;
+  const notes = (output: string) => [
+    ...sandboxNotes(output, policy, cwd, filter !== null),
+    ...(filter?.notes() ?? []),
+  ];
   // A repository that existed before has its hooks and config mounted read-only already.
   // What git would run of the repository's choosing, before the command: afterwards, whatever the
   // command added there (a hook, an fsmonitor, a `commondir` or `config.worktree` naming new
@@ -57,8 +74,9 @@ export function confinedLaunch(
   const bwrap = [
     "--json-status-fd",
     String(STATUS_FD),
-    ...bwrapArgs(policy, command, cwd, host.uid === 0),
+    ...bwrapArgs(policy, command, cwd, host.uid === 0, filter?.mount),
   ];
+  const closeFilter = () => filter?.close();
   // The kernel exempts root from `ulimit -u`; a pids cgroup bounds root's commands too. The
   // shell joins the cgroup, then becomes bubblewrap, so nothing runs outside it.
   const cap = createProcessCap(policy.maxProcesses);
@@ -71,8 +89,8 @@ export function confinedLaunch(
       contained: true,
       notes,
       after,
-      stop: () => {},
-      release: () => {},
+      stop: closeFilter,
+      release: closeFilter,
     };
   return {
     file: "sh",
@@ -89,7 +107,13 @@ export function confinedLaunch(
     contained: true,
     notes,
     after,
-    stop: () => cap.kill(),
-    release: () => cap.release(),
+    stop: () => {
+      cap.kill();
+      closeFilter();
+    },
+    release: () => {
+      cap.release();
+      closeFilter();
+    },
   };
 }

@@ -38,11 +38,11 @@ export type SandboxState =
   | { type: "active"; backend: SandboxBackend }
   | { type: "unavailable"; reason: string; fix: string };
 
-/** One line for the status bar, `session_started` and `nex doctor`. */
-export function describeSandbox(mode: SandboxMode, network: boolean, state: SandboxState): string {
+/** One line for the status bar, `session_started` and `nex doctor`; `network` in words (`network-mode.ts`). */
+export function describeSandbox(mode: SandboxMode, network: string, state: SandboxState): string {
   if (state.type === "off") return "sandbox off: commands run unconfined";
   if (state.type === "unavailable") return `sandbox ${mode} cannot start here: ${state.reason}`;
-  return `sandbox ${mode} (${state.backend}${network ? ", network allowed" : ", no network"})`;
+  return `sandbox ${mode} (${state.backend}, ${network})`;
 }
 
 /** How to start one command: the program, its arguments, and whether it reports its start on fd 3. */
@@ -75,6 +75,8 @@ export interface Launch {
 export interface CommandSandbox {
   readonly mode: SandboxMode;
   readonly network: boolean;
+  /** The hosts commands reach through nex's proxy while `network` is off; empty when none or unenforced. */
+  readonly allowHosts: readonly string[];
   state(): SandboxState;
   /** When commands must be confined but cannot be: why and how to fix it; else null. */
   unavailable(): string | null;
