@@ -11,9 +11,12 @@ import type {
   UndoResult,
   WindowSource,
 } from "../protocol/index.ts";
+import type { RunChanges } from "../tools/index.ts";
 import type { Price } from "./prices.ts";
 import type { RewindPoint } from "./rewind.ts";
 import type { PendingNote } from "./user-notes.ts";
+
+export type { RunChanges };
 
 /** What a UI shows about the session it drives. */
 export interface SessionInfo {
@@ -70,6 +73,10 @@ export interface AgentSession {
   undo(turns: number): Promise<UndoResult>;
   /** Lists what each undo step would restore, newest first, changing nothing. */
   undoPreview(): Promise<string>;
+  /** Where a run's file changes begin (null: this session keeps no checkpoints). */
+  changeMark?(): Promise<number | null>;
+  /** The paths whose bytes or mode differ from before `mark` (null: not known). */
+  changesSince?(mark: number): Promise<RunChanges | null>;
   /** Compacts the conversation now: what changed, or why nothing did (`describeCompact` words it). */
   compact(): Promise<CompactResult>;
   /** Switches the model for the next requests: the new window, or why it stays (`describeModelSwitch`). */

@@ -17,6 +17,7 @@ import type {
 } from "../protocol/index.ts";
 import { isTerminal } from "../protocol/index.ts";
 import { type SecretScrubber, scrubDeep } from "../session/index.ts";
+import type { RunChanges } from "../tools/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
 import type { EffortOrOff } from "./config.ts";
 import { directCommand, directCommandMessage } from "./direct-command.ts";
@@ -62,6 +63,9 @@ export interface SessionTools extends ToolHost {
   undoSteps?(): Promise<UndoStepInfo[]>;
   /** A new user prompt starts (undo's steps are prompts). */
   beginPrompt?(): void;
+  /** Where a run's changes begin; `changesSince` says what differs from then. */
+  changeMark?(): Promise<number>;
+  changesSince?(mark: number): Promise<RunChanges>;
   /** Forgets what the model read (`/clear`); runs end with no write in parts under way. */
   forgetConversation(): Promise<void>;
 }
@@ -364,6 +368,19 @@ export class NexSession implements AgentSession {
     this.info.permissionMode = mode;
     this.parts.tools.setMode(mode);
     this.emit({ type: "notice", message: `Permission mode is now ${mode}.` });
+  }
+
+  async changeMark(): Promise<number | null> {
+    return (await this.parts.tools.changeMark?.()) ?? null;
+  }
+
+  async changesSince(mark: number): Promise<RunChanges | null> {
+    const changes = await this.parts.tools.changesSince?.(mark);
+    if (!changes) return null;
+    return {
+      paths: changes.paths.map((path) => this.redact(path)),
+      unmeasured: changes.unmeasured.map((command) => this.redact(command)),
+    };
   }
 
   async undoPreview(): Promise<string> {

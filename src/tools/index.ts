@@ -45,9 +45,12 @@ import { todoWriteTool } from "./todo-write.ts";
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts";
 import type { SnapshotLimits } from "./undo/index.ts";
 import {
+  changeMark,
+  changesSince,
   createCheckpointRecorder,
   describePreview,
   previewUndo,
+  type RunChanges,
   type UndoPreviewStep,
   type UndoReport,
   undoWorkspace,
@@ -95,7 +98,7 @@ export {
 } from "./shell/index.ts";
 export { latestTodos, todoNote } from "./todo-write.ts";
 export { defineTool, type Tool, type ToolContext, ToolFailure } from "./tool.ts";
-export type { SnapshotLimits } from "./undo/index.ts";
+export type { RunChanges, SnapshotLimits } from "./undo/index.ts";
 export {
   describePreview,
   lastChangedSession,
@@ -175,6 +178,10 @@ export interface WorkspaceToolHost extends ToolHost {
   savableRules(call: ToolInvocation): Promise<{ rules: string[] } | { refused: string }>;
   /** Undo's steps, newest first, changing nothing (`/rewind` places them by time). */
   undoSteps(): Promise<UndoPreviewStep[]>;
+  /** Where a run's changes begin: pass it to `changesSince` when the run ends. */
+  changeMark(): Promise<number>;
+  /** The paths whose bytes or mode differ from before `mark`, from the checkpoints (not a count of calls). */
+  changesSince(mark: number): Promise<RunChanges>;
   /** A new user prompt starts: undo takes whole prompts as its steps. */
   beginPrompt(): void;
   /** The conversation starts afresh (`/clear`): the model has read no file, so the ledger empties. */
@@ -386,17 +393,16 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     changes = next.catch(() => {});
     return next;
   };
-  const undoSteps = () =>
-    serial(async () =>
-      previewUndo({
-        workspace: (await ready).root,
-        checkpointDir: options.checkpointDir,
-        env,
-        ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
-        ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
-        ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
-      }),
-    );
+  // Where the checkpoint store is and what it covers, for reading it back.
+  const store = async () => ({
+    workspace: (await ready).root,
+    checkpointDir: options.checkpointDir,
+    env,
+    ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
+    ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
+    ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
+  });
+  const undoSteps = () => serial(async () => previewUndo(await store()));
 
   return {
     specs: () => {
@@ -550,6 +556,9 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       }),
     undoPreview: async () => describePreview(await undoSteps()),
     undoSteps: () => undoSteps(),
+    // Behind the changes in flight, so the last checkpoint of the run is in the log.
+    changeMark: () => serial(() => changeMark(options.checkpointDir)),
+    changesSince: (mark) => serial(async () => changesSince(await store(), mark)),
   };
 }
 

@@ -25,3 +25,18 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
 export async function previewUndo(options: Omit<UndoOptions, "turns">): Promise<UndoPreviewStep[]> {
   return (await import("./undo.ts")).previewUndo(options);
 }
+
+export type { RunChanges } from "./run-changes.ts";
+
+/** Where a run's checkpoints begin, to pass to `changesSince` when it ends. */
+export async function changeMark(checkpointDir: string): Promise<number> {
+  return (await import("./run-changes.ts")).changeMark(checkpointDir);
+}
+
+/** The paths whose bytes or mode differ from before the checkpoints after `mark` (see `run-changes.ts`). */
+export async function changesSince(
+  options: Omit<UndoOptions, "turns">,
+  mark: number,
+): Promise<import("./run-changes.ts").RunChanges> {
+  return (await import("./run-changes.ts")).changesSince(options, mark);
+}
