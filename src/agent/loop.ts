@@ -13,6 +13,7 @@ import type { LoopOptions } from "./loop-options.ts";
 import { RefusalTracker } from "./refusal-tracker.ts";
 import { RepeatGuard } from "./repeat-guard.ts";
 import { createAttemptRelay } from "./request-events.ts";
+import { abortReason, SESSION_WORDS, type StopWords } from "./stop-words.ts";
 import { textToolCall, textToolCallMessage } from "./text-tool-call.ts";
 import { type CallContext, handleCall } from "./tool-call.ts";
 import { canonicalToolName } from "./tool-names.ts";
@@ -44,7 +45,8 @@ export async function* runLoop(
   messages.push(user);
   yield { type: "message_added", message: user };
 
-  const tracker = new RefusalTracker();
+  const words = options.words ?? SESSION_WORDS;
+  const tracker = new RefusalTracker(words);
   const repeats = new RepeatGuard();
   let raisedMaxTokens: number | null = null;
   let remindedOfParts = false;
@@ -67,13 +69,13 @@ export async function* runLoop(
   for (let turn = 1; ; turn++) {
     if (signal.aborted) {
       yield* keepInterrupted(messages);
-      return yield* finish({ type: "aborted", reason: "interrupted by the user" });
+      return yield* finish({ type: "aborted", reason: abortReason(signal) });
     }
     if (turn > options.maxTurns) {
       return yield* finish({
         type: "error",
         code: "turn_limit",
-        message: `Stopped after ${options.maxTurns} turns (the --max-turns limit) before the model finished. Resume the session to let it continue, or raise --max-turns.`,
+        message: words.turnLimit(options.maxTurns),
       });
     }
 
@@ -87,7 +89,7 @@ export async function* runLoop(
       const fitted = options.budget.maxTokensFor(promptTokens);
       if (fitted === null) {
         if (compacted || !options.compact) {
-          return yield* finish(tooLarge(promptTokens));
+          return yield* finish(tooLarge(promptTokens, words));
         }
         compacted = true;
         const shrunk = await options.compact(messages, signal);
@@ -133,7 +135,7 @@ export async function* runLoop(
 
     if (result.type === "aborted") {
       yield* keepInterrupted(messages, result.partial);
-      return yield* finish({ type: "aborted", reason: "interrupted by the user" });
+      return yield* finish({ type: "aborted", reason: abortReason(signal) });
     }
     if (result.type === "failed") {
       return yield* finish({
@@ -176,7 +178,7 @@ export async function* runLoop(
         yield { type: "notice", message: "The model refused the request; its answer follows." };
         return yield* finish({ type: "done", finalText: assembled.refusal, turns: turn });
       }
-      const cut = describeCutAnswer(assembled, maxTokens);
+      const cut = describeCutAnswer(assembled, maxTokens, words);
       if (cut) return yield* finish({ type: "error", code: "invalid_response", message: cut });
       if (turn === 1 && !assembled.text.trim()) {
         return yield* finish({
@@ -207,7 +209,7 @@ export async function* runLoop(
         return yield* finish({
           type: "error",
           code: "invalid_response",
-          message: `The model ended without sending every part of ${unfinished.join(", ")}, so that file was not written and the task is not finished. Resume the session and ask it to write the file again.`,
+          message: `The model ended without sending every part of ${unfinished.join(", ")}, so that file was not written and the task is not finished. ${words.again("ask it to write the file again")}`,
         });
       }
       return yield* finish({ type: "done", finalText: assembled.text, turns: turn });
@@ -247,7 +249,7 @@ export async function* runLoop(
     if (stop) return yield* finish({ type: "error", code: "repeated_failure", message: stop });
     if (signal.aborted) {
       yield* keepInterrupted(messages);
-      return yield* finish({ type: "aborted", reason: "interrupted by the user" });
+      return yield* finish({ type: "aborted", reason: abortReason(signal) });
     }
   }
 }
@@ -318,9 +320,13 @@ function wasCutByOutputLimit(turn: AssembledTurn): boolean {
 }
 
 /** A text-only answer that did not end cleanly is not a finished task. */
-function describeCutAnswer(turn: AssembledTurn, maxTokens: number): string | null {
+function describeCutAnswer(
+  turn: AssembledTurn,
+  maxTokens: number,
+  words: StopWords,
+): string | null {
   if (turn.outputOverrun) {
-    return `The endpoint did not stop at the ${maxTokens}-token output limit nex asked for: ${turn.dropDetail ?? "its output ran far past it"}. Nothing in that answer was run. Check the server's max_tokens handling (or its reasoning settings), then resume the session.`;
+    return `The endpoint did not stop at the ${maxTokens}-token output limit nex asked for: ${turn.dropDetail ?? "its output ran far past it"}. Nothing in that answer was run. Check the server's max_tokens handling (or its reasoning settings). ${words.again(null)}`;
   }
   const hitLimit = turn.usage !== null && turn.usage.outputTokens >= maxTokens;
   if (turn.stopReason === "length" || hitLimit) {
@@ -329,11 +335,11 @@ function describeCutAnswer(turn: AssembledTurn, maxTokens: number): string | nul
         ? "The model used up its output on reasoning before writing any answer"
         : "The model's answer was cut off";
     const where = cutOffBy(turn.usage?.outputTokens ?? null, maxTokens);
-    return `${what} ${where}, so the task is not finished. Resume the session and ask it to continue in smaller steps.`;
+    return `${what} ${where}, so the task is not finished. ${words.again("ask it to continue in smaller steps")}`;
   }
   if (!turn.terminated) {
     const why = turn.dropDetail ? ` (${turn.dropDetail})` : "";
-    return `The endpoint's stream ended before its terminator${why}, so the answer above may be incomplete. Resume the session to continue.`;
+    return `The endpoint's stream ended before its terminator${why}, so the answer above may be incomplete. ${words.again(null)}`;
   }
   // An explicit abnormal reason; a missing one (some proxies drop it) is judged by the terminator above.
   if (
@@ -343,22 +349,22 @@ function describeCutAnswer(turn: AssembledTurn, maxTokens: number): string | nul
     if (turn.stopReason === "content_filter") {
       return `The model declined or the endpoint's content filter stopped the answer (stop reason \`${turn.rawStopReason}\`), so the task is not done. Rephrase the request, or check the endpoint's policy.`;
     }
-    return `The endpoint ended the answer abnormally (stop reason \`${turn.rawStopReason ?? turn.stopReason}\`), so it may be incomplete. Resume the session to continue, or rephrase the request.`;
+    return `The endpoint ended the answer abnormally (stop reason \`${turn.rawStopReason ?? turn.stopReason}\`), so it may be incomplete. ${words.again(null)}`;
   }
   return null;
 }
 
-function tooLarge(promptTokens: number): TerminalEvent {
+function tooLarge(promptTokens: number, words: StopWords): TerminalEvent {
   return {
     type: "error",
     code: "context_length",
-    message: `The conversation (~${promptTokens} tokens) no longer fits the model's context window and could not be compacted. Start a new session, or use a model with a larger window.`,
+    message: `The conversation (~${promptTokens} tokens) no longer fits the model's context window and could not be compacted. ${words.tooLarge}`,
   };
 }
 
 function compactionFailed(signal: AbortSignal): TerminalEvent {
   if (signal.aborted)
-    return { type: "aborted", reason: "interrupted by the user during compaction" };
+    return { type: "aborted", reason: `${abortReason(signal)} during compaction` };
   return {
     type: "error",
     code: "context_length",

@@ -2,7 +2,7 @@ import type { AgentEvent, AssembledToolCall, ToolResultMessage } from "../protoc
 import type { LoopOptions } from "./loop-options.ts";
 import { changeTack, refusalContent } from "./refusal.ts";
 import { CHANGE_TACK_AT, type RefusalTracker } from "./refusal-tracker.ts";
-import { callSignature, type RepeatGuard } from "./repeat-guard.ts";
+import { callSignature, digest, type RepeatGuard } from "./repeat-guard.ts";
 
 /** What handling one call needs from its run. */
 export interface CallContext {
@@ -28,10 +28,11 @@ export async function* handleCall(
   });
 
   if (call.verdict.type === "poisoned") {
+    // An incomplete call's arguments are not whole, so every one of the tool's counts alike.
     const key = `${call.verdict.cause}:${call.name}`;
     refusals.push(key);
     const { verdict } = call;
-    tracker.noteReason(key, verdict.reason);
+    tracker.note(key, { cause: verdict.cause, tool: call.name, reason: verdict.reason });
     yield {
       type: "tool_call_refused",
       callId: call.id,
@@ -47,7 +48,7 @@ export async function* handleCall(
   if (!call.name) {
     const reason = "the tool call arrived without a tool name";
     refusals.push("unparseable:");
-    tracker.noteReason("unparseable:", reason);
+    tracker.note("unparseable:", { cause: "unparseable", tool: "", reason });
     yield {
       type: "tool_call_refused",
       callId: call.id,
@@ -62,13 +63,15 @@ export async function* handleCall(
     );
   }
   const signature = callSignature(call.name, call.verdict.args);
+  // A streak is one call failing again the same way: the same tool with the same arguments.
+  const kind = (cause: string) => `${cause}:${call.name}:${digest(signature)}`;
   const readOnly = options.tools.readOnly?.(call.name) ?? false;
   const why = repeats.stuck(signature, turn, readOnly);
   if (why) {
-    const key = `repeated_call:${call.name}`;
+    const key = kind("repeated_call");
     const reason = `the same ${call.name} call ${why}`;
     refusals.push(key);
-    tracker.noteReason(key, reason);
+    tracker.note(key, { cause: "repeated_call", tool: call.name, reason });
     yield {
       type: "tool_call_refused",
       callId: call.id,
@@ -80,7 +83,9 @@ export async function* handleCall(
     const content = `Not run again: ${reason}, and it would return it again. Use the result you already have, or do something different.`;
     const occurrence = tracker.countFor(key) + 1;
     return answer(
-      occurrence >= CHANGE_TACK_AT ? `${content}\n${changeTack(occurrence)}` : content,
+      occurrence >= CHANGE_TACK_AT
+        ? `${content}\n${changeTack(occurrence, call.name, "repeated_call")}`
+        : content,
       true,
     );
   }
@@ -88,8 +93,14 @@ export async function* handleCall(
   const invocation = { id: call.id, name: call.name, args: call.verdict.args, turn };
   const permission = await options.tools.permission(invocation);
   if (permission.type === "deny") {
-    refusals.push(`denied:${call.name}`);
-    tracker.noteReason(`denied:${call.name}`, permission.reason);
+    refusals.push(kind("denied"));
+    tracker.note(kind("denied"), {
+      cause: "denied",
+      tool: call.name,
+      reason: permission.reason,
+      advice:
+        "What refused it is named above: change that rule or setting if it should run, or ask for the task another way",
+    });
     yield {
       type: "tool_call_refused",
       callId: call.id,
@@ -114,14 +125,21 @@ export async function* handleCall(
       options.signal,
     );
     if (decision.type === "deny") {
-      const denied = decision.reason
-        ? `the user denied it: ${decision.reason}`
-        : "the user denied it";
+      // Nobody was asked in a headless run without --yes: that is no person's no.
+      const who = decision.unasked ? "not approved" : "the user denied it";
+      const denied = decision.reason ? `${who}: ${decision.reason}` : who;
       const why = permission.warning
         ? `${denied} (it needed approval: ${permission.warning})`
         : denied;
-      refusals.push(`denied:${call.name}`);
-      tracker.noteReason(`denied:${call.name}`, why);
+      refusals.push(kind("denied"));
+      tracker.note(kind("denied"), {
+        cause: "denied",
+        tool: call.name,
+        reason: why,
+        advice: decision.unasked
+          ? "Rerun with --yes (or --mode auto_edit for file edits), or ask for the task another way"
+          : "Approve it when nex asks, or ask for the task another way",
+      });
       yield {
         type: "tool_call_refused",
         callId: call.id,
@@ -152,11 +170,16 @@ export async function* handleCall(
     repeats.record(signature, turn, outcome.content, readOnly);
   let content = outcome.content;
   if (outcome.isError && outcome.code === "invalid_arguments") {
-    const key = `invalid_arguments:${call.name}`;
+    const key = kind("invalid_arguments");
     refusals.push(key);
-    tracker.noteReason(key, firstLine(outcome.content));
+    tracker.note(key, {
+      cause: "invalid_arguments",
+      tool: call.name,
+      reason: firstLine(outcome.content),
+    });
     const occurrence = tracker.countFor(key) + 1;
-    if (occurrence >= CHANGE_TACK_AT) content = `${content}\n${changeTack(occurrence)}`;
+    if (occurrence >= CHANGE_TACK_AT)
+      content = `${content}\n${changeTack(occurrence, call.name, "invalid_arguments")}`;
   }
   yield {
     type: "tool_result",

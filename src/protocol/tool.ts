@@ -90,7 +90,8 @@ export type PermissionAnswer =
   | { type: "allow_session" }
   /** Allowed, and a precise rule saved so this project's later sessions do not ask (never a hazard). */
   | { type: "allow_project" }
-  | { type: "deny"; reason?: string };
+  /** `unasked`: nobody was asked (headless without --yes); nex's policy refused it, not a person. */
+  | { type: "deny"; reason?: string; unasked?: boolean };
 
 /** A tool call the loop may run: arguments already received whole. */
 export interface ToolInvocation {

@@ -640,8 +640,9 @@ export class NexSession implements AgentSession {
     if (this.parts.approvals === "refuse") {
       return Promise.resolve({
         type: "deny",
+        unasked: true,
         reason:
-          "headless mode without --yes refuses actions that need approval; rerun with --yes (or --mode auto_edit for file edits)",
+          "it needs approval, and headless mode without --yes has nobody to ask; rerun with --yes (or --mode auto_edit for file edits)",
       });
     }
     if (signal.aborted) return Promise.resolve({ type: "deny", reason: "interrupted" });
@@ -739,7 +740,9 @@ export class NexSession implements AgentSession {
       });
       const answer = await this.approve(call.id, signal);
       if (answer.type === "deny")
-        refusal = answer.reason ? `denied: ${answer.reason}` : "the user denied it";
+        refusal = answer.reason
+          ? `${answer.unasked ? "not approved" : "denied"}: ${answer.reason}`
+          : "the user denied it";
       else if (answer.type === "allow_session" || answer.type === "allow_project")
         tools.rememberApproval(call);
       if (answer.type === "allow_project" && tools.saveApproval)

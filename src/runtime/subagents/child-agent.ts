@@ -1,4 +1,5 @@
 import { runLoop } from "../../agent/loop.ts";
+import { SUBAGENT_WORDS } from "../../agent/stop-words.ts";
 import type {
   AgentEvent,
   AgentTag,
@@ -94,6 +95,8 @@ export async function runChild(parent: ChildParent, spec: ChildSpec): Promise<Ch
     compact: null,
     approve: (request, signal) => parent.approve(own(request.callId), signal),
     maxTurns: spec.maxTurns,
+    // Its stops are read by the parent model, which cannot resume it or pass --max-turns.
+    words: SUBAGENT_WORDS,
     signal: spec.signal,
     nextRequestId: () => parent.nextRequestId(),
   });

@@ -75,7 +75,7 @@ export async function askOnce(
   if (end.type === "done") return { ok: true, text: end.finalText.trim() };
   return {
     ok: false,
-    message: end.type === "aborted" ? `interrupted (${end.reason})` : end.message,
+    message: end.type === "aborted" ? `did not finish (${end.reason})` : end.message,
   };
 }
 
