@@ -15,6 +15,7 @@ import { RepeatGuard } from "./repeat-guard.ts";
 import { createAttemptRelay } from "./request-events.ts";
 import { abortReason, SESSION_WORDS, type StopWords } from "./stop-words.ts";
 import { textToolCall, textToolCallMessage } from "./text-tool-call.ts";
+import { type AliasedCall, aliasTarget, resolveAlias } from "./tool-aliases.ts";
 import { type CallContext, handleCall } from "./tool-call.ts";
 import { canonicalToolName } from "./tool-names.ts";
 
@@ -47,6 +48,7 @@ export async function* runLoop(
 
   const words = options.words ?? SESSION_WORDS;
   const tracker = new RefusalTracker(words);
+  const explained = new Set<string>();
   const repeats = new RepeatGuard();
   let raisedMaxTokens: number | null = null;
   let remindedOfParts = false;
@@ -146,12 +148,26 @@ export async function* runLoop(
     }
 
     const known = options.tools.specs().map((spec) => spec.name);
+    const aliases = new Map<string, AliasedCall>();
     const assembled = {
       ...result.turn,
-      toolCalls: result.turn.toolCalls.map((call) => ({
-        ...call,
-        name: canonicalToolName(call.name, known),
-      })),
+      toolCalls: result.turn.toolCalls.map((call) => {
+        const name = canonicalToolName(call.name, known);
+        if (call.verdict.type !== "whole") return { ...call, name: aliasTarget(name, known) };
+        const alias = resolveAlias(name, call.verdict.args, known);
+        if (!alias) return { ...call, name };
+        // Said once a run per alias: the model learns nex's names without a note on every result.
+        if (alias.type === "call" && explained.has(alias.from)) alias.note = "";
+        explained.add(alias.from);
+        aliases.set(call.id, alias);
+        if (alias.type === "refused") return { ...call, name: alias.name };
+        return {
+          ...call,
+          name: alias.name,
+          argumentsText: JSON.stringify(alias.args),
+          verdict: { ...call.verdict, args: alias.args },
+        };
+      }),
     };
     const assistant: Message = {
       type: "assistant",
@@ -215,7 +231,7 @@ export async function* runLoop(
       return yield* finish({ type: "done", finalText: assembled.text, turns: turn });
     }
 
-    const run: CallContext = { turn, options, tracker, repeats, refusals: [] };
+    const run: CallContext = { turn, options, tracker, repeats, refusals: [], aliases };
     // Reads of one turn run side by side; anything that changes the workspace runs alone, in order.
     const calls = assembled.toolCalls;
     const concurrent = (call: (typeof calls)[number] | undefined): boolean =>

@@ -3,6 +3,7 @@ import type { LoopOptions } from "./loop-options.ts";
 import { changeTack, refusalContent } from "./refusal.ts";
 import { CHANGE_TACK_AT, type RefusalTracker } from "./refusal-tracker.ts";
 import { callSignature, digest, type RepeatGuard } from "./repeat-guard.ts";
+import type { AliasedCall } from "./tool-aliases.ts";
 
 /** What handling one call needs from its run. */
 export interface CallContext {
@@ -12,12 +13,14 @@ export interface CallContext {
   repeats: RepeatGuard;
   /** Refusal kinds of this turn, for the tracker. */
   refusals: string[];
+  /** Calls made under a Claude Code name, by call id (see `tool-aliases.ts`). */
+  aliases?: Map<string, AliasedCall>;
 }
 
 /** Dispatches a whole, permitted call; answers every other call with a refusal that says why. */
 export async function* handleCall(
   call: AssembledToolCall,
-  { turn, options, tracker, repeats, refusals }: CallContext,
+  { turn, options, tracker, repeats, refusals, aliases }: CallContext,
 ): AsyncGenerator<AgentEvent, ToolResultMessage> {
   const answer = (content: string, isError: boolean): ToolResultMessage => ({
     type: "tool_result",
@@ -62,6 +65,7 @@ export async function* handleCall(
       true,
     );
   }
+  const alias = aliases?.get(call.id);
   const signature = callSignature(call.name, call.verdict.args);
   // A streak is one call failing again the same way: the same tool with the same arguments.
   const kind = (cause: string) => `${cause}:${call.name}:${digest(signature)}`;
@@ -88,6 +92,29 @@ export async function* handleCall(
         : content,
       true,
     );
+  }
+
+  if (alias?.type === "refused") {
+    // An argument only the other tool has: nothing runs, and the model is told what nex's tool takes.
+    const key = kind("invalid_arguments");
+    refusals.push(key);
+    tracker.note(key, { cause: "invalid_arguments", tool: call.name, reason: alias.reason });
+    const occurrence = tracker.countFor(key) + 1;
+    const content =
+      `Not run: ${alias.reason}` +
+      (occurrence >= CHANGE_TACK_AT
+        ? `\n${changeTack(occurrence, call.name, "invalid_arguments")}`
+        : "");
+    yield {
+      type: "tool_result",
+      callId: call.id,
+      name: call.name,
+      isError: true,
+      code: "invalid_arguments",
+      content,
+      details: null,
+    };
+    return answer(content, true);
   }
 
   const invocation = { id: call.id, name: call.name, args: call.verdict.args, turn };
@@ -168,7 +195,8 @@ export async function* handleCall(
   // Invalid arguments have their own streak (the tracker below); the guard watches calls that ran.
   if (outcome.code !== "invalid_arguments")
     repeats.record(signature, turn, outcome.content, readOnly);
-  let content = outcome.content;
+  let content =
+    alias?.type === "call" && alias.note ? `${alias.note}\n${outcome.content}` : outcome.content;
   if (outcome.isError && outcome.code === "invalid_arguments") {
     const key = kind("invalid_arguments");
     refusals.push(key);
