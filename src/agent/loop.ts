@@ -5,6 +5,7 @@ import type {
   ModelRequest,
   ProviderError,
   TerminalEvent,
+  ToolResultMessage,
 } from "../protocol/index.ts";
 import { cutOffBy } from "../protocol/index.ts";
 import { concurrently } from "./concurrent.ts";
@@ -232,12 +233,12 @@ export async function* runLoop(
     }
 
     const run: CallContext = { turn, options, tracker, repeats, refusals: [], aliases };
-    // Reads of one turn run side by side; anything that changes the workspace runs alone, in order.
+    // Reads of one turn (and fetches) run side by side; anything that changes the workspace runs
+    // alone, in order.
     const calls = assembled.toolCalls;
+    const parallel = options.tools.parallel ?? options.tools.readOnly;
     const concurrent = (call: (typeof calls)[number] | undefined): boolean =>
-      call !== undefined &&
-      call.verdict.type === "whole" &&
-      (options.tools.readOnly?.(call.name) ?? false);
+      call !== undefined && call.verdict.type === "whole" && (parallel?.(call.name) ?? false);
     for (let i = 0; i < calls.length; ) {
       const batch: typeof calls = [];
       while (concurrent(calls[i])) batch.push(calls[i++] as (typeof calls)[number]);
@@ -245,10 +246,7 @@ export async function* runLoop(
       const toolResults =
         batch.length === 1
           ? [yield* handleCall(batch[0] as (typeof calls)[number], run)]
-          : yield* concurrently(
-              batch.map((call) => handleCall(call, run)),
-              MAX_CONCURRENT_READS,
-            );
+          : yield* concurrently(askingInOrder(batch, run), MAX_CONCURRENT_READS);
       // A background job that ended during the turn: told at the boundary, beside the last result.
       const notes = i >= calls.length ? (options.tools.notices?.() ?? []) : [];
       const last = toolResults.at(-1);
@@ -272,6 +270,26 @@ export async function* runLoop(
 
 /** Read-only calls of one turn that run at once. */
 const MAX_CONCURRENT_READS = 4;
+
+/**
+ * The calls of a batch, each asking its question (if it must ask) only once the calls before it
+ * have passed theirs: a person answers one question at a time, in the order the model made them.
+ */
+function askingInOrder(
+  batch: AssembledTurn["toolCalls"],
+  run: CallContext,
+): AsyncGenerator<AgentEvent, ToolResultMessage>[] {
+  let before: Promise<void> = Promise.resolve();
+  return batch.map((call) => {
+    let passed: () => void = () => {};
+    const mine = new Promise<void>((resolve) => {
+      passed = resolve;
+    });
+    const context: CallContext = { ...run, askAfter: before, asked: passed };
+    before = mine;
+    return handleCall(call, context);
+  });
+}
 
 function partsReminder(unfinished: string[]): string {
   return (

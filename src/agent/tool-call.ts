@@ -15,12 +15,28 @@ export interface CallContext {
   refusals: string[];
   /** Calls made under a Claude Code name, by call id (see `tool-aliases.ts`). */
   aliases?: Map<string, AliasedCall>;
+  /** In a batch run side by side: a question waits for this (the calls before have asked theirs)... */
+  askAfter?: Promise<void>;
+  /** ...and this says this call is past its question (or needs none). */
+  asked?: () => void;
 }
 
 /** Dispatches a whole, permitted call; answers every other call with a refusal that says why. */
 export async function* handleCall(
   call: AssembledToolCall,
-  { turn, options, tracker, repeats, refusals, aliases }: CallContext,
+  context: CallContext,
+): AsyncGenerator<AgentEvent, ToolResultMessage> {
+  try {
+    return yield* handleOne(call, context);
+  } finally {
+    // Whatever way it ended, the calls after it need not wait for it to ask.
+    context.asked?.();
+  }
+}
+
+async function* handleOne(
+  call: AssembledToolCall,
+  { turn, options, tracker, repeats, refusals, aliases, askAfter, asked }: CallContext,
 ): AsyncGenerator<AgentEvent, ToolResultMessage> {
   const answer = (content: string, isError: boolean): ToolResultMessage => ({
     type: "tool_result",
@@ -119,6 +135,7 @@ export async function* handleCall(
 
   const invocation = { id: call.id, name: call.name, args: call.verdict.args, turn };
   const permission = await options.tools.permission(invocation);
+  if (permission.type !== "ask") asked?.();
   if (permission.type === "deny") {
     refusals.push(kind("denied"));
     tracker.note(kind("denied"), {
@@ -139,6 +156,7 @@ export async function* handleCall(
     return answer(`Not run: ${permission.reason}`, true);
   }
   if (permission.type === "ask") {
+    await askAfter;
     yield {
       type: "permission_requested",
       callId: call.id,
@@ -151,6 +169,7 @@ export async function* handleCall(
       { callId: call.id, name: call.name, summary: permission.summary },
       options.signal,
     );
+    asked?.();
     if (decision.type === "deny") {
       // Nobody was asked in a headless run without --yes: that is no person's no.
       const who = decision.unasked ? "not approved" : "the user denied it";

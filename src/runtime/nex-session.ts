@@ -602,6 +602,7 @@ export class NexSession implements AgentSession {
     return {
       specs: () => tools.specs(),
       readOnly: (name) => tools.readOnly?.(name) ?? false,
+      parallel: (name) => tools.parallel?.(name) ?? tools.readOnly?.(name) ?? false,
       permission: (call) => tools.permission({ ...call, turn, agent }),
       rememberApproval: (call) => tools.rememberApproval({ ...call, turn, agent }),
       execute: async (call, signal) => {
@@ -780,6 +781,7 @@ export class NexSession implements AgentSession {
     return {
       specs: () => tools.specs(),
       readOnly: (name) => tools.readOnly?.(name) ?? false,
+      parallel: (name) => tools.parallel?.(name) ?? tools.readOnly?.(name) ?? false,
       permission: (call) => tools.permission(call),
       rememberApproval: (call) => tools.rememberApproval(call),
       ...(tools.saveApproval ? { saveApproval: tools.saveApproval } : {}),

@@ -427,10 +427,15 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     savableRules: (call) => permissions.savableRules(call),
     setMode: (mode) => permissions.setMode(mode),
     ledger: () => ledger.all(),
-    // A call that reaches out may ask a person, so it runs in order with the others, never beside them.
+    // A call that reaches out may ask a person, so it is no read a read-only agent may make unasked.
     readOnly: (name) => {
       refresh();
       return tools.get(name)?.mutates === false && !tools.get(name)?.reach;
+    },
+    // ...but it may run beside other calls: the loop asks its questions one at a time, in order.
+    parallel: (name) => {
+      refresh();
+      return tools.get(name)?.mutates === false;
     },
     sandbox,
     forgetConversation: () =>

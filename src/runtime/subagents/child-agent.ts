@@ -58,6 +58,7 @@ export async function runChild(parent: ChildParent, spec: ChildSpec): Promise<Ch
   const host: ToolHost = {
     specs: () => base.specs().filter((tool) => allowed(tool.name)),
     readOnly: (name) => base.readOnly?.(name) ?? false,
+    parallel: (name) => base.parallel?.(name) ?? base.readOnly?.(name) ?? false,
     // A tool outside the child's set is not a permission matter (nothing to ask the user): the
     // call fails as an unknown tool would, and the refusal tracker bounds a child that insists.
     permission: async (call) => {

@@ -145,6 +145,6 @@ export function childOutcome(who: string, result: ChildResult): ToolOutcome {
   return {
     isError: true,
     code: end.type === "aborted" ? "aborted" : "failed",
-    content: `${who} ${why}. ${changes}${commands}${partial}`,
+    content: `${who} ${why.replace(/\.$/, "")}. ${changes}${commands}${partial}`,
   };
 }
