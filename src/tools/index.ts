@@ -252,7 +252,8 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   const unattended = new Set<string>();
   // Calls a person approved after seeing their caution (a private address): the tool may go there.
   const cautioned = new Set<string>();
-  let runningUnattended = false;
+  // Calls in flight that run with no person's yes (several, when calls run side by side).
+  const runningUnattended = new Set<string>();
   let promptPending = false;
   const parts = createPartsStore();
   const jobs = createJobTable({ max: options.maxJobs ?? 4, killGraceMs: limits.killGraceMs });
@@ -282,7 +283,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         env,
         ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
         ...(options.redact ? { redact: options.redact } : {}),
-        requireSnapshot: () => runningUnattended,
+        requireSnapshot: () => runningUnattended.size > 0,
       }),
     };
     if (promptPending) shared.checkpoints.beginPrompt();
@@ -388,9 +389,20 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
 
   // Changes run one at a time, so checkpoints, staged parts and the ledger see them in order.
   let changes: Promise<unknown> = Promise.resolve();
+  // Calls of a changing tool that may run beside one another (see `Tool.parallel`), in flight.
+  const besides = new Set<Promise<unknown>>();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = changes.then(work, work);
+    const after = changes.then(() => Promise.allSettled([...besides]));
+    const next = after.then(work, work);
     changes = next.catch(() => {});
+    return next;
+  };
+  // After the changes queued so far, beside the others of its kind; the next change waits for it.
+  const beside = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = changes.then(work, work);
+    const settled = next.catch(() => {});
+    besides.add(settled);
+    void settled.then(() => besides.delete(settled));
     return next;
   };
   // Where the checkpoint store is and what it covers, for reading it back.
@@ -435,7 +447,8 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     // ...but it may run beside other calls: the loop asks its questions one at a time, in order.
     parallel: (name) => {
       refresh();
-      return tools.get(name)?.mutates === false;
+      const tool = tools.get(name);
+      return tool?.mutates === false || tool?.parallel === true;
     },
     sandbox,
     forgetConversation: () =>
@@ -456,7 +469,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
             content: `The workspace ${options.workspace} cannot be used (${(error as Error).message}). Tell the user.`,
           };
         }
-        runningUnattended = unattended.delete(call.id);
+        if (unattended.delete(call.id)) runningUnattended.add(call.id);
         try {
           const approved = cautioned.delete(call.id);
           const report = options.onProgress;
@@ -482,13 +495,15 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
             callId: call.id,
           });
         } finally {
-          runningUnattended = false;
+          runningUnattended.delete(call.id);
           if (tools.get(call.name)?.mutates) {
             await ctx.checkpoints.afterChange(call.turn).catch(() => {});
           }
         }
       };
-      return tools.get(call.name)?.mutates ? serial(run) : run();
+      const tool = tools.get(call.name);
+      if (!tool?.mutates) return run();
+      return tool.parallel ? beside(run) : serial(run);
     },
     notices: () =>
       jobs
