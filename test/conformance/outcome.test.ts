@@ -94,8 +94,8 @@ test("files_changed and changed_files name exactly the files whose bytes or mode
   await fc.assert(
     fc.asyncProperty(
       fc.array(turn, { minLength: 1, maxLength: 4 }),
-      fc.boolean(),
-      async (turns, json) => {
+      fc.constantFrom("text", "json", "stream-json"),
+      async (turns, format) => {
         runs++;
         const box = makeSandbox();
         const ws = box.workspace;
@@ -110,28 +110,33 @@ test("files_changed and changed_files name exactly the files whose bytes or mode
           ...turns.map((calls) => openaiToolCalls(calls)),
           openaiText("Done."),
         ];
-        const result = await runAgainst(box, scripts, json ? ["--json"] : []);
+        const flags = {
+          text: [],
+          json: ["--json"],
+          "stream-json": ["--output-format", "stream-json"],
+        };
+        const result = await runAgainst(box, scripts, flags[format]);
         const expected = differing(before, tree(ws));
         let reported: { files_changed: number; changed_files: string[] };
-        if (json) {
-          const last = JSON.parse(result.stdout.trimEnd().split("\n").at(-1) ?? "{}");
-          reported = {
-            files_changed: last.outcome?.changes,
-            changed_files: last.outcome?.changedFiles,
-          };
+        const last = result.stdout.trimEnd().split("\n").at(-1) ?? "{}";
+        if (format === "json") {
+          const { outcome } = JSON.parse(last);
+          reported = { files_changed: outcome?.changes, changed_files: outcome?.changedFiles };
+        } else if (format === "stream-json") {
+          reported = JSON.parse(last).nex;
         } else {
-          const last = result.stderr.trimEnd().split("\n").at(-1) ?? "";
-          assert.match(last, /^nex: outcome \{/, result.stderr);
-          reported = JSON.parse(last.slice("nex: outcome ".length));
+          const line = result.stderr.trimEnd().split("\n").at(-1) ?? "";
+          assert.match(line, /^nex: outcome \{/, result.stderr);
+          reported = JSON.parse(line.slice("nex: outcome ".length));
         }
         const context = `${JSON.stringify(turns)}\n${result.stderr}`;
         assert.deepEqual(reported.changed_files, expected, context);
         assert.equal(reported.files_changed, expected.length, context);
       },
     ),
-    { numRuns: 12 },
+    { numRuns: 15 },
   );
-  assert.equal(runs >= 12, true);
+  assert.equal(runs >= 15, true);
 });
 
 test("a run whose only command lists files reports no file changed, and turns count the session's own requests", async () => {
@@ -146,4 +151,22 @@ test("a run whose only command lists files reports no file changed, and turns co
   assert.equal(outcome.files_changed, 0, result.stderr);
   assert.deepEqual(outcome.changed_files, []);
   assert.equal(outcome.turns, 2);
+});
+
+test("the outcome's turns are the session's own, as --max-turns counts them; a sub-agent's requests are counted apart", async () => {
+  const box = makeSandbox();
+  const result = await runAgainst(
+    box,
+    [
+      openaiToolCalls([{ name: "delegate", args: { task: "look around", max_turns: 3 } }]),
+      openaiText("Nothing to see."),
+      openaiText("The sub-agent found nothing."),
+    ],
+    ["--max-turns", "2"],
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const last = result.stderr.trimEnd().split("\n").at(-1) ?? "";
+  const outcome = JSON.parse(last.slice("nex: outcome ".length));
+  assert.equal(outcome.turns, 2, result.stderr);
+  assert.equal(outcome.other_requests, 1);
 });
