@@ -71,7 +71,7 @@ export async function* runLoop(
 
   for (let turn = 1; ; turn++) {
     if (signal.aborted) {
-      yield* keepInterrupted(messages);
+      yield* keepInterrupted(messages, abortReason(signal));
       return yield* finish({ type: "aborted", reason: abortReason(signal) });
     }
     if (turn > options.maxTurns) {
@@ -137,7 +137,7 @@ export async function* runLoop(
     }
 
     if (result.type === "aborted") {
-      yield* keepInterrupted(messages, result.partial);
+      yield* keepInterrupted(messages, abortReason(signal), result.partial);
       return yield* finish({ type: "aborted", reason: abortReason(signal) });
     }
     if (result.type === "failed") {
@@ -262,7 +262,7 @@ export async function* runLoop(
     const stop = tracker.endTurn(run.refusals);
     if (stop) return yield* finish({ type: "error", code: "repeated_failure", message: stop });
     if (signal.aborted) {
-      yield* keepInterrupted(messages);
+      yield* keepInterrupted(messages, abortReason(signal));
       return yield* finish({ type: "aborted", reason: abortReason(signal) });
     }
   }

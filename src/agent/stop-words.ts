@@ -35,9 +35,15 @@ export const SUBAGENT_WORDS: StopWords = {
   afterLoop: () => "Do this part another way.",
 };
 
-/** Why a run's signal fired: a deadline of its own, or the user. */
+/** An abort that no person asked for (a time budget, a signal from a supervisor), in words. */
+export class StopRequest extends Error {
+  override readonly name = "StopRequest";
+}
+
+/** Why a run's signal fired: a deadline of its own, whoever stopped it, or the user. */
 export function abortReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
+  if (reason instanceof StopRequest) return reason.message;
   if (reason instanceof Error && reason.name === "TimeoutError")
     return "stopped: its time limit ran out";
   return "interrupted by the user";

@@ -87,7 +87,8 @@ export async function runHeadless(
   const stopWatching = onStopSignals((signal, count) => {
     if (count === 1) {
       stoppedBy = signal;
-      session.interrupt();
+      // Ctrl-C is the user's; a TERM or HUP came from whatever runs nex.
+      session.interrupt(signal === "SIGINT" ? undefined : `stopped by ${signal}`);
       return;
     }
     err(`nex: ${signal} again, exiting now.\n`);

@@ -65,7 +65,7 @@ export interface AgentSession {
   /** Runs one user prompt to its terminal event. Rejects never: failures are `error` events. */
   submit(prompt: string): Promise<TerminalEvent>;
   /** Cancels the request in flight and any retry wait at once; the pending `submit` ends `aborted`. */
-  interrupt(): void;
+  interrupt(why?: string): void;
   /** Answers a `permission_requested` event. */
   answerPermission(callId: string, answer: PermissionAnswer): void;
   setPermissionMode(mode: PermissionMode): void;

@@ -1,4 +1,5 @@
 import { type Compactor, runLoop } from "../agent/loop.ts";
+import { abortReason, StopRequest } from "../agent/stop-words.ts";
 import type {
   AgentEvent,
   CompactResult,
@@ -341,8 +342,9 @@ export class NexSession implements AgentSession {
     }
   }
 
-  interrupt(): void {
-    this.controller?.abort();
+  /** `why`: who stopped it, when not the user (a time budget, a signal); the run's end says so. */
+  interrupt(why?: string): void {
+    this.controller?.abort(why === undefined ? undefined : new StopRequest(why));
     this.parts.hooks?.interrupt();
     this.asked.clear();
     this.earlyAnswers.clear();
@@ -681,7 +683,7 @@ export class NexSession implements AgentSession {
     const expansion = await this.parts.expand(prompt, (command) =>
       this.runForPrompt(command, signal),
     );
-    if (signal.aborted) return { type: "aborted", reason: "interrupted by the user" };
+    if (signal.aborted) return { type: "aborted", reason: abortReason(signal) };
     if (!expansion.ok) return { type: "error", code: "config", message: expansion.message };
     for (const note of expansion.notes) this.emit({ type: "notice", message: note });
     // What `@` showed the model counts as read, as read_file's pages do: it may edit those lines.
@@ -705,7 +707,7 @@ export class NexSession implements AgentSession {
         message: `A UserPromptSubmit hook blocked this command, so it did not run: ${hooked.blocked}`,
       };
     const run = await this.runForPrompt(command, signal);
-    if (signal.aborted) return { type: "aborted", reason: "interrupted by the user" };
+    if (signal.aborted) return { type: "aborted", reason: abortReason(signal) };
     if (!run.ok && !run.ran)
       return {
         type: "error",
