@@ -577,7 +577,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     undoPreview: async () => describePreview(await undoSteps()),
     undoSteps: () => undoSteps(),
     // Behind the changes in flight, so the last checkpoint of the run is in the log.
-    changeMark: () => serial(() => changeMark(options.checkpointDir)),
+    changeMark: () => serial(async () => changeMark(options.checkpointDir)),
     changesSince: (mark) => serial(async () => changesSince(await store(), mark)),
   };
 }

@@ -17,11 +17,6 @@ export interface RunChanges {
   unmeasured: string[];
 }
 
-/** Where the run's checkpoints began: pass it to `changesSince` when the run ends. */
-export function changeMark(checkpointDir: string): number {
-  return readCheckpointLog(checkpointDir).lastSeq;
-}
-
 /**
  * Every path that differs now from before the checkpoints after `mark`: a file written and put back
  * is not a change, a mode changed alone is one. Changes made while a command ran count whether or
