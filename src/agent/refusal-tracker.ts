@@ -57,7 +57,7 @@ export class RefusalTracker {
 
   private stopMessage(key: string, count: number): string {
     const note = this.notes.get(key);
-    const { happened, advice } = WHAT[note?.cause ?? ""] ?? INCOMPLETE;
+    const { happened, advice } = WHAT[note?.cause ?? ""] ?? incomplete(note?.tool ?? "");
     const detail = note?.reason ? ` (${note.reason})` : "";
     const subject = note?.tool ? `model's ${note.tool} call` : "model's tool call";
     return (
@@ -72,7 +72,7 @@ export class RefusalTracker {
 const WHAT: Record<string, { happened: string; advice: string }> = {
   invalid_arguments: {
     happened: "was sent with invalid arguments",
-    advice: "Try another model, or ask for the change in smaller steps",
+    advice: "Try a model that follows the tool's parameters, or ask for the task another way",
   },
   denied: {
     happened: "was denied",
@@ -83,7 +83,13 @@ const WHAT: Record<string, { happened: string; advice: string }> = {
     advice: "Rephrase the task or give the model more to go on",
   },
 };
-const INCOMPLETE = {
-  happened: "arrived incomplete",
-  advice: "Try a model with a larger output limit, or ask for the change in smaller steps",
-};
+/** A call cut short: smaller steps help only a tool whose arguments carry the change itself. */
+function incomplete(tool: string): { happened: string; advice: string } {
+  const carriesContent = tool === "write_file" || tool === "edit_file";
+  return {
+    happened: "arrived incomplete",
+    advice: carriesContent
+      ? "Try a model with a larger output limit, or ask for the change in smaller steps"
+      : "Try a model with a larger output limit, or check the endpoint (the stream was cut)",
+  };
+}

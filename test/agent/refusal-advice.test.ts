@@ -131,3 +131,21 @@ test("a run stopped by its own time limit is not 'interrupted by the user'", asy
   assert.doesNotMatch(terminal.reason, /user/);
   assert.match(terminal.reason, /time limit/);
 });
+
+test("a read_file call invalid three times stops with advice about the model and the tool, not about smaller changes", async () => {
+  const { stream } = scriptedStream(
+    Array.from({ length: 4 }, () => calling("read_file", { file: "a.txt" })),
+  );
+  const tools = recordingTools({
+    execute: () => ({
+      isError: true,
+      code: "invalid_arguments",
+      content: "read_file: unknown parameter `file`; it takes `path`.",
+    }),
+  });
+  const { terminal } = await runLoopWith("read", { stream, tools });
+  assert.ok(terminal?.type === "error" && terminal.code === "repeated_failure");
+  assert.match(terminal.message, /read_file call was sent with invalid arguments 3 turns in a row/);
+  assert.match(terminal.message, /follows the tool's parameters/);
+  assert.doesNotMatch(terminal.message, /smaller steps|write_file|parts/);
+});
