@@ -19,7 +19,8 @@ export interface RefusalNote {
  * Counts, per kind of refusal, the consecutive turns in which it happened, so that a model failing
  * the same way is told to change approach and then stopped. A kind is a cause, a tool and, where the
  * call arrived whole, its arguments: a model trying three different URLs is not stuck, one sending the
- * same refused call three times is.
+ * same refused call three times is. (A repeated call is the same call by definition: its kind is
+ * the tool's, so reading A, B, A, B... is one streak. A call cut short has no whole arguments.)
  */
 export class RefusalTracker {
   private readonly streaks = new Map<string, number>();

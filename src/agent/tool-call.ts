@@ -88,7 +88,9 @@ async function* handleOne(
   const readOnly = options.tools.readOnly?.(call.name) ?? false;
   const why = repeats.stuck(signature, turn, readOnly);
   if (why) {
-    const key = kind("repeated_call");
+    // Refused only because it is the very call that already answered: one streak for the tool, so
+    // a model reading A, B, A, B... is stopped as surely as one reading A again and again.
+    const key = `repeated_call:${call.name}`;
     const reason = `the same ${call.name} call ${why}`;
     refusals.push(key);
     tracker.note(key, { cause: "repeated_call", tool: call.name, reason });

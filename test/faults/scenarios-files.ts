@@ -100,7 +100,8 @@ export const fileScenarios: FaultScenario[] = [
         /package\.json defines what `npm test` runs, which your allow rules run without asking/,
         2,
       ),
-      exitCode(0),
+      // The edit was refused and npm test changed no file: nothing changed, and the exit says so.
+      exitCode(4),
     ],
   },
   {
