@@ -45,6 +45,6 @@ export function abortReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (reason instanceof StopRequest) return reason.message;
   if (reason instanceof Error && reason.name === "TimeoutError")
-    return "stopped: its time limit ran out";
+    return "its time limit ran out";
   return "interrupted by the user";
 }

@@ -149,3 +149,19 @@ test("a read_file call invalid three times stops with advice about the model and
   assert.match(terminal.message, /follows the tool's parameters/);
   assert.doesNotMatch(terminal.message, /smaller steps|write_file|parts/);
 });
+
+test("a sub-agent's deadline shows as its own, in the line a UI prints for it", async () => {
+  const { describeChildEvent } = await import("../../src/runtime/child-line.ts");
+  const { abortReason } = await import("../../src/agent/stop-words.ts");
+  const deadline = AbortSignal.any([
+    new AbortController().signal,
+    AbortSignal.abort(new DOMException("late", "TimeoutError")),
+  ]);
+  const line = describeChildEvent({
+    type: "aborted",
+    reason: abortReason(deadline),
+    agent: { id: "agent-2", kind: "map-item", parentCallId: "c1" },
+  });
+  assert.match(line ?? "", /did not finish \(its time limit ran out\)/);
+  assert.doesNotMatch(line ?? "", /user/);
+});
