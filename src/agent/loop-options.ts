@@ -6,6 +6,7 @@ import type {
   StreamFn,
   ToolHost,
 } from "../protocol/index.ts";
+import type { StopWords } from "./stop-words.ts";
 
 /** How big a request may be; the runtime backs it with the model registry and the session budget. */
 export interface RequestBudget {
@@ -48,6 +49,8 @@ export interface LoopOptions {
   shrink?: (system: string, messages: Message[]) => AgentEvent[];
   approve: Approver;
   maxTurns: number;
+  /** What its stops tell the reader to do next: a session's user (the default) or a sub-agent's parent model. */
+  words?: StopWords;
   signal: AbortSignal;
   /** Numbers requests across the whole session. */
   nextRequestId: () => number;

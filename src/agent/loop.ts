@@ -5,6 +5,7 @@ import type {
   ModelRequest,
   ProviderError,
   TerminalEvent,
+  ToolResultMessage,
 } from "../protocol/index.ts";
 import { cutOffBy } from "../protocol/index.ts";
 import { concurrently } from "./concurrent.ts";
@@ -13,7 +14,9 @@ import type { LoopOptions } from "./loop-options.ts";
 import { RefusalTracker } from "./refusal-tracker.ts";
 import { RepeatGuard } from "./repeat-guard.ts";
 import { createAttemptRelay } from "./request-events.ts";
+import { abortReason, SESSION_WORDS, type StopWords } from "./stop-words.ts";
 import { textToolCall, textToolCallMessage } from "./text-tool-call.ts";
+import { type AliasedCall, aliasTarget, resolveAlias } from "./tool-aliases.ts";
 import { type CallContext, handleCall } from "./tool-call.ts";
 import { canonicalToolName } from "./tool-names.ts";
 
@@ -44,7 +47,9 @@ export async function* runLoop(
   messages.push(user);
   yield { type: "message_added", message: user };
 
-  const tracker = new RefusalTracker();
+  const words = options.words ?? SESSION_WORDS;
+  const tracker = new RefusalTracker(words);
+  const explained = new Set<string>();
   const repeats = new RepeatGuard();
   let raisedMaxTokens: number | null = null;
   let remindedOfParts = false;
@@ -66,14 +71,14 @@ export async function* runLoop(
 
   for (let turn = 1; ; turn++) {
     if (signal.aborted) {
-      yield* keepInterrupted(messages);
-      return yield* finish({ type: "aborted", reason: "interrupted by the user" });
+      yield* keepInterrupted(messages, abortReason(signal));
+      return yield* finish({ type: "aborted", reason: abortReason(signal) });
     }
     if (turn > options.maxTurns) {
       return yield* finish({
         type: "error",
         code: "turn_limit",
-        message: `Stopped after ${options.maxTurns} turns (the --max-turns limit) before the model finished. Resume the session to let it continue, or raise --max-turns.`,
+        message: words.turnLimit(options.maxTurns),
       });
     }
 
@@ -87,7 +92,7 @@ export async function* runLoop(
       const fitted = options.budget.maxTokensFor(promptTokens);
       if (fitted === null) {
         if (compacted || !options.compact) {
-          return yield* finish(tooLarge(promptTokens));
+          return yield* finish(tooLarge(promptTokens, words));
         }
         compacted = true;
         const shrunk = await options.compact(messages, signal);
@@ -132,8 +137,8 @@ export async function* runLoop(
     }
 
     if (result.type === "aborted") {
-      yield* keepInterrupted(messages, result.partial);
-      return yield* finish({ type: "aborted", reason: "interrupted by the user" });
+      yield* keepInterrupted(messages, abortReason(signal), result.partial);
+      return yield* finish({ type: "aborted", reason: abortReason(signal) });
     }
     if (result.type === "failed") {
       return yield* finish({
@@ -144,12 +149,26 @@ export async function* runLoop(
     }
 
     const known = options.tools.specs().map((spec) => spec.name);
+    const aliases = new Map<string, AliasedCall>();
     const assembled = {
       ...result.turn,
-      toolCalls: result.turn.toolCalls.map((call) => ({
-        ...call,
-        name: canonicalToolName(call.name, known),
-      })),
+      toolCalls: result.turn.toolCalls.map((call) => {
+        const name = canonicalToolName(call.name, known);
+        if (call.verdict.type !== "whole") return { ...call, name: aliasTarget(name, known) };
+        const alias = resolveAlias(name, call.verdict.args, known);
+        if (!alias) return { ...call, name };
+        // Said once a run per alias: the model learns nex's names without a note on every result.
+        if (alias.type === "call" && explained.has(alias.from)) alias.note = "";
+        explained.add(alias.from);
+        aliases.set(call.id, alias);
+        if (alias.type === "refused") return { ...call, name: alias.name };
+        return {
+          ...call,
+          name: alias.name,
+          argumentsText: JSON.stringify(alias.args),
+          verdict: { ...call.verdict, args: alias.args },
+        };
+      }),
     };
     const assistant: Message = {
       type: "assistant",
@@ -176,7 +195,7 @@ export async function* runLoop(
         yield { type: "notice", message: "The model refused the request; its answer follows." };
         return yield* finish({ type: "done", finalText: assembled.refusal, turns: turn });
       }
-      const cut = describeCutAnswer(assembled, maxTokens);
+      const cut = describeCutAnswer(assembled, maxTokens, words);
       if (cut) return yield* finish({ type: "error", code: "invalid_response", message: cut });
       if (turn === 1 && !assembled.text.trim()) {
         return yield* finish({
@@ -207,19 +226,19 @@ export async function* runLoop(
         return yield* finish({
           type: "error",
           code: "invalid_response",
-          message: `The model ended without sending every part of ${unfinished.join(", ")}, so that file was not written and the task is not finished. Resume the session and ask it to write the file again.`,
+          message: `The model ended without sending every part of ${unfinished.join(", ")}, so that file was not written and the task is not finished. ${words.again("ask it to write the file again")}`,
         });
       }
       return yield* finish({ type: "done", finalText: assembled.text, turns: turn });
     }
 
-    const run: CallContext = { turn, options, tracker, repeats, refusals: [] };
-    // Reads of one turn run side by side; anything that changes the workspace runs alone, in order.
+    const run: CallContext = { turn, options, tracker, repeats, refusals: [], aliases };
+    // Reads of one turn (and fetches) run side by side; anything that changes the workspace runs
+    // alone, in order.
     const calls = assembled.toolCalls;
+    const parallel = options.tools.parallel ?? options.tools.readOnly;
     const concurrent = (call: (typeof calls)[number] | undefined): boolean =>
-      call !== undefined &&
-      call.verdict.type === "whole" &&
-      (options.tools.readOnly?.(call.name) ?? false);
+      call !== undefined && call.verdict.type === "whole" && (parallel?.(call.name) ?? false);
     for (let i = 0; i < calls.length; ) {
       const batch: typeof calls = [];
       while (concurrent(calls[i])) batch.push(calls[i++] as (typeof calls)[number]);
@@ -227,10 +246,7 @@ export async function* runLoop(
       const toolResults =
         batch.length === 1
           ? [yield* handleCall(batch[0] as (typeof calls)[number], run)]
-          : yield* concurrently(
-              batch.map((call) => handleCall(call, run)),
-              MAX_CONCURRENT_READS,
-            );
+          : yield* concurrently(askingInOrder(batch, run), MAX_CONCURRENT_READS);
       // A background job that ended during the turn: told at the boundary, beside the last result.
       const notes = i >= calls.length ? (options.tools.notices?.() ?? []) : [];
       const last = toolResults.at(-1);
@@ -246,14 +262,34 @@ export async function* runLoop(
     const stop = tracker.endTurn(run.refusals);
     if (stop) return yield* finish({ type: "error", code: "repeated_failure", message: stop });
     if (signal.aborted) {
-      yield* keepInterrupted(messages);
-      return yield* finish({ type: "aborted", reason: "interrupted by the user" });
+      yield* keepInterrupted(messages, abortReason(signal));
+      return yield* finish({ type: "aborted", reason: abortReason(signal) });
     }
   }
 }
 
 /** Read-only calls of one turn that run at once. */
 const MAX_CONCURRENT_READS = 4;
+
+/**
+ * The calls of a batch, each asking its question (if it must ask) only once the calls before it
+ * have passed theirs: a person answers one question at a time, in the order the model made them.
+ */
+function askingInOrder(
+  batch: AssembledTurn["toolCalls"],
+  run: CallContext,
+): AsyncGenerator<AgentEvent, ToolResultMessage>[] {
+  let before: Promise<void> = Promise.resolve();
+  return batch.map((call) => {
+    let passed: () => void = () => {};
+    const mine = new Promise<void>((resolve) => {
+      passed = resolve;
+    });
+    const context: CallContext = { ...run, askAfter: before, asked: passed };
+    before = mine;
+    return handleCall(call, context);
+  });
+}
 
 function partsReminder(unfinished: string[]): string {
   return (
@@ -318,9 +354,13 @@ function wasCutByOutputLimit(turn: AssembledTurn): boolean {
 }
 
 /** A text-only answer that did not end cleanly is not a finished task. */
-function describeCutAnswer(turn: AssembledTurn, maxTokens: number): string | null {
+function describeCutAnswer(
+  turn: AssembledTurn,
+  maxTokens: number,
+  words: StopWords,
+): string | null {
   if (turn.outputOverrun) {
-    return `The endpoint did not stop at the ${maxTokens}-token output limit nex asked for: ${turn.dropDetail ?? "its output ran far past it"}. Nothing in that answer was run. Check the server's max_tokens handling (or its reasoning settings), then resume the session.`;
+    return `The endpoint did not stop at the ${maxTokens}-token output limit nex asked for: ${turn.dropDetail ?? "its output ran far past it"}. Nothing in that answer was run. Check the server's max_tokens handling (or its reasoning settings). ${words.again(null)}`;
   }
   const hitLimit = turn.usage !== null && turn.usage.outputTokens >= maxTokens;
   if (turn.stopReason === "length" || hitLimit) {
@@ -329,11 +369,11 @@ function describeCutAnswer(turn: AssembledTurn, maxTokens: number): string | nul
         ? "The model used up its output on reasoning before writing any answer"
         : "The model's answer was cut off";
     const where = cutOffBy(turn.usage?.outputTokens ?? null, maxTokens);
-    return `${what} ${where}, so the task is not finished. Resume the session and ask it to continue in smaller steps.`;
+    return `${what} ${where}, so the task is not finished. ${words.again("ask it to continue in smaller steps")}`;
   }
   if (!turn.terminated) {
     const why = turn.dropDetail ? ` (${turn.dropDetail})` : "";
-    return `The endpoint's stream ended before its terminator${why}, so the answer above may be incomplete. Resume the session to continue.`;
+    return `The endpoint's stream ended before its terminator${why}, so the answer above may be incomplete. ${words.again(null)}`;
   }
   // An explicit abnormal reason; a missing one (some proxies drop it) is judged by the terminator above.
   if (
@@ -343,22 +383,22 @@ function describeCutAnswer(turn: AssembledTurn, maxTokens: number): string | nul
     if (turn.stopReason === "content_filter") {
       return `The model declined or the endpoint's content filter stopped the answer (stop reason \`${turn.rawStopReason}\`), so the task is not done. Rephrase the request, or check the endpoint's policy.`;
     }
-    return `The endpoint ended the answer abnormally (stop reason \`${turn.rawStopReason ?? turn.stopReason}\`), so it may be incomplete. Resume the session to continue, or rephrase the request.`;
+    return `The endpoint ended the answer abnormally (stop reason \`${turn.rawStopReason ?? turn.stopReason}\`), so it may be incomplete. ${words.again(null)}`;
   }
   return null;
 }
 
-function tooLarge(promptTokens: number): TerminalEvent {
+function tooLarge(promptTokens: number, words: StopWords): TerminalEvent {
   return {
     type: "error",
     code: "context_length",
-    message: `The conversation (~${promptTokens} tokens) no longer fits the model's context window and could not be compacted. Start a new session, or use a model with a larger window.`,
+    message: `The conversation (~${promptTokens} tokens) no longer fits the model's context window and could not be compacted. ${words.tooLarge}`,
   };
 }
 
 function compactionFailed(signal: AbortSignal): TerminalEvent {
   if (signal.aborted)
-    return { type: "aborted", reason: "interrupted by the user during compaction" };
+    return { type: "aborted", reason: `${abortReason(signal)} during compaction` };
   return {
     type: "error",
     code: "context_length",

@@ -59,8 +59,8 @@ export function callSignature(name: string, args: Record<string, unknown>): stri
   return `${name}:${JSON.stringify(args)}`;
 }
 
-// Results can be whole files; keep a short fingerprint (length and FNV-1a) rather than the text.
-function digest(text: string): string {
+/** A short fingerprint (length and FNV-1a) of a text: results can be whole files, and signatures long. */
+export function digest(text: string): string {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);

@@ -2,7 +2,8 @@ import type { AgentEvent, AssembledToolCall, ToolResultMessage } from "../protoc
 import type { LoopOptions } from "./loop-options.ts";
 import { changeTack, refusalContent } from "./refusal.ts";
 import { CHANGE_TACK_AT, type RefusalTracker } from "./refusal-tracker.ts";
-import { callSignature, type RepeatGuard } from "./repeat-guard.ts";
+import { callSignature, digest, type RepeatGuard } from "./repeat-guard.ts";
+import type { AliasedCall } from "./tool-aliases.ts";
 
 /** What handling one call needs from its run. */
 export interface CallContext {
@@ -12,12 +13,30 @@ export interface CallContext {
   repeats: RepeatGuard;
   /** Refusal kinds of this turn, for the tracker. */
   refusals: string[];
+  /** Calls made under a Claude Code name, by call id (see `tool-aliases.ts`). */
+  aliases?: Map<string, AliasedCall>;
+  /** In a batch run side by side: a question waits for this (the calls before have asked theirs)... */
+  askAfter?: Promise<void>;
+  /** ...and this says this call is past its question (or needs none). */
+  asked?: () => void;
 }
 
 /** Dispatches a whole, permitted call; answers every other call with a refusal that says why. */
 export async function* handleCall(
   call: AssembledToolCall,
-  { turn, options, tracker, repeats, refusals }: CallContext,
+  context: CallContext,
+): AsyncGenerator<AgentEvent, ToolResultMessage> {
+  try {
+    return yield* handleOne(call, context);
+  } finally {
+    // Whatever way it ended, the calls after it need not wait for it to ask.
+    context.asked?.();
+  }
+}
+
+async function* handleOne(
+  call: AssembledToolCall,
+  { turn, options, tracker, repeats, refusals, aliases, askAfter, asked }: CallContext,
 ): AsyncGenerator<AgentEvent, ToolResultMessage> {
   const answer = (content: string, isError: boolean): ToolResultMessage => ({
     type: "tool_result",
@@ -28,10 +47,11 @@ export async function* handleCall(
   });
 
   if (call.verdict.type === "poisoned") {
+    // An incomplete call's arguments are not whole, so every one of the tool's counts alike.
     const key = `${call.verdict.cause}:${call.name}`;
     refusals.push(key);
     const { verdict } = call;
-    tracker.noteReason(key, verdict.reason);
+    tracker.note(key, { cause: verdict.cause, tool: call.name, reason: verdict.reason });
     yield {
       type: "tool_call_refused",
       callId: call.id,
@@ -47,7 +67,7 @@ export async function* handleCall(
   if (!call.name) {
     const reason = "the tool call arrived without a tool name";
     refusals.push("unparseable:");
-    tracker.noteReason("unparseable:", reason);
+    tracker.note("unparseable:", { cause: "unparseable", tool: "", reason });
     yield {
       type: "tool_call_refused",
       callId: call.id,
@@ -61,14 +81,19 @@ export async function* handleCall(
       true,
     );
   }
+  const alias = aliases?.get(call.id);
   const signature = callSignature(call.name, call.verdict.args);
+  // A streak is one call failing again the same way: the same tool with the same arguments.
+  const kind = (cause: string) => `${cause}:${call.name}:${digest(signature)}`;
   const readOnly = options.tools.readOnly?.(call.name) ?? false;
   const why = repeats.stuck(signature, turn, readOnly);
   if (why) {
+    // Refused only because it is the very call that already answered: one streak for the tool, so
+    // a model reading A, B, A, B... is stopped as surely as one reading A again and again.
     const key = `repeated_call:${call.name}`;
     const reason = `the same ${call.name} call ${why}`;
     refusals.push(key);
-    tracker.noteReason(key, reason);
+    tracker.note(key, { cause: "repeated_call", tool: call.name, reason });
     yield {
       type: "tool_call_refused",
       callId: call.id,
@@ -80,16 +105,48 @@ export async function* handleCall(
     const content = `Not run again: ${reason}, and it would return it again. Use the result you already have, or do something different.`;
     const occurrence = tracker.countFor(key) + 1;
     return answer(
-      occurrence >= CHANGE_TACK_AT ? `${content}\n${changeTack(occurrence)}` : content,
+      occurrence >= CHANGE_TACK_AT
+        ? `${content}\n${changeTack(occurrence, call.name, "repeated_call")}`
+        : content,
       true,
     );
   }
 
+  if (alias?.type === "refused") {
+    // An argument only the other tool has: nothing runs, and the model is told what nex's tool takes.
+    const key = kind("invalid_arguments");
+    refusals.push(key);
+    tracker.note(key, { cause: "invalid_arguments", tool: call.name, reason: alias.reason });
+    const occurrence = tracker.countFor(key) + 1;
+    const content =
+      `Not run: ${alias.reason}` +
+      (occurrence >= CHANGE_TACK_AT
+        ? `\n${changeTack(occurrence, call.name, "invalid_arguments")}`
+        : "");
+    yield {
+      type: "tool_result",
+      callId: call.id,
+      name: call.name,
+      isError: true,
+      code: "invalid_arguments",
+      content,
+      details: null,
+    };
+    return answer(content, true);
+  }
+
   const invocation = { id: call.id, name: call.name, args: call.verdict.args, turn };
   const permission = await options.tools.permission(invocation);
+  if (permission.type !== "ask") asked?.();
   if (permission.type === "deny") {
-    refusals.push(`denied:${call.name}`);
-    tracker.noteReason(`denied:${call.name}`, permission.reason);
+    refusals.push(kind("denied"));
+    tracker.note(kind("denied"), {
+      cause: "denied",
+      tool: call.name,
+      reason: permission.reason,
+      advice:
+        "What refused it is named above: change that rule or setting if it should run, or ask for the task another way",
+    });
     yield {
       type: "tool_call_refused",
       callId: call.id,
@@ -101,6 +158,7 @@ export async function* handleCall(
     return answer(`Not run: ${permission.reason}`, true);
   }
   if (permission.type === "ask") {
+    await askAfter;
     yield {
       type: "permission_requested",
       callId: call.id,
@@ -113,15 +171,23 @@ export async function* handleCall(
       { callId: call.id, name: call.name, summary: permission.summary },
       options.signal,
     );
+    asked?.();
     if (decision.type === "deny") {
-      const denied = decision.reason
-        ? `the user denied it: ${decision.reason}`
-        : "the user denied it";
+      // Nobody was asked in a headless run without --yes: that is no person's no.
+      const who = decision.unasked ? "not approved" : "the user denied it";
+      const denied = decision.reason ? `${who}: ${decision.reason}` : who;
       const why = permission.warning
         ? `${denied} (it needed approval: ${permission.warning})`
         : denied;
-      refusals.push(`denied:${call.name}`);
-      tracker.noteReason(`denied:${call.name}`, why);
+      refusals.push(kind("denied"));
+      tracker.note(kind("denied"), {
+        cause: "denied",
+        tool: call.name,
+        reason: why,
+        advice: decision.unasked
+          ? "Rerun with --yes (or --mode auto_edit for file edits), or ask for the task another way"
+          : "Approve it when nex asks, or ask for the task another way",
+      });
       yield {
         type: "tool_call_refused",
         callId: call.id,
@@ -150,13 +216,19 @@ export async function* handleCall(
   // Invalid arguments have their own streak (the tracker below); the guard watches calls that ran.
   if (outcome.code !== "invalid_arguments")
     repeats.record(signature, turn, outcome.content, readOnly);
-  let content = outcome.content;
+  let content =
+    alias?.type === "call" && alias.note ? `${alias.note}\n${outcome.content}` : outcome.content;
   if (outcome.isError && outcome.code === "invalid_arguments") {
-    const key = `invalid_arguments:${call.name}`;
+    const key = kind("invalid_arguments");
     refusals.push(key);
-    tracker.noteReason(key, firstLine(outcome.content));
+    tracker.note(key, {
+      cause: "invalid_arguments",
+      tool: call.name,
+      reason: firstLine(outcome.content),
+    });
     const occurrence = tracker.countFor(key) + 1;
-    if (occurrence >= CHANGE_TACK_AT) content = `${content}\n${changeTack(occurrence)}`;
+    if (occurrence >= CHANGE_TACK_AT)
+      content = `${content}\n${changeTack(occurrence, call.name, "invalid_arguments")}`;
   }
   yield {
     type: "tool_result",

@@ -93,7 +93,7 @@ export async function runCommand(
           },
         );
         opened.session.subscribe(remember);
-        limits.onTimeout(() => opened.session.interrupt());
+        limits.onTimeout(() => opened.session.interrupt("the --max-time budget was spent"));
         if (!schema && settings.jsonSchema) {
           const { compileAnswerSchema } = await import("../headless/answer-schema.ts");
           schema = await compileAnswerSchema(
@@ -131,7 +131,7 @@ export async function runCommand(
     systemPrompt,
   });
   opened.session.subscribe(remember);
-  limits.onTimeout(() => opened.session.interrupt());
+  limits.onTimeout(() => opened.session.interrupt("the --max-time budget was spent"));
   const code = await runHeadless(opened.session, task, {
     json: io.output === "json-events",
     initialEvents: opened.events,

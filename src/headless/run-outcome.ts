@@ -1,30 +1,47 @@
 import { type AgentEvent, plainText, type TerminalEvent } from "../protocol/index.ts";
+import type { RunChanges } from "../runtime/session/index.ts";
 
-/** What a headless run did to the workspace, from its events: the changes that ran and the attempts refused. */
+/** What a headless run did to the workspace: the files that differ after it, and the attempts refused. */
 export interface RunOutcome {
-  /** File writes and edits that succeeded, and commands that ran (a command may have changed anything). */
+  /** How many files differ in bytes or mode from before the run (not how many calls ran). */
   changes: number;
+  /** Those files, sorted. */
+  changedFiles: string[];
+  /** Commands whose changes no snapshot measured: they may have changed files not counted above. */
+  unmeasured: string[];
   /** Actions refused before they ran: one line each, what the action was. */
   refused: string[];
   /** How many of the refused actions only needed the user's approval (not refused by a rule). */
   neededApproval: number;
-  /** Model turns (requests answered, compaction's aside) and the tokens the endpoint reported for them. */
+  /**
+   * The session's own model turns (requests answered), as `--max-turns` counts them; sub-agents' and
+   * summaries' requests are `otherRequests`. Tokens are everyone's: they are what the run cost.
+   */
   turns: number;
+  otherRequests: number;
   inputTokens: number;
   outputTokens: number;
 }
 
 /** Collects a run's outcome as its events go by. */
-export function createOutcomeTracker(): { see(event: AgentEvent): void; outcome(): RunOutcome } {
+export function createOutcomeTracker(): {
+  see(event: AgentEvent): void;
+  /** What the checkpoints say differs after the run; without them, the files the file tools wrote. */
+  measured(changes: RunChanges | null): void;
+  outcome(): RunOutcome;
+} {
   const summaries = new Map<string, string>();
   const refused: string[] = [];
   let neededApproval = 0;
-  let changes = 0;
-  const usage = { turns: 0, inputTokens: 0, outputTokens: 0 };
+  const written = new Set<string>();
+  const commands: string[] = [];
+  let measured: RunChanges | null = null;
+  const usage = { turns: 0, otherRequests: 0, inputTokens: 0, outputTokens: 0 };
   return {
     see(event) {
       if (event.type === "request_finished" && event.purpose !== "compaction") {
-        usage.turns++;
+        if (event.agent === undefined && event.purpose === undefined) usage.turns++;
+        else usage.otherRequests++;
         usage.inputTokens += event.usage?.inputTokens ?? 0;
         usage.outputTokens += event.usage?.outputTokens ?? 0;
       } else if (event.type === "permission_requested") summaries.set(event.callId, event.summary);
@@ -33,17 +50,31 @@ export function createOutcomeTracker(): { see(event: AgentEvent): void; outcome(
         if (summary !== undefined) neededApproval++;
         refused.push(oneLine(summary ?? `${event.name}: ${event.reason}`));
       } else if (event.type === "tool_result" && event.details) {
-        const kind = event.details.type;
-        if (kind === "write" || kind === "edit" || kind === "bash") changes++;
+        const { details } = event;
+        if (details.type === "write" || details.type === "edit") written.add(details.path);
+        else if (details.type === "bash") commands.push(details.command);
       }
     },
-    outcome: () => ({ changes, refused: [...refused], neededApproval, ...usage }),
+    measured(changes) {
+      measured = changes;
+    },
+    outcome() {
+      const files = measured ? measured.paths : [...written].sort();
+      return {
+        changes: files.length,
+        changedFiles: [...files],
+        unmeasured: measured ? [...measured.unmeasured] : [...commands],
+        refused: [...refused],
+        neededApproval,
+        ...usage,
+      };
+    },
   };
 }
 
 /** True when the model tried to change something and none of it happened. */
 export function madeNoChange(outcome: RunOutcome): boolean {
-  return outcome.refused.length > 0 && outcome.changes === 0;
+  return outcome.refused.length > 0 && outcome.changes === 0 && outcome.unmeasured.length === 0;
 }
 
 const LISTED = 3;
@@ -74,7 +105,7 @@ export function refusalLine(
       ? ` Rerun with ${flags}, or approve them in the chat: nex resume ${session.sessionId}.`
       : "";
   const head = madeNoChange(outcome)
-    ? "nex: no changes were made (0 files changed, no command run): "
+    ? "nex: no changes were made (0 files changed): "
     : "nex: not everything was done: ";
   return `${head}${what} (${shown}${more}).${next}`;
 }
@@ -109,8 +140,11 @@ export function outcomeLine(
     result,
     exit_code: run.exitCode,
     files_changed: outcome.changes,
+    changed_files: outcome.changedFiles,
+    ...(outcome.unmeasured.length > 0 ? { unmeasured_commands: outcome.unmeasured.length } : {}),
     refused: outcome.refused.length,
     turns: outcome.turns,
+    ...(outcome.otherRequests > 0 ? { other_requests: outcome.otherRequests } : {}),
     input_tokens: outcome.inputTokens,
     output_tokens: outcome.outputTokens,
     session_id: run.sessionId,

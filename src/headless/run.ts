@@ -65,12 +65,21 @@ export async function runHeadless(
     return { outcome, exitCode: exitCodeFor(event, { outcome, stoppedBy }) };
   };
   const text = options.json ? null : createTextRenderer(session.info, { out, err });
+  // A terminal line waits for the run's end, when the files it changed are measured; what follows
+  // it (a check's second prompt) waits behind it, in order.
+  const held: AgentEvent[] = [];
   const render = (event: AgentEvent) => {
     tracker.see(event);
     if (text) return text(event);
-    // The last line says how the run ended, as the exit status does, and what was refused.
-    const line = isTerminal(event) && !event.agent ? { ...event, ...endOf(event) } : event;
-    out(`${terminalJson(line)}\n`);
+    if (held.length > 0 || (isTerminal(event) && !event.agent)) held.push(event);
+    else out(`${terminalJson(event)}\n`);
+  };
+  // The last line says how the run ended, as the exit status does, what changed and what was refused.
+  const flushHeld = () => {
+    for (const event of held.splice(0)) {
+      const line = isTerminal(event) && !event.agent ? { ...event, ...endOf(event) } : event;
+      out(`${terminalJson(line)}\n`);
+    }
   };
   for (const event of options.initialEvents ?? []) render(event);
   const unsubscribe = session.subscribe(render);
@@ -78,7 +87,8 @@ export async function runHeadless(
   const stopWatching = onStopSignals((signal, count) => {
     if (count === 1) {
       stoppedBy = signal;
-      session.interrupt();
+      // Ctrl-C is the user's; a TERM or HUP came from whatever runs nex.
+      session.interrupt(signal === "SIGINT" ? undefined : `stopped by ${signal}`);
       return;
     }
     err(`nex: ${signal} again, exiting now.\n`);
@@ -88,10 +98,14 @@ export async function runHeadless(
   // A crash still shows the progress that led to it.
   process.on("exit", flush);
   try {
+    const mark = (await session.changeMark?.().catch(() => null)) ?? null;
     let terminal = await session.submit(task);
     const check =
       options.finish && stoppedBy === null ? await options.finish(session, terminal) : {};
     if (check.terminal) terminal = check.terminal;
+    if (mark !== null)
+      tracker.measured((await session.changesSince?.(mark).catch(() => null)) ?? null);
+    flushHeld();
     const ended = endOf(terminal);
     const { outcome } = ended;
     const timedOut = options.timedOut?.() === true;
@@ -118,6 +132,7 @@ export async function runHeadless(
     }
     return exitCode;
   } finally {
+    flushHeld();
     stopWatching();
     process.off("exit", flush);
     unsubscribe();

@@ -23,6 +23,12 @@ export interface ServerLimits {
   startupTimeoutMs: number;
   /** Most one tool call may take with no progress from the server (120 s). */
   callTimeoutMs: number;
+  /**
+   * Whether calls of tools the server marks `readOnlyHint` may run side by side (true unless the
+   * entry says `"readOnlyHints": false`). The hint buys nothing else: such a call still asks and
+   * is still checkpointed like any other of the server's calls.
+   */
+  parallelReads: boolean;
 }
 
 /** A checked server entry: where it came from and how to reach it. */
@@ -58,6 +64,7 @@ const KNOWN_KEYS = new Set([
   "headers",
   "startupTimeoutSeconds",
   "timeoutSeconds",
+  "readOnlyHints",
 ]);
 
 /**
@@ -214,9 +221,15 @@ function readLimits(entry: Record<string, unknown>, where: string): ServerLimits
       throw new McpConfigError(`${where} "${key}" must be a number of seconds from 1 to ${max}.`);
     return value * 1000;
   };
+  const hints = entry.readOnlyHints;
+  if (hints !== undefined && typeof hints !== "boolean")
+    throw new McpConfigError(
+      `${where} "readOnlyHints" must be true or false (false: run its calls one at a time whatever the server says).`,
+    );
   return {
     startupTimeoutMs: seconds("startupTimeoutSeconds", 5, 120),
     callTimeoutMs: seconds("timeoutSeconds", 120, 3600),
+    parallelReads: hints !== false,
   };
 }
 

@@ -90,7 +90,8 @@ export type PermissionAnswer =
   | { type: "allow_session" }
   /** Allowed, and a precise rule saved so this project's later sessions do not ask (never a hazard). */
   | { type: "allow_project" }
-  | { type: "deny"; reason?: string };
+  /** `unasked`: nobody was asked (headless without --yes); nex's policy refused it, not a person. */
+  | { type: "deny"; reason?: string; unasked?: boolean };
 
 /** A tool call the loop may run: arguments already received whole. */
 export interface ToolInvocation {
@@ -119,6 +120,12 @@ export interface ToolHost {
   execute(call: ToolInvocation, signal: AbortSignal): Promise<ToolOutcome>;
   /** True for tools that only look (read_file, grep, ...): their result changes only when something else ran. */
   readOnly?(name: string): boolean;
+  /**
+   * True for calls that may run beside one another in a turn: they change nothing nex keeps track
+   * of (reads, web fetches, an MCP tool its server calls read-only). It grants nothing else: what a
+   * read-only sub-agent may call is `readOnly`'s to say. Absent: `readOnly` decides.
+   */
+  parallel?(name: string): boolean;
   /** Writes in parts still missing parts (nothing of them is on disk), e.g. "big.txt (1 of 2 parts staged)". */
   unfinishedWrites?(): string[];
   /** Removes the staging of every unfinished write in parts; returns what it removed, described as above. */

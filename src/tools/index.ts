@@ -45,9 +45,12 @@ import { todoWriteTool } from "./todo-write.ts";
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts";
 import type { SnapshotLimits } from "./undo/index.ts";
 import {
+  changeMark,
+  changesSince,
   createCheckpointRecorder,
   describePreview,
   previewUndo,
+  type RunChanges,
   type UndoPreviewStep,
   type UndoReport,
   undoWorkspace,
@@ -98,7 +101,7 @@ export {
 } from "./shell/index.ts";
 export { latestTodos, todoNote } from "./todo-write.ts";
 export { defineTool, type Tool, type ToolContext, ToolFailure } from "./tool.ts";
-export type { SnapshotLimits } from "./undo/index.ts";
+export type { RunChanges, SnapshotLimits } from "./undo/index.ts";
 export {
   describePreview,
   lastChangedSession,
@@ -178,6 +181,10 @@ export interface WorkspaceToolHost extends ToolHost {
   savableRules(call: ToolInvocation): Promise<{ rules: string[] } | { refused: string }>;
   /** Undo's steps, newest first, changing nothing (`/rewind` places them by time). */
   undoSteps(): Promise<UndoPreviewStep[]>;
+  /** Where a run's changes begin: pass it to `changesSince` when the run ends. */
+  changeMark(): Promise<number>;
+  /** The paths whose bytes or mode differ from before `mark`, from the checkpoints (not a count of calls). */
+  changesSince(mark: number): Promise<RunChanges>;
   /** A new user prompt starts: undo takes whole prompts as its steps. */
   beginPrompt(): void;
   /** The conversation starts afresh (`/clear`): the model has read no file, so the ledger empties. */
@@ -248,7 +255,8 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   const unattended = new Set<string>();
   // Calls a person approved after seeing their caution (a private address): the tool may go there.
   const cautioned = new Set<string>();
-  let runningUnattended = false;
+  // Calls in flight that run with no person's yes (several, when calls run side by side).
+  const runningUnattended = new Set<string>();
   let promptPending = false;
   const parts = createPartsStore();
   const jobs = createJobTable({ max: options.maxJobs ?? 4, killGraceMs: limits.killGraceMs });
@@ -278,7 +286,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         env,
         ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
         ...(options.redact ? { redact: options.redact } : {}),
-        requireSnapshot: () => runningUnattended,
+        requireSnapshot: () => runningUnattended.size > 0,
       }),
     };
     if (promptPending) shared.checkpoints.beginPrompt();
@@ -384,22 +392,32 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
 
   // Changes run one at a time, so checkpoints, staged parts and the ledger see them in order.
   let changes: Promise<unknown> = Promise.resolve();
+  // Calls of a changing tool that may run beside one another (see `Tool.parallel`), in flight.
+  const besides = new Set<Promise<unknown>>();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = changes.then(work, work);
+    const after = changes.then(() => Promise.allSettled([...besides]));
+    const next = after.then(work, work);
     changes = next.catch(() => {});
     return next;
   };
-  const undoSteps = () =>
-    serial(async () =>
-      previewUndo({
-        workspace: (await ready).root,
-        checkpointDir: options.checkpointDir,
-        env,
-        ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
-        ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
-        ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
-      }),
-    );
+  // After the changes queued so far, beside the others of its kind; the next change waits for it.
+  const beside = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = changes.then(work, work);
+    const settled = next.catch(() => {});
+    besides.add(settled);
+    void settled.then(() => besides.delete(settled));
+    return next;
+  };
+  // Where the checkpoint store is and what it covers, for reading it back.
+  const store = async () => ({
+    workspace: (await ready).root,
+    checkpointDir: options.checkpointDir,
+    env,
+    ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
+    ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
+    ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
+  });
+  const undoSteps = () => serial(async () => previewUndo(await store()));
 
   return {
     specs: () => {
@@ -424,10 +442,16 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     savableRules: (call) => permissions.savableRules(call),
     setMode: (mode) => permissions.setMode(mode),
     ledger: () => ledger.all(),
-    // A call that reaches out may ask a person, so it runs in order with the others, never beside them.
+    // A call that reaches out may ask a person, so it is no read a read-only agent may make unasked.
     readOnly: (name) => {
       refresh();
       return tools.get(name)?.mutates === false && !tools.get(name)?.reach;
+    },
+    // ...but it may run beside other calls: the loop asks its questions one at a time, in order.
+    parallel: (name) => {
+      refresh();
+      const tool = tools.get(name);
+      return tool?.mutates === false || tool?.parallel === true;
     },
     sandbox,
     forgetConversation: () =>
@@ -448,7 +472,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
             content: `The workspace ${options.workspace} cannot be used (${(error as Error).message}). Tell the user.`,
           };
         }
-        runningUnattended = unattended.delete(call.id);
+        if (unattended.delete(call.id)) runningUnattended.add(call.id);
         try {
           const approved = cautioned.delete(call.id);
           const report = options.onProgress;
@@ -474,13 +498,15 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
             callId: call.id,
           });
         } finally {
-          runningUnattended = false;
+          runningUnattended.delete(call.id);
           if (tools.get(call.name)?.mutates) {
             await ctx.checkpoints.afterChange(call.turn).catch(() => {});
           }
         }
       };
-      return tools.get(call.name)?.mutates ? serial(run) : run();
+      const tool = tools.get(call.name);
+      if (!tool?.mutates) return run();
+      return tool.parallel ? beside(run) : serial(run);
     },
     notices: () =>
       jobs
@@ -553,6 +579,9 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       }),
     undoPreview: async () => describePreview(await undoSteps()),
     undoSteps: () => undoSteps(),
+    // Behind the changes in flight, so the last checkpoint of the run is in the log.
+    changeMark: () => serial(async () => changeMark(options.checkpointDir)),
+    changesSince: (mark) => serial(async () => changesSince(await store(), mark)),
   };
 }
 

@@ -7,6 +7,8 @@ export interface JsonSchemaToolDefinition {
   description: string;
   inputSchema: JsonSchema;
   mutates: Mutation;
+  /** Its calls may run beside one another (see `Tool.parallel`). */
+  parallel?: boolean;
   /** Rarely used: on small windows its schema is sent only once the model loads it. */
   deferred?: boolean;
   /** One line for a permission prompt; default: the name and the arguments as JSON. */
@@ -82,6 +84,7 @@ export async function defineJsonSchemaTool(def: JsonSchemaToolDefinition): Promi
     check,
     words: {},
     mutates: def.mutates,
+    ...(def.parallel ? { parallel: true } : {}),
     ...(def.deferred ? { deferred: true } : {}),
     summarize: async (args) =>
       def.summarize ? def.summarize(args) : `${def.name} ${JSON.stringify(args).slice(0, 200)}`,

@@ -34,6 +34,8 @@ export async function startJob(
   const tail = ctx.jobs.tail(id, 20, Math.max(512, ctx.limits.outputCap - 1024)) ?? "";
   const shown = tail === "" ? "(no output yet)" : tail;
   if (info.state !== "running") {
+    // Said here once; the turn boundary's "a job ended" would say it again.
+    ctx.jobs.markReported(id);
     const ok = info.exitCode === 0;
     return {
       isError: !ok,

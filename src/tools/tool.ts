@@ -127,6 +127,11 @@ export interface Tool {
   /** The tool's own words for some refusals. */
   words: Record<string, ArgumentWords>;
   mutates: Mutation;
+  /**
+   * A changing tool whose calls may still run beside one another (an MCP tool its server marks
+   * read-only): they share one checkpoint window and ask as any call of it does. Never a permission.
+   */
+  parallel?: boolean;
   /** Rarely used: on small windows its schema is sent only after the model asks for it (`load_tools`). */
   deferred?: boolean;
   summarize(args: Record<string, unknown>, ctx: ToolContext): Promise<string>;

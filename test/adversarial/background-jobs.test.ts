@@ -96,7 +96,7 @@ test("a job still running when `nex run` ends is stopped, and the run says so", 
   assert.ok(!existsSync(join(box.workspace, "never")));
 });
 
-test("a job that fails at once is reported as failed, not as started", {
+test("a job that fails at once is reported once, as failed, not as started", {
   timeout: 120_000,
 }, async () => {
   const box = makeSandbox();
@@ -108,6 +108,9 @@ test("a job that fails at once is reported as failed, not as started", {
   assert.match(bodies[1] ?? "", /The background job ended at once: job 1 \(exited with code 7/);
   assert.match(bodies[1] ?? "", /no-such-server/);
   assert.doesNotMatch(bodies[1] ?? "", /Started job/);
+  // Said once, in the call's own result: not again as a job that ended at the turn's boundary.
+  assert.doesNotMatch(bodies[1] ?? "", /Background job 1 .*has ended/);
+  assert.doesNotMatch(result.stderr, /Background job 1 .*has ended/);
 });
 
 test("at most four jobs run at once; a fifth is refused with what to do", {

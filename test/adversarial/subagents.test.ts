@@ -241,7 +241,12 @@ test("a child that loops or is refused every call stops at its bound, and the pa
   assert.equal(result.code, 0, result.stderr);
   assert.equal(existsSync(join(box.workspace, "x.txt")), false);
   assert.match(bodies[2] ?? "", /write_file is not one of this agent's tools/);
-  assert.match(bodies[4] ?? "", /Sub-agent agent-1 \(explore\) stopped: Stopped after 3 turns/);
+  assert.match(
+    bodies[4] ?? "",
+    /Sub-agent agent-1 \(explore\) stopped: The sub-agent stopped after 3 turns \(its own turn limit\)/,
+  );
+  // Its reader is the parent model: no flag to raise, no session to resume.
+  assert.doesNotMatch(bodies[4] ?? "", /--max-turns|[Rr]esume/);
 });
 
 test("map over a dozen inputs: one child each, results gathered in a stored file", {

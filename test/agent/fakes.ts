@@ -1,4 +1,6 @@
+import { type LoopOptions, type RequestBudget, runLoop } from "../../src/agent/loop.ts";
 import type {
+  AgentEvent,
   AssembledToolCall,
   AssembledTurn,
   ModelRequest,
@@ -90,4 +92,37 @@ export function recordingTools(
       return options.execute?.(call) ?? { isError: false, content: "ok" };
     },
   };
+}
+
+export function budget(overrides: Partial<RequestBudget> = {}): RequestBudget {
+  return {
+    estimatePrompt: () => 1000,
+    maxTokensFor: () => 4096,
+    largestMaxTokensFor: () => 4096,
+    correctWindow: () => {},
+    ...overrides,
+  };
+}
+
+/** Runs the loop to its end with test defaults; returns every event and the last one. */
+export async function runLoopWith(
+  prompt: string,
+  options: Partial<LoopOptions> & Pick<LoopOptions, "stream" | "tools">,
+) {
+  let id = 0;
+  const events: AgentEvent[] = [];
+  const loop = runLoop(prompt, {
+    model: "m",
+    system: "sys",
+    messages: [],
+    budget: budget(),
+    compact: null,
+    approve: async () => ({ type: "allow_once" }),
+    maxTurns: 50,
+    signal: new AbortController().signal,
+    nextRequestId: () => ++id,
+    ...options,
+  });
+  for await (const event of loop) events.push(event);
+  return { events, terminal: events.at(-1) };
 }

@@ -1,40 +1,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type LoopOptions, type RequestBudget, runLoop } from "../../src/agent/loop.ts";
-import type { AgentEvent, Message } from "../../src/protocol/index.ts";
-import { cutCall, recordingTools, scriptedStream, turn, wholeCall } from "./fakes.ts";
-
-function budget(overrides: Partial<RequestBudget> = {}): RequestBudget {
-  return {
-    estimatePrompt: () => 1000,
-    maxTokensFor: () => 4096,
-    largestMaxTokensFor: () => 4096,
-    correctWindow: () => {},
-    ...overrides,
-  };
-}
-
-async function run(
-  prompt: string,
-  options: Partial<LoopOptions> & Pick<LoopOptions, "stream" | "tools">,
-) {
-  let id = 0;
-  const events: AgentEvent[] = [];
-  const loop = runLoop(prompt, {
-    model: "m",
-    system: "sys",
-    messages: [],
-    budget: budget(),
-    compact: null,
-    approve: async () => ({ type: "allow_once" }),
-    maxTurns: 50,
-    signal: new AbortController().signal,
-    nextRequestId: () => ++id,
-    ...options,
-  });
-  for await (const event of loop) events.push(event);
-  return { events, terminal: events.at(-1) };
-}
+import type { Message } from "../../src/protocol/index.ts";
+import {
+  budget,
+  cutCall,
+  recordingTools,
+  runLoopWith as run,
+  scriptedStream,
+  turn,
+  wholeCall,
+} from "./fakes.ts";
 
 test("a poisoned call is never dispatched and the model is told what happened", async () => {
   const { stream } = scriptedStream([

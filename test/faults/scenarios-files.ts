@@ -100,14 +100,15 @@ export const fileScenarios: FaultScenario[] = [
         /package\.json defines what `npm test` runs, which your allow rules run without asking/,
         2,
       ),
-      exitCode(0),
+      // The edit was refused and npm test changed no file: nothing changed, and the exit says so.
+      exitCode(4),
     ],
   },
   {
     name: "auto_edit with `git status` allowed: the model plants an fsmonitor hook in .git/config, then runs git status",
     wire,
     expect:
-      "the edit inside .git asks (headless: refused), so git status runs no planted command; .git/config keeps its bytes",
+      "the edit inside .git asks (headless: refused), so git status runs no planted command; .git/config keeps its bytes; exit 4 (nothing changed)",
     permission: [],
     setup: (box) => {
       spawnSync("git", ["init", "-q"], { cwd: box.workspace });
@@ -131,7 +132,8 @@ export const fileScenarios: FaultScenario[] = [
       fileIs(".git/config", gitConfig),
       absent("pwned"),
       told(/\.git\/config is inside \.git/, 2),
-      exitCode(0),
+      // The only change it tried was refused, and git status changes no file: nothing changed.
+      exitCode(4),
     ],
   },
   {

@@ -36,7 +36,11 @@ export const subagentScenarios: FaultScenario[] = [
       openaiText("I could not write x.txt."),
       openaiText("The child could not write it."),
     ],
-    checks: [absent("x.txt"), exitCode(4), told(/headless mode without --yes refuses/, 2)],
+    checks: [
+      absent("x.txt"),
+      exitCode(4),
+      told(/headless mode without --yes has nobody to ask/, 2),
+    ],
   },
   {
     name: "a child that tries to delegate again",

@@ -109,6 +109,9 @@ test("--max-time: a run past its budget is stopped and exits 5, with the session
   await stub.close();
   assert.equal(result.code, 5, result.stderr);
   assert.match(result.stderr, /time budget of 2s \(--max-time\) is spent/);
+  // Nobody interrupted it: the budget did, and the run's end says so.
+  assert.doesNotMatch(result.stderr, /interrupted by the user/);
+  assert.match(result.stderr, /interrupted \(the --max-time budget was spent\)/);
 });
 
 test("--inbox: a line added while nex runs reaches the model at the next turn boundary; bad lines and a removed inbox are reported", async () => {

@@ -130,8 +130,11 @@ export function createEnvelope(options: EnvelopeOptions) {
           if (requestStart !== null) apiMs += Date.now() - requestStart;
           requestStart = null;
           if (event.purpose === "compaction") return;
-          turns += 1;
-          lastStop = anthropicStopReason(event.stopReason);
+          // A turn is the session's own, as --max-turns counts it; sub-agents' requests cost tokens only.
+          if (event.agent === undefined && event.purpose === undefined) {
+            turns += 1;
+            lastStop = anthropicStopReason(event.stopReason);
+          }
           lastUsage = event.usage ?? { inputTokens: 0, outputTokens: 0 };
           totals.input += lastUsage.inputTokens;
           totals.output += lastUsage.outputTokens;
@@ -233,6 +236,10 @@ export function createEnvelope(options: EnvelopeOptions) {
         exit_code: end.exitCode,
         outcome: outcomeWord(end),
         files_changed: end.outcome.changes,
+        changed_files: end.outcome.changedFiles,
+        ...(end.outcome.unmeasured.length > 0
+          ? { unmeasured_commands: end.outcome.unmeasured.length }
+          : {}),
         refused: end.outcome.refused,
         cost_known: false,
       };

@@ -105,10 +105,13 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
     const stop = session.subscribe((event) => tracker.see(event));
     envelope?.beginPrompt();
     try {
+      const mark = (await session.changeMark?.().catch(() => null)) ?? null;
       const suffix = options.promptSuffix?.() ?? null;
       let terminal = await session.submit(suffix ? `${prompt}\n\n${suffix}` : prompt);
       const extra = options.finish && !stoppedBy ? await options.finish(session, terminal) : {};
       if (extra.terminal) terminal = extra.terminal;
+      if (mark !== null)
+        tracker.measured((await session.changesSince?.(mark).catch(() => null)) ?? null);
       const outcome = tracker.outcome();
       let exitCode = exitCodeFor(terminal, { outcome, stoppedBy });
       if (extra.failure) exitCode = extra.failure.exitCode;

@@ -42,6 +42,7 @@ export function onDemandTools<T extends ToolHost>(
     ...host,
     specs,
     readOnly: (name) => name === LOAD_TOOLS || (host.readOnly?.(name) ?? false),
+    parallel: (name) => name === LOAD_TOOLS || (host.parallel?.(name) ?? false),
     async permission(call) {
       if (call.name === LOAD_TOOLS) return { type: "allow" };
       return host.permission(call);

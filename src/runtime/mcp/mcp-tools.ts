@@ -98,6 +98,11 @@ async function adapt(entry: ListedTool, mcp: Mcp): Promise<Tool> {
     deferred: true,
     // Whatever the server's hints say, nex cannot confine or undo it: it asks in ask mode.
     mutates: "exec",
+    // A read-only hint buys only running beside other calls (unless the user's entry says no): a
+    // lying server gains no permission, and its changes are still checkpointed.
+    ...(tool.annotations?.readOnlyHint === true && server.config.limits.parallelReads
+      ? { parallel: true }
+      : {}),
     summarize: async (args) =>
       `${entry.name} ${JSON.stringify(args).slice(0, 300)}${hintNote(entry)}`,
     async execute(args, ctx) {

@@ -11,9 +11,12 @@ import type {
   UndoResult,
   WindowSource,
 } from "../../protocol/index.ts";
+import type { RunChanges } from "../../tools/index.ts";
 import type { Price } from "../config/index.ts";
 import type { RewindPoint, SessionSummary } from "../history/index.ts";
 import type { PendingNote } from "./user-notes.ts";
+
+export type { RunChanges };
 
 /** What a UI shows about the session it drives. */
 export interface SessionInfo {
@@ -49,7 +52,7 @@ export interface AgentSession {
   /** Runs one user prompt to its terminal event. Rejects never: failures are `error` events. */
   submit(prompt: string): Promise<TerminalEvent>;
   /** Cancels the request in flight and any retry wait at once; the pending `submit` ends `aborted`. */
-  interrupt(): void;
+  interrupt(why?: string): void;
   /** Answers a `permission_requested` event. */
   answerPermission(callId: string, answer: PermissionAnswer): void;
   setPermissionMode(mode: PermissionMode): void;
@@ -57,6 +60,10 @@ export interface AgentSession {
   undo(turns: number): Promise<UndoResult>;
   /** Lists what each undo step would restore, newest first, changing nothing. */
   undoPreview(): Promise<string>;
+  /** Where a run's file changes begin (null: this session keeps no checkpoints). */
+  changeMark?(): Promise<number | null>;
+  /** The paths whose bytes or mode differ from before `mark` (null: not known). */
+  changesSince?(mark: number): Promise<RunChanges | null>;
   /** Compacts the conversation now: what changed, or why nothing did (`describeCompact` words it). */
   compact(): Promise<CompactResult>;
   /** Switches the model for the next requests: the new window, or why it stays (`describeModelSwitch`). */

@@ -26,7 +26,8 @@ export function describeChildEvent(event: AgentEvent): string | null {
     case "error":
       return `${who} stopped: ${event.message}`;
     case "aborted":
-      return `${who} interrupted`;
+      // The user, or a deadline of its own (a map item's): the reason says which.
+      return `${who} did not finish (${event.reason})`;
     default:
       return null;
   }

@@ -1,4 +1,4 @@
-export type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
+export type { AgentSession, RunChanges, SessionInfo, SessionSummary } from "./agent-session.ts";
 export { describeChildEvent } from "./child-line.ts";
 export type { ImageStore } from "./image-store.ts";
 export { createImageStore } from "./image-store.ts";

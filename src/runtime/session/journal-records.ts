@@ -26,6 +26,7 @@ export function journaledTools(
   return {
     specs: () => tools.specs(),
     readOnly: (name) => tools.readOnly?.(name) ?? false,
+    parallel: (name) => tools.parallel?.(name) ?? tools.readOnly?.(name) ?? false,
     permission: (call) => tools.permission(call),
     rememberApproval: (call) => tools.rememberApproval(call),
     ...(tools.saveApproval ? { saveApproval: tools.saveApproval } : {}),
@@ -57,6 +58,7 @@ export function childTools(
   return {
     specs: () => tools.specs(),
     readOnly: (name) => tools.readOnly?.(name) ?? false,
+    parallel: (name) => tools.parallel?.(name) ?? tools.readOnly?.(name) ?? false,
     permission: (call) => tools.permission({ ...call, turn, agent }),
     rememberApproval: (call) => tools.rememberApproval({ ...call, turn, agent }),
     execute: async (call, signal) => {

@@ -1,4 +1,5 @@
 import { runLoop } from "../../agent/loop.ts";
+import { StopRequest } from "../../agent/stop-words.ts";
 import type {
   AgentEvent,
   CompactResult,
@@ -13,6 +14,7 @@ import type {
 } from "../../protocol/index.ts";
 import { isTerminal } from "../../protocol/index.ts";
 import { scrubDeep } from "../../session/index.ts";
+import type { RunChanges } from "../../tools/index.ts";
 import type { EffortOrOff, Price } from "../config/index.ts";
 import { type PromptMark, type RewindPoint, rewindPoints } from "../history/index.ts";
 import { redactCallUrls } from "../secrets/index.ts";
@@ -236,8 +238,9 @@ export class NexSession implements AgentSession {
     }
   }
 
-  interrupt(): void {
-    this.controller?.abort();
+  /** `why`: who stopped it, when not the user (a time budget, a signal); the run's end says so. */
+  interrupt(why?: string): void {
+    this.controller?.abort(why === undefined ? undefined : new StopRequest(why));
     this.parts.hooks?.interrupt();
     this.answers.denyAll();
   }
@@ -250,6 +253,19 @@ export class NexSession implements AgentSession {
     this.info.permissionMode = mode;
     this.parts.tools.setMode(mode);
     this.emit({ type: "notice", message: `Permission mode is now ${mode}.` });
+  }
+
+  async changeMark(): Promise<number | null> {
+    return (await this.parts.tools.changeMark?.()) ?? null;
+  }
+
+  async changesSince(mark: number): Promise<RunChanges | null> {
+    const changes = await this.parts.tools.changesSince?.(mark);
+    if (!changes) return null;
+    return {
+      paths: changes.paths.map((path) => this.redact(path)),
+      unmeasured: changes.unmeasured.map((command) => this.redact(command)),
+    };
   }
 
   async undoPreview(): Promise<string> {

@@ -34,8 +34,9 @@ export class PermissionAnswers {
     if (policy === "refuse") {
       return Promise.resolve({
         type: "deny",
+        unasked: true,
         reason:
-          "headless mode without --yes refuses actions that need approval; rerun with --yes (or --mode auto_edit for file edits)",
+          "it needs approval, and headless mode without --yes has nobody to ask; rerun with --yes (or --mode auto_edit for file edits)",
       });
     }
     if (signal.aborted) return Promise.resolve({ type: "deny", reason: "interrupted" });

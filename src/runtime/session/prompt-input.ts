@@ -1,5 +1,6 @@
 // What a typed prompt becomes before the loop sees it: a `!command` run into the conversation, or the
 // prompt with hook context, a custom command's text and `@` attachments.
+import { abortReason } from "../../agent/stop-words.ts";
 import type {
   AgentEvent,
   ImagePart,
@@ -53,7 +54,7 @@ export async function expandPrompt(
     host.redact(context.length === 0 ? text : `${text}\n\n[hook context]\n${context.join("\n")}`);
   if (!parts.expand) return { type: "prompt", text: withContext(prompt), images: [] };
   const expansion = await parts.expand(prompt, (command) => runForPrompt(host, command, signal));
-  if (signal.aborted) return { type: "aborted", reason: "interrupted by the user" };
+  if (signal.aborted) return { type: "aborted", reason: abortReason(signal) };
   if (!expansion.ok) return { type: "error", code: "config", message: expansion.message };
   for (const note of expansion.notes) host.emit({ type: "notice", message: note });
   // What `@` showed the model counts as read, as read_file's pages do: it may edit those lines.
@@ -76,7 +77,7 @@ export async function runDirect(
       message: `A UserPromptSubmit hook blocked this command, so it did not run: ${hooked.blocked}`,
     };
   const run = await runForPrompt(host, command, signal);
-  if (signal.aborted) return { type: "aborted", reason: "interrupted by the user" };
+  if (signal.aborted) return { type: "aborted", reason: abortReason(signal) };
   if (!run.ok && !run.ran)
     return {
       type: "error",
@@ -113,7 +114,9 @@ async function runForPrompt(
     });
     const answer = await host.approve(call.id, signal);
     if (answer.type === "deny")
-      refusal = answer.reason ? `denied: ${answer.reason}` : "the user denied it";
+      refusal = answer.reason
+        ? `${answer.unasked ? "not approved" : "denied"}: ${answer.reason}`
+        : "the user denied it";
     else if (answer.type === "allow_session" || answer.type === "allow_project")
       tools.rememberApproval(call);
     if (answer.type === "allow_project" && tools.saveApproval)

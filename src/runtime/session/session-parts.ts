@@ -11,6 +11,7 @@ import type {
   UndoResult,
 } from "../../protocol/index.ts";
 import type { SecretScrubber } from "../../session/index.ts";
+import type { RunChanges } from "../../tools/index.ts";
 import type { EffortOrOff, Price } from "../config/index.ts";
 import type { SessionBudget } from "../context/index.ts";
 import type { CommandRun, Expansion } from "../extensions/index.ts";
@@ -52,6 +53,9 @@ export interface SessionTools extends ToolHost {
   undoSteps?(): Promise<UndoStepInfo[]>;
   /** A new user prompt starts (undo's steps are prompts). */
   beginPrompt?(): void;
+  /** Where a run's changes begin; `changesSince` says what differs from then. */
+  changeMark?(): Promise<number>;
+  changesSince?(mark: number): Promise<RunChanges>;
   /** Forgets what the model read (`/clear`); runs end with no write in parts under way. */
   forgetConversation(): Promise<void>;
 }

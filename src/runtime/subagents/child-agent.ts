@@ -1,4 +1,5 @@
 import { runLoop } from "../../agent/loop.ts";
+import { SUBAGENT_WORDS } from "../../agent/stop-words.ts";
 import type {
   AgentEvent,
   AgentTag,
@@ -57,6 +58,7 @@ export async function runChild(parent: ChildParent, spec: ChildSpec): Promise<Ch
   const host: ToolHost = {
     specs: () => base.specs().filter((tool) => allowed(tool.name)),
     readOnly: (name) => base.readOnly?.(name) ?? false,
+    parallel: (name) => base.parallel?.(name) ?? base.readOnly?.(name) ?? false,
     // A tool outside the child's set is not a permission matter (nothing to ask the user): the
     // call fails as an unknown tool would, and the refusal tracker bounds a child that insists.
     permission: async (call) => {
@@ -94,6 +96,8 @@ export async function runChild(parent: ChildParent, spec: ChildSpec): Promise<Ch
     compact: null,
     approve: (request, signal) => parent.approve(own(request.callId), signal),
     maxTurns: spec.maxTurns,
+    // Its stops are read by the parent model, which cannot resume it or pass --max-turns.
+    words: SUBAGENT_WORDS,
     signal: spec.signal,
     nextRequestId: () => parent.nextRequestId(),
   });

@@ -1,3 +1,4 @@
+import { abortReason } from "../../agent/stop-words.ts";
 import type { AgentTag } from "../../protocol/index.ts";
 import { formatBytes } from "../../protocol/index.ts";
 import type { ToolContext } from "../../tools/index.ts";
@@ -75,7 +76,7 @@ export async function askOnce(
   if (end.type === "done") return { ok: true, text: end.finalText.trim() };
   return {
     ok: false,
-    message: end.type === "aborted" ? `interrupted (${end.reason})` : end.message,
+    message: end.type === "aborted" ? `did not finish (${end.reason})` : end.message,
   };
 }
 
@@ -106,7 +107,7 @@ export async function summarizeText(
     const summaries: string[] = [];
     for (const [index, piece] of pieces.entries()) {
       if (ctx.signal.aborted)
-        return { ok: false, message: "interrupted by the user", partial: summaries };
+        return { ok: false, message: abortReason(ctx.signal), partial: summaries };
       progress(
         parent,
         tag,

@@ -141,11 +141,10 @@ export function childOutcome(who: string, result: ChildResult): ToolOutcome {
     };
   }
   const partial = result.text.trim() ? `\nIts last words:\n${result.text.trim()}` : "";
-  const why =
-    end.type === "aborted" ? `was interrupted (${end.reason})` : `stopped: ${end.message}`;
+  const why = end.type === "aborted" ? `did not finish (${end.reason})` : `stopped: ${end.message}`;
   return {
     isError: true,
     code: end.type === "aborted" ? "aborted" : "failed",
-    content: `${who} ${why}. ${changes}${commands}${partial}`,
+    content: `${who} ${why.replace(/\.$/, "")}. ${changes}${commands}${partial}`,
   };
 }

@@ -85,6 +85,8 @@ export interface JobTable {
   stopAll(): Promise<JobInfo[]>;
   /** Jobs that ended since the last call, with their last lines, for the model's next turn. */
   ended(): { job: JobInfo; tail: string }[];
+  /** The model was told a job ended (its start call said so): `ended` leaves it out. */
+  markReported(id: number): void;
   running(): number;
 }
 
@@ -239,6 +241,10 @@ export function createJobTable(options: { max: number; killGraceMs: number }): J
         out.push({ job: describe(job), tail: tailOf(job, 10, 2000) });
       }
       return out;
+    },
+    markReported(id) {
+      const job = jobs.get(id);
+      if (job) job.unreported = false;
     },
     running: () => [...jobs.values()].filter((job) => job.state === "running").length,
   };

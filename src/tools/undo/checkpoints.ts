@@ -202,8 +202,9 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
   // The prompt under way; its number is given when it first changes something.
   let prompt: { number: number | null } | null = null;
   let lastPrompt: number | null = null;
-  // The command whose "after" is still to be taken.
+  // The command whose "after" is still to be taken, and how many calls share its window.
   let pendingRun: CommandRun | null = null;
+  let sharing = 0;
   // Size and change time of each file the snapshot leaves out, just before the pending command.
   let stampsBefore = new Map<string, string>();
   const unheldStamps = (checkpoint: TurnCheckpoint): Map<string, string> => {
@@ -334,6 +335,15 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
         const checkpoint = await checkpointFor(turn);
         // The log is kept on disk: a command that names the key is stored with the key redacted.
         const shown = options.redact ? options.redact(command) : command;
+        if (pendingRun && checkpoint.runs?.includes(pendingRun)) {
+          // A call running beside the pending one (`Tool.parallel`): one window holds both, from
+          // before the first to after the last, so whatever either changed is undoable.
+          pendingRun.command = `${pendingRun.command}; ${shown}`;
+          checkpoint.commands.push(shown);
+          sharing++;
+          save(checkpoint);
+          return;
+        }
         const run: CommandRun = { command: shown, at: tick(checkpoint), before: null, after: null };
         // The workspace just before this command, so that what someone else changed since the
         // turn's previous change is not taken for this command's work.
@@ -363,6 +373,7 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
         checkpoint.commands.push(shown);
         checkpoint.runs = [...(checkpoint.runs ?? []), run];
         pendingRun = run;
+        sharing = 1;
         stampsBefore = unheldStamps(checkpoint);
         save(checkpoint);
       }),
@@ -396,9 +407,15 @@ export function createCheckpointRecorder(options: CheckpointOptions): Checkpoint
     afterChange: (turn) =>
       serial(async () => {
         coverage = null;
+        // Another call of the window is still running: the last one to end takes the "after".
+        if (pendingRun && sharing > 1) {
+          sharing--;
+          return;
+        }
         const checkpoint = open.get(turn);
         const run = pendingRun;
         pendingRun = null;
+        sharing = 0;
         if (!checkpoint || !run || run.before === null) return;
         // The snapshot cannot see what happens to files it leaves out; their disappearance at least
         // is noticed, so that undo can say it cannot bring them back.

@@ -8,6 +8,7 @@ export {
 export type { Coverage, SnapshotLimits } from "./shadow-git.ts";
 export { describePreview, type UndoPreviewStep } from "./undo-preview.ts";
 
+import { readCheckpointLog } from "./checkpoint-log.ts";
 import type { UndoOptions, UndoReport } from "./undo.ts";
 import type { UndoPreviewStep } from "./undo-preview.ts";
 
@@ -24,4 +25,21 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
 /** What each recorded step changed, newest first, without changing anything. */
 export async function previewUndo(options: Omit<UndoOptions, "turns">): Promise<UndoPreviewStep[]> {
   return (await import("./undo.ts")).previewUndo(options);
+}
+
+export type { RunChanges } from "./run-changes.ts";
+
+/** Where a run's checkpoints begin (the log's last sequence number), for `changesSince` at its end. */
+export function changeMark(checkpointDir: string): number {
+  return readCheckpointLog(checkpointDir).lastSeq;
+}
+
+/** The paths whose bytes or mode differ from before the checkpoints after `mark` (see `run-changes.ts`). */
+export async function changesSince(
+  options: Omit<UndoOptions, "turns">,
+  mark: number,
+): Promise<import("./run-changes.ts").RunChanges> {
+  // A run that changed nothing left no checkpoint: nothing to load or compare.
+  if (changeMark(options.checkpointDir) <= mark) return { paths: [], unmeasured: [] };
+  return (await import("./run-changes.ts")).changesSince(options, mark);
 }

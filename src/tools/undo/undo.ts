@@ -103,7 +103,7 @@ async function identity(state: State | null, shadow: ShadowGit): Promise<string>
 }
 
 /** The changes of the selected checkpoints, composed newest first. */
-async function planOf(
+export async function planOf(
   selected: TurnCheckpoint[],
   shadow: ShadowGit,
   checkpointDir: string,
@@ -191,7 +191,7 @@ async function goneUnheld(
 }
 
 /** The workspace guard and the shadow repository of a checkpoint store, as undo and its preview read them. */
-async function openStore(options: Omit<UndoOptions, "turns">) {
+export async function openStore(options: Omit<UndoOptions, "turns">) {
   const ws = await createWorkspace(
     options.workspace,
     options.allowedPaths ?? [],
