@@ -1,8 +1,9 @@
+import { stat } from "node:fs/promises";
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatCount } from "../protocol/index.ts";
 import { globMatches } from "./search/index.ts";
-import { defineTool, existingPath, NON_BLANK, type Tool } from "./tool.ts";
+import { defineTool, existingPath, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most paths a glob result shows. */
 export const GLOB_MAX_FILES = 200;
@@ -41,14 +42,29 @@ export function globTool(): Tool {
         args.path ?? ".",
         "Use list_dir to find the right directory.",
       );
+      if (!(await stat(dir.abs)).isDirectory())
+        return failure(
+          "invalid_arguments",
+          `${dir.display} is a file; glob looks under a directory. Give its directory as \`path\`, or read the file with read_file.`,
+        );
       const dirRel = dir.abs === ctx.workspace.root ? null : ctx.workspace.display(dir.abs);
-      const files = (await ctx.search.listFiles(dir.abs, ctx.signal)).filter((path) =>
-        globMatches(args.pattern, path, dirRel),
-      );
+      const listed = await ctx.search.listFiles(dir.abs, ctx.signal);
+      const files = listed.files
+        .map((file) => file.path)
+        .filter((path) => globMatches(args.pattern, path, dirRel));
+      const unlisted = listed.unsearched;
+      // What could not be listed is said, so "no files" is never an unread directory.
+      const note =
+        unlisted.length === 0
+          ? ""
+          : ` Could not look at ${formatCount(unlisted.length)} ${unlisted.length === 1 ? "path" : "paths"}: ${unlisted
+              .slice(0, 10)
+              .map((u) => `${u.path} (${u.reason})`)
+              .join(", ")}${unlisted.length > 10 ? ", …" : ""}; use bash to look at them.`;
       if (files.length === 0) {
         return {
           isError: false,
-          content: `No files match ${args.pattern} in ${dir.display}.`,
+          content: `No files match ${args.pattern} in ${dir.display}.${note}`,
           details: { type: "list", count: 0, truncated: false },
         };
       }
@@ -59,7 +75,7 @@ export function globTool(): Tool {
         : `${formatCount(files.length)} ${files.length === 1 ? "file matches" : "files match"} ${args.pattern}.`;
       return {
         isError: false,
-        content: `${header}\n${shown.join("\n")}`,
+        content: `${header}${note}\n${shown.join("\n")}`,
         details: { type: "list", count: files.length, truncated },
       };
     },

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatCount } from "../protocol/index.ts";
+import type { GrepResult } from "./search/index.ts";
 import { defineTool, existingPath, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most matching lines a grep result shows. */
@@ -47,7 +48,9 @@ export function grepTool(): Tool {
       const dir = await existingPath(
         ctx,
         args.path ?? ".",
-        "Use list_dir or glob to find the right directory.",
+        /[*?[{]/.test(args.path ?? "")
+          ? "`path` names one file or directory; put a pattern in `glob` (e.g. path `src`, glob `*.ts`)."
+          : "Use list_dir or glob to find the right directory.",
       );
       const result = await ctx.search.grep({
         pattern: args.pattern,
@@ -57,11 +60,23 @@ export function grepTool(): Tool {
         signal: ctx.signal,
         ...(args.glob ? { glob: args.glob } : {}),
       });
+      const shownPath = (path: string): string =>
+        ctx.workspace.display(path.startsWith("/") ? path : `${ctx.workspace.root}/${path}`);
+      const notes = searchNotes(result, shownPath);
       const where = `${formatCount(result.files)} ${result.files === 1 ? "file" : "files"}`;
       if (result.total === 0) {
+        const scope = `${dir.display}${args.glob ? ` (files matching ${args.glob})` : ""}`;
+        const none =
+          result.searched === 0
+            ? `No file was searched in ${scope}: none is there that the ignore rules keep${args.glob ? " and the glob matches" : ""}.`
+            : `No matches for /${args.pattern}/ in ${formatCount(result.searched)} ${result.searched === 1 ? "file" : "files"} searched in ${scope}.`;
         return {
-          isError: false,
-          content: `No matches for /${args.pattern}/ in ${dir.display}${args.glob ? ` (files matching ${args.glob})` : ""}.`,
+          // A search that could not read what it was pointed at did not find "nothing".
+          isError: result.searched === 0 && result.unsearched.length > 0,
+          ...(result.searched === 0 && result.unsearched.length > 0
+            ? { code: "failed" as const }
+            : {}),
+          content: `${none}${notes}`,
           details: { type: "list", count: 0, truncated: false },
         };
       }
@@ -70,7 +85,7 @@ export function grepTool(): Tool {
           m.text.length > MAX_LINE_CHARS
             ? `${m.text.slice(0, MAX_LINE_CHARS)}… [line cut]`
             : m.text;
-        return `${ctx.workspace.display(m.path.startsWith("/") ? m.path : `${ctx.workspace.root}/${m.path}`)}:${m.line}: ${text}`;
+        return `${shownPath(m.path)}:${m.line}: ${text}`;
       });
       const truncated = result.total > result.matches.length;
       const header = truncated
@@ -78,9 +93,23 @@ export function grepTool(): Tool {
         : `${formatCount(result.total)} ${result.total === 1 ? "match" : "matches"} in ${where}.`;
       return {
         isError: false,
-        content: `${header}\n${lines.join("\n")}`,
+        content: `${header}${notes}\n${lines.join("\n")}`,
         details: { type: "list", count: result.total, truncated },
       };
     },
   });
+}
+
+/** What the search could not show: files it could not read, binary files that match. */
+function searchNotes(result: GrepResult, shown: (path: string) => string): string {
+  const list = (items: string[]): string =>
+    `${items.slice(0, 10).join(", ")}${items.length > 10 ? `, and ${formatCount(items.length - 10)} more` : ""}`;
+  let notes = "";
+  if (result.unsearched.length > 0)
+    notes += ` Could not search ${formatCount(result.unsearched.length)} ${result.unsearched.length === 1 ? "path" : "paths"}: ${list(
+      result.unsearched.map((u) => `${shown(u.path)} (${u.reason})`),
+    )}; use bash to look at them.`;
+  if (result.binary.length > 0)
+    notes += ` ${formatCount(result.binary.length)} binary ${result.binary.length === 1 ? "file also matches" : "files also match"} (lines not shown): ${list(result.binary.map(shown))}.`;
+  return notes;
 }

@@ -90,7 +90,7 @@ for (const backend of ["ripgrep", "javascript"] as const) {
     test("grep with an invalid regular expression says so", async () => {
       const out = await run(host(project(), options), "grep", { pattern: "(unclosed" });
       assert.equal(out.code, "invalid_arguments");
-      assert.match(out.content, /not a valid regular expression/);
+      assert.match(out.content, /unclosed `\(`.*fix the pattern/);
     });
 
     test("glob honours .gitignore and matches names at any depth or paths with /", async () => {
