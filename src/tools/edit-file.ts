@@ -112,6 +112,13 @@ export function editFileTool(): Tool {
           `old_string was not found in ${target.display}, not even ignoring line endings, trailing whitespace or indentation; nothing was changed.${nearest}`,
         );
       }
+      if (plan.type === "inconsistent") {
+        return failure(
+          "no_match",
+          `old_string was not found exactly in ${target.display}; ${plan.reason}, so nothing was changed. The file's lines beside old_string's (· is a space, → a tab):\n${plan.sideBySide}\n` +
+            "Copy the file's lines exactly into old_string, with their indentation, and write new_string with the same indentation.",
+        );
+      }
       if (plan.type === "ambiguous") {
         const lines = plan.lines;
         const how = plan.level === "exact" ? "" : ` (ignoring ${plan.level})`;
@@ -146,7 +153,7 @@ export function editFileTool(): Tool {
       const tolerance =
         plan.level === "exact" || plan.level === "line endings"
           ? ""
-          : ` (old_string matched only when ignoring ${plan.level}${plan.level === "indentation" ? "; new_string was re-indented to the file's indentation" : ""})`;
+          : ` (old_string matched only when ignoring ${plan.level}${plan.reindented ? `; new_string was re-indented the same way: ${plan.reindented}` : ""})`;
       return {
         isError: false,
         content:
