@@ -68,8 +68,8 @@ export function grepTool(): Tool {
         const scope = `${dir.display}${args.glob ? ` (files matching ${args.glob})` : ""}`;
         const none =
           result.searched === 0
-            ? `No file was searched in ${scope}: none is there that the ignore rules keep${args.glob ? " and the glob matches" : ""}.`
-            : `No matches for /${args.pattern}/ in ${formatCount(result.searched)} ${result.searched === 1 ? "file" : "files"} searched in ${scope}.`;
+            ? `No file was searched in ${scope}: the ignore rules keep none there${args.glob ? " that the glob matches" : ""}. To search ignored files, use bash (\`grep -rn\`).`
+            : `No matches for /${args.pattern}/ in ${scope} (${formatCount(result.searched)} ${result.searched === 1 ? "file" : "files"} searched).`;
         return {
           // A search that could not read what it was pointed at did not find "nothing".
           isError: result.searched === 0 && result.unsearched.length > 0,

@@ -22,6 +22,17 @@ export interface FileList {
   rules: "git" | "ignore files";
 }
 
+const REPOSITORY_VARIABLES = new Set([
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_COMMON_DIR",
+  "GIT_NAMESPACE",
+  "GIT_PREFIX",
+]);
+
 /** git's listing of `dir`, relative to it, or null when `dir` is not in a work tree. */
 function gitListing(
   dir: string,
@@ -31,7 +42,7 @@ function gitListing(
   const gitEnv: Record<string, string> = {};
   // The caller's GIT_DIR or GIT_INDEX_FILE (nex started by a hook) must not point git elsewhere.
   for (const [key, value] of Object.entries(env))
-    if (value !== undefined && !key.startsWith("GIT_")) gitEnv[key] = value;
+    if (value !== undefined && !REPOSITORY_VARIABLES.has(key)) gitEnv[key] = value;
   gitEnv.GIT_OPTIONAL_LOCKS = "0";
   return new Promise((resolve, reject) => {
     childProcess().execFile(

@@ -234,13 +234,7 @@ export function createFileSearch(
         continue;
       }
       if (bytes.includes(0)) {
-        // As ripgrep reads a binary file: a NUL byte ends a line too.
-        if (
-          bytes
-            .toString("utf8")
-            .split(/[\n\0]/)
-            .some((line) => regex.test(line))
-        )
+        if (linesOf(bytes.toString("utf8")).some((line) => regex.test(line)))
           result.binary.push(path);
         continue;
       }
