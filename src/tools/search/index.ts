@@ -7,3 +7,4 @@ export {
   type SearchBackend,
 } from "./file-search.ts";
 export { translatePattern } from "./pattern.ts";
+export { nameText } from "./file-walk.ts";
