@@ -6,5 +6,5 @@ export {
   globMatches,
   type SearchBackend,
 } from "./file-search.ts";
-export { translatePattern } from "./pattern.ts";
 export { nameText } from "./file-walk.ts";
+export { translatePattern } from "./pattern.ts";
