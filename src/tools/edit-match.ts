@@ -289,7 +289,13 @@ export function planEdit(
   if (exact.length > 0)
     return pick(
       "exact",
-      exact.map((start) => ({ start, end: start + oldString.length, text: newString })),
+      exact.map((start) => ({
+        // A match that starts inside a CRLF pair takes its CR too: new_string's breaks are CRLF
+        // already, and leaving the CR would write `\r\r\n`.
+        start: oldString.startsWith("\n") && text[start - 1] === "\r" ? start - 1 : start,
+        end: start + oldString.length,
+        text: newString,
+      })),
     );
   if (oldString.includes("\n")) {
     const other = oldString.includes("\r\n")
