@@ -27,19 +27,14 @@ const parameters = v.strictObject({
     v.string(),
     v.minLength(1),
     v.description(
-      "Exact text to replace, including whitespace and indentation, without the line-number prefix read_file shows.",
+      "Text to replace, with its whitespace, without read_file's line-number prefixes.",
     ),
   ),
   new_string: v.pipe(
     v.string(),
     v.description("Text to put in its place; an empty string deletes `old_string`."),
   ),
-  replace_all: v.optional(
-    v.pipe(
-      v.boolean(),
-      v.description("Replace every occurrence instead of requiring exactly one."),
-    ),
-  ),
+  replace_all: v.optional(v.pipe(v.boolean(), v.description("Replace every occurrence."))),
 });
 
 /** The `edit_file` tool: exact string replacement, read-before-edit, atomic and verified, with a diff. */
@@ -47,9 +42,9 @@ export function editFileTool(): Tool {
   return defineTool({
     name: "edit_file",
     description:
-      "Replace exact text in an existing file. `old_string` must match the file exactly (whitespace included) and occur exactly once, " +
-      "unless `replace_all` is true; include a few surrounding lines to make it unique. Read the file with read_file first in this session; " +
-      "if it changed since, read it again. Send the real replacement text: omission placeholders such as `// ... existing code ...` are refused.",
+      "Replace text in a file read this session (re-read it if it changed). `old_string` must occur once (else set `replace_all`); add lines around it to make it unique. " +
+      "Copy it exactly: failing that, other line endings, trailing spaces, then indentation are tolerated (new_string re-indented alike, or refused). " +
+      "Placeholders such as `// ... existing code ...` are refused.",
     parameters,
     mutates: "edit",
     words: {

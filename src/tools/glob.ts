@@ -9,13 +9,7 @@ import { defineTool, existingPath, failure, NON_BLANK, type Tool } from "./tool.
 export const GLOB_MAX_FILES = 200;
 
 const parameters = v.strictObject({
-  pattern: v.pipe(
-    v.string(),
-    v.minLength(1),
-    v.description(
-      "Glob such as `*.ts` (a name at any depth) or `src/**/*.test.ts` (a path under `path`).",
-    ),
-  ),
+  pattern: v.pipe(v.string(), v.minLength(1), v.description("E.g. `*.ts` or `src/**/*.test.ts`.")),
   path: v.optional(
     v.pipe(
       v.string(),
@@ -31,8 +25,8 @@ export function globTool(): Tool {
   return defineTool({
     name: "glob",
     description:
-      "Find files by name pattern. A pattern without `/` matches file names at any depth; one with `/` matches paths under `path`. " +
-      `Skips .git, node_modules and what .gitignore excludes. Returns at most ${GLOB_MAX_FILES} paths, sorted; when there are more it says how many.`,
+      "Find files by glob: without `/` it matches names at any depth, with `/` paths under `path`. " +
+      `Lists what git lists (else what .gitignore keeps) except node_modules. At most ${GLOB_MAX_FILES} paths, sorted; says how many more.`,
     parameters,
     mutates: false,
     target: (args) => args.path ?? ".",

@@ -21,7 +21,7 @@ const parameters = v.strictObject({
       v.string(),
       v.minLength(1),
       v.regex(NON_BLANK),
-      v.description("File or directory to search (default: the workspace root)."),
+      v.description("File or directory (default: the workspace root)."),
     ),
   ),
   glob: v.optional(
@@ -39,8 +39,9 @@ export function grepTool(): Tool {
   return defineTool({
     name: "grep",
     description:
-      "Search file contents with a regular expression. Skips .git, node_modules, binary files and what .gitignore excludes. " +
-      "Returns `path:line: text` lines; a long list is stored whole and can be paged with read_file.",
+      "Regex search of file contents (Rust syntax: no lookaround or backreferences). Searches what git lists (else what .gitignore keeps) " +
+      "except node_modules, binary files and files over 10 MiB, and names what it could not search: 'No matches' means none. " +
+      "Returns `path:line: text`; long lists are stored for read_file.",
     parameters,
     mutates: false,
     target: (args) => args.path ?? ".",

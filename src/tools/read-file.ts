@@ -54,8 +54,8 @@ export function readFileTool(): Tool {
   return defineTool({
     name: "read_file",
     description:
-      "Read a text file or an image. Returns its lines numbered as `     N<TAB>text` (the numbers are not part of the file). " +
-      `Shows up to ${MAX_LINES} lines per call; for longer files the result says which offset to read next.`,
+      "Read a text file or an image. Lines come numbered `     N<TAB>text` (not part of the file), " +
+      `up to ${MAX_LINES} per call, lines over ${MAX_LINE_CHARS} characters cut and marked; the result gives the next offset.`,
     parameters,
     mutates: false,
     target: (args) => args.path,
