@@ -1,4 +1,6 @@
 // Listing and searching files (ripgrep or JavaScript over git's or ripgrep's file list).
+
+export { describeSearch } from "./describe.ts";
 export {
   createFileSearch,
   type FileSearch,
