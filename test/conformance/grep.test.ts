@@ -3,7 +3,7 @@
 // small hand-written matcher over git's listing otherwise).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import fc from "fast-check";
@@ -220,5 +220,15 @@ test("grep: a path naming a file, a stored result or an ignored file is searched
     assert.equal(ignored.content, "1 match in 1 file.\ne.py:1: needle in an ignored file");
     const none = await run(tools, "grep", { pattern: "absent", path: "big.txt" });
     assert.equal(none.content, "No matches for /absent/ in big.txt (1 file searched).");
+  }
+  // nex's advice after a large result: grep the stored copy by its `@results/…` name.
+  writeFileSync(box.path("many.txt"), Array.from({ length: 400 }, (_, i) => `hit ${i}`).join("\n"));
+  for (const useRipgrep of hasRipgrep ? [false, true] : [false]) {
+    const tools = host(box, { useRipgrep, env, outputCap: 2048 });
+    const big = await run(tools, "grep", { pattern: "hit" });
+    const stored = /"(@results\/[^"]+)"/.exec(big.content)?.[1];
+    assert.ok(stored, big.content);
+    const again = await run(tools, "grep", { pattern: "hit 399$", path: stored });
+    assert.match(again.content, /^1 match in 1 file\.\n.*:\d+: many\.txt:400: hit 399$/, again.content);
   }
 });
