@@ -1,8 +1,9 @@
-import { access, constants, readFile, stat } from "node:fs/promises";
+import { access, constants, stat } from "node:fs/promises";
 import { basename, delimiter, join, matchesGlob } from "node:path";
 import { type FileList, listSearchFiles, type Unsearched } from "./file-list.ts";
-import { reasonOf } from "./file-walk.ts";
-import { translatePattern } from "./pattern.ts";
+import { type FileMatches, searchFile } from "./line-search.ts";
+import { type SearchPattern, translatePattern } from "./pattern.ts";
+import { searchInWorker } from "./worker-search.ts";
 
 export type { Unsearched } from "./file-list.ts";
 
@@ -85,13 +86,6 @@ export function globMatches(glob: string, path: string, dirRel: string | null): 
   if (!glob.includes("/")) return matchesGlob(basename(path), glob);
   const rel = dirRel && path.startsWith(`${dirRel}/`) ? path.slice(dirRel.length + 1) : path;
   return matchesGlob(rel, glob);
-}
-
-/** The lines of a file's text as ripgrep numbers them: a final line break ends the last line. */
-function linesOf(text: string): string[] {
-  const lines = text.split("\n");
-  if (lines.at(-1) === "") lines.pop();
-  return lines;
 }
 
 const shownText = (text: string): string => text.replace(/\r?\n$/, "").replace(/\r$/, "");
@@ -217,31 +211,28 @@ export function createFileSearch(
   };
 
   const jsSearch = async (
-    regex: RegExp,
+    pattern: SearchPattern,
     paths: string[],
     signal: AbortSignal,
     add: (path: string, line: number, text: string) => void,
     result: GrepResult,
   ): Promise<void> => {
-    const unsearched = result.unsearched;
-    for (const path of paths) {
-      signal.throwIfAborted();
-      let bytes: Buffer;
-      try {
-        bytes = await readFile(path.startsWith("/") ? path : join(root, path));
-      } catch (error) {
-        unsearched.push({ path, reason: reasonOf(error) });
-        continue;
+    const take = (path: string, found: FileMatches): void => {
+      if (found.type === "unreadable") result.unsearched.push({ path, reason: found.reason });
+      else if (found.type === "binary") result.binary.push(path);
+      else for (const m of found.lines) add(path, m.line, m.text);
+    };
+    const abs = (path: string): string => (path.startsWith("/") ? path : join(root, path));
+    if (pattern.flags === "") {
+      // V8 runs such a pattern in linear time when it backtracks too much: safe on the event loop.
+      const regex = compile(pattern.js, pattern.flags);
+      for (const path of paths) {
+        signal.throwIfAborted();
+        take(path, await searchFile(abs(path), regex));
       }
-      if (bytes.includes(0)) {
-        if (linesOf(bytes.toString("utf8")).some((line) => regex.test(line)))
-          result.binary.push(path);
-        continue;
-      }
-      const lines = linesOf(bytes.toString("utf8"));
-      for (let n = 0; n < lines.length; n += 1)
-        if (regex.test(lines[n] as string)) add(path, n + 1, lines[n] as string);
+      return;
     }
+    await searchInWorker(pattern, paths, abs, signal, take);
   };
 
   const listFiles = async (dir: string, signal: AbortSignal): Promise<FileList> =>
@@ -290,7 +281,7 @@ export function createFileSearch(
       result.searched = paths.length;
       const binary = await ripgrep();
       if (!binary) {
-        await jsSearch(compile(pattern.js, pattern.flags), paths, signal, add, result);
+        await jsSearch(pattern, paths, signal, add, result);
         return result;
       }
       for (let i = 0; i < paths.length; ) {
