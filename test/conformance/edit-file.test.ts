@@ -7,7 +7,7 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { host, run, sandbox } from "../tools/helpers.ts";
 
-const RUNS = Number(process.env.NEX_CONFORMANCE_RUNS ?? 40) * 25;
+const RUNS = Number(process.env.NEX_CONFORMANCE_RUNS ?? 40) * 15;
 
 interface CodeLine {
   depth: number;
@@ -58,6 +58,7 @@ const caseArb = fc.record({
 
 test("edit_file: exact replacement, or the re-indented edit the model meant, or a refusal that changes nothing", async () => {
   const counts = { exact: 0, tolerant: 0, refused: 0, ambiguous: 0 };
+  let n = 0;
   await fc.assert(
     fc.asyncProperty(caseArb, async ({ code, unit, crlf, window, how, writtenUnit, extra }) => {
       const eol = crlf ? "\r\n" : "\n";
@@ -96,17 +97,20 @@ test("edit_file: exact replacement, or the re-indented edit the model meant, or 
       ];
       const intent = `${intended.join(eol)}${eol}`;
 
+      n += 1;
+      const name = `m${n}.py`;
+      // A fresh workspace each time: undo's snapshot of a growing one would cost more with every case.
       const box = sandbox();
-      writeFileSync(box.path("m.py"), text);
       const tools = host(box);
-      await run(tools, "read_file", { path: "m.py" });
+      writeFileSync(box.path(name), text);
+      await run(tools, "read_file", { path: name });
       const oldString = written.join("\n");
       const out = await run(tools, "edit_file", {
-        path: "m.py",
+        path: name,
         old_string: oldString,
         new_string: newWritten.join("\n"),
       });
-      const after = readFileSync(box.path("m.py"), "utf8");
+      const after = readFileSync(box.path(name), "utf8");
       const where = `${how} ${JSON.stringify({ old: oldString, unit, crlf })}: ${out.content}`;
       if (out.isError) {
         assert.equal(after, text, `a refused edit changed the file: ${where}`);
@@ -119,7 +123,7 @@ test("edit_file: exact replacement, or the re-indented edit the model meant, or 
         }
         return;
       }
-      assert.match(out.content, /^Edited m\.py: 1 replacement/, where);
+      assert.match(out.content, /^Edited m\d+\.py: 1 replacement/, where);
       const exactOld = oldString.replaceAll("\n", eol);
       if (text.includes(exactOld)) {
         // Found as it is: exactly the string replacement, whatever it was meant to be.

@@ -35,12 +35,14 @@ const CUT = /… \[line cut: [\d,]+ characters; read it with bash\]$/;
 test("read_file pages cover every line of the file exactly once, numbered right, cut lines marked", async () => {
   let pages = 0;
   let files = 0;
+  const box = sandbox();
+  const hosts = new Map<number, ReturnType<typeof host>>();
   await fc.assert(
     fc.asyncProperty(fileArb, async ({ lines: written, crlf, finalBreak, limit, cap }) => {
-      const box = sandbox();
       const text = written.join(crlf ? "\r\n" : "\n") + (finalBreak ? (crlf ? "\r\n" : "\n") : "");
       writeFileSync(box.path("f.txt"), text);
-      const tools = host(box, { outputCap: cap });
+      const tools = hosts.get(cap) ?? host(box, { outputCap: cap });
+      hosts.set(cap, tools);
       files += 1;
       // The file's lines: a final line break ends the last line, it does not start another.
       const lines = text.split("\n").map((l) => l.replace(/\r$/, ""));
