@@ -98,6 +98,12 @@ export async function listSearchFiles(
     }
     // Symlinks are not followed (as with ripgrep): one could lead outside the workspace.
     if (info.isFile()) files.push({ path, size: info.size });
+    // git lists a submodule (or an untracked repository inside this one) as one entry, not its files.
+    else if (info.isDirectory())
+      unsearched.push({
+        path: path.replace(/\/$/, ""),
+        reason: "a git repository of its own: name it as the path to search it",
+      });
   };
   const listed = await gitListing(dir, env, signal);
   if (listed) {
@@ -127,7 +133,10 @@ export async function listSearchFiles(
   return sorted({ files, unsearched, rules: "ignore files" });
 }
 
+// By the bytes of the names, as ripgrep sorts them, so both backends answer in one order.
 function sorted(list: FileList): FileList {
-  list.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const keyed = list.files.map((file) => ({ file, key: Buffer.from(file.path) }));
+  keyed.sort((a, b) => Buffer.compare(a.key, b.key));
+  list.files = keyed.map(({ file }) => file);
   return list;
 }
