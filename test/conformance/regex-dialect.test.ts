@@ -99,12 +99,25 @@ test("grep's regex dialect: the JavaScript backend finds the lines ripgrep finds
   skip: hasRipgrep ? false : "rg is not installed (CI installs it)",
 }, async () => {
   const box = sandbox();
-  writeFileSync(box.path("lines.txt"), `${TEXT.join("\n")}\n`);
+  // Lines that are not UTF-8 too: ripgrep matches their bytes, and nothing matches an invalid one.
+  const invalid = [
+    Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x6c, 0x61, 0x74, 0x69, 0x6e, 0x31]),
+    Buffer.from([0x62, 0x61, 0x64, 0x20, 0xff, 0xfe, 0x20, 0x62, 0x79, 0x74, 0x65, 0x73]),
+    Buffer.from([0x63, 0x75, 0x74, 0x20, 0xe2, 0x82, 0x20, 0x65, 0x75, 0x72, 0x6f]),
+  ];
+  writeFileSync(
+    box.path("lines.txt"),
+    Buffer.concat([
+      Buffer.from(`${TEXT.join("\n")}\n`),
+      ...invalid.flatMap((line) => [line, Buffer.from("\n")]),
+    ]),
+  );
   const js = host(box, { useRipgrep: false });
   const rg = host(box, { useRipgrep: true });
   let patterns = 0;
   let refusedByBoth = 0;
   let translated = 0;
+  let stopped = 0;
   await fc.assert(
     fc.asyncProperty(caseArb, async ({ pattern, ignoreCase }) => {
       // Duplicate group names are an error in both; keep one name per pattern.
@@ -112,6 +125,12 @@ test("grep's regex dialect: the JavaScript backend finds the lines ripgrep finds
       const unique = pattern.replaceAll("(?P<g>", () => `(?P<g${n++}>`);
       const args = { pattern: unique, path: "lines.txt", ignore_case: ignoreCase };
       const ours = await run(js, "grep", args);
+      patterns += 1;
+      if (/the pattern ran over \d+ s on it/.test(ours.content)) {
+        // A runaway pattern in V8's backtracking engine: stopped and said, not answered wrongly.
+        stopped += 1;
+        return;
+      }
       const viaRipgrep = await run(rg, "grep", args);
       assert.equal(
         viaRipgrep.content,
@@ -132,7 +151,6 @@ test("grep's regex dialect: the JavaScript backend finds the lines ripgrep finds
         ],
         { cwd: box.workspace, encoding: "utf8" },
       );
-      patterns += 1;
       if (cli.status === 2) {
         // ripgrep refuses it: nex refuses too, or reads it as newer ripgrep does (`\/`, `\-`).
         if (!ours.isError) translated += 1;
@@ -161,6 +179,6 @@ test("grep's regex dialect: the JavaScript backend finds the lines ripgrep finds
     { numRuns: RUNS },
   );
   console.log(
-    `regex dialect: ${patterns} patterns × ${TEXT.length} lines; ${translated} that ripgrep 13 refuses were read as newer ripgrep reads them, ${refusedByBoth} refused by both`,
+    `regex dialect: ${patterns} patterns × ${TEXT.length} lines; ${translated} that ripgrep 13 refuses were read as newer ripgrep reads them, ${refusedByBoth} refused by both, ${stopped} stopped as runaway in JavaScript`,
   );
 });

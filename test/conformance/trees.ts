@@ -86,6 +86,14 @@ const textArb = fc
     fc.constantFrom("\n", "").map((end) => (lines.length ? lines.join("\n") + end : "")),
   );
 
+// Text with bytes that are not UTF-8 (and no NUL): ripgrep searches it, matching no invalid byte.
+const notUtf8Arb = textArb.map((text) =>
+  Buffer.concat([
+    Buffer.from([0x66, 0x6f, 0x6f, 0xff, 0x20, 0xe9, 0x0a, 0xe2, 0x82, 0x65, 0x0a]),
+    Buffer.from(text),
+  ]),
+);
+
 const binaryArb = textArb.map((text) =>
   Buffer.concat([Buffer.from(`needle ${text}`), Buffer.from([0, 1])]),
 );
@@ -94,7 +102,11 @@ export const treeArb: fc.Arbitrary<TreeSpec> = fc.record({
   files: fc.uniqueArray(
     fc.record({
       path: pathArb,
-      content: fc.oneof({ weight: 5, arbitrary: textArb }, { weight: 1, arbitrary: binaryArb }),
+      content: fc.oneof(
+        { weight: 5, arbitrary: textArb },
+        { weight: 1, arbitrary: binaryArb },
+        { weight: 1, arbitrary: notUtf8Arb },
+      ),
     }),
     { minLength: 1, maxLength: 12, selector: (f) => f.path },
   ),

@@ -20,7 +20,15 @@ class Unsupported extends Error {}
 
 const WORD_PARTS = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}";
 const JS_WORD = `[${WORD_PARTS}]`;
-const JS_NOT_WORD = `[^${WORD_PARTS}]`;
+/**
+ * The JavaScript search reads a byte that is not UTF-8 as one of these lone surrogates (no UTF-8 text
+ * decodes to one): every "any character but" form excludes them, since nothing in Rust's regex
+ * matches an invalid byte.
+ */
+export const INVALID_BYTES = "\\u{DC80}-\\u{DCFF}";
+const PLAIN_INVALID = "\\uDC80-\\uDCFF";
+const JS_NOT_WORD = `[^${WORD_PARTS}${INVALID_BYTES}]`;
+const notIn = (inner: string): string => `[^${inner}${INVALID_BYTES}]`;
 
 // Rust's POSIX classes are ASCII-only: code point ranges.
 const POSIX: Record<string, [number, number][]> = {
@@ -212,8 +220,8 @@ class Parser {
       case ".":
         return {
           rust: ".",
-          js: "[^\\n]",
-          plain: `(?:${PLAIN_ANY}|[^\\n])`,
+          js: notIn("\\n"),
+          plain: `(?:${PLAIN_ANY}|[^\\n${PLAIN_INVALID}])`,
           repeatable: true,
         };
       case "^":
@@ -282,9 +290,9 @@ class Parser {
     if (ch === "") throw new Unsupported("a `\\` at the end");
     const simple: Record<string, [string, string]> = {
       d: ["\\d", "\\p{Nd}"],
-      D: ["\\D", "\\P{Nd}"],
+      D: ["\\D", notIn("\\p{Nd}")],
       s: ["\\s", "\\p{White_Space}"],
-      S: ["\\S", "\\P{White_Space}"],
+      S: ["\\S", notIn("\\p{White_Space}")],
       w: ["\\w", JS_WORD],
       W: ["\\W", JS_NOT_WORD],
     };
@@ -342,15 +350,17 @@ class Parser {
       this.at = end + 1;
     } else name = this.next();
     const p = negated ? "P" : "p";
+    const js = (property: string): string =>
+      negated ? notIn(`\\p{${property}}`) : `\\p{${property}}`;
     if (GENERAL_CATEGORIES.has(name) || BINARY_PROPERTIES.has(name))
-      return { rust: `\\${p}{${name}}`, js: `\\${p}{${name}}`, plain: null, repeatable: true };
+      return { rust: `\\${p}{${name}}`, js: js(name), plain: null, repeatable: true };
     if (/^[A-Z][a-z]+(_[A-Z][a-z]+)*$/.test(name)) {
       try {
         new RegExp(`\\p{Script_Extensions=${name}}`, "v");
         // A bare script name in Rust's regex means its Script_Extensions.
         return {
           rust: `\\${p}{${name}}`,
-          js: `\\${p}{Script_Extensions=${name}}`,
+          js: js(`Script_Extensions=${name}`),
           plain: null,
           repeatable: true,
         };
@@ -383,7 +393,7 @@ class Parser {
         this.at += m[0].length;
         rust.push(m[0]);
         js.push(
-          `[${m[1]}${set.map(([lo, hi]) => `${literal(lo).js}-${literal(hi).js}`).join("")}]`,
+          `[${m[1]}${set.map(([lo, hi]) => `${literal(lo).js}-${literal(hi).js}`).join("")}${m[1] ? INVALID_BYTES : ""}]`,
         );
         if (m[1]) plainOk = false;
         else
@@ -427,11 +437,11 @@ class Parser {
     const plainClass = !plainOk
       ? null
       : negated
-        ? `(?:${PLAIN_ANY}|[^${plain.join("")}\\n])`
+        ? `(?:${PLAIN_ANY}|[^${plain.join("")}\\n${PLAIN_INVALID}])`
         : `[${plain.join("")}]`;
     return {
       rust: `[${hat}${rust.join("")}]`,
-      js: `[${hat}${js.join("")}]`,
+      js: `[${hat}${js.join("")}${negated ? INVALID_BYTES : ""}]`,
       plain: plainClass,
       repeatable: true,
     };
