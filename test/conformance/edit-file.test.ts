@@ -170,3 +170,23 @@ test("edit_file: old_string written with 2-space indents in a 4-space file re-in
   assert.match(refused.content, /no single re-indentation/);
   assert.match(refused.content, / {5}3 ≠ file: ····for i in y:\n {9}old_string: ·····for i in y:/);
 });
+
+test("edit_file: when nothing matches, not even one line, the most similar lines of the file are shown", async () => {
+  const box = sandbox();
+  writeFileSync(
+    box.path("t.py"),
+    "import os\n\ndef total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n",
+  );
+  const tools = host(box);
+  await run(tools, "read_file", { path: "t.py" });
+  const out = await run(tools, "edit_file", {
+    path: "t.py",
+    old_string: "def totl(itms):\n    s = 00\n    for i in itms:",
+    new_string: "def total(items):\n    s = 1",
+  });
+  assert.equal(out.code, "no_match");
+  assert.match(
+    out.content,
+    /The nearest text in the file \(lines 3-5\):\n {5}3\tdef total\(items\):\n {5}4\t {4}s = 0\n {5}5\t {4}for i in items:/,
+  );
+});
