@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { host, run, sandbox } from "../tools/helpers.ts";
 import { hasRipgrep, LINES, resultLines } from "./trees.ts";
 
-const RUNS = Number(process.env.NEX_CONFORMANCE_RUNS ?? 40) * 6;
+const RUNS = Number(process.env.NEX_CONFORMANCE_RUNS ?? 40) * 5;
 
 const TEXT = [
   ...LINES,
