@@ -31,6 +31,7 @@ export async function searchInWorker(
       const start = next;
       let expected = start;
       let last = Date.now();
+      let settled = false;
       const worker = new (workerThreads().Worker)(WORKER, {
         workerData: {
           paths: paths.slice(start).map(abs),
@@ -39,6 +40,8 @@ export async function searchInWorker(
         },
       });
       const finish = (then: () => void): void => {
+        if (settled) return;
+        settled = true;
         clearInterval(watch);
         signal.removeEventListener("abort", onAbort);
         void worker.terminate();
@@ -65,6 +68,11 @@ export async function searchInWorker(
         last = Date.now();
       });
       worker.on("error", (error) => finish(() => reject(error)));
+      // A worker that ends without saying it is done (out of memory, say) is an error, not a runaway.
+      worker.on("exit", (code) => {
+        if (!settled)
+          finish(() => reject(new Error(`the search worker ended early (exit code ${code})`)));
+      });
     });
   }
 }
