@@ -61,8 +61,11 @@ export function grepTool(): Tool {
         signal: ctx.signal,
         ...(args.glob ? { glob: args.glob } : {}),
       });
-      const shownPath = (path: string): string =>
-        ctx.workspace.display(path.startsWith("/") ? path : `${ctx.workspace.root}/${path}`);
+      // A file named by path shows as it was named: a stored `@results/…` copy keeps that name.
+      const shownPath = (path: string): string => {
+        const abs = path.startsWith("/") ? path : `${ctx.workspace.root}/${path}`;
+        return abs === dir.abs ? dir.display : ctx.workspace.display(abs);
+      };
       const notes = searchNotes(result, shownPath);
       const where = `${formatCount(result.files)} ${result.files === 1 ? "file" : "files"}`;
       if (result.total === 0) {
