@@ -10,7 +10,7 @@ import {
   redact,
   terminatorName,
 } from "../../providers/index.ts";
-import { createCommandSandbox, probeSandbox } from "../../tools/index.ts";
+import { createCommandSandbox, describeSearch, probeSandbox } from "../../tools/index.ts";
 import {
   type ConfigFlags,
   createClient,
@@ -150,6 +150,8 @@ export async function runDoctor(
       await probeSandbox(sandbox, config.workspace, env),
     ),
   );
+  // grep and glob answer the same with either backend; which one runs is still worth knowing.
+  emit(check("search", "pass", await describeSearch(config.workspace, env)));
 
   const list = await fetchModelList({
     baseUrl: config.baseUrl,
