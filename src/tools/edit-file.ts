@@ -28,19 +28,14 @@ const parameters = v.strictObject({
     v.string(),
     v.minLength(1),
     v.description(
-      "Exact text to replace, including whitespace and indentation, without the line-number prefix read_file shows.",
+      "Text to replace, with its whitespace, without read_file's line-number prefixes.",
     ),
   ),
   new_string: v.pipe(
     v.string(),
     v.description("Text to put in its place; an empty string deletes `old_string`."),
   ),
-  replace_all: v.optional(
-    v.pipe(
-      v.boolean(),
-      v.description("Replace every occurrence instead of requiring exactly one."),
-    ),
-  ),
+  replace_all: v.optional(v.pipe(v.boolean(), v.description("Replace every occurrence."))),
 });
 
 /** The `edit_file` tool: exact string replacement, read-before-edit, atomic and verified, with a diff. */
@@ -48,9 +43,9 @@ export function editFileTool(): Tool {
   return defineTool({
     name: "edit_file",
     description:
-      "Replace exact text in an existing file. `old_string` must match the file exactly (whitespace included) and occur exactly once, " +
-      "unless `replace_all` is true; include a few surrounding lines to make it unique. Read the file with read_file first in this session; " +
-      "if it changed since, read it again. Send the real replacement text: omission placeholders such as `// ... existing code ...` are refused.",
+      "Replace text in a file read this session (re-read it if it changed). `old_string` must occur once (else set `replace_all`); add lines around it to make it unique. " +
+      "Copy it exactly: failing that, other line endings, trailing spaces, then indentation are tolerated (new_string re-indented alike, or refused). " +
+      "Placeholders such as `// ... existing code ...` are refused.",
     parameters,
     mutates: "edit",
     words: {
@@ -113,6 +108,13 @@ export function editFileTool(): Tool {
           `old_string was not found in ${target.display}, not even ignoring line endings, trailing whitespace or indentation; nothing was changed.${nearest}`,
         );
       }
+      if (plan.type === "inconsistent") {
+        return failure(
+          "no_match",
+          `old_string was not found exactly in ${target.display}; ${plan.reason}, so nothing was changed. The file's lines beside old_string's (· is a space, → a tab):\n${plan.sideBySide}\n` +
+            "Copy the file's lines exactly into old_string, with their indentation, and write new_string with the same indentation.",
+        );
+      }
       if (plan.type === "ambiguous") {
         const lines = plan.lines;
         const how = plan.level === "exact" ? "" : ` (ignoring ${plan.level})`;
@@ -147,7 +149,7 @@ export function editFileTool(): Tool {
       const tolerance =
         plan.level === "exact" || plan.level === "line endings"
           ? ""
-          : ` (old_string matched only when ignoring ${plan.level}${plan.level === "indentation" ? "; new_string was re-indented to the file's indentation" : ""})`;
+          : ` (old_string matched only when ignoring ${plan.level}${plan.reindented ? `; new_string was re-indented the same way: ${plan.reindented}` : ""})`;
       return {
         isError: false,
         content:

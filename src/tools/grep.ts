@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatCount } from "../protocol/index.ts";
+import type { GrepResult } from "./search/index.ts";
 import { defineTool, existingPath, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most matching lines a grep result shows. */
@@ -20,7 +21,7 @@ const parameters = v.strictObject({
       v.string(),
       v.minLength(1),
       v.regex(NON_BLANK),
-      v.description("File or directory to search (default: the workspace root)."),
+      v.description("File or directory (default: the workspace root)."),
     ),
   ),
   glob: v.optional(
@@ -38,8 +39,9 @@ export function grepTool(): Tool {
   return defineTool({
     name: "grep",
     description:
-      "Search file contents with a regular expression. Skips .git, node_modules, binary files and what .gitignore excludes. " +
-      "Returns `path:line: text` lines; a long list is stored whole and can be paged with read_file.",
+      "Regex search of file contents (Rust syntax: no lookaround or backreferences). Searches what git lists (else what .gitignore keeps) " +
+      "except node_modules, binary files and files over 10 MiB, and names what it could not search: 'No matches' means none. " +
+      "Returns `path:line: text`; long lists are stored for read_file.",
     parameters,
     mutates: false,
     target: (args) => args.path ?? ".",
@@ -47,7 +49,9 @@ export function grepTool(): Tool {
       const dir = await existingPath(
         ctx,
         args.path ?? ".",
-        "Use list_dir or glob to find the right directory.",
+        /[*?[{]/.test(args.path ?? "")
+          ? "`path` names one file or directory; put a pattern in `glob` (e.g. path `src`, glob `*.ts`)."
+          : "Use list_dir or glob to find the right directory.",
       );
       const result = await ctx.search.grep({
         pattern: args.pattern,
@@ -57,11 +61,26 @@ export function grepTool(): Tool {
         signal: ctx.signal,
         ...(args.glob ? { glob: args.glob } : {}),
       });
+      // A file named by path shows as it was named: a stored `@results/…` copy keeps that name.
+      const shownPath = (path: string): string => {
+        const abs = path.startsWith("/") ? path : `${ctx.workspace.root}/${path}`;
+        return abs === dir.abs ? dir.display : ctx.workspace.display(abs);
+      };
+      const notes = searchNotes(result, shownPath);
       const where = `${formatCount(result.files)} ${result.files === 1 ? "file" : "files"}`;
       if (result.total === 0) {
+        const scope = `${dir.display}${args.glob ? ` (files matching ${args.glob})` : ""}`;
+        const none =
+          result.searched === 0
+            ? `No file was searched in ${scope}: the ignore rules keep none there${args.glob ? " that the glob matches" : ""}. To search ignored files, use bash (\`grep -rn\`).`
+            : `No matches for /${args.pattern}/ in ${scope} (${formatCount(result.searched)} ${result.searched === 1 ? "file" : "files"} searched).`;
         return {
-          isError: false,
-          content: `No matches for /${args.pattern}/ in ${dir.display}${args.glob ? ` (files matching ${args.glob})` : ""}.`,
+          // A search that could not read what it was pointed at did not find "nothing".
+          isError: result.searched === 0 && result.unsearched.length > 0,
+          ...(result.searched === 0 && result.unsearched.length > 0
+            ? { code: "failed" as const }
+            : {}),
+          content: `${none}${notes}`,
           details: { type: "list", count: 0, truncated: false },
         };
       }
@@ -70,7 +89,7 @@ export function grepTool(): Tool {
           m.text.length > MAX_LINE_CHARS
             ? `${m.text.slice(0, MAX_LINE_CHARS)}… [line cut]`
             : m.text;
-        return `${ctx.workspace.display(m.path.startsWith("/") ? m.path : `${ctx.workspace.root}/${m.path}`)}:${m.line}: ${text}`;
+        return `${shownPath(m.path)}:${m.line}: ${text}`;
       });
       const truncated = result.total > result.matches.length;
       const header = truncated
@@ -78,9 +97,23 @@ export function grepTool(): Tool {
         : `${formatCount(result.total)} ${result.total === 1 ? "match" : "matches"} in ${where}.`;
       return {
         isError: false,
-        content: `${header}\n${lines.join("\n")}`,
+        content: `${header}${notes}\n${lines.join("\n")}`,
         details: { type: "list", count: result.total, truncated },
       };
     },
   });
+}
+
+/** What the search could not show: files it could not read, binary files that match. */
+function searchNotes(result: GrepResult, shown: (path: string) => string): string {
+  const list = (items: string[]): string =>
+    `${items.slice(0, 10).join(", ")}${items.length > 10 ? `, and ${formatCount(items.length - 10)} more` : ""}`;
+  let notes = "";
+  if (result.unsearched.length > 0)
+    notes += ` Could not search ${formatCount(result.unsearched.length)} ${result.unsearched.length === 1 ? "path" : "paths"}: ${list(
+      result.unsearched.map((u) => `${shown(u.path)} (${u.reason})`),
+    )}; use bash to look at them.`;
+  if (result.binary.length > 0)
+    notes += ` ${formatCount(result.binary.length)} binary ${result.binary.length === 1 ? "file also matches" : "files also match"} (lines not shown): ${list(result.binary.map(shown))}.`;
+  return notes;
 }

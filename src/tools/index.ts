@@ -91,6 +91,7 @@ export {
   type SandboxSettings,
   type SandboxState,
 } from "./sandbox/index.ts";
+export { describeSearch } from "./search/index.ts";
 export {
   commandTag,
   holdLifeline,

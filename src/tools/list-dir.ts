@@ -3,6 +3,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatCount } from "../protocol/index.ts";
+import { nameText } from "./search/index.ts";
 import { defineTool, existingPath, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most entries a listing shows. */
@@ -39,13 +40,23 @@ export function listDirTool(): Tool {
           "failed",
           `${dir.display} is a file, not a directory. Use read_file to read it.`,
         );
-      const names = (await readdir(dir.abs)).sort();
+      const raw = await readdir(dir.abs, { encoding: "buffer" });
+      const names = raw.map((bytes) => bytes.toString("utf8")).sort();
+      const unnamable = new Set(raw.filter((bytes) => nameText(bytes) === null).map(String));
       const shown = names.slice(0, LIST_MAX_ENTRIES);
       const lines: string[] = [];
       for (const name of shown) {
         ctx.signal.throwIfAborted();
-        const entry = await lstat(join(dir.abs, name)).catch(() => null);
-        if (!entry) continue;
+        // Every entry counted in the header is shown, even one no tool call can name.
+        if (unnamable.has(name)) {
+          lines.push(`${name}  (name is not valid UTF-8; use bash to handle it)`);
+          continue;
+        }
+        const entry = await lstat(join(dir.abs, name)).catch((error: unknown) => error as Error);
+        if (entry instanceof Error) {
+          lines.push(`${name}  (could not be read: ${entry.message})`);
+          continue;
+        }
         if (entry.isDirectory()) lines.push(`${name}/`);
         else if (entry.isSymbolicLink())
           lines.push(`${name} -> ${await readlink(join(dir.abs, name)).catch(() => "?")}`);

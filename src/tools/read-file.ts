@@ -35,13 +35,27 @@ const parameters = v.strictObject({
   ),
 });
 
+/** The start of `line`: at most `chars` UTF-16 units and `bytes` UTF-8 bytes, whole code points only. */
+function lineStart(line: string, chars: number, bytes: number): string {
+  if (line.length <= chars && line.length * 3 <= bytes) return line;
+  let end = 0;
+  let size = 0;
+  for (const ch of line) {
+    const width = ch.length === 2 ? 4 : Buffer.byteLength(ch);
+    if (end + ch.length > chars || size + width > bytes) break;
+    end += ch.length;
+    size += width;
+  }
+  return line.slice(0, end);
+}
+
 /** The `read_file` tool: line-numbered text, in slices for large files, recorded in the read ledger. */
 export function readFileTool(): Tool {
   return defineTool({
     name: "read_file",
     description:
-      "Read a text file or an image. Returns its lines numbered as `     N<TAB>text` (the numbers are not part of the file). " +
-      `Shows up to ${MAX_LINES} lines per call; for longer files the result says which offset to read next.`,
+      "Read a text file or an image. Lines come numbered `     N<TAB>text` (not part of the file), " +
+      `up to ${MAX_LINES} per call, lines over ${MAX_LINE_CHARS} characters cut and marked; the result gives the next offset.`,
     parameters,
     mutates: false,
     target: (args) => args.path,
@@ -128,8 +142,10 @@ export function readFileTool(): Tool {
       let firstCut = 0;
       for (let n = from; n <= wanted; n += 1) {
         let line = (lines[n - 1] ?? "").replace(/\r$/, "");
-        if (line.length > MAX_LINE_CHARS) {
-          line = `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${formatCount(line.length)} characters; read it with bash]`;
+        // A line is cut to its first characters and to what fits one result, never inside a character.
+        const kept = lineStart(line, MAX_LINE_CHARS, budget - 200);
+        if (kept.length < line.length) {
+          line = `${kept}… [line cut: ${formatCount(line.length)} characters; read it with bash]`;
           if (firstCut === 0) firstCut = n;
         }
         const numbered = `${String(n).padStart(6)}\t${line}`;

@@ -35,6 +35,7 @@ export function statusText(
     `tokens      ${usageLine(meter.model, price, meter)} this chat`,
     `permissions ${mode}`,
     `commands    ${sandbox.line}`,
+    ...(info.search ? [`search      ${info.search}`] : []),
     `workspace   ${info.workspace}`,
     `session     ${info.sessionId}`,
     `file        ${info.journalPath}`,

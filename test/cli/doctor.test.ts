@@ -116,6 +116,7 @@ test("nex doctor passes every check on a healthy OpenAI endpoint, exits 0 and sa
   assert.equal(result.code, 0, result.stdout + result.stderr);
   for (const title of [
     "commands sandboxed",
+    "file search backend",
     "endpoint reachable",
     "key accepted",
     "model exists",
@@ -309,7 +310,7 @@ test("nex doctor passes every check on a healthy Anthropic endpoint, with the ke
   });
   await stub.close();
   assert.equal(result.code, 0, result.stdout + result.stderr);
-  assert.equal(result.stdout.match(/^PASS/gm)?.length, 11, result.stdout);
+  assert.equal(result.stdout.match(/^PASS/gm)?.length, 12, result.stdout);
   assert.match(
     line(result, "context window and output limit"),
     /200000 tokens from nex's built-in model table/,
@@ -356,6 +357,7 @@ test("nex doctor --json prints one document with every check, the request count 
     report.checks.map((check) => [check.id, check.status]),
     [
       ["sandbox", "pass"],
+      ["search", "pass"],
       ["reachable", "pass"],
       ["key", "pass"],
       ["model", "pass"],

@@ -90,7 +90,7 @@ for (const backend of ["ripgrep", "javascript"] as const) {
     test("grep with an invalid regular expression says so", async () => {
       const out = await run(host(project(), options), "grep", { pattern: "(unclosed" });
       assert.equal(out.code, "invalid_arguments");
-      assert.match(out.content, /not a valid regular expression/);
+      assert.match(out.content, /unclosed `\(`.*fix the pattern/);
     });
 
     test("glob honours .gitignore and matches names at any depth or paths with /", async () => {
@@ -220,4 +220,22 @@ test("a catastrophic pattern from the model (`(a+)+$`) cannot freeze nex: the se
   assert.equal(child.signal, null, "the search froze and was killed after 20 s");
   assert.match(child.stdout, /hit\.txt:1: aaa/);
   assert.doesNotMatch(child.stdout, /long\.txt/);
+});
+
+test("a catastrophic Unicode pattern (`(\\w+)+$`, which V8 cannot run in linear time) is stopped on the file it runs away on, and said", () => {
+  const box = sandbox();
+  files(box, { "long.txt": `${"a".repeat(40)}!\n`, "hit.txt": "aaa\n" });
+  const child = spawnSync(
+    process.execPath,
+    [
+      join(import.meta.dirname, "fixtures", "catastrophic-grep.ts"),
+      box.workspace,
+      box.checkpointDir,
+      "(\\w+)+$",
+    ],
+    { encoding: "utf8", timeout: 60_000 },
+  );
+  assert.equal(child.signal, null, "the search froze and was killed after 60 s");
+  assert.match(child.stdout, /hit\.txt:1: aaa/);
+  assert.match(child.stdout, /Could not search 1 path: long\.txt \(the pattern ran over 5 s on it/);
 });

@@ -17,6 +17,7 @@ test("/status says where the window came from, /export writes the transcript, ex
   t.diagnostic(`/status:\n${status}`);
   assert.match(status, /^model\s+m \(openai\) at 127\.0\.0\.1:\d+/m);
   assert.match(status, /^commands\s+sandbox /m);
+  assert.match(status, /^search\s+(ripgrep \(\S+\)|JavaScript \(ripgrep is not on PATH)/m);
   assert.match(status, /^file\s+\S+\.jsonl$/m);
   nex.pty.write(`/export talk.md${keys.enter}`);
   await nex.pty.waitFor("Wrote the conversation to", 20_000);

@@ -4,6 +4,7 @@ import { hostOf } from "../../providers/index.ts";
 import { createTokenEstimator } from "../../session/index.ts";
 import {
   createResultStore,
+  describeSearch,
   latestTodos,
   resultCapForWindow,
   type ToolHostOptions,
@@ -101,6 +102,8 @@ export async function openSession(
   // A copy: concealing the secrets below changes what `process.env` shows.
   const env = { ...environment };
   const events: AgentEvent[] = [];
+  // Looked up while the session opens (a few stat calls along PATH), for `/status`.
+  const search = describeSearch(cwd, environment);
   const { config, model, resumed } = await resolveSessionConfig(
     flags,
     env,
@@ -265,6 +268,7 @@ export async function openSession(
     ...sessionInfo(sessionId, config, model, limits, journal.path, tools),
     extensions: extensionsInfo(extensions),
     notifications: config.notifications,
+    search: await search,
   };
   const session: NexSession = new NexSession({
     notes: userNotes,

@@ -11,6 +11,7 @@ export type CheckStatus = "pass" | "warn" | "fail" | "skip";
 /** The checks, in the order they are shown. */
 export type CheckId =
   | "sandbox"
+  | "search"
   | "reachable"
   | "key"
   | "model"
@@ -35,6 +36,7 @@ export interface DoctorCheck {
 /** Titles, in display order. */
 export const CHECK_TITLES: Record<CheckId, string> = {
   sandbox: "commands sandboxed",
+  search: "file search backend",
   reachable: "endpoint reachable",
   key: "key accepted",
   model: "model exists",

@@ -13,6 +13,7 @@ import {
 import {
   createCommandSandbox,
   describeNetwork,
+  describeSearch,
   networkMode,
   probeSandbox,
 } from "../../tools/index.ts";
@@ -159,6 +160,8 @@ export async function runDoctor(
     networkMode(config.sandbox, state.type === "active" ? state.backend : null),
   );
   emit(judgeSandbox(config.sandbox.mode, network, sandboxProbe));
+  // grep and glob answer the same with either backend; which one runs is still worth knowing.
+  emit(check("search", "pass", await describeSearch(config.workspace, env)));
 
   const list = await fetchModelList({
     baseUrl: config.baseUrl,

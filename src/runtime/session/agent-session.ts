@@ -30,6 +30,8 @@ export interface SessionInfo {
   permissionMode: PermissionMode;
   journalPath: string;
   sandbox: SandboxStatus;
+  /** grep's and glob's backend and whose rules pick the files, for `/status`. */
+  search?: string;
   /** The custom commands and skills found for this workspace, for help and completion. */
   extensions?: {
     commands: { name: string; description: string | null; argumentHint: string | null }[];

@@ -1,2 +1,12 @@
-// Listing and searching files (ripgrep or the JavaScript walk), honouring ignore files.
-export { createFileSearch, type FileSearch, globMatches } from "./file-search.ts";
+// Listing and searching files (ripgrep or JavaScript over git's or ripgrep's file list).
+
+export { describeSearch } from "./describe.ts";
+export {
+  createFileSearch,
+  type FileSearch,
+  type GrepResult,
+  globMatches,
+  type SearchBackend,
+} from "./file-search.ts";
+export { nameText } from "./file-walk.ts";
+export { translatePattern } from "./pattern.ts";
