@@ -1,12 +1,13 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import * as v from "valibot";
 import type { PermissionMode } from "../protocol/index.ts";
 import { readOwnFile } from "../tools/files/index.ts";
 import type { SandboxMode, SandboxSettings } from "../tools/index.ts";
 import { type ChosenEndpoint, chooseEndpoint } from "./endpoints.ts";
 import type { ModelSettings as RegistryModelSettings } from "./model-registry.ts";
+import { commandWritable, realPathOf } from "./writable-by-commands.ts";
 
 /** The wire format nex speaks to the endpoint. */
 export type ProviderKind = "openai" | "anthropic";
@@ -264,6 +265,9 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
       `The workspace ${workspace} does not exist. Pass an existing directory with --cwd.`,
     );
   }
+  refusePlantedConfig(configPath, workspace, file, env);
+  const dataDir = resolveDataDir(flags.dataDir ?? env.NEX_DATA_DIR ?? file.dataDir, env, workspace);
+  refuseLinkedDataDir(dataDir, workspace);
   const maxTurns = flags.maxTurns ?? file.maxTurns ?? 50;
   if (!Number.isInteger(maxTurns) || maxTurns < 1) {
     throw new ConfigError(`--max-turns must be a positive whole number, not ${maxTurns}.`);
@@ -280,7 +284,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     permissionMode: parsePermissionMode(flags.permissionMode ?? file.permissionMode ?? "ask"),
     maxTurns,
     stream: file.stream ?? true,
-    dataDir: resolveDataDir(flags.dataDir ?? env.NEX_DATA_DIR ?? file.dataDir, env, workspace),
+    dataDir,
     allowedPaths: (file.allowedPaths ?? []).map((p) => resolve(workspace, p)),
     commands: {
       allow: [
@@ -320,6 +324,34 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
             afterSeconds: file.notifications?.afterSeconds ?? 10,
           },
   };
+}
+
+/**
+ * A config grants (approval mode, sandbox, hooks, MCP servers, saved rules): one a repository ships or
+ * a command could write is refused, never read as the user's word.
+ */
+function refusePlantedConfig(path: string, workspace: string, file: ConfigFile, env: Env): void {
+  if (!existsSync(path)) return;
+  const writable = typeof file.sandbox === "object" ? (file.sandbox.writable ?? []) : [];
+  const where = commandWritable(path, { workspace, writable, home: env.HOME || homedir() });
+  if (where)
+    throw new ConfigError(
+      `The config file ${path} lies ${where}: a repository or a command could write it, and a config grants permissions (approval mode, sandbox, hooks, MCP servers). Keep it outside the workspace (by default ~/.config/nex/config.json), or point --config, NEX_CONFIG or XDG_CONFIG_HOME there.`,
+    );
+}
+
+/**
+ * A data folder inside the workspace that is a link out of it (a repository's `.nex` pointing at
+ * `~/.ssh`) would have nex write its journals wherever the repository chose: refused.
+ */
+function refuseLinkedDataDir(dataDir: string, workspace: string): void {
+  const inside = relative(workspace, dataDir);
+  if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) return;
+  const real = relative(realPathOf(workspace), realPathOf(dataDir));
+  if (!real.startsWith("..") && !isAbsolute(real)) return;
+  throw new ConfigError(
+    `The data folder ${dataDir} is inside the workspace but leads out of it (${realPathOf(dataDir)}): a link the repository may have planted. Remove the link, or set dataDir to a folder outside the workspace.`,
+  );
 }
 
 // A local server is never reached through a proxy: with a company proxy set for everything, a model

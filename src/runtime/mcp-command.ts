@@ -76,6 +76,7 @@ async function listOrTest(
     files: flags.mcpConfig ?? [],
     workspace: config.workspace,
     dataDir: config.dataDir,
+    writable: config.sandbox.writable ?? [],
     env,
     cwd,
   });
@@ -197,6 +198,7 @@ function approve(flags: ConfigFlags, env: Env, cwd: string, out: (text: string) 
     files: [],
     workspace: config.workspace,
     dataDir: config.dataDir,
+    writable: config.sandbox.writable ?? [],
     env,
     cwd,
   });
@@ -205,8 +207,14 @@ function approve(flags: ConfigFlags, env: Env, cwd: string, out: (text: string) 
     out(`${join(config.workspace, ".mcp.json")} defines no MCP servers; nothing to approve.\n`);
     return 0;
   }
-  prepareDataDir(config.dataDir);
-  approveProject(config.dataDir, config.workspace, project.hash);
+  try {
+    approveProject(
+      { env, workspace: config.workspace, writable: config.sandbox.writable ?? [] },
+      project.hash,
+    );
+  } catch (error) {
+    throw new ConfigError(`${(error as Error).message} Nothing was approved.`);
+  }
   const described = readOwnFile(project.path, 1024 * 1024);
   const servers =
     described.type === "read"
@@ -239,6 +247,7 @@ async function login(
     files: flags.mcpConfig ?? [],
     workspace: config.workspace,
     dataDir: config.dataDir,
+    writable: config.sandbox.writable ?? [],
     env,
     cwd,
   });

@@ -1,7 +1,6 @@
 // Which MCP servers a session may start: the config file's, each `--mcp-config FILE`'s, and the
 // project's `.mcp.json` only once the user approved that file (a server runs code on this machine).
 import { createHash } from "node:crypto";
-import { renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
   McpConfigError,
@@ -13,7 +12,9 @@ import {
 import { storedTokens } from "../mcp/oauth-store.ts";
 import type { KnownSecret } from "../session/index.ts";
 import { readOwnFile } from "../tools/index.ts";
+import { approvalHash, approvedCode } from "./approved-code.ts";
 import { ConfigError } from "./config.ts";
+import { approvedHash, type ConsentPlace, consentPlace, recordConsent } from "./consent-store.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -27,7 +28,7 @@ export interface McpServerSet {
 }
 
 const FILE_LIMIT = 1024 * 1024;
-const APPROVALS = "mcp-approvals.json";
+const SUBJECT = "mcp";
 
 /** Gathers the servers; a file that cannot be read as servers is a ConfigError naming it. */
 export function gatherMcpServers(options: {
@@ -40,6 +41,8 @@ export function gatherMcpServers(options: {
   files: readonly string[];
   workspace: string;
   dataDir: string;
+  /** The sandbox settings' extra writable folders (consent kept there would not be the user's). */
+  writable?: readonly string[];
   env: Env;
   cwd: string;
 }): McpServerSet {
@@ -69,15 +72,22 @@ export function gatherMcpServers(options: {
     const names = Object.keys(
       (projectFile.value as { mcpServers?: object } | null)?.mcpServers ?? {},
     );
-    const approved = approvedHash(options.dataDir, options.workspace) === projectFile.hash;
-    project = { path: projectPath, hash: projectFile.hash, names, approved };
+    const consent = consentOf(options);
+    // The approval covers the file and every workspace file its servers' commands run.
+    const hash = approvalHash(
+      projectFile.hash,
+      approvedCode(launchLines(projectFile.value.mcpServers), options.workspace),
+    );
+    const before = approvedHash(consent, SUBJECT);
+    const approved = before === hash;
+    project = { path: projectPath, hash, names, approved };
     if (names.length > 0 && approved) add(projectFile.value.mcpServers, projectPath);
     else if (
       names.length > 0 &&
       !options.files.some((file) => resolve(options.cwd, file) === projectPath)
     )
       notices.push(
-        `This project's .mcp.json defines MCP server${names.length > 1 ? "s" : ""} ${names.join(", ")}, not started: a server runs code on this machine${approvedHash(options.dataDir, options.workspace) ? " and the file changed since you approved it" : ""}. Look at it, then approve it once with \`nex mcp approve\`; headless, --mcp-config .mcp.json also starts it.`,
+        `This project's .mcp.json defines MCP server${names.length > 1 ? "s" : ""} ${names.join(", ")}, not started: a server runs code on this machine${before ? " and the file, or a workspace file its servers run, changed since you approved it" : ""}. Look at it, then approve it once with \`nex mcp approve\`; headless, --mcp-config .mcp.json also starts it.${consent.refused ? ` (nex keeps no approval at ${consent.file}: ${consent.refused})` : ""}`,
       );
   }
   for (const file of options.files) {
@@ -140,31 +150,33 @@ function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-function approvalsOf(dataDir: string): Record<string, { sha256: string; approvedAt: string }> {
-  const read = readOwnFile(join(dataDir, APPROVALS), FILE_LIMIT);
-  if (read.type !== "read" || read.truncated) return {};
-  try {
-    const parsed = JSON.parse(read.text) as {
-      projects?: Record<string, { sha256: string; approvedAt: string }>;
-    };
-    return parsed.projects ?? {};
-  } catch {
-    return {};
-  }
+function consentOf(options: {
+  env: Env;
+  workspace: string;
+  writable?: readonly string[];
+}): ConsentPlace {
+  return consentPlace({
+    env: options.env,
+    workspace: options.workspace,
+    writable: options.writable ?? [],
+  });
 }
 
-function approvedHash(dataDir: string, workspace: string): string | null {
-  return approvalsOf(dataDir)[workspace]?.sha256 ?? null;
+/** Each stdio server's command line, as words (for the workspace files it runs). */
+function launchLines(servers: unknown): string[] {
+  if (!servers || typeof servers !== "object") return [];
+  return Object.values(servers as Record<string, unknown>).flatMap((entry) => {
+    const e = entry as { command?: unknown; args?: unknown } | null;
+    if (typeof e?.command !== "string") return [];
+    const args = Array.isArray(e.args) ? e.args.filter((a) => typeof a === "string") : [];
+    return [[e.command, ...args].join(" ")];
+  });
 }
 
-/** Records the user's approval of this exact `.mcp.json` for this workspace (0600, replaced atomically). */
-export function approveProject(dataDir: string, workspace: string, hash: string): void {
-  const projects = {
-    ...approvalsOf(dataDir),
-    [workspace]: { sha256: hash, approvedAt: new Date().toISOString() },
-  };
-  const path = join(dataDir, APPROVALS);
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify({ projects }, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temp, path);
+/** Records the user's approval of this exact `.mcp.json` (and what its servers run) for this workspace. */
+export function approveProject(
+  options: { env: Env; workspace: string; writable?: readonly string[] },
+  hash: string,
+): void {
+  recordConsent(consentOf(options), SUBJECT, hash);
 }

@@ -128,6 +128,7 @@ export async function openSession(
     files: flags.mcpConfig ?? [],
     workspace: config.workspace,
     dataDir: config.dataDir,
+    writable: config.sandbox.writable ?? [],
     env,
     cwd,
   });
@@ -201,14 +202,19 @@ export async function openSession(
     acceptsImages: () => acceptsImages(current.model, config.models[current.model]),
   });
   // What a hook prints reaches the model and the screen: scrubbed of nex's secrets like a tool's output.
-  const opened = await openHooks(config, events, {
-    launch: (command, hookCwd) => tools.sandbox.launch(command, hookCwd),
-    workspace: config.workspace,
-    sessionId,
-    transcriptPath: journal.path,
-    env: toolEnvironment(env, config),
-    notice: (message) => session.emit({ type: "notice", message }),
-  });
+  const opened = await openHooks(
+    config,
+    events,
+    {
+      launch: (command, hookCwd) => tools.sandbox.launch(command, hookCwd),
+      workspace: config.workspace,
+      sessionId,
+      transcriptPath: journal.path,
+      env: toolEnvironment(env, config),
+      notice: (message) => session.emit({ type: "notice", message }),
+    },
+    env,
+  );
   const hooks =
     opened === NO_HOOKS
       ? NO_HOOKS

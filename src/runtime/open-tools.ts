@@ -9,6 +9,7 @@ import {
   type WorkspaceToolHost,
 } from "../tools/index.ts";
 import type { NexConfig } from "./config.ts";
+import { consentDir, consentPlace } from "./consent-store.ts";
 import type { ApprovalPolicy } from "./nex-session.ts";
 import { toolEnvironment } from "./session-secrets.ts";
 
@@ -38,13 +39,18 @@ export interface ToolParts {
 /** Step 6: the tools, confined to the workspace, with nex's own data kept out of their reach. */
 export function sessionTools(parts: ToolParts): WorkspaceToolHost {
   const { config, env, sessionId, secrets, ledger } = parts;
+  // The user's consent (and config) is out of reach of commands and of the file tools, wherever it is.
+  const consent = consentDir(
+    consentPlace({ env, workspace: config.workspace, writable: config.sandbox.writable ?? [] }),
+  );
+  const configDir = config.configPath ? [dirname(config.configPath)] : [];
   return createToolHost({
     workspace: config.workspace,
     mode: config.permissionMode,
     rules: config.commands,
     allowedPaths: config.allowedPaths,
     // With `--data-dir workspace` the journals and checkpoints sit in the workspace: tools keep out.
-    privatePaths: [config.dataDir],
+    privatePaths: [config.dataDir, consent],
     checkpointDir: join(config.dataDir, "checkpoints", sessionId),
     env: toolEnvironment(env, config),
     redact: (text) => secrets.scrub(text).text,
@@ -52,7 +58,7 @@ export function sessionTools(parts: ToolParts): WorkspaceToolHost {
     sandbox: {
       ...config.sandbox,
       // Commands never read nex's journals, checkpoints or config.
-      privatePaths: [config.dataDir, ...(config.configPath ? [dirname(config.configPath)] : [])],
+      privatePaths: [config.dataDir, consent, ...configDir],
     },
     unattended: parts.approvals === "refuse",
     // In a conversation a dev server outlives the prompt that started it; a one-task run ends its jobs.
