@@ -12,6 +12,7 @@ import {
 import type { SessionInfo, SessionSummary } from "./agent-session.ts";
 import { concealInProcEnviron } from "./conceal-environment.ts";
 import { type ConfigFlags, defaultConfigPath } from "./config.ts";
+import { consentPlace } from "./consent-store.ts";
 import { prepareDataDir } from "./data-dir.ts";
 import { createClient } from "./endpoint-client.ts";
 import { type Extensions, expandPrompt, loadExtensions } from "./extensions/index.ts";
@@ -304,6 +305,12 @@ export async function openSession(
         // Attachments may take twice a tool result's share of the window.
         attachLimit: 2 * resultCapForWindow(budget.window()),
         run,
+        consent: consentPlace({
+          env,
+          workspace: config.workspace,
+          writable: config.sandbox.writable ?? [],
+        }),
+        announce: (message) => session.emit({ type: "notice", message }),
         model: current.model,
         acceptsImages: acceptsImages(current.model, config.models[current.model]),
       }),

@@ -46,3 +46,6 @@ export async function expandPrompt(
 
 export { parseFrontMatter, textField } from "./front-matter.ts";
 export { extensionDirs, listDir, MAX_ENTRIES, readExtensionFile } from "./locations.ts";
+
+/** Project commands' consent (`nex commands`), loaded only by the commands that need it. */
+export const commandConsent = () => import("./command-consent.ts");
