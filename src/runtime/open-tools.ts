@@ -44,13 +44,17 @@ export function sessionTools(parts: ToolParts): WorkspaceToolHost {
     consentPlace({ env, workspace: config.workspace, writable: config.sandbox.writable ?? [] }),
   );
   const configDir = config.configPath ? [dirname(config.configPath)] : [];
+  const isWithin = (path: string, root: string) => path === root || path.startsWith(`${root}/`);
   return createToolHost({
     workspace: config.workspace,
     mode: config.permissionMode,
     rules: config.commands,
     allowedPaths: config.allowedPaths,
     // With `--data-dir workspace` the journals and checkpoints sit in the workspace: tools keep out.
-    privatePaths: [config.dataDir, consent],
+    // So are the user's config and consent: what they say grants, and the model must not write it.
+    privatePaths: [config.dataDir, consent, ...configDir].filter(
+      (path) => !isWithin(config.workspace, path),
+    ),
     checkpointDir: join(config.dataDir, "checkpoints", sessionId),
     env: toolEnvironment(env, config),
     redact: (text) => secrets.scrub(text).text,

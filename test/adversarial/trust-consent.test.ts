@@ -2,7 +2,15 @@
 // (an approvals file in its `.nex/` data folder, a consent file in a config folder inside the
 // workspace) grant nothing, headless, with --yes and with `"dataDir": "workspace"`.
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { runNex } from "../support/cli.ts";
@@ -13,6 +21,7 @@ import {
   plantMcpServer,
   runIn,
 } from "../support/hostile-repo.ts";
+import { openaiToolCall } from "../support/stub-scripts.ts";
 
 /** `nex mcp approve` and `nex hooks approve` in the repository, as someone with `env`. */
 async function approveAll(repo: HostileRepo, env: Record<string, string>, flags: string[] = []) {
@@ -130,4 +139,37 @@ test("a repository's .nex that links out of the workspace is refused as the data
   assert.equal(result.code, 3, result.stderr);
   assert.deepEqual(readdirSync(repo.outside), [], "nothing was written outside");
   assert.match(result.stderr, /leads out of it.*Remove the link/s);
+});
+
+test("a link in the workspace to the consent store lets neither a command nor a file tool change it", {
+  timeout: 120_000,
+}, async () => {
+  const repo = hostileRepo();
+  plantHook(repo);
+  await runNex(["hooks", "approve"], { cwd: repo.workspace, env: repo.env });
+  const configHome = repo.env.XDG_CONFIG_HOME ?? "";
+  // The user lets the tools reach their config folder (dotfiles work): consent stays out of reach.
+  const configFile = join(configHome, "nex", "config.json");
+  writeFileSync(configFile, JSON.stringify({ allowedPaths: [configHome] }));
+  const configBefore = readFileSync(configFile, "utf8");
+  const store = join(configHome, "nex", "consent.json");
+  const before = readFileSync(store, "utf8");
+  symlinkSync(store, join(repo.workspace, "planted.json"));
+  const forged = JSON.stringify({ version: 1, workspaces: {} });
+  const tools = [
+    openaiToolCall({ name: "write_file", args: { path: "planted.json", content: forged } }),
+    openaiToolCall({ name: "bash", args: { command: `echo '${forged}' > planted.json` } }),
+    openaiToolCall({ name: "bash", args: { command: `echo '${forged}' > ${store}` } }),
+    openaiToolCall({ name: "read_file", args: { path: store } }),
+    openaiToolCall({ name: "write_file", args: { path: store, content: forged } }),
+    openaiToolCall({ name: "read_file", args: { path: configFile } }),
+    openaiToolCall({ name: "write_file", args: { path: configFile, content: "{}" } }),
+  ];
+  const result = await runIn(repo, ["--yes", "go"], tools);
+  assert.equal(
+    readFileSync(store, "utf8"),
+    before,
+    `the consent store is as it was: ${result.stderr}`,
+  );
+  assert.equal(readFileSync(configFile, "utf8"), configBefore, "the config is as it was");
 });
