@@ -69,7 +69,7 @@ export function approvedCode(commands: readonly string[], workspace: string): [s
   };
   for (let i = 0; i < queue.length && out.size < MAX_FILES; i++) {
     const { word, base } = queue[i] as { word: string; base: string };
-    const real = existingFile(isAbsolute(word) ? word : resolve(base, word));
+    const real = resolveWord(word, base, root);
     if (!real || !within(real, root) || real === root) continue;
     if (!add(real)) continue;
     const folder = dirname(real);
@@ -92,6 +92,18 @@ export function approvalHash(text: string, code: readonly [string, string][]): s
   return createHash("sha256")
     .update(JSON.stringify(code.length === 0 ? [text] : [text, code]))
     .digest("hex");
+}
+
+/**
+ * The workspace file a word names: as written, or, for `"$(dirname "$0")/lib.sh"` and
+ * `${DIR}/lib.sh` (a variable's value unknown), the rest of the path from the naming file's folder.
+ */
+function resolveWord(word: string, base: string, root: string): string | null {
+  const direct = existingFile(isAbsolute(word) ? word : resolve(base, word));
+  if (direct && within(direct, root)) return direct;
+  const rest = word.replace(/^(?:\$\{?\w+\}?|\$\d)/, "");
+  if (!rest.startsWith("/") || rest === "/") return direct;
+  return existingFile(resolve(base, `.${rest}`)) ?? direct;
 }
 
 function existingFile(path: string): string | null {
