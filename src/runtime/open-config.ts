@@ -4,6 +4,7 @@ import { fetchModelList } from "../providers/index.ts";
 import { findSession } from "../session/index.ts";
 import { ConfigError, type ConfigFlags, type NexConfig, resolveConfig } from "./config.ts";
 import { endpointFetch, unreachableMessage } from "./endpoint-client.ts";
+import { refuseForeignSession } from "./own-sessions.ts";
 
 /** The session a resume continues, as the catalog found it. */
 export type ResumedSession = Awaited<ReturnType<typeof locateSession>>;
@@ -31,7 +32,7 @@ export async function resolveSessionConfig(
     : null;
   const resumeId = resume ?? named;
   const resumed = resumeId
-    ? await locateSession(config, resumeId, flags.cwd !== undefined && !named)
+    ? await locateSession(config, resumeId, flags.cwd !== undefined && !named, env)
     : null;
   if (resumed) {
     config = {
@@ -55,13 +56,19 @@ export async function resolveSessionConfig(
 }
 
 /** A session by id, unique prefix or "last" (in this workspace); a ConfigError says why none was found. */
-export async function locateSession(config: NexConfig, id: string, workspaceGiven: boolean) {
+export async function locateSession(
+  config: NexConfig,
+  id: string,
+  workspaceGiven: boolean,
+  env: Record<string, string | undefined> = process.env,
+) {
   const lookup = await findSession(
     config.dataDir,
     id,
     id === "last" || workspaceGiven ? { workspace: config.workspace } : {},
   );
   if (lookup.type !== "found") throw new ConfigError(lookup.message);
+  refuseForeignSession(env, config, lookup.session);
   return lookup.session;
 }
 

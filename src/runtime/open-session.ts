@@ -30,6 +30,7 @@ import { discoverLimits, type ModelLimits } from "./open-limits.ts";
 import { openMcpServers } from "./open-mcp-servers.ts";
 import { sessionSystemPrompt } from "./open-system-prompt.ts";
 import { sessionTools } from "./open-tools.ts";
+import { recordOwnSession } from "./own-sessions.ts";
 import { priceFor } from "./prices.ts";
 import { createReasoningControl } from "./reasoning-control.ts";
 import { createSessionBudget } from "./request-budget.ts";
@@ -145,6 +146,7 @@ export async function openSession(
     events,
   });
   const sessionId = journal.meta.id;
+  if (resumed === null) recordOwnSession(env, config, sessionId);
   if (options.sessionName && resumed === null)
     (await import("./named-sessions.ts")).nameSession(
       config.dataDir,
