@@ -6,7 +6,7 @@
 // package.json, `make` the Makefile). All of it bounded: a huge tree is approved by its listing.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /** Most files one approval hashes; past it the rest are named by size and time. */
 const MAX_FILES = 400;
@@ -51,10 +51,10 @@ export function approvedCode(commands: readonly string[], workspace: string): [s
     return [];
   }
   const out = new Map<string, string>();
-  const queue: { word: string; base: string }[] = [];
+  const queue: { word: string; base: string; named?: boolean }[] = [];
   for (const command of commands)
     for (const word of wordsOf(command, workspace)) {
-      queue.push({ word, base: workspace });
+      queue.push({ word, base: workspace, named: true });
       for (const manifest of MANIFESTS[word] ?? []) queue.push({ word: manifest, base: workspace });
     }
   const seenDirs = new Set<string>();
@@ -68,8 +68,18 @@ export function approvedCode(commands: readonly string[], workspace: string): [s
     return true;
   };
   for (let i = 0; i < queue.length && out.size < MAX_FILES; i++) {
-    const { word, base } = queue[i] as { word: string; base: string };
+    const { word, base, named } = queue[i] as { word: string; base: string; named?: boolean };
     const real = resolveWord(word, base, root);
+    // A script the command names that is not there yet is approved as missing: one created later
+    // (by a pull, or by a command) is new code and asks again.
+    if (!real && named && /[./]/.test(word)) {
+      const lexical = join(
+        root,
+        relative(workspace, isAbsolute(word) ? word : resolve(base, word)),
+      );
+      if (within(lexical, root) && lexical !== root) out.set(lexical, "missing");
+      continue;
+    }
     if (!real || !within(real, root) || real === root) continue;
     if (!add(real)) continue;
     const folder = dirname(real);

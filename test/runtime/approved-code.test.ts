@@ -45,3 +45,12 @@ test("a change to a sourced file changes the digest", () => {
   writeFileSync(join(root, "h/lib.sh"), "v2\n");
   assert.notDeepEqual(approvedCode(["bash h/check.sh"], root), before);
 });
+
+test("a script the command names that is missing now is part of the approval: creating it changes the digest", () => {
+  const root = workspace({ "README.md": "" });
+  const before = approvedCode(["bash gen/check.sh --fast"], root);
+  assert.deepEqual(before, [["gen/check.sh", "missing"]]);
+  mkdirSync(join(root, "gen"));
+  writeFileSync(join(root, "gen/check.sh"), "echo new\n");
+  assert.notDeepEqual(approvedCode(["bash gen/check.sh --fast"], root), before);
+});
