@@ -265,7 +265,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
       `The workspace ${workspace} does not exist. Pass an existing directory with --cwd.`,
     );
   }
-  refusePlantedConfig(configPath, workspace, file, env);
+  refusePlantedConfig(configPath, workspace, env);
   const dataDir = resolveDataDir(flags.dataDir ?? env.NEX_DATA_DIR ?? file.dataDir, env, workspace);
   refuseLinkedDataDir(dataDir, workspace);
   const maxTurns = flags.maxTurns ?? file.maxTurns ?? 50;
@@ -327,13 +327,14 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
 }
 
 /**
- * A config grants (approval mode, sandbox, hooks, MCP servers, saved rules): one a repository ships or
- * a command could write is refused, never read as the user's word.
+ * A config grants (approval mode, sandbox, hooks, MCP servers, saved rules): one a repository could
+ * have shipped is refused, never read as the user's word.
  */
-function refusePlantedConfig(path: string, workspace: string, file: ConfigFile, env: Env): void {
+function refusePlantedConfig(path: string, workspace: string, env: Env): void {
   if (!existsSync(path)) return;
-  const writable = typeof file.sandbox === "object" ? (file.sandbox.writable ?? []) : [];
-  const where = commandWritable(path, { workspace, writable, home: env.HOME || homedir() });
+  // Inside a folder of `sandbox.writable` it is still out of commands' reach: its folder is hidden
+  // from every command (open-tools.ts). Inside the workspace, the repository could have shipped it.
+  const where = commandWritable(path, { workspace, home: env.HOME || homedir() });
   if (where)
     throw new ConfigError(
       `The config file ${path} lies ${where}: a repository or a command could write it, and a config grants permissions (approval mode, sandbox, hooks, MCP servers). Keep it outside the workspace (by default ~/.config/nex/config.json), or point --config, NEX_CONFIG or XDG_CONFIG_HOME there.`,

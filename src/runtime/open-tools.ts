@@ -1,3 +1,4 @@
+import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ReadRecord } from "../protocol/index.ts";
 import type { SecretScrubber } from "../session/index.ts";
@@ -40,9 +41,20 @@ export interface ToolParts {
 export function sessionTools(parts: ToolParts): WorkspaceToolHost {
   const { config, env, sessionId, secrets, ledger } = parts;
   // The user's consent (and config) is out of reach of commands and of the file tools, wherever it is.
-  const consent = consentDir(
-    consentPlace({ env, workspace: config.workspace, writable: config.sandbox.writable ?? [] }),
-  );
+  const place = consentPlace({
+    env,
+    workspace: config.workspace,
+    writable: config.sandbox.writable ?? [],
+  });
+  const consent = consentDir(place);
+  // The sandbox hides only what exists: made now, the folder is hidden before any command runs, so
+  // none can create a consent file or a config there (with `~` writable, say).
+  if (!place.refused)
+    try {
+      mkdirSync(consent, { recursive: true, mode: 0o700 });
+    } catch {
+      // Unwritable home: nothing can be created there by a command either.
+    }
   const configDir = config.configPath ? [dirname(config.configPath)] : [];
   const isWithin = (path: string, root: string) => path === root || path.startsWith(`${root}/`);
   return createToolHost({
