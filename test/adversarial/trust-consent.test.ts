@@ -173,3 +173,21 @@ test("a link in the workspace to the consent store lets neither a command nor a 
   );
   assert.equal(readFileSync(configFile, "utf8"), configBefore, "the config is as it was");
 });
+
+test("consent in a folder the sandbox settings make writable is not read, and nex says why", {
+  timeout: 120_000,
+}, async () => {
+  const repo = hostileRepo();
+  plantHook(repo);
+  const approved = await runNex(["hooks", "approve"], { cwd: repo.workspace, env: repo.env });
+  assert.equal(approved.code, 0, approved.stdout);
+  const configHome = repo.env.XDG_CONFIG_HOME ?? "";
+  writeFileSync(
+    join(configHome, "nex", "config.json"),
+    JSON.stringify({ sandbox: { writable: [configHome] } }),
+  );
+  const result = await runIn(repo, ["--yes", "go"]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(!repo.left("hook-ran"), "the hook did not run");
+  assert.match(result.stderr, /which the sandbox settings make writable/);
+});
