@@ -75,3 +75,14 @@ export function refuseForeignSession(
     `Session ${session.sessionId} (${session.journalPath}) was not started by nex for you: its journal lies in the workspace, where a repository could have put it, so its messages are not taken as yours. Delete it, or start a new session.`,
   );
 }
+
+/** The sessions of `list` nex started for this user (all of them where no repository could ship one). */
+export function ownSessionsOnly<T extends { sessionId: string }>(
+  env: Env,
+  config: Where,
+  list: T[],
+): T[] {
+  if (!shippable(config.dataDir, config.workspace, config.sandbox.writable ?? [])) return list;
+  const mine = new Set(readAll(env)[realPathOf(config.dataDir)] ?? []);
+  return list.filter((session) => mine.has(session.sessionId));
+}

@@ -1,9 +1,10 @@
 // A channel that carries the orchestrator's authority cannot be one a command writes: an `--inbox`
 // inside the workspace, or in a folder the sandbox makes writable, is refused before anything runs.
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { runNex } from "../support/cli.ts";
 import { hostileRepo, runIn } from "../support/hostile-repo.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 
@@ -57,4 +58,30 @@ test("a journal the repository ships in its .nex/ is not resumed as the user's c
   const again = await runIn(repo, ["--data-dir", "workspace", "--session-id", "mine", "second"]);
   assert.equal(again.code, 0, again.stderr);
   assert.match(JSON.stringify(again.requests[0]?.body), /first/);
+});
+
+test("nex undo leaves alone a session the repository shipped in its .nex/ (its checkpoints are not the user's)", {
+  timeout: 120_000,
+}, async () => {
+  const repo = hostileRepo();
+  repo.put("app.txt", "the user's work\n");
+  const attacker = { HOME: repo.outside, XDG_CONFIG_HOME: join(repo.outside, "cfg") };
+  const planted = await runIn(
+    repo,
+    ["--yes", "--data-dir", "workspace", "edit"],
+    [
+      openaiToolCall({ name: "read_file", args: { path: "app.txt" } }),
+      openaiToolCall({ name: "write_file", args: { path: "app.txt", content: "planted\n" } }),
+    ],
+    attacker,
+  );
+  assert.equal(planted.code, 0, planted.stderr);
+  // The clone as the user gets it: the repository's content is what it ships.
+  repo.put("app.txt", "the user's work\n");
+  const undo = await runNex(["undo", "--data-dir", "workspace"], {
+    cwd: repo.workspace,
+    env: repo.env,
+  });
+  assert.match(undo.stdout + undo.stderr, /Nothing to undo/);
+  assert.equal(readFileSync(join(repo.workspace, "app.txt"), "utf8"), "the user's work\n");
 });
