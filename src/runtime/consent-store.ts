@@ -57,17 +57,26 @@ export function consentDir(place: ConsentPlace): string {
   return dirname(place.file);
 }
 
-function readAll(place: ConsentPlace): Record<string, Record<string, Grant>> {
-  if (place.refused) return {};
+type Stored = Record<string, Record<string, Grant>>;
+
+/** The store's grants, or why it cannot be read (then nothing is granted, and nothing is written over it). */
+function readStore(place: ConsentPlace): { grants: Stored } | { problem: string } {
   const read = readOwnFile(place.file, LIMIT);
-  if (read.type !== "read" || read.truncated) return {};
+  if (read.type === "missing") return { grants: {} };
+  if (read.type === "refused") return { problem: `it was not read: ${read.reason}` };
+  if (read.truncated) return { problem: `it is larger than ${LIMIT / 2 ** 20} MiB` };
   try {
-    const parsed = JSON.parse(read.text) as { workspaces?: unknown };
-    const all = parsed?.workspaces;
-    return all && typeof all === "object" ? (all as Record<string, Record<string, Grant>>) : {};
-  } catch {
-    return {};
+    const all = (JSON.parse(read.text) as { workspaces?: unknown } | null)?.workspaces;
+    return { grants: all && typeof all === "object" ? (all as Stored) : {} };
+  } catch (error) {
+    return { problem: `it is not valid JSON (${(error as Error).message})` };
   }
+}
+
+function readAll(place: ConsentPlace): Stored {
+  if (place.refused) return {};
+  const read = readStore(place);
+  return "grants" in read ? read.grants : {};
 }
 
 /** The hash the user approved for `subject` here (e.g. `hooks`, `mcp`, `command:.claude/commands/x.md`), or null. */
@@ -84,7 +93,12 @@ export function hasConsent(place: ConsentPlace, subject: string, hash: string): 
 /** Records the user's approval (0600, replaced atomically); throws with the reason when it cannot be kept. */
 export function recordConsent(place: ConsentPlace, subject: string, hash: string): void {
   if (place.refused) throw new Error(`nex keeps no consent at ${place.file}: ${place.refused}`);
-  const all = readAll(place);
+  const read = readStore(place);
+  if ("problem" in read)
+    throw new Error(
+      `${place.file} holds the approvals of every project, and ${read.problem}: fix or remove it, then approve again.`,
+    );
+  const all = read.grants;
   const here = { ...(all[place.workspace] ?? {}) };
   here[subject] = { sha256: hash, approvedAt: new Date().toISOString() };
   all[place.workspace] = here;
