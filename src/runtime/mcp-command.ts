@@ -9,6 +9,7 @@ import { prepareDataDir } from "./data-dir.ts";
 import { mcpFetchFor } from "./mcp-fetch.ts";
 import { approveProject, gatherMcpServers, mcpSecrets } from "./mcp-servers.ts";
 import { describeServers, startMcpSession } from "./mcp-session.ts";
+import { oauthDirOf } from "./oauth-dir.ts";
 import { sessionScrubber, toolEnvironment } from "./session-secrets.ts";
 
 /** One `nex mcp` invocation. */
@@ -97,13 +98,13 @@ async function listOrTest(
     set.servers = one;
     set.unusable = broken;
   }
-  const secrets = sessionScrubber(config, env, mcpSecrets(set, config.dataDir));
+  const secrets = sessionScrubber(config, env, mcpSecrets(set, oauthDirOf(config, env)));
   prepareDataDir(config.dataDir);
   const session = await startMcpSession(set, {
     workspace: config.workspace,
     baseEnv: toolEnvironment(env, config),
     sessionDir: join(config.dataDir, "logs", `mcp-${command.action}`),
-    oauthDir: join(config.dataDir, "mcp-oauth"),
+    oauthDir: oauthDirOf(config, env),
     redact: (text) => secrets.scrub(text).text,
     ...mcpFetchFor(config),
   });
@@ -265,7 +266,7 @@ async function login(
   process.once("SIGINT", onSignal);
   const timer = setTimeout(() => stop.abort(), 5 * 60_000);
   try {
-    const tools = await signIn(server, join(config.dataDir, "mcp-oauth"), {
+    const tools = await signIn(server, oauthDirOf(config, env), {
       signal: stop.signal,
       show: (url) =>
         out(
@@ -273,7 +274,7 @@ async function login(
         ),
     });
     out(
-      `Signed in to ${server.name}: ${tools} tools. The tokens are kept (0600) under ${join(config.dataDir, "mcp-oauth")}.\n`,
+      `Signed in to ${server.name}: ${tools} tools. The tokens are kept (0600) under ${oauthDirOf(config, env)}.\n`,
     );
     return 0;
   } catch (error) {

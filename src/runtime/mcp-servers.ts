@@ -101,12 +101,12 @@ export function gatherMcpServers(options: {
 }
 
 /** Every secret value of the servers (env values, header values and tokens), for the session's scrubber. */
-export function mcpSecrets(set: McpServerSet, dataDir: string): KnownSecret[] {
+export function mcpSecrets(set: McpServerSet, oauthDir: string): KnownSecret[] {
   return set.servers.flatMap((server) => [
     ...secretValues(server),
     ...(server.type === "stdio"
       ? []
-      : storedTokens(join(dataDir, "mcp-oauth"), server.name, server.url).map((value) => ({
+      : storedTokens(oauthDir, server.name, server.url).map((value) => ({
           name: `mcp ${server.name} OAuth token`,
           value,
         }))),

@@ -181,7 +181,7 @@ export async function openSession(
             workspace: config.workspace,
             baseEnv: toolEnvironment(env, config),
             sessionDir: join(config.dataDir, "logs", sessionId),
-            oauthDir: join(config.dataDir, "mcp-oauth"),
+            oauthDir: (await import("./oauth-dir.ts")).oauthDirOf(config, env),
             redact: (text) => secrets.scrub(text).text,
             ...(await import("./mcp-fetch.ts")).mcpFetchFor(config),
           },
