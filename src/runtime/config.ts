@@ -287,10 +287,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     dataDir,
     allowedPaths: (file.allowedPaths ?? []).map((p) => resolve(workspace, p)),
     commands: {
-      allow: [
-        ...(file.commands?.allow ?? []),
-        ...(file.projects?.[workspace]?.commands?.allow ?? []),
-      ],
+      allow: [...(file.commands?.allow ?? []), ...savedRules(file, workspace)],
       deny: file.commands?.deny ?? [],
     },
     models: { ...(file.models ?? {}), ...(named?.models ?? {}) },
@@ -339,6 +336,13 @@ function refusePlantedConfig(path: string, workspace: string, env: Env): void {
     throw new ConfigError(
       `The config file ${path} lies ${where}: a repository or a command could write it, and a config grants permissions (approval mode, sandbox, hooks, MCP servers). Keep it outside the workspace (by default ~/.config/nex/config.json), or point --config, NEX_CONFIG or XDG_CONFIG_HOME there.`,
     );
+}
+
+/** The rules saved for this project: under its real path, or under the path as given (older saves). */
+function savedRules(file: ConfigFile, workspace: string): string[] {
+  const real = realPathOf(workspace);
+  const keys = real === workspace ? [workspace] : [real, workspace];
+  return [...new Set(keys.flatMap((key) => file.projects?.[key]?.commands?.allow ?? []))];
 }
 
 /**

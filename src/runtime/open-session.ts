@@ -44,6 +44,7 @@ import { extraTools } from "./tool-sources.ts";
 import { withTurnNotes } from "./turn-notes.ts";
 import { noteForModel, UserNotes } from "./user-notes.ts";
 import { webTools } from "./web-tools.ts";
+import { realPathOf } from "./writable-by-commands.ts";
 
 /** How to open a session. */
 export interface OpenOptions {
@@ -279,7 +280,8 @@ export async function openSession(
       saveApproval: async (call) =>
         (await import("./saved-approvals.ts")).saveApprovalLine(
           config.configPath ?? defaultConfigPath(env),
-          config.workspace,
+          // Keyed by the workspace's real path, as every grant is.
+          realPathOf(config.workspace),
           call.name.startsWith("mcp__") ? { rules: [call.name] } : await tools.savableRules(call),
         ),
     },
