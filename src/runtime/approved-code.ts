@@ -80,7 +80,16 @@ export function approvedCode(commands: readonly string[], workspace: string): [s
       if (within(lexical, root) && lexical !== root) out.set(lexical, "missing");
       continue;
     }
-    if (!real || !within(real, root) || real === root) continue;
+    if (real && !within(real, root)) {
+      // A link in the workspace that leads out: what it leads to runs too (a folder a command can
+      // write, say), so its content is part of the approval.
+      const lexical = isAbsolute(word) ? word : resolve(base, word);
+      const inside = [root, resolve(workspace)].find((top) => within(lexical, top));
+      if (inside && out.size < MAX_FILES)
+        out.set(`${join(root, relative(inside, lexical))} (a link to ${real})`, fileDigest(real));
+      continue;
+    }
+    if (!real || real === root) continue;
     if (!add(real)) continue;
     const folder = dirname(real);
     if (folder !== root && !seenDirs.has(folder)) {

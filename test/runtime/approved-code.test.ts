@@ -2,7 +2,7 @@
 // What an approval covers: every workspace file the approved command executes, found the ways
 // scripts name each other.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
@@ -53,4 +53,18 @@ test("a script the command names that is missing now is part of the approval: cr
   mkdirSync(join(root, "gen"));
   writeFileSync(join(root, "gen/check.sh"), "echo new\n");
   assert.notDeepEqual(approvedCode(["bash gen/check.sh --fast"], root), before);
+});
+
+test("a workspace link that leads out of it is approved with what it leads to", () => {
+  const root = workspace({ "hooks/check.sh": ". hooks/lib.sh\n" });
+  const elsewhere = mkdtempSync(join(tmpdir(), "nex-approved-target-"));
+  writeFileSync(join(elsewhere, "lib.sh"), "v1\n");
+  symlinkSync(join(elsewhere, "lib.sh"), join(root, "hooks/lib.sh"));
+  const before = approvedCode(["bash hooks/check.sh"], root);
+  assert.ok(
+    before.some(([path]) => path.startsWith("hooks/lib.sh (a link to")),
+    String(before),
+  );
+  writeFileSync(join(elsewhere, "lib.sh"), "v2\n");
+  assert.notDeepEqual(approvedCode(["bash hooks/check.sh"], root), before);
 });
