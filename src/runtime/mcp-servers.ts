@@ -173,6 +173,34 @@ function launchLines(servers: unknown): string[] {
   });
 }
 
+/**
+ * Why a crashed project server may not start again: its `.mcp.json`, or a workspace file its servers
+ * run, changed since the session began under the user's approval (a command may have rewritten it).
+ * Null for other servers, and while everything is as approved.
+ */
+export function projectRestartCheck(
+  set: McpServerSet,
+  workspace: string,
+): ((server: McpServerConfig) => string | null) | null {
+  const project = set.project;
+  if (!project?.approved) return null;
+  return (server) => {
+    if (server.source !== project.path) return null;
+    let now: string | null = null;
+    try {
+      const file = readServersFile(project.path, false);
+      now = file
+        ? approvalHash(file.hash, approvedCode(launchLines(file.value.mcpServers), workspace))
+        : null;
+    } catch {
+      now = null;
+    }
+    return now === project.hash
+      ? null
+      : `${project.path}, or a workspace file its servers run, changed since you approved it (a command may have changed it); look at it, then approve it again with \`nex mcp approve\`.`;
+  };
+}
+
 /** Records the user's approval of this exact `.mcp.json` (and what its servers run) for this workspace. */
 export function approveProject(
   options: { env: Env; workspace: string; writable?: readonly string[] },

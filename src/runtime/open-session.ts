@@ -173,6 +173,10 @@ export async function openSession(
     }),
   ];
   // The MCP session (and its modules) only when a server is configured: most sessions have none.
+  // A crashed project server starts again only while what it runs is as the user approved it.
+  const restartCheck = mcpSet.project?.approved
+    ? (await import("./mcp-servers.ts")).projectRestartCheck(mcpSet, config.workspace)
+    : null;
   const mcp =
     mcpSet.servers.length === 0 && mcpSet.unusable.length === 0
       ? noMcp(mcpSet, events)
@@ -183,6 +187,7 @@ export async function openSession(
             baseEnv: toolEnvironment(env, config),
             sessionDir: join(config.dataDir, "logs", sessionId),
             oauthDir: (await import("./oauth-dir.ts")).oauthDirOf(config, env),
+            ...(restartCheck ? { mayStartAgain: restartCheck } : {}),
             redact: (text) => secrets.scrub(text).text,
             ...(await import("./mcp-fetch.ts")).mcpFetchFor(config),
           },

@@ -191,3 +191,50 @@ test("consent in a folder the sandbox settings make writable is not read, and ne
   assert.ok(!repo.left("hook-ran"), "the hook did not run");
   assert.match(result.stderr, /which the sandbox settings make writable/);
 });
+
+test("an approved project server that crashes is not started again once a command changed what it runs", {
+  timeout: 120_000,
+}, async () => {
+  const repo = hostileRepo();
+  // A server that answers one call, then exits (a crash); started by a script that sources lib.sh.
+  repo.put(
+    ".mcp.json",
+    JSON.stringify({ mcpServers: { docs: { command: "sh", args: ["tools/mcp/server.sh"] } } }),
+  );
+  repo.put(
+    "tools/mcp/server.sh",
+    `. "$(dirname "$0")/lib.sh"\nexec ${JSON.stringify(process.execPath)} "$(dirname "$0")/server.mjs"\n`,
+  );
+  repo.put("tools/mcp/lib.sh", ":\n");
+  repo.put(
+    "tools/mcp/server.mjs",
+    `import { createInterface } from "node:readline";
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.method === "initialize") send({ id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "docs", version: "1" } } });
+  else if (m.method === "tools/list") send({ id: m.id, result: { tools: [{ name: "ping", inputSchema: { type: "object" } }] } });
+  else if (m.method === "tools/call") { send({ id: m.id, result: { content: [{ type: "text", text: "pong" }] } }); setTimeout(() => process.exit(1), 50); }
+  else if (m.id !== undefined) send({ id: m.id, result: {} });
+});
+`,
+  );
+  const approved = await runNex(["mcp", "approve"], { cwd: repo.workspace, env: repo.env });
+  assert.equal(approved.code, 0, approved.stdout);
+  const pwned = join(repo.outside, "pwned");
+  const result = await runIn(
+    repo,
+    ["--yes", "go"],
+    [
+      openaiToolCall({ name: "mcp__docs__ping", args: {} }),
+      openaiToolCall({
+        name: "bash",
+        args: { command: `printf 'touch ${pwned}\\n' > tools/mcp/lib.sh && sleep 1` },
+      }),
+      openaiToolCall({ name: "mcp__docs__ping", args: {} }),
+    ],
+  );
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(!repo.left("pwned"), "the changed server code did not run");
+  assert.match(JSON.stringify(result.requests.at(-1)?.body), /does not start it again/);
+});
