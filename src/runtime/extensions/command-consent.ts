@@ -61,3 +61,20 @@ export function commandApproved(
 export function approveCommand(command: CustomCommand, hash: string, consent: ConsentPlace): void {
   recordConsent(consent, subjectOf(command), hash);
 }
+
+/** What the user is told when a project command's lines wait for approval: which file, what it runs, the fix. */
+export function waitingMessage(
+  command: CustomCommand,
+  lines: readonly { command: string }[],
+  consent: ConsentPlace,
+): string {
+  const shown = lines
+    .slice(0, 3)
+    .map((line) => `\`${line.command}\``)
+    .join(", ");
+  const more = lines.length > 3 ? ", ..." : "";
+  const kept = consent.refused
+    ? ` nex keeps no approval at ${consent.file}: ${consent.refused}`
+    : "";
+  return `/${command.name} comes from ${commandOrigin(command)} and runs shell line${lines.length === 1 ? "" : "s"} on this machine (${shown}${more}); nex runs a repository's command lines only once you approved them as they are. Read the file, then approve it with \`nex commands approve ${command.name}\` in this folder (a later change asks again).${kept} Nothing was sent.`;
+}

@@ -1,7 +1,13 @@
 import type { ImagePart } from "../../protocol/index.ts";
 import { readWorkspaceOwnFile } from "../../tools/index.ts";
 import type { ConsentPlace } from "../consent-store.ts";
-import { commandApproved, commandHash, commandOrigin, shellLines } from "./command-consent.ts";
+import {
+  commandApproved,
+  commandHash,
+  commandOrigin,
+  shellLines,
+  waitingMessage,
+} from "./command-consent.ts";
 import {
   COMMAND_FILE_LIMIT,
   type CustomCommand,
@@ -90,15 +96,7 @@ export async function expandPrompt(
     if (lines.length > 0) {
       const hash = commandHash(read.text, parsed.body, ctx.workspace);
       if (!commandApproved(command, hash, ctx.consent))
-        return {
-          ok: false,
-          message: `/${command.name} comes from ${origin} and runs shell line${lines.length === 1 ? "" : "s"} on this machine (${lines
-            .slice(0, 3)
-            .map((line) => `\`${line.command}\``)
-            .join(
-              ", ",
-            )}${lines.length > 3 ? ", ..." : ""}); nex runs a repository's command lines only once you approved them as they are. Read the file, then approve it with \`nex commands approve ${command.name}\` in this folder (a later change asks again).${ctx.consent.refused ? ` nex keeps no approval at ${ctx.consent.file}: ${ctx.consent.refused}` : ""} Nothing was sent.`,
-        };
+        return { ok: false, message: waitingMessage(command, lines, ctx.consent) };
       ctx.announce?.(
         `/${command.name} is ${origin}; running its ${lines.length} command line${lines.length === 1 ? "" : "s"}.`,
       );
