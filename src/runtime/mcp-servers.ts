@@ -166,10 +166,14 @@ function consentOf(options: {
 function launchLines(servers: unknown): string[] {
   if (!servers || typeof servers !== "object") return [];
   return Object.values(servers as Record<string, unknown>).flatMap((entry) => {
-    const e = entry as { command?: unknown; args?: unknown } | null;
+    const e = entry as { command?: unknown; args?: unknown; cwd?: unknown } | null;
     if (typeof e?.command !== "string") return [];
-    const args = Array.isArray(e.args) ? e.args.filter((a) => typeof a === "string") : [];
-    return [[e.command, ...args].join(" ")];
+    const words = [e.command, ...(Array.isArray(e.args) ? e.args : [])].filter(
+      (word): word is string => typeof word === "string",
+    );
+    // A server started in its own `cwd` names its files from there.
+    const cwd = typeof e.cwd === "string" ? e.cwd : null;
+    return [words.join(" "), ...(cwd ? [words.map((word) => join(cwd, word)).join(" ")] : [])];
   });
 }
 
