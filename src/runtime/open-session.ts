@@ -30,7 +30,7 @@ import { discoverLimits, type ModelLimits } from "./open-limits.ts";
 import { openMcpServers } from "./open-mcp-servers.ts";
 import { sessionSystemPrompt } from "./open-system-prompt.ts";
 import { sessionTools } from "./open-tools.ts";
-import { recordOwnSession } from "./own-sessions.ts";
+import { ownSessionsOnly, recordOwnSession } from "./own-sessions.ts";
 import { priceFor } from "./prices.ts";
 import { createReasoningControl } from "./reasoning-control.ts";
 import { createSessionBudget } from "./request-budget.ts";
@@ -325,7 +325,12 @@ export async function openSession(
       }),
     secrets,
     ...(mcp ? { onClose: () => mcp.close(), mcpStatus: () => mcp.describe() } : {}),
-    listSessions: async () => (await import("./session-list.ts")).summariesIn(config.dataDir),
+    listSessions: async () =>
+      ownSessionsOnly(
+        env,
+        config,
+        await (await import("./session-list.ts")).summariesIn(config.dataDir),
+      ),
     setReasoning: (effort) =>
       effort === null ? reasoning.describe(current.model) : reasoning.set(effort, current.model),
     listModels: async () => {

@@ -1,6 +1,7 @@
 import { listSessions } from "../session/index.ts";
 import type { SessionSummary } from "./agent-session.ts";
 import { type ConfigFlags, resolveConfig } from "./config.ts";
+import { ownSessionsOnly } from "./own-sessions.ts";
 
 /** The sessions kept in a data directory, newest first. */
 export async function summariesIn(dataDir: string, workspace?: string): Promise<SessionSummary[]> {
@@ -24,5 +25,6 @@ export function listSessionsFor(
   cwd: string,
 ): Promise<SessionSummary[]> {
   const config = resolveConfig(flags, env, cwd);
-  return summariesIn(config.dataDir);
+  // Sessions a repository shipped in a data folder inside the workspace are not listed as the user's.
+  return summariesIn(config.dataDir).then((rows) => ownSessionsOnly(env, config, rows));
 }

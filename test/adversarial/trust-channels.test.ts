@@ -46,6 +46,12 @@ test("a journal the repository ships in its .nex/ is not resumed as the user's c
     attacker,
   );
   assert.equal(planted.code, 0, planted.stderr);
+  const plantedId = /session (\S+)/.exec(planted.stderr)?.[1] ?? "none";
+  const listed = await runNex(["sessions", "--data-dir", "workspace"], {
+    cwd: repo.workspace,
+    env: repo.env,
+  });
+  assert.ok(!listed.stdout.includes(plantedId), `not listed as the user's: ${listed.stdout}`);
   for (const resume of [["--last"], ["--session-id", "ci-task"]]) {
     const result = await runIn(repo, ["--data-dir", "workspace", ...resume, "go on"]);
     assert.equal(result.code, 3, result.stderr);
