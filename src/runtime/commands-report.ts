@@ -100,6 +100,7 @@ export async function commandsReport(
   if (waiting.length > 0)
     lines.push(
       "A repository's command that runs shell lines runs only once approved: `nex commands approve [NAME]`.",
+      ...(consent.refused ? [`nex keeps no approval at ${consent.file}: ${consent.refused}`] : []),
     );
   return { text: lines.join("\n"), ok: true };
 }

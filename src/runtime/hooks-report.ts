@@ -59,6 +59,7 @@ export async function hooksReport(
     lines.push(
       "The project's hooks, not run until you approve them with `nex hooks approve`:",
       ...describeHooks(loaded.unapproved.entries).map((l) => `  ${l}`),
+      ...(consent.refused ? [`nex keeps no approval at ${consent.file}: ${consent.refused}`] : []),
     );
   if (lines.length === 0)
     lines.push(
