@@ -167,6 +167,7 @@ const runtimeFolders = [
   "extensions",
   "hooks",
   "config",
+  "consent",
 ];
 
 test("the runtime is folders only, each importing only the folders below it in ARCHITECTURE.md's order", () => {

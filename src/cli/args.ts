@@ -20,6 +20,7 @@ export type Command =
   | { type: "demo"; options: CommonOptions; scenario: string | null }
   | { type: "doctor"; options: CommonOptions }
   | { type: "hooks"; options: CommonOptions; approve: boolean }
+  | { type: "commands"; options: CommonOptions; approve: boolean; name: string | null }
   | { type: "acp"; options: CommonOptions }
   | { type: "mcp"; options: CommonOptions; mcp: McpCommand };
 
@@ -68,6 +69,9 @@ Usage:
   nex doctor                   check the endpoint before trusting it: reachable, key, model, streaming,
                                tool calls, limits, honest truncation (--json for a JSON report)
   nex hooks [approve]          list the hooks that run here; approve the project's (.claude/settings.json)
+  nex commands [approve [NAME]]
+                               list the slash commands from files, where each comes from; approve the
+                               project's that run shell lines (.claude/commands, .nex/commands)
 
 Options:
   --model NAME          model name (or NEX_MODEL; default: the endpoint's only model); ENDPOINT:NAME
@@ -181,6 +185,17 @@ export function parseCommand(argv: string[]): Command {
           `nex hooks lists the hooks; \`nex hooks approve\` approves the project's. Not "${rest.join(" ")}".`,
         );
       return { type: "hooks", options, approve: rest[0] === "approve" };
+    case "commands":
+      if (rest.length > 2 || (rest[0] !== undefined && rest[0] !== "approve"))
+        throw new UsageError(
+          `nex commands lists the commands from files; \`nex commands approve [NAME]\` approves the project's. Not "${rest.join(" ")}".`,
+        );
+      return {
+        type: "commands",
+        options,
+        approve: rest[0] === "approve",
+        name: rest[1]?.replace(/^\//, "") ?? null,
+      };
     case "mcp":
       if (rest[0] !== undefined && !MCP_ACTIONS.includes(rest[0]))
         throw new UsageError(

@@ -104,6 +104,17 @@ async function dispatch(command: Command): Promise<number> {
       process.stdout.write(`${plainText(report.text)}\n`);
       return report.ok ? EXIT.done : EXIT.failure;
     }
+    case "commands": {
+      const { commandsReport } = await import("../runtime/extensions/index.ts");
+      const report = await commandsReport(
+        command.options,
+        process.env,
+        process.cwd(),
+        command.approve ? { name: command.name } : null,
+      );
+      process.stdout.write(`${plainText(report.text)}\n`);
+      return report.ok ? EXIT.done : EXIT.failure;
+    }
     case "doctor": {
       const { runDoctorReport } = await import("../headless/doctor-report.ts");
       return runDoctorReport(command.options, process.env, process.cwd(), {

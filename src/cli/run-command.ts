@@ -29,6 +29,13 @@ export async function runCommand(
   const askedTask = await readTask(io, taskWords);
   const task = schema ? `${askedTask}\n\n${schema.instruction}` : askedTask;
   const systemPrompt = systemPromptOf(io);
+  if (io.inbox !== undefined)
+    (await import("./inbox-place.ts")).refuseWritableInbox(
+      io.inbox,
+      options,
+      process.env,
+      process.cwd(),
+    );
   const { openSession } = await import("../runtime/assembly/index.ts");
   const err = (text: string) => process.stderr.write(text);
   const limits = startRunLimits(

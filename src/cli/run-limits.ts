@@ -50,8 +50,18 @@ export function startRunLimits(
     );
     for (const timer of timers) timer.unref();
   }
+  // Each note says where it came from (the inbox's path and line), so a message never passes for the user's.
+  const inboxTexts = new Map<string, string>();
   const stopInbox = inbox
-    ? watchInbox(resolve(inbox), (message) => notes.push(message), err)
+    ? watchInbox(
+        resolve(inbox),
+        (text, path, line) => {
+          const note = `A message for you arrived from the orchestrator's inbox (${path}, line ${line}): ${text}`;
+          inboxTexts.set(note, text);
+          notes.push(note);
+        },
+        err,
+      )
     : null;
   return {
     takeNotes: () => notes.splice(0),
@@ -59,10 +69,7 @@ export function startRunLimits(
     onTimeout: (stop) => {
       stopRun = stop;
     },
-    undelivered: () =>
-      notes
-        .filter((note) => note.startsWith(INBOX_PREFIX))
-        .map((note) => note.slice(INBOX_PREFIX.length)),
+    undelivered: () => notes.flatMap((note) => inboxTexts.get(note) ?? []),
     stop: () => {
       for (const timer of timers) clearTimeout(timer);
       stopInbox?.();
@@ -70,14 +77,16 @@ export function startRunLimits(
   };
 }
 
-const INBOX_PREFIX = "A message for you arrived (from the orchestrator's inbox): ";
-
 /**
  * Watches a JSON-lines file (polling: it works on every file system and through a delete and
  * re-create). Lines present when nex starts are old; each line added later is one message. A line is
  * read once it is complete (ends with a newline).
  */
-function watchInbox(path: string, deliver: (note: string) => void, err: (text: string) => void) {
+function watchInbox(
+  path: string,
+  deliver: (text: string, path: string, line: number) => void,
+  err: (text: string) => void,
+) {
   let offset = sizeOf(path) ?? 0;
   let missing = sizeOf(path) === null;
   let partial = "";
@@ -122,7 +131,7 @@ function watchInbox(path: string, deliver: (note: string) => void, err: (text: s
         err(
           `nex: inbox line ${lineNumber} is not a message and was skipped; write one JSON object per line such as {"message":"..."}.\n`,
         );
-      else deliver(`${INBOX_PREFIX}${text}`);
+      else deliver(text, path, lineNumber);
     }
   };
   watchFile(path, { interval: INBOX_POLL_MS, persistent: false }, poll);

@@ -1,5 +1,6 @@
 // MCP server entries in the shape users already have (Claude Code's `.mcp.json`), checked and with
 // `${VAR}` expanded. A server is code execution or a remote with a token: nothing here prints a value.
+import { separatorProblem } from "./tool-rules.ts";
 
 /** One server to start over stdio: a command nex runs with a clean environment plus `env`. */
 export interface StdioServerConfig {
@@ -88,6 +89,11 @@ export function parseServers(
     if (!NAME.test(name))
       throw new McpConfigError(
         `${where}: a server name may use only letters, digits, _ and - (at most 48), since it becomes part of tool names (mcp__${"<server>"}__<tool>). Rename it.`,
+      );
+    const blurred = separatorProblem(name);
+    if (blurred)
+      throw new McpConfigError(
+        `${where}: ${blurred}, so a permission rule such as mcp__<server>__* could name another server's tools. Rename it (letters, digits, single _ or - inside).`,
       );
     if (!isRecord(entry))
       throw new McpConfigError(`${where} must be an object with a "command" or a "url".`);

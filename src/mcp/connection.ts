@@ -58,6 +58,11 @@ export interface ConnectionOptions {
   oauthDir?: string | null;
   /** Most restarts after a crash (3). */
   maxRestarts?: number;
+  /**
+   * Why a crashed server may not be started again (what it runs changed since the user approved
+   * it), or null: a restart runs the server's code anew.
+   */
+  mayStartAgain?: (server: McpServerConfig) => string | null;
   /** How HTTP servers are reached (nex's proxied client); absent, the global fetch. */
   fetch?: (url: string | URL, init?: RequestInit) => Promise<Response>;
 }
@@ -292,6 +297,9 @@ export class McpConnection {
     const why = this.lastError ?? "it stopped";
     if (this.restarts >= max)
       return `The MCP server ${this.config.name} stopped (${why}) and was restarted ${max} times already; nex does not start it again this session. Tell the user.`;
+    const refused = this.options.mayStartAgain?.(this.config) ?? null;
+    if (refused)
+      return `The MCP server ${this.config.name} stopped (${why}); nex does not start it again: ${refused} Tell the user.`;
     const wait = 1000 * 2 ** this.restarts - (Date.now() - this.crashedAt);
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     this.restarts += 1;

@@ -3,6 +3,8 @@ import { mkdirSync } from "node:fs";
 import type { McpServerConfig, UnusableServer } from "./config.ts";
 import { type ConnectionOptions, McpConnection, type McpToolInfo } from "./connection.ts";
 
+export { ruleNames } from "./tool-rules.ts";
+
 /** One server's line in `/mcp` and `nex mcp list`. */
 export interface ServerStatus {
   name: string;
@@ -114,12 +116,4 @@ export function toolName(
   if (clean.length <= 64 && !taken.has(clean)) return clean;
   const hash = createHash("sha256").update(`${server}\0${tool}`).digest("hex").slice(0, 8);
   return `${clean.slice(0, 55)}_${hash}`;
-}
-
-/** Whether a permission rule (`mcp__server`, `mcp__server__tool`, `mcp__server__*`) names this tool. */
-export function ruleNames(rule: string, server: string, tool: ListedTool["name"]): boolean {
-  if (rule === `mcp__${server}` || rule === `mcp__${server}__*`) return true;
-  if (rule === tool) return true;
-  if (rule.endsWith("*")) return tool.startsWith(rule.slice(0, -1));
-  return false;
 }

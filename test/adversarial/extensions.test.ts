@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { makeSandbox, type Sandbox, startNex } from "../support/cli.ts";
+import { makeSandbox, runNex, type Sandbox, startNex } from "../support/cli.ts";
 import {
   openaiText,
   openaiToolCall,
@@ -19,6 +19,15 @@ function put(box: Sandbox, path: string, text: string): void {
     : join(box.workspace, path);
   mkdirSync(dirname(abs), { recursive: true });
   writeFileSync(abs, text);
+}
+
+/** The user approves the repository's command file (it runs shell lines), as `nex commands` asks. */
+async function approve(box: Sandbox, name: string): Promise<void> {
+  const approved = await runNex(["commands", "approve", name], {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  assert.equal(approved.code, 0, approved.stdout);
 }
 
 async function run(box: Sandbox, prompt: string, scripts: Script[], flags: string[] = ["--yes"]) {
@@ -37,6 +46,7 @@ test("a command file from .claude/commands runs with its arguments, its command 
     ".claude/commands/review.md",
     "---\ndescription: Review a file\nargument-hint: <file> <focus>\n---\nReview $1 with a focus on $2.\nAll: $ARGUMENTS\n!echo branch-$((40+2))\n",
   );
+  await approve(box, "review");
   const { result, bodies } = await run(box, '/review src/a.ts "error handling"', [
     openaiText("Reviewed."),
   ]);
@@ -52,6 +62,7 @@ test("a command file from .claude/commands runs with its arguments, its command 
 test("a command line in a command file is not run without approval (headless without --yes): nothing is sent", async () => {
   const box = makeSandbox();
   put(box, ".claude/commands/wipe.md", "Clean up.\n!touch ran-anyway\n");
+  await approve(box, "wipe");
   const { result, bodies } = await run(box, "/wipe", [openaiText("never")], []);
   assert.notEqual(result.code, 0);
   assert.match(result.stderr, /\/wipe was not run: its command `touch ran-anyway` did not run/);

@@ -58,6 +58,11 @@ test("@.env and a command file that cats it give the model, --json and the journ
   const box = makeSandbox();
   put(box, ".env", `OPENAI_API_KEY=${KEY}\n`);
   put(box, ".claude/commands/env.md", "Check the settings:\n!cat .env\n");
+  const approved = await runNex(["commands", "approve", "env"], {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  assert.equal(approved.code, 0, approved.stdout);
   for (const prompt of ["what is in @.env?", "/env"]) {
     const { result, requests } = await run(box, prompt);
     assert.equal(result.code, 0, result.stderr);

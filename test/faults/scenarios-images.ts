@@ -2,7 +2,7 @@
 // take images; when one cannot go, nothing is sent and the user is told why.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Sandbox } from "../support/cli.ts";
+import { runNex, type Sandbox } from "../support/cli.ts";
 import { anthropicText, anthropicToolUse, openaiText } from "../support/stub-scripts.ts";
 import {
   exitCode,
@@ -127,7 +127,15 @@ export const imageScenarios: FaultScenario[] = [
       "logo.png": "text, not a picture\n",
       ".claude/commands/shots.md": "!echo see logo.png\n",
     },
-    setup: visionStub,
+    // The user approved the project's command (it runs a shell line) with `nex commands approve`.
+    setup: async (box) => {
+      visionStub(box);
+      const approved = await runNex(["commands", "approve", "shots"], {
+        cwd: box.workspace,
+        env: box.env,
+      });
+      if (approved.code !== 0) throw new Error(approved.stdout + approved.stderr);
+    },
     task: "/shots",
     scripts: [openaiText("ok")],
     checks: [exitCode(0), requests(1), bodyHas("see logo.png"), noImageSent],

@@ -154,6 +154,7 @@ test("--inbox: a line added while nex runs reaches the model at the next turn bo
     (stub.requestsTo("/v1/chat/completions")[1]?.body as Body | undefined)?.messages,
   );
   assert.match(second, /also update the changelog/);
+  assert.match(second, /orchestrator's inbox \([^)]*inbox\.jsonl, line 3\): also update/);
   assert.doesNotMatch(second, /old news/);
   assert.match(result.stderr, /inbox line 2 is not a message and was skipped/);
 });

@@ -38,7 +38,7 @@ export async function resolveSessionConfig(
     : null;
   const resumeId = resume ?? named;
   const resumed = resumeId
-    ? await locateSession(config, resumeId, flags.cwd !== undefined && !named)
+    ? await locateSession(config, resumeId, flags.cwd !== undefined && !named, env)
     : null;
   if (resumed) {
     config = {

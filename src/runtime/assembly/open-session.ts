@@ -19,8 +19,10 @@ import {
   prepareDataDir,
   priceFor,
 } from "../config/index.ts";
+import { consentPlace, realPathOf } from "../consent/index.ts";
 import { createSessionBudget, resultShrinker, sessionCompaction } from "../context/index.ts";
 import { type Extensions, expandPrompt, loadExtensions } from "../extensions/index.ts";
+import { ownSessionsOnly, recordOwnSession } from "../history/index.ts";
 import type { Hooks } from "../hooks/index.ts";
 import { openMcpServers } from "../mcp/index.ts";
 import {
@@ -139,6 +141,7 @@ export async function openSession(
     files: flags.mcpConfig ?? [],
     workspace: config.workspace,
     dataDir: config.dataDir,
+    writable: config.sandbox.writable ?? [],
     env,
     cwd,
   });
@@ -154,6 +157,7 @@ export async function openSession(
     events,
   });
   const sessionId = journal.meta.id;
+  if (resumed === null) recordOwnSession(env, config, sessionId);
   if (options.sessionName && resumed === null)
     await (await import("../history/index.ts")).nameSession(
       config.dataDir,
@@ -179,6 +183,10 @@ export async function openSession(
     }),
   ];
   // The MCP session (and its modules) only when a server is configured: most sessions have none.
+  // A crashed project server starts again only while what it runs is as the user approved it.
+  const restartCheck = mcpSet.project?.approved
+    ? await (await import("../mcp/index.ts")).projectRestartCheck(mcpSet, config.workspace)
+    : null;
   const mcp =
     mcpSet.servers.length === 0 && mcpSet.unusable.length === 0
       ? noMcp(mcpSet, events)
@@ -188,7 +196,8 @@ export async function openSession(
             workspace: config.workspace,
             baseEnv: toolEnvironment(env, config),
             sessionDir: join(config.dataDir, "logs", sessionId),
-            oauthDir: join(config.dataDir, "mcp-oauth"),
+            oauthDir: await (await import("../mcp/index.ts")).oauthDirOf(config, env),
+            ...(restartCheck ? { mayStartAgain: restartCheck } : {}),
             redact: (text) => secrets.scrub(text).text,
             ...(await (await import("../mcp/index.ts")).mcpFetchFor(config)),
           },
@@ -212,14 +221,19 @@ export async function openSession(
     acceptsImages: () => acceptsImages(current.model, config.models[current.model]),
   });
   // What a hook prints reaches the model and the screen: scrubbed of nex's secrets like a tool's output.
-  const opened = await openHooks(config, events, {
-    launch: (command, hookCwd) => tools.sandbox.launch(command, hookCwd),
-    workspace: config.workspace,
-    sessionId,
-    transcriptPath: journal.path,
-    env: toolEnvironment(env, config),
-    notice: (message) => session.emit({ type: "notice", message }),
-  });
+  const opened = await openHooks(
+    config,
+    events,
+    {
+      launch: (command, hookCwd) => tools.sandbox.launch(command, hookCwd),
+      workspace: config.workspace,
+      sessionId,
+      transcriptPath: journal.path,
+      env: toolEnvironment(env, config),
+      notice: (message) => session.emit({ type: "notice", message }),
+    },
+    env,
+  );
   const hooks =
     opened === NO_HOOKS
       ? NO_HOOKS
@@ -282,7 +296,8 @@ export async function openSession(
       saveApproval: async (call) =>
         (await import("../config/index.ts")).saveApprovalLine(
           config.configPath ?? defaultConfigPath(env),
-          config.workspace,
+          // Keyed by the workspace's real path, as every grant is.
+          realPathOf(config.workspace),
           call.name.startsWith("mcp__") ? { rules: [call.name] } : await tools.savableRules(call),
         ),
     },
@@ -310,16 +325,27 @@ export async function openSession(
         // Attachments may take twice a tool result's share of the window.
         attachLimit: 2 * resultCapForWindow(budget.window()),
         run,
+        consent: consentPlace({
+          env,
+          workspace: config.workspace,
+          writable: config.sandbox.writable ?? [],
+        }),
+        announce: (message) => session.emit({ type: "notice", message }),
         model: current.model,
         acceptsImages: acceptsImages(current.model, config.models[current.model]),
       }),
     secrets,
     ...(mcp ? { onClose: () => mcp.close(), mcpStatus: () => mcp.describe() } : {}),
-    // Sessions are per workspace: another project's opens only when asked for by its id, from there.
+    // Sessions are per workspace: another project's opens only when asked for by its id, from there;
+    // where a repository could ship journals, only the sessions nex started for this user are listed.
     listSessions: async (scope) =>
-      (await import("../history/index.ts")).summariesIn(
-        config.dataDir,
-        scope === "all" ? undefined : config.workspace,
+      ownSessionsOnly(
+        env,
+        config,
+        await (await import("../history/index.ts")).summariesIn(
+          config.dataDir,
+          scope === "all" ? undefined : config.workspace,
+        ),
       ),
     setReasoning: (effort) =>
       effort === null ? reasoning.describe(current.model) : reasoning.set(effort, current.model),

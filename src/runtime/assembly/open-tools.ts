@@ -1,3 +1,4 @@
+import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ReadRecord } from "../../protocol/index.ts";
 import type { SecretScrubber } from "../../session/index.ts";
@@ -10,6 +11,7 @@ import {
 } from "../../tools/index.ts";
 import { privateKind } from "../../web/index.ts";
 import type { NexConfig } from "../config/index.ts";
+import { consentDir, consentPlace } from "../consent/index.ts";
 import { toolEnvironment } from "../secrets/index.ts";
 import type { ApprovalPolicy } from "../session/index.ts";
 
@@ -39,13 +41,33 @@ export interface ToolParts {
 /** Step 6: the tools, confined to the workspace, with nex's own data kept out of their reach. */
 export function sessionTools(parts: ToolParts): WorkspaceToolHost {
   const { config, env, sessionId, secrets, ledger } = parts;
+  // The user's consent (and config) is out of reach of commands and of the file tools, wherever it is.
+  const place = consentPlace({
+    env,
+    workspace: config.workspace,
+    writable: config.sandbox.writable ?? [],
+  });
+  const consent = consentDir(place);
+  // The sandbox hides only what exists: made now, the folder is hidden before any command runs, so
+  // none can create a consent file or a config there (with `~` writable, say).
+  if (!place.refused)
+    try {
+      mkdirSync(consent, { recursive: true, mode: 0o700 });
+    } catch {
+      // Unwritable home: nothing can be created there by a command either.
+    }
+  const configDir = config.configPath ? [dirname(config.configPath)] : [];
+  const isWithin = (path: string, root: string) => path === root || path.startsWith(`${root}/`);
   return createToolHost({
     workspace: config.workspace,
     mode: config.permissionMode,
     rules: config.commands,
     allowedPaths: config.allowedPaths,
     // With `--data-dir workspace` the journals and checkpoints sit in the workspace: tools keep out.
-    privatePaths: [config.dataDir],
+    // So are the user's config and consent: what they say grants, and the model must not write it.
+    privatePaths: [config.dataDir, consent, ...configDir].filter(
+      (path) => !isWithin(config.workspace, path),
+    ),
     checkpointDir: join(config.dataDir, "checkpoints", sessionId),
     env: toolEnvironment(env, config),
     redact: (text) => secrets.scrub(text).text,
@@ -53,7 +75,7 @@ export function sessionTools(parts: ToolParts): WorkspaceToolHost {
     sandbox: {
       ...config.sandbox,
       // Commands never read nex's journals, checkpoints or config.
-      privatePaths: [config.dataDir, ...(config.configPath ? [dirname(config.configPath)] : [])],
+      privatePaths: [config.dataDir, consent, ...configDir],
       // The proxy of `allowHosts` refuses what the web tools refuse: loopback, private, metadata.
       addressKind: privateKind,
     },

@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import * as v from "valibot";
 import type { PermissionMode } from "../../protocol/index.ts";
 import { readOwnFile } from "../../tools/files/index.ts";
 import { allowHostsProblem, type SandboxMode, type SandboxSettings } from "../../tools/index.ts";
+import { commandWritable, realPathOf } from "../consent/index.ts";
 import { type ChosenEndpoint, chooseEndpoint } from "./endpoints.ts";
 import type { ModelSettings as RegistryModelSettings } from "./model-registry.ts";
 
@@ -280,6 +281,9 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
       `The workspace ${workspace} does not exist. Pass an existing directory with --cwd.`,
     );
   }
+  refusePlantedConfig(configPath, workspace, env);
+  const dataDir = resolveDataDir(flags.dataDir ?? env.NEX_DATA_DIR ?? file.dataDir, env, workspace);
+  refuseLinkedDataDir(dataDir, workspace);
   const models = { ...(file.models ?? {}), ...(named?.models ?? {}) };
   const api = resolveApi(provider, named?.api ?? file.api, models);
   const maxTurns = flags.maxTurns ?? file.maxTurns ?? 50;
@@ -299,13 +303,10 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     permissionMode: parsePermissionMode(flags.permissionMode ?? file.permissionMode ?? "ask"),
     maxTurns,
     stream: file.stream ?? true,
-    dataDir: resolveDataDir(flags.dataDir ?? env.NEX_DATA_DIR ?? file.dataDir, env, workspace),
+    dataDir,
     allowedPaths: (file.allowedPaths ?? []).map((p) => resolve(workspace, p)),
     commands: {
-      allow: [
-        ...(file.commands?.allow ?? []),
-        ...(file.projects?.[workspace]?.commands?.allow ?? []),
-      ],
+      allow: [...(file.commands?.allow ?? []), ...savedRules(file, workspace)],
       deny: file.commands?.deny ?? [],
     },
     models,
@@ -339,6 +340,42 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
             afterSeconds: file.notifications?.afterSeconds ?? 10,
           },
   };
+}
+
+/**
+ * A config grants (approval mode, sandbox, hooks, MCP servers, saved rules): one a repository could
+ * have shipped is refused, never read as the user's word.
+ */
+function refusePlantedConfig(path: string, workspace: string, env: Env): void {
+  if (!existsSync(path)) return;
+  // Inside a folder of `sandbox.writable` it is still out of commands' reach: its folder is hidden
+  // from every command (open-tools.ts). Inside the workspace, the repository could have shipped it.
+  const where = commandWritable(path, { workspace, home: env.HOME || homedir() });
+  if (where)
+    throw new ConfigError(
+      `The config file ${path} lies ${where}: a repository or a command could write it, and a config grants permissions (approval mode, sandbox, hooks, MCP servers). Keep it outside the workspace (by default ~/.config/nex/config.json), or point --config, NEX_CONFIG or XDG_CONFIG_HOME there.`,
+    );
+}
+
+/** The rules saved for this project: under its real path, or under the path as given (older saves). */
+function savedRules(file: ConfigFile, workspace: string): string[] {
+  const real = realPathOf(workspace);
+  const keys = real === workspace ? [workspace] : [real, workspace];
+  return [...new Set(keys.flatMap((key) => file.projects?.[key]?.commands?.allow ?? []))];
+}
+
+/**
+ * A data folder inside the workspace that is a link out of it (a repository's `.nex` pointing at
+ * `~/.ssh`) would have nex write its journals wherever the repository chose: refused.
+ */
+function refuseLinkedDataDir(dataDir: string, workspace: string): void {
+  const inside = relative(workspace, dataDir);
+  if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) return;
+  const real = relative(realPathOf(workspace), realPathOf(dataDir));
+  if (!real.startsWith("..") && !isAbsolute(real)) return;
+  throw new ConfigError(
+    `The data folder ${dataDir} is inside the workspace but leads out of it (${realPathOf(dataDir)}): a link the repository may have planted. Remove the link, or set dataDir to a folder outside the workspace.`,
+  );
 }
 
 // A local server is never reached through a proxy: with a company proxy set for everything, a model

@@ -17,7 +17,7 @@ export interface CustomCommand {
 /** Most bytes of a command file. */
 export const COMMAND_FILE_LIMIT = 64 * 1024;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-/** Names the chat keeps for itself: a file cannot take them over. */
+/** Names the chat keeps for itself: no file can take them over. */
 const RESERVED = new Set([
   "undo",
   "compact",
@@ -32,7 +32,15 @@ const RESERVED = new Set([
   "mode",
   "skill",
   "skills",
+  "status",
+  "export",
+  "rewind",
+  "fork",
+  "bg",
+  "mcp",
 ]);
+/** Built-in commands a user's own file may replace, but never a repository's. */
+const USER_REPLACEABLE = new Set(["init"]);
 
 /** Finds the command files in `dirs` (the first folder wins a name), with what was left out and why. */
 export async function findCommands(
@@ -41,7 +49,7 @@ export async function findCommands(
 ): Promise<{ commands: CustomCommand[]; problems: string[] }> {
   const commands: CustomCommand[] = [];
   const problems: string[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, ExtensionDir["scope"]>();
   for (const source of dirs) {
     const files: { name: string; path: string }[] = [];
     for (const entry of listDir(source.path)) {
@@ -67,11 +75,22 @@ export async function findCommands(
         );
         continue;
       }
-      if (RESERVED.has(file.name)) {
-        problems.push(`${where} was left out: /${file.name} is one of nex's own commands.`);
+      if (
+        RESERVED.has(file.name) ||
+        (source.scope === "project" && USER_REPLACEABLE.has(file.name))
+      ) {
+        problems.push(
+          `${where} was left out: /${file.name} is one of nex's own commands, which a repository's file cannot replace.`,
+        );
         continue;
       }
-      if (seen.has(file.name)) continue;
+      if (seen.has(file.name)) {
+        if (source.scope === "project" && seen.get(file.name) === "user")
+          problems.push(
+            `${where} was left out: /${file.name} is your own command, which a repository's file cannot replace.`,
+          );
+        continue;
+      }
       const read = await readExtensionFile(source, file.path, COMMAND_FILE_LIMIT, workspace);
       if (read.type === "missing") continue;
       if (read.type === "refused") {
@@ -85,7 +104,7 @@ export async function findCommands(
         );
         continue;
       }
-      seen.add(file.name);
+      seen.set(file.name, source.scope);
       commands.push({
         name: file.name,
         description: textField(parsed.data, "description") ?? firstLine(parsed.body),

@@ -46,3 +46,10 @@ export async function expandPrompt(
 
 export { parseFrontMatter, textField } from "./front-matter.ts";
 export { extensionDirs, listDir, MAX_ENTRIES, readExtensionFile } from "./locations.ts";
+
+/** Project commands' consent (`nex commands`), loaded only by the commands that need it. */
+export const commandConsent = () => import("./command-consent.ts");
+type CommandsReportModule = typeof import("./commands-report.ts");
+/** `nex commands`: loaded only by that command. */
+export const commandsReport = async (...args: Parameters<CommandsReportModule["commandsReport"]>) =>
+  (await import("./commands-report.ts")).commandsReport(...args);

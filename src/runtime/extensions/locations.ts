@@ -17,8 +17,9 @@ export interface ExtensionDir {
 export const MAX_ENTRIES = 200;
 
 /**
- * The folders of one kind, the first ones winning a name: the project's own (`.nex/`), then those
- * Claude Code users already have (`.claude/`), then the user's (`~/.config/nex/`, `~/.claude/`).
+ * The folders of one kind, the first ones winning a name: the user's own (`~/.config/nex/`,
+ * `~/.claude/`) first, so a cloned repository cannot replace what the user set up, then the
+ * project's (`.nex/`, then `.claude/` as Claude Code users have them).
  */
 export function extensionDirs(
   kind: "commands" | "skills" | "agents",
@@ -28,10 +29,10 @@ export function extensionDirs(
   const home = env.HOME || homedir();
   const config = env.XDG_CONFIG_HOME || join(home, ".config");
   return [
-    { path: join(workspace, ".nex", kind), scope: "project", label: `.nex/${kind}` },
-    { path: join(workspace, ".claude", kind), scope: "project", label: `.claude/${kind}` },
     { path: join(config, "nex", kind), scope: "user", label: `~/.config/nex/${kind}` },
     { path: join(home, ".claude", kind), scope: "user", label: `~/.claude/${kind}` },
+    { path: join(workspace, ".nex", kind), scope: "project", label: `.nex/${kind}` },
+    { path: join(workspace, ".claude", kind), scope: "project", label: `.claude/${kind}` },
   ];
 }
 

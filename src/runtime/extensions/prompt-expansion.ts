@@ -1,5 +1,13 @@
 import type { ImagePart } from "../../protocol/index.ts";
 import { readWorkspaceOwnFile } from "../../tools/index.ts";
+import type { ConsentPlace } from "../consent/index.ts";
+import {
+  commandApproved,
+  commandHash,
+  commandOrigin,
+  shellLines,
+  waitingMessage,
+} from "./command-consent.ts";
 import {
   COMMAND_FILE_LIMIT,
   type CustomCommand,
@@ -27,6 +35,10 @@ export interface ExpansionContext {
   attachLimit: number;
   /** Runs a command line of a command file with the session's permissions and sandbox. */
   run(command: string): Promise<CommandRun>;
+  /** Where the user's approvals of project commands are kept. */
+  consent: ConsentPlace;
+  /** Says something to the user at once (where a command comes from, before its lines run). */
+  announce?(text: string): void;
   /** The session's model now, and whether it takes images (paths to pictures in the prompt). */
   model: string;
   acceptsImages: boolean;
@@ -79,6 +91,16 @@ export async function expandPrompt(
         ok: false,
         message: `/${command.name} was not run: ${parsed.error}; nothing was sent. Fix ${command.path}.`,
       };
+    const origin = commandOrigin(command);
+    const lines = shellLines(parsed.body);
+    if (lines.length > 0) {
+      const hash = commandHash(read.text, parsed.body, ctx.workspace);
+      if (!commandApproved(command, hash, ctx.consent))
+        return { ok: false, message: waitingMessage(command, lines, ctx.consent) };
+      ctx.announce?.(
+        `/${command.name} is ${origin}; running its ${lines.length} command line${lines.length === 1 ? "" : "s"}.`,
+      );
+    }
     const ran = await runShellLines(substituteArguments(parsed.body, typed.args), ctx);
     if (!ran.ok)
       return {
@@ -87,14 +109,14 @@ export async function expandPrompt(
       };
     text = ran.text.trim();
     notes.push(
-      `/${command.name}: ${command.source.label} (${ran.count} command line${ran.count === 1 ? "" : "s"} run).`,
+      `/${command.name}: ${origin} (${ran.count} command line${ran.count === 1 ? "" : "s"} run).`,
     );
     if (command.model)
       notes.push(
         `/${command.name} names the model ${command.model}; nex keeps the session's model (switch with /model).`,
       );
   }
-  // A command file named `init` is the user's own and wins over the built-in one.
+  // A command file named `init` can only be the user's own (custom-commands.ts keeps a repository's out).
   const init = command ? null : initPrompt(prompt);
   if (init !== null) {
     text = init;
@@ -113,26 +135,11 @@ export async function expandPrompt(
   };
 }
 
-// A whole line `!command`, or Claude Code's inline !`command`.
-const SHELL_LINE = /^!(?!`)[ \t]*(.+)$/gm;
-const SHELL_INLINE = /!`([^`\n]+)`/g;
-
 async function runShellLines(
   body: string,
   ctx: ExpansionContext,
 ): Promise<{ ok: true; text: string; count: number } | { ok: false; message: string }> {
-  const wanted = [
-    ...[...body.matchAll(SHELL_LINE)].map((m) => ({
-      at: m.index,
-      raw: m[0],
-      command: (m[1] ?? "").trim(),
-    })),
-    ...[...body.matchAll(SHELL_INLINE)].map((m) => ({
-      at: m.index,
-      raw: m[0],
-      command: (m[1] ?? "").trim(),
-    })),
-  ].sort((a, b) => a.at - b.at);
+  const wanted = shellLines(body);
   const outputs = new Map<number, string>();
   for (const line of wanted) {
     const run = await ctx.run(line.command);

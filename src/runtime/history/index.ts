@@ -1,4 +1,5 @@
 export { locateSession } from "./locate-session.ts";
+export { ownSessionsOnly, recordOwnSession } from "./own-sessions.ts";
 export type { PromptMark, RewindPoint, UndoStepInfo } from "./rewind.ts";
 export { describeRewindPlan, describeRewindPoints, firstLine, rewindPoints } from "./rewind.ts";
 export type { SessionSummary } from "./session-list.ts";

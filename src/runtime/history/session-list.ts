@@ -1,5 +1,6 @@
 import { listSessions } from "../../session/index.ts";
 import { type ConfigFlags, resolveConfig } from "../config/index.ts";
+import { ownSessionsOnly } from "./own-sessions.ts";
 
 /** The sessions kept in a data directory, newest first. */
 export async function summariesIn(dataDir: string, workspace?: string): Promise<SessionSummary[]> {
@@ -23,7 +24,8 @@ export function listSessionsFor(
   cwd: string,
 ): Promise<SessionSummary[]> {
   const config = resolveConfig(flags, env, cwd);
-  return summariesIn(config.dataDir);
+  // Sessions a repository shipped in a data folder inside the workspace are not listed as the user's.
+  return summariesIn(config.dataDir).then((rows) => ownSessionsOnly(env, config, rows));
 }
 
 /** A summary row of `nex sessions`. */

@@ -9,6 +9,7 @@ import {
 } from "../../tools/index.ts";
 import { type ConfigFlags, resolveConfig } from "../config/index.ts";
 import { locateSession } from "./locate-session.ts";
+import { ownSessionsOnly } from "./own-sessions.ts";
 import { undoResultOf } from "./undo-result.ts";
 
 /** What `nex undo` did (or, with `list`, would do), for the CLI to word. */
@@ -43,7 +44,12 @@ export async function undoSession(
   let found: { workspace: string; sessionId: string; journalPath: string };
   const chosen = id === "last";
   if (chosen) {
-    const sessions = await listSessions(config.dataDir, { workspace: config.workspace });
+    // Only this user's own sessions: one a repository shipped would restore what it chose.
+    const sessions = ownSessionsOnly(
+      env,
+      config,
+      await listSessions(config.dataDir, { workspace: config.workspace }),
+    );
     const changed = await lastChangedSession(sessions, checkpointDirOf);
     if (!changed) {
       const report =
@@ -53,7 +59,7 @@ export async function undoSession(
       return { kind: "undo", sessionId: null, chosen, lockNotice: null, result: nothing(report) };
     }
     found = changed;
-  } else found = await locateSession(config, id, true);
+  } else found = await locateSession(config, id, true, env);
   const common = {
     workspace: found.workspace,
     checkpointDir: checkpointDirOf(found.sessionId),

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { readOwnFile, readWorkspaceOwnFile } from "../../tools/index.ts";
+import { readWorkspaceOwnFile } from "../../tools/index.ts";
+import { type ConsentPlace, hasConsent, recordConsent } from "../consent/index.ts";
 import { type HookEntry, hookEntries } from "./hook-config.ts";
 import { hookScripts } from "./hook-scripts.ts";
 
@@ -26,7 +25,8 @@ export async function loadHooks(options: {
   workspace: string;
   userHooks: unknown;
   configLabel: string;
-  dataDir: string;
+  /** Where the user's consent is kept (never the data directory, which may be in the workspace). */
+  consent: ConsentPlace;
   privatePaths: string[];
 }): Promise<LoadedHooks> {
   const problems: string[] = [];
@@ -65,7 +65,7 @@ export async function loadHooks(options: {
   }
   if (project.length === 0) return { active: user.entries, unapproved: null, problems };
   const digest = digestOf(project, options.workspace);
-  if (approvedDigest(options.dataDir, options.workspace) === digest)
+  if (hasConsent(options.consent, SUBJECT, digest))
     return { active: [...user.entries, ...project], unapproved: null, problems };
   return { active: user.entries, unapproved: { entries: project, digest }, problems };
 }
@@ -83,30 +83,11 @@ function digestOf(entries: HookEntry[], workspace: string): string {
   return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
 }
 
-const approvalsFile = (dataDir: string) => join(dataDir, "hook-approvals.json");
-
-function readApprovals(dataDir: string): Record<string, string> {
-  const read = readOwnFile(approvalsFile(dataDir), 1024 * 1024);
-  if (read.type !== "read") return {};
-  try {
-    const parsed = JSON.parse(read.text) as unknown;
-    return parsed && typeof parsed === "object" ? (parsed as Record<string, string>) : {};
-  } catch {
-    return {};
-  }
-}
-
-function approvedDigest(dataDir: string, workspace: string): string | null {
-  return readApprovals(dataDir)[workspace] ?? null;
-}
+const SUBJECT = "hooks";
 
 /** Records that the user approved the project's hooks as they are now (a change needs a new approval). */
-export function approveProjectHooks(dataDir: string, workspace: string, digest: string): void {
-  const approvals = { ...readApprovals(dataDir), [workspace]: digest };
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const temp = `${approvalsFile(dataDir)}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(approvals, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temp, approvalsFile(dataDir));
+export function approveProjectHooks(consent: ConsentPlace, digest: string): void {
+  recordConsent(consent, SUBJECT, digest);
 }
 
 /** One line per hook, for `nex hooks` and the approval notice. */

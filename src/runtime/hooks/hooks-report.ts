@@ -1,4 +1,5 @@
 import { type ConfigFlags, resolveConfig } from "../config/index.ts";
+import { consentPlace } from "../consent/index.ts";
 import { approveProjectHooks, describeHooks, loadHooks, PROJECT_SETTINGS } from "./hook-sources.ts";
 
 /**
@@ -12,11 +13,16 @@ export async function hooksReport(
   approve: boolean,
 ): Promise<{ text: string; ok: boolean }> {
   const config = resolveConfig(flags, env, cwd);
+  const consent = consentPlace({
+    env,
+    workspace: config.workspace,
+    writable: config.sandbox.writable ?? [],
+  });
   const loaded = await loadHooks({
     workspace: config.workspace,
     userHooks: config.hooks,
     configLabel: config.configPath ?? "the config file",
-    dataDir: config.dataDir,
+    consent,
     privatePaths: [config.dataDir],
   });
   const lines: string[] = [...loaded.problems];
@@ -29,7 +35,14 @@ export async function hooksReport(
         ].join("\n"),
         ok: true,
       };
-    approveProjectHooks(config.dataDir, config.workspace, loaded.unapproved.digest);
+    try {
+      approveProjectHooks(consent, loaded.unapproved.digest);
+    } catch (error) {
+      return {
+        text: [...lines, `Not approved: ${(error as Error).message}`].join("\n"),
+        ok: false,
+      };
+    }
     return {
       text: [
         ...lines,
@@ -46,6 +59,7 @@ export async function hooksReport(
     lines.push(
       "The project's hooks, not run until you approve them with `nex hooks approve`:",
       ...describeHooks(loaded.unapproved.entries).map((l) => `  ${l}`),
+      ...(consent.refused ? [`nex keeps no approval at ${consent.file}: ${consent.refused}`] : []),
     );
   if (lines.length === 0)
     lines.push(

@@ -15,6 +15,7 @@ import { sessionScrubber, toolEnvironment } from "../secrets/index.ts";
 import { mcpFetchFor } from "./mcp-fetch.ts";
 import { approveProject, gatherMcpServers, mcpSecrets } from "./mcp-servers.ts";
 import { describeServers, startMcpSession } from "./mcp-session.ts";
+import { oauthDirOf } from "./oauth-dir.ts";
 
 /** One `nex mcp` invocation. */
 export interface McpCommand {
@@ -81,6 +82,7 @@ async function listOrTest(
     files: flags.mcpConfig ?? [],
     workspace: config.workspace,
     dataDir: config.dataDir,
+    writable: config.sandbox.writable ?? [],
     env,
     cwd,
   });
@@ -101,13 +103,13 @@ async function listOrTest(
     set.servers = one;
     set.unusable = broken;
   }
-  const secrets = sessionScrubber(config, env, mcpSecrets(set, config.dataDir));
+  const secrets = sessionScrubber(config, env, mcpSecrets(set, oauthDirOf(config, env)));
   prepareDataDir(config.dataDir);
   const session = await startMcpSession(set, {
     workspace: config.workspace,
     baseEnv: toolEnvironment(env, config),
     sessionDir: join(config.dataDir, "logs", `mcp-${command.action}`),
-    oauthDir: join(config.dataDir, "mcp-oauth"),
+    oauthDir: oauthDirOf(config, env),
     redact: (text) => secrets.scrub(text).text,
     ...mcpFetchFor(config),
   });
@@ -202,6 +204,7 @@ function approve(flags: ConfigFlags, env: Env, cwd: string, out: (text: string) 
     files: [],
     workspace: config.workspace,
     dataDir: config.dataDir,
+    writable: config.sandbox.writable ?? [],
     env,
     cwd,
   });
@@ -210,8 +213,14 @@ function approve(flags: ConfigFlags, env: Env, cwd: string, out: (text: string) 
     out(`${join(config.workspace, ".mcp.json")} defines no MCP servers; nothing to approve.\n`);
     return 0;
   }
-  prepareDataDir(config.dataDir);
-  approveProject(config.dataDir, config.workspace, project.hash);
+  try {
+    approveProject(
+      { env, workspace: config.workspace, writable: config.sandbox.writable ?? [] },
+      project.hash,
+    );
+  } catch (error) {
+    throw new ConfigError(`${(error as Error).message} Nothing was approved.`);
+  }
   const described = readOwnFile(project.path, 1024 * 1024);
   const servers =
     described.type === "read"
@@ -244,6 +253,7 @@ async function login(
     files: flags.mcpConfig ?? [],
     workspace: config.workspace,
     dataDir: config.dataDir,
+    writable: config.sandbox.writable ?? [],
     env,
     cwd,
   });
@@ -261,7 +271,7 @@ async function login(
   process.once("SIGINT", onSignal);
   const timer = setTimeout(() => stop.abort(), 5 * 60_000);
   try {
-    const tools = await signIn(server, join(config.dataDir, "mcp-oauth"), {
+    const tools = await signIn(server, oauthDirOf(config, env), {
       signal: stop.signal,
       show: (url) =>
         out(
@@ -269,7 +279,7 @@ async function login(
         ),
     });
     out(
-      `Signed in to ${server.name}: ${tools} tools. The tokens are kept (0600) under ${join(config.dataDir, "mcp-oauth")}.\n`,
+      `Signed in to ${server.name}: ${tools} tools. The tokens are kept (0600) under ${oauthDirOf(config, env)}.\n`,
     );
     return 0;
   } catch (error) {

@@ -1,7 +1,6 @@
 // Which MCP servers a session may start: the config file's, each `--mcp-config FILE`'s, and the
 // project's `.mcp.json` only once the user approved that file (a server runs code on this machine).
 import { createHash } from "node:crypto";
-import { renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
   McpConfigError,
@@ -14,6 +13,14 @@ import { storedTokens } from "../../mcp/oauth-store.ts";
 import type { KnownSecret } from "../../session/index.ts";
 import { readOwnFile } from "../../tools/index.ts";
 import { ConfigError } from "../config/index.ts";
+import {
+  approvalHash,
+  approvedCode,
+  approvedHash,
+  type ConsentPlace,
+  consentPlace,
+  recordConsent,
+} from "../consent/index.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -27,7 +34,7 @@ export interface McpServerSet {
 }
 
 const FILE_LIMIT = 1024 * 1024;
-const APPROVALS = "mcp-approvals.json";
+const SUBJECT = "mcp";
 
 /** Gathers the servers; a file that cannot be read as servers is a ConfigError naming it. */
 export function gatherMcpServers(options: {
@@ -40,6 +47,8 @@ export function gatherMcpServers(options: {
   files: readonly string[];
   workspace: string;
   dataDir: string;
+  /** The sandbox settings' extra writable folders (consent kept there would not be the user's). */
+  writable?: readonly string[];
   env: Env;
   cwd: string;
 }): McpServerSet {
@@ -69,15 +78,22 @@ export function gatherMcpServers(options: {
     const names = Object.keys(
       (projectFile.value as { mcpServers?: object } | null)?.mcpServers ?? {},
     );
-    const approved = approvedHash(options.dataDir, options.workspace) === projectFile.hash;
-    project = { path: projectPath, hash: projectFile.hash, names, approved };
+    const consent = consentOf(options);
+    // The approval covers the file and every workspace file its servers' commands run.
+    const hash = approvalHash(
+      projectFile.hash,
+      approvedCode(launchLines(projectFile.value.mcpServers), options.workspace),
+    );
+    const before = approvedHash(consent, SUBJECT);
+    const approved = before === hash;
+    project = { path: projectPath, hash, names, approved };
     if (names.length > 0 && approved) add(projectFile.value.mcpServers, projectPath);
     else if (
       names.length > 0 &&
       !options.files.some((file) => resolve(options.cwd, file) === projectPath)
     )
       notices.push(
-        `This project's .mcp.json defines MCP server${names.length > 1 ? "s" : ""} ${names.join(", ")}, not started: a server runs code on this machine${approvedHash(options.dataDir, options.workspace) ? " and the file changed since you approved it" : ""}. Look at it, then approve it once with \`nex mcp approve\`; headless, --mcp-config .mcp.json also starts it.`,
+        `This project's .mcp.json defines MCP server${names.length > 1 ? "s" : ""} ${names.join(", ")}, not started: a server runs code on this machine${before ? " and the file, or a workspace file its servers run, changed since you approved it" : ""}. Look at it, then approve it once with \`nex mcp approve\`; headless, --mcp-config .mcp.json also starts it.${consent.refused ? ` (nex keeps no approval at ${consent.file}: ${consent.refused})` : ""}`,
       );
   }
   for (const file of options.files) {
@@ -91,12 +107,12 @@ export function gatherMcpServers(options: {
 }
 
 /** Every secret value of the servers (env values, header values and tokens), for the session's scrubber. */
-export function mcpSecrets(set: McpServerSet, dataDir: string): KnownSecret[] {
+export function mcpSecrets(set: McpServerSet, oauthDir: string): KnownSecret[] {
   return set.servers.flatMap((server) => [
     ...secretValues(server),
     ...(server.type === "stdio"
       ? []
-      : storedTokens(join(dataDir, "mcp-oauth"), server.name, server.url).map((value) => ({
+      : storedTokens(oauthDir, server.name, server.url).map((value) => ({
           name: `mcp ${server.name} OAuth token`,
           value,
         }))),
@@ -140,31 +156,65 @@ function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-function approvalsOf(dataDir: string): Record<string, { sha256: string; approvedAt: string }> {
-  const read = readOwnFile(join(dataDir, APPROVALS), FILE_LIMIT);
-  if (read.type !== "read" || read.truncated) return {};
-  try {
-    const parsed = JSON.parse(read.text) as {
-      projects?: Record<string, { sha256: string; approvedAt: string }>;
-    };
-    return parsed.projects ?? {};
-  } catch {
-    return {};
-  }
+function consentOf(options: {
+  env: Env;
+  workspace: string;
+  writable?: readonly string[];
+}): ConsentPlace {
+  return consentPlace({
+    env: options.env,
+    workspace: options.workspace,
+    writable: options.writable ?? [],
+  });
 }
 
-function approvedHash(dataDir: string, workspace: string): string | null {
-  return approvalsOf(dataDir)[workspace]?.sha256 ?? null;
+/** Each stdio server's command line, as words (for the workspace files it runs). */
+function launchLines(servers: unknown): string[] {
+  if (!servers || typeof servers !== "object") return [];
+  return Object.values(servers as Record<string, unknown>).flatMap((entry) => {
+    const e = entry as { command?: unknown; args?: unknown; cwd?: unknown } | null;
+    if (typeof e?.command !== "string") return [];
+    const words = [e.command, ...(Array.isArray(e.args) ? e.args : [])].filter(
+      (word): word is string => typeof word === "string",
+    );
+    // A server started in its own `cwd` names its files from there.
+    const cwd = typeof e.cwd === "string" ? e.cwd : null;
+    return [words.join(" "), ...(cwd ? [words.map((word) => join(cwd, word)).join(" ")] : [])];
+  });
 }
 
-/** Records the user's approval of this exact `.mcp.json` for this workspace (0600, replaced atomically). */
-export function approveProject(dataDir: string, workspace: string, hash: string): void {
-  const projects = {
-    ...approvalsOf(dataDir),
-    [workspace]: { sha256: hash, approvedAt: new Date().toISOString() },
+/**
+ * Why a crashed project server may not start again: its `.mcp.json`, or a workspace file its servers
+ * run, changed since the session began under the user's approval (a command may have rewritten it).
+ * Null for other servers, and while everything is as approved.
+ */
+export function projectRestartCheck(
+  set: McpServerSet,
+  workspace: string,
+): ((server: McpServerConfig) => string | null) | null {
+  const project = set.project;
+  if (!project?.approved) return null;
+  return (server) => {
+    if (server.source !== project.path) return null;
+    let now: string | null = null;
+    try {
+      const file = readServersFile(project.path, false);
+      now = file
+        ? approvalHash(file.hash, approvedCode(launchLines(file.value.mcpServers), workspace))
+        : null;
+    } catch {
+      now = null;
+    }
+    return now === project.hash
+      ? null
+      : `${project.path}, or a workspace file its servers run, changed since you approved it (a command may have changed it); look at it, then approve it again with \`nex mcp approve\`.`;
   };
-  const path = join(dataDir, APPROVALS);
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify({ projects }, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temp, path);
+}
+
+/** Records the user's approval of this exact `.mcp.json` (and what its servers run) for this workspace. */
+export function approveProject(
+  options: { env: Env; workspace: string; writable?: readonly string[] },
+  hash: string,
+): void {
+  recordConsent(consentOf(options), SUBJECT, hash);
 }

@@ -2,6 +2,7 @@
 // within its own handshake budget), their tools given to the tool host, stopped when the session
 // closes. The client (and the SDK) is loaded only here, only when a server is configured.
 import { join } from "node:path";
+import type { McpServerConfig } from "../../mcp/config.ts";
 import type { McpHub, ServerStatus } from "../../mcp/index.ts";
 import type { PermissionCheck, ToolHost } from "../../protocol/index.ts";
 import type { Tool } from "../../tools/index.ts";
@@ -35,6 +36,8 @@ export async function startMcpSession(
     oauthDir: string;
     /** How HTTP servers are reached (through the proxy, when one is set). */
     fetch?: FetchLike;
+    /** Why a crashed server may not start again (see `ConnectionOptions`). */
+    mayStartAgain?: (server: McpServerConfig) => string | null;
   },
 ): Promise<McpSession> {
   const mcp = await import("../../mcp/index.ts");
@@ -45,6 +48,7 @@ export async function startMcpSession(
     redact: options.redact,
     oauthDir: options.oauthDir,
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.mayStartAgain ? { mayStartAgain: options.mayStartAgain } : {}),
   });
   await hub.start();
   const tools: McpTools = createMcpTools(hub, mcp);

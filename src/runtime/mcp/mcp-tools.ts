@@ -254,12 +254,13 @@ export function mcpRuleCheck(
   ruleNames: Mcp["ruleNames"],
 ): { type: "allow" } | { type: "deny"; reason: string } | null {
   const server = entry.server.config.name;
-  const denied = rules.deny.find((rule) => ruleNames(rule, server, entry.name));
+  const names = (rule: string) => ruleNames(rule, server, entry.name, entry.tool.name);
+  const denied = rules.deny.find(names);
   if (denied)
     return {
       type: "deny",
       reason: `${entry.name} matches the deny rule "${denied}"; the call was not sent. Do without it, or tell the user.`,
     };
-  if (rules.allow.some((rule) => ruleNames(rule, server, entry.name))) return { type: "allow" };
+  if (rules.allow.some(names)) return { type: "allow" };
   return null;
 }

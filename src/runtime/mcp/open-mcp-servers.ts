@@ -20,7 +20,16 @@ export async function openMcpServers(
   if (none) return { set: { servers: [], unusable: [], notices: [], project: null }, secrets: [] };
   const { gatherMcpServers, mcpSecrets } = await import("./mcp-servers.ts");
   const set = gatherMcpServers(options);
-  return { set, secrets: mcpSecrets(set, options.dataDir) };
+  const { oauthDirOf } = await import("./oauth-dir.ts");
+  const oauthDir = oauthDirOf(
+    {
+      dataDir: options.dataDir,
+      workspace: options.workspace,
+      sandbox: { writable: [...(options.writable ?? [])] },
+    },
+    options.env,
+  );
+  return { set, secrets: mcpSecrets(set, oauthDir) };
 }
 
 function isEmpty(servers: unknown): boolean {
