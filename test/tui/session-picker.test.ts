@@ -94,6 +94,8 @@ test("sessions stay in their project: the picker and /sessions show this workspa
   pty.write(`/resume ${otherId}${keys.enter}`);
   const refused = await pty.waitFor("belongs to another project", 20_000);
   assert.match(refused.replace(/\s+/g, " "), /this chat stays in its own workspace/);
-  assert.match(pty.screen(), /Ask nex/, "still in this project's chat");
-  assert.doesNotMatch(pty.screen(), /edit the other project/);
+  // The command done, the prompt is this project's chat again, with nothing of the other session.
+  const after = await pty.waitFor(/Ask nex/, 20_000);
+  assert.match(after, /nex · m at .*\/ws\n/, "the header still names this workspace");
+  assert.doesNotMatch(pty.history(), /edit the other project/);
 });
