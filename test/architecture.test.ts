@@ -6,13 +6,14 @@ import { test } from "node:test";
 // The layers of ARCHITECTURE.md: which of our folders each folder may import.
 const allowed: Record<string, string[]> = {
   protocol: [],
-  providers: ["protocol"],
+  net: ["protocol"],
+  providers: ["net", "protocol"],
   tools: ["protocol"],
   agent: ["protocol"],
   session: ["protocol"],
-  web: ["protocol"],
-  mcp: ["protocol"],
-  runtime: ["agent", "providers", "tools", "session", "web", "mcp", "protocol"],
+  web: ["net", "protocol"],
+  mcp: ["net", "protocol"],
+  runtime: ["agent", "providers", "tools", "session", "web", "mcp", "net", "protocol"],
   headless: ["runtime", "protocol"],
   tui: ["runtime", "protocol"],
   acp: ["runtime", "protocol"],
@@ -62,6 +63,18 @@ test("every import follows the layer arrows of ARCHITECTURE.md", () => {
     }
   }
   assert.deepEqual(violations, []);
+});
+
+test("one HTTP client: only net/ sends requests through proxies or decompresses a response", () => {
+  const outside = sourceFiles(src)
+    .filter((file) => !relative(src, file).startsWith("net/"))
+    .filter((file) =>
+      /createGunzip|createBrotliDecompress|createInflate|proxy-agent|proxyEnv/.test(
+        readFileSync(file, "utf8"),
+      ),
+    )
+    .map((file) => relative(src, file));
+  assert.deepEqual(outside, [], "use net/'s client (createHttpFetch) and its proxy module");
 });
 
 /** Every relative import of every source file, type-only ones included, as absolute paths. */

@@ -1,14 +1,18 @@
-// The web tools' own HTTP client on node:http/https. It is not providers/http-client.ts (a sibling
-// layer, and a client for a trusted endpoint): this one checks every address it connects to, after
-// DNS and after each redirect, and connects to exactly the address it checked, so a name that
-// resolves differently the second time (DNS rebinding) cannot swap in a private one.
+// The web tools' guarded client over nex's HTTP client (net/): it checks every address it connects
+// to, after DNS and after each redirect (it follows them itself), and connects to exactly the address
+// it checked, so a name that resolves differently the second time (DNS rebinding) cannot swap in a
+// private one; a body is capped after decompression.
 
 import type { LookupAddress } from "node:dns";
-import type { IncomingMessage } from "node:http";
-import type { Readable } from "node:stream";
+import {
+  createHttpFetch,
+  DECODED_ENCODINGS,
+  type HttpResponse,
+  type ProxyEnv,
+  proxied,
+} from "../net/index.ts";
 import { formatCount } from "../protocol/index.ts";
 import { hostAllowed, hostKey, privateKind } from "./address-guard.ts";
-import { type ProxyEnv, proxied, proxyAgent } from "./proxy.ts";
 import { redactUrl } from "./redact-url.ts";
 
 /** How a name is resolved: every address, as `dns.promises.lookup(name, { all: true })` gives them. */
@@ -91,6 +95,7 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRedirects = options.maxRedirects ?? DEFAULT_REDIRECTS;
   const allowed = options.allowPrivateHosts ?? [];
+  const fetch = createHttpFetch({ proxy: options.proxy ?? null, refuseBadPorts: false });
   const resolve: Resolve =
     options.resolve ??
     (async (hostname) => {
@@ -183,14 +188,21 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
             (init.trusted ?? false) && url.origin === trustedOrigin,
             signal,
           );
-          const response = await send(url, { method, headers, body }, addresses, options, signal);
-          const location = response.headers.location;
-          const status = response.statusCode ?? 0;
-          if (![301, 302, 303, 307, 308].includes(status) || location === undefined) {
+          const response = await fetch(url.href, {
+            method,
+            headers,
+            ...(body !== undefined ? { body } : {}),
+            signal,
+            redirect: "manual",
+            pinned: addresses,
+          });
+          const location = response.headers.get("location");
+          const status = response.status;
+          if (![301, 302, 303, 307, 308].includes(status) || location === null) {
             const bytes = await readBody(response, maxBytes, url);
-            const flat: Record<string, string> = {};
-            for (const [name, value] of Object.entries(response.headers))
-              if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
+            const flat: Record<string, string> = Object.fromEntries(
+              response.headers.entries?.() ?? [],
+            );
             return {
               url: url.href,
               status,
@@ -200,7 +212,7 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
               redirects,
             };
           }
-          response.destroy();
+          response.discard?.();
           redirects.push(url.href);
           if (redirects.length > maxRedirects)
             throw new WebError(
@@ -231,105 +243,54 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
             "timeout",
             `${url.host} did not answer in full within ${Math.round(timeoutMs / 1000)} s; the fetch was stopped.`,
           );
-        const cause = (error as { code?: string }).code ?? (error as Error).message;
+        // The client rejects like fetch: a TypeError whose cause is the system error.
+        const failure = ((error as { cause?: unknown }).cause ?? error) as {
+          code?: string;
+          message?: string;
+        };
+        const cause = failure.code ?? failure.message;
         throw new WebError("network", `${url.host} could not be reached (${cause}).`);
       }
     },
   };
 }
 
-async function send(
-  url: URL,
-  init: { method: string; headers: Record<string, string>; body: string | undefined },
-  addresses: LookupAddress[] | null,
-  options: WebClientOptions,
-  signal: AbortSignal,
-): Promise<IncomingMessage> {
-  const agent = await proxyAgent(url, options.proxy ?? null);
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const module = process.getBuiltinModule(
-      url.protocol === "https:" ? "node:https" : "node:http",
-    ) as typeof import("node:http");
-    const headers: Record<string, string | number> = { ...init.headers };
-    if (init.body !== undefined) headers["content-length"] = Buffer.byteLength(init.body);
-    // Direct connections go to the addresses that were checked, never to a second lookup's answer.
-    const lookup: import("node:net").LookupFunction | undefined = addresses
-      ? (_name, opts, callback) => {
-          const first = addresses[0] as LookupAddress;
-          if (opts.all) callback(null, addresses);
-          else callback(null, first.address, first.family);
-        }
-      : undefined;
-    const req = module.request(url, {
-      method: init.method,
-      headers,
-      signal,
-      ...(agent ? { agent } : { agent: false, ...(lookup ? { lookup } : {}) }),
-    });
-    req.on("response", resolve);
-    req.on("error", reject);
-    req.end(init.body);
-  });
-}
-
 /** The body, decompressed, at most `maxBytes`: a larger one (or a compression bomb) is refused. */
-async function readBody(response: IncomingMessage, maxBytes: number, url: URL): Promise<Buffer> {
-  const declared = Number(response.headers["content-length"]);
+async function readBody(response: HttpResponse, maxBytes: number, url: URL): Promise<Buffer> {
+  const declared = Number(response.headers.get("content-length"));
   const tooLarge = (seen: string) =>
     new WebError(
       "too_large",
       `${redactUrl(url.href)} is larger than ${formatMiB(maxBytes)} (${seen}); it was not read. Raise "web": {"maxPageBytes": ...} in the config if the user needs it.`,
     );
-  const encoding = String(response.headers["content-encoding"] ?? "")
-    .trim()
-    .toLowerCase();
+  const encoding = (response.headers.get("content-encoding") ?? "").trim().toLowerCase();
   if (!encoding && Number.isFinite(declared) && declared > maxBytes) {
-    response.destroy();
+    response.discard?.();
     throw tooLarge(`${formatCount(declared)} bytes announced`);
   }
-  if (encoding && !["identity", "gzip", "x-gzip", "deflate", "br"].includes(encoding)) {
-    response.destroy();
+  if (encoding && encoding !== "identity" && !DECODED_ENCODINGS.includes(encoding)) {
+    response.discard?.();
     throw new WebError(
       "network",
       `${redactUrl(url.href)} answered in the ${encoding} encoding, which nex does not decode (it asked for gzip, deflate or br).`,
     );
   }
-  const stream = decoded(response, encoding);
   const parts: Buffer[] = [];
   let size = 0;
+  let whole = false;
   try {
-    for await (const chunk of stream) {
-      size += (chunk as Buffer).length;
-      if (size > maxBytes) {
+    for await (const chunk of response.body ?? []) {
+      size += chunk.length;
+      if (size > maxBytes)
         throw tooLarge(encoding ? `after ${encoding} decompression` : "more came");
-      }
       parts.push(chunk as Buffer);
     }
+    whole = true;
   } finally {
-    if (size > maxBytes || !stream.readableEnded) {
-      stream.destroy();
-      response.destroy();
-    }
+    // The rest of a refused body is not read: the connection is closed.
+    if (!whole) response.discard?.();
   }
   return Buffer.concat(parts);
-}
-
-function decoded(response: IncomingMessage, encoding: string): Readable {
-  if (!["gzip", "x-gzip", "deflate", "br"].includes(encoding)) return response;
-  const zlib = process.getBuiltinModule("node:zlib") as typeof import("node:zlib");
-  // Chunks of 16 KiB at a time: a bomb is stopped at the cap, never inflated into memory whole.
-  const decoder =
-    encoding === "br"
-      ? zlib.createBrotliDecompress()
-      : encoding === "deflate"
-        ? zlib.createInflate()
-        : zlib.createGunzip();
-  response.on("error", (error) => decoder.destroy(error));
-  return response.pipe(decoder);
 }
 
 function formatMiB(bytes: number): string {

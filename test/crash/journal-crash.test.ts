@@ -123,7 +123,7 @@ async function assertResumes(box: CrashBox, seed: number, label: string): Promis
     const seq = Number(/^Prompt (\d+):/.exec(content)?.[1]);
     if (!Number.isInteger(seq)) continue;
     const appended = (journalMessage(seed, seq) as { text: string }).text;
-    const expected = message === last ? `${appended}\n\ncarry on` : appended;
+    const expected: string = message === last ? `${appended}\n\ncarry on` : appended;
     assert.equal(content, expected, `prompt ${seq} ${label}`);
   }
 }

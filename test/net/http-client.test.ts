@@ -4,7 +4,7 @@ import { createServer, globalAgent, type IncomingMessage, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { after, test } from "node:test";
 import { gzipSync } from "node:zlib";
-import { createHttpFetch, httpFetch, readText } from "../../src/providers/http/http-client.ts";
+import { createHttpFetch, httpFetch, readText } from "../../src/net/index.ts";
 import { describeFetchError } from "../../src/providers/http/transport.ts";
 import { startForwardProxy } from "../support/forward-proxy.ts";
 
