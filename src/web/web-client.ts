@@ -94,63 +94,8 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRedirects = options.maxRedirects ?? DEFAULT_REDIRECTS;
-  const allowed = options.allowPrivateHosts ?? [];
   const fetch = createHttpFetch({ proxy: options.proxy ?? null, refuseBadPorts: false });
-  const resolve: Resolve =
-    options.resolve ??
-    (async (hostname) => {
-      const dns = process.getBuiltinModule("node:dns") as typeof import("node:dns");
-      return dns.promises.lookup(hostname, { all: true, verbatim: true });
-    });
-
-  /** The addresses to connect to, all checked; throws when one is private and not allowed. */
-  const checked = async (
-    url: URL,
-    approvedHost: string | null,
-    trusted: boolean,
-    signal?: AbortSignal,
-  ): Promise<LookupAddress[] | null> => {
-    if (url.protocol !== "http:" && url.protocol !== "https:")
-      throw new WebError(
-        "scheme",
-        `${url.protocol.replace(/:$/, "")}: URLs are not fetched; only http and https are.`,
-      );
-    const literal = url.hostname.replace(/^\[|\]$/g, "");
-    const { isIP } = process.getBuiltinModule("node:net") as typeof import("node:net");
-    let addresses: LookupAddress[];
-    if (isIP(literal)) addresses = [{ address: literal, family: isIP(literal) }];
-    else {
-      try {
-        // A resolver that hangs is bounded by the fetch's own deadline and cancel.
-        addresses = signal ? await abortable(resolve(literal), signal) : await resolve(literal);
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        const code = (error as { code?: string }).code ?? (error as Error).message;
-        // Behind a proxy, names are often resolved only there: the proxy gets the name, unpinned.
-        if (proxied(url, options.proxy ?? null) && (code === "ENOTFOUND" || code === "EAI_AGAIN"))
-          return null;
-        throw new WebError(
-          "dns",
-          `${url.hostname} could not be resolved (${code}): check the name, or the network (nex may be offline).`,
-        );
-      }
-      if (addresses.length === 0)
-        throw new WebError("dns", `${url.hostname} has no address (nex may be offline).`);
-    }
-    if (trusted) return addresses;
-    const exempt = hostAllowed(url, allowed) || approvedHost === hostKey(url);
-    for (const { address } of addresses) {
-      const kind = privateKind(address);
-      if (kind && !exempt) {
-        const resolvedTo = address === literal ? "" : ` resolves to ${address}, which is`;
-        throw new WebError(
-          "private",
-          `${url.host}${resolvedTo || " is"} a ${kind} address; nex does not fetch from private addresses unseen. If the user wants it, they can add "${hostKey(url)}" to "web": {"allowPrivateHosts": [...]} in the config, or approve this one call in the chat.`,
-        );
-      }
-    }
-    return addresses;
-  };
+  const checked = addressCheck(options);
 
   return {
     async screen(raw, approvedHost = null) {
@@ -252,6 +197,70 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
         throw new WebError("network", `${url.host} could not be reached (${cause}).`);
       }
     },
+  };
+}
+
+/**
+ * The addresses to connect to, all checked; throws when one is private and not allowed. Null when
+ * only the proxy can resolve the name (it gets the name, unpinned).
+ */
+type CheckAddresses = (
+  url: URL,
+  approvedHost: string | null,
+  trusted: boolean,
+  signal?: AbortSignal,
+) => Promise<LookupAddress[] | null>;
+
+function addressCheck(options: WebClientOptions): CheckAddresses {
+  const allowed = options.allowPrivateHosts ?? [];
+  const resolve: Resolve =
+    options.resolve ??
+    (async (hostname) => {
+      const dns = process.getBuiltinModule("node:dns") as typeof import("node:dns");
+      return dns.promises.lookup(hostname, { all: true, verbatim: true });
+    });
+
+  return async (url, approvedHost, trusted, signal) => {
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new WebError(
+        "scheme",
+        `${url.protocol.replace(/:$/, "")}: URLs are not fetched; only http and https are.`,
+      );
+    const literal = url.hostname.replace(/^\[|\]$/g, "");
+    const { isIP } = process.getBuiltinModule("node:net") as typeof import("node:net");
+    let addresses: LookupAddress[];
+    if (isIP(literal)) addresses = [{ address: literal, family: isIP(literal) }];
+    else {
+      try {
+        // A resolver that hangs is bounded by the fetch's own deadline and cancel.
+        addresses = signal ? await abortable(resolve(literal), signal) : await resolve(literal);
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        const code = (error as { code?: string }).code ?? (error as Error).message;
+        // Behind a proxy, names are often resolved only there: the proxy gets the name, unpinned.
+        if (proxied(url, options.proxy ?? null) && (code === "ENOTFOUND" || code === "EAI_AGAIN"))
+          return null;
+        throw new WebError(
+          "dns",
+          `${url.hostname} could not be resolved (${code}): check the name, or the network (nex may be offline).`,
+        );
+      }
+      if (addresses.length === 0)
+        throw new WebError("dns", `${url.hostname} has no address (nex may be offline).`);
+    }
+    if (trusted) return addresses;
+    const exempt = hostAllowed(url, allowed) || approvedHost === hostKey(url);
+    for (const { address } of addresses) {
+      const kind = privateKind(address);
+      if (kind && !exempt) {
+        const resolvedTo = address === literal ? "" : ` resolves to ${address}, which is`;
+        throw new WebError(
+          "private",
+          `${url.host}${resolvedTo || " is"} a ${kind} address; nex does not fetch from private addresses unseen. If the user wants it, they can add "${hostKey(url)}" to "web": {"allowPrivateHosts": [...]} in the config, or approve this one call in the chat.`,
+        );
+      }
+    }
+    return addresses;
   };
 }
 
