@@ -11,7 +11,16 @@ import { formatSize } from "../protocol/counts.ts";
 import type { PermissionMode } from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import type { AgentSession } from "../runtime/session/index.ts";
-import { type Chat, onKey, type PickerState, type TabCycle } from "./chat-actions.ts";
+import {
+  type AppProps,
+  type Chat,
+  onKey,
+  type PickerState,
+  type TabCycle,
+} from "./chat-actions.ts";
+
+export type { AppProps } from "./chat-actions.ts";
+
 import { modeLabel } from "./commands.ts";
 import { type Completion, completionAt, SuggestionList } from "./completion.ts";
 import { EntryView, PermissionView, PromptView, StatusBar, ToolBlock } from "./components/index.ts";
@@ -23,20 +32,6 @@ import type { MeterState, UiState, UiStore } from "./state/index.ts";
 import { addEntry, type Entry, initialTranscript, QueuedView } from "./state/index.ts";
 
 const h = React.createElement;
-
-/** Properties of the TUI's root component. */
-export interface AppProps {
-  session: AgentSession;
-  store: UiStore;
-  /** Erases the terminal (for /clear). */
-  clearScreen(): void;
-  /** Quiet ms before a permission prompt takes an answer key; answerGuardMs unless a test stretches it. */
-  answerGuardMs?: number;
-  /** Called with the session to open instead of this one (then the chat exits, and its host reopens). */
-  onSwitch?(sessionId: string, line?: string): void;
-  /** The terminal reported focus in or out (notifications); such reports are not typing. */
-  onFocus?(focused: boolean): void;
-}
 
 /** Committed entries, each written once above the live region: re-renders do not grow with the chat. */
 function EntryList(props: { entries: readonly Entry[]; columns: number }): React.ReactElement {

@@ -11,8 +11,7 @@ import type {
 } from "../protocol/index.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import type { RewindPoint } from "../runtime/history/index.ts";
-import type { SessionSummary } from "../runtime/session/index.ts";
-import type { AppProps } from "./app.ts";
+import type { AgentSession, SessionSummary } from "../runtime/session/index.ts";
 import { runCommand } from "./command-runner.ts";
 import { isCustomCommand, nextMode, parseCommand } from "./commands.ts";
 import { applySuggestion, type Completion, completionAt, sharedStart } from "./completion.ts";
@@ -29,8 +28,28 @@ import {
 import { doRewind } from "./rewind-command.ts";
 import { openRewindPicker, type RewindPickerState, rewindKey } from "./rewind-picker.ts";
 import { pickerKey } from "./session-picker.ts";
-import { addEntry, answered, type Entry, type PendingPermission } from "./state/index.ts";
+import {
+  addEntry,
+  answered,
+  type Entry,
+  type PendingPermission,
+  type UiStore,
+} from "./state/index.ts";
 import { FOCUS_IN, FOCUS_OUT } from "./terminal-notify.ts";
+
+/** Properties of the TUI's root component. */
+export interface AppProps {
+  session: AgentSession;
+  store: UiStore;
+  /** Erases the terminal (for /clear). */
+  clearScreen(): void;
+  /** Quiet ms before a permission prompt takes an answer key; answerGuardMs unless a test stretches it. */
+  answerGuardMs?: number;
+  /** Called with the session to open instead of this one (then the chat exits, and its host reopens). */
+  onSwitch?(sessionId: string, line?: string): void;
+  /** The terminal reported focus in or out (notifications); such reports are not typing. */
+  onFocus?(focused: boolean): void;
+}
 
 /** A Tab cycling through suggestions (see completion.ts). */
 export interface TabCycle {
