@@ -196,19 +196,7 @@ export interface WorkspaceToolHost extends ToolHost {
 /** Builds the tools of one session: read_file, write_file, edit_file, bash, grep, glob, list_dir, todo_write. */
 export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   const env = options.env ?? process.env;
-  const fixedCap = options.outputCap ?? 32 * 1024;
-  const limits: ToolLimits = {
-    get outputCap() {
-      return options.resultCap?.() ?? fixedCap;
-    },
-    bashTimeoutMs: options.bashTimeoutMs ?? 120_000,
-    maxBashTimeoutMs: options.maxBashTimeoutMs ?? 600_000,
-    killGraceMs: options.killGraceMs ?? 2_000,
-    useRipgrep: options.useRipgrep ?? true,
-    env,
-    acceptsImages: options.acceptsImages ?? (() => false),
-    ...(options.afterRename ? { afterRename: options.afterRename } : {}),
-  };
+  const limits = toolLimits(options, env);
   const results = createResultStore(
     options.resultsDir ?? `${options.checkpointDir}-results`,
     options.redact,
@@ -222,18 +210,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   // Keep an unhandled rejection from escaping before the first call reports it.
   ready.catch(() => {});
   const ledger = createLedger(options.ledger ?? []);
-  // A child agent's reads are its own: the parent may not write a file only a child read, nor the
-  // reverse (each must read what it changes). Kept for the session, forgotten with the conversation.
-  const childLedgers = new Map<string, ReturnType<typeof createLedger>>();
-  const ledgerOf = (agent: string | undefined) => {
-    if (agent === undefined) return ledger;
-    let own = childLedgers.get(agent);
-    if (!own) {
-      own = createLedger([]);
-      childLedgers.set(agent, own);
-    }
-    return own;
-  };
+  const { ledgerOf, forgetChildren } = childLedgers(ledger);
   const sandbox = createCommandSandbox(
     options.workspace,
     options.sandbox ?? { mode: "off", network: true },
@@ -251,37 +228,106 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   let shared: Omit<ToolContext, "signal" | "turn"> | null = null;
   const context = async (): Promise<Omit<ToolContext, "signal" | "turn">> => {
     const workspace = await ready;
-    shared ??= {
-      workspace,
+    shared ??= sharedContext(options, env, workspace, {
       ledger,
       limits,
-      search: createFileSearch(
-        workspace.root,
-        env,
-        limits.useRipgrep,
-        (options.privatePaths ?? [])
-          .flatMap((dir) => [relative(workspace.root, dir), relative(options.workspace, dir)])
-          .filter((rel) => rel !== "" && !climbsOut(rel)),
-      ),
-      leftovers: createLeftoverSweeper(),
       sandbox,
       jobs,
       results,
-      ...(options.editor ? { editor: options.editor } : {}),
-      checkpoints: createCheckpointRecorder({
-        checkpointDir: options.checkpointDir,
-        workspace,
-        env,
-        ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
-        ...(options.redact ? { redact: options.redact } : {}),
-        requireSnapshot: () => runningUnattended,
-      }),
-    };
+      requireSnapshot: () => runningUnattended,
+    });
     if (promptPending) shared.checkpoints.beginPrompt();
     promptPending = false;
     return shared;
   };
-  const list = [...allTools(parts), ...(options.extraTools ?? [])];
+  const registry = toolRegistry(
+    [...allTools(parts), ...(options.extraTools ?? [])],
+    options.dynamicTools,
+  );
+  const { tools, refresh } = registry;
+  const permissions = hostPermissions(options, env, { ready, tools, sandbox, context });
+  // Changes run one at a time, so checkpoints, staged parts and the ledger see them in order.
+  const serial = inOrder();
+  return {
+    specs: () => registry.specs(),
+    async permission(call) {
+      refresh();
+      const check = await permissions.check(call);
+      await markCall(call, check, tools.get(call.name), { unattended, cautioned });
+      return check;
+    },
+    rememberApproval: (call) => permissions.remember(call),
+    savableRules: (call) => permissions.savableRules(call),
+    setMode: (mode) => permissions.setMode(mode),
+    ledger: () => ledger.all(),
+    // A call that reaches out may ask a person, so it runs in order with the others, never beside them.
+    readOnly: (name) => {
+      refresh();
+      return tools.get(name)?.mutates === false && !tools.get(name)?.reach;
+    },
+    sandbox,
+    forgetConversation: () =>
+      serial(async () => {
+        ledger.forget();
+        forgetChildren();
+      }),
+    async execute(call, signal) {
+      refresh();
+      const run = async () => {
+        let ctx: Omit<ToolContext, "signal" | "turn">;
+        try {
+          ctx = await context();
+        } catch (error) {
+          return {
+            isError: true,
+            code: "failed" as const,
+            content: `The workspace ${options.workspace} cannot be used (${(error as Error).message}). Tell the user.`,
+          };
+        }
+        runningUnattended = unattended.delete(call.id);
+        try {
+          const approved = cautioned.delete(call.id);
+          return await dispatch(call.name, call.args, {
+            tools,
+            context: callContext(ctx, call, options, ledgerOf(call.agent), approved),
+            signal,
+            turn: call.turn,
+            callId: call.id,
+          });
+        } finally {
+          runningUnattended = false;
+          if (tools.get(call.name)?.mutates) {
+            await ctx.checkpoints.afterChange(call.turn).catch(() => {});
+          }
+        }
+      };
+      return tools.get(call.name)?.mutates ? serial(run) : run();
+    },
+    ...jobMethods(jobs, context, options.jobsOutlivePrompts ?? false),
+    recordAttachment: async (name, shown) => recordShown(await context(), name, shown),
+    deferredTools: () => registry.deferred(),
+    ...partsMethods(parts, serial),
+    beginPrompt() {
+      if (shared) shared.checkpoints.beginPrompt();
+      else promptPending = true;
+    },
+    ...undoMethods(options, env, { ready, jobs, serial }),
+  };
+}
+
+/**
+ * The tools of a host by name: the built-in and added ones (names unique), and the dynamic ones (MCP)
+ * joining and leaving the same map the permissions read; a built-in name is never replaced.
+ */
+function toolRegistry(
+  list: Tool[],
+  dynamicTools: (() => readonly Tool[]) | undefined,
+): {
+  tools: Map<string, Tool>;
+  refresh: () => void;
+  specs: () => ToolSpec[];
+  deferred: () => string[];
+} {
   const names = new Set<string>();
   for (const tool of list) {
     if (names.has(tool.name))
@@ -299,7 +345,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   let dynamicSource: readonly Tool[] = [];
   let dynamicSeen: readonly Tool[] = [];
   const refresh = () => {
-    const current = options.dynamicTools?.() ?? dynamicSource;
+    const current = dynamicTools?.() ?? dynamicSource;
     if (current === dynamicSource) return;
     dynamicSource = current;
     for (const tool of dynamicSeen) tools.delete(tool.name);
@@ -308,7 +354,264 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     specs = specsOf([...list, ...dynamicSeen]);
     deferred = deferredOf([...list, ...dynamicSeen]);
   };
-  const permissions = createPermissions({
+  return {
+    tools,
+    refresh,
+    specs: () => {
+      refresh();
+      return specs;
+    },
+    deferred: () => {
+      refresh();
+      return deferred;
+    },
+  };
+}
+
+/** What a host says and does about background jobs: ended ones told, the rest stopped, `/bg`. */
+function jobMethods(
+  jobs: ReturnType<typeof createJobTable>,
+  context: () => Promise<Omit<ToolContext, "signal" | "turn">>,
+  outlivePrompts: boolean,
+): Pick<WorkspaceToolHost, "notices" | "endOfPrompt" | "stopJobs" | "jobsForUser"> {
+  return {
+    notices: () =>
+      jobs
+        .ended()
+        .map(
+          ({ job, tail }) =>
+            `[nex] Background ${jobLine(job)} has ended.${tail ? ` Its last lines:\n${tail}` : ""}`,
+        ),
+    async endOfPrompt() {
+      if (outlivePrompts) return [];
+      const stopped = await jobs.stopAll();
+      return stopped.map(
+        (job) =>
+          `Stopped background ${jobLine(job)}: it was still running when the task ended, and jobs end with the task in this mode.`,
+      );
+    },
+    stopJobs: async () => (await jobs.stopAll()).map(jobLine),
+    async jobsForUser(action, id) {
+      const ctx = await context();
+      const args = { action, ...(id !== undefined ? { id } : {}), lines: 20 };
+      const outcome = await jobsTool().execute(args, {
+        ...ctx,
+        signal: AbortSignal.timeout(30_000),
+        turn: 0,
+      });
+      return outcome.content;
+    },
+  };
+}
+
+/** Undo of a host: its steps, their preview, and undo itself (after stopping the jobs). */
+function undoMethods(
+  options: ToolHostOptions,
+  env: NodeJS.ProcessEnv,
+  host: {
+    ready: Promise<Workspace>;
+    jobs: ReturnType<typeof createJobTable>;
+    serial: <T>(work: () => Promise<T>) => Promise<T>;
+  },
+): Pick<WorkspaceToolHost, "undo" | "undoPreview" | "undoSteps"> {
+  const { ready, jobs, serial } = host;
+  const undoSteps = () =>
+    serial(async () =>
+      previewUndo({
+        workspace: (await ready).root,
+        checkpointDir: options.checkpointDir,
+        env,
+        ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
+        ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
+        ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
+      }),
+    );
+
+  return {
+    undo: (steps) =>
+      serial(async () => {
+        // A job still running would go on changing what undo restores.
+        const stopped = await jobs.stopAll();
+        const report = await undoWorkspace({
+          workspace: (await ready).root,
+          checkpointDir: options.checkpointDir,
+          turns: steps,
+          env,
+          ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
+          ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
+          ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
+        });
+        return stopped.length === 0
+          ? report
+          : {
+              ...report,
+              text: `Stopped ${stopped.map((job) => `background job ${job.id}`).join(", ")} first (it would go on changing files).\n${report.text}`,
+            };
+      }),
+    undoPreview: async () => describePreview(await undoSteps()),
+    undoSteps: () => undoSteps(),
+  };
+}
+
+/** What every call of a host shares: the workspace, the search, the checkpoints, the jobs. */
+function sharedContext(
+  options: ToolHostOptions,
+  env: NodeJS.ProcessEnv,
+  workspace: Workspace,
+  host: Pick<ToolContext, "ledger" | "limits" | "sandbox" | "jobs" | "results"> & {
+    requireSnapshot: () => boolean;
+  },
+): Omit<ToolContext, "signal" | "turn"> {
+  const { limits } = host;
+  return {
+    workspace,
+    ledger: host.ledger,
+    limits,
+    search: createFileSearch(
+      workspace.root,
+      env,
+      limits.useRipgrep,
+      (options.privatePaths ?? [])
+        .flatMap((dir) => [relative(workspace.root, dir), relative(options.workspace, dir)])
+        .filter((rel) => rel !== "" && !climbsOut(rel)),
+    ),
+    leftovers: createLeftoverSweeper(),
+    sandbox: host.sandbox,
+    jobs: host.jobs,
+    results: host.results,
+    ...(options.editor ? { editor: options.editor } : {}),
+    checkpoints: createCheckpointRecorder({
+      checkpointDir: options.checkpointDir,
+      workspace,
+      env,
+      ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
+      ...(options.redact ? { redact: options.redact } : {}),
+      requireSnapshot: host.requireSnapshot,
+    }),
+  };
+}
+
+/**
+ * A child agent's reads are its own: the parent may not write a file only a child read, nor the
+ * reverse (each must read what it changes). Kept for the session, forgotten with the conversation.
+ */
+function childLedgers(ledger: ReturnType<typeof createLedger>): {
+  ledgerOf: (agent: string | undefined) => ReturnType<typeof createLedger>;
+  forgetChildren: () => void;
+} {
+  const children = new Map<string, ReturnType<typeof createLedger>>();
+  const ledgerOf = (agent: string | undefined) => {
+    if (agent === undefined) return ledger;
+    let own = children.get(agent);
+    if (!own) {
+      own = createLedger([]);
+      children.set(agent, own);
+    }
+    return own;
+  };
+  return { ledgerOf, forgetChildren: () => children.clear() };
+}
+
+/** The context of one call: the shared one with the call's own ledger, approval and reports. */
+function callContext(
+  ctx: Omit<ToolContext, "signal" | "turn">,
+  call: ToolInvocation,
+  options: ToolHostOptions,
+  ledger: ReturnType<typeof createLedger>,
+  approved: boolean,
+): Omit<ToolContext, "signal" | "turn"> {
+  const report = options.onProgress;
+  const live = options.onOutput;
+  return {
+    ...ctx,
+    ledger,
+    ...(approved ? { approved } : {}),
+    ...(report ? { progress: (message: string) => report(call.id, call.name, message) } : {}),
+    ...(live
+      ? {
+          output: (tail: string, lines: number, bytes: number) =>
+            live(call.id, call.name, tail, lines, bytes),
+        }
+      : {}),
+  };
+}
+
+/**
+ * Notes what a permission check means for the call's run: a call a person approved after seeing
+ * its caution (a private address) may go there; a command that may change files and runs with no
+ * person's yes needs its snapshot (unattended).
+ */
+async function markCall(
+  call: ToolInvocation,
+  check: Awaited<ReturnType<ToolHost["permission"]>>,
+  tool: Tool | undefined,
+  marks: { unattended: Set<string>; cautioned: Set<string> },
+): Promise<void> {
+  marks.unattended.delete(call.id);
+  marks.cautioned.delete(call.id);
+  if (check.type === "ask" && check.warning && tool?.caution) marks.cautioned.add(call.id);
+  if (check.type === "allow" && tool?.mutates === "exec") {
+    const parsed = await parseCommand(String(call.args.command ?? "")).catch(() => null);
+    if (parsed?.type !== "parsed" || parsed.commands.some(mayChange)) marks.unattended.add(call.id);
+  }
+}
+
+/** Writes in parts a host holds: those unfinished, and their discarding at the end of a prompt. */
+function partsMethods(
+  parts: ReturnType<typeof createPartsStore>,
+  serial: <T>(work: () => Promise<T>) => Promise<T>,
+): Pick<WorkspaceToolHost, "unfinishedWrites" | "discardUnfinished"> {
+  return {
+    unfinishedWrites: () => parts.pending().map(describeStaging),
+    discardUnfinished: () =>
+      serial(async () => {
+        const pending = parts.pending();
+        for (const state of pending) await parts.discard(state.target);
+        return pending.map(describeStaging);
+      }),
+  };
+}
+
+/** A queue of work run one at a time, in the order given; a failure does not stop the next. */
+function inOrder(): <T>(work: () => Promise<T>) => Promise<T> {
+  let changes: Promise<unknown> = Promise.resolve();
+  return <T>(work: () => Promise<T>): Promise<T> => {
+    const next = changes.then(work, work);
+    changes = next.catch(() => {});
+    return next;
+  };
+}
+
+/** The limits every tool of a host runs within. */
+function toolLimits(options: ToolHostOptions, env: NodeJS.ProcessEnv): ToolLimits {
+  const fixedCap = options.outputCap ?? 32 * 1024;
+  return {
+    get outputCap() {
+      return options.resultCap?.() ?? fixedCap;
+    },
+    bashTimeoutMs: options.bashTimeoutMs ?? 120_000,
+    maxBashTimeoutMs: options.maxBashTimeoutMs ?? 600_000,
+    killGraceMs: options.killGraceMs ?? 2_000,
+    useRipgrep: options.useRipgrep ?? true,
+    env,
+    acceptsImages: options.acceptsImages ?? (() => false),
+    ...(options.afterRename ? { afterRename: options.afterRename } : {}),
+  };
+}
+
+/** The permission check of a host: its rules and mode over the host's tools, workspace and sandbox. */
+function hostPermissions(
+  options: ToolHostOptions,
+  env: NodeJS.ProcessEnv,
+  host: {
+    ready: Promise<Workspace>;
+    tools: Map<string, Tool>;
+    sandbox: CommandSandbox;
+    context: () => Promise<Omit<ToolContext, "signal" | "turn">>;
+  },
+): ReturnType<typeof createPermissions> {
+  const { ready, tools, sandbox, context } = host;
+  return createPermissions({
     mode: options.mode,
     ...(options.rules ? { rules: options.rules } : {}),
     tools,
@@ -358,198 +661,46 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
         .catch(() => tool.name);
     },
   });
-  const recordShown = async (name: string, shown: Buffer): Promise<boolean> => {
-    const ctx = await context();
-    const target = await ctx.workspace.resolve(name).catch(() => null);
-    if (!target?.exists) return false;
-    const info = statRegular(target.abs, target.display);
-    if (!info || info.size > MAX_READ_FILE_BYTES) return false;
-    const onDisk = await readState(target.abs, target.display);
-    if (!onDisk?.bytes.subarray(0, shown.length).equals(shown)) return false;
-    const lines = onDisk.bytes.toString("utf8").replace(/\n$/, "").split("\n");
-    const total = onDisk.size === 0 ? 0 : lines.length;
-    // A cut attachment shows its complete lines only: the last, partial one is not known.
-    const covered =
-      shown.length >= onDisk.size ? total : shown.toString("utf8").split("\n").length - 1;
-    ctx.ledger.recordRead(
-      { path: target.abs, hash: onDisk.hash, mtimeMs: onDisk.mtimeMs, size: onDisk.size },
-      covered >= 1 ? { from: 1, to: covered, total } : { from: 1, to: 0, total },
-    );
-    return true;
-  };
+}
 
-  // Changes run one at a time, so checkpoints, staged parts and the ledger see them in order.
-  let changes: Promise<unknown> = Promise.resolve();
-  const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = changes.then(work, work);
-    changes = next.catch(() => {});
-    return next;
-  };
-  const undoSteps = () =>
-    serial(async () =>
-      previewUndo({
-        workspace: (await ready).root,
-        checkpointDir: options.checkpointDir,
-        env,
-        ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
-        ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
-        ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
-      }),
-    );
+/**
+ * An attachment the user's prompt showed (`@file`) counts as read as far as it was shown, when the
+ * file still holds exactly that; false when it does not, or is not a regular file the tools may read.
+ */
+async function recordShown(
+  ctx: Omit<ToolContext, "signal" | "turn">,
+  name: string,
+  shown: Buffer,
+): Promise<boolean> {
+  try {
+    return await recordRead(ctx, name, shown);
+  } catch {
+    // Not a file the tools may read (a device, gone meanwhile): not recorded, so read before a change.
+    return false;
+  }
+}
 
-  return {
-    specs: () => {
-      refresh();
-      return specs;
-    },
-    async permission(call) {
-      refresh();
-      const check = await permissions.check(call);
-      unattended.delete(call.id);
-      cautioned.delete(call.id);
-      if (check.type === "ask" && check.warning && tools.get(call.name)?.caution)
-        cautioned.add(call.id);
-      // A command that may change files and runs with no person's yes needs its snapshot.
-      if (check.type === "allow" && tools.get(call.name)?.mutates === "exec") {
-        const parsed = await parseCommand(String(call.args.command ?? "")).catch(() => null);
-        if (parsed?.type !== "parsed" || parsed.commands.some(mayChange)) unattended.add(call.id);
-      }
-      return check;
-    },
-    rememberApproval: (call) => permissions.remember(call),
-    savableRules: (call) => permissions.savableRules(call),
-    setMode: (mode) => permissions.setMode(mode),
-    ledger: () => ledger.all(),
-    // A call that reaches out may ask a person, so it runs in order with the others, never beside them.
-    readOnly: (name) => {
-      refresh();
-      return tools.get(name)?.mutates === false && !tools.get(name)?.reach;
-    },
-    sandbox,
-    forgetConversation: () =>
-      serial(async () => {
-        ledger.forget();
-        childLedgers.clear();
-      }),
-    async execute(call, signal) {
-      refresh();
-      const run = async () => {
-        let ctx: Omit<ToolContext, "signal" | "turn">;
-        try {
-          ctx = await context();
-        } catch (error) {
-          return {
-            isError: true,
-            code: "failed" as const,
-            content: `The workspace ${options.workspace} cannot be used (${(error as Error).message}). Tell the user.`,
-          };
-        }
-        runningUnattended = unattended.delete(call.id);
-        try {
-          const approved = cautioned.delete(call.id);
-          const report = options.onProgress;
-          const live = options.onOutput;
-          return await dispatch(call.name, call.args, {
-            tools,
-            context: {
-              ...ctx,
-              ledger: ledgerOf(call.agent),
-              ...(approved ? { approved } : {}),
-              ...(report
-                ? { progress: (message: string) => report(call.id, call.name, message) }
-                : {}),
-              ...(live
-                ? {
-                    output: (tail: string, lines: number, bytes: number) =>
-                      live(call.id, call.name, tail, lines, bytes),
-                  }
-                : {}),
-            },
-            signal,
-            turn: call.turn,
-            callId: call.id,
-          });
-        } finally {
-          runningUnattended = false;
-          if (tools.get(call.name)?.mutates) {
-            await ctx.checkpoints.afterChange(call.turn).catch(() => {});
-          }
-        }
-      };
-      return tools.get(call.name)?.mutates ? serial(run) : run();
-    },
-    notices: () =>
-      jobs
-        .ended()
-        .map(
-          ({ job, tail }) =>
-            `[nex] Background ${jobLine(job)} has ended.${tail ? ` Its last lines:\n${tail}` : ""}`,
-        ),
-    async endOfPrompt() {
-      if (options.jobsOutlivePrompts) return [];
-      const stopped = await jobs.stopAll();
-      return stopped.map(
-        (job) =>
-          `Stopped background ${jobLine(job)}: it was still running when the task ended, and jobs end with the task in this mode.`,
-      );
-    },
-    stopJobs: async () => (await jobs.stopAll()).map(jobLine),
-    async recordAttachment(name, shown) {
-      try {
-        return await recordShown(name, shown);
-      } catch {
-        // Not a file the tools may read (a device, gone meanwhile): not recorded, so read before a change.
-        return false;
-      }
-    },
-    async jobsForUser(action, id) {
-      const ctx = await context();
-      const args = { action, ...(id !== undefined ? { id } : {}), lines: 20 };
-      const outcome = await jobsTool().execute(args, {
-        ...ctx,
-        signal: AbortSignal.timeout(30_000),
-        turn: 0,
-      });
-      return outcome.content;
-    },
-    deferredTools: () => {
-      refresh();
-      return deferred;
-    },
-    unfinishedWrites: () => parts.pending().map(describeStaging),
-    discardUnfinished: () =>
-      serial(async () => {
-        const pending = parts.pending();
-        for (const state of pending) await parts.discard(state.target);
-        return pending.map(describeStaging);
-      }),
-    beginPrompt() {
-      if (shared) shared.checkpoints.beginPrompt();
-      else promptPending = true;
-    },
-    undo: (steps) =>
-      serial(async () => {
-        // A job still running would go on changing what undo restores.
-        const stopped = await jobs.stopAll();
-        const report = await undoWorkspace({
-          workspace: (await ready).root,
-          checkpointDir: options.checkpointDir,
-          turns: steps,
-          env,
-          ...(options.allowedPaths ? { allowedPaths: options.allowedPaths } : {}),
-          ...(options.privatePaths ? { privatePaths: options.privatePaths } : {}),
-          ...(options.snapshotLimits ? { limits: options.snapshotLimits } : {}),
-        });
-        return stopped.length === 0
-          ? report
-          : {
-              ...report,
-              text: `Stopped ${stopped.map((job) => `background job ${job.id}`).join(", ")} first (it would go on changing files).\n${report.text}`,
-            };
-      }),
-    undoPreview: async () => describePreview(await undoSteps()),
-    undoSteps: () => undoSteps(),
-  };
+async function recordRead(
+  ctx: Omit<ToolContext, "signal" | "turn">,
+  name: string,
+  shown: Buffer,
+): Promise<boolean> {
+  const target = await ctx.workspace.resolve(name).catch(() => null);
+  if (!target?.exists) return false;
+  const info = statRegular(target.abs, target.display);
+  if (!info || info.size > MAX_READ_FILE_BYTES) return false;
+  const onDisk = await readState(target.abs, target.display);
+  if (!onDisk?.bytes.subarray(0, shown.length).equals(shown)) return false;
+  const lines = onDisk.bytes.toString("utf8").replace(/\n$/, "").split("\n");
+  const total = onDisk.size === 0 ? 0 : lines.length;
+  // A cut attachment shows its complete lines only: the last, partial one is not known.
+  const covered =
+    shown.length >= onDisk.size ? total : shown.toString("utf8").split("\n").length - 1;
+  ctx.ledger.recordRead(
+    { path: target.abs, hash: onDisk.hash, mtimeMs: onDisk.mtimeMs, size: onDisk.size },
+    covered >= 1 ? { from: 1, to: covered, total } : { from: 1, to: 0, total },
+  );
+  return true;
 }
 
 function allTools(parts: ReturnType<typeof createPartsStore>): Tool[] {
