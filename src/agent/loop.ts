@@ -51,8 +51,9 @@ export async function* runLoop(
   const tracker = new RefusalTracker(words);
   const explained = new Set<string>();
   const repeats = new RepeatGuard();
-  let raisedMaxTokens: number | null = null;
-  let remindedOfParts = false;
+  // Once a cut answer was asked again with more tokens, later requests of the prompt may use them too.
+  const raise = { maxTokens: null as number | null };
+  const reminded = { ofParts: false };
   // Every end of a run removes the staging of writes in parts left unfinished: they would otherwise
   // stay in the user's workspace as hidden files no later run can complete.
   const finish = async function* (event: TerminalEvent): AsyncGenerator<AgentEvent, TerminalEvent> {
@@ -82,60 +83,9 @@ export async function* runLoop(
       });
     }
 
-    let compacted = false;
-    let escalated = false;
-    let result: RequestOutcome;
-    let maxTokens: number;
-    for (;;) {
-      if (options.shrink) yield* options.shrink(options.system, messages);
-      const promptTokens = options.budget.estimatePrompt(options.system, messages);
-      const fitted = options.budget.maxTokensFor(promptTokens);
-      if (fitted === null) {
-        if (compacted || !options.compact) {
-          return yield* finish(tooLarge(promptTokens, words));
-        }
-        compacted = true;
-        const shrunk = await options.compact(messages, signal);
-        if (!shrunk) return yield* finish(compactionFailed(signal));
-        repeats.forgetReads();
-        messages.splice(0, messages.length, ...shrunk);
-        continue;
-      }
-      maxTokens = Math.max(
-        fitted,
-        Math.min(raisedMaxTokens ?? 0, options.budget.largestMaxTokensFor(promptTokens)),
-      );
-      result = yield* request(options, messages, maxTokens);
-      if (result.type === "failed" && result.error.code === "context_length") {
-        if (result.error.contextLimit) options.budget.correctWindow(result.error.contextLimit);
-        if (compacted || !options.compact) break;
-        compacted = true;
-        yield {
-          type: "notice",
-          message:
-            "The endpoint says the conversation no longer fits the model's context; compacting once and retrying.",
-        };
-        const shrunk = await options.compact(messages, signal);
-        if (!shrunk) return yield* finish(compactionFailed(signal));
-        repeats.forgetReads();
-        messages.splice(0, messages.length, ...shrunk);
-        continue;
-      }
-      if (result.type === "turn" && !escalated && wasCutByOutputLimit(result.turn)) {
-        const larger = options.budget.largestMaxTokensFor(promptTokens);
-        if (larger > maxTokens) {
-          escalated = true;
-          raisedMaxTokens = larger;
-          yield {
-            type: "notice",
-            message: `The response was cut off ${cutOffBy(result.turn.usage?.outputTokens ?? null, maxTokens)}; asking again once with ${larger} tokens.`,
-          };
-          continue;
-        }
-      }
-      break;
-    }
-
+    const fitted = yield* fittedRequest(options, repeats, raise);
+    if ("terminal" in fitted) return yield* finish(fitted.terminal);
+    const { result, maxTokens } = fitted;
     if (result.type === "aborted") {
       yield* keepInterrupted(messages, abortReason(signal), result.partial);
       return yield* finish({ type: "aborted", reason: abortReason(signal) });
@@ -170,19 +120,7 @@ export async function* runLoop(
         };
       }),
     };
-    const assistant: Message = {
-      type: "assistant",
-      text: assembled.text,
-      // A refused call goes back as "{}": its tool result says what arrived and why it was refused,
-      // and its raw text (a cut 4 MB write, say) would otherwise ride along in every later request
-      // and in every estimate of the conversation's size.
-      toolCalls: assembled.toolCalls.map(({ id, name, argumentsText, verdict }) => ({
-        id,
-        name,
-        argumentsText: verdict.type === "whole" ? argumentsText : "{}",
-      })),
-      ...(assembled.replay ? { replay: assembled.replay } : {}),
-    };
+    const assistant = assistantMessage(assembled);
     messages.push(assistant);
     yield { type: "message_added", message: assistant };
 
@@ -191,79 +129,185 @@ export async function* runLoop(
       continue;
     }
     if (assembled.toolCalls.length === 0) {
-      if (assembled.refusal && !assembled.text.trim()) {
-        yield { type: "notice", message: "The model refused the request; its answer follows." };
-        return yield* finish({ type: "done", finalText: assembled.refusal, turns: turn });
-      }
-      const cut = describeCutAnswer(assembled, maxTokens, words);
-      if (cut) return yield* finish({ type: "error", code: "invalid_response", message: cut });
-      if (turn === 1 && !assembled.text.trim()) {
-        return yield* finish({
-          type: "error",
-          code: "invalid_response",
-          message:
-            "The model's response was empty: no text and no tool calls, so nothing was done. Try again, or check the model and the endpoint's logs.",
-        });
-      }
-      const written = textToolCall(assembled.text, known);
-      if (written) {
-        return yield* finish({
-          type: "error",
-          code: "invalid_response",
-          message: textToolCallMessage(written),
-        });
-      }
-      const unfinished = options.tools.unfinishedWrites?.() ?? [];
-      if (unfinished.length > 0 && !remindedOfParts) {
-        // The model ended while a write in parts still misses parts: it may believe the file is written.
-        remindedOfParts = true;
-        const reminder: Message = { type: "user", text: partsReminder(unfinished) };
-        messages.push(reminder);
-        yield { type: "message_added", message: reminder };
-        continue;
-      }
-      if (unfinished.length > 0) {
-        return yield* finish({
-          type: "error",
-          code: "invalid_response",
-          message: `The model ended without sending every part of ${unfinished.join(", ")}, so that file was not written and the task is not finished. ${words.again("ask it to write the file again")}`,
-        });
-      }
-      return yield* finish({ type: "done", finalText: assembled.text, turns: turn });
+      const end = yield* endWithoutCalls(assembled, { turn, maxTokens, known, options, reminded });
+      if (end === "continue") continue;
+      return yield* finish(end);
     }
 
     const run: CallContext = { turn, options, tracker, repeats, refusals: [], aliases };
-    // Reads of one turn (and fetches) run side by side; anything that changes the workspace runs
-    // alone, in order.
-    const calls = assembled.toolCalls;
-    const parallel = options.tools.parallel ?? options.tools.readOnly;
-    const concurrent = (call: (typeof calls)[number] | undefined): boolean =>
-      call !== undefined && call.verdict.type === "whole" && (parallel?.(call.name) ?? false);
-    for (let i = 0; i < calls.length; ) {
-      const batch: typeof calls = [];
-      while (concurrent(calls[i])) batch.push(calls[i++] as (typeof calls)[number]);
-      if (batch.length === 0) batch.push(calls[i++] as (typeof calls)[number]);
-      const toolResults =
-        batch.length === 1
-          ? [yield* handleCall(batch[0] as (typeof calls)[number], run)]
-          : yield* concurrently(askingInOrder(batch, run), MAX_CONCURRENT_READS);
-      // A background job that ended during the turn: told at the boundary, beside the last result.
-      const notes = i >= calls.length ? (options.tools.notices?.() ?? []) : [];
-      const last = toolResults.at(-1);
-      if (notes.length > 0 && last) {
-        last.content = `${last.content}\n\n${notes.join("\n\n")}`;
-        for (const message of notes) yield { type: "notice", message };
-      }
-      for (const toolResult of toolResults) {
-        messages.push(toolResult);
-        yield { type: "message_added", message: toolResult };
-      }
-    }
+    yield* runCalls(assembled.toolCalls, run);
     const stop = tracker.endTurn(run.refusals);
     if (stop) return yield* finish({ type: "error", code: "repeated_failure", message: stop });
     if (signal.aborted) {
       yield* keepInterrupted(messages, abortReason(signal));
       return yield* finish({ type: "aborted", reason: abortReason(signal) });
+    }
+  }
+}
+
+/** A request that fits the window: compacted once when it does not, asked again once when cut. */
+async function* fittedRequest(
+  options: LoopOptions,
+  repeats: RepeatGuard,
+  raise: { maxTokens: number | null },
+): AsyncGenerator<
+  AgentEvent,
+  { terminal: TerminalEvent } | { result: RequestOutcome; maxTokens: number }
+> {
+  const { messages, signal } = options;
+  const words = options.words ?? SESSION_WORDS;
+  let compacted = false;
+  let escalated = false;
+  for (;;) {
+    if (options.shrink) yield* options.shrink(options.system, messages);
+    const promptTokens = options.budget.estimatePrompt(options.system, messages);
+    const fitted = options.budget.maxTokensFor(promptTokens);
+    if (fitted === null) {
+      if (compacted || !options.compact) return { terminal: tooLarge(promptTokens, words) };
+      compacted = true;
+      const shrunk = await options.compact(messages, signal);
+      if (!shrunk) return { terminal: compactionFailed(signal) };
+      repeats.forgetReads();
+      messages.splice(0, messages.length, ...shrunk);
+      continue;
+    }
+    const maxTokens = Math.max(
+      fitted,
+      Math.min(raise.maxTokens ?? 0, options.budget.largestMaxTokensFor(promptTokens)),
+    );
+    const result = yield* request(options, messages, maxTokens);
+    if (result.type === "failed" && result.error.code === "context_length") {
+      if (result.error.contextLimit) options.budget.correctWindow(result.error.contextLimit);
+      if (compacted || !options.compact) return { result, maxTokens };
+      compacted = true;
+      yield {
+        type: "notice",
+        message:
+          "The endpoint says the conversation no longer fits the model's context; compacting once and retrying.",
+      };
+      const shrunk = await options.compact(messages, signal);
+      if (!shrunk) return { terminal: compactionFailed(signal) };
+      repeats.forgetReads();
+      messages.splice(0, messages.length, ...shrunk);
+      continue;
+    }
+    if (result.type === "turn" && !escalated && wasCutByOutputLimit(result.turn)) {
+      const larger = options.budget.largestMaxTokensFor(promptTokens);
+      if (larger > maxTokens) {
+        escalated = true;
+        raise.maxTokens = larger;
+        yield {
+          type: "notice",
+          message: `The response was cut off ${cutOffBy(result.turn.usage?.outputTokens ?? null, maxTokens)}; asking again once with ${larger} tokens.`,
+        };
+        continue;
+      }
+    }
+    return { result, maxTokens };
+  }
+}
+
+/** The assistant's turn as it is kept: a refused call's arguments go back as "{}". */
+function assistantMessage(assembled: AssembledTurn): Message {
+  return {
+    type: "assistant",
+    text: assembled.text,
+    // A refused call goes back as "{}": its tool result says what arrived and why it was refused,
+    // and its raw text (a cut 4 MB write, say) would otherwise ride along in every later request
+    // and in every estimate of the conversation's size.
+    toolCalls: assembled.toolCalls.map(({ id, name, argumentsText, verdict }) => ({
+      id,
+      name,
+      argumentsText: verdict.type === "whole" ? argumentsText : "{}",
+    })),
+    ...(assembled.replay ? { replay: assembled.replay } : {}),
+  };
+}
+
+/**
+ * How a turn with no tool calls ends the prompt: the answer, or an error for an answer that is cut,
+ * empty or a tool call written as text; "continue" after reminding the model once of a write in parts
+ * it left unfinished.
+ */
+async function* endWithoutCalls(
+  assembled: AssembledTurn,
+  context: {
+    turn: number;
+    maxTokens: number;
+    known: string[];
+    options: LoopOptions;
+    reminded: { ofParts: boolean };
+  },
+): AsyncGenerator<AgentEvent, TerminalEvent | "continue"> {
+  const { turn, maxTokens, known, options, reminded } = context;
+  const words = options.words ?? SESSION_WORDS;
+  if (assembled.refusal && !assembled.text.trim()) {
+    yield { type: "notice", message: "The model refused the request; its answer follows." };
+    return { type: "done", finalText: assembled.refusal, turns: turn };
+  }
+  const cut = describeCutAnswer(assembled, maxTokens, words);
+  if (cut) return { type: "error", code: "invalid_response", message: cut };
+  if (turn === 1 && !assembled.text.trim()) {
+    return {
+      type: "error",
+      code: "invalid_response",
+      message:
+        "The model's response was empty: no text and no tool calls, so nothing was done. Try again, or check the model and the endpoint's logs.",
+    };
+  }
+  const written = textToolCall(assembled.text, known);
+  if (written) {
+    return { type: "error", code: "invalid_response", message: textToolCallMessage(written) };
+  }
+  const unfinished = options.tools.unfinishedWrites?.() ?? [];
+  if (unfinished.length > 0 && !reminded.ofParts) {
+    // The model ended while a write in parts still misses parts: it may believe the file is written.
+    reminded.ofParts = true;
+    const reminder: Message = { type: "user", text: partsReminder(unfinished) };
+    options.messages.push(reminder);
+    yield { type: "message_added", message: reminder };
+    return "continue";
+  }
+  if (unfinished.length > 0) {
+    return {
+      type: "error",
+      code: "invalid_response",
+      message: `The model ended without sending every part of ${unfinished.join(", ")}, so that file was not written and the task is not finished. ${words.again("ask it to write the file again")}`,
+    };
+  }
+  return { type: "done", finalText: assembled.text, turns: turn };
+}
+
+/**
+ * A turn's calls, in order: reads of one turn (and fetches) side by side, anything that changes the
+ * workspace alone.
+ */
+async function* runCalls(
+  calls: AssembledTurn["toolCalls"],
+  run: CallContext,
+): AsyncGenerator<AgentEvent, void> {
+  const { options } = run;
+  const parallel = options.tools.parallel ?? options.tools.readOnly;
+  const concurrent = (call: (typeof calls)[number] | undefined): boolean =>
+    call !== undefined && call.verdict.type === "whole" && (parallel?.(call.name) ?? false);
+  for (let i = 0; i < calls.length; ) {
+    const batch: typeof calls = [];
+    while (concurrent(calls[i])) batch.push(calls[i++] as (typeof calls)[number]);
+    if (batch.length === 0) batch.push(calls[i++] as (typeof calls)[number]);
+    const toolResults =
+      batch.length === 1
+        ? [yield* handleCall(batch[0] as (typeof calls)[number], run)]
+        : yield* concurrently(askingInOrder(batch, run), MAX_CONCURRENT_READS);
+    // A background job that ended during the turn: told at the boundary, beside the last result.
+    const notes = i >= calls.length ? (options.tools.notices?.() ?? []) : [];
+    const last = toolResults.at(-1);
+    if (notes.length > 0 && last) {
+      last.content = `${last.content}\n\n${notes.join("\n\n")}`;
+      for (const message of notes) yield { type: "notice", message };
+    }
+    for (const toolResult of toolResults) {
+      options.messages.push(toolResult);
+      yield { type: "message_added", message: toolResult };
     }
   }
 }

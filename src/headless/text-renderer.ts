@@ -60,15 +60,7 @@ export function createTextRenderer(
     if (SHOWS_ACTIVITY.has(event.type)) flushText();
     switch (event.type) {
       case "session_started":
-        progress.err(
-          `nex: session ${event.sessionId}${event.resumed ? " (resumed)" : ""} · ${event.model} at ${info.host} · ` +
-            `window ${formatCount(event.contextWindow)} tokens (${event.windowSource}) · workspace ${event.workspace}\n`,
-        );
-        progress.err(
-          event.sandbox.state === "active"
-            ? `nex: ${event.sandbox.line}\n`
-            : `nex: warning: ${event.sandbox.line}\n`,
-        );
+        progress.err(sessionLines(event, info));
         return;
       case "context_fitted":
         progress.err(`nex: ${event.line}\n`);
@@ -144,6 +136,20 @@ export function createTextRenderer(
         return;
     }
   };
+}
+
+/** What a session's start says: where it runs, its window, and whether commands are confined. */
+function sessionLines(
+  event: Extract<AgentEvent, { type: "session_started" }>,
+  info: SessionInfo,
+): string {
+  return (
+    `nex: session ${event.sessionId}${event.resumed ? " (resumed)" : ""} · ${event.model} at ${info.host} · ` +
+    `window ${formatCount(event.contextWindow)} tokens (${event.windowSource}) · workspace ${event.workspace}\n` +
+    (event.sandbox.state === "active"
+      ? `nex: ${event.sandbox.line}\n`
+      : `nex: warning: ${event.sandbox.line}\n`)
+  );
 }
 
 /** The arguments worth a glance: paths and commands, never whole file contents. */

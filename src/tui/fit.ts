@@ -1,14 +1,21 @@
 // Ink clears the whole terminal (scrollback included) and reprints the entire chat on every frame once the
 // live region is as tall as the terminal. These helpers keep every live part within a row budget.
 
-const wide =
-  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|\p{Extended_Pictographic}/u;
+// Widths are measured as Ink measures them (string-width: East Asian wide characters and emoji
+// count two, colour codes and zero-width marks none), so a cut here agrees with Ink's own wrapping.
+import stringWidth from "string-width";
 
-/** Terminal columns a string takes (wide CJK and emoji count two). */
+/** Terminal columns a string takes (wide CJK and emoji count two; colour codes none). */
 export function textWidth(text: string): number {
-  let width = 0;
-  for (const char of text) width += wide.test(char) ? 2 : 1;
-  return width;
+  return stringWidth(text);
+}
+
+const segmenter = new Intl.Segmenter();
+
+/** The characters a person sees (grapheme clusters: an emoji sequence is one), with their columns. */
+function* shownCharacters(text: string): Generator<{ char: string; columns: number }> {
+  for (const { segment } of segmenter.segment(text))
+    yield { char: segment, columns: stringWidth(segment) };
 }
 
 /** Cuts `text` to at most `width` columns, ending in "…" when cut. */
@@ -17,13 +24,18 @@ export function truncateEnd(text: string, width: number): string {
   if (textWidth(text) <= width) return text;
   let out = "";
   let used = 0;
-  for (const char of text) {
-    const w = wide.test(char) ? 2 : 1;
-    if (used + w > width - 1) break;
+  for (const { char, columns } of shownCharacters(text)) {
+    if (used + columns > width - 1) break;
     out += char;
-    used += w;
+    used += columns;
   }
   return `${out}…`;
+}
+
+/** `text` cut to `width` columns (ending in "…" when cut) and padded with spaces to fill them. */
+export function fitToWidth(text: string, width: number): string {
+  const cut = truncateEnd(text, width);
+  return cut + " ".repeat(Math.max(0, width - textWidth(cut)));
 }
 
 /** Rows `text` takes when wrapped at `columns`. */
@@ -71,8 +83,7 @@ function hardWrap(line: string, columns: number): string[] {
   const rows: string[] = [];
   let row = "";
   let used = 0;
-  for (const char of line) {
-    const w = wide.test(char) ? 2 : 1;
+  for (const { char, columns: w } of shownCharacters(line)) {
     if (used + w > cols && row !== "") {
       rows.push(row);
       row = "";

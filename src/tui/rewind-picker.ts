@@ -5,7 +5,7 @@ import { Box, Text } from "ink";
 import React from "react";
 import { plainText } from "../protocol/plain-text.ts";
 import { describeRewindPlan, firstLine, type RewindPoint } from "../runtime/history/index.ts";
-import { truncateEnd, windowAround } from "./fit.ts";
+import { fitToWidth, windowAround } from "./fit.ts";
 
 const h = React.createElement;
 
@@ -51,7 +51,7 @@ function row(point: RewindPoint, columns: number): string {
   const facts = `${time} · ${changed} · ${point.messagesGone} msgs`;
   const room = Math.max(10, columns - facts.length - 8);
   const text = plainText(firstLine(point.text, 200));
-  return `${point.number}. ${truncateEnd(text, room).padEnd(room)}  ${facts}`;
+  return `${point.number}. ${fitToWidth(text, room)}  ${facts}`;
 }
 
 export function RewindPicker(props: {

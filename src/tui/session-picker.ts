@@ -4,7 +4,7 @@ import { Box, render, Text, useApp, useInput } from "ink";
 import React, { useEffect, useState } from "react";
 import { plainText } from "../protocol/plain-text.ts";
 import type { SessionSummary } from "../runtime/session/index.ts";
-import { truncateEnd, windowAround } from "./fit.ts";
+import { fitToWidth, windowAround } from "./fit.ts";
 
 const h = React.createElement;
 
@@ -27,7 +27,7 @@ export function pickerRow(session: SessionSummary, columns: number): string {
   );
   const facts = `${when(session.startedAt)} · ${session.messages} msgs · ${size(session.bytes)}`;
   const room = Math.max(10, columns - facts.length - 6);
-  return `${truncateEnd(about, room).padEnd(room)}  ${facts}`;
+  return `${fitToWidth(about, room)}  ${facts}`;
 }
 
 /** The list, the chosen row marked. */

@@ -1,14 +1,18 @@
-// The web tools' own HTTP client on node:http/https. It is not providers/http-client.ts (a sibling
-// layer, and a client for a trusted endpoint): this one checks every address it connects to, after
-// DNS and after each redirect, and connects to exactly the address it checked, so a name that
-// resolves differently the second time (DNS rebinding) cannot swap in a private one.
+// The web tools' guarded client over nex's HTTP client (net/): it checks every address it connects
+// to, after DNS and after each redirect (it follows them itself), and connects to exactly the address
+// it checked, so a name that resolves differently the second time (DNS rebinding) cannot swap in a
+// private one; a body is capped after decompression.
 
 import type { LookupAddress } from "node:dns";
-import type { IncomingMessage } from "node:http";
-import type { Readable } from "node:stream";
+import {
+  createHttpFetch,
+  DECODED_ENCODINGS,
+  type HttpResponse,
+  type ProxyEnv,
+  proxied,
+} from "../net/index.ts";
 import { formatCount } from "../protocol/index.ts";
 import { hostAllowed, hostKey, privateKind } from "./address-guard.ts";
-import { type ProxyEnv, proxied, proxyAgent } from "./proxy.ts";
 import { redactUrl } from "./redact-url.ts";
 
 /** How a name is resolved: every address, as `dns.promises.lookup(name, { all: true })` gives them. */
@@ -90,6 +94,124 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRedirects = options.maxRedirects ?? DEFAULT_REDIRECTS;
+  const fetch = createHttpFetch({ proxy: options.proxy ?? null, refuseBadPorts: false });
+  const checked = addressCheck(options);
+
+  return {
+    async screen(raw, approvedHost = null) {
+      const url = URL.parse(raw);
+      if (!url) return `${raw} is not a URL.`;
+      try {
+        await checked(url, approvedHost, false);
+        return null;
+      } catch (error) {
+        if (error instanceof WebError && (error.kind === "private" || error.kind === "scheme"))
+          return error.message;
+        return null;
+      }
+    },
+    async request(raw, init = {}) {
+      let url = URL.parse(raw);
+      if (!url) throw new WebError("scheme", `${raw} is not a URL.`);
+      const deadline = AbortSignal.timeout(timeoutMs);
+      const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+      let method = init.method ?? "GET";
+      let body = init.body;
+      let headers: Record<string, string> = {
+        "user-agent": "nex (a coding agent; web tools)",
+        "accept-encoding": "gzip, deflate, br",
+        ...init.headers,
+      };
+      const redirects: string[] = [];
+      const trustedOrigin = url.origin;
+      try {
+        for (;;) {
+          const addresses = await checked(
+            url,
+            init.approvedHost ?? null,
+            // A configured backend is trusted at its own origin, not where it redirects to.
+            (init.trusted ?? false) && url.origin === trustedOrigin,
+            signal,
+          );
+          const response = await fetch(url.href, {
+            method,
+            headers,
+            ...(body !== undefined ? { body } : {}),
+            signal,
+            redirect: "manual",
+            pinned: addresses,
+          });
+          const location = response.headers.get("location");
+          const status = response.status;
+          if (![301, 302, 303, 307, 308].includes(status) || location === null) {
+            const bytes = await readBody(response, maxBytes, url);
+            const flat: Record<string, string> = Object.fromEntries(
+              response.headers.entries?.() ?? [],
+            );
+            return {
+              url: url.href,
+              status,
+              contentType: flat["content-type"] ?? "",
+              headers: flat,
+              body: bytes,
+              redirects,
+            };
+          }
+          response.discard?.();
+          redirects.push(url.href);
+          if (redirects.length > maxRedirects)
+            throw new WebError(
+              "redirects",
+              `${redactUrl(raw)} redirected more than ${maxRedirects} times (${redirects.length} so far); not followed further.`,
+            );
+          const next = URL.parse(location, url.href);
+          if (!next)
+            throw new WebError("network", `${redactUrl(url.href)} redirected to a malformed URL.`);
+          if (next.origin !== url.origin)
+            headers = Object.fromEntries(
+              Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADER.test(name)),
+            );
+          if (status === 303 || ((status === 301 || status === 302) && method === "POST")) {
+            method = "GET";
+            body = undefined;
+          }
+          // A person's yes covered the host they saw, not a host the page sends the fetch on to.
+          if (init.approvedHost && hostKey(next) !== init.approvedHost)
+            init = { ...init, approvedHost: null };
+          url = next;
+        }
+      } catch (error) {
+        if (error instanceof WebError) throw error;
+        if (init.signal?.aborted) throw new WebError("aborted", "The fetch was cancelled.");
+        if (deadline.aborted)
+          throw new WebError(
+            "timeout",
+            `${url.host} did not answer in full within ${Math.round(timeoutMs / 1000)} s; the fetch was stopped.`,
+          );
+        // The client rejects like fetch: a TypeError whose cause is the system error.
+        const failure = ((error as { cause?: unknown }).cause ?? error) as {
+          code?: string;
+          message?: string;
+        };
+        const cause = failure.code ?? failure.message;
+        throw new WebError("network", `${url.host} could not be reached (${cause}).`);
+      }
+    },
+  };
+}
+
+/**
+ * The addresses to connect to, all checked; throws when one is private and not allowed. Null when
+ * only the proxy can resolve the name (it gets the name, unpinned).
+ */
+type CheckAddresses = (
+  url: URL,
+  approvedHost: string | null,
+  trusted: boolean,
+  signal?: AbortSignal,
+) => Promise<LookupAddress[] | null>;
+
+function addressCheck(options: WebClientOptions): CheckAddresses {
   const allowed = options.allowPrivateHosts ?? [];
   const resolve: Resolve =
     options.resolve ??
@@ -98,13 +220,7 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
       return dns.promises.lookup(hostname, { all: true, verbatim: true });
     });
 
-  /** The addresses to connect to, all checked; throws when one is private and not allowed. */
-  const checked = async (
-    url: URL,
-    approvedHost: string | null,
-    trusted: boolean,
-    signal?: AbortSignal,
-  ): Promise<LookupAddress[] | null> => {
+  return async (url, approvedHost, trusted, signal) => {
     if (url.protocol !== "http:" && url.protocol !== "https:")
       throw new WebError(
         "scheme",
@@ -146,190 +262,44 @@ export function createWebClient(options: WebClientOptions = {}): WebClient {
     }
     return addresses;
   };
-
-  return {
-    async screen(raw, approvedHost = null) {
-      const url = URL.parse(raw);
-      if (!url) return `${raw} is not a URL.`;
-      try {
-        await checked(url, approvedHost, false);
-        return null;
-      } catch (error) {
-        if (error instanceof WebError && (error.kind === "private" || error.kind === "scheme"))
-          return error.message;
-        return null;
-      }
-    },
-    async request(raw, init = {}) {
-      let url = URL.parse(raw);
-      if (!url) throw new WebError("scheme", `${raw} is not a URL.`);
-      const deadline = AbortSignal.timeout(timeoutMs);
-      const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
-      let method = init.method ?? "GET";
-      let body = init.body;
-      let headers: Record<string, string> = {
-        "user-agent": "nex (a coding agent; web tools)",
-        "accept-encoding": "gzip, deflate, br",
-        ...init.headers,
-      };
-      const redirects: string[] = [];
-      const trustedOrigin = url.origin;
-      try {
-        for (;;) {
-          const addresses = await checked(
-            url,
-            init.approvedHost ?? null,
-            // A configured backend is trusted at its own origin, not where it redirects to.
-            (init.trusted ?? false) && url.origin === trustedOrigin,
-            signal,
-          );
-          const response = await send(url, { method, headers, body }, addresses, options, signal);
-          const location = response.headers.location;
-          const status = response.statusCode ?? 0;
-          if (![301, 302, 303, 307, 308].includes(status) || location === undefined) {
-            const bytes = await readBody(response, maxBytes, url);
-            const flat: Record<string, string> = {};
-            for (const [name, value] of Object.entries(response.headers))
-              if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
-            return {
-              url: url.href,
-              status,
-              contentType: flat["content-type"] ?? "",
-              headers: flat,
-              body: bytes,
-              redirects,
-            };
-          }
-          response.destroy();
-          redirects.push(url.href);
-          if (redirects.length > maxRedirects)
-            throw new WebError(
-              "redirects",
-              `${redactUrl(raw)} redirected more than ${maxRedirects} times (${redirects.length} so far); not followed further.`,
-            );
-          const next = URL.parse(location, url.href);
-          if (!next)
-            throw new WebError("network", `${redactUrl(url.href)} redirected to a malformed URL.`);
-          if (next.origin !== url.origin)
-            headers = Object.fromEntries(
-              Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADER.test(name)),
-            );
-          if (status === 303 || ((status === 301 || status === 302) && method === "POST")) {
-            method = "GET";
-            body = undefined;
-          }
-          // A person's yes covered the host they saw, not a host the page sends the fetch on to.
-          if (init.approvedHost && hostKey(next) !== init.approvedHost)
-            init = { ...init, approvedHost: null };
-          url = next;
-        }
-      } catch (error) {
-        if (error instanceof WebError) throw error;
-        if (init.signal?.aborted) throw new WebError("aborted", "The fetch was cancelled.");
-        if (deadline.aborted)
-          throw new WebError(
-            "timeout",
-            `${url.host} did not answer in full within ${Math.round(timeoutMs / 1000)} s; the fetch was stopped.`,
-          );
-        const cause = (error as { code?: string }).code ?? (error as Error).message;
-        throw new WebError("network", `${url.host} could not be reached (${cause}).`);
-      }
-    },
-  };
-}
-
-async function send(
-  url: URL,
-  init: { method: string; headers: Record<string, string>; body: string | undefined },
-  addresses: LookupAddress[] | null,
-  options: WebClientOptions,
-  signal: AbortSignal,
-): Promise<IncomingMessage> {
-  const agent = await proxyAgent(url, options.proxy ?? null);
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const module = process.getBuiltinModule(
-      url.protocol === "https:" ? "node:https" : "node:http",
-    ) as typeof import("node:http");
-    const headers: Record<string, string | number> = { ...init.headers };
-    if (init.body !== undefined) headers["content-length"] = Buffer.byteLength(init.body);
-    // Direct connections go to the addresses that were checked, never to a second lookup's answer.
-    const lookup: import("node:net").LookupFunction | undefined = addresses
-      ? (_name, opts, callback) => {
-          const first = addresses[0] as LookupAddress;
-          if (opts.all) callback(null, addresses);
-          else callback(null, first.address, first.family);
-        }
-      : undefined;
-    const req = module.request(url, {
-      method: init.method,
-      headers,
-      signal,
-      ...(agent ? { agent } : { agent: false, ...(lookup ? { lookup } : {}) }),
-    });
-    req.on("response", resolve);
-    req.on("error", reject);
-    req.end(init.body);
-  });
 }
 
 /** The body, decompressed, at most `maxBytes`: a larger one (or a compression bomb) is refused. */
-async function readBody(response: IncomingMessage, maxBytes: number, url: URL): Promise<Buffer> {
-  const declared = Number(response.headers["content-length"]);
+async function readBody(response: HttpResponse, maxBytes: number, url: URL): Promise<Buffer> {
+  const declared = Number(response.headers.get("content-length"));
   const tooLarge = (seen: string) =>
     new WebError(
       "too_large",
       `${redactUrl(url.href)} is larger than ${formatMiB(maxBytes)} (${seen}); it was not read. Raise "web": {"maxPageBytes": ...} in the config if the user needs it.`,
     );
-  const encoding = String(response.headers["content-encoding"] ?? "")
-    .trim()
-    .toLowerCase();
+  const encoding = (response.headers.get("content-encoding") ?? "").trim().toLowerCase();
   if (!encoding && Number.isFinite(declared) && declared > maxBytes) {
-    response.destroy();
+    response.discard?.();
     throw tooLarge(`${formatCount(declared)} bytes announced`);
   }
-  if (encoding && !["identity", "gzip", "x-gzip", "deflate", "br"].includes(encoding)) {
-    response.destroy();
+  if (encoding && encoding !== "identity" && !DECODED_ENCODINGS.includes(encoding)) {
+    response.discard?.();
     throw new WebError(
       "network",
       `${redactUrl(url.href)} answered in the ${encoding} encoding, which nex does not decode (it asked for gzip, deflate or br).`,
     );
   }
-  const stream = decoded(response, encoding);
   const parts: Buffer[] = [];
   let size = 0;
+  let whole = false;
   try {
-    for await (const chunk of stream) {
-      size += (chunk as Buffer).length;
-      if (size > maxBytes) {
+    for await (const chunk of response.body ?? []) {
+      size += chunk.length;
+      if (size > maxBytes)
         throw tooLarge(encoding ? `after ${encoding} decompression` : "more came");
-      }
       parts.push(chunk as Buffer);
     }
+    whole = true;
   } finally {
-    if (size > maxBytes || !stream.readableEnded) {
-      stream.destroy();
-      response.destroy();
-    }
+    // The rest of a refused body is not read: the connection is closed.
+    if (!whole) response.discard?.();
   }
   return Buffer.concat(parts);
-}
-
-function decoded(response: IncomingMessage, encoding: string): Readable {
-  if (!["gzip", "x-gzip", "deflate", "br"].includes(encoding)) return response;
-  const zlib = process.getBuiltinModule("node:zlib") as typeof import("node:zlib");
-  // Chunks of 16 KiB at a time: a bomb is stopped at the cap, never inflated into memory whole.
-  const decoder =
-    encoding === "br"
-      ? zlib.createBrotliDecompress()
-      : encoding === "deflate"
-        ? zlib.createInflate()
-        : zlib.createGunzip();
-  response.on("error", (error) => decoder.destroy(error));
-  return response.pipe(decoder);
 }
 
 function formatMiB(bytes: number): string {

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
-import { loadForResume } from "../../src/session/index.ts";
+import { createJournal, loadForResume } from "../../src/session/index.ts";
 import { openaiText } from "../support/stub-scripts.ts";
 import {
+  type CrashBox,
   crashBox,
   ITERATIONS,
   journalProblems,
@@ -78,25 +79,51 @@ test("a journal appended to and killed with SIGKILL at random moments (a process
     }
     assert.ok(path, `no kill let the worker start a journal ${label}`);
 
-    const { result, bodies } = await resumeWithNex(box, [openaiText("Resumed.")], "carry on");
-    assert.equal(result.code, 0, `nex resume --last failed ${label}: ${result.stderr}`);
-    assert.equal(result.stdout.trim(), "Resumed.");
-    const sent = (bodies[0] as { messages: { role: string; content: unknown }[] }).messages;
-    const prompts = sent.filter((m) => m.role === "user" && /^Prompt \d+:/.test(String(m.content)));
-    for (const prompt of prompts) {
-      const seq = Number(/^Prompt (\d+):/.exec(String(prompt.content))?.[1]);
-      assert.deepEqual(
-        prompt.content,
-        (journalMessage(seed, seq) as { text: string }).text,
-        `prompt ${seq} ${label}`,
-      );
-    }
-    // The new prompt ends the request. A resumed conversation that ends on a user message (the
-    // kill came right after a prompt) or keeps only its note shares one user message with it on the
-    // wire, which never carries two user messages in a row.
-    assert.match(String(sent.at(-1)?.content), /(^|\n\n)carry on$/, label);
-    assert.equal(sent.at(-1)?.role, "user");
+    await assertResumes(box, seed, label);
   } finally {
     box.dispose();
   }
 });
+
+// Replays the failure NEX_CRASH_SEED=855918484 met by chance: the kill came right after a prompt.
+test("a journal that ends on a prompt resumes with the new prompt joined to it in one user message", async () => {
+  const seed = 855918484;
+  const box = crashBox();
+  try {
+    const journal = await createJournal(join(box.dataDir, "nex"), {
+      workspace: box.workspace,
+      provider: "openai",
+      model: "stub-model",
+      baseUrl: "http://127.0.0.1:1/v1",
+    });
+    for (let seq = 1; seq <= 345; seq++) journal.appendMessage(journalMessage(seed, seq));
+    journal.close();
+    await assertResumes(box, seed, "(a journal ending on prompt 345)");
+  } finally {
+    box.dispose();
+  }
+});
+
+/**
+ * `nex resume --last` with a new prompt sends every kept prompt as it was appended. The wire never
+ * carries two user messages in a row, so a conversation that ends on a prompt (the kill came right
+ * after one) or keeps only its note shares its last user message with the new prompt.
+ */
+async function assertResumes(box: CrashBox, seed: number, label: string): Promise<void> {
+  const { result, bodies } = await resumeWithNex(box, [openaiText("Resumed.")], "carry on");
+  assert.equal(result.code, 0, `nex resume --last failed ${label}: ${result.stderr}`);
+  assert.equal(result.stdout.trim(), "Resumed.");
+  const sent = (bodies[0] as { messages: { role: string; content: unknown }[] }).messages;
+  const last = sent.at(-1);
+  assert.equal(last?.role, "user", label);
+  assert.match(String(last?.content), /(^|\n\n)carry on$/, label);
+  for (const message of sent) {
+    if (message.role !== "user") continue;
+    const content = String(message.content);
+    const seq = Number(/^Prompt (\d+):/.exec(content)?.[1]);
+    if (!Number.isInteger(seq)) continue;
+    const appended = (journalMessage(seed, seq) as { text: string }).text;
+    const expected: string = message === last ? `${appended}\n\ncarry on` : appended;
+    assert.equal(content, expected, `prompt ${seq} ${label}`);
+  }
+}

@@ -1,8 +1,8 @@
 // Generators for the fuzz tests: random valid tool calls, their real SSE bytes in both wire formats
 // (built by the stub endpoint's own script builders), and a fetch that serves bytes in given chunks.
 import fc from "fast-check";
+import type { HttpFetch } from "../../src/net/index.ts";
 import type { AssembledTurn, ProviderEvent } from "../../src/protocol/index.ts";
-import type { HttpFetch } from "../../src/providers/http/http-client.ts";
 import { createAnthropicClient, createOpenAIClient } from "../../src/providers/index.ts";
 import { collect, sampleRequest, terminal } from "../providers/helpers.ts";
 import {

@@ -60,7 +60,8 @@ for (const format of ["openai", "anthropic"] as const) {
       );
       assert.ok(events.some((e) => e.type === "text_delta"));
       assert.equal(finalError(events).code, "aborted");
-      assert.ok(elapsedAfterAbort < 2000, `ended ${elapsedAfterAbort} ms after the abort`);
+      // Half the stream's length: a loaded machine may be slow, but never that slow to stop.
+      assert.ok(elapsedAfterAbort < 5000, `ended ${elapsedAfterAbort} ms after the abort`);
     });
   });
 
@@ -75,7 +76,7 @@ for (const format of ["openai", "anthropic"] as const) {
         assert.equal(failed?.type === "attempt_failed" && failed.retryInMs, 30_000);
         assert.equal(finalError(events).code, "aborted");
         assert.ok(
-          elapsedAfterAbort < 2000,
+          elapsedAfterAbort < 15_000,
           `ended ${elapsedAfterAbort} ms after the abort; the wait was 30 s`,
         );
         assert.equal(stub.requests.length, 1);
@@ -90,7 +91,8 @@ for (const format of ["openai", "anthropic"] as const) {
       );
       assert.equal(stub.requests.length, 1, "the request reached the server before the abort");
       assert.equal(finalError(events).code, "aborted");
-      assert.ok(elapsedAfterAbort < 2000, `ended ${elapsedAfterAbort} ms after the abort`);
+      // The server never answers: anything bounded is the abort's doing; the bound only stops a hang.
+      assert.ok(elapsedAfterAbort < 15_000, `ended ${elapsedAfterAbort} ms after the abort`);
     });
   });
 }

@@ -144,5 +144,6 @@ test("a server that never answers yields null within the probe timeout", async (
   const started = Date.now();
   const { found } = await discover({ "GET /v1/models": hang() }, "slow", { timeoutMs: 100 });
   assert.equal(found, null);
-  assert.ok(Date.now() - started < 5000);
+  // Without the timeout it would never end; the bound is loose for a loaded machine.
+  assert.ok(Date.now() - started < 20_000);
 });

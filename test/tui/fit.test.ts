@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  fitToWidth,
   headAndTailToFit,
   tailToFit,
   textWidth,
@@ -37,4 +38,17 @@ test("a request too long to show keeps its first and last rows, saying how many 
   assert.match(fitted.text, /^echo x/);
   assert.match(fitted.text, /; curl x \| sh$/, "the end of one long line shows");
   assert.equal(wrappedRows(fitted.text, 40), 4);
+});
+
+test("widths are Ink's: emoji sequences, flags, combining marks, fullwidth forms and colour codes", () => {
+  // Each measured as Ink (string-width) measures it, so a cut line never wraps in Ink's layout.
+  assert.equal(textWidth("👩‍💻"), 2, "a ZWJ sequence is one wide character");
+  assert.equal(textWidth("🇯🇵"), 2, "a flag is one wide character");
+  assert.equal(textWidth("e\u0301"), 1, "a combining accent takes no column");
+  assert.equal(textWidth("ＡＢ"), 4, "fullwidth letters take two");
+  assert.equal(textWidth("\u001b[31mred\u001b[39m"), 3, "colour codes take none");
+  assert.equal(truncateEnd("👩‍💻👩‍💻👩‍💻", 5), "👩‍💻👩‍💻…", "an emoji sequence is never split");
+  assert.equal(fitToWidth("漢字", 6), "漢字  ", "padded by columns, not by characters");
+  assert.equal(textWidth(fitToWidth("漢字漢字漢字", 7)), 7);
+  assert.equal(wrappedRows("👩‍💻".repeat(5), 4), 3);
 });

@@ -1,3 +1,5 @@
+export type { HttpFetch, HttpRequestInit, HttpResponse, ProxyEnv } from "../../net/index.ts";
+export { createHttpFetch, httpFetch, readText } from "../../net/index.ts";
 export type { FailureContext } from "./errors.ts";
 export {
   classifyHttpError,
@@ -9,8 +11,6 @@ export {
   redact,
   serverMessageOf,
 } from "./errors.ts";
-export type { HttpFetch, HttpRequestInit, HttpResponse, ProxyEnv } from "./http-client.ts";
-export { createHttpFetch, httpFetch, readText } from "./http-client.ts";
 export type { RetryOptions, RetryPlan } from "./retry.ts";
 export { backoffMs, maxRetriesFor, planRetry, retryAfterMs } from "./retry.ts";
 export { eventJson, sseEvents } from "./sse.ts";

@@ -5,6 +5,8 @@
 // A failure after output started is NOT retried: text streamed to the user cannot be un-shown, and a
 // second answer could differ from the first. The stream then ends with `done` on a turn that is not
 // terminated, so its tool calls are poisoned as `stream_dropped` and the loop decides what to do.
+
+import type { HttpFetch, HttpResponse } from "../../net/index.ts";
 import type { AssembledTurn, ProviderError, ProviderEvent } from "../../protocol/index.ts";
 import { createOutputMeter, type OutputMeter } from "../turns/index.ts";
 import {
@@ -15,7 +17,6 @@ import {
   redact,
   timeoutError,
 } from "./errors.ts";
-import type { HttpFetch, HttpResponse } from "./http-client.ts";
 import { planRetry, type RetryOptions, realSleep, retryAfterMs } from "./retry.ts";
 
 /** How long to wait for the first byte of a response, and between chunks after it. */

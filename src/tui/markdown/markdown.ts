@@ -2,6 +2,7 @@
 // fitted to the width, code highlighted by language. `marked` + `marked-terminal` (and highlight.js
 // under it) are loaded once, lazily, off the start-up path; until they are, text shows plain.
 import { plainText } from "../../protocol/plain-text.ts";
+import { textWidth } from "../fit.ts";
 
 type Render = (markdown: string, width: number) => string;
 
@@ -136,23 +137,10 @@ async function build(): Promise<Render> {
   };
 }
 
-/** Terminal columns of a rendered line (colour codes take none). */
-function shownWidth(line: string): number {
-  let width = 0;
-  for (const char of stripSgr(line))
-    width +=
-      /\p{Extended_Pictographic}|[\u1100-\u115f\u2e80-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff00-\uff60]/u.test(
-        char,
-      )
-        ? 2
-        : 1;
-  return width;
-}
-
 /** The last whole lines of rendered text that fit in `maxRows` rows at `columns`, after a "…" row when cut. */
 export function renderedTail(rendered: string, columns: number, maxRows: number): string {
   const lines = rendered.split("\n");
-  const rowsOf = (line: string) => Math.max(1, Math.ceil(shownWidth(line) / Math.max(1, columns)));
+  const rowsOf = (line: string) => Math.max(1, Math.ceil(textWidth(line) / Math.max(1, columns)));
   const total = lines.reduce((sum, line) => sum + rowsOf(line), 0);
   if (total <= maxRows) return rendered;
   const kept: string[] = [];

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { once } from "node:events";
+import { createServer, globalAgent, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, test } from "node:test";
 import { gzipSync } from "node:zlib";
-import { createHttpFetch, httpFetch, readText } from "../../src/providers/http/http-client.ts";
+import { createHttpFetch, httpFetch, readText } from "../../src/net/index.ts";
 import { describeFetchError } from "../../src/providers/http/transport.ts";
 import { startForwardProxy } from "../support/forward-proxy.ts";
 
@@ -98,17 +99,31 @@ test("requests whose reader stops at the stream's terminator still share one con
     // The end of the chunked body comes a moment after the terminator the reader stops at.
     setTimeout(() => res.end(), 20);
   });
-  for (let i = 0; i < 3; i++) {
-    const response = await httpFetch(`${server.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: {},
-      body: "{}",
-    });
-    for await (const chunk of response.body ?? []) {
-      if (Buffer.from(chunk).includes("[DONE]")) break;
+  // The connection goes back to the pool once the rest of the body was read quietly; the next request
+  // waits for that (a free socket, not a time: a loaded machine reads the rest late) and reuses it.
+  let freed = 0;
+  const onFree = () => {
+    freed += 1;
+  };
+  globalAgent.on("free", onFree);
+  try {
+    for (let i = 0; i < 3; i++) {
+      const response = await httpFetch(`${server.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: {},
+        body: "{}",
+      });
+      for await (const chunk of response.body ?? []) {
+        if (Buffer.from(chunk).includes("[DONE]")) break;
+      }
+      // A generous bound only so that a connection never freed fails the test instead of hanging it.
+      const never = AbortSignal.timeout(30_000);
+      while (freed <= i) await once(globalAgent, "free", { signal: never });
     }
-    await new Promise((resolve) => setTimeout(resolve, 40));
+  } finally {
+    globalAgent.off("free", onFree);
   }
+  assert.equal(freed, 3);
   assert.equal(server.connections(), 1);
 });
 

@@ -1,8 +1,12 @@
-// A small fetch-shaped HTTP client over node:http/https. The global `fetch` (undici) costs ~25 ms of
-// start-up and several times node:http's CPU per request; a session makes hundreds of requests. The
-// clients only send a string body and read status, headers and body chunks, which this gives them.
+// nex's one HTTP client: a small fetch over node:http/https, for the model endpoints and the web tools.
+// The global `fetch` (undici) costs ~25 ms of start-up and several times node:http's CPU per request;
+// a session makes hundreds of requests. Callers send a string body and read status, headers and body
+// chunks (decompressed), which this gives them; the web tools also pin the addresses they checked.
+import type { LookupAddress } from "node:dns";
 import type { IncomingMessage } from "node:http";
+import type { LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
+import { type ProxyAgentFor, type ProxyEnv, proxyAgents, proxyOf } from "./proxy.ts";
 
 // Loaded with getBuiltinModule, not `import`: an ESM import of node:http builds a facade of all its
 // exports, and reading the lazy ones (WebSocket and friends) loads undici, the very cost avoided here.
@@ -16,6 +20,11 @@ export interface HttpRequestInit {
   signal?: AbortSignal;
   /** "manual" answers a redirect as it came (fetch's `redirect: "manual"`); the default follows it. */
   redirect?: "follow" | "manual";
+  /**
+   * Connect to exactly these addresses (the ones a caller checked), on a connection of the request's
+   * own, never to a second lookup's answer; a URL that goes through the proxy is resolved there.
+   */
+  pinned?: readonly LookupAddress[] | null;
 }
 
 /** What nex reads of a response; a fetch `Response` has these too. */
@@ -29,6 +38,8 @@ export interface HttpResponse {
   };
   /** The (decoded) body; stopping the iteration early discards the rest of it. */
   body: AsyncIterable<Uint8Array> | null;
+  /** Closes the connection without reading the body (a redirect not followed, a body refused). */
+  discard?(): void;
 }
 
 /** A fetch-shaped function: `httpFetch`, or the global `fetch`. */
@@ -40,70 +51,31 @@ const MAX_REDIRECTS = 5;
 // Headers that carry a key: never sent on to another origin by a redirect.
 const CREDENTIAL_HEADER = /^(authorization|x-api-key|cookie|proxy-authorization)$/i;
 
-/** The proxy settings an HTTP client honours, as the usual environment variables name them. */
-export interface ProxyEnv {
-  HTTP_PROXY?: string | undefined;
-  HTTPS_PROXY?: string | undefined;
-  NO_PROXY?: string | undefined;
-}
-
-type Agent = import("node:http").Agent;
-/** The agent for a request's target: the proxy's, or none (direct). */
-type AgentFor = ((target: URL) => Agent | undefined) | null;
-
-// Node's agents take `proxyEnv` from 24.5 and 22.21; older ones ignore the option without a word, and
-// every request would go around the proxy. Those get the proxy-agents packages' agents instead.
-function nativeProxyAgents(): boolean {
-  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
-  return major > 24 || (major === 24 && minor >= 5) || (major === 22 && minor >= 21);
+/** How a client is made: its proxy settings, and whether fetch's refused ports stay refused. */
+export interface HttpClientOptions {
+  proxy?: ProxyEnv | null;
+  /** Refuse the ports fetch refuses (default); the web tools keep their own address checks instead. */
+  refuseBadPorts?: boolean;
 }
 
 /**
  * A fetch-shaped client; with proxy settings its requests go through the proxy (CONNECT for https)
- * except for hosts in NO_PROXY, using Node's own proxy support in its HTTP agents where it has it.
+ * except for hosts in NO_PROXY.
  */
-export function createHttpFetch(options: { proxy?: ProxyEnv | null } = {}): HttpFetch {
-  let agents: Promise<AgentFor> | null = null;
-  const agentsFor = (): Promise<AgentFor> => {
+export function createHttpFetch(options: HttpClientOptions = {}): HttpFetch {
+  let agents: Promise<ProxyAgentFor | null> | null = null;
+  const agentsFor = (): Promise<ProxyAgentFor | null> => {
     agents ??= options.proxy ? proxyAgents(options.proxy) : Promise.resolve(null);
     return agents;
   };
+  const refuseBadPorts = options.refuseBadPorts ?? true;
   return async (url, init) => {
     try {
-      return await fetchVia(url, init, await agentsFor());
+      return await fetchVia(url, init, await agentsFor(), refuseBadPorts);
     } catch (error) {
       throw options.proxy ? markProxied(error, url, options.proxy) : error;
     }
   };
-}
-
-async function proxyAgents(proxy: ProxyEnv): Promise<AgentFor> {
-  const proxyEnv = { ...proxy };
-  if (nativeProxyAgents()) {
-    const http = process.getBuiltinModule("node:http") as HttpModule;
-    const https = process.getBuiltinModule("node:https") as typeof import("node:https");
-    const native = {
-      "http:": new http.Agent({ keepAlive: true, proxyEnv }),
-      "https:": new https.Agent({ keepAlive: true, proxyEnv }),
-    };
-    return (target) => native[target.protocol as "http:" | "https:"];
-  }
-  const [{ HttpProxyAgent }, { HttpsProxyAgent }] = await Promise.all([
-    import("http-proxy-agent"),
-    import("https-proxy-agent"),
-  ]);
-  const httpAgent = proxy.HTTP_PROXY
-    ? new HttpProxyAgent(proxy.HTTP_PROXY, { keepAlive: true })
-    : undefined;
-  const httpsAgent = proxy.HTTPS_PROXY
-    ? new HttpsProxyAgent(proxy.HTTPS_PROXY, { keepAlive: true })
-    : undefined;
-  return (target) =>
-    bypassed(target, proxy.NO_PROXY)
-      ? undefined
-      : target.protocol === "https:"
-        ? httpsAgent
-        : httpAgent;
 }
 
 /**
@@ -113,28 +85,10 @@ async function proxyAgents(proxy: ProxyEnv): Promise<AgentFor> {
 function markProxied(error: unknown, url: string, proxy: ProxyEnv): unknown {
   const target = URL.parse(url);
   if (!target || !(error instanceof TypeError)) return error;
-  const setting = target.protocol === "https:" ? proxy.HTTPS_PROXY : proxy.HTTP_PROXY;
-  const via = setting ? URL.parse(setting) : null;
-  if (!via || bypassed(target, proxy.NO_PROXY)) return error;
+  const via = proxyOf(target, proxy);
+  if (!via) return error;
   const cause = (error.cause ?? {}) as Record<string, unknown>;
   return new TypeError(error.message, { cause: Object.assign(cause, { proxy: via.host }) });
-}
-
-function bypassed(target: URL, noProxy: string | undefined): boolean {
-  return (noProxy ?? "")
-    .split(",")
-    .map((entry) => entry.trim().toLowerCase())
-    .some((entry) => {
-      if (entry === "*") return true;
-      const [host = "", port] = entry.replace(/^\./, "").split(/:(?=\d+$)/);
-      if (
-        port !== undefined &&
-        port !== (target.port || (target.protocol === "https:" ? "443" : "80"))
-      )
-        return false;
-      const name = target.hostname.toLowerCase().replace(/^\[|\]$/g, "");
-      return host !== "" && (name === host || name.endsWith(`.${host}`));
-    });
 }
 
 /**
@@ -147,14 +101,19 @@ export const httpFetch: HttpFetch = createHttpFetch();
 async function fetchVia(
   url: string,
   init: HttpRequestInit,
-  agentFor: AgentFor,
+  agentFor: ProxyAgentFor | null,
+  refuseBadPorts: boolean,
 ): Promise<HttpResponse> {
-  let target = refusedLikeFetch(url);
+  let target = refusedLikeFetch(url, undefined, refuseBadPorts);
   let { method, body } = init;
   let headers = { ...init.headers };
   for (let redirects = 0; ; redirects++) {
     const agent = agentFor?.(target);
-    const sent = await send(target, { method, headers, body, signal: init.signal }, agent);
+    const sent = await send(
+      target,
+      { method, headers, body, signal: init.signal, pinned: init.pinned },
+      agent,
+    );
     const { response } = sent;
     const location = response.headers.location;
     if (init.redirect === "manual" || !isRedirect(response.statusCode) || location === undefined)
@@ -163,7 +122,7 @@ async function fetchVia(
     if (redirects >= MAX_REDIRECTS) {
       throw new TypeError("fetch failed", { cause: new Error("too many redirects") });
     }
-    const next = refusedLikeFetch(location, target);
+    const next = refusedLikeFetch(location, target, refuseBadPorts);
     if (next.origin !== target.origin) {
       headers = Object.fromEntries(
         Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADER.test(name)),
@@ -192,7 +151,7 @@ const BAD_PORTS = new Set([
 ]);
 
 /** The URL to request, or a rejection in fetch's words for one fetch would refuse before connecting. */
-function refusedLikeFetch(url: string, base?: URL): URL {
+function refusedLikeFetch(url: string, base: URL | undefined, refuseBadPorts: boolean): URL {
   let target: URL;
   try {
     target = new URL(url, base);
@@ -205,7 +164,8 @@ function refusedLikeFetch(url: string, base?: URL): URL {
     });
   }
   const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
-  if (BAD_PORTS.has(port)) throw new TypeError("fetch failed", { cause: new Error("bad port") });
+  if (refuseBadPorts && BAD_PORTS.has(port))
+    throw new TypeError("fetch failed", { cause: new Error("bad port") });
   return target;
 }
 
@@ -236,7 +196,15 @@ function send(
     const request = (module as HttpModule).request;
     const headers: Record<string, string | number> = { ...init.headers };
     if (init.body !== undefined) headers["content-length"] = Buffer.byteLength(init.body);
-    const req = request(target, { method: init.method, headers, ...(agent ? { agent } : {}) });
+    const req = request(target, {
+      method: init.method,
+      headers,
+      ...(agent
+        ? { agent }
+        : init.pinned
+          ? { agent: false, lookup: pinnedLookup(init.pinned) }
+          : {}),
+    });
     const onAbort = () => req.destroy(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
     const release = () => signal?.removeEventListener("abort", onAbort);
@@ -253,8 +221,18 @@ function send(
   });
 }
 
+/** A lookup that answers with the given addresses, whatever the name. */
+function pinnedLookup(addresses: readonly LookupAddress[]): LookupFunction {
+  return (_name, options, callback) => {
+    const first = addresses[0] as LookupAddress;
+    if (options.all) callback(null, [...addresses]);
+    else callback(null, first.address, first.family);
+  };
+}
+
 function wrap({ response, release }: Sent, init: HttpRequestInit): HttpResponse {
   const status = response.statusCode ?? 0;
+  const body = decoded(response);
   return {
     status,
     ok: status >= 200 && status < 300,
@@ -270,17 +248,27 @@ function wrap({ response, release }: Sent, init: HttpRequestInit): HttpResponse 
         }
       },
     },
-    body: chunks(response, decoded(response), init.signal, release),
+    body: chunks(response, body, init.signal, release),
+    discard() {
+      release();
+      body.destroy();
+      response.destroy();
+    },
   };
 }
 
-/** The body as the server meant it: servers may compress even unasked, as fetch would undo. */
+/** The content encodings the client undoes; a body in another is passed on as it came. */
+export const DECODED_ENCODINGS: readonly string[] = ["gzip", "x-gzip", "deflate", "br"];
+
+/**
+ * The body as the server meant it: servers may compress even unasked, as fetch would undo. The
+ * decoder gives 16 KiB chunks, so a reader's cap stops a compression bomb before it is inflated whole.
+ */
 function decoded(response: IncomingMessage): Readable {
   const encoding = String(response.headers["content-encoding"] ?? "")
     .trim()
     .toLowerCase();
-  if (encoding !== "gzip" && encoding !== "x-gzip" && encoding !== "deflate" && encoding !== "br")
-    return response;
+  if (!DECODED_ENCODINGS.includes(encoding)) return response;
   const zlib = process.getBuiltinModule("node:zlib") as typeof import("node:zlib");
   const decoder =
     encoding === "br"
