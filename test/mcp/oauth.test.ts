@@ -121,7 +121,8 @@ test("nex mcp login signs in to an OAuth server (tokens 0600, never shown); nex 
   const remote = await startOAuthServer(issued);
   const box = makeSandbox();
   const config = writeMcpConfig(join(box.workspace, "..", "mcp.json"), {
-    guarded: { type: "http", url: remote.url },
+    // The sign-in is under test, not the start-up budget: a loaded machine may take more than 5 s.
+    guarded: { type: "http", url: remote.url, startupTimeoutSeconds: 60 },
   });
   const handler = (answers: ReturnType<typeof openaiToolCall>[]) => {
     let turn = 0;
