@@ -2,7 +2,9 @@
 // Entry point. Kept as plain JavaScript with no imports on the `--version` path so that it starts fast,
 // and so that it can explain (or fix) an old Node.js before any TypeScript is loaded.
 // Two layouts: an installed package (`npm pack` / `npm install -g`) ships `dist/`, plain JavaScript
-// emitted by `npm run build`, and no `src/`: it runs on Node.js 20.16 and newer with no type stripping.
+// emitted by `npm run build`, and no `src/`: it runs on Node.js 22.12 and newer with no type stripping.
+// Why 22.12: Node.js 20 reached its end of life in April 2026, and 22.12 is the oldest release every
+// dependency supports (eventsource-parser needs it; unpdf needs 22).
 // A checkout runs `src/` directly (never a `dist/` that may be older than the sources).
 import { existsSync, readFileSync } from "node:fs";
 import module from "node:module";
@@ -24,8 +26,10 @@ const installed =
   existsSync(join(root, "dist", "cli", "main.js"));
 
 if (installed) {
-  if (major < 20 || (major === 20 && minor < 16)) {
-    process.stderr.write(`nex needs Node.js 20.16 or newer; this is ${process.versions.node}.\n`);
+  if (major < 22 || (major === 22 && minor < 12)) {
+    process.stderr.write(
+      `nex needs Node.js 22.12 or newer; this is ${process.versions.node}. Install a newer Node.js (https://nodejs.org) and run nex again.\n`,
+    );
     process.exit(3);
   }
   module.enableCompileCache?.();
