@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Entry point. Kept as plain JavaScript with no imports on the `--version` path so that it starts fast,
 // and so that it can explain (or fix) an old Node.js before any TypeScript is loaded.
-// Two layouts: an installed package (`npm pack` / `npm install -g`) ships `dist/`, plain JavaScript
-// emitted by `npm run build`, and no `src/`: it runs on Node.js 22.12 and newer with no type stripping.
+// Two layouts: an installed package (`npm pack` / `npm install -g`) ships `dist/`, the bundle that
+// `npm run build` makes of `src/` and its dependencies, and no `src/`: it runs on Node.js 22.12 and newer with no type stripping.
 // Why 22.12: Node.js 20 reached its end of life in April 2026, and 22.12 is the oldest release every
 // dependency supports (eventsource-parser needs it; unpdf needs 22).
 // A checkout runs `src/` directly (never a `dist/` that may be older than the sources).
