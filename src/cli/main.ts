@@ -4,7 +4,7 @@ import { plainText } from "../protocol/plain-text.ts";
 import { describeCompact } from "../protocol/session-result-words.ts";
 import { ConfigError } from "../runtime/config.ts";
 import { SessionBusyError } from "../runtime/session-busy.ts";
-import { type Command, HELP, parseCommand, UsageError } from "./args.ts";
+import { type Command, parseCommand, UsageError } from "./args.ts";
 import { tolerateClosedOutput } from "./closed-output.ts";
 
 /** Parses the command line and hands over to a mode. Returns the process exit code. */
@@ -34,8 +34,13 @@ export async function main(argv: string[]): Promise<number> {
 async function dispatch(command: Command): Promise<number> {
   switch (command.type) {
     case "help":
-      process.stdout.write(`${HELP}\n`);
+      process.stdout.write(`${command.text}\n`);
       return EXIT.done;
+    case "completion": {
+      const { completionScript } = await import("./completion.ts");
+      process.stdout.write(completionScript(command.shell));
+      return EXIT.done;
+    }
     case "run": {
       const { runCommand } = await import("./run-command.ts");
       return runCommand(command.options, command.task, command.resume, command.io);
@@ -48,6 +53,11 @@ async function dispatch(command: Command): Promise<number> {
     case "sessions": {
       const { listSessionsFor } = await import("../runtime/open-session.ts");
       const rows = await listSessionsFor(command.options, process.env, process.cwd());
+      if (command.options.json) {
+        const { terminalJson } = await import("../headless/terminal-json.ts");
+        process.stdout.write(`${terminalJson(rows, 2)}\n`);
+        return EXIT.done;
+      }
       if (rows.length === 0) {
         process.stdout.write('No sessions yet. Start one with `nex` or `nex run "task"`.\n');
         return EXIT.done;
