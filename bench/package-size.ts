@@ -97,16 +97,14 @@ async function measure(tarball: string, label: string, nodeBin: string): Promise
   await run(
     npm,
     ["install", "-g", "--prefix", join(home, "warm"), "--no-fund", "--no-audit", tarball],
-    {
-      env,
-      maxBuffer: 64 * 2 ** 20,
-    },
+    // A registry that stalls fails the figure rather than hanging the bench.
+    { env, maxBuffer: 64 * 2 ** 20, timeout: 600_000 },
   );
   const started = performance.now();
   await run(
     npm,
     ["install", "-g", "--prefix", prefix, "--prefer-offline", "--no-fund", "--no-audit", tarball],
-    { env, maxBuffer: 64 * 2 ** 20 },
+    { env, maxBuffer: 64 * 2 ** 20, timeout: 600_000 },
   );
   const installS = (performance.now() - started) / 1000;
   const { stdout: du } = await run("du", ["-sk", join(prefix, "lib", "node_modules", pkg.name)]);

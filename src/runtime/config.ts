@@ -5,6 +5,7 @@ import * as v from "valibot";
 import type { PermissionMode } from "../protocol/index.ts";
 import { readOwnFile } from "../tools/files/index.ts";
 import type { SandboxMode, SandboxSettings } from "../tools/index.ts";
+import { dropUnknownKeys } from "./config-unknown-keys.ts";
 import { type ChosenEndpoint, chooseEndpoint } from "./endpoints.ts";
 import type { ModelSettings as RegistryModelSettings } from "./model-registry.ts";
 
@@ -135,7 +136,7 @@ const ConfigFileSchema = v.strictObject({
 });
 
 /** The parsed config file. */
-export type ConfigFile = v.InferOutput<typeof ConfigFileSchema>;
+export type ConfigFile = v.InferOutput<typeof ConfigFileSchema> & { notices?: string[] };
 
 /** Options given on the command line; they win over the environment and the config file. */
 export interface ConfigFlags {
@@ -193,6 +194,8 @@ export interface NexConfig {
   keyVariables: string[];
   /** The config file's `mcpServers`, unchecked (`runtime/mcp-servers.ts` reads it). */
   mcpServers: unknown;
+  /** What the config file holds that nex left out (unknown settings), for the session's notices. */
+  notices: string[];
 }
 
 /** A reasoning effort, or "off" to send none even where the config sets one. */
@@ -312,6 +315,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
       ]),
     ],
     mcpServers: file.mcpServers,
+    notices: file.notices ?? [],
     notifications:
       typeof file.notifications === "string"
         ? { mode: file.notifications, afterSeconds: 10 }
@@ -441,7 +445,17 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
       `The config file ${path} is not valid JSON (${(error as Error).message}). Fix it or move it away.`,
     );
   }
-  const result = v.safeParse(ConfigFileSchema, parsed);
+  let result = v.safeParse(ConfigFileSchema, parsed);
+  const notices: string[] = [];
+  // A strict object reports its first unknown key only: drop and parse again until none is left.
+  let input = parsed;
+  for (let round = 0; !result.success && round < 1000; round++) {
+    const kept = dropUnknownKeys(ConfigFileSchema, input, result.issues, `The config file ${path}`);
+    if (kept.notices.length === 0) break;
+    notices.push(...kept.notices);
+    input = kept.value;
+    result = v.safeParse(ConfigFileSchema, input);
+  }
   if (!result.success) {
     const problems = result.issues.slice(0, 3).map((issue) => {
       const where = (issue.path ?? []).map((item) => `/${String(item.key)}`).join("");
@@ -451,7 +465,7 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
       `The config file ${path} has invalid settings: ${problems.join("; ")}. Fix them and run nex again.`,
     );
   }
-  return result.output;
+  return { ...result.output, notices };
 }
 
 function parseEffortFlag(value: string | undefined): EffortOrOff | null {
