@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import type { TerminalEvent } from "../protocol/index.ts";
 import type { AgentSession } from "../runtime/agent-session.ts";
 import { ConfigError } from "../runtime/config.ts";
+import { compileJsonSchema, type Validate } from "../runtime/json-schema.ts";
 import { EXIT } from "./exit-code.ts";
 
 /** A JSON Schema the final answer must meet (`--output-schema FILE`), compiled before anything is sent. */
@@ -44,11 +45,9 @@ export async function compileAnswerSchema(text: string, label: string): Promise<
   }
   if (typeof schema !== "object" || schema === null || Array.isArray(schema))
     throw new ConfigError(`${path} is not a JSON Schema (an object).`);
-  const { Ajv } = await import("ajv");
-  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
-  let validate: ReturnType<typeof ajv.compile>;
+  let validate: Validate;
   try {
-    validate = ajv.compile(schema);
+    validate = await compileJsonSchema(schema);
   } catch (error) {
     throw new ConfigError(
       `${path} does not compile as a JSON Schema: ${(error as Error).message}. Fix the schema; nothing was sent.`,

@@ -71,7 +71,9 @@ export {
   type JsonSchemaToolDefinition,
   ToolSchemaError,
 } from "./json-schema-tool.ts";
+export { compileJsonSchema, type Validate } from "./json-schema-validator.ts";
 export { resultCapForWindow } from "./output-cap.ts";
+export { checkOutput, type OutputCheck } from "./output-schema-check.ts";
 export type { CommandRules } from "./permissions/index.ts";
 export { createResultStore, type ResultStore } from "./result-store.ts";
 export {
