@@ -4,12 +4,14 @@ import { plainText } from "../protocol/plain-text.ts";
 import { describeCompact } from "../protocol/session-result-words.ts";
 import { ConfigError } from "../runtime/config.ts";
 import { SessionBusyError } from "../runtime/session-busy.ts";
+import { applyColourPolicy } from "../tui/colour.ts";
 import { type Command, parseCommand, UsageError } from "./args.ts";
 import { tolerateClosedOutput } from "./closed-output.ts";
 
 /** Parses the command line and hands over to a mode. Returns the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   tolerateClosedOutput();
+  applyColourPolicy();
   let command: Command;
   try {
     command = parseCommand(argv);
