@@ -38,7 +38,8 @@ const work = mkdtempSync(join(tmpdir(), "nex-bench-package-"));
 function envWith(dirs: string[], home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!/^npm_|^NODE_|^NEX_/i.test(key)) env[key] = value;
+    // NODE_EXTRA_CA_CERTS stays: a machine behind a TLS-inspecting proxy needs it to reach the registry.
+    if (!/^npm_|^NEX_|^NODE_(?!EXTRA_CA_CERTS$)/i.test(key)) env[key] = value;
   }
   env.PATH = [...dirs, "/usr/local/bin", "/usr/bin", "/bin"].join(delimiter);
   env.XDG_CONFIG_HOME = join(home, "config");

@@ -55,7 +55,8 @@ function warnings(output: string): string[] {
 function cleanEnv(pathDirs: string[], home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!/^npm_|^NODE_|^NEX_/i.test(key)) env[key] = value;
+    // NODE_EXTRA_CA_CERTS stays: a machine behind a TLS-inspecting proxy needs it to reach the registry.
+    if (!/^npm_|^NEX_|^NODE_(?!EXTRA_CA_CERTS$)/i.test(key)) env[key] = value;
   }
   env.PATH = [...pathDirs, "/usr/local/bin", "/usr/bin", "/bin"].join(delimiter);
   env.HOME = home;
