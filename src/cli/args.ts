@@ -225,6 +225,7 @@ export function parseCommand(argv: string[]): Command {
           transport: values.transport,
           env: values.env ?? [],
           headers: values.header ?? [],
+          json: values.json === true,
         },
       };
     case "doctor":

@@ -111,11 +111,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
     usage: "nex mcp list|test|add|remove|approve|login|help [name] [...]",
     about:
       "MCP servers: state and tools, try one, add or remove one, approve a project's .mcp.json, sign in with OAuth",
-    flags: ["transport", "env", "header"],
+    flags: ["transport", "env", "header", "json"],
     options: `Options:
   --transport stdio|http|sse   nex mcp add: how the server is reached
   --env KEY=VALUE              nex mcp add: an environment variable of a stdio server (repeatable)
   --header "Name: value"       nex mcp add: an HTTP header of a remote server (repeatable)
+  --json                       nex mcp list, nex mcp test: the servers as a JSON array
 See \`nex mcp help\` for every action.`,
   },
   demo: {

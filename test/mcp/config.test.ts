@@ -160,6 +160,15 @@ test("nex mcp add, list, test and remove manage the config file; values of env a
   assert.match(list.stdout, /ev {2}connected {2}stdio/);
   assert.match(list.stdout, /tools: echo, /);
   assert.ok(!list.stdout.includes(secret) && !list.stderr.includes(secret));
+  const listed = await nex(box, ["mcp", "list", "--json"], { EV_TOKEN: secret });
+  assert.equal(listed.code, 0, listed.stderr);
+  const rows = JSON.parse(listed.stdout) as { name: string; state: string; tools: string[] }[];
+  assert.deepEqual(
+    rows.map((row) => [row.name, row.state]),
+    [["ev", "connected"]],
+  );
+  assert.ok(rows[0]?.tools.includes("echo"));
+  assert.ok(!listed.stdout.includes(secret));
 
   const remote = await nex(box, [
     "mcp",
