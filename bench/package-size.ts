@@ -48,24 +48,31 @@ function envWith(dirs: string[], home: string): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Wall time of one run, and its CPU (user+system, from /usr/bin/time: robust on a loaded machine). */
+/**
+ * Wall time of one run, and its CPU (user+system as the kernel accounts it, from bash's `time`, to
+ * the millisecond): on a loaded machine the wall time mostly measures the queue.
+ */
 function timeSpawn(
   command: string,
   args: string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ wallMs: number; cpuMs: number }> {
-  const times = join(work, "time.txt");
   return new Promise((done, failed) => {
     const start = performance.now();
-    const child = spawn("/usr/bin/time", ["-f", "%U %S", "-o", times, command, ...args], {
-      env,
-      stdio: "ignore",
+    const child = spawn(
+      "bash",
+      ["-c", 'TIMEFORMAT="%3U %3S"; { time "$@" >/dev/null 2>&1; } 2>&1', "bash", command, ...args],
+      { env, stdio: ["ignore", "pipe", "ignore"] },
+    );
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk;
     });
     child.on("error", failed);
     child.on("close", (code) => {
       const wallMs = performance.now() - start;
       if (code !== 0) return failed(new Error(`${command} exit ${code}`));
-      const [user, system] = readFileSync(times, "utf8").trim().split(" ").map(Number);
+      const [user, system] = out.trim().split(" ").map(Number);
       done({ wallMs, cpuMs: ((user ?? 0) + (system ?? 0)) * 1000 });
     });
   });
@@ -108,7 +115,12 @@ async function measure(tarball: string, label: string, nodeBin: string): Promise
     { env, maxBuffer: 64 * 2 ** 20, timeout: 600_000 },
   );
   const installS = (performance.now() - started) / 1000;
-  const { stdout: du } = await run("du", ["-sk", join(prefix, "lib", "node_modules", pkg.name)]);
+  // The package's own name, which the other tarball may not share.
+  const [installedName] = readdirSync(join(prefix, "lib", "node_modules"));
+  const { stdout: du } = await run("du", [
+    "-sk",
+    join(prefix, "lib", "node_modules", installedName ?? pkg.name),
+  ]);
   const sizeMb = Number(du.split("\t")[0]) / 1024;
 
   const nex = join(prefix, "bin", "nex");
