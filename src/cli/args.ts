@@ -110,7 +110,7 @@ Options:
   --version, --help
 
 Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY and are never written anywhere.
-Claude Code's other flags are accepted with no effect or refused, each with the reason (README).
+Claude Code's other flags are accepted with no effect or refused, each with the reason (docs/headless.md).
 Exit status: 0 done, 1 model or endpoint failure, 2 bad command line, 3 refused configuration,
 4 nothing changed (every change the model tried was refused, e.g. needed approval), 5 --max-time spent,
 6 answer not valid against --output-schema, 130 Ctrl-C (SIGINT),

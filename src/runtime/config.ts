@@ -53,7 +53,9 @@ const WebConfigSchema = v.strictObject({
 });
 
 /** The config file (`$XDG_CONFIG_HOME/nex/config.json`). Keys are never stored here: name an environment variable. */
-const ConfigFileSchema = v.strictObject({
+export const ConfigFileSchema = v.strictObject({
+  /** The JSON Schema an editor checks the file with (docs/config.schema.json); nex ignores it. */
+  $schema: v.optional(v.string()),
   provider: v.optional(v.picklist(["openai", "anthropic"])),
   baseUrl: v.optional(v.string()),
   model: v.optional(v.string()),
