@@ -9,17 +9,18 @@
 // CommonJS (bin/package.json): Node.js loads a CommonJS file without starting its ES module loader,
 // which keeps `nex --version` within a few percent of a bare `node -e 0`; the rest is `import()`ed.
 const { existsSync, readFileSync } = require("node:fs");
-const nodeModule = require("node:module");
-const { join } = require("node:path");
 
-const root = join(__dirname, "..");
 const args = process.argv.slice(2);
 
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
-  const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const { version } = JSON.parse(readFileSync(`${__dirname}/../package.json`, "utf8"));
   process.stdout.write(`nex ${version}\n`);
   process.exit(0);
 }
+
+const nodeModule = require("node:module");
+const { join } = require("node:path");
+const root = join(__dirname, "..");
 
 const [major, minor] = process.versions.node.split(".").map(Number);
 const installed =
