@@ -166,8 +166,7 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         const found = findSession(await session.listSessions(), command.id);
         if (typeof found === "string") {
           const elsewhere = findSession(await session.listSessions("all"), command.id);
-          if (typeof elsewhere !== "string")
-            return say(store, otherProject(elsewhere), "warn");
+          if (typeof elsewhere !== "string") return say(store, otherProject(elsewhere), "warn");
           return say(store, found, "warn");
         }
         if (found.sessionId === session.info.sessionId)

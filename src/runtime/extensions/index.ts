@@ -45,4 +45,5 @@ export async function expandPrompt(
 }
 
 export { parseFrontMatter, textField } from "./front-matter.ts";
+export { readInstructions } from "./instruction-files.ts";
 export { extensionDirs, listDir, MAX_ENTRIES, readExtensionFile } from "./locations.ts";

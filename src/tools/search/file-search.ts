@@ -1,5 +1,6 @@
 import { access, constants, open, readFile, stat } from "node:fs/promises";
-import { basename, delimiter, join, matchesGlob } from "node:path";
+import { basename, delimiter, join } from "node:path";
+import { matchesGlob } from "../files/index.ts";
 import { ToolFailure } from "../tool-failure.ts";
 import { walkFiles } from "./file-walk.ts";
 
