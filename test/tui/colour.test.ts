@@ -12,7 +12,7 @@ const src = resolve(import.meta.dirname, "..", "..", "src");
 const script = `
 const { applyColourPolicy } = await import(${JSON.stringify(pathToFileURL(`${src}/tui/colour.ts`).href)});
 applyColourPolicy();
-const markdown = await import(${JSON.stringify(pathToFileURL(`${src}/tui/markdown.ts`).href)});
+const markdown = await import(${JSON.stringify(pathToFileURL(`${src}/tui/markdown/markdown.ts`).href)});
 const { default: chalk } = await import("chalk");
 await markdown.loadMarkdown();
 const text = markdown.renderMarkdown("# Title\\n\\nUse \`npm test\`.\\n\\n\`\`\`js\\nconst a = 1;\\n\`\`\`\\n", 60);
