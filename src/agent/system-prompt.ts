@@ -1,7 +1,7 @@
 /** What the system prompt is built from; the runtime reads the files, this stays pure. */
 export interface SystemPromptInput {
   workspace: string;
-  /** The workspace's AGENTS.md, when there is one. */
+  /** The instruction files that apply (AGENTS.md: the user's, the project's, nested), when there are any. */
   agentsMd: string | null;
   /** Today's date, YYYY-MM-DD. */
   date: string;

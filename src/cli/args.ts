@@ -1,10 +1,19 @@
 import { parseArgs } from "node:util";
 import type { McpCommand } from "../runtime/mcp/index.ts";
+import {
+  COMMANDS,
+  closestCommand,
+  closestFlag,
+  commandHelp,
+  misplacedFlag,
+  takesFlag,
+} from "./commands.ts";
 import { type RunIo, readRunFlags, runFlagOptions } from "./run-flags.ts";
 
 /** A parsed command line. */
 export type Command =
-  | { type: "help" }
+  | { type: "help"; text: string }
+  | { type: "completion"; shell: string }
   | { type: "chat"; options: CommonOptions; resume: string | null }
   | { type: "run"; options: CommonOptions; task: string; resume: string | null; io: RunIo }
   | { type: "sessions"; options: CommonOptions }
@@ -55,7 +64,7 @@ Usage:
   nex                          open the interactive chat in the current directory
   nex run [options] "task"     work on a task headless: progress on stderr, the answer on stdout
   nex resume [id|--last]       continue a session (interactive; add "task" to continue headless)
-  nex sessions                 list sessions
+  nex sessions [--json]        list sessions (--json: as a JSON array)
   nex compact [id|--last]      summarise a session's older messages so it fits the model again
   nex undo [n] [--session id]  undo the file changes of the last n prompts (default 1) of the last
                                session that changed files here; --list shows what each step restores;
@@ -72,6 +81,8 @@ Usage:
   nex commands [approve [NAME]]
                                list the slash commands from files, where each comes from; approve the
                                project's that run shell lines (.claude/commands, .nex/commands)
+  nex completion bash|zsh|fish print a shell completion script (source <(nex completion bash))
+  nex help COMMAND             a command's own help and options (or nex COMMAND --help)
 
 Options:
   --model NAME          model name (or NEX_MODEL; default: the endpoint's only model); ENDPOINT:NAME
@@ -107,7 +118,7 @@ Options:
   --version, --help
 
 Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY and are never written anywhere.
-Claude Code's other flags are accepted with no effect or refused, each with the reason (README).
+Claude Code's other flags are accepted with no effect or refused, each with the reason (docs/headless.md).
 Exit status: 0 done, 1 model or endpoint failure, 2 bad command line, 3 refused configuration,
 4 nothing changed (every change the model tried was refused, e.g. needed approval), 5 --max-time spent,
 6 answer not valid against --output-schema, 130 Ctrl-C (SIGINT),
@@ -121,11 +132,20 @@ export function parseCommand(argv: string[]): Command {
   try {
     parsed = parse(argv);
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}. Run \`nex --help\` for the options.`);
+    throw new UsageError(parseErrorMessage(error as Error & { code?: string }, argv));
   }
   const { values, positionals } = parsed;
-  if (values.help) return { type: "help" };
-  const options = commonOptions(values);
+  const named = positionals[0];
+  if (named === "help") {
+    const topic = positionals[1];
+    if (topic === undefined) return { type: "help", text: HELP };
+    if (topic in COMMANDS) return { type: "help", text: commandHelp(topic) };
+    throw new UsageError(unknownCommand(topic));
+  }
+  if (values.help) {
+    if (named !== undefined && named in COMMANDS) return { type: "help", text: commandHelp(named) };
+    return { type: "help", text: HELP };
+  }
   const claude = values as Record<string, string | boolean | undefined>;
   // `claude -p "task"` and `nex -p "task"` alike are a headless run, as is a bare stream-json command
   // line (the Claude Agent SDK starts its executable with flags only).
@@ -134,6 +154,13 @@ export function parseCommand(argv: string[]): Command {
     claudeRun && positionals[0] !== "run" ? ["run", ...positionals] : positionals;
   const resumeFlag = typeof claude.resume === "string" ? claude.resume : undefined;
   const session = values.last || claude.continue ? "last" : (values.session ?? resumeFlag ?? null);
+  const command = verb === undefined ? "chat" : verb;
+  if (command in COMMANDS) {
+    for (const flag of Object.keys(values)) {
+      if (!takesFlag(command, flag)) throw new UsageError(misplacedFlag(command, flag));
+    }
+  }
+  const options = commonOptions(values);
   switch (verb) {
     case undefined:
     case "chat":
@@ -179,6 +206,12 @@ export function parseCommand(argv: string[]): Command {
     }
     case "demo":
       return { type: "demo", options, scenario: rest[0] ?? null };
+    case "completion":
+      if (rest.length !== 1 || !["bash", "zsh", "fish"].includes(rest[0] as string))
+        throw new UsageError(
+          `nex completion takes one shell: bash, zsh or fish (e.g. \`nex completion bash >> ~/.bashrc\`), not "${rest.join(" ")}".`,
+        );
+      return { type: "completion", shell: rest[0] as string };
     case "hooks":
       if (rest.length > 1 || (rest[0] !== undefined && rest[0] !== "approve"))
         throw new UsageError(
@@ -211,6 +244,7 @@ export function parseCommand(argv: string[]): Command {
           transport: values.transport,
           env: values.env ?? [],
           headers: values.header ?? [],
+          json: values.json === true,
         },
       };
     case "doctor":
@@ -225,46 +259,68 @@ export function parseCommand(argv: string[]): Command {
           `nex acp takes no arguments, not "${rest.join(" ")}"; the editor sends the prompts over the protocol.`,
         );
       return { type: "acp", options };
-    default:
+    default: {
+      const near = rest.length === 0 ? closestCommand(verb) : undefined;
+      if (near) throw new UsageError(unknownCommand(verb));
       throw new UsageError(
         `Unknown command "${verb}". To give nex a task, use: nex run "${[verb, ...rest].join(" ")}"`,
       );
+    }
   }
 }
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      model: { type: "string", short: "m" },
-      "base-url": { type: "string" },
-      provider: { type: "string" },
-      cwd: { type: "string", short: "C" },
-      mode: { type: "string" },
-      sandbox: { type: "string" },
-      "allow-host": { type: "string", multiple: true },
-      yes: { type: "boolean", short: "y" },
-      "max-turns": { type: "string" },
-      "reasoning-effort": { type: "string" },
-      endpoint: { type: "string", short: "e" },
-      json: { type: "boolean" },
-      "data-dir": { type: "string" },
-      config: { type: "string" },
-      "mcp-config": { type: "string", multiple: true },
-      transport: { type: "string" },
-      env: { type: "string", multiple: true },
-      header: { type: "string", multiple: true },
-      session: { type: "string" },
-      last: { type: "boolean" },
-      list: { type: "boolean" },
-      "include-unsure": { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-      ...runFlagOptions(),
-    },
-  });
+function unknownCommand(word: string): string {
+  const near = closestCommand(word);
+  const hint = near ? ` Did you mean \`nex ${near}\`?` : "";
+  return `Unknown command "${word}".${hint} Run \`nex --help\` for the commands.`;
 }
+
+/** node:util's parse errors, in nex's words: the flag, a close one when it is a typo, where help is. */
+function parseErrorMessage(error: Error & { code?: string }, argv: string[]): string {
+  const verb = argv.find((word) => !word.startsWith("-"));
+  const help = verb !== undefined && verb in COMMANDS ? `nex ${verb} --help` : "nex --help";
+  const unknown = /^Unknown option '(-{1,2})([^']+)'/.exec(error.message);
+  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown) {
+    const [, dashes, name] = unknown as unknown as [string, string, string];
+    const near = closestFlag(name, Object.keys(OPTIONS));
+    const hint = near ? ` Did you mean --${near}?` : "";
+    return `Unknown option ${dashes}${name}.${hint} Run \`${help}\` for the options.`;
+  }
+  const missing = /^Option '([^']+)' argument missing/.exec(error.message);
+  if (missing) return `${missing[1]} needs a value. Run \`${help}\` for the options.`;
+  return `${error.message.replace(/\.$/, "")}. Run \`${help}\` for the options.`;
+}
+
+function parse(argv: string[]) {
+  return parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
+}
+
+const OPTIONS = {
+  model: { type: "string", short: "m" },
+  "base-url": { type: "string" },
+  provider: { type: "string" },
+  cwd: { type: "string", short: "C" },
+  mode: { type: "string" },
+  sandbox: { type: "string" },
+  "allow-host": { type: "string", multiple: true },
+  yes: { type: "boolean", short: "y" },
+  "max-turns": { type: "string" },
+  "reasoning-effort": { type: "string" },
+  endpoint: { type: "string", short: "e" },
+  json: { type: "boolean" },
+  "data-dir": { type: "string" },
+  config: { type: "string" },
+  "mcp-config": { type: "string", multiple: true },
+  transport: { type: "string" },
+  env: { type: "string", multiple: true },
+  header: { type: "string", multiple: true },
+  session: { type: "string" },
+  last: { type: "boolean" },
+  list: { type: "boolean" },
+  "include-unsure": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  ...runFlagOptions(),
+} as const;
 
 function runIo(values: ReturnType<typeof parse>["values"], task: string): RunIo {
   try {

@@ -4,12 +4,14 @@ import { plainText } from "../protocol/plain-text.ts";
 import { describeCompact } from "../protocol/session-result-words.ts";
 import { ConfigError } from "../runtime/config/index.ts";
 import { SessionBusyError } from "../runtime/session/index.ts";
-import { type Command, HELP, parseCommand, UsageError } from "./args.ts";
+import { applyColourPolicy } from "../tui/colour.ts";
+import { type Command, parseCommand, UsageError } from "./args.ts";
 import { tolerateClosedOutput } from "./closed-output.ts";
 
 /** Parses the command line and hands over to a mode. Returns the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   tolerateClosedOutput();
+  applyColourPolicy();
   let command: Command;
   try {
     command = parseCommand(argv);
@@ -34,8 +36,13 @@ export async function main(argv: string[]): Promise<number> {
 async function dispatch(command: Command): Promise<number> {
   switch (command.type) {
     case "help":
-      process.stdout.write(`${HELP}\n`);
+      process.stdout.write(`${command.text}\n`);
       return EXIT.done;
+    case "completion": {
+      const { completionScript } = await import("./completion.ts");
+      process.stdout.write(completionScript(command.shell));
+      return EXIT.done;
+    }
     case "run": {
       const { runCommand } = await import("./run-command.ts");
       return runCommand(command.options, command.task, command.resume, command.io);
@@ -48,6 +55,11 @@ async function dispatch(command: Command): Promise<number> {
     case "sessions": {
       const { listSessionsFor } = await import("../runtime/assembly/index.ts");
       const rows = await listSessionsFor(command.options, process.env, process.cwd());
+      if (command.options.json) {
+        const { terminalJson } = await import("../headless/terminal-json.ts");
+        process.stdout.write(`${terminalJson(rows, 2)}\n`);
+        return EXIT.done;
+      }
       if (rows.length === 0) {
         process.stdout.write('No sessions yet. Start one with `nex` or `nex run "task"`.\n');
         return EXIT.done;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { TerminalEvent } from "../protocol/index.ts";
-import { ConfigError } from "../runtime/config/index.ts";
+import { ConfigError, compileJsonSchema, type Validate } from "../runtime/config/index.ts";
 import type { AgentSession } from "../runtime/session/index.ts";
 import { EXIT } from "./exit-code.ts";
 
@@ -44,11 +44,9 @@ export async function compileAnswerSchema(text: string, label: string): Promise<
   }
   if (typeof schema !== "object" || schema === null || Array.isArray(schema))
     throw new ConfigError(`${path} is not a JSON Schema (an object).`);
-  const { Ajv } = await import("ajv");
-  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
-  let validate: ReturnType<typeof ajv.compile>;
+  let validate: Validate;
   try {
-    validate = ajv.compile(schema);
+    validate = await compileJsonSchema(schema);
   } catch (error) {
     throw new ConfigError(
       `${path} does not compile as a JSON Schema: ${(error as Error).message}. Fix the schema; nothing was sent.`,

@@ -1,3 +1,5 @@
+import { closestMatch } from "leven";
+
 // MCP server entries in the shape users already have (Claude Code's `.mcp.json`), checked and with
 // `${VAR}` expanded. A server is code execution or a remote with a token: nothing here prints a value.
 import { separatorProblem } from "./tool-rules.ts";
@@ -55,6 +57,8 @@ export class McpConfigError extends Error {
 }
 
 const NAME = /^[A-Za-z0-9_-]{1,48}$/;
+/** Other tools' keys that pre-approve tools: never honoured. */
+const GRANT_KEYS = new Set(["autoApprove", "alwaysAllow", "alwaysAllowTools", "trust"]);
 const KNOWN_KEYS = new Set([
   "type",
   "command",
@@ -70,20 +74,22 @@ const KNOWN_KEYS = new Set([
 
 /**
  * Reads the `mcpServers` object of one source. Shape errors throw McpConfigError (they are the
- * user's to fix before anything starts); an unset `${VAR}` makes only that server unusable.
+ * user's to fix before anything starts); an unset `${VAR}` makes only that server unusable; keys
+ * of other tools are notices.
  */
 export function parseServers(
   value: unknown,
   source: string,
   env: Record<string, string | undefined>,
-): { servers: McpServerConfig[]; unusable: UnusableServer[] } {
-  if (value === undefined) return { servers: [], unusable: [] };
+): { servers: McpServerConfig[]; unusable: UnusableServer[]; notices: string[] } {
+  if (value === undefined) return { servers: [], unusable: [], notices: [] };
   if (!isRecord(value))
     throw new McpConfigError(
       `${source}: \`mcpServers\` must be an object of servers by name, like {"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]}}.`,
     );
   const servers: McpServerConfig[] = [];
   const unusable: UnusableServer[] = [];
+  const notices: string[] = [];
   for (const [name, entry] of Object.entries(value)) {
     const where = `${source}: MCP server "${name}"`;
     if (!NAME.test(name))
@@ -97,11 +103,27 @@ export function parseServers(
       );
     if (!isRecord(entry))
       throw new McpConfigError(`${where} must be an object with a "command" or a "url".`);
-    const unknown = Object.keys(entry).filter((key) => !KNOWN_KEYS.has(key));
-    if (unknown.length > 0)
-      throw new McpConfigError(
-        `${where} has unknown key${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}; the keys are ${[...KNOWN_KEYS].join(", ")}.`,
+    // The same file serves other tools, which add keys of their own: a key nex does not know is
+    // said and left alone. `disabled` is honoured (the user turned the server off); nothing in the
+    // file pre-approves a tool (`autoApprove`, `alwaysAllow`): approvals are the user's, asked.
+    if (entry.disabled === true) {
+      notices.push(`${where} is disabled ("disabled": true) and not started.`);
+      continue;
+    }
+    const unknown = Object.keys(entry).filter((key) => !KNOWN_KEYS.has(key) && key !== "disabled");
+    const grants = unknown.filter((key) => GRANT_KEYS.has(key));
+    if (grants.length > 0)
+      notices.push(
+        `${where}: ${grants.map((k) => `"${k}"`).join(", ")} ignored: nex asks before a tool runs, whatever a file says.`,
       );
+    let typo = "";
+    for (const key of unknown.filter((key) => !GRANT_KEYS.has(key))) {
+      const near = closestMatch(key, [...KNOWN_KEYS], { maxDistance: 2 });
+      if (near) typo = ` ("${key}" is not a key: did you mean "${near}"?)`;
+      notices.push(
+        `${where}: unknown key "${key}" ignored${near ? ` (did you mean "${near}"?)` : ""}; nex reads ${[...KNOWN_KEYS].join(", ")}, disabled.`,
+      );
+    }
     const problems: string[] = [];
     const substituted: McpServerConfig["substituted"] = [];
     const expand = (text: string, field: string) =>
@@ -111,7 +133,7 @@ export function parseServers(
     if (type === "stdio") {
       if (typeof entry.command !== "string" || entry.command.trim() === "")
         throw new McpConfigError(
-          `${where} needs "command": the program to run (or "type": "http" with a "url").`,
+          `${where} needs "command": the program to run (or "type": "http" with a "url")${typo}.`,
         );
       if (entry.url !== undefined || entry.headers !== undefined)
         throw new McpConfigError(
@@ -143,7 +165,7 @@ export function parseServers(
         `${where} has "type": ${JSON.stringify(type)}; use "stdio" (a command), "http" (streamable HTTP) or "sse" (older HTTP+SSE).`,
       );
     if (typeof entry.url !== "string")
-      throw new McpConfigError(`${where} ("type": "${type}") needs "url".`);
+      throw new McpConfigError(`${where} ("type": "${type}") needs "url"${typo}.`);
     if (entry.command !== undefined || entry.args !== undefined || entry.env !== undefined)
       throw new McpConfigError(
         `${where} has both "url" and "command"/"args"/"env"; a remote server has a url, a stdio one a command.`,
@@ -166,7 +188,7 @@ export function parseServers(
       );
     servers.push({ type, name, source, substituted, limits, url, headers: expandedHeaders });
   }
-  return { servers, unusable };
+  return { servers, unusable, notices };
 }
 
 /**

@@ -7,5 +7,4 @@ export {
   serverEnvironment,
 } from "./connection.ts";
 export { type ListedTool, McpHub, ruleNames, type ServerStatus, toolName } from "./hub.ts";
-export { checkOutput, type OutputCheck } from "./output-check.ts";
 export { resultText } from "./result-text.ts";

@@ -1,4 +1,7 @@
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { Tiktoken } from "js-tiktoken/lite";
 import type { ImagePart, Message, ToolSpec } from "../protocol/index.ts";
 
 /**
@@ -91,13 +94,19 @@ function loadEncoder(name: EncodingName): Encoder {
   const cached = encoders.get(name);
   if (cached) return cached;
   const require = createRequire(import.meta.url);
-  const lite = require("js-tiktoken/lite") as typeof import("js-tiktoken/lite");
-  const ranks = require(`js-tiktoken/ranks/${name}`) as {
-    default?: ConstructorParameters<typeof lite.Tiktoken>[0];
-  } & ConstructorParameters<typeof lite.Tiktoken>[0];
-  const encoder = new lite.Tiktoken(ranks.default ?? ranks);
+  const ranks = require(ranksModule(name)) as {
+    default?: ConstructorParameters<typeof Tiktoken>[0];
+  } & ConstructorParameters<typeof Tiktoken>[0];
+  const encoder = new Tiktoken(ranks.default ?? ranks);
   encoders.set(name, encoder);
   return encoder;
+}
+
+// The installed package is one bundle with no node_modules: its build copies the tables nex uses beside
+// the bundle's modules (`dist/ranks/`, one folder up from any of them); a checkout reads js-tiktoken's.
+function ranksModule(name: EncodingName): string {
+  const bundled = fileURLToPath(new URL(`../ranks/${name}.cjs`, import.meta.url));
+  return existsSync(bundled) ? bundled : `js-tiktoken/ranks/${name}`;
 }
 
 const SEGMENT_CHARS = 4096;

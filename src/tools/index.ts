@@ -91,6 +91,7 @@ export {
   type SandboxSettings,
   type SandboxState,
 } from "./sandbox/index.ts";
+export { checkOutput, compileJsonSchema, type OutputCheck, type Validate } from "./schema/index.ts";
 export { describeSearch } from "./search/index.ts";
 export {
   commandTag,

@@ -1,4 +1,5 @@
 import type { JsonSchema, ToolOutcome } from "../protocol/index.ts";
+import { compileJsonSchema, type Validate } from "./schema/index.ts";
 import type { Mutation, SchemaCheck, Tool, ToolContext } from "./tool.ts";
 
 /** A tool known only by a JSON Schema (an MCP server's, say): everything the host needs to run it. */
@@ -21,33 +22,6 @@ export class ToolSchemaError extends Error {
   override readonly name = "ToolSchemaError";
 }
 
-type Validate = ((data: unknown) => boolean) & {
-  errors?: Array<{ instancePath: string; message?: string }> | null;
-};
-
-let compiler: Promise<{ compile(schema: JsonSchema): Validate }> | null = null;
-
-// Loaded on first use: most sessions have no such tool, and the validator costs start-up time.
-function loadCompiler(): Promise<{ compile(schema: JsonSchema): Validate }> {
-  compiler ??= import("ajv").then((module) => {
-    const Ajv = module.default as unknown as new (
-      options: object,
-    ) => {
-      compile(schema: JsonSchema): Validate;
-    };
-    // No coercion, no defaults filled in, no removal: arguments are checked, never changed.
-    return new Ajv({
-      allErrors: true,
-      strict: false,
-      coerceTypes: false,
-      useDefaults: false,
-      // Its warnings (an unknown "format") would reach the screen; an unknown format is not checked.
-      logger: false,
-    });
-  });
-  return compiler;
-}
-
 /**
  * Builds a tool from a JSON Schema, checked by a well-kept validator (Ajv) at the same boundary and
  * with the same refusal wording as the built-in tools. Throws ToolSchemaError for a schema that does
@@ -61,7 +35,7 @@ export async function defineJsonSchemaTool(def: JsonSchemaToolDefinition): Promi
   }
   let validate: Validate;
   try {
-    validate = (await loadCompiler()).compile(def.inputSchema);
+    validate = await compileJsonSchema(def.inputSchema);
   } catch (error) {
     throw new ToolSchemaError(
       `The tool ${def.name} has a schema that does not compile (${(error as Error).message}); it is left out.`,

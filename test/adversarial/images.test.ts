@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { crc32, deflateSync } from "node:zlib";
 import { makeSandbox, type Sandbox, startNex } from "../support/cli.ts";
+import { Jimp, JimpMime } from "../support/jimp.ts";
 import { type Script, startStubEndpoint } from "../support/stub-endpoint.ts";
 import {
   anthropicText,
@@ -221,7 +222,6 @@ function findFiles(dir: string, pattern: RegExp): string[] {
 }
 
 test("a picture larger than a model should get is scaled down, not refused: PNG stays PNG within 1568 px, and the prompt says so", async () => {
-  const { Jimp, JimpMime } = await import("jimp");
   const box = makeSandbox();
   // A 4000×3000 screenshot: too many pixels for the model to see whole, well within the file limits.
   const big = await new Jimp({ width: 4000, height: 3000, color: 0x3366ccff }).getBuffer(
@@ -248,7 +248,6 @@ test("a picture larger than a model should get is scaled down, not refused: PNG 
 });
 
 test("read_file on a large JPEG for a vision model returns it scaled down as JPEG, and says so", async () => {
-  const { Jimp, JimpMime } = await import("jimp");
   const box = makeSandbox();
   const photo = await new Jimp({ width: 3200, height: 2400, color: 0x884422ff }).getBuffer(
     JimpMime.jpeg,

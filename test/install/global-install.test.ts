@@ -1,9 +1,19 @@
 // Installs nex the way the README says (a packed tarball, `npm install -g`) into a temporary prefix
 // with the machine's own Node.js and npm (not the checkout's Node.js 24), then runs the installed
 // `nex` from a folder outside the clone: the package must carry plain JavaScript that runs there.
+// A machine whose Node.js is older than the floor (`engines`) must see nex refuse in one clear line.
+// `.ci/run` (scripts/check-package.ts) runs the package on the exact floor and the newest Node.js.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { test } from "node:test";
@@ -43,7 +53,17 @@ function cleanEnv(pathDirs: string[], home: string): Record<string, string> & { 
 
 const found = systemNode();
 
-test("npm install -g of the packed tarball puts a nex on PATH that runs on the machine's Node.js", {
+/** Whether dotted version `a` is older than `b` ("20.20.2" < "22.12"). */
+function olderThan(a: string, b: string): boolean {
+  const [x, y] = [a, b].map((v) => v.split(".").map(Number));
+  for (let i = 0; i < 3; i++) {
+    const d = ((x as number[])[i] ?? 0) - ((y as number[])[i] ?? 0);
+    if (d !== 0) return d < 0;
+  }
+  return false;
+}
+
+test("npm install -g of the packed tarball puts a nex on PATH that runs on the machine's Node.js, or refuses an older one than its floor in one line", {
   skip: found ? false : "no system node/npm outside node_modules",
   timeout: 600_000,
 }, async () => {
@@ -55,10 +75,11 @@ test("npm install -g of the packed tarball puts a nex on PATH that runs on the m
   for (const name of [
     "bin",
     "src",
+    "scripts",
     "package.json",
     "tsconfig.json",
-    "tsconfig.build.json",
     "README.md",
+    "LICENSE",
   ]) {
     cpSync(join(checkout, name), join(source, name), { recursive: true });
   }
@@ -90,9 +111,11 @@ test("npm install -g of the packed tarball puts a nex on PATH that runs on the m
     ],
     { cwd: base, env, maxBuffer: 16 * 1024 * 1024 },
   );
-  const installed = join(prefix, "lib", "node_modules", "nex");
+  const { name, engines } = JSON.parse(readFileSync(join(checkout, "package.json"), "utf8"));
+  const installed = join(prefix, "lib", "node_modules", name);
   assert.ok(existsSync(join(installed, "dist", "cli", "main.js")), "the package ships dist/");
   assert.ok(!existsSync(join(installed, "src")), "the package ships no TypeScript sources");
+  assert.ok(!existsSync(join(installed, "node_modules")), "the bundle installs no dependencies");
 
   // From a folder outside the clone, with only the prefix and the machine's Node.js on PATH.
   const project = join(base, "my-project");
@@ -103,6 +126,22 @@ test("npm install -g of the packed tarball puts a nex on PATH that runs on the m
   };
   const version = await run("nex", ["--version"], { cwd: project, env: userEnv });
   assert.match(version.stdout, /^nex \d+\.\d+\.\d+\n$/);
+
+  const floor = String(engines.node).replace(/^>=\s*/, "");
+  if (olderThan(nodeVersion.trim().slice(1), floor)) {
+    const refused = await run("nex", ["demo"], { cwd: project, env: userEnv }).then(
+      () => assert.fail("nex ran on a Node.js older than its floor"),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    assert.equal(refused.code, 3);
+    assert.equal(refused.stdout, "");
+    assert.match(
+      refused.stderr,
+      new RegExp(`^nex needs Node\\.js ${floor} or newer; this is [^\n]*\n$`),
+    );
+    process.stdout.write(`# Node.js ${nodeVersion.trim()} is refused: ${refused.stderr}`);
+    return;
+  }
 
   // The whole demo: a real session (tools, sandbox, journal) on the machine's Node.js.
   const demo = await run("nex", ["demo"], {

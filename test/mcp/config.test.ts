@@ -74,7 +74,10 @@ test("bad MCP config is a clear error naming the file and the entry (exit 3)", a
   const box = makeSandbox();
   const cases: [object, RegExp][] = [
     [{ mcpServers: [] }, /`mcpServers` must be an object/],
-    [{ mcpServers: { db: { comand: "x" } } }, /MCP server "db" has unknown key "comand"/],
+    [
+      { mcpServers: { db: { comand: "x" } } },
+      /MCP server "db" needs "command": .*\("comand" is not a key: did you mean "command"\?\)/,
+    ],
     [
       { mcpServers: { db: { type: "websocket", url: "ws://x" } } },
       /"type": "websocket"; use "stdio"/,
@@ -96,6 +99,27 @@ test("bad MCP config is a clear error naming the file and the entry (exit 3)", a
   const missing = await run(box, ["--mcp-config", "nope.json"]);
   assert.equal(missing.code, 3);
   assert.match(missing.stderr, /does not exist/);
+});
+
+test("keys of other tools in a shared .mcp.json are notices, not failures: disabled is honoured, autoApprove grants nothing", async () => {
+  const box = makeSandbox();
+  const file = join(box.workspace, "..", "shared.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      mcpServers: {
+        everything: { ...everythingServer(), autoApprove: ["echo"], timeout: 60 },
+        off: { command: "no-such-program-nex-test", disabled: true },
+      },
+    }),
+  );
+  const result = await run(box, ["--mcp-config", file]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(result.tools.includes("mcp__everything__echo"), result.stderr);
+  assert.match(result.stderr, /MCP server "off" is disabled \("disabled": true\) and not started/);
+  assert.match(result.stderr, /"autoApprove" ignored: nex asks before a tool runs/);
+  assert.match(result.stderr, /unknown key "timeout" ignored/);
+  assert.doesNotMatch(result.stderr, /no-such-program/);
 });
 
 test("an unset ${VAR} keeps only that server from starting, named by field and variable", async () => {
@@ -136,6 +160,15 @@ test("nex mcp add, list, test and remove manage the config file; values of env a
   assert.match(list.stdout, /ev {2}connected {2}stdio/);
   assert.match(list.stdout, /tools: echo, /);
   assert.ok(!list.stdout.includes(secret) && !list.stderr.includes(secret));
+  const listed = await nex(box, ["mcp", "list", "--json"], { EV_TOKEN: secret });
+  assert.equal(listed.code, 0, listed.stderr);
+  const rows = JSON.parse(listed.stdout) as { name: string; state: string; tools: string[] }[];
+  assert.deepEqual(
+    rows.map((row) => [row.name, row.state]),
+    [["ev", "connected"]],
+  );
+  assert.ok(rows[0]?.tools.includes("echo"));
+  assert.ok(!listed.stdout.includes(secret));
 
   const remote = await nex(box, [
     "mcp",

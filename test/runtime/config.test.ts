@@ -48,10 +48,43 @@ test("flags win over the environment, which wins over the config file", () => {
   assert.equal(config.baseUrl, "http://env/v1");
 });
 
-test("a config file with an unknown or mistyped setting is refused with the setting named", () => {
+test("a config file with a setting of the wrong kind is refused with the setting named", () => {
   const { dir, env } = home();
   mkdirSync(join(dir, "config", "nex"), { recursive: true });
   writeFileSync(join(dir, "config", "nex", "config.json"), JSON.stringify({ maxTurns: "ten" }));
+  assert.throws(
+    () => resolveConfig({}, env, dir),
+    (error: unknown) => error instanceof ConfigError && /maxTurns/.test(error.message),
+  );
+});
+
+test("an unknown setting in the config file (another version's, a typo) is a notice naming it, not a refusal", () => {
+  const { dir, env } = home();
+  mkdirSync(join(dir, "config", "nex"), { recursive: true });
+  writeFileSync(
+    join(dir, "config", "nex", "config.json"),
+    JSON.stringify({
+      maxTurns: 7,
+      maxTurn: 3,
+      theme: "dark",
+      models: { m: { contextWindow: 65536, contextWindw: 1 } },
+    }),
+  );
+  const config = resolveConfig({}, env, dir);
+  assert.equal(config.maxTurns, 7);
+  assert.deepEqual(
+    [...config.notices].sort(),
+    [
+      `The config file ${join(dir, "config", "nex", "config.json")}: unknown setting /maxTurn ignored (did you mean "maxTurns"?).`,
+      `The config file ${join(dir, "config", "nex", "config.json")}: unknown setting /theme ignored.`,
+      `The config file ${join(dir, "config", "nex", "config.json")}: unknown setting /models/m/contextWindw ignored (did you mean "contextWindow"?).`,
+    ].sort(),
+  );
+  // A known setting with a wrong value is still refused, even beside an unknown one.
+  writeFileSync(
+    join(dir, "config", "nex", "config.json"),
+    JSON.stringify({ maxTurns: "ten", theme: "dark" }),
+  );
   assert.throws(
     () => resolveConfig({}, env, dir),
     (error: unknown) => error instanceof ConfigError && /maxTurns/.test(error.message),

@@ -114,3 +114,51 @@ test("a schema that does not compile, or does not describe an object, is refused
     /Two tools are named lookup_issue/,
   );
 });
+
+test("a schema is compiled by the dialect it declares: 2020-12, 2019-09, draft-07, or none", async () => {
+  const dialects = {
+    "2020-12": "https://json-schema.org/draft/2020-12/schema",
+    "2019-09": "https://json-schema.org/draft/2019-09/schema",
+    "draft-07": "http://json-schema.org/draft-07/schema#",
+  };
+  const defineWith = (inputSchema: Record<string, unknown>) =>
+    defineJsonSchemaTool({
+      name: "pair",
+      description: "Takes a pair.",
+      inputSchema: inputSchema as { type: "object" },
+      mutates: false,
+      async execute(args) {
+        return { isError: false, content: JSON.stringify(args) };
+      },
+    });
+  // 2020-12's tuple keyword: a schema newer MCP SDKs emit, refused before as "does not compile".
+  const tuple = await defineWith({
+    $schema: dialects["2020-12"],
+    type: "object",
+    properties: { pair: { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }] } },
+    required: ["pair"],
+  });
+  assert.deepEqual(tuple.check?.({ pair: ["a", 1] }), { ok: true });
+  assert.equal(tuple.check?.({ pair: ["a", "b"] }).ok, false, "the 2020-12 keyword is enforced");
+  // 2019-09's unevaluatedProperties, and draft-07's tuple form of items.
+  const closed = await defineWith({
+    $schema: dialects["2019-09"],
+    type: "object",
+    properties: { a: { type: "string" } },
+    unevaluatedProperties: false,
+  });
+  assert.equal(closed.check?.({ a: "x", b: 1 }).ok, false);
+  const draft7 = await defineWith({
+    $schema: dialects["draft-07"],
+    type: "object",
+    properties: { pair: { type: "array", items: [{ type: "string" }, { type: "integer" }] } },
+  });
+  assert.equal(draft7.check?.({ pair: ["a", "b"] }).ok, false);
+  const none = await defineWith({ type: "object", properties: { a: { type: "string" } } });
+  assert.deepEqual(none.check?.({ a: "x" }), { ok: true });
+  // Two servers may give different schemas one $id: each compiles.
+  for (const id of ["same", "same"]) {
+    const withId = await defineWith({ $id: `https://example.com/${id}`, type: "object" });
+    assert.deepEqual(withId.check?.({}), { ok: true });
+  }
+});

@@ -32,6 +32,7 @@ export async function resolveSessionConfig(
   sessionName?: string,
 ): Promise<SessionConfig> {
   let config = resolveConfig(flags, env, cwd);
+  for (const message of config.notices) events.push({ type: "notice", message });
   // A caller's stable name (`--session-id`) resumes the session it names, when there is one.
   const named = sessionName
     ? await (await import("../history/index.ts")).namedSession(config.dataDir, sessionName)

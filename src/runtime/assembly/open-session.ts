@@ -125,7 +125,7 @@ export async function openSession(
     events.push({ type: "notice", message: problem });
   const system = [
     options.systemPrompt?.replace ??
-      (await sessionSystemPrompt(config, events, extensions.skillsSection)),
+      (await sessionSystemPrompt(config, env, events, extensions.skillsSection)),
     options.systemPrompt?.append,
   ]
     .filter((part) => part !== undefined)

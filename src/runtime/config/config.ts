@@ -6,6 +6,7 @@ import type { PermissionMode } from "../../protocol/index.ts";
 import { readOwnFile } from "../../tools/files/index.ts";
 import { allowHostsProblem, type SandboxMode, type SandboxSettings } from "../../tools/index.ts";
 import { commandWritable, realPathOf } from "../consent/index.ts";
+import { dropUnknownKeys } from "./config-unknown-keys.ts";
 import { type ChosenEndpoint, chooseEndpoint } from "./endpoints.ts";
 import type { ModelSettings as RegistryModelSettings } from "./model-registry.ts";
 
@@ -60,7 +61,9 @@ const WebConfigSchema = v.strictObject({
 });
 
 /** The config file (`$XDG_CONFIG_HOME/nex/config.json`). Keys are never stored here: name an environment variable. */
-const ConfigFileSchema = v.strictObject({
+export const ConfigFileSchema = v.strictObject({
+  /** The JSON Schema an editor checks the file with (docs/config.schema.json); nex ignores it. */
+  $schema: v.optional(v.string()),
   provider: v.optional(v.picklist(["openai", "anthropic"])),
   api: v.optional(ApiSchema),
   baseUrl: v.optional(v.string()),
@@ -147,7 +150,7 @@ const ConfigFileSchema = v.strictObject({
 });
 
 /** The parsed config file. */
-export type ConfigFile = v.InferOutput<typeof ConfigFileSchema>;
+export type ConfigFile = v.InferOutput<typeof ConfigFileSchema> & { notices?: string[] };
 
 /** Options given on the command line; they win over the environment and the config file. */
 export interface ConfigFlags {
@@ -209,6 +212,8 @@ export interface NexConfig {
   keyVariables: string[];
   /** The config file's `mcpServers`, unchecked (`runtime/mcp-servers.ts` reads it). */
   mcpServers: unknown;
+  /** What the config file holds that nex left out (unknown settings), for the session's notices. */
+  notices: string[];
 }
 
 /** A reasoning effort, or "off" to send none even where the config sets one. */
@@ -332,6 +337,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
       ]),
     ],
     mcpServers: file.mcpServers,
+    notices: file.notices ?? [],
     notifications:
       typeof file.notifications === "string"
         ? { mode: file.notifications, afterSeconds: 10 }
@@ -520,7 +526,17 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
       `The config file ${path} is not valid JSON (${(error as Error).message}). Fix it or move it away.`,
     );
   }
-  const result = v.safeParse(ConfigFileSchema, parsed);
+  let result = v.safeParse(ConfigFileSchema, parsed);
+  const notices: string[] = [];
+  // A strict object reports its first unknown key only: drop and parse again until none is left.
+  let input = parsed;
+  for (let round = 0; !result.success && round < 1000; round++) {
+    const kept = dropUnknownKeys(ConfigFileSchema, input, result.issues, `The config file ${path}`);
+    if (kept.notices.length === 0) break;
+    notices.push(...kept.notices);
+    input = kept.value;
+    result = v.safeParse(ConfigFileSchema, input);
+  }
   if (!result.success) {
     const problems = result.issues.slice(0, 3).map((issue) => {
       const where = (issue.path ?? []).map((item) => `/${String(item.key)}`).join("");
@@ -530,7 +546,7 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
       `The config file ${path} has invalid settings: ${problems.join("; ")}. Fix them and run nex again.`,
     );
   }
-  return result.output;
+  return { ...result.output, notices };
 }
 
 function parseEffortFlag(value: string | undefined): EffortOrOff | null {

@@ -1,3 +1,6 @@
+// `--output-schema`'s schema is compiled by the program's one JSON Schema validator (tools/schema/):
+// the layers above reach it here.
+export { compileJsonSchema, type Validate } from "../../tools/index.ts";
 export type { ConfigFlags, EffortOrOff, NexConfig, ProviderKind } from "./config.ts";
 export { ConfigError, configFilePath, defaultConfigPath, resolveConfig } from "./config.ts";
 export { prepareDataDir } from "./data-dir.ts";

@@ -45,6 +45,7 @@ export async function expandPrompt(
 }
 
 export { parseFrontMatter, textField } from "./front-matter.ts";
+export { readInstructions } from "./instruction-files.ts";
 export { extensionDirs, listDir, MAX_ENTRIES, readExtensionFile } from "./locations.ts";
 
 /** Project commands' consent (`nex commands`), loaded only by the commands that need it. */

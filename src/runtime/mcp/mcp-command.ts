@@ -26,13 +26,15 @@ export interface McpCommand {
   transport?: string | undefined;
   env: string[];
   headers: string[];
+  /** `list` and `test`: the servers as a JSON array. */
+  json?: boolean;
 }
 
 type Env = Record<string, string | undefined>;
 
 export const MCP_HELP = `nex mcp: the MCP servers whose tools nex offers the model
 
-  nex mcp list                         every server (config, --mcp-config, the project's .mcp.json): state, tools, last error
+  nex mcp list [--json]                every server (config, --mcp-config, the project's .mcp.json): state, tools, last error
   nex mcp test NAME                    start one server alone, list its tools, say why it fails
   nex mcp add NAME -- COMMAND [ARGS]   add a stdio server to the config file (--env KEY=VALUE, repeatable)
   nex mcp add NAME URL                 add a remote server (--transport http|sse, --header "Name: value")
@@ -115,9 +117,10 @@ async function listOrTest(
   });
   try {
     const rows = session.status();
-    const text = describeServers(rows);
+    const text = command.json ? JSON.stringify(rows, null, 2) : describeServers(rows);
     out(`${secrets.scrub(text).text}\n`);
-    for (const notice of set.notices) out(`${notice}\n`);
+    // Notices go with the table; a JSON reader gets the array alone.
+    if (!command.json) for (const notice of set.notices) out(`${notice}\n`);
     return rows.every((row) => row.state === "connected") ? 0 : 1;
   } finally {
     await session.close();

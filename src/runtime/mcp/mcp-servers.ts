@@ -64,6 +64,7 @@ export function gatherMcpServers(options: {
       if (error instanceof McpConfigError) throw new ConfigError(error.message);
       throw error;
     }
+    notices.push(...parsed.notices);
     for (const server of parsed.servers) byName.set(server.name, server);
     for (const entry of parsed.unusable) {
       byName.delete(entry.name);

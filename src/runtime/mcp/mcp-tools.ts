@@ -3,7 +3,12 @@
 // window like every result. What a call reports is what the server said, or that nobody knows.
 import type { CallOutcome, ListedTool, McpHub } from "../../mcp/index.ts";
 import type { ToolOutcome } from "../../protocol/index.ts";
-import { defineJsonSchemaTool, type Tool, ToolSchemaError } from "../../tools/index.ts";
+import {
+  checkOutput,
+  defineJsonSchemaTool,
+  type Tool,
+  ToolSchemaError,
+} from "../../tools/index.ts";
 
 // A description is for choosing the tool; a server's essay is cut, not sent every turn.
 const DESCRIPTION_LIMIT = 2_000;
@@ -227,7 +232,7 @@ async function describe(entry: ListedTool, outcome: CallOutcome, mcp: Mcp): Prom
         code: "failed",
         content: `${name} ran, but returned no structured result although it declares an output schema; its result may be incomplete. What it returned:\n${text || "(nothing)"}`,
       };
-    const check = await mcp.checkOutput(schema, result.structuredContent);
+    const check = await checkOutput(schema, result.structuredContent);
     if (check.type === "invalid")
       return {
         isError: true,

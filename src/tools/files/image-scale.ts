@@ -1,7 +1,7 @@
 // Pictures larger than a model should get are scaled down rather than refused: a phone photo or a
 // 4K screenshot costs a model thousands of tokens past what it can see (Anthropic scales anything
 // over 1568 px a side down on its side, after charging for the upload; OpenAI scales to 2048 px).
-// jimp (pure JavaScript) loads only when a picture needs it. The header's dimensions decide before
+// jimp (pure JavaScript: its core, PNG, JPEG and resize) loads only when a picture needs it. The header's dimensions decide before
 // anything is decoded, so a small file that claims a huge picture (a decompression bomb) is refused.
 import type { ImagePart } from "../../protocol/index.ts";
 import { formatSize } from "../../protocol/index.ts";
@@ -62,14 +62,27 @@ export async function fitImage(bytes: Buffer, size = bytes.length): Promise<Fitt
 }
 
 async function scaleDown(bytes: Buffer, jpeg: boolean): Promise<{ bytes: Buffer } | null> {
-  const { Jimp, JimpMime } = await import("jimp");
+  const Jimp = await scaler();
   const image = await Jimp.fromBuffer(bytes);
   image.scaleToFit({ w: SEND_SIDE, h: SEND_SIDE });
   const encoded = jpeg
-    ? await image.getBuffer(JimpMime.jpeg, { quality: 85 })
-    : await image.getBuffer(JimpMime.png);
+    ? await image.getBuffer("image/jpeg", { quality: 85 })
+    : await image.getBuffer("image/png");
   // A PNG photo may stay large as PNG: JPEG is what fits it then.
   if (encoded.length > MAX_IMAGE_BYTES && !jpeg)
-    return { bytes: await image.getBuffer(JimpMime.jpeg, { quality: 85 }) };
+    return { bytes: await image.getBuffer("image/jpeg", { quality: 85 }) };
   return { bytes: encoded };
+}
+
+// jimp's parts that scaling a PNG or JPEG needs, not the whole of jimp (two dozen plugins and
+// formats nex never uses, each with its own copy of a validation library).
+async function scaler() {
+  const [{ createJimp }, { default: png }, { default: jpeg }, { methods: resize }] =
+    await Promise.all([
+      import("@jimp/core"),
+      import("@jimp/js-png"),
+      import("@jimp/js-jpeg"),
+      import("@jimp/plugin-resize"),
+    ]);
+  return createJimp({ formats: [png, jpeg], plugins: [resize] });
 }

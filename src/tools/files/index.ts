@@ -22,6 +22,7 @@ export {
   type WrittenFacts,
 } from "./file-content.ts";
 export { checkReplaceable, ownerNotKept } from "./file-guard.ts";
+export { matchesGlob } from "./glob-match.ts";
 export {
   describeImage,
   extensionOf,

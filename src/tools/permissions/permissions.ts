@@ -1,5 +1,5 @@
-import { matchesGlob } from "node:path";
 import type { PermissionCheck, PermissionMode, ToolInvocation } from "../../protocol/index.ts";
+import { matchesGlob } from "../files/index.ts";
 import {
   baseName,
   type ParsedCommand,

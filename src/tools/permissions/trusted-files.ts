@@ -1,5 +1,5 @@
-import { matchesGlob, relative } from "node:path";
-import { climbsOut } from "../files/index.ts";
+import { relative } from "node:path";
+import { climbsOut, matchesGlob } from "../files/index.ts";
 import { gitHooksDir } from "../sandbox/index.ts";
 import { baseName, scanWords } from "../shell/index.ts";
 

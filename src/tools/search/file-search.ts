@@ -1,5 +1,6 @@
 import { access, constants, stat } from "node:fs/promises";
-import { basename, delimiter, join, matchesGlob } from "node:path";
+import { basename, delimiter, join } from "node:path";
+import { matchesGlob } from "../files/index.ts";
 import { type FileList, listSearchFiles, type Unsearched } from "./file-list.ts";
 import { type FileMatches, searchFile } from "./line-search.ts";
 import { type SearchPattern, translatePattern } from "./pattern.ts";

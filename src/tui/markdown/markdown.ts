@@ -2,6 +2,7 @@
 // fitted to the width, code highlighted by language. `marked` + `marked-terminal` (and highlight.js
 // under it) are loaded once, lazily, off the start-up path; until they are, text shows plain.
 import { plainText } from "../../protocol/plain-text.ts";
+import { coloursOn } from "../colour.ts";
 import { textWidth } from "../fit.ts";
 
 type Render = (markdown: string, width: number) => string;
@@ -68,7 +69,7 @@ function onlyColour(text: string): string {
 const sgr = (open: string, close: string) => (text: string) => `\x1b[${open}m${text}\x1b[${close}m`;
 const bold = sgr("1", "22");
 const dim = sgr("2", "22");
-const cyan = sgr("36", "39");
+const cyan = (text: string) => (coloursOn() ? sgr("36", "39")(text) : text);
 const underline = sgr("4", "24");
 
 async function build(): Promise<Render> {

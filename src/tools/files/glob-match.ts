@@ -1,0 +1,28 @@
+import { Minimatch, type MinimatchOptions } from "minimatch";
+
+// Node's `path.matchesGlob` is minimatch with these options, but it is experimental on Node.js 22 (it
+// prints an ExperimentalWarning on first use, mid-frame in the chat): the library itself matches the
+// same way on every Node.js nex supports, and prints nothing.
+const OPTIONS: MinimatchOptions = {
+  nocase: process.platform === "win32" || process.platform === "darwin",
+  windowsPathsNoEscape: true,
+  nonegate: true,
+  nocomment: true,
+  optimizationLevel: 2,
+  nocaseMagicOnly: true,
+};
+
+// Patterns come from a handful of rules and tool calls; compiled ones are kept, a bounded few.
+const compiled = new Map<string, Minimatch>();
+const KEPT = 256;
+
+/** Whether `path` matches the glob `pattern`, as `path.matchesGlob` decides. */
+export function matchesGlob(path: string, pattern: string): boolean {
+  let matcher = compiled.get(pattern);
+  if (!matcher) {
+    matcher = new Minimatch(pattern, OPTIONS);
+    if (compiled.size >= KEPT) compiled.delete(compiled.keys().next().value as string);
+    compiled.set(pattern, matcher);
+  }
+  return matcher.match(path);
+}

@@ -1,0 +1,60 @@
+// `npm run release` publishes only a tested tarball of a tagged, committed, changelogged version: each
+// missing precondition stops it, before anything is packed, with what to do.
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { test } from "node:test";
+
+const checkout = resolve(import.meta.dirname, "..", "..");
+
+function repository(changelog: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "nex-release-"));
+  mkdirSync(join(dir, "scripts"));
+  for (const file of ["release.ts", "exact-node.ts"])
+    cpSync(join(checkout, "scripts", file), join(dir, "scripts", file));
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "x", version: "1.2.3" }));
+  writeFileSync(join(dir, "CHANGELOG.md"), changelog);
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir });
+  git("init", "-q");
+  git("add", ".");
+  git("commit", "-qm", "release");
+  return dir;
+}
+
+function release(dir: string): { code: number | null; stderr: string } {
+  const result = spawnSync(process.execPath, [join(dir, "scripts", "release.ts")], {
+    cwd: dir,
+    encoding: "utf8",
+  });
+  return { code: result.status, stderr: result.stderr };
+}
+
+test("the release stops at an untagged commit, a dirty tree or a version the changelog does not name", () => {
+  const dir = repository("# Changelog\n\n## 1.2.3\n\n- Things.\n");
+  try {
+    const untagged = release(dir);
+    assert.equal(untagged.code, 1);
+    assert.match(untagged.stderr, /no tag v1\.2\.3: tag the release commit first/);
+
+    execFileSync("git", ["tag", "v1.2.3"], { cwd: dir });
+    writeFileSync(join(dir, "stray.txt"), "uncommitted");
+    const dirty = release(dir);
+    assert.equal(dirty.code, 1);
+    assert.match(dirty.stderr, /the working tree has changes/);
+    rmSync(join(dir, "stray.txt"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const unnamed = repository("# Changelog\n\n## 1.2.2\n");
+  try {
+    execFileSync("git", ["tag", "v1.2.3"], { cwd: unnamed });
+    const result = release(unnamed);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /CHANGELOG\.md has no "## 1\.2\.3" section/);
+  } finally {
+    rmSync(unnamed, { recursive: true, force: true });
+  }
+});
