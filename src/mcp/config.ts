@@ -23,6 +23,8 @@ export interface ServerLimits {
   startupTimeoutMs: number;
   /** Most one tool call may take with no progress from the server (120 s). */
   callTimeoutMs: number;
+  /** Most one tool call may take in all, progress or not (30 min, never below `callTimeoutMs`). */
+  totalTimeoutMs: number;
 }
 
 /** A checked server entry: where it came from and how to reach it. */
@@ -58,6 +60,7 @@ const KNOWN_KEYS = new Set([
   "headers",
   "startupTimeoutSeconds",
   "timeoutSeconds",
+  "totalTimeoutSeconds",
 ]);
 
 /**
@@ -214,9 +217,19 @@ function readLimits(entry: Record<string, unknown>, where: string): ServerLimits
       throw new McpConfigError(`${where} "${key}" must be a number of seconds from 1 to ${max}.`);
     return value * 1000;
   };
+  const callTimeoutMs = seconds("timeoutSeconds", 120, 3600);
+  const totalTimeoutMs =
+    entry.totalTimeoutSeconds === undefined
+      ? Math.max(callTimeoutMs, 30 * 60_000)
+      : seconds("totalTimeoutSeconds", 1800, 86_400);
+  if (totalTimeoutMs < callTimeoutMs)
+    throw new McpConfigError(
+      `${where} "totalTimeoutSeconds" (${totalTimeoutMs / 1000}) must be at least its "timeoutSeconds" (${callTimeoutMs / 1000}).`,
+    );
   return {
     startupTimeoutMs: seconds("startupTimeoutSeconds", 5, 120),
-    callTimeoutMs: seconds("timeoutSeconds", 120, 3600),
+    callTimeoutMs,
+    totalTimeoutMs,
   };
 }
 

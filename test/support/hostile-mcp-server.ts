@@ -120,6 +120,16 @@ const tools = () => [
       ]
     : []),
   {
+    name: "stuck_progress",
+    description: "Reports the same progress (1/10) every 100 ms and never answers.",
+    inputSchema: object({}),
+  },
+  {
+    name: "endless_progress",
+    description: "Reports ever-growing progress every 100 ms and never answers.",
+    inputSchema: object({}),
+  },
+  {
     name: "garbage_then_answer",
     description: "Prints garbage on stdout, then answers.",
     inputSchema: object({}),
@@ -134,7 +144,7 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools() }
 server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
   record({ cancelled: notification.params.requestId, reason: notification.params.reason });
 });
-server.setRequestHandler(CallToolRequestSchema, async (request) => {
+server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   const name = request.params.name;
   record({ call: name, args: request.params.arguments ?? {} });
   switch (name) {
@@ -182,6 +192,22 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       changed = true;
       await server.sendToolListChanged();
       return { content: [{ type: "text", text: "vanished" }] };
+    case "stuck_progress":
+    case "endless_progress": {
+      const progressToken = request.params._meta?.progressToken;
+      let step = 1;
+      const tick = setInterval(() => {
+        if (progressToken === undefined) return;
+        const progress = name === "stuck_progress" ? 1 : step++;
+        extra
+          .sendNotification({
+            method: "notifications/progress",
+            params: { progressToken, progress, total: 10 },
+          })
+          .catch(() => clearInterval(tick));
+      }, 100);
+      return new Promise(() => {});
+    }
     case "garbage_then_answer":
       process.stdout.write("DEBUG: computing...\n");
       return { content: [{ type: "text", text: "answer after garbage" }] };
