@@ -106,6 +106,7 @@ const ConfigFileSchema = v.strictObject({
         writable: v.optional(v.array(v.string())),
         denyRead: v.optional(v.array(v.string())),
         maxProcesses: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16))),
+        tmpSizeMiB: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16))),
       }),
     ]),
   ),
@@ -363,6 +364,7 @@ function resolveSandbox(given: string | undefined, file: ConfigFile): SandboxSet
     writable: configured.writable ?? [],
     denyRead: configured.denyRead ?? [],
     ...(configured.maxProcesses !== undefined ? { maxProcesses: configured.maxProcesses } : {}),
+    ...(configured.tmpSizeMiB !== undefined ? { tmpSizeMiB: configured.tmpSizeMiB } : {}),
   };
 }
 

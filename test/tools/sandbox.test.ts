@@ -24,6 +24,7 @@ const policy: SandboxPolicy = {
   runDir: "/run",
   resolverPaths: ["/run/systemd/resolve"],
   maxProcesses: 4096,
+  tmpSizeBytes: 512 * 1024 * 1024,
 };
 
 describe("bubblewrap command line", () => {
@@ -42,6 +43,8 @@ describe("bubblewrap command line", () => {
       assert.ok(args.includes(flag), flag);
     assert.ok(!args.includes("--cap-drop"), "a non-root user has no capabilities to drop");
     assert.ok(at("--tmpfs", "/run") > 0, "daemon sockets under /run are out of reach");
+    for (const dir of ["/tmp", "/run", "/dev/shm"])
+      assert.equal(args[at("--tmpfs", dir) - 1], String(512 * 1024 * 1024), `${dir} is sized`);
     assert.equal(at("--ro-bind-try", "/run/systemd/resolve"), -1, "no network, no resolver");
   });
 

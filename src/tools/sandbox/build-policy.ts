@@ -12,9 +12,14 @@ export interface SandboxSettings {
   denyRead?: string[];
   /** Most processes while a command runs (default 4096). */
   maxProcesses?: number;
+  /** Most MiB in each of a command's private temp folders (default 512). */
+  tmpSizeMiB?: number;
   /** nex's data directory, config directory and anything else of nex's own. */
   privatePaths?: string[];
 }
+
+/** The private temp folders' size when the user sets none: room for a build's scratch files. */
+export const DEFAULT_TMP_MIB = 512;
 
 /** Secrets in the home directory that no command of a coding agent needs to read. */
 export const DEFAULT_DENIED = [
@@ -120,6 +125,7 @@ export function buildPolicy(
       (path) => real(path) !== null,
     ),
     maxProcesses: settings.maxProcesses ?? 4096,
+    tmpSizeBytes: (settings.tmpSizeMiB ?? DEFAULT_TMP_MIB) * 1024 * 1024,
   };
 }
 

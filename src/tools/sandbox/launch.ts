@@ -11,6 +11,10 @@ import { disarmGitPlants, gitRunnables } from "./git-plants.ts";
 import type { Launch, SandboxState } from "./policy.ts";
 import { createProcessCap } from "./process-limit.ts";
 import { seatbeltProfile } from "./seatbelt.ts";
+import { setidFilterFile } from "./setid-filter.ts";
+
+/** The descriptor on which bubblewrap reads the seccomp filter (after status and lifeline). */
+const SECCOMP_FD = 5;
 
 /** The launch of `command` in `cwd` under an active sandbox. */
 export function confinedLaunch(
@@ -57,15 +61,18 @@ export function confinedLaunch(
   const bwrap = [
     "--json-status-fd",
     String(STATUS_FD),
-    ...bwrapArgs(policy, command, cwd, host.uid === 0),
+    ...bwrapArgs(policy, command, cwd, host.uid === 0, SECCOMP_FD),
   ];
-  // The kernel exempts root from `ulimit -u`; a pids cgroup bounds root's commands too. The
-  // shell joins the cgroup, then becomes bubblewrap, so nothing runs outside it.
+  // A shell opens the setid filter for bubblewrap's `--seccomp`, and joins the pids cgroup (the
+  // kernel exempts root from `ulimit -u`; the cgroup bounds root's commands too), then becomes
+  // bubblewrap, so nothing runs outside the cgroup.
+  const filter = setidFilterFile();
   const cap = createProcessCap(policy.maxProcesses);
+  const open = `exec ${SECCOMP_FD}<"$1" && shift && `;
   if (!cap)
     return {
-      file: "bwrap",
-      args: bwrap,
+      file: "sh",
+      args: ["-c", `${open}exec "$@"`, "nex-sandbox", filter, "bwrap", ...bwrap],
       statusFd: true,
       lifeline: true,
       contained: true,
@@ -78,8 +85,9 @@ export function confinedLaunch(
     file: "sh",
     args: [
       "-c",
-      'echo $$ > "$1/cgroup.procs" && shift && exec "$@"',
-      "nex-cap",
+      `${open}echo $$ > "$1/cgroup.procs" && shift && exec "$@"`,
+      "nex-sandbox",
+      filter,
       cap.dir,
       "bwrap",
       ...bwrap,
