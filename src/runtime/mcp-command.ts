@@ -6,6 +6,7 @@ import { McpConfigError, parseServers } from "../mcp/config.ts";
 import { readOwnFile } from "../tools/index.ts";
 import { ConfigError, type ConfigFlags, configFilePath, resolveConfig } from "./config.ts";
 import { prepareDataDir } from "./data-dir.ts";
+import { textRedaction } from "./event-redaction.ts";
 import { mcpFetchFor } from "./mcp-fetch.ts";
 import { approveProject, gatherMcpServers, mcpSecrets } from "./mcp-servers.ts";
 import { describeServers, startMcpSession } from "./mcp-session.ts";
@@ -103,7 +104,7 @@ async function listOrTest(
     baseEnv: toolEnvironment(env, config),
     sessionDir: join(config.dataDir, "logs", `mcp-${command.action}`),
     oauthDir: join(config.dataDir, "mcp-oauth"),
-    redact: (text) => secrets.scrub(text).text,
+    redact: textRedaction(secrets),
     ...mcpFetchFor(config),
   });
   try {

@@ -16,17 +16,17 @@ import type {
   UndoResult,
 } from "../protocol/index.ts";
 import { isTerminal } from "../protocol/index.ts";
-import { type SecretScrubber, scrubDeep } from "../session/index.ts";
+import type { SecretScrubber } from "../session/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
 import type { EffortOrOff } from "./config.ts";
 import { directCommand, directCommandMessage } from "./direct-command.ts";
+import { createEventRedactor, type EventRedactor } from "./event-redaction.ts";
 import type { CommandRun, Expansion } from "./extensions/index.ts";
 import type { Hooks } from "./hooks/index.ts";
 import { completePath } from "./path-completion.ts";
 import type { Price } from "./prices.ts";
 import type { SessionBudget } from "./request-budget.ts";
 import { type PromptMark, type RewindPoint, rewindPoints, type UndoStepInfo } from "./rewind.ts";
-import { redactCallUrls } from "./url-redaction.ts";
 import type { PendingNote, UserNotes } from "./user-notes.ts";
 
 /** Where a session's records go; backed by the session journal. */
@@ -132,6 +132,7 @@ const CIRCUIT_BREAKER_AT = 3;
 export class NexSession implements AgentSession {
   readonly info: SessionInfo;
   private readonly parts: SessionParts;
+  private readonly redactor: EventRedactor;
   private readonly listeners = new Set<(event: AgentEvent) => void>();
   private readonly pendingApprovals = new Map<string, (answer: PermissionAnswer) => void>();
   /** Answers that arrived before the loop asked (a UI may answer from inside its event listener). */
@@ -152,6 +153,7 @@ export class NexSession implements AgentSession {
   private readonly promptMarks: PromptMark[] = [];
 
   constructor(parts: SessionParts) {
+    this.redactor = createEventRedactor(parts.secrets);
     this.parts = parts;
     this.info = { ...parts.info };
     this.messages = parts.messages;
@@ -165,7 +167,7 @@ export class NexSession implements AgentSession {
 
   /** Text from outside the event stream (a file an editor is shown) with nex's secrets replaced. */
   redact(text: string): string {
-    return this.parts.secrets ? this.parts.secrets.scrub(text).text : text;
+    return this.redactor.text(text);
   }
 
   history(): readonly Message[] {
@@ -177,9 +179,15 @@ export class NexSession implements AgentSession {
     return () => this.listeners.delete(listener);
   }
 
-  /** Sends an event to the journal and to every listener, with nex's secrets replaced. */
+  /**
+   * Sends an event to the journal and to every listener, redacted (`event-redaction.ts`: the one
+   * path every event takes out of the process).
+   */
   emit(raw: AgentEvent): void {
-    const event = redactCallUrls(this.scrubbed(raw));
+    for (const event of this.redactor.redact(raw)) this.send(event);
+  }
+
+  private send(event: AgentEvent): void {
     if (event.type === "permission_requested") this.asked.add(event.callId);
     // A child's conversation is kept in the parent's journal as events, which resume leaves out of
     // the parent's history; its requests count in the session's usage, not in the window's fill.
@@ -538,19 +546,19 @@ export class NexSession implements AgentSession {
           : words.length === 2 && words[0] === "stop" && Number.isInteger(id) && id > 0
             ? await jobs("stop", id)
             : "Usage: /bg lists the background jobs, /bg ID shows a job's last lines, /bg stop ID stops it.";
-    return this.parts.secrets?.scrub(text).text ?? text;
+    return this.redactor.text(text);
   }
 
   /** Stops every background job now (the chat is ending): one line per job it stopped. */
   async stopBackgroundJobs(): Promise<string[]> {
     const lines = (await this.parts.tools.stopJobs?.()) ?? [];
-    return lines.map((line) => this.parts.secrets?.scrub(line).text ?? line);
+    return lines.map((line) => this.redactor.text(line));
   }
 
   /** `/mcp`'s text: each MCP server's state, tools and last error. */
   mcpStatus(): string {
     const text = this.parts.mcpStatus?.();
-    if (text !== undefined) return this.parts.secrets?.scrub(text).text ?? text;
+    if (text !== undefined) return this.redactor.text(text);
     return "No MCP servers configured. Add one with `nex mcp add NAME -- COMMAND ARGS...`, `mcpServers` in the config, or --mcp-config FILE.";
   }
 
@@ -573,7 +581,7 @@ export class NexSession implements AgentSession {
   }
 
   private scrubbed<E extends AgentEvent>(event: E): E {
-    return this.parts.secrets ? scrubDeep(event, this.parts.secrets) : event;
+    return this.redactor.value(event);
   }
 
   /**

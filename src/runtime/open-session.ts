@@ -14,6 +14,7 @@ import { concealInProcEnviron } from "./conceal-environment.ts";
 import { type ConfigFlags, defaultConfigPath } from "./config.ts";
 import { prepareDataDir } from "./data-dir.ts";
 import { createClient } from "./endpoint-client.ts";
+import { textRedaction } from "./event-redaction.ts";
 import { type Extensions, expandPrompt, loadExtensions } from "./extensions/index.ts";
 import type { Hooks } from "./hooks/index.ts";
 import { createImageStore } from "./image-store.ts";
@@ -178,7 +179,7 @@ export async function openSession(
             baseEnv: toolEnvironment(env, config),
             sessionDir: join(config.dataDir, "logs", sessionId),
             oauthDir: join(config.dataDir, "mcp-oauth"),
-            redact: (text) => secrets.scrub(text).text,
+            redact: textRedaction(secrets),
             ...(await import("./mcp-fetch.ts")).mcpFetchFor(config),
           },
           events as { type: "notice"; message: string }[],

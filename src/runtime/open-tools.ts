@@ -9,6 +9,7 @@ import {
   type WorkspaceToolHost,
 } from "../tools/index.ts";
 import type { NexConfig } from "./config.ts";
+import { textRedaction } from "./event-redaction.ts";
 import type { ApprovalPolicy } from "./nex-session.ts";
 import { toolEnvironment } from "./session-secrets.ts";
 
@@ -47,7 +48,7 @@ export function sessionTools(parts: ToolParts): WorkspaceToolHost {
     privatePaths: [config.dataDir],
     checkpointDir: join(config.dataDir, "checkpoints", sessionId),
     env: toolEnvironment(env, config),
-    redact: (text) => secrets.scrub(text).text,
+    redact: textRedaction(secrets),
     ...(ledger ? { ledger } : {}),
     sandbox: {
       ...config.sandbox,
