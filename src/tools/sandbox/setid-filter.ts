@@ -5,7 +5,8 @@
 // it later. Refused: chmod-like calls and file creation (open, creat, mknod) whose mode carries
 // S_ISUID or S_ISGID; openat2 and io_uring (whose modes a filter cannot read) answer ENOSYS, so
 // callers fall back to plain calls.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -142,15 +143,39 @@ function assemble(steps: Step[]): Buffer {
 let written: string | null = null;
 
 /**
- * The filter in a file of nex's own (a fresh 0700 folder under the OS temp folder, removed at
- * exit), for a launcher to open as bubblewrap's `--seccomp` descriptor. Written once per process.
+ * The filter in a file for a launcher to open as bubblewrap's `--seccomp` descriptor: one per user
+ * under the OS temp folder, in a 0700 folder of the user's own, named by its content and checked
+ * before use (another user cannot swap it). Kept across runs: a nex killed outright leaves nothing.
  */
 export function setidFilterFile(): string {
-  if (written && existsSync(written)) return written;
-  const dir = mkdtempSync(join(tmpdir(), "nex-seccomp-"));
-  const file = join(dir, "setid.bpf");
-  writeFileSync(file, setidFilter(), { mode: 0o400 });
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  if (written) return written;
+  const program = setidFilter();
+  const uid = process.getuid?.() ?? 0;
+  const dir = join(tmpdir(), `nex-seccomp-${uid}`);
+  const file = join(
+    dir,
+    `setid-${createHash("sha256").update(program).digest("hex").slice(0, 16)}.bpf`,
+  );
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch {
+    // Made before (checked below).
+  }
+  const folder = lstatSync(dir);
+  if (!folder.isDirectory() || folder.uid !== uid || (folder.mode & 0o077) !== 0)
+    throw new Error(`${dir} is not a private folder of this user; remove it and try again`);
+  let current: Buffer | null = null;
+  try {
+    current = readFileSync(file);
+  } catch {
+    // Not written yet.
+  }
+  if (!current?.equals(program)) {
+    const temp = `${file}.${process.pid}`;
+    rmSync(temp, { force: true });
+    writeFileSync(temp, program, { mode: 0o400 });
+    renameSync(temp, file);
+  }
   written = file;
   return file;
 }
