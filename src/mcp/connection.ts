@@ -91,6 +91,9 @@ const INHERITED = [
   "SSL_CERT_FILE",
   "SSL_CERT_DIR",
   ...["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"].flatMap((name) => [name, name.toLowerCase()]),
+  // nex's mark (`tools/shell/owner-reaper.ts`): whatever the server starts, even in a new session,
+  // is ended with nex.
+  "NEX_OWNER",
 ];
 
 /** The environment a stdio server starts with: the harmless variables, then its own `env`. */

@@ -3,7 +3,7 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { McpConfigError, parseServers } from "../mcp/config.ts";
-import { readOwnFile } from "../tools/index.ts";
+import { ownerMark, readOwnFile } from "../tools/index.ts";
 import { ConfigError, type ConfigFlags, configFilePath, resolveConfig } from "./config.ts";
 import { prepareDataDir } from "./data-dir.ts";
 import { textRedaction } from "./event-redaction.ts";
@@ -101,7 +101,7 @@ async function listOrTest(
   prepareDataDir(config.dataDir);
   const session = await startMcpSession(set, {
     workspace: config.workspace,
-    baseEnv: toolEnvironment(env, config),
+    baseEnv: { ...toolEnvironment(env, config), ...ownerMark() },
     sessionDir: join(config.dataDir, "logs", `mcp-${command.action}`),
     oauthDir: join(config.dataDir, "mcp-oauth"),
     redact: textRedaction(secrets),

@@ -5,6 +5,7 @@ import { createTokenEstimator } from "../session/index.ts";
 import {
   createResultStore,
   latestTodos,
+  ownerMark,
   resultCapForWindow,
   type ToolHostOptions,
   type WorkspaceToolHost,
@@ -176,7 +177,7 @@ export async function openSession(
           mcpSet,
           {
             workspace: config.workspace,
-            baseEnv: toolEnvironment(env, config),
+            baseEnv: { ...toolEnvironment(env, config), ...ownerMark() },
             sessionDir: join(config.dataDir, "logs", sessionId),
             oauthDir: join(config.dataDir, "mcp-oauth"),
             redact: textRedaction(secrets),

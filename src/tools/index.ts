@@ -90,6 +90,7 @@ export {
   holdLifeline,
   killGroupWhenNexDies,
   launchStdio,
+  ownerMark,
   STATUS_FD,
   stopLeftovers,
 } from "./shell/index.ts";

@@ -85,6 +85,11 @@ const tools = () => [
     inputSchema: object({}),
   },
   {
+    name: "spawn_detached",
+    description: "Starts a long-lived child in a new session (setsid), out of its process group.",
+    inputSchema: object({}),
+  },
+  {
     name: "chatty",
     description: "Sends many log notifications, then answers.",
     inputSchema: object({}),
@@ -182,6 +187,13 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       return { content: [{ type: "text", text: Object.keys(process.env).sort().join(",") }] };
     case "spawn_child": {
       const child = spawn("sleep", ["300"], { stdio: "ignore" });
+      return { content: [{ type: "text", text: `child pid ${child.pid}` }] };
+    }
+    case "spawn_detached": {
+      // A new session and group: nothing that stops the server's group reaches it. Not a group
+      // leader, setsid(1) calls setsid() and execs sleep in place: the pid is the sleeper's.
+      const child = spawn("setsid", ["sleep", "300"], { stdio: "ignore" });
+      child.unref();
       return { content: [{ type: "text", text: `child pid ${child.pid}` }] };
     }
     case "chatty":
