@@ -110,7 +110,7 @@ async function listOrTest(
   try {
     const rows = session.status();
     const text = describeServers(rows);
-    out(`${secrets.scrub(text).text}\n`);
+    out(`${textRedaction(secrets)(text)}\n`);
     for (const notice of set.notices) out(`${notice}\n`);
     return rows.every((row) => row.state === "connected") ? 0 : 1;
   } finally {

@@ -283,10 +283,7 @@ export async function openSession(
     compactor: compaction.automatic,
     shrink: resultShrinker(
       budget,
-      createResultStore(
-        join(config.dataDir, "results", sessionId),
-        (text) => secrets.scrub(text).text,
-      ),
+      createResultStore(join(config.dataDir, "results", sessionId), textRedaction(secrets)),
     ),
     compactNow: compaction.now,
     approvals: options.approvals,
