@@ -120,9 +120,13 @@ export function createEventRedactor(secrets: SecretScrubber | undefined): EventR
         before: "",
       };
       streams.set(key, stream);
-      const all = stream.held + textOf(event);
-      let cut = -1;
-      for (const match of all.matchAll(BOUNDARY)) cut = match.index;
+      // What is held has no boundary in it: only the new fragment is searched (a long argument
+      // with no space, base64 say, costs a scan of each fragment once, not of all it held again).
+      const piece = textOf(event);
+      let last = -1;
+      for (const match of piece.matchAll(BOUNDARY)) last = match.index;
+      const all = stream.held + piece;
+      const cut = last < 0 ? -1 : stream.held.length + last;
       stream.held = all.slice(cut + 1);
       const out = release(stream, all.slice(0, cut + 1));
       // A tool call's first fragment names the tool: it goes out even with no text yet.
