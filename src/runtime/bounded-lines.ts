@@ -116,6 +116,28 @@ export async function* boundedLines(
   yield* splitter.end();
 }
 
+/**
+ * All of a stream (a task piped to stdin), or null as soon as it passes `max` bytes: the reading
+ * stops there, and the rest is never held.
+ */
+export async function readBounded(
+  input: AsyncIterable<Buffer | string> & { destroy?: () => void },
+  max = MAX_INPUT_LINE_BYTES,
+): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of input) {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    size += bytes.length;
+    if (size > max) {
+      input.destroy?.();
+      return null;
+    }
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks, size).toString("utf8");
+}
+
 /** The cap in words, for messages. */
 export function inputLineCap(max = MAX_INPUT_LINE_BYTES): string {
   return `${max / 1024 / 1024} MiB`;

@@ -27,8 +27,17 @@ async function peakOf(pid: number): Promise<number> {
 
 /** Writes `HUGE` bytes with no newline into a pipe, as fast as the reader takes them. */
 async function flood(child: ChildProcessWithoutNullStreams): Promise<void> {
-  for (let sent = 0; sent < HUGE; sent += PIECE.length)
-    if (!child.stdin.write(PIECE)) await new Promise((done) => child.stdin.once("drain", done));
+  child.stdin.on("error", () => {});
+  for (let sent = 0; sent < HUGE; sent += PIECE.length) {
+    // A reader that stopped reading (closed its end) ends the flood.
+    if (child.stdin.destroyed || child.exitCode !== null) return;
+    if (!child.stdin.write(PIECE))
+      await new Promise((done) => {
+        child.stdin.once("drain", done);
+        child.stdin.once("close", done);
+        child.once("exit", done);
+      });
+  }
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -202,5 +211,55 @@ test("ACP: a 300 MB message is skipped with bounded memory and the next request 
     nex.child.stdin.end();
     nex.child.kill();
     await nex.exited;
+  }
+});
+
+test("a 300 MB task piped to `nex run -` is refused with bounded memory, before any request", {
+  timeout: 600_000,
+}, async () => {
+  const stub = await startStubEndpoint({ scripts: [openaiText("never")] });
+  const box = makeSandbox();
+  const nex = started(
+    [
+      "run",
+      "--model",
+      "stub-model",
+      "--base-url",
+      `${stub.url}/v1`,
+      "--data-dir",
+      box.dataDir,
+      "-",
+    ],
+    box.workspace,
+    { ...box.env, OPENAI_API_KEY: "k" },
+  );
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peakOf(nex.child.pid ?? 0).then(
+      (value) => {
+        peak = Math.max(peak, value);
+      },
+      () => {},
+    );
+  }, 50);
+  try {
+    await flood(nex.child).catch(() => {});
+    nex.child.stdin.end();
+    const code = await nex.exited;
+    assert.notEqual(code, 0);
+    assert.match(
+      nex.stderr(),
+      /The task read from stdin is larger than 16 MiB; nex stopped reading it/,
+    );
+    assert.equal(stub.requestsTo("/v1/chat/completions").length, 0);
+    assert.ok(peak > 0, "memory was sampled while nex ran");
+    assert.ok(peak < PEAK_LIMIT, `peak memory ${Math.round(peak / 1048576)} MiB`);
+    console.log(
+      `task on stdin: peak ${Math.round(peak / 1048576)} MiB (sampled) while it was refused`,
+    );
+  } finally {
+    clearInterval(sampler);
+    nex.child.kill();
+    await stub.close();
   }
 });
