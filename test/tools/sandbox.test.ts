@@ -153,7 +153,30 @@ describe("the policy for a workspace", () => {
       { mode: "workspace-write", network: false },
       undefined,
     );
-    assert.deepEqual(built.readOnly, [box.path(".git/hooks"), box.path(".git/config")]);
+    assert.deepEqual(built.readOnly.sort(), [box.path(".git/config"), box.path(".git/hooks")]);
+  });
+
+  test("a submodule's config and hooks, and core.hooksPath with husky's scripts, are held read-only too", () => {
+    const box = sandbox();
+    mkdirSync(box.path(".git/modules/lib/hooks"), { recursive: true });
+    writeFileSync(box.path(".git/HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(box.path(".git/modules/lib/HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(box.path(".git/modules/lib/config"), "[core]\n\tworktree = ../../../lib\n");
+    writeFileSync(box.path(".git/config"), "[core]\n\thooksPath = .husky/_\n");
+    mkdirSync(box.path(".husky/_"), { recursive: true });
+    const built = buildPolicy(
+      box.workspace,
+      { mode: "workspace-write", network: false },
+      undefined,
+    );
+    for (const path of [
+      ".git/config",
+      ".git/modules/lib/config",
+      ".git/modules/lib/hooks",
+      ".husky/_",
+      ".husky",
+    ])
+      assert.ok(built.readOnly.includes(box.path(path)), `${path}: ${built.readOnly.join(", ")}`);
   });
 });
 
