@@ -17,6 +17,7 @@ export const OWNER_VARIABLE = "NEX_OWNER";
 // `NAME=value` entry of an environ file.
 const REAP =
   'read -r _; n=0; while [ "$n" -lt 50 ]; do found=; ' +
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's own expansions, not a template.
   'for f in $(grep -lsxzF -- "$1" /proc/[0-9]*/environ); do p=${f#/proc/}; p=${p%/environ}; ' +
   '[ "$p" = "$$" ] || { kill -s KILL "$p" 2>/dev/null && found=1; }; done; ' +
   '[ -z "$found" ] && exit 0; n=$((n+1)); sleep 0.1; done';
