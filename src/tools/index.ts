@@ -97,6 +97,7 @@ export {
   holdLifeline,
   killGroupWhenNexDies,
   launchStdio,
+  ownerMark,
   STATUS_FD,
   stopLeftovers,
 } from "./shell/index.ts";
