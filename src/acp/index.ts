@@ -1,11 +1,18 @@
 // `nex acp`: the Agent Client Protocol over stdin/stdout. Stdout carries only protocol messages.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { listSessionsFor, openSession } from "../runtime/assembly/index.ts";
 import type { ConfigFlags } from "../runtime/config/index.ts";
-import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../runtime/session/index.ts";
+import {
+  boundedLines,
+  inputLineCap,
+  type OnTooLong,
+  onStopSignals,
+  SIGNAL_EXIT,
+  type StopSignal,
+} from "../runtime/session/index.ts";
 import { createAcpAgent } from "./agent.ts";
 import { claimStdout } from "./stdout.ts";
 
@@ -31,9 +38,15 @@ export async function runAcp(
     open: (sessionFlags, options) =>
       openSession(sessionFlags, env, cwd, { ...options, concealEnvironment: true }),
   });
+  // The SDK's reader holds a line until its newline: lines reach it through the bounded reader,
+  // which drops a line over the cap as it arrives and reports it.
   const stream = ndJsonStream(
     protocolOut,
-    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+    boundedStream(process.stdin, (number, bytes) =>
+      log(
+        `message ${number} is longer than ${inputLineCap()} (${bytes} bytes) and was skipped; send each message under ${inputLineCap()}`,
+      ),
+    ),
   );
   const connection = app.connect(stream);
   // The editor stops its agent with a signal or by closing stdin: the running turn stops, its
@@ -54,6 +67,22 @@ export async function runAcp(
     stopWatching();
   }
   return stoppedBy ? SIGNAL_EXIT[stoppedBy] : 0;
+}
+
+/** The lines of `input`, each within the cap, as the bytes of newline-ended lines. */
+function boundedStream(input: Readable, onTooLong: OnTooLong): ReadableStream<Uint8Array> {
+  const lines = boundedLines(input, onTooLong);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await lines.next();
+      if (next.done) controller.close();
+      else controller.enqueue(Buffer.from(`${next.value.text}\n`, "utf8"));
+    },
+    // The reader waits on stdin: ending stdin ends it (a pending read would hold `return()` back).
+    cancel() {
+      input.destroy();
+    },
+  });
 }
 
 function packageVersion(): string {

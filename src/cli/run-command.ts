@@ -1,11 +1,16 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AnswerSchema } from "../headless/answer-schema.ts";
 import { EXIT } from "../headless/exit-code.ts";
 import type { AgentEvent, TerminalEvent } from "../protocol/index.ts";
 import type { OpenOptions } from "../runtime/assembly/index.ts";
 import { ConfigError } from "../runtime/config/index.ts";
-import type { AgentSession } from "../runtime/session/index.ts";
+import {
+  type AgentSession,
+  inputLineCap,
+  MAX_INPUT_LINE_BYTES,
+  readBounded,
+} from "../runtime/session/index.ts";
 import type { CommonOptions } from "./args.ts";
 import type { RunIo } from "./run-flags.ts";
 import { type RunLimits, startRunLimits } from "./run-limits.ts";
@@ -202,8 +207,13 @@ function systemPromptOf(io: RunIo): { replace?: string; append?: string } {
 
 function readText(path: string, flag: string): string {
   try {
+    if (statSync(resolve(path)).size > MAX_INPUT_LINE_BYTES)
+      throw new ConfigError(
+        `${flag} ${path} is larger than ${inputLineCap()}; nex did not read it. Keep the material in the workspace and give a short task that names it.`,
+      );
     return readFileSync(resolve(path), "utf8");
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError(
       `${flag} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give a readable file.`,
     );
@@ -211,7 +221,10 @@ function readText(path: string, flag: string): string {
 }
 
 async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  const text = await readBounded(process.stdin);
+  if (text === null)
+    throw new ConfigError(
+      `The task read from stdin is larger than ${inputLineCap()}; nex stopped reading it. Put the material in a file in the workspace and give a short task that names it.`,
+    );
+  return text;
 }

@@ -1,13 +1,6 @@
-import {
-  closeSync,
-  openSync,
-  readFileSync,
-  readSync,
-  statSync,
-  unwatchFile,
-  watchFile,
-} from "node:fs";
+import { closeSync, openSync, readSync, statSync, unwatchFile, watchFile } from "node:fs";
 import { resolve } from "node:path";
+import { inputLineCap, LineSplitter } from "../runtime/session/index.ts";
 
 /** What a running `nex run` is told from outside: its time budget and its inbox. */
 export interface RunLimits {
@@ -23,6 +16,8 @@ export interface RunLimits {
 }
 
 const INBOX_POLL_MS = 300;
+/** How much of the inbox one read takes: a huge append is read in pieces, never whole. */
+const READ_CHUNK = 1024 * 1024;
 
 /** Starts `--max-time`'s clock and `--inbox`'s watch; `err` gets what the user should know. */
 export function startRunLimits(
@@ -89,9 +84,14 @@ function watchInbox(
 ) {
   let offset = sizeOf(path) ?? 0;
   let missing = sizeOf(path) === null;
-  let partial = "";
+  // Bounded memory: a line over the cap is dropped as it is read, and reported.
+  const lines = new LineSplitter((number, bytes) =>
+    err(
+      `nex: inbox line ${number} is longer than ${inputLineCap()} (${bytes} bytes) and was skipped; write one message per line, each under ${inputLineCap()}.\n`,
+    ),
+  );
   // Numbered as the file's lines are, so an error names the line an editor shows.
-  let lineNumber = missing ? 0 : linesIn(path);
+  if (!missing) lines.skipTo(linesIn(path, offset));
   if (missing) err(`nex: the inbox ${path} does not exist yet; nex reads it once it is created.\n`);
   const poll = () => {
     const size = sizeOf(path);
@@ -102,36 +102,37 @@ function watchInbox(
         );
       missing = true;
       offset = 0;
-      partial = "";
+      lines.reset();
+      lines.skipTo(0);
       return;
     }
     if (missing || size < offset) {
       // Re-created or truncated: a new file, read from its start.
       offset = 0;
-      partial = "";
+      lines.reset();
+      lines.skipTo(0);
       missing = false;
     }
     if (size === offset) return;
     const fd = openSync(path, "r");
     try {
-      const buffer = Buffer.alloc(size - offset);
-      const read = readSync(fd, buffer, 0, buffer.length, offset);
-      offset += read;
-      partial += buffer.subarray(0, read).toString("utf8");
+      const buffer = Buffer.alloc(Math.min(size - offset, READ_CHUNK));
+      while (offset < size) {
+        const read = readSync(fd, buffer, 0, Math.min(buffer.length, size - offset), offset);
+        if (read === 0) break;
+        offset += read;
+        for (const line of lines.push(buffer.subarray(0, read))) {
+          if (line.text.trim() === "") continue;
+          const text = messageOf(line.text);
+          if (text === null)
+            err(
+              `nex: inbox line ${line.number} is not a message and was skipped; write one JSON object per line such as {"message":"..."}.\n`,
+            );
+          else deliver(text, path, line.number);
+        }
+      }
     } finally {
       closeSync(fd);
-    }
-    const lines = partial.split("\n");
-    partial = lines.pop() ?? "";
-    for (const line of lines) {
-      lineNumber += 1;
-      if (line.trim() === "") continue;
-      const text = messageOf(line);
-      if (text === null)
-        err(
-          `nex: inbox line ${lineNumber} is not a message and was skipped; write one JSON object per line such as {"message":"..."}.\n`,
-        );
-      else deliver(text, path, lineNumber);
     }
   };
   watchFile(path, { interval: INBOX_POLL_MS, persistent: false }, poll);
@@ -160,12 +161,27 @@ function messageOf(line: string): string | null {
   return null;
 }
 
-function linesIn(path: string): number {
+/** How many lines the first `size` bytes of a file hold, read a piece at a time. */
+function linesIn(path: string, size: number): number {
+  let count = 0;
   try {
-    return readFileSync(path, "utf8").split("\n").length - 1;
+    const fd = openSync(path, "r");
+    try {
+      const buffer = Buffer.alloc(Math.min(size, READ_CHUNK));
+      for (let at = 0; at < size; ) {
+        const read = readSync(fd, buffer, 0, Math.min(buffer.length, size - at), at);
+        if (read === 0) break;
+        for (let i = buffer.indexOf(10); i !== -1 && i < read; i = buffer.indexOf(10, i + 1))
+          count += 1;
+        at += read;
+      }
+    } finally {
+      closeSync(fd);
+    }
   } catch {
-    return 0;
+    // Gone meanwhile: numbered from the start.
   }
+  return count;
 }
 
 function sizeOf(path: string): number | null {

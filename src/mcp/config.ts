@@ -32,6 +32,8 @@ export interface ServerLimits {
    * is still checkpointed like any other of the server's calls.
    */
   parallelReads: boolean;
+  /** Most one tool call may take in all, progress or not (30 min, never below `callTimeoutMs`). */
+  totalTimeoutMs: number;
 }
 
 /** A checked server entry: where it came from and how to reach it. */
@@ -70,6 +72,7 @@ const KNOWN_KEYS = new Set([
   "startupTimeoutSeconds",
   "timeoutSeconds",
   "readOnlyHints",
+  "totalTimeoutSeconds",
 ]);
 
 /**
@@ -254,9 +257,19 @@ function readLimits(entry: Record<string, unknown>, where: string): ServerLimits
     throw new McpConfigError(
       `${where} "readOnlyHints" must be true or false (false: run its calls one at a time whatever the server says).`,
     );
+  const callTimeoutMs = seconds("timeoutSeconds", 120, 3600);
+  const totalTimeoutMs =
+    entry.totalTimeoutSeconds === undefined
+      ? Math.max(callTimeoutMs, 30 * 60_000)
+      : seconds("totalTimeoutSeconds", 1800, 86_400);
+  if (totalTimeoutMs < callTimeoutMs)
+    throw new McpConfigError(
+      `${where} "totalTimeoutSeconds" (${totalTimeoutMs / 1000}) must be at least its "timeoutSeconds" (${callTimeoutMs / 1000}).`,
+    );
   return {
     startupTimeoutMs: seconds("startupTimeoutSeconds", 5, 120),
-    callTimeoutMs: seconds("timeoutSeconds", 120, 3600),
+    callTimeoutMs,
+    totalTimeoutMs,
     parallelReads: hints !== false,
   };
 }

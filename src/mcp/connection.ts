@@ -12,6 +12,7 @@ import {
   McpError,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { CallDeadline } from "./call-deadline.ts";
 import type { McpServerConfig } from "./config.ts";
 import { oauthFile, StoredOAuthProvider } from "./oauth-store.ts";
 import { GroupStdioTransport } from "./stdio-transport.ts";
@@ -95,6 +96,9 @@ const INHERITED = [
   "SSL_CERT_FILE",
   "SSL_CERT_DIR",
   ...["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"].flatMap((name) => [name, name.toLowerCase()]),
+  // nex's mark (`tools/shell/owner-reaper.ts`): whatever the server starts, even in a new session,
+  // is ended with nex.
+  "NEX_OWNER",
 ];
 
 /** The environment a stdio server starts with: the harmless variables, then its own `env`. */
@@ -346,16 +350,19 @@ export class McpConnection {
       }
       if (ours) sent = true;
     };
+    const limits = this.config.limits;
+    const deadline = new CallDeadline(limits.callTimeoutMs, limits.totalTimeoutMs);
     try {
       const result = await client.request(
         { method: "tools/call", params: { name, arguments: sentArgs } },
         CallToolResultSchema,
         {
-          signal: options.signal,
-          timeout: this.config.limits.callTimeoutMs,
-          resetTimeoutOnProgress: true,
-          maxTotalTimeout: Math.max(this.config.limits.callTimeoutMs * 10, 30 * 60_000),
+          // nex keeps the clocks (the SDK's reset counts a repeated progress as progress); the SDK's
+          // own timeout is only a backstop at the total cap.
+          signal: AbortSignal.any([options.signal, deadline.signal]),
+          timeout: limits.totalTimeoutMs + 1_000,
           onprogress: (progress) => {
+            deadline.progressed(progress.progress);
             const total = progress.total ? `/${progress.total}` : "";
             options.onProgress?.(
               `${progress.progress}${total}${progress.message ? ` ${progress.message}` : ""}`,
@@ -383,8 +390,9 @@ export class McpConnection {
           type: "rejected",
           reason: `the server refused the request with HTTP ${refusedStatus}${refusedStatus === 401 || refusedStatus === 403 ? this.authHint() : ""}`,
         };
-      return this.classify(error, sent, options.signal.aborted);
+      return this.classify(error, sent, options.signal.aborted, deadline.expired);
     } finally {
+      deadline.dispose();
       transport.send = send;
     }
   }
@@ -398,7 +406,12 @@ export class McpConnection {
       : ` (if it needs a sign-in: nex mcp login ${config.name})`;
   }
 
-  private classify(error: unknown, sent: boolean, aborted: boolean): CallOutcome {
+  private classify(
+    error: unknown,
+    sent: boolean,
+    aborted: boolean,
+    expired: "idle" | "total" | null,
+  ): CallOutcome {
     const message = this.options.redact(error instanceof Error ? error.message : String(error));
     if (!sent)
       return {
@@ -412,10 +425,17 @@ export class McpConnection {
         cancelled: true,
       };
     const code = error instanceof McpError ? error.code : null;
-    if (code === ErrorCode.RequestTimeout)
+    const limits = this.config.limits;
+    if (expired === "idle")
       return {
         type: "unknown",
-        reason: `the server did not answer within ${this.config.limits.callTimeoutMs / 1000} s (with no progress); nex told it to cancel the call`,
+        reason: `the server did not answer within ${limits.callTimeoutMs / 1000} s (with no progress: a repeated progress value does not count); nex told it to cancel the call`,
+        cancelled: true,
+      };
+    if (expired === "total" || code === ErrorCode.RequestTimeout)
+      return {
+        type: "unknown",
+        reason: `the call did not finish within its total limit of ${limits.totalTimeoutMs / 1000} s (\`totalTimeoutSeconds\` in the server's entry), progress or not; nex told the server to cancel it`,
         cancelled: true,
       };
     if (code === ErrorCode.ConnectionClosed || this.state !== "connected")

@@ -20,6 +20,7 @@ export {
   readJournal,
   type SyncMode,
 } from "./journal.ts";
+export { mapStrings } from "./map-strings.ts";
 export type { CompactionInfo, JournalRecord, SessionMeta, UsageInfo } from "./records.ts";
 export {
   describeFit,

@@ -3,6 +3,7 @@ import { open, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { AgentEvent, Message, ReadRecord } from "../protocol/index.ts";
 import { readFirstLine, readLinesBackward } from "./line-reader.ts";
+import { mapStrings } from "./map-strings.ts";
 import {
   type CompactionInfo,
   type JournalRecord,
@@ -26,6 +27,11 @@ export interface JournalOptions {
   now?: () => Date;
   /** Secrets the caller holds (the API key): redacted wherever they appear in a record. */
   secrets?: KnownSecrets;
+  /**
+   * The redaction every other output of the session gets (keys in URLs too), applied to every
+   * string of a record before the journal's own scrub: a journal shows no more than `--json` does.
+   */
+  redact?: (text: string) => string;
   /** The session's lock when the caller took it first (resume reads the journal under it); else taken here. */
   lock?: SessionLock;
 }
@@ -91,6 +97,7 @@ class FileJournal implements Journal {
   #sync: SyncMode;
   #now: () => Date;
   #secrets: KnownSecrets;
+  #redact: ((text: string) => string) | undefined;
   /** A write failed part-way, so the file may end inside a line. */
   #torn = false;
   #seq: number;
@@ -119,6 +126,7 @@ class FileJournal implements Journal {
     this.#sync = init.options.sync ?? "turn";
     this.#now = init.options.now ?? (() => new Date());
     this.#secrets = init.options.secrets ?? [];
+    this.#redact = init.options.redact;
     this.#seq = init.seq;
     this.#tok = init.tok;
     this.#ledger = init.ledger;
@@ -141,7 +149,8 @@ class FileJournal implements Journal {
     // `v` then `type` lead every line: `sniffType` reads a record's type from its first bytes.
     const { type, ...rest } = fields;
     const record = { v: 1, type, ts: this.#now().toISOString(), ...rest };
-    const { value, redactions } = scrubValue(record, this.#secrets);
+    const redacted = this.#redact ? mapStrings(record, this.#redact) : record;
+    const { value, redactions } = scrubValue(redacted, this.#secrets);
     this.#redactions += redactions;
     // After a failed write a fragment may end the file: start on a fresh line so this record survives.
     const bytes = Buffer.from(`${this.#torn ? "\n" : ""}${JSON.stringify(value)}\n`, "utf8");

@@ -98,6 +98,7 @@ export {
   holdLifeline,
   killGroupWhenNexDies,
   launchStdio,
+  ownerMark,
   STATUS_FD,
   stopLeftovers,
 } from "./shell/index.ts";

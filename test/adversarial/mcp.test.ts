@@ -143,6 +143,23 @@ test("a call that never answers times out as unknown and the server is told to c
   );
 });
 
+test("a server repeating the same progress does not hold a call past its no-progress timeout", async () => {
+  const run = await runHostile([call("stuck_progress")], { server: { timeoutSeconds: 2 } });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.results[0] ?? "", /did not answer within 2 s/);
+  assert.match(run.results[0] ?? "", /repeated progress value does not count/);
+  assert.ok(run.received.some((entry) => entry.cancelled !== undefined));
+});
+
+test("advancing progress never holds a call past the configured total limit", async () => {
+  const run = await runHostile([call("endless_progress")], {
+    server: { timeoutSeconds: 1, totalTimeoutSeconds: 3 },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.results[0] ?? "", /did not finish within its total limit of 3 s/);
+  assert.ok(run.received.some((entry) => entry.cancelled !== undefined));
+});
+
 test("a 10 MB result is stored whole and paged, not cut or flooded into the window", async () => {
   const run = await runHostile([call("huge")]);
   assert.equal(run.code, 0, run.stderr);

@@ -99,6 +99,11 @@ const tools = () => [
     inputSchema: object({}),
   },
   {
+    name: "spawn_detached",
+    description: "Starts a long-lived child in a new session (setsid), out of its process group.",
+    inputSchema: object({}),
+  },
+  {
     name: "chatty",
     description: "Sends many log notifications, then answers.",
     inputSchema: object({}),
@@ -134,6 +139,16 @@ const tools = () => [
       ]
     : []),
   {
+    name: "stuck_progress",
+    description: "Reports the same progress (1/10) every 100 ms and never answers.",
+    inputSchema: object({}),
+  },
+  {
+    name: "endless_progress",
+    description: "Reports ever-growing progress every 100 ms and never answers.",
+    inputSchema: object({}),
+  },
+  {
     name: "garbage_then_answer",
     description: "Prints garbage on stdout, then answers.",
     inputSchema: object({}),
@@ -148,7 +163,7 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools() }
 server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
   record({ cancelled: notification.params.requestId, reason: notification.params.reason });
 });
-server.setRequestHandler(CallToolRequestSchema, async (request) => {
+server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   const name = request.params.name;
   record({ call: name, args: request.params.arguments ?? {} });
   switch (name) {
@@ -203,6 +218,13 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const child = spawn("sleep", ["300"], { stdio: "ignore" });
       return { content: [{ type: "text", text: `child pid ${child.pid}` }] };
     }
+    case "spawn_detached": {
+      // A new session and group: nothing that stops the server's group reaches it. Not a group
+      // leader, setsid(1) calls setsid() and execs sleep in place: the pid is the sleeper's.
+      const child = spawn("setsid", ["sleep", "300"], { stdio: "ignore" });
+      child.unref();
+      return { content: [{ type: "text", text: `child pid ${child.pid}` }] };
+    }
     case "chatty":
       for (let i = 0; i < 2_000; i += 1)
         await server.sendLoggingMessage({ level: "info", data: `tick ${i}` });
@@ -211,6 +233,22 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       changed = true;
       await server.sendToolListChanged();
       return { content: [{ type: "text", text: "vanished" }] };
+    case "stuck_progress":
+    case "endless_progress": {
+      const progressToken = request.params._meta?.progressToken;
+      let step = 1;
+      const tick = setInterval(() => {
+        if (progressToken === undefined) return;
+        const progress = name === "stuck_progress" ? 1 : step++;
+        extra
+          .sendNotification({
+            method: "notifications/progress",
+            params: { progressToken, progress, total: 10 },
+          })
+          .catch(() => clearInterval(tick));
+      }, 100);
+      return new Promise(() => {});
+    }
     case "garbage_then_answer":
       process.stdout.write("DEBUG: computing...\n");
       return { content: [{ type: "text", text: "answer after garbage" }] };

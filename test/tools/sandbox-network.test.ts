@@ -184,6 +184,7 @@ describe("the bubblewrap command line of a filtered command", () => {
     runDir: "/run",
     resolverPaths: ["/run/systemd/resolve"],
     maxProcesses: 4096,
+    tmpSizeBytes: 512 * 1024 * 1024,
   };
 
   test("its own network namespace still, the proxy's socket bound in, the proxy variables set, no resolver", () => {

@@ -24,6 +24,7 @@ const policy: SandboxPolicy = {
   runDir: "/run",
   resolverPaths: ["/run/systemd/resolve"],
   maxProcesses: 4096,
+  tmpSizeBytes: 512 * 1024 * 1024,
 };
 
 describe("bubblewrap command line", () => {
@@ -42,6 +43,8 @@ describe("bubblewrap command line", () => {
       assert.ok(args.includes(flag), flag);
     assert.ok(!args.includes("--cap-drop"), "a non-root user has no capabilities to drop");
     assert.ok(at("--tmpfs", "/run") > 0, "daemon sockets under /run are out of reach");
+    for (const dir of ["/tmp", "/run", "/dev/shm"])
+      assert.equal(args[at("--tmpfs", dir) - 1], String(512 * 1024 * 1024), `${dir} is sized`);
     assert.equal(at("--ro-bind-try", "/run/systemd/resolve"), -1, "no network, no resolver");
   });
 
@@ -150,7 +153,30 @@ describe("the policy for a workspace", () => {
       { mode: "workspace-write", network: false },
       undefined,
     );
-    assert.deepEqual(built.readOnly, [box.path(".git/hooks"), box.path(".git/config")]);
+    assert.deepEqual(built.readOnly.sort(), [box.path(".git/config"), box.path(".git/hooks")]);
+  });
+
+  test("a submodule's config and hooks, and core.hooksPath with husky's scripts, are held read-only too", () => {
+    const box = sandbox();
+    mkdirSync(box.path(".git/modules/lib/hooks"), { recursive: true });
+    writeFileSync(box.path(".git/HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(box.path(".git/modules/lib/HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(box.path(".git/modules/lib/config"), "[core]\n\tworktree = ../../../lib\n");
+    writeFileSync(box.path(".git/config"), "[core]\n\thooksPath = .husky/_\n");
+    mkdirSync(box.path(".husky/_"), { recursive: true });
+    const built = buildPolicy(
+      box.workspace,
+      { mode: "workspace-write", network: false },
+      undefined,
+    );
+    for (const path of [
+      ".git/config",
+      ".git/modules/lib/config",
+      ".git/modules/lib/hooks",
+      ".husky/_",
+      ".husky",
+    ])
+      assert.ok(built.readOnly.includes(box.path(path)), `${path}: ${built.readOnly.join(", ")}`);
   });
 });
 

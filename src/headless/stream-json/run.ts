@@ -1,9 +1,14 @@
-import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import type { AgentEvent, TerminalEvent } from "../../protocol/index.ts";
 import { plainText } from "../../protocol/index.ts";
-import type { AgentSession } from "../../runtime/session/index.ts";
-import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../../runtime/session/index.ts";
+import {
+  type AgentSession,
+  boundedLines,
+  inputLineCap,
+  onStopSignals,
+  SIGNAL_EXIT,
+  type StopSignal,
+} from "../../runtime/session/index.ts";
 import { EXIT, exitCodeFor } from "../exit-code.ts";
 import { createOutcomeTracker } from "../run-outcome.ts";
 import { terminalJson } from "../terminal-json.ts";
@@ -197,11 +202,14 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
   }
 
   async function readInput(): Promise<void> {
-    const lines = createInterface({ input: options.input, crlfDelay: Infinity });
-    let number = 0;
+    // Read with bounded memory: a line over the cap is dropped as it arrives, and reported.
+    const lines = boundedLines(options.input, (number, bytes) => {
+      const message = `stdin line ${number} is longer than ${inputLineCap()} (${bytes} bytes) and was skipped; send one message per line, each under ${inputLineCap()}`;
+      options.err(`nex: ${message}.\n`);
+      writeLine({ type: "system", subtype: "input_error", line: number, message });
+    });
     try {
-      for await (const raw of lines) {
-        number += 1;
+      for await (const { text: raw, number } of lines) {
         if (stoppedBy) break;
         if (raw.trim() === "") continue;
         const line = readInputLine(raw);

@@ -13,6 +13,7 @@ import {
 } from "../../session/index.ts";
 import { toolSpecs } from "../../tools/index.ts";
 import type { NexConfig } from "../config/index.ts";
+import { textRedaction } from "../secrets/index.ts";
 import { createImageStore } from "../session/index.ts";
 import type { ResumedSession } from "./open-config.ts";
 import type { ModelLimits } from "./open-limits.ts";
@@ -47,7 +48,7 @@ export async function openSessionJournal(
     const journal = await createJournal(
       config.dataDir,
       { workspace: config.workspace, provider: config.provider, model, baseUrl: config.baseUrl },
-      { secrets },
+      { secrets, redact: textRedaction(secrets) },
     );
     return { journal, messages: [], ledger: null, baseline: null };
   }
@@ -76,6 +77,7 @@ async function resumeJournal(
       ledger: loaded.ledger,
       tail: loaded.tail,
       secrets,
+      redact: textRedaction(secrets),
       lock,
     });
   } catch (error) {

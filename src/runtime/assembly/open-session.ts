@@ -6,6 +6,7 @@ import {
   createResultStore,
   describeSearch,
   latestTodos,
+  ownerMark,
   resultCapForWindow,
   type ToolHostOptions,
   type WorkspaceToolHost,
@@ -30,6 +31,7 @@ import {
   concealInProcEnviron,
   scrubbedTools,
   sessionScrubber,
+  textRedaction,
   toolEnvironment,
 } from "../secrets/index.ts";
 import type { CurrentModel, SessionInfo, SessionSummary } from "../session/index.ts";
@@ -194,11 +196,11 @@ export async function openSession(
           mcpSet,
           {
             workspace: config.workspace,
-            baseEnv: toolEnvironment(env, config),
+            baseEnv: { ...toolEnvironment(env, config), ...ownerMark() },
             sessionDir: join(config.dataDir, "logs", sessionId),
             oauthDir: await (await import("../mcp/index.ts")).oauthDirOf(config, env),
             ...(restartCheck ? { mayStartAgain: restartCheck } : {}),
-            redact: (text) => secrets.scrub(text).text,
+            redact: textRedaction(secrets),
             ...(await (await import("../mcp/index.ts")).mcpFetchFor(config)),
           },
           events as { type: "notice"; message: string }[],
@@ -308,10 +310,7 @@ export async function openSession(
     compactor: compaction.automatic,
     shrink: resultShrinker(
       budget,
-      createResultStore(
-        join(config.dataDir, "results", sessionId),
-        (text) => secrets.scrub(text).text,
-      ),
+      createResultStore(join(config.dataDir, "results", sessionId), textRedaction(secrets)),
     ),
     compactNow: compaction.now,
     approvals: options.approvals,

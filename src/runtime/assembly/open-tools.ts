@@ -12,7 +12,7 @@ import {
 import { privateKind } from "../../web/index.ts";
 import type { NexConfig } from "../config/index.ts";
 import { consentDir, consentPlace } from "../consent/index.ts";
-import { toolEnvironment } from "../secrets/index.ts";
+import { textRedaction, toolEnvironment } from "../secrets/index.ts";
 import type { ApprovalPolicy } from "../session/index.ts";
 
 /** What the session's tools are built from. */
@@ -70,7 +70,7 @@ export function sessionTools(parts: ToolParts): WorkspaceToolHost {
     ),
     checkpointDir: join(config.dataDir, "checkpoints", sessionId),
     env: toolEnvironment(env, config),
-    redact: (text) => secrets.scrub(text).text,
+    redact: textRedaction(secrets),
     ...(ledger ? { ledger } : {}),
     sandbox: {
       ...config.sandbox,

@@ -121,6 +121,7 @@ export const ConfigFileSchema = v.strictObject({
         /** Hosts commands may reach through nex's proxy while `network` is off (presets: npm, pypi, crates, github). */
         allowHosts: v.optional(v.array(v.string())),
         maxProcesses: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16))),
+        tmpSizeMiB: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16))),
       }),
     ]),
   ),
@@ -430,6 +431,7 @@ function resolveSandbox(
     writable: configured.writable ?? [],
     denyRead: configured.denyRead ?? [],
     ...(configured.maxProcesses !== undefined ? { maxProcesses: configured.maxProcesses } : {}),
+    ...(configured.tmpSizeMiB !== undefined ? { tmpSizeMiB: configured.tmpSizeMiB } : {}),
   };
 }
 

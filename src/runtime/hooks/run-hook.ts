@@ -6,6 +6,7 @@ import {
   killGroupWhenNexDies,
   type Launch,
   launchStdio,
+  ownerMark,
   STATUS_FD,
   stopLeftovers,
 } from "../../tools/index.ts";
@@ -49,7 +50,7 @@ export function runHook(
     try {
       child = childProcess().spawn(launch.file, launch.args, {
         cwd: options.cwd,
-        env: { ...options.env, [tag.name]: tag.value },
+        env: { ...options.env, ...ownerMark(), [tag.name]: tag.value },
         detached: true,
         stdio: launchStdio(launch, "pipe"),
       }) as ChildProcessByStdio<Writable, Readable, Readable>;

@@ -3,7 +3,7 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { McpConfigError, parseServers } from "../../mcp/config.ts";
-import { readOwnFile } from "../../tools/index.ts";
+import { ownerMark, readOwnFile } from "../../tools/index.ts";
 import {
   ConfigError,
   type ConfigFlags,
@@ -11,7 +11,7 @@ import {
   prepareDataDir,
   resolveConfig,
 } from "../config/index.ts";
-import { sessionScrubber, toolEnvironment } from "../secrets/index.ts";
+import { sessionScrubber, textRedaction, toolEnvironment } from "../secrets/index.ts";
 import { mcpFetchFor } from "./mcp-fetch.ts";
 import { approveProject, gatherMcpServers, mcpSecrets } from "./mcp-servers.ts";
 import { describeServers, startMcpSession } from "./mcp-session.ts";
@@ -109,18 +109,22 @@ async function listOrTest(
   prepareDataDir(config.dataDir);
   const session = await startMcpSession(set, {
     workspace: config.workspace,
-    baseEnv: toolEnvironment(env, config),
+    baseEnv: { ...toolEnvironment(env, config), ...ownerMark() },
     sessionDir: join(config.dataDir, "logs", `mcp-${command.action}`),
     oauthDir: oauthDirOf(config, env),
-    redact: (text) => secrets.scrub(text).text,
+    redact: textRedaction(secrets),
     ...mcpFetchFor(config),
   });
   try {
     const rows = session.status();
     const text = command.json ? JSON.stringify(rows, null, 2) : describeServers(rows);
-    out(`${secrets.scrub(text).text}\n`);
+    out(`${textRedaction(secrets)(text)}
+`);
     // Notices go with the table; a JSON reader gets the array alone.
-    if (!command.json) for (const notice of set.notices) out(`${notice}\n`);
+    if (!command.json)
+      for (const notice of set.notices)
+        out(`${notice}
+`);
     return rows.every((row) => row.state === "connected") ? 0 : 1;
   } finally {
     await session.close();

@@ -1,7 +1,8 @@
 export { concealInProcEnviron } from "./conceal-environment.ts";
+export type { EventRedactor } from "./event-redaction.ts";
+export { createEventRedactor, textRedaction } from "./event-redaction.ts";
 export { scrubbedTools } from "./scrubbed-tools.ts";
 export { concealedValues, sessionScrubber, toolEnvironment } from "./session-secrets.ts";
-export { redactCallUrls } from "./url-redaction.ts";
 
 // Loaded on first use: most sessions never need these (ARCHITECTURE.md, "loads when first used").
 type ScrubbedHooksModule = typeof import("./scrubbed-hooks.ts");

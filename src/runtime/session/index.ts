@@ -1,4 +1,12 @@
 export type { AgentSession, RunChanges, SessionInfo, SessionSummary } from "./agent-session.ts";
+export type { InputLine, OnTooLong } from "./bounded-lines.ts";
+export {
+  boundedLines,
+  inputLineCap,
+  LineSplitter,
+  MAX_INPUT_LINE_BYTES,
+  readBounded,
+} from "./bounded-lines.ts";
 export { describeChildEvent } from "./child-line.ts";
 export type { ImageStore } from "./image-store.ts";
 export { createImageStore } from "./image-store.ts";

@@ -13,11 +13,10 @@ import type {
   UndoResult,
 } from "../../protocol/index.ts";
 import { isTerminal } from "../../protocol/index.ts";
-import { scrubDeep } from "../../session/index.ts";
 import type { RunChanges } from "../../tools/index.ts";
 import type { EffortOrOff, Price } from "../config/index.ts";
 import { type PromptMark, type RewindPoint, rewindPoints } from "../history/index.ts";
-import { redactCallUrls } from "../secrets/index.ts";
+import { createEventRedactor, type EventRedactor } from "../secrets/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
 import { directCommand } from "./direct-command.ts";
 import { childTools, JOURNALED, journaledTools, withoutImageBytes } from "./journal-records.ts";
@@ -37,6 +36,7 @@ const CIRCUIT_BREAKER_AT = 3;
 export class NexSession implements AgentSession {
   readonly info: SessionInfo;
   private readonly parts: SessionParts;
+  private readonly redactor: EventRedactor;
   private readonly listeners = new Set<(event: AgentEvent) => void>();
   private readonly answers = new PermissionAnswers();
   private controller: AbortController | null = null;
@@ -53,6 +53,7 @@ export class NexSession implements AgentSession {
   private readonly promptMarks: PromptMark[] = [];
 
   constructor(parts: SessionParts) {
+    this.redactor = createEventRedactor(parts.secrets);
     this.parts = parts;
     this.info = { ...parts.info };
     this.messages = parts.messages;
@@ -66,7 +67,7 @@ export class NexSession implements AgentSession {
 
   /** Text from outside the event stream (a file an editor is shown) with nex's secrets replaced. */
   redact(text: string): string {
-    return this.parts.secrets ? this.parts.secrets.scrub(text).text : text;
+    return this.redactor.text(text);
   }
 
   history(): readonly Message[] {
@@ -78,9 +79,15 @@ export class NexSession implements AgentSession {
     return () => this.listeners.delete(listener);
   }
 
-  /** Sends an event to the journal and to every listener, with nex's secrets replaced. */
+  /**
+   * Sends an event to the journal and to every listener, redacted (`event-redaction.ts`: the one
+   * path every event takes out of the process).
+   */
   emit(raw: AgentEvent): void {
-    const event = redactCallUrls(this.scrubbed(raw));
+    for (const event of this.redactor.redact(raw)) this.send(event);
+  }
+
+  private send(event: AgentEvent): void {
     if (event.type === "permission_requested") this.answers.askedAbout(event.callId);
     // A child's conversation is kept in the parent's journal as events, which resume leaves out of
     // the parent's history; its requests count in the session's usage, not in the window's fill.
@@ -407,19 +414,19 @@ export class NexSession implements AgentSession {
     const jobs = this.parts.tools.jobsForUser;
     if (!jobs) return "This session runs no background jobs.";
     const text = await (await import("./jobs-command.ts")).runJobsCommand(jobs, args);
-    return this.parts.secrets?.scrub(text).text ?? text;
+    return this.redactor.text(text);
   }
 
   /** Stops every background job now (the chat is ending): one line per job it stopped. */
   async stopBackgroundJobs(): Promise<string[]> {
     const lines = (await this.parts.tools.stopJobs?.()) ?? [];
-    return lines.map((line) => this.parts.secrets?.scrub(line).text ?? line);
+    return lines.map((line) => this.redactor.text(line));
   }
 
   /** `/mcp`'s text: each MCP server's state, tools and last error. */
   mcpStatus(): string {
     const text = this.parts.mcpStatus?.();
-    if (text !== undefined) return this.parts.secrets?.scrub(text).text ?? text;
+    if (text !== undefined) return this.redactor.text(text);
     return "No MCP servers configured. Add one with `nex mcp add NAME -- COMMAND ARGS...`, `mcpServers` in the config, or --mcp-config FILE.";
   }
 
@@ -442,7 +449,7 @@ export class NexSession implements AgentSession {
   }
 
   private scrubbed<E extends AgentEvent>(event: E): E {
-    return this.parts.secrets ? scrubDeep(event, this.parts.secrets) : event;
+    return this.redactor.value(event);
   }
 
   /** The tools as a child agent sees them (see journal-records.ts). */

@@ -7,6 +7,10 @@ import type { SandboxPolicy } from "./policy.ts";
 const READ_ONLY = /read-only file system|EROFS|device or resource busy|EBUSY/i;
 const NETWORK =
   /could not resolve host|temporary failure in name resolution|name or service not known|network is unreachable|ENETUNREACH|EAI_AGAIN|getaddrinfo|failed to establish a new connection|failed to connect|couldn't connect|connection refused|ECONNREFUSED|unable to access '[a-z]+:\/\//i;
+const NO_SPACE = /no space left on device|ENOSPC/i;
+// What chmod, install, tar and Perl say when the setid filter refuses a mode.
+const SETID_REFUSED =
+  /(changing permissions|change permissions|chmod|sysopen).*(operation not permitted|EPERM)/i;
 const QUOTED = /['‘"`]([^'’"`\n]{1,300})['’"`]/;
 const HOST =
   /(?:https?:\/\/|host:?\s+'?|resolve\s+'?|getaddrinfo \w+ )([a-z0-9.-]+\.[a-z]{2,}|localhost|\d+\.\d+\.\d+\.\d+)/i;
@@ -50,6 +54,19 @@ export function sandboxNotes(
       notes.add(
         `Blocked by the sandbox: reading ${secret} (secrets and nex's own files are hidden from commands; ask the user if the task needs it).`,
       );
+    } else if (NO_SPACE.test(line)) {
+      const path = pathIn(line);
+      const abs = path === null ? null : isAbsolute(path) ? path : resolve(cwd, path);
+      const inTmp =
+        abs === null || [...policy.tmpDirs, "/run", "/dev/shm"].some((dir) => within(abs, dir));
+      if (inTmp)
+        notes.add(
+          `Blocked by the sandbox: a private temp folder (/tmp, /var/tmp, /run, /dev/shm) is full: each holds at most ${policy.tmpSizeBytes / 1024 / 1024} MiB. Put large files in the workspace, or the user can raise "sandbox": {"tmpSizeMiB": …}.`,
+        );
+    } else if (SETID_REFUSED.test(line)) {
+      notes.add(
+        "Blocked by the sandbox, if the mode had a setuid or setgid bit: commands cannot make files that run with their owner's rights (modes without those bits are allowed).",
+      );
     } else if (READ_ONLY.test(line)) {
       const path = pathIn(line);
       const shown = path
@@ -66,6 +83,10 @@ export function sandboxNotes(
     }
   }
   return [...notes];
+}
+
+function within(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(`${dir}/`);
 }
 
 function display(path: string, cwd: string, workspace: string): string {

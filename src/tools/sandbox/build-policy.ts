@@ -1,5 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { commonDirOf } from "./git-files.ts";
+import { gitControlFiles } from "./git-plants.ts";
 import type { SandboxMode, SandboxPolicy } from "./policy.ts";
 
 /** What the user configured and what nex knows about its own files. */
@@ -12,6 +14,8 @@ export interface SandboxSettings {
   denyRead?: string[];
   /** Most processes while a command runs (default 4096). */
   maxProcesses?: number;
+  /** Most MiB in each of a command's private temp folders (default 512). */
+  tmpSizeMiB?: number;
   /** nex's data directory, config directory and anything else of nex's own. */
   privatePaths?: string[];
   /** With `network` off, the hosts commands may still reach through nex's proxy (`network-proxy/`). */
@@ -21,6 +25,9 @@ export interface SandboxSettings {
   /** The proxy's name resolution; tests map names to loopback addresses. */
   resolveHost?: (host: string) => Promise<{ address: string }[]>;
 }
+
+/** The private temp folders' size when the user sets none: room for a build's scratch files. */
+export const DEFAULT_TMP_MIB = 512;
 
 /** Secrets in the home directory that no command of a coding agent needs to read. */
 export const DEFAULT_DENIED = [
@@ -119,39 +126,43 @@ export function buildPolicy(
     writable,
     hiddenDirs,
     hiddenFiles,
-    readOnly: gitControlPaths(root),
+    readOnly: gitControlPaths(root, home),
     runDir:
       real("/run") === "/run" && !isWithin(root, "/run") && !isWithin("/run", root) ? "/run" : null,
     resolverPaths: ["/run/systemd/resolve", "/run/resolvconf", "/run/NetworkManager"].filter(
       (path) => real(path) !== null,
     ),
     maxProcesses: settings.maxProcesses ?? 4096,
+    tmpSizeBytes: (settings.tmpSizeMiB ?? DEFAULT_TMP_MIB) * 1024 * 1024,
   };
 }
 
 /**
- * What git executes or reads as configuration, outside any sandbox, the next time the user runs it:
- * hooks and config of the workspace's repository. A command may commit, branch and stash, but not
- * plant a hook or an `fsmonitor`/`core.hooksPath`/filter setting.
+ * What git executes or reads as configuration, outside any sandbox, the next time the user runs it,
+ * wherever it is in the workspace: every git folder's (submodules' and worktrees' too) config and
+ * hooks, `core.hooksPath` wherever it points (with the scripts husky's hooks run), and config files
+ * included from there. A command may commit, branch and stash, but not plant a hook or an
+ * `fsmonitor`/`core.hooksPath`/filter setting; what it adds elsewhere is disarmed afterwards.
  */
-function gitControlPaths(root: string): string[] {
-  const gitDir = join(root, ".git");
-  let isDir = false;
-  try {
-    isDir = statSync(gitDir).isDirectory();
-  } catch {
-    return [];
-  }
-  if (!isDir) return [];
-  const hooks = join(gitDir, "hooks");
-  if (!existsSync(hooks)) {
+function gitControlPaths(root: string, home: string | undefined): string[] {
+  const found = gitControlFiles(root, { HOME: home, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME });
+  const own = found.gitDirs[0];
+  if (!own) return [];
+  const hooks = join(commonDirOf(own), "hooks");
+  if (isWithin(hooks, root) && !existsSync(hooks)) {
     try {
       mkdirSync(hooks);
     } catch {
       // Without it a command could create hooks; the mount below is then skipped and the guard asks.
     }
   }
-  return [hooks, join(gitDir, "config"), join(gitDir, "config.worktree")].filter((path) =>
-    existsSync(path),
+  const paths = [
+    ...found.gitDirs.flatMap((dir) => [join(dir, "config"), join(dir, "config.worktree")]),
+    ...found.hookDirs,
+    ...found.sourced,
+    ...found.configs,
+  ];
+  return [...new Set(paths)].filter(
+    (path) => isWithin(path, root) && path !== root && existsSync(path),
   );
 }

@@ -12,6 +12,10 @@ import { networkMode } from "./network-mode.ts";
 import type { Launch, SandboxState } from "./policy.ts";
 import { createProcessCap } from "./process-limit.ts";
 import { seatbeltProfile } from "./seatbelt.ts";
+import { setidFilterFile } from "./setid-filter.ts";
+
+/** The descriptor on which bubblewrap reads the seccomp filter (after status and lifeline). */
+const SECCOMP_FD = 5;
 
 /** The launch of `command` in `cwd` under an active sandbox. */
 export async function confinedLaunch(
@@ -74,16 +78,19 @@ export async function confinedLaunch(
   const bwrap = [
     "--json-status-fd",
     String(STATUS_FD),
-    ...bwrapArgs(policy, command, cwd, host.uid === 0, filter?.mount),
+    ...bwrapArgs(policy, command, cwd, host.uid === 0, filter?.mount, SECCOMP_FD),
   ];
   const closeFilter = () => filter?.close();
-  // The kernel exempts root from `ulimit -u`; a pids cgroup bounds root's commands too. The
-  // shell joins the cgroup, then becomes bubblewrap, so nothing runs outside it.
+  // A shell opens the setid filter for bubblewrap's `--seccomp`, and joins the pids cgroup (the
+  // kernel exempts root from `ulimit -u`; the cgroup bounds root's commands too), then becomes
+  // bubblewrap, so nothing runs outside the cgroup.
+  const setid = setidFilterFile();
   const cap = createProcessCap(policy.maxProcesses);
+  const open = `exec ${SECCOMP_FD}<"$1" && shift && `;
   if (!cap)
     return {
-      file: "bwrap",
-      args: bwrap,
+      file: "sh",
+      args: ["-c", `${open}exec "$@"`, "nex-sandbox", setid, "bwrap", ...bwrap],
       statusFd: true,
       lifeline: true,
       contained: true,
@@ -96,8 +103,9 @@ export async function confinedLaunch(
     file: "sh",
     args: [
       "-c",
-      'echo $$ > "$1/cgroup.procs" && shift && exec "$@"',
-      "nex-cap",
+      `${open}echo $$ > "$1/cgroup.procs" && shift && exec "$@"`,
+      "nex-sandbox",
+      setid,
       cap.dir,
       "bwrap",
       ...bwrap,

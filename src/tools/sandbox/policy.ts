@@ -30,6 +30,11 @@ export interface SandboxPolicy {
   resolverPaths: string[];
   /** Most processes the user may have while the command runs (`ulimit -u`), so a fork bomb is bounded. */
   maxProcesses: number;
+  /**
+   * Most bytes each of the command's own memory-backed folders (`/tmp`, `/var/tmp`, `/run`,
+   * `/dev/shm`) holds: a runaway write there fills host memory, not a disk.
+   */
+  tmpSizeBytes: number;
 }
 
 /** Whether the sandbox confines commands here, and if not, why and how to fix it. */

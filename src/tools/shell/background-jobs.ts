@@ -7,6 +7,7 @@ import type { Readable } from "node:stream";
 import { holdLifeline, launchStdio, STATUS_FD } from "./launch-stdio.ts";
 import { commandTag, killOnExit, stopLeftovers } from "./leftover-processes.ts";
 import { killGroupWhenNexDies } from "./orphan-watchdog.ts";
+import { ownerMark } from "./owner-reaper.ts";
 
 const childProcess = () => process.getBuiltinModule("node:child_process");
 
@@ -147,7 +148,7 @@ export function createJobTable(options: { max: number; killGraceMs: number }): J
       const tag = commandTag();
       const child = childProcess().spawn(launch.file, launch.args, {
         cwd,
-        env: { ...env, [tag.name]: tag.value },
+        env: { ...env, ...ownerMark(), [tag.name]: tag.value },
         detached: true,
         stdio: launchStdio(launch, "ignore"),
       }) as ChildProcessByStdio<null, Readable, Readable>;

@@ -11,6 +11,7 @@ import {
   stopLeftovers,
 } from "./leftover-processes.ts";
 import { killGroupWhenNexDies } from "./orphan-watchdog.ts";
+import { ownerMark } from "./owner-reaper.ts";
 
 // Loaded on first use rather than at start-up: most sessions start no process for a while, if ever.
 const childProcess = () => process.getBuiltinModule("node:child_process");
@@ -85,7 +86,7 @@ export function runBash(options: RunOptions): Promise<RunResult> {
       contained() ? { checked: true, stopped: [], children: 0 } : findLeftovers(tag, group);
     const child = childProcess().spawn(launch.file, launch.args, {
       cwd,
-      env: { ...env, [tag.name]: tag.value },
+      env: { ...env, ...ownerMark(), [tag.name]: tag.value },
       detached: true,
       stdio: launchStdio(launch, "ignore"),
     }) as ChildProcessByStdio<null, Readable, Readable>;

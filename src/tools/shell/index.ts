@@ -21,4 +21,5 @@ export { holdLifeline, LIFELINE_FD, launchStdio, STATUS_FD } from "./launch-stdi
 export { commandTag, describeLeftovers, stopLeftovers } from "./leftover-processes.ts";
 export { liveOutput } from "./live-output.ts";
 export { killGroupWhenNexDies } from "./orphan-watchdog.ts";
+export { OWNER_VARIABLE, ownerMark } from "./owner-reaper.ts";
 export { type ParsedCommand, parseCommand, type SubCommand } from "./shell-commands.ts";
