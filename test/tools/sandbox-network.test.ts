@@ -15,7 +15,7 @@ import {
   hostAllowlist,
 } from "../../src/tools/sandbox/network-proxy/allowlist.ts";
 import { startFilterProxy } from "../../src/tools/sandbox/network-proxy/filter-proxy.ts";
-import { filterMount } from "../../src/tools/sandbox/network-proxy/forwarder.ts";
+import { filterMount, SANDBOX_NODE } from "../../src/tools/sandbox/network-proxy/forwarder.ts";
 import type { SandboxPolicy } from "../../src/tools/sandbox/policy.ts";
 import { privateKind } from "../../src/web/index.ts";
 import { sandboxMissing } from "../support/bwrap.ts";
@@ -345,7 +345,8 @@ describe("filtered commands under real bubblewrap", () => {
         command:
           `curl -sS --noproxy '*' -m 5 http://127.0.0.2:${allowedPort}/direct; echo "direct:$?"; ` +
           `curl -sS --noproxy '*' -m 5 http://192.0.2.1/ ; echo "route:$?"; ` +
-          `${JSON.stringify(process.execPath)} -e 'require("net").connect("\\0${name}").on("data", (d) => console.log("GOT", String(d))).on("error", (e) => console.log("abstract:", e.code))'`,
+          // nex's Node.js as the sandbox sees it: where the checkout lies (a /tmp clone) may be hidden.
+          `${SANDBOX_NODE} -e 'require("net").connect("\\0${name}").on("data", (d) => console.log("GOT", String(d))).on("error", (e) => console.log("abstract:", e.code))'`,
       });
       assert.equal(hits.allowed, before, "the allowed server saw no direct request");
       assert.match(result.content, /direct:7/, "connection refused inside the sandbox's namespace");

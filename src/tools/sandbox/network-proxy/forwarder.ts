@@ -5,6 +5,11 @@
 
 /** Where the proxy's socket appears inside the sandbox (bubblewrap's private /dev). */
 export const SANDBOX_SOCKET = "/dev/nex-proxy.sock";
+/**
+ * Where nex's own Node.js appears inside the sandbox: where it is installed may be hidden there (a
+ * checkout or a version manager under /tmp, whose private /tmp is empty, or under a hidden home).
+ */
+export const SANDBOX_NODE = "/dev/nex-node";
 /** The forwarder's port on the sandbox's own loopback, which no other namespace shares. */
 export const SANDBOX_PROXY_PORT = 3128;
 
@@ -55,7 +60,7 @@ export interface FilterMount {
  * started twice detached, so the command never waits on it, and the command starts once it listens.
  */
 export function filterMount(socket: string, node: string, lifelineFd: number): FilterMount {
-  const args = ["--bind", socket, SANDBOX_SOCKET];
+  const args = ["--bind", socket, SANDBOX_SOCKET, "--ro-bind", node, SANDBOX_NODE];
   for (const [name, value] of Object.entries(proxyEnvironment()))
     args.push("--setenv", name, value);
   return {
@@ -65,6 +70,6 @@ export function filterMount(socket: string, node: string, lifelineFd: number): F
     script:
       `read -r _ < <((exec env -i "$2" -e "$3" ${SANDBOX_SOCKET} </dev/null 2>/dev/null ${lifelineFd}<&- &)) || ` +
       `echo "nex: the sandbox's network forwarder did not start, so no host is reachable; run nex doctor" >&2; `,
-    params: [node, FORWARDER],
+    params: [SANDBOX_NODE, FORWARDER],
   };
 }
