@@ -77,6 +77,16 @@ export function classifyHttpError(
       message: `The endpoint is rate limiting requests: ${at}: ${serverMessage}.`,
     };
   }
+  const setting = status >= 500 ? settingNamed(serverMessage) : null;
+  if (setting !== null) {
+    // The server names a setting it was started without: every retry would fail the same way.
+    return {
+      code: "config",
+      status,
+      retryable: false,
+      message: `The endpoint is not set up for this request: ${at}: ${serverMessage}. nex did not send it again, since the same request fails the same way until the server's settings change: ${setting}`,
+    };
+  }
   if (status >= 500) {
     return {
       code: "server_error",
@@ -93,6 +103,20 @@ export function classifyHttpError(
       ? `The endpoint reported an error: ${at}: ${serverMessage}. nex did not send the request again; check the model name and settings, or the endpoint's logs.`
       : `The endpoint rejected the request: ${at}: ${serverMessage}. nex did not send it again, since the same request would fail the same way; check the model name and settings.`,
   };
+}
+
+/**
+ * What to change when a server error names a setting the server lacks (llama-server without
+ * `--jinja` answers a request with tools with HTTP 500 "tools param requires --jinja flag"), or null.
+ */
+function settingNamed(serverMessage: string): string | null {
+  const flag = /requires (?:the )?[`'"]?(--[a-z][\w-]*)[`'"]? (?:flag|option)/i.exec(
+    serverMessage,
+  )?.[1];
+  if (flag === undefined) return null;
+  if (flag === "--jinja")
+    return "restart llama-server with --jinja (it renders the model's chat template, which is what offers tools to the model).";
+  return `restart the server with ${flag}.`;
 }
 
 /** A failure to reach the endpoint or to keep reading from it. */
