@@ -119,6 +119,25 @@ function settingNamed(serverMessage: string): string | null {
   return `restart the server with ${flag}.`;
 }
 
+/**
+ * llama-server's error event when the model's output does not parse in its chat template's tool-call
+ * format ("The model produced output that does not match the expected Hermes 2 Pro format"): the
+ * stream ends there, without the reply. Null for any other error.
+ */
+export function unparsedToolCall(
+  body: Record<string, unknown>,
+  context: FailureContext,
+): ProviderError | null {
+  const said = serverMessageOf(JSON.stringify(body));
+  if (!/output that does not match the expected .* format/i.test(said)) return null;
+  return {
+    code: "invalid_response",
+    retryable: true,
+    maxRetries: 1,
+    message: `The server could not read the model's reply as a tool call: ${context.host} ended the stream with "${said.replace(/\.+$/, "")}", so the reply so far is discarded. nex asks for a new reply once; if it keeps happening, the model is unreliable at this tool-call format: use a model trained for tool calls, a lower temperature (llama-server --temp 0.2), or check that the server's chat template is the model's own (--chat-template-file).`,
+  };
+}
+
 /** A failure to reach the endpoint or to keep reading from it. */
 export function networkError(host: string, detail: string): ProviderError {
   return {

@@ -4,7 +4,7 @@ import type { ProviderError, ProviderEvent, StreamFn, Usage } from "../protocol/
 import { isObject } from "./arguments.ts";
 import type { TurnAssembler } from "./assembler.ts";
 import { type ClientOptions, trimSlash } from "./client-config.ts";
-import { type FailureContext, inBodyError, serverMessageOf } from "./errors.ts";
+import { type FailureContext, inBodyError, serverMessageOf, unparsedToolCall } from "./errors.ts";
 import { type MaxTokensField, openaiBodyText } from "./openai-wire.ts";
 import { eventJson, sseEvents } from "./sse.ts";
 import { type ReadOutcome, StreamFailure } from "./transport.ts";
@@ -54,6 +54,10 @@ async function* readStream(
         continue;
       }
       if (chunk.error !== undefined && chunk.error !== null) {
+        // The server could not parse the model's tool call: the text so far is no answer, and a new
+        // sample may parse, so this fails the attempt even after output (retried once, marked).
+        const unparsed = unparsedToolCall(chunk, context);
+        if (unparsed) return { type: "failed", error: unparsed };
         const error = inBodyError(chunk, context);
         if (!assembler.hasOutput()) return { type: "failed", error };
         assembler.markDropped(

@@ -2,9 +2,14 @@
 // and what nex makes of them: something the user or the model can act on, and never a hammering loop.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startStubEndpoint } from "../../src/demo/scripted-endpoint.ts";
+import {
+  openaiText,
+  type Script,
+  sse,
+  startStubEndpoint,
+} from "../../src/demo/scripted-endpoint.ts";
 import { createOpenAIClient } from "../../src/providers/index.ts";
-import { collect, finalError, sampleRequest } from "./helpers.ts";
+import { collect, doneTurn, finalError, sampleRequest } from "./helpers.ts";
 
 function client(url: string) {
   return createOpenAIClient({
@@ -45,4 +50,59 @@ test("a 500 that names no setting is still a passing server failure, retried", a
   await stub.close();
   assert.equal(error.code, "server_error");
   assert.equal(stub.requestsTo("/v1/chat/completions").length, 6);
+});
+
+// llama-server's stream when the model's output is not a call in its template's format: an error
+// event and the end of the body, no [DONE].
+const chunk = (delta: unknown) =>
+  sse({
+    id: "c",
+    object: "chat.completion.chunk",
+    created: 0,
+    model: "m",
+    choices: [{ index: 0, delta, finish_reason: null }],
+  });
+const unparsed = (text: string | null): Script => ({
+  type: "stream",
+  status: 200,
+  parts: [
+    chunk({ role: "assistant", content: "" }),
+    ...(text === null ? [] : [chunk({ content: text })]),
+    sse({
+      error: {
+        code: 500,
+        message: "The model produced output that does not match the expected Hermes 2 Pro format",
+        type: "server_error",
+      },
+    }),
+  ],
+  end: "close",
+});
+
+test("llama-server's 'output does not match the expected format' event is retried once, clearly, then names what to change; never five times", async () => {
+  const stub = await startStubEndpoint({ handler: () => unparsed(null) });
+  const events = await collect(client(stub.url), sampleRequest());
+  await stub.close();
+  assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
+  const failures = events.filter((e) => e.type === "attempt_failed");
+  assert.deepEqual(
+    failures.map((e) => e.type === "attempt_failed" && e.maxRetries),
+    [1, 1],
+  );
+  const error = finalError(events);
+  assert.equal(error.code, "invalid_response");
+  assert.match(error.message, /could not read the model's reply as a tool call/);
+  assert.match(error.message, /does not match the expected Hermes 2 Pro format/);
+  assert.match(error.message, /--temp|--chat-template-file/);
+  assert.doesNotMatch(error.message, /try again later/);
+});
+
+test("after text, the unparsable reply is discarded and asked again: the turn is the new reply alone", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [unparsed("I will read the file."), openaiText("Here is the answer.")],
+  });
+  const turn = doneTurn(await collect(client(stub.url), sampleRequest()));
+  await stub.close();
+  assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
+  assert.equal(turn.text, "Here is the answer.");
 });
