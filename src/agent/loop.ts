@@ -13,7 +13,7 @@ import type { LoopOptions } from "./loop-options.ts";
 import { RefusalTracker } from "./refusal-tracker.ts";
 import { RepeatGuard } from "./repeat-guard.ts";
 import { createAttemptRelay } from "./request-events.ts";
-import { textToolCall, textToolCallMessage } from "./text-tool-call.ts";
+import { findTextToolCall, textToolCallMessage, textToolCallReminder } from "./text-tool-call.ts";
 import { type CallContext, handleCall } from "./tool-call.ts";
 import { canonicalToolName } from "./tool-names.ts";
 
@@ -48,6 +48,9 @@ export async function* runLoop(
   const repeats = new RepeatGuard();
   let raisedMaxTokens: number | null = null;
   let remindedOfParts = false;
+  // Calls written as JSON text: the model is told once in a row, at most `MAX_TEXT_CALL_REMINDERS` a run.
+  let textCallReminders = 0;
+  let remindedLastTurn = false;
   // Every end of a run removes the staging of writes in parts left unfinished: they would otherwise
   // stay in the user's workspace as hidden files no later run can complete.
   const finish = async function* (event: TerminalEvent): AsyncGenerator<AgentEvent, TerminalEvent> {
@@ -186,12 +189,29 @@ export async function* runLoop(
             "The model's response was empty: no text and no tool calls, so nothing was done. Try again, or check the model and the endpoint's logs.",
         });
       }
-      const written = textToolCall(assembled.text, known);
+      const written = findTextToolCall(assembled.text, known);
+      if (
+        written &&
+        !written.marked &&
+        !remindedLastTurn &&
+        textCallReminders < MAX_TEXT_CALL_REMINDERS
+      ) {
+        textCallReminders += 1;
+        remindedLastTurn = true;
+        yield {
+          type: "notice",
+          message: `The model wrote a ${written.tool} call as JSON text instead of calling the tool; nex told it so and asks again.`,
+        };
+        const reminder: Message = { type: "user", text: textToolCallReminder(written.tool) };
+        messages.push(reminder);
+        yield { type: "message_added", message: reminder };
+        continue;
+      }
       if (written) {
         return yield* finish({
           type: "error",
           code: "invalid_response",
-          message: textToolCallMessage(written),
+          message: textToolCallMessage(written.tool, written.marked),
         });
       }
       const unfinished = options.tools.unfinishedWrites?.() ?? [];
@@ -213,6 +233,7 @@ export async function* runLoop(
       return yield* finish({ type: "done", finalText: assembled.text, turns: turn });
     }
 
+    remindedLastTurn = false;
     const run: CallContext = { turn, options, tracker, repeats, refusals: [] };
     // Reads of one turn run side by side; anything that changes the workspace runs alone, in order.
     const calls = assembled.toolCalls;
@@ -251,6 +272,9 @@ export async function* runLoop(
     }
   }
 }
+
+/** How many times a run tells the model that its JSON text is not a tool call. */
+const MAX_TEXT_CALL_REMINDERS = 3;
 
 /** Read-only calls of one turn that run at once. */
 const MAX_CONCURRENT_READS = 4;

@@ -18,13 +18,25 @@ const MARKERS = [
  * not) and names a tool, so prose that merely mentions a tool is not caught.
  */
 export function textToolCall(text: string, toolNames: readonly string[]): string | null {
+  return findTextToolCall(text, toolNames)?.tool ?? null;
+}
+
+/**
+ * A call written as text and its form: `marked` when it carries a tool-call marker of a chat format
+ * (`<tool_call>`...: the server left its own format unparsed), else a bare or fenced JSON object
+ * (the model wrote its call outside its format, which no server parses).
+ */
+export function findTextToolCall(
+  text: string,
+  toolNames: readonly string[],
+): { tool: string; marked: boolean } | null {
   const named = (fragment: string): string | null =>
     toolNames.find((name) => new RegExp(`["'=>\\s]${name}["'<>\\s]`).test(` ${fragment} `)) ?? null;
   for (const marker of MARKERS) {
     const match = marker.exec(text);
     if (!match) continue;
     const name = named(text.slice(match.index, match.index + 400));
-    if (name) return name;
+    if (name) return { tool: name, marked: true };
   }
   const whole = text
     .trim()
@@ -39,15 +51,29 @@ export function textToolCall(text: string, toolNames: readonly string[]): string
     };
     const hasArgs = value.arguments !== undefined || value.parameters !== undefined;
     return typeof value.name === "string" && hasArgs && toolNames.includes(value.name)
-      ? value.name
+      ? { tool: value.name, marked: false }
       : null;
   } catch {
     return null;
   }
 }
 
+/**
+ * What the model is told the first time its answer is a call written as JSON outside its chat
+ * format: small models do this now and then, and do call the tool when told.
+ */
+export function textToolCallReminder(tool: string): string {
+  return `nex: your reply was a ${tool} call written as JSON text, so nothing ran. Use the tool-calling interface to call ${tool} (a real tool call, not JSON in your answer); if you are finished, answer in plain words.`;
+}
+
 /** What the user is told when a run's final answer is a call written as text. */
-export function textToolCallMessage(tool: string): string {
+export function textToolCallMessage(tool: string, marked = true): string {
+  if (!marked)
+    return (
+      `The model wrote a ${tool} call as JSON text instead of calling the tool, again after nex told it to make a real tool call, so nex ran nothing and the task is not done. ` +
+      "The model writes calls outside its chat format's tool-call syntax, which no server parses: a model trained for tool calls does better. " +
+      "If it never calls tools at all, check that the server parses tool calls (llama.cpp needs --jinja); `nex doctor` checks this."
+    );
   return (
     `The model wrote a ${tool} call as plain text instead of calling the tool, so nex ran nothing and the task is not done. ` +
     "The server is not parsing tool calls: start vLLM with --enable-auto-tool-choice and the model's --tool-call-parser, " +
