@@ -26,6 +26,7 @@ import {
   type ProbeResult,
   TRUNCATION_COUNT,
   TRUNCATION_MAX_TOKENS,
+  timed,
 } from "./doctor-checks.ts";
 import {
   judgeLimits,
@@ -143,6 +144,7 @@ export async function runDoctor(
     ),
   );
 
+  const listStarted = performance.now();
   const list = await fetchModelList({
     baseUrl: config.baseUrl,
     kind: config.provider,
@@ -153,7 +155,7 @@ export async function runDoctor(
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
   });
   if (list.type === "aborted") return interrupted();
-  emit(judgeReachable(list));
+  emit(timed(judgeReachable(list), performance.now() - listStarted));
   if (list.type === "unreachable") {
     skipRest(`skipped: ${hostOf(config.baseUrl)} is not reachable`);
     return report();
@@ -195,7 +197,7 @@ export async function runDoctor(
       return report();
     }
   }
-  emit(judgeStreaming(streamed, config.stream));
+  emit(timed(judgeStreaming(streamed, config.stream), streamed.ms));
   const limitsCheck = judgeLimits(limits, model, streamed);
   if (streamed.type === "error") {
     emit(
@@ -212,7 +214,7 @@ export async function runDoctor(
     tools: true,
   });
   if (options.signal.aborted) return interrupted();
-  emit(judgeToolCall(toolTurn), limitsCheck);
+  emit(timed(judgeToolCall(toolTurn), toolTurn.ms), limitsCheck);
   if (toolTurn.type === "error" && toolTurn.error.retryable) {
     skipRest("skipped: the endpoint is failing; fix that first");
     return report();
@@ -223,18 +225,17 @@ export async function runDoctor(
     maxTokens: TRUNCATION_MAX_TOKENS,
   });
   if (options.signal.aborted) return interrupted();
-  emit(judgeTruncation(cut));
+  emit(timed(judgeTruncation(cut), cut.ms));
   emit(judgeReasoningParser([streamed, toolTurn, cut]), judgeToolParser(toolTurn));
 
   // Two requests that share a long prefix: the second shows whether the server reuses it.
-  const timed = async () => {
-    const started = performance.now();
+  const prefixed = async () => {
     const result = await probe({ user: PREFIX_QUESTION, maxTokens: 16, system: PREFIX_TEXT });
-    return { result, ms: performance.now() - started };
+    return { result, ms: result.ms };
   };
-  const first = await timed();
+  const first = await prefixed();
   if (options.signal.aborted) return interrupted();
-  const second = await timed();
+  const second = await prefixed();
   if (options.signal.aborted) return interrupted();
   emit(judgePrefixCache(first, second, PREFIX_TOKENS));
 
@@ -263,16 +264,24 @@ const PREFIX_TEXT = [
 ].join("\n");
 const PREFIX_QUESTION = "Reply with the single word: ok";
 
-/** The tiny requests doctor sends, each one logical request under the normal retry policy. */
+/** One probe: its prompt, its output limit, whether it offers the probe tool. */
+interface ProbeSpec {
+  user: string;
+  maxTokens: number;
+  tools?: boolean;
+  system?: string;
+}
+
+/** The tiny requests doctor sends, each one logical request under the normal retry policy, timed. */
 function probeRunner(client: StreamFn, config: NexConfig, model: string, signal: AbortSignal) {
   let requestId = 0;
   const terminator = terminatorName(config.provider, config.stream);
-  return async (spec: {
-    user: string;
-    maxTokens: number;
-    tools?: boolean;
-    system?: string;
-  }): Promise<ProbeResult> => {
+  return async (spec: ProbeSpec): Promise<ProbeResult & { ms: number }> => {
+    const started = performance.now();
+    const result = await probeOnce(spec);
+    return { ...result, ms: performance.now() - started };
+  };
+  async function probeOnce(spec: ProbeSpec): Promise<ProbeResult> {
     const request: ModelRequest = {
       model,
       system:
@@ -294,7 +303,7 @@ function probeRunner(client: StreamFn, config: NexConfig, model: string, signal:
         message: "The stream ended without a result.",
       },
     };
-  };
+  }
 }
 
 const probeTool = {
