@@ -151,7 +151,8 @@ export function timeoutError(host: string, what: string): ProviderError {
   return {
     code: "timeout",
     retryable: true,
-    message: `Timed out waiting for ${host}: ${what}. The server may be overloaded or stuck; check that it is still running.`,
+    // A local server sends nothing while it reads a long prompt: on a slow machine that is minutes.
+    message: `Timed out waiting for ${host}: ${what}. The server may be overloaded or stuck; check that it is still running. If it is busy reading a long prompt (a local model on a slow machine), allow it longer: NEX_FIRST_BYTE_TIMEOUT and NEX_IDLE_TIMEOUT (seconds), or "timeouts" in the config file.`,
   };
 }
 

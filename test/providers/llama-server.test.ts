@@ -106,3 +106,16 @@ test("after text, the unparsable reply is discarded and asked again: the turn is
   assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
   assert.equal(turn.text, "Here is the answer.");
 });
+
+test("a server that says nothing while it reads a long prompt times out with the setting that allows it longer", async () => {
+  const stub = await startStubEndpoint({ handler: () => ({ type: "hang" }) });
+  const slow = createOpenAIClient({
+    baseUrl: `${stub.url}/v1`,
+    retry: { sleep: async () => {} },
+    timeouts: { firstByteMs: 200, idleMs: 200 },
+  });
+  const error = finalError(await collect(slow, sampleRequest()));
+  await stub.close();
+  assert.equal(error.code, "timeout");
+  assert.match(error.message, /NEX_FIRST_BYTE_TIMEOUT/);
+});
