@@ -1,5 +1,6 @@
 import type {
   AgentEvent,
+  AssembledToolCall,
   AssembledTurn,
   Message,
   ModelRequest,
@@ -13,7 +14,13 @@ import type { LoopOptions } from "./loop-options.ts";
 import { RefusalTracker } from "./refusal-tracker.ts";
 import { RepeatGuard } from "./repeat-guard.ts";
 import { createAttemptRelay } from "./request-events.ts";
-import { findTextToolCall, textToolCallMessage, textToolCallReminder } from "./text-tool-call.ts";
+import {
+  findTextToolCall,
+  type JsonReplyCall,
+  jsonReplyCalls,
+  textToolCallMessage,
+  textToolCallReminder,
+} from "./text-tool-call.ts";
 import { type CallContext, handleCall } from "./tool-call.ts";
 import { canonicalToolName } from "./tool-names.ts";
 
@@ -147,9 +154,19 @@ export async function* runLoop(
     }
 
     const known = options.tools.specs().map((spec) => spec.name);
+    const written =
+      result.turn.toolCalls.length === 0 ? jsonReplyCalls(result.turn.text, known) : null;
+    if (written) {
+      yield {
+        type: "notice",
+        message: `The model wrote its ${written.map((call) => call.name).join(", ")} call as JSON text (the whole reply); nex runs it as the call it is.`,
+      };
+    }
+    const turnCalls = written ? asToolCalls(written, turn) : result.turn.toolCalls;
     const assembled = {
       ...result.turn,
-      toolCalls: result.turn.toolCalls.map((call) => ({
+      ...(written ? { text: "" } : {}),
+      toolCalls: turnCalls.map((call) => ({
         ...call,
         name: canonicalToolName(call.name, known),
       })),
@@ -189,10 +206,10 @@ export async function* runLoop(
             "The model's response was empty: no text and no tool calls, so nothing was done. Try again, or check the model and the endpoint's logs.",
         });
       }
-      const written = findTextToolCall(assembled.text, known);
+      const textCall = findTextToolCall(assembled.text, known);
       if (
-        written &&
-        !written.marked &&
+        textCall &&
+        !textCall.marked &&
         !remindedLastTurn &&
         textCallReminders < MAX_TEXT_CALL_REMINDERS
       ) {
@@ -200,18 +217,18 @@ export async function* runLoop(
         remindedLastTurn = true;
         yield {
           type: "notice",
-          message: `The model wrote a ${written.tool} call as JSON text instead of calling the tool; nex told it so and asks again.`,
+          message: `The model wrote a ${textCall.tool} call as JSON text instead of calling the tool; nex told it so and asks again.`,
         };
-        const reminder: Message = { type: "user", text: textToolCallReminder(written.tool) };
+        const reminder: Message = { type: "user", text: textToolCallReminder(textCall.tool) };
         messages.push(reminder);
         yield { type: "message_added", message: reminder };
         continue;
       }
-      if (written) {
+      if (textCall) {
         return yield* finish({
           type: "error",
           code: "invalid_response",
-          message: textToolCallMessage(written.tool, written.marked),
+          message: textToolCallMessage(textCall.tool, textCall.marked),
         });
       }
       const unfinished = options.tools.unfinishedWrites?.() ?? [];
@@ -271,6 +288,16 @@ export async function* runLoop(
       return yield* finish({ type: "aborted", reason: "interrupted by the user" });
     }
   }
+}
+
+/** A reply's JSON calls as the turn's tool calls: whole (they parsed), with ids of their own. */
+function asToolCalls(calls: JsonReplyCall[], turn: number): AssembledToolCall[] {
+  return calls.map((call, index) => ({
+    id: `text_call_${turn}_${index + 1}`,
+    name: call.name,
+    argumentsText: JSON.stringify(call.args),
+    verdict: { type: "whole", args: call.args, recovery: "extracted" },
+  }));
 }
 
 /** How many times a run tells the model that its JSON text is not a tool call. */

@@ -80,3 +80,48 @@ export function textToolCallMessage(tool: string, marked = true): string {
     "llama.cpp with --jinja, or use a model and chat template that support tools; `nex doctor` checks this."
   );
 }
+
+/** One call a reply wrote as JSON: the tool and its arguments. */
+export interface JsonReplyCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+const FENCED_OR_BARE = /^\s*(?:```(?:json)?\s*(\{[\s\S]*?\})\s*```|(\{[\s\S]*\}))\s*$/i;
+
+/**
+ * The calls of a reply that consists of nothing but tool calls written as JSON objects
+ * (`{"name": ..., "arguments": {...}}`, each bare or in a ```json fence), every one naming a tool of
+ * the session with an object of arguments; else null. Small models served with their chat template
+ * (Qwen2.5-Coder 1.5B on llama-server --jinja) write most of their calls this way, outside the
+ * template's `<tool_call>` tags, and repeat it when told: such a reply is a call and nothing else.
+ */
+export function jsonReplyCalls(text: string, toolNames: readonly string[]): JsonReplyCall[] | null {
+  const blocks = text.trim().startsWith("```") ? text.split(/(?<=```)\s*(?=```)/) : [text];
+  const calls: JsonReplyCall[] = [];
+  for (const block of blocks) {
+    const match = FENCED_OR_BARE.exec(block);
+    const body = match?.[1] ?? match?.[2];
+    if (body === undefined) return null;
+    const call = callOf(body, toolNames);
+    if (call === null) return null;
+    calls.push(call);
+  }
+  return calls.length > 0 ? calls : null;
+}
+
+function callOf(json: string, toolNames: readonly string[]): JsonReplyCall | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const { name, arguments: args, parameters, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length > 0 || typeof name !== "string" || !toolNames.includes(name))
+    return null;
+  const given = args ?? parameters;
+  if (typeof given !== "object" || given === null || Array.isArray(given)) return null;
+  return { name, args: given as Record<string, unknown> };
+}

@@ -1,48 +1,76 @@
-// A small model (Qwen2.5-Coder 1.5B on llama-server, measured in bench/eval) now and then writes its
-// call as a fenced JSON block instead of its chat format's tool call: no server parses that. nex
-// tells the model once and asks again, rather than ending the task with advice about a server that
-// is set up right.
+// Qwen2.5-Coder 1.5B on llama-server --jinja (measured in bench/eval) writes most of its calls as a
+// fenced JSON object instead of its chat template's <tool_call> tags, and again when told: no server
+// parses that. A reply that is nothing but such calls to the session's tools runs as those calls;
+// prose around JSON stays an answer; a JSON "call" nex cannot run gets one reminder, then the run ends.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
-import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
+import { openaiText } from "../support/stub-scripts.ts";
 
-const jsonCall =
-  '```json\n{\n  "name": "write_file",\n  "arguments": {"path": "hello.txt", "content": "hi\\n"}\n}\n```';
+const fenced = (value: unknown) => `\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\``;
+const writeHello = { name: "write_file", arguments: { path: "hello.txt", content: "hi\n" } };
 
 function runArgs(url: string, dataDir: string): string[] {
   return ["run", "--yes", "--model", "m", "--base-url", `${url}/v1`, "--data-dir", dataDir, "go"];
 }
 
-test("a call written as a JSON block is answered with one reminder; the model's real call then runs and the task ends done", async () => {
+type WireMessage = { role: string; content?: unknown; tool_calls?: unknown[] };
+
+test("a reply that is only a fenced JSON call to a session tool runs as that call, and goes back to the model as a real call", async () => {
   const stub = await startStubEndpoint({
-    scripts: [
-      openaiText(jsonCall),
-      openaiToolCall({ name: "write_file", args: { path: "hello.txt", content: "hi\n" } }),
-      openaiText("Wrote hello.txt."),
-    ],
+    scripts: [openaiText(fenced(writeHello)), openaiText("Wrote hello.txt.")],
   });
   const box = makeSandbox();
   const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
   await stub.close();
   assert.equal(result.code, 0, result.stderr);
   assert.equal(readFileSync(join(box.workspace, "hello.txt"), "utf8"), "hi\n");
-  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
-  assert.match(second, /written as JSON text, so nothing ran/);
-  assert.match(result.stderr, /told it so and asks again/);
+  assert.match(result.stderr, /wrote its write_file call as JSON text/);
+  const second = stub.requestsTo("/v1/chat/completions")[1]?.body as { messages: WireMessage[] };
+  const assistant = second.messages.find((m) => m.role === "assistant");
+  assert.equal(assistant?.tool_calls?.length, 1);
+  assert.ok(
+    second.messages.some((m) => m.role === "tool"),
+    "the call's result goes back",
+  );
 });
 
-test("JSON text again right after the reminder ends the run, not reported done, without blaming the server's settings alone", async () => {
-  const stub = await startStubEndpoint({ handler: () => openaiText(jsonCall) });
+test("two fenced JSON calls in one reply run in order; prose around a JSON call is an answer, not a call", async () => {
+  const two = `${fenced(writeHello)}\n${fenced({ name: "write_file", arguments: { path: "b.txt", content: "b" } })}`;
+  const stub = await startStubEndpoint({
+    scripts: [openaiText(two), openaiText("Both written.")],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(readFileSync(join(box.workspace, "b.txt"), "utf8"), "b");
+
+  const prose = await startStubEndpoint({
+    scripts: [openaiText(`To create it you would send:\n${fenced(writeHello)}\nThat is all.`)],
+  });
+  const other = makeSandbox();
+  const answered = await runNex(runArgs(prose.url, other.dataDir), {
+    cwd: other.workspace,
+    env: other.env,
+  });
+  await prose.close();
+  assert.equal(answered.code, 0, answered.stderr);
+  assert.equal(existsSync(join(other.workspace, "hello.txt")), false);
+});
+
+test("a JSON call nex cannot run (arguments not an object) gets one reminder; the same again ends the run, not reported done", async () => {
+  const broken = fenced({ name: "write_file", arguments: "hello.txt" });
+  const stub = await startStubEndpoint({ handler: () => openaiText(broken) });
   const box = makeSandbox();
   const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
   await stub.close();
   assert.equal(result.code, 1);
   assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
-  assert.equal(existsSync(join(box.workspace, "hello.txt")), false);
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /written as JSON text, so nothing ran/);
   assert.match(result.stderr, /again after nex told it/);
-  assert.match(result.stderr, /trained for tool calls/);
 });
