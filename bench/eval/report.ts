@@ -7,7 +7,7 @@ export function renderMarkdown(suite: SuiteRecord): string {
   return [
     `## ${suite.label}: ${suite.model}`,
     "",
-    `Endpoint ${suite.baseUrl}, started ${suite.startedAt}${suite.nexArgs.length ? `, nex args \`${suite.nexArgs.join(" ")}\`` : ""}.`,
+    `nex ${suite.nexCommit ?? "(unknown commit)"}, endpoint ${suite.baseUrl}, started ${suite.startedAt}${suite.nexArgs.length ? `, nex args \`${suite.nexArgs.join(" ")}\`` : ""}.`,
     "",
     "| task | solved | requests | tokens in | cached | tokens out | wall s | refused / failed tool calls | why not solved |",
     "|---|---|---|---|---|---|---|---|---|",

@@ -9,7 +9,7 @@ import { loadTasks, selectTasks } from "./tasks.ts";
 import { verifyTask } from "./verify.ts";
 
 const usage =
-  "usage: npm run eval -- --base-url URL --model NAME [--only a,b*] [--api-key-env VAR] [--out DIR] [--label TEXT] [--max-turns N] [--max-time 10m] [--nex-arg ARG]... [--keep] | --verify [--only ...]";
+  "usage: npm run eval -- --base-url URL --model NAME [--only a,b*] [--api-key-env VAR] [--out DIR] [--label TEXT] [--max-turns N] [--max-time 10m] [--nex-arg ARG]... [--nex DIR] [--keep] | --verify [--only ...]";
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -24,6 +24,7 @@ async function main(): Promise<number> {
       "max-time": { type: "string" },
       "nex-arg": { type: "string", multiple: true },
       keep: { type: "boolean" },
+      nex: { type: "string" },
       verify: { type: "boolean" },
       help: { type: "boolean" },
     },
@@ -65,6 +66,7 @@ async function main(): Promise<number> {
     maxTime: values["max-time"],
     nexArgs: values["nex-arg"] ?? [],
     keep: values.keep,
+    ...(values.nex ? { nexDir: values.nex } : {}),
     onTask: (r) =>
       console.error(
         `${r.solved ? "solved  " : "unsolved"} ${r.id}: ${r.requests} requests, ${r.inputTokens}+${r.outputTokens} tokens, ${(r.wallMs / 1000).toFixed(0)} s${r.solved ? "" : `; ${r.end === "done" ? "" : `${r.end} ${r.endDetail}; `}${r.failure}`}`,

@@ -1,8 +1,8 @@
 // Runs tasks with the real nex (`nex run --json --yes`) against an OpenAI-compatible endpoint, each
 // in a fresh copy of its repository, and records what happened. Results are written after every
 // task, so a long run that is stopped keeps what it finished.
-import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { checkTask } from "./checks.ts";
 import { type RunRecord, readRecord } from "./record.ts";
@@ -26,6 +26,8 @@ export interface SuiteOptions {
   maxTime?: string;
   /** More arguments for `nex run` (a variant's `--tools`, `--append-system-prompt`...). */
   nexArgs?: string[];
+  /** The nex checkout to run (default: this one); a fixed copy keeps a long run on one version. */
+  nexDir?: string;
   /** Keep each task's workspace for inspection. */
   keep?: boolean;
   /** Called as each task ends. */
@@ -51,6 +53,8 @@ export interface SuiteRecord {
   baseUrl: string;
   startedAt: string;
   nexArgs: string[];
+  /** The commit of the nex that ran, when it is a git checkout or says so in COMMIT. */
+  nexCommit: string | null;
   server: unknown;
   results: TaskResult[];
 }
@@ -63,6 +67,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteRecord> {
     baseUrl: withoutCredentials(options.baseUrl),
     startedAt: new Date().toISOString(),
     nexArgs: options.nexArgs ?? [],
+    nexCommit: commitOf(options.nexDir ?? nexRoot),
     server: await describeServer(options.baseUrl),
     results: [],
   };
@@ -84,7 +89,7 @@ function writeSuite(outDir: string, suite: SuiteRecord): void {
 async function runTask(task: Task, options: SuiteOptions): Promise<TaskResult> {
   const workspace = prepareWorkspace(task);
   const args = [
-    join(nexRoot, "bin", "nex.js"),
+    join(options.nexDir ?? nexRoot, "bin", "nex.js"),
     "run",
     "--json",
     "--yes",
@@ -181,6 +186,14 @@ function runChild(
       done({ code, stdout, stderr });
     });
   });
+}
+
+function commitOf(dir: string): string | null {
+  if (existsSync(join(dir, "COMMIT"))) return readFileSync(join(dir, "COMMIT"), "utf8").trim();
+  const result = spawnSync("git", ["-C", dir, "describe", "--always", "--dirty"], {
+    encoding: "utf8",
+  });
+  return result.status === 0 ? result.stdout.trim() : null;
 }
 
 /** What the server says about itself (llama-server's /props, the model list), best effort. */
