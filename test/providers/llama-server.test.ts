@@ -119,3 +119,23 @@ test("a server that says nothing while it reads a long prompt times out with the
   assert.equal(error.code, "timeout");
   assert.match(error.message, /NEX_FIRST_BYTE_TIMEOUT/);
 });
+
+test("a stream that goes silent after its first words names the setting that allows a slow server longer", async () => {
+  const stub = await startStubEndpoint({
+    handler: () => ({
+      type: "stream",
+      status: 200,
+      parts: [chunk({ role: "assistant", content: "Reading" })],
+      end: "hang",
+    }),
+  });
+  const slow = createOpenAIClient({
+    baseUrl: `${stub.url}/v1`,
+    retry: { sleep: async () => {} },
+    timeouts: { firstByteMs: 2_000, idleMs: 200 },
+  });
+  const turn = doneTurn(await collect(slow, sampleRequest()));
+  await stub.close();
+  assert.equal(turn.terminated, false);
+  assert.match(turn.dropDetail ?? "", /stalled.*NEX_IDLE_TIMEOUT/);
+});
