@@ -12,6 +12,8 @@ const usage =
   "usage: npm run eval -- --base-url URL --model NAME [--only a,b*] [--api-key-env VAR] [--out DIR] [--label TEXT] [--max-turns N] [--max-time 10m] [--nex-arg ARG]... [--nex DIR] [--keep] | --verify [--only ...]";
 
 async function main(): Promise<number> {
+  // A short name in the process list: a long run should not match someone's `pkill -f` of other work.
+  process.title = "nex-eval";
   const { values } = parseArgs({
     options: {
       "base-url": { type: "string" },

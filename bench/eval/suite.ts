@@ -133,6 +133,7 @@ async function runTask(task: Task, options: SuiteOptions): Promise<TaskResult> {
   writeFileSync(join(options.outDir, `${task.id}.stderr.txt`), run.stderr);
   const record = readRecord(run.stdout);
   const outcome = checkTask(task, workspace, record.answer);
+  const kept = options.keep ? workspace.keep() : null;
   if (!options.keep) workspace.remove();
   return {
     id: task.id,
@@ -144,7 +145,7 @@ async function runTask(task: Task, options: SuiteOptions): Promise<TaskResult> {
     wallMs,
     exitCode: run.code,
     stderrTail: run.stderr.trim().split("\n").slice(-5).join("\n"),
-    workspace: options.keep ? workspace.dir : null,
+    workspace: kept,
   };
 }
 

@@ -2,7 +2,7 @@
 // that "changed nothing" can be checked.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import type { Task } from "./tasks.ts";
@@ -17,10 +17,21 @@ export interface TaskWorkspace {
   /** path → sha256 of every file after setup (`.git` excluded). */
   fingerprint: Map<string, string>;
   remove(): void;
+  /** Moves the workspace aside for inspection (the next task reuses its path); returns where. */
+  keep(): string;
 }
 
+/**
+ * Every task of a run works at the same path, so that nex's system prompt (which names the
+ * workspace) is the same prefix in each task's first request, and a server's prompt cache reuses it
+ * instead of reading some 2,400 tokens again (minutes on a slow machine).
+ */
+const runBase = join(tmpdir(), `nex-eval-${process.pid}`);
+
 export function prepareWorkspace(task: Task): TaskWorkspace {
-  const base = mkdtempSync(join(tmpdir(), `nex-eval-${task.id}-`));
+  const base = runBase;
+  rmSync(base, { recursive: true, force: true });
+  mkdirSync(base, { recursive: true });
   const dir = join(base, "repo");
   const dataDir = join(base, "data");
   cpSync(join(task.dir, "repo"), dir, { recursive: true });
@@ -43,6 +54,12 @@ export function prepareWorkspace(task: Task): TaskWorkspace {
     expectedAnswer,
     fingerprint: fingerprint(dir),
     remove: () => rmSync(base, { recursive: true, force: true }),
+    keep: () => {
+      const kept = `${base}-${task.id}`;
+      rmSync(kept, { recursive: true, force: true });
+      renameSync(base, kept);
+      return join(kept, "repo");
+    },
   };
 }
 
