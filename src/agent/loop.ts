@@ -9,7 +9,7 @@ import type {
 } from "../protocol/index.ts";
 import { cutOffBy } from "../protocol/index.ts";
 import { concurrently } from "./concurrent.ts";
-import { keepInterrupted } from "./interrupted.ts";
+import { keepInterrupted, stopWords } from "./interrupted.ts";
 import type { LoopOptions } from "./loop-options.ts";
 import { RefusalTracker } from "./refusal-tracker.ts";
 import { RepeatGuard } from "./repeat-guard.ts";
@@ -76,8 +76,8 @@ export async function* runLoop(
 
   for (let turn = 1; ; turn++) {
     if (signal.aborted) {
-      yield* keepInterrupted(messages);
-      return yield* finish({ type: "aborted", reason: "interrupted by the user" });
+      yield* keepInterrupted(messages, "", stopWords(signal));
+      return yield* finish({ type: "aborted", reason: stopWords(signal) });
     }
     if (turn > options.maxTurns) {
       return yield* finish({
@@ -142,8 +142,8 @@ export async function* runLoop(
     }
 
     if (result.type === "aborted") {
-      yield* keepInterrupted(messages, result.partial);
-      return yield* finish({ type: "aborted", reason: "interrupted by the user" });
+      yield* keepInterrupted(messages, result.partial, stopWords(signal));
+      return yield* finish({ type: "aborted", reason: stopWords(signal) });
     }
     if (result.type === "failed") {
       return yield* finish({
@@ -284,8 +284,8 @@ export async function* runLoop(
     const stop = tracker.endTurn(run.refusals);
     if (stop) return yield* finish({ type: "error", code: "repeated_failure", message: stop });
     if (signal.aborted) {
-      yield* keepInterrupted(messages);
-      return yield* finish({ type: "aborted", reason: "interrupted by the user" });
+      yield* keepInterrupted(messages, "", stopWords(signal));
+      return yield* finish({ type: "aborted", reason: stopWords(signal) });
     }
   }
 }

@@ -93,7 +93,7 @@ export async function runCommand(
           },
         );
         opened.session.subscribe(remember);
-        limits.onTimeout(() => opened.session.interrupt());
+        limits.onTimeout(() => opened.session.interrupt(MAX_TIME_STOP));
         if (!schema && settings.jsonSchema) {
           const { compileAnswerSchema } = await import("../headless/answer-schema.ts");
           schema = await compileAnswerSchema(
@@ -131,7 +131,7 @@ export async function runCommand(
     systemPrompt,
   });
   opened.session.subscribe(remember);
-  limits.onTimeout(() => opened.session.interrupt());
+  limits.onTimeout(() => opened.session.interrupt(MAX_TIME_STOP));
   const code = await runHeadless(opened.session, task, {
     json: io.output === "json-events",
     initialEvents: opened.events,
@@ -149,6 +149,9 @@ export async function runCommand(
   writeLastMessage();
   return code;
 }
+
+/** What the conversation and the terminal event say stopped a run whose --max-time ran out. */
+const MAX_TIME_STOP = "stopped by nex: the time budget (--max-time) ran out";
 
 function timeFailure(io: RunIo) {
   return {

@@ -61,8 +61,11 @@ export interface AgentSession {
   subscribe(listener: (event: AgentEvent) => void): () => void;
   /** Runs one user prompt to its terminal event. Rejects never: failures are `error` events. */
   submit(prompt: string): Promise<TerminalEvent>;
-  /** Cancels the request in flight and any retry wait at once; the pending `submit` ends `aborted`. */
-  interrupt(): void;
+  /**
+   * Cancels the request in flight and any retry wait at once; the pending `submit` ends `aborted`.
+   * `reason` says what stopped it when it was not the user (e.g. nex's --max-time).
+   */
+  interrupt(reason?: string): void;
   /** Answers a `permission_requested` event. */
   answerPermission(callId: string, answer: PermissionAnswer): void;
   setPermissionMode(mode: PermissionMode): void;

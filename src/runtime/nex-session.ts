@@ -1,3 +1,4 @@
+import { StopReason } from "../agent/interrupted.ts";
 import { type Compactor, runLoop } from "../agent/loop.ts";
 import type {
   AgentEvent,
@@ -337,8 +338,8 @@ export class NexSession implements AgentSession {
     }
   }
 
-  interrupt(): void {
-    this.controller?.abort();
+  interrupt(reason?: string): void {
+    this.controller?.abort(reason === undefined ? undefined : new StopReason(reason));
     this.parts.hooks?.interrupt();
     this.asked.clear();
     this.earlyAnswers.clear();
