@@ -16,6 +16,8 @@ import { RepeatGuard } from "./repeat-guard.ts";
 import { createAttemptRelay } from "./request-events.ts";
 import {
   findTextToolCall,
+  inventedToolCall,
+  inventedToolReminder,
   type JsonReplyCall,
   jsonReplyCalls,
   textToolCallMessage,
@@ -230,6 +232,19 @@ export async function* runLoop(
           code: "invalid_response",
           message: textToolCallMessage(textCall.tool, textCall.marked),
         });
+      }
+      const invented = inventedToolCall(assembled.text, known);
+      if (invented !== null && !remindedLastTurn && textCallReminders < MAX_TEXT_CALL_REMINDERS) {
+        textCallReminders += 1;
+        remindedLastTurn = true;
+        yield {
+          type: "notice",
+          message: `The model called a tool that does not exist (${invented}) in JSON text; nex told it which tools there are and asks again.`,
+        };
+        const reminder: Message = { type: "user", text: inventedToolReminder(invented, known) };
+        messages.push(reminder);
+        yield { type: "message_added", message: reminder };
+        continue;
       }
       const unfinished = options.tools.unfinishedWrites?.() ?? [];
       if (unfinished.length > 0 && !remindedOfParts) {

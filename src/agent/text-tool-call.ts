@@ -125,3 +125,28 @@ function callOf(json: string, toolNames: readonly string[]): JsonReplyCall | nul
   if (typeof given !== "object" || given === null || Array.isArray(given)) return null;
   return { name, args: given as Record<string, unknown> };
 }
+
+/**
+ * The name in a reply that is one JSON call (`{"name": ..., "arguments": ...}`, bare or fenced) to a
+ * tool the session does not have, or null. A small model invents tools from the task's words (a
+ * function of the repository, a file name); as an answer, that JSON would end the task as done.
+ */
+export function inventedToolCall(text: string, toolNames: readonly string[]): string | null {
+  const match = FENCED_OR_BARE.exec(text);
+  const body = match?.[1] ?? match?.[2];
+  if (body === undefined) return null;
+  try {
+    const value = JSON.parse(body) as Record<string, unknown> | null;
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+    const named = typeof value.name === "string" ? value.name : null;
+    const hasArgs = "arguments" in value || "parameters" in value;
+    return named !== null && hasArgs && !toolNames.includes(named) ? named : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the model is told when it called a tool that does not exist. */
+export function inventedToolReminder(name: string, toolNames: readonly string[]): string {
+  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${toolNames.join(", ")}. Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
+}

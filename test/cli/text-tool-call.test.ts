@@ -74,3 +74,18 @@ test("a JSON call nex cannot run (arguments not an object) gets one reminder; th
   assert.match(second, /written as JSON text, so nothing ran/);
   assert.match(result.stderr, /again after nex told it/);
 });
+
+test("a reply that is one JSON call to a tool that does not exist (Qwen2.5-Coder 0.5B invents them from the task) is told the session's tools once, not ended as done", async () => {
+  const invented = fenced({ name: "stats.py", arguments: { input: "x" } });
+  const stub = await startStubEndpoint({
+    scripts: [openaiText(invented), openaiText(fenced(writeHello)), openaiText("Done.")],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /there is no tool named \\"stats.py\\"/);
+  assert.match(second, /read_file/);
+  assert.equal(readFileSync(join(box.workspace, "hello.txt"), "utf8"), "hi\n");
+});
