@@ -132,7 +132,17 @@ async function runTask(task: Task, options: SuiteOptions): Promise<TaskResult> {
   writeFileSync(join(options.outDir, `${task.id}.events.jsonl`), run.stdout);
   writeFileSync(join(options.outDir, `${task.id}.stderr.txt`), run.stderr);
   const record = readRecord(run.stdout);
-  const outcome = checkTask(task, workspace, record.answer);
+  if (record.requests === 0 && /unreachable/.test(run.stderr))
+    throw new Error(
+      `the endpoint is unreachable; the run stops here (${task.id}): ${run.stderr.trim()}`,
+    );
+  const checked = checkTask(task, workspace, record.answer);
+  // A run that did not end its task (an error, the time budget) has not solved it, even when the
+  // files happen to pass (changing nothing is right for some tasks).
+  const outcome =
+    record.end === "done" || !checked.solved
+      ? checked
+      : { ...checked, solved: false, failure: "nex did not finish the task" };
   const kept = options.keep ? workspace.keep() : null;
   if (!options.keep) workspace.remove();
   return {
