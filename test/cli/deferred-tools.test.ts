@@ -67,7 +67,7 @@ test("a deferred tool's arguments are checked against its schema like any tool's
     scripts: [
       openaiToolCall({
         name: "load_tools",
-        args: { names: ["lookup_ticket", "no_such_tool", "greet.py"] },
+        args: { names: ["lookup_ticket", "no_such_tool", "greet.py", "load_tools"] },
       }),
       openaiToolCall({ name: "lookup_ticket", args: { id: "42" } }),
       openaiText("done"),
