@@ -307,12 +307,21 @@ export async function* runLoop(
 
 /** A reply's JSON calls as the turn's tool calls: whole (they parsed), with ids of their own. */
 function asToolCalls(calls: JsonReplyCall[], turn: number): AssembledToolCall[] {
-  return calls.map((call, index) => ({
-    id: `text_call_${turn}_${index + 1}`,
-    name: call.name,
-    argumentsText: JSON.stringify(call.args),
-    verdict: { type: "whole", args: call.args, recovery: "extracted" },
-  }));
+  return calls.map((call, index) => {
+    const argumentsText = JSON.stringify(call.args);
+    const isObject =
+      typeof call.args === "object" && call.args !== null && !Array.isArray(call.args);
+    // Arguments of the wrong shape are refused as any call's are: the model is told what arrived.
+    const verdict: AssembledToolCall["verdict"] = isObject
+      ? { type: "whole", args: call.args as Record<string, unknown>, recovery: "extracted" }
+      : {
+          type: "poisoned",
+          cause: "not_an_object",
+          reason: `the arguments are ${Array.isArray(call.args) ? "an array" : `a ${call.args === null ? "null" : typeof call.args}`}, not a JSON object of ${call.name}'s parameters`,
+          bytesReceived: Buffer.byteLength(argumentsText),
+        };
+    return { id: `text_call_${turn}_${index + 1}`, name: call.name, argumentsText, verdict };
+  });
 }
 
 /** How many times a run tells the model that its JSON text is not a tool call. */

@@ -81,10 +81,10 @@ export function textToolCallMessage(tool: string, marked = true): string {
   );
 }
 
-/** One call a reply wrote as JSON: the tool and its arguments. */
+/** One call a reply wrote as JSON: the tool and its arguments (refused later unless an object). */
 export interface JsonReplyCall {
   name: string;
-  args: Record<string, unknown>;
+  args: unknown;
 }
 
 const FENCED_OR_BARE = /^\s*(?:```(?:json)?\s*(\{[\s\S]*?\})\s*```|(\{[\s\S]*\}))\s*$/i;
@@ -122,8 +122,8 @@ function callOf(json: string, toolNames: readonly string[]): JsonReplyCall | nul
   if (Object.keys(rest).length > 0 || typeof name !== "string" || !toolNames.includes(name))
     return null;
   const given = args ?? parameters;
-  if (typeof given !== "object" || given === null || Array.isArray(given)) return null;
-  return { name, args: given as Record<string, unknown> };
+  if (given === undefined) return null;
+  return { name, args: given };
 }
 
 /**

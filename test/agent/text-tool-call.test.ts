@@ -53,10 +53,13 @@ test("a reply of nothing but JSON calls to the session's tools is those calls; a
     jsonReplyCalls(`\`\`\`json\n${call}\n\`\`\`\n\`\`\`\n${call}\n\`\`\``, tools)?.length,
     2,
   );
+  // Arguments of the wrong shape still make a call: nex refuses it as it refuses any such call.
+  assert.deepEqual(jsonReplyCalls('{"name": "read_file", "arguments": "a.py"}', tools), [
+    { name: "read_file", args: "a.py" },
+  ]);
   const notCalls = [
     `I will read it:\n${call}`,
     '{"name": "deploy", "arguments": {"env": "prod"}}',
-    '{"name": "read_file", "arguments": "a.py"}',
     '{"name": "read_file", "arguments": {"path": "a.py"}, "id": 3}',
     '{"name": "read_file", "arguments": {"path": "a.py"}',
   ];

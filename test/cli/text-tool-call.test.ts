@@ -62,17 +62,16 @@ test("two fenced JSON calls in one reply run in order; prose around a JSON call 
   assert.equal(existsSync(join(other.workspace, "hello.txt")), false);
 });
 
-test("a JSON call nex cannot run (arguments not an object) gets one reminder; the same again ends the run, not reported done", async () => {
-  const broken = fenced({ name: "write_file", arguments: "hello.txt" });
+test("a JSON call whose arguments are not an object (Qwen2.5-Coder 1.5B sent todo_write a list) is refused with what arrived, as any call's, and never reported done", async () => {
+  const broken = fenced({ name: "write_file", arguments: ["hello.txt", "hi"] });
   const stub = await startStubEndpoint({ handler: () => openaiText(broken) });
   const box = makeSandbox();
   const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
   await stub.close();
-  assert.equal(result.code, 1);
-  assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
+  assert.notEqual(result.code, 0);
+  assert.equal(existsSync(join(box.workspace, "hello.txt")), false);
   const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
-  assert.match(second, /written as JSON text, so nothing ran/);
-  assert.match(result.stderr, /again after nex told it/);
+  assert.match(second, /the arguments are an array, not a JSON object of write_file's parameters/i);
 });
 
 test("a reply that is one JSON call to a tool that does not exist (Qwen2.5-Coder 0.5B invents them from the task) is told the session's tools once, not ended as done", async () => {
