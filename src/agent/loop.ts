@@ -59,6 +59,7 @@ export async function* runLoop(
   let remindedOfParts = false;
   // Calls written as JSON text: the model is told once in a row, at most `MAX_TEXT_CALL_REMINDERS` a run.
   let textCallReminders = 0;
+  let askedForAnswer = false;
   let remindedLastTurn = false;
   // Every end of a run removes the staging of writes in parts left unfinished: they would otherwise
   // stay in the user's workspace as hidden files no later run can complete.
@@ -208,6 +209,19 @@ export async function* runLoop(
             "The model's response was empty: no text and no tool calls, so nothing was done. Try again, or check the model and the endpoint's logs.",
         });
       }
+      if (!assembled.text.trim() && !askedForAnswer) {
+        // An empty reply after some work is no answer (small models stop so mid-task): asked once.
+        askedForAnswer = true;
+        yield {
+          type: "notice",
+          message:
+            "The model's reply was empty (no text, no tool call); nex asks it once to go on or answer.",
+        };
+        const nudge: Message = { type: "user", text: EMPTY_REPLY_NUDGE };
+        messages.push(nudge);
+        yield { type: "message_added", message: nudge };
+        continue;
+      }
       const textCall = findTextToolCall(assembled.text, known);
       if (
         textCall &&
@@ -323,6 +337,9 @@ function asToolCalls(calls: JsonReplyCall[], turn: number): AssembledToolCall[] 
     return { id: `text_call_${turn}_${index + 1}`, name: call.name, argumentsText, verdict };
   });
 }
+
+const EMPTY_REPLY_NUDGE =
+  "nex: your reply was empty. If the task is not finished, continue with a tool call; if it is, answer with a short summary of what you did.";
 
 /** How many times a run tells the model that its JSON text is not a tool call. */
 const MAX_TEXT_CALL_REMINDERS = 3;

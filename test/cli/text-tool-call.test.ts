@@ -88,3 +88,19 @@ test("a reply that is one JSON call to a tool that does not exist (Qwen2.5-Coder
   assert.match(second, /read_file/);
   assert.equal(readFileSync(join(box.workspace, "hello.txt"), "utf8"), "hi\n");
 });
+
+test("an empty reply after some work (no text, no call) is asked once to go on or answer, not reported done with an empty answer", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [openaiText(fenced(writeHello)), openaiText(""), openaiText("Wrote hello.txt.")],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(stub.requestsTo("/v1/chat/completions").length, 3);
+  assert.match(
+    JSON.stringify(stub.requestsTo("/v1/chat/completions")[2]?.body),
+    /your reply was empty/,
+  );
+  assert.match(result.stdout, /Wrote hello\.txt\./);
+});
