@@ -5,15 +5,20 @@ type Poisoned = Extract<CallVerdict, { type: "poisoned" }>;
 
 /** The tool result a model gets for a call that did not arrive whole: what happened, and what to do. */
 export function refusalContent(tool: string, verdict: Poisoned, occurrence: number): string {
+  const large = verdict.cause === "output_limit" || verdict.cause === "stream_dropped";
+  // A whole call of the wrong shape did not arrive incomplete: saying so would send the model
+  // after a cut that never happened.
+  const shape = verdict.cause === "not_an_object" || verdict.cause === "unparseable";
   const lines = [
-    `Not executed: your ${tool} call arrived incomplete, so nothing was run or written. ${capitalise(verdict.reason)}. ` +
+    `Not executed: your ${tool} call arrived ${shape ? "malformed" : "incomplete"}, so nothing was run or written. ${capitalise(verdict.reason)}. ` +
       `${verdict.bytesReceived} bytes of arguments were received.`,
   ];
-  const large = verdict.cause === "output_limit" || verdict.cause === "stream_dropped";
   lines.push(
     large
       ? "Re-emit the call with complete arguments. If the content is large, write the file in parts: write_file with part=1 and parts=N, then part 2, and so on, each part well under your output limit."
-      : "Re-emit the call with complete, valid JSON arguments.",
+      : verdict.cause === "not_an_object"
+        ? "Re-emit the call with its arguments as one JSON object of the tool's named parameters."
+        : "Re-emit the call with complete, valid JSON arguments.",
   );
   if (occurrence >= CHANGE_TACK_AT) lines.push(changeTack(occurrence));
   return lines.join("\n");

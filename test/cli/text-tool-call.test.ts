@@ -72,6 +72,8 @@ test("a JSON call whose arguments are not an object (Qwen2.5-Coder 1.5B sent tod
   assert.equal(existsSync(join(box.workspace, "hello.txt")), false);
   const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
   assert.match(second, /the arguments are an array, not a JSON object of write_file's parameters/i);
+  assert.match(second, /arrived malformed/);
+  assert.doesNotMatch(second, /arrived incomplete/);
 });
 
 test("a reply that is one JSON call to a tool that does not exist (Qwen2.5-Coder 0.5B invents them from the task) is told the session's tools once, not ended as done", async () => {
