@@ -13,9 +13,10 @@ import { keepInterrupted } from "./interrupted.ts";
 import type { LoopOptions } from "./loop-options.ts";
 import { RefusalTracker } from "./refusal-tracker.ts";
 import { RepeatGuard } from "./repeat-guard.ts";
+import { type ReplyNudges, replyNudge } from "./reply-nudges.ts";
 import { createAttemptRelay } from "./request-events.ts";
 import { abortReason, SESSION_WORDS, type StopWords } from "./stop-words.ts";
-import { textToolCall, textToolCallMessage } from "./text-tool-call.ts";
+import { asToolCalls, jsonReplyCalls } from "./text-tool-call.ts";
 import { type AliasedCall, aliasTarget, resolveAlias } from "./tool-aliases.ts";
 import { type CallContext, handleCall } from "./tool-call.ts";
 import { canonicalToolName } from "./tool-names.ts";
@@ -54,6 +55,7 @@ export async function* runLoop(
   // Once a cut answer was asked again with more tokens, later requests of the prompt may use them too.
   const raise = { maxTokens: null as number | null };
   const reminded = { ofParts: false };
+  const nudges: ReplyNudges = { askedForAnswer: false, textCalls: 0, lastTurn: false };
   // Every end of a run removes the staging of writes in parts left unfinished: they would otherwise
   // stay in the user's workspace as hidden files no later run can complete.
   const finish = async function* (event: TerminalEvent): AsyncGenerator<AgentEvent, TerminalEvent> {
@@ -100,26 +102,7 @@ export async function* runLoop(
 
     const known = options.tools.specs().map((spec) => spec.name);
     const aliases = new Map<string, AliasedCall>();
-    const assembled = {
-      ...result.turn,
-      toolCalls: result.turn.toolCalls.map((call) => {
-        const name = canonicalToolName(call.name, known);
-        if (call.verdict.type !== "whole") return { ...call, name: aliasTarget(name, known) };
-        const alias = resolveAlias(name, call.verdict.args, known);
-        if (!alias) return { ...call, name };
-        // Said once a run per alias: the model learns nex's names without a note on every result.
-        if (alias.type === "call" && explained.has(alias.from)) alias.note = "";
-        explained.add(alias.from);
-        aliases.set(call.id, alias);
-        if (alias.type === "refused") return { ...call, name: alias.name };
-        return {
-          ...call,
-          name: alias.name,
-          argumentsText: JSON.stringify(alias.args),
-          verdict: { ...call.verdict, args: alias.args },
-        };
-      }),
-    };
+    const assembled = yield* namedCalls(result.turn, { turn, known, explained, aliases });
     const assistant = assistantMessage(assembled);
     messages.push(assistant);
     yield { type: "message_added", message: assistant };
@@ -129,11 +112,19 @@ export async function* runLoop(
       continue;
     }
     if (assembled.toolCalls.length === 0) {
-      const end = yield* endWithoutCalls(assembled, { turn, maxTokens, known, options, reminded });
+      const end = yield* endWithoutCalls(assembled, {
+        turn,
+        maxTokens,
+        known,
+        options,
+        reminded,
+        nudges,
+      });
       if (end === "continue") continue;
       return yield* finish(end);
     }
 
+    nudges.lastTurn = false;
     const run: CallContext = { turn, options, tracker, repeats, refusals: [], aliases };
     yield* runCalls(assembled.toolCalls, run);
     const stop = tracker.endTurn(run.refusals);
@@ -143,6 +134,50 @@ export async function* runLoop(
       return yield* finish({ type: "aborted", reason: abortReason(signal) });
     }
   }
+}
+
+/**
+ * The turn's calls under nex's names: a reply that is only calls written as JSON runs as those calls,
+ * and each alias (Claude Code's names) is renamed to nex's tool before any guard sees it.
+ */
+async function* namedCalls(
+  reply: AssembledTurn,
+  context: {
+    turn: number;
+    known: string[];
+    explained: Set<string>;
+    aliases: Map<string, AliasedCall>;
+  },
+): AsyncGenerator<AgentEvent, AssembledTurn> {
+  const { turn, known, explained, aliases } = context;
+  const written = reply.toolCalls.length === 0 ? jsonReplyCalls(reply.text, known) : null;
+  if (written) {
+    yield {
+      type: "notice",
+      message: `The model wrote its ${written.map((call) => call.name).join(", ")} call as JSON text (the whole reply); nex runs it as the call it is.`,
+    };
+  }
+  return {
+    ...reply,
+    ...(written ? { text: "" } : {}),
+    toolCalls: (written ? asToolCalls(written, turn) : reply.toolCalls).map((call) => {
+      const name = canonicalToolName(call.name, known);
+      if (call.verdict.type !== "whole") return { ...call, name: aliasTarget(name, known) };
+      const alias = resolveAlias(name, call.verdict.args, known);
+      if (!alias) return { ...call, name };
+      // Said once a run per alias: the model learns nex's names without a note on every result.
+      if (alias.type === "call" && explained.has(alias.from)) alias.note = "";
+      explained.add(alias.from);
+      aliases.set(call.id, alias);
+      if (alias.type === "refused") return { ...call, name: alias.name };
+      return {
+        ...call,
+        name: alias.name,
+        argumentsText: JSON.stringify(alias.args),
+        verdict: { ...call.verdict, args: alias.args },
+      };
+    }),
+  };
 }
 
 /** A request that fits the window: compacted once when it does not, asked again once when cut. */
@@ -226,8 +261,9 @@ function assistantMessage(assembled: AssembledTurn): Message {
 
 /**
  * How a turn with no tool calls ends the prompt: the answer, or an error for an answer that is cut,
- * empty or a tool call written as text; "continue" after reminding the model once of a write in parts
- * it left unfinished.
+ * empty or a tool call written as text; "continue" after asking the model again (an empty reply, a
+ * call written as text or to a tool that does not exist: `replyNudge`) or reminding it once of a
+ * write in parts it left unfinished.
  */
 async function* endWithoutCalls(
   assembled: AssembledTurn,
@@ -237,9 +273,10 @@ async function* endWithoutCalls(
     known: string[];
     options: LoopOptions;
     reminded: { ofParts: boolean };
+    nudges: ReplyNudges;
   },
 ): AsyncGenerator<AgentEvent, TerminalEvent | "continue"> {
-  const { turn, maxTokens, known, options, reminded } = context;
+  const { turn, maxTokens, known, options, reminded, nudges } = context;
   const words = options.words ?? SESSION_WORDS;
   if (assembled.refusal && !assembled.text.trim()) {
     yield { type: "notice", message: "The model refused the request; its answer follows." };
@@ -255,9 +292,16 @@ async function* endWithoutCalls(
         "The model's response was empty: no text and no tool calls, so nothing was done. Try again, or check the model and the endpoint's logs.",
     };
   }
-  const written = textToolCall(assembled.text, known);
-  if (written) {
-    return { type: "error", code: "invalid_response", message: textToolCallMessage(written) };
+  const nudge = replyNudge(assembled.text, known, nudges);
+  if (nudge?.type === "error") {
+    return { type: "error", code: "invalid_response", message: nudge.message };
+  }
+  if (nudge) {
+    yield { type: "notice", message: nudge.notice };
+    const reminder: Message = { type: "user", text: nudge.reminder };
+    options.messages.push(reminder);
+    yield { type: "message_added", message: reminder };
+    return "continue";
   }
   const unfinished = options.tools.unfinishedWrites?.() ?? [];
   if (unfinished.length > 0 && !reminded.ofParts) {

@@ -5,14 +5,19 @@ type Poisoned = Extract<CallVerdict, { type: "poisoned" }>;
 
 /** The tool result a model gets for a call that did not arrive whole: what happened, and what to do. */
 export function refusalContent(tool: string, verdict: Poisoned, occurrence: number): string {
+  // A whole call of the wrong shape did not arrive incomplete: saying so would send the model
+  // after a cut that never happened.
+  const shape = verdict.cause === "not_an_object" || verdict.cause === "unparseable";
   const lines = [
-    `Not executed: your ${tool} call arrived incomplete, so nothing was run or written. ${capitalise(verdict.reason)}. ` +
+    `Not executed: your ${tool} call arrived ${shape ? "malformed" : "incomplete"}, so nothing was run or written. ${capitalise(verdict.reason)}. ` +
       `${verdict.bytesReceived} bytes of arguments were received.`,
   ];
   lines.push(
     tooLarge(verdict.cause)
       ? `Re-emit the call with complete arguments. If they are large, ${smaller(tool)}`
-      : "Re-emit the call with complete, valid JSON arguments.",
+      : verdict.cause === "not_an_object"
+        ? "Re-emit the call with its arguments as one JSON object of the tool's named parameters."
+        : "Re-emit the call with complete, valid JSON arguments.",
   );
   if (occurrence >= CHANGE_TACK_AT) lines.push(changeTack(occurrence, tool, verdict.cause));
   return lines.join("\n");

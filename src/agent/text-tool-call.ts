@@ -2,6 +2,8 @@
 // without --jinja, a chat template that lacks tools) writes its calls into the answer as text. Ending
 // such a run as "done" would report a task as finished while nothing of it ran, so the loop asks.
 
+import type { AssembledToolCall } from "../protocol/index.ts";
+
 /** The shapes open models use to write a call as text, when the server leaves it unparsed. */
 const MARKERS = [
   /<tool_call>/i, // Hermes, Qwen 2.5/3
@@ -18,13 +20,25 @@ const MARKERS = [
  * not) and names a tool, so prose that merely mentions a tool is not caught.
  */
 export function textToolCall(text: string, toolNames: readonly string[]): string | null {
+  return findTextToolCall(text, toolNames)?.tool ?? null;
+}
+
+/**
+ * A call written as text and its form: `marked` when it carries a tool-call marker of a chat format
+ * (`<tool_call>`...: the server left its own format unparsed), else a bare or fenced JSON object
+ * (the model wrote its call outside its format, which no server parses).
+ */
+export function findTextToolCall(
+  text: string,
+  toolNames: readonly string[],
+): { tool: string; marked: boolean } | null {
   const named = (fragment: string): string | null =>
     toolNames.find((name) => new RegExp(`["'=>\\s]${name}["'<>\\s]`).test(` ${fragment} `)) ?? null;
   for (const marker of MARKERS) {
     const match = marker.exec(text);
     if (!match) continue;
     const name = named(text.slice(match.index, match.index + 400));
-    if (name) return name;
+    if (name) return { tool: name, marked: true };
   }
   const whole = text
     .trim()
@@ -39,18 +53,121 @@ export function textToolCall(text: string, toolNames: readonly string[]): string
     };
     const hasArgs = value.arguments !== undefined || value.parameters !== undefined;
     return typeof value.name === "string" && hasArgs && toolNames.includes(value.name)
-      ? value.name
+      ? { tool: value.name, marked: false }
       : null;
   } catch {
     return null;
   }
 }
 
+/**
+ * What the model is told the first time its answer is a call written as JSON outside its chat
+ * format: small models do this now and then, and do call the tool when told.
+ */
+export function textToolCallReminder(tool: string): string {
+  return `nex: your reply was a ${tool} call written as JSON text, so nothing ran. Use the tool-calling interface to call ${tool} (a real tool call, not JSON in your answer); if you are finished, answer in plain words.`;
+}
+
 /** What the user is told when a run's final answer is a call written as text. */
-export function textToolCallMessage(tool: string): string {
+export function textToolCallMessage(tool: string, marked = true): string {
+  if (!marked)
+    return (
+      `The model wrote a ${tool} call as JSON text instead of calling the tool, again after nex told it to make a real tool call, so nex ran nothing and the task is not done. ` +
+      "The model writes calls outside its chat format's tool-call syntax, which no server parses: a model trained for tool calls does better. " +
+      "If it never calls tools at all, check that the server parses tool calls (llama.cpp needs --jinja); `nex doctor` checks this."
+    );
   return (
     `The model wrote a ${tool} call as plain text instead of calling the tool, so nex ran nothing and the task is not done. ` +
     "The server is not parsing tool calls: start vLLM with --enable-auto-tool-choice and the model's --tool-call-parser, " +
     "llama.cpp with --jinja, or use a model and chat template that support tools; `nex doctor` checks this."
   );
+}
+
+/** One call a reply wrote as JSON: the tool and its arguments (refused later unless an object). */
+export interface JsonReplyCall {
+  name: string;
+  args: unknown;
+}
+
+const FENCED_OR_BARE = /^\s*(?:```(?:json)?\s*(\{[\s\S]*?\})\s*```|(\{[\s\S]*\}))\s*$/i;
+
+/**
+ * The calls of a reply that consists of nothing but tool calls written as JSON objects
+ * (`{"name": ..., "arguments": {...}}`, each bare or in a ```json fence), every one naming a tool of
+ * the session with an object of arguments; else null. Small models served with their chat template
+ * (Qwen2.5-Coder 1.5B on llama-server --jinja) write most of their calls this way, outside the
+ * template's `<tool_call>` tags, and repeat it when told: such a reply is a call and nothing else.
+ */
+export function jsonReplyCalls(text: string, toolNames: readonly string[]): JsonReplyCall[] | null {
+  const blocks = text.trim().startsWith("```") ? text.split(/(?<=```)\s*(?=```)/) : [text];
+  const calls: JsonReplyCall[] = [];
+  for (const block of blocks) {
+    const match = FENCED_OR_BARE.exec(block);
+    const body = match?.[1] ?? match?.[2];
+    if (body === undefined) return null;
+    const call = callOf(body, toolNames);
+    if (call === null) return null;
+    calls.push(call);
+  }
+  return calls.length > 0 ? calls : null;
+}
+
+function callOf(json: string, toolNames: readonly string[]): JsonReplyCall | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const { name, arguments: args, parameters, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length > 0 || typeof name !== "string" || !toolNames.includes(name))
+    return null;
+  const given = args ?? parameters;
+  if (given === undefined) return null;
+  return { name, args: given };
+}
+
+/**
+ * The name in a reply that is one JSON call (`{"name": ..., "arguments": ...}`, bare or fenced) to a
+ * tool the session does not have, or null. A small model invents tools from the task's words (a
+ * function of the repository, a file name); as an answer, that JSON would end the task as done.
+ */
+export function inventedToolCall(text: string, toolNames: readonly string[]): string | null {
+  const match = FENCED_OR_BARE.exec(text);
+  const body = match?.[1] ?? match?.[2];
+  if (body === undefined) return null;
+  try {
+    const value = JSON.parse(body) as Record<string, unknown> | null;
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+    const named = typeof value.name === "string" ? value.name : null;
+    const hasArgs = "arguments" in value || "parameters" in value;
+    return named !== null && hasArgs && !toolNames.includes(named) ? named : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the model is told when it called a tool that does not exist. */
+export function inventedToolReminder(name: string, toolNames: readonly string[]): string {
+  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${toolNames.join(", ")}. Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
+}
+
+/** A reply's JSON calls as the calls they are, ids marked as nex's; wrong-shaped arguments refused. */
+export function asToolCalls(calls: JsonReplyCall[], turn: number): AssembledToolCall[] {
+  return calls.map((call, index) => {
+    const argumentsText = JSON.stringify(call.args);
+    const isObject =
+      typeof call.args === "object" && call.args !== null && !Array.isArray(call.args);
+    // Arguments of the wrong shape are refused as any call's are: the model is told what arrived.
+    const verdict: AssembledToolCall["verdict"] = isObject
+      ? { type: "whole", args: call.args as Record<string, unknown>, recovery: "extracted" }
+      : {
+          type: "poisoned",
+          cause: "not_an_object",
+          reason: `the arguments are ${Array.isArray(call.args) ? "an array" : `a ${call.args === null ? "null" : typeof call.args}`}, not a JSON object of ${call.name}'s parameters`,
+          bytesReceived: Buffer.byteLength(argumentsText),
+        };
+    return { id: `text_call_${turn}_${index + 1}`, name: call.name, argumentsText, verdict };
+  });
 }

@@ -62,7 +62,12 @@ export async function runHeadless(
   let stoppedBy: StopSignal | null = null;
   const endOf = (event: AgentEvent & { type: "done" | "error" | "aborted" }) => {
     const outcome = tracker.outcome();
-    return { outcome, exitCode: exitCodeFor(event, { outcome, stoppedBy }) };
+    // A run its time budget stopped exits 5 (as the process does), not as if a signal stopped it.
+    const timedOut = options.timedOut?.() === true;
+    return {
+      outcome,
+      exitCode: timedOut ? EXIT.timeLimit : exitCodeFor(event, { outcome, stoppedBy }),
+    };
   };
   const text = options.json ? null : createTextRenderer(session.info, { out, err });
   // A terminal line waits for the run's end, when the files it changed are measured; what follows

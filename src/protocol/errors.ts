@@ -22,6 +22,8 @@ export interface ProviderError {
   message: string;
   /** For `context_length`: the window the endpoint stated, when its body says so. */
   contextLimit?: number;
+  /** Fewer retries than the code's usual budget, when a few are worth it (a model's unreadable call: one). */
+  maxRetries?: number;
 }
 
 /** Tool error codes: the model must do something different. `internal` is a fault of ours. */

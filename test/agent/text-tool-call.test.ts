@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { textToolCall } from "../../src/agent/text-tool-call.ts";
+import { inventedToolCall, jsonReplyCalls, textToolCall } from "../../src/agent/text-tool-call.ts";
 
 const tools = ["read_file", "write_file", "edit_file", "bash"];
 
@@ -43,4 +43,36 @@ test("prose and code that mention a tool or show JSON are ordinary answers", () 
     "Done: <tool_call> tags are no longer printed by the formatter.",
   ];
   for (const text of answers) assert.equal(textToolCall(text, tools), null, text);
+});
+
+test("a reply of nothing but JSON calls to the session's tools is those calls; anything else is not", () => {
+  const call = '{"name": "read_file", "arguments": {"path": "a.py"}}';
+  assert.deepEqual(jsonReplyCalls(call, tools), [{ name: "read_file", args: { path: "a.py" } }]);
+  assert.deepEqual(jsonReplyCalls(`\`\`\`json\n${call}\n\`\`\``, tools)?.length, 1);
+  assert.deepEqual(
+    jsonReplyCalls(`\`\`\`json\n${call}\n\`\`\`\n\`\`\`\n${call}\n\`\`\``, tools)?.length,
+    2,
+  );
+  // Arguments of the wrong shape still make a call: nex refuses it as it refuses any such call.
+  assert.deepEqual(jsonReplyCalls('{"name": "read_file", "arguments": "a.py"}', tools), [
+    { name: "read_file", args: "a.py" },
+  ]);
+  const notCalls = [
+    `I will read it:\n${call}`,
+    '{"name": "deploy", "arguments": {"env": "prod"}}',
+    '{"name": "read_file", "arguments": {"path": "a.py"}, "id": 3}',
+    '{"name": "read_file", "arguments": {"path": "a.py"}',
+  ];
+  for (const text of notCalls) assert.equal(jsonReplyCalls(text, tools), null, text);
+});
+
+test("a JSON call to a tool the session lacks is named; a call to a known tool or prose is not", () => {
+  assert.equal(inventedToolCall('{"name": "stats.py", "arguments": {}}', tools), "stats.py");
+  assert.equal(
+    inventedToolCall('```json\n{"name": "to_roman", "parameters": {}}\n```', tools),
+    "to_roman",
+  );
+  assert.equal(inventedToolCall('{"name": "bash", "arguments": {}}', tools), null);
+  assert.equal(inventedToolCall('{"name": "nex", "version": "1.0"}', tools), null);
+  assert.equal(inventedToolCall("The answer is 42.", tools), null);
 });

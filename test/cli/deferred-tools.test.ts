@@ -65,7 +65,10 @@ test("a deferred tool's arguments are checked against its schema like any tool's
   withWindow(box, 8192);
   const stub = await startStubEndpoint({
     scripts: [
-      openaiToolCall({ name: "load_tools", args: { names: ["lookup_ticket", "no_such_tool"] } }),
+      openaiToolCall({
+        name: "load_tools",
+        args: { names: ["lookup_ticket", "no_such_tool", "greet.py", "load_tools"] },
+      }),
       openaiToolCall({ name: "lookup_ticket", args: { id: "42" } }),
       openaiText("done"),
     ],
@@ -84,7 +87,11 @@ test("a deferred tool's arguments are checked against its schema like any tool's
   const results = last.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
   assert.match(
     results[0] ?? "",
-    /No tool named no_such_tool\. Tools you can load: [a-z_, ]*lookup_ticket/,
+    /No tool named no_such_tool, greet.py\. Tools you can load: [a-z_, ]*lookup_ticket/,
+  );
+  assert.match(
+    results[0] ?? "",
+    /greet\.py is a file name, not a tool: read a file with read_file/,
   );
   assert.match(results[1] ?? "", /`id`/);
   assert.doesNotMatch(results[1] ?? "", /Ticket 42:/);

@@ -500,3 +500,28 @@ test("nex doctor reports the sandbox's network: none by default, or the allowed 
     /^PASS .*, network only to npm, \*\.example\.org, through nex's proxy,/,
   );
 });
+
+test("nex doctor names what the server said when it ended a stream with an error event (llama-server), and how long each probe took", async () => {
+  const errorEnded = stream([
+    sse({ choices: [{ index: 0, delta: { role: "assistant", content: "ok" } }] }),
+    sse({ error: { code: 500, message: "slot 0: KV cache is full", type: "server_error" } }),
+  ]);
+  const stub = await startStubEndpoint({
+    routes: { "GET /models": modelList([MODEL]) },
+    scripts: [errorEnded, ...healthyOpenAI().slice(1)],
+  });
+  const result = await doctor(stub, ["--model", MODEL]);
+  await stub.close();
+  assert.equal(result.code, 1);
+  assert.match(
+    line(result, "streaming works"),
+    /^FAIL .*ended without its terminator \(\[DONE\]\): .*slot 0: KV cache is full.* \(took \d+\.\d s\)/,
+  );
+  assert.match(result.stdout, /its log says more/);
+  for (const title of ["endpoint reachable", "tool calls work", "truncation"])
+    assert.match(
+      result.stdout.split("\n").find((text) => text.includes(title)) ?? "",
+      /\(took \d+\.\d s\)/,
+      title,
+    );
+});

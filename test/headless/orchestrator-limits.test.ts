@@ -114,6 +114,28 @@ test("--max-time: a run past its budget is stopped and exits 5, with the session
   assert.match(result.stderr, /interrupted \(the --max-time budget was spent\)/);
 });
 
+test("--max-time in --json: the last event and the saved conversation say the budget stopped the run, not the user, with exit 5 as the process", async () => {
+  const stub = await startStubEndpoint({ scripts: [hang()] });
+  const { box, base, env } = setUpBox(stub.url);
+  const result = await runNex([...base, "--json", "--max-time", "2s", "take forever"], {
+    cwd: box.workspace,
+    env,
+  });
+  await stub.close();
+  assert.equal(result.code, 5, result.stderr);
+  const events = result.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const last = events.at(-1);
+  assert.equal(last?.type, "aborted");
+  assert.match(String(last?.reason), /--max-time/);
+  assert.equal(last?.exitCode, 5);
+  const kept = events.filter((e) => e.type === "message_added").at(-1)?.message as { text: string };
+  assert.match(kept.text, /the --max-time budget was spent/);
+  assert.doesNotMatch(result.stdout, /interrupted by the user/);
+});
+
 test("--inbox: a line added while nex runs reaches the model at the next turn boundary; bad lines and a removed inbox are reported", async () => {
   let delivered: () => void = () => {};
   const firstRequest = new Promise<void>((resolve) => {

@@ -77,6 +77,16 @@ export function classifyHttpError(
       message: `The endpoint is rate limiting requests: ${at}: ${serverMessage}.`,
     };
   }
+  const setting = status >= 500 ? settingNamed(serverMessage) : null;
+  if (setting !== null) {
+    // The server names a setting it was started without: every retry would fail the same way.
+    return {
+      code: "config",
+      status,
+      retryable: false,
+      message: `The endpoint is not set up for this request: ${at}: ${serverMessage}. nex did not send it again, since the same request fails the same way until the server's settings change: ${setting}`,
+    };
+  }
   if (status >= 500) {
     return {
       code: "server_error",
@@ -108,6 +118,39 @@ function otherApiHint(path: string, serverMessage: string): string {
   return "";
 }
 
+/**
+ * What to change when a server error names a setting the server lacks (llama-server without
+ * `--jinja` answers a request with tools with HTTP 500 "tools param requires --jinja flag"), or null.
+ */
+function settingNamed(serverMessage: string): string | null {
+  const flag = /requires (?:the )?[`'"]?(--[a-z][\w-]*)[`'"]? (?:flag|option)/i.exec(
+    serverMessage,
+  )?.[1];
+  if (flag === undefined) return null;
+  if (flag === "--jinja")
+    return "restart llama-server with --jinja (it renders the model's chat template, which is what offers tools to the model).";
+  return `restart the server with ${flag}.`;
+}
+
+/**
+ * llama-server's error event when the model's output does not parse in its chat template's tool-call
+ * format ("The model produced output that does not match the expected Hermes 2 Pro format"): the
+ * stream ends there, without the reply. Null for any other error.
+ */
+export function unparsedToolCall(
+  body: Record<string, unknown>,
+  context: FailureContext,
+): ProviderError | null {
+  const said = serverMessageOf(JSON.stringify(body));
+  if (!/output that does not match the expected .* format/i.test(said)) return null;
+  return {
+    code: "invalid_response",
+    retryable: true,
+    maxRetries: 1,
+    message: `The server could not read the model's reply as a tool call: ${context.host} ended the stream with "${said.replace(/\.+$/, "")}", so the reply so far is discarded. nex asks for a new reply once; if it keeps happening, the model is unreliable at this tool-call format: use a model trained for tool calls, a lower temperature (llama-server --temp 0.2), or check that the server's chat template is the model's own (--chat-template-file).`,
+  };
+}
+
 /** A failure to reach the endpoint or to keep reading from it. */
 export function networkError(host: string, detail: string): ProviderError {
   return {
@@ -121,7 +164,8 @@ export function timeoutError(host: string, what: string): ProviderError {
   return {
     code: "timeout",
     retryable: true,
-    message: `Timed out waiting for ${host}: ${what}. The server may be overloaded or stuck; check that it is still running.`,
+    // A local server sends nothing while it reads a long prompt: on a slow machine that is minutes.
+    message: `Timed out waiting for ${host}: ${what}. The server may be overloaded or stuck; check that it is still running. If it is busy reading a long prompt (a local model on a slow machine), allow it longer: NEX_FIRST_BYTE_TIMEOUT and NEX_IDLE_TIMEOUT (seconds), or "timeouts" in the config file.`,
   };
 }
 

@@ -10,6 +10,7 @@ export {
   networkError,
   redact,
   serverMessageOf,
+  unparsedToolCall,
 } from "./errors.ts";
 export type { RetryOptions, RetryPlan } from "./retry.ts";
 export { backoffMs, maxRetriesFor, planRetry, retryAfterMs } from "./retry.ts";

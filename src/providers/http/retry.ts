@@ -41,8 +41,8 @@ export const transientRetries = 5;
 /** The retry budget of a failure kind. */
 export function maxRetriesFor(error: ProviderError): number {
   if (!error.retryable) return 0;
-  if (error.status === 408 || error.status === 429) return rateLimitRetries;
-  return transientRetries;
+  const usual = error.status === 408 || error.status === 429 ? rateLimitRetries : transientRetries;
+  return Math.min(usual, error.maxRetries ?? usual);
 }
 
 /**
@@ -59,10 +59,13 @@ export function planRetry(
   if (maxRetries === 0) return { retryInMs: null, maxRetries, error };
   if (failures > maxRetries) {
     const tries = `${maxRetries} ${maxRetries === 1 ? "retry" : "retries"}`;
+    // A failure worth only a few retries is not a passing one: its own message says what to change.
+    const next =
+      error.maxRetries === undefined ? "; try again later." : ", which failed the same way.";
     return {
       retryInMs: null,
       maxRetries,
-      error: { ...error, message: `${error.message} nex gave up after ${tries}; try again later.` },
+      error: { ...error, message: `${error.message} nex gave up after ${tries}${next}` },
     };
   }
   const cap = options.maxRetryAfterMs ?? 60_000;

@@ -288,7 +288,7 @@ async function* timedChunks(
         attempt.abort();
         const what = first
           ? `no data within ${seconds(ms)}`
-          : `the stream stalled: no output (text, tool calls or reasoning) for ${seconds(ms)}`;
+          : `the stream stalled: no output (text, tool calls or reasoning) for ${seconds(ms)}; a slow server may need a longer NEX_IDLE_TIMEOUT`;
         throw new StreamFailure("timeout", what);
       }
       if (result.done) return;

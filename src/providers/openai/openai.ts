@@ -10,6 +10,7 @@ import {
   StreamFailure,
   serverMessageOf,
   sseEvents,
+  unparsedToolCall,
 } from "../http/index.ts";
 import type { TurnAssembler } from "../turns/index.ts";
 import { isObject } from "../turns/index.ts";
@@ -60,6 +61,10 @@ async function* readStream(
         continue;
       }
       if (chunk.error !== undefined && chunk.error !== null) {
+        // The server could not parse the model's tool call: the text so far is no answer, and a new
+        // sample may parse, so this fails the attempt even after output (retried once, marked).
+        const unparsed = unparsedToolCall(chunk, context);
+        if (unparsed) return { type: "failed", error: unparsed };
         const error = inBodyError(chunk, context);
         if (!assembler.hasOutput()) return { type: "failed", error };
         assembler.markDropped(

@@ -92,12 +92,21 @@ function load(
       content: `load_tools needs \`names\`: a non-empty list of tool names, from: ${available}.`,
     };
   }
-  const unknown = names.filter((name) => !deferred.has(name) && !all.some((s) => s.name === name));
+  // load_tools is a tool too (a small model lists every tool it was told of): not "no tool named".
+  const unknown = names.filter(
+    (name) => name !== LOAD_TOOLS && !deferred.has(name) && !all.some((s) => s.name === name),
+  );
   if (unknown.length > 0) {
+    // A small model asks load_tools for the files of its task (Qwen2.5-Coder 1.5B in bench/eval).
+    const files = unknown.filter((name) => /[./]/.test(name));
+    const hint =
+      files.length > 0
+        ? ` ${files.join(", ")} ${files.length === 1 ? "is a file name, not a tool" : "are file names, not tools"}: read a file with read_file.`
+        : "";
     return {
       isError: true,
       code: "not_found",
-      content: `No tool named ${unknown.join(", ")}. Tools you can load: ${available}.`,
+      content: `No tool named ${unknown.join(", ")}. Tools you can load: ${available}.${hint}`,
     };
   }
   const fresh = names.filter((name) => deferred.has(name) && !loaded.has(name));

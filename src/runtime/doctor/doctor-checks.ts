@@ -31,6 +31,14 @@ export interface DoctorCheck {
   status: CheckStatus;
   found: string;
   next: string | null;
+  /** How long the request behind this verdict took, when one request decided it. */
+  ms?: number;
+}
+
+/** The verdict with how long its request took, in its words and as a figure. */
+export function timed(verdict: DoctorCheck, ms: number): DoctorCheck {
+  const took = ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+  return { ...verdict, found: `${verdict.found} (took ${took})`, ms: Math.round(ms) };
 }
 
 /** Titles, in display order. */

@@ -21,11 +21,16 @@ export function judgeStreaming(probe: ProbeResult, streaming: boolean): DoctorCh
   }
   const { turn, terminator } = probe;
   if (!turn.terminated) {
+    // What the server said as it ended the stream (an error event) is the finding, in its words.
+    const said = turn.dropDetail ? `: ${turn.dropDetail}` : "";
+    const serverError = turn.dropDetail?.includes("reported an error") ?? false;
     return check(
       "streaming",
       "fail",
-      `${mode}the response ended without its terminator (${terminator})`,
-      'nex treats every tool call from such a response as cut and runs none. Check any proxy between nex and the server (it may cut or buffer event streams); `"stream": false` in the config asks for whole responses.',
+      `${mode}the response ended without its terminator (${terminator})${said}`,
+      serverError
+        ? "nex treats every tool call from such a response as cut and runs none. The server ended the stream with the error above: its log says more."
+        : 'nex treats every tool call from such a response as cut and runs none. Check any proxy between nex and the server (it may cut or buffer event streams); `"stream": false` in the config asks for whole responses.',
     );
   }
   if (turn.rawStopReason === null) {

@@ -41,6 +41,7 @@ import {
   type ProbeResult,
   TRUNCATION_COUNT,
   TRUNCATION_MAX_TOKENS,
+  timed,
 } from "./doctor-checks.ts";
 import {
   judgeLimits,
@@ -163,6 +164,7 @@ export async function runDoctor(
   // grep and glob answer the same with either backend; which one runs is still worth knowing.
   emit(check("search", "pass", await describeSearch(config.workspace, env)));
 
+  const listStarted = performance.now();
   const list = await fetchModelList({
     baseUrl: config.baseUrl,
     kind: config.provider,
@@ -173,7 +175,7 @@ export async function runDoctor(
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
   });
   if (list.type === "aborted") return interrupted();
-  emit(judgeReachable(list));
+  emit(timed(judgeReachable(list), performance.now() - listStarted));
   if (list.type === "unreachable") {
     skipRest(`skipped: ${hostOf(config.baseUrl)} is not reachable`);
     return report();
@@ -221,7 +223,7 @@ export async function runDoctor(
       ? await probeOtherApi(config, model, counted, options.signal)
       : null;
   if (options.signal.aborted) return interrupted();
-  emit(withApiHint(judgeStreaming(streamed, config.stream), otherApi, config));
+  emit(timed(withApiHint(judgeStreaming(streamed, config.stream), otherApi, config), streamed.ms));
   const limitsCheck = judgeLimits(limits, model, streamed);
   if (streamed.type === "error") {
     emit(
@@ -238,7 +240,7 @@ export async function runDoctor(
     tools: true,
   });
   if (options.signal.aborted) return interrupted();
-  emit(judgeToolCall(toolTurn), limitsCheck);
+  emit(timed(judgeToolCall(toolTurn), toolTurn.ms), limitsCheck);
   if (toolTurn.type === "error" && toolTurn.error.retryable) {
     skipRest("skipped: the endpoint is failing; fix that first");
     return report();
@@ -249,18 +251,17 @@ export async function runDoctor(
     maxTokens: TRUNCATION_MAX_TOKENS,
   });
   if (options.signal.aborted) return interrupted();
-  emit(judgeTruncation(cut));
+  emit(timed(judgeTruncation(cut), cut.ms));
   emit(judgeReasoningParser([streamed, toolTurn, cut]), judgeToolParser(toolTurn));
 
   // Two requests that share a long prefix: the second shows whether the server reuses it.
-  const timed = async () => {
-    const started = performance.now();
+  const prefixed = async () => {
     const result = await probe({ user: PREFIX_QUESTION, maxTokens: 16, system: PREFIX_TEXT });
-    return { result, ms: performance.now() - started };
+    return { result, ms: result.ms };
   };
-  const first = await timed();
+  const first = await prefixed();
   if (options.signal.aborted) return interrupted();
-  const second = await timed();
+  const second = await prefixed();
   if (options.signal.aborted) return interrupted();
   emit(judgePrefixCache(first, second, PREFIX_TOKENS));
 
@@ -289,16 +290,24 @@ const PREFIX_TEXT = [
 ].join("\n");
 const PREFIX_QUESTION = "Reply with the single word: ok";
 
-/** The tiny requests doctor sends, each one logical request under the normal retry policy. */
+/** One probe: its prompt, its output limit, whether it offers the probe tool. */
+interface ProbeSpec {
+  user: string;
+  maxTokens: number;
+  tools?: boolean;
+  system?: string;
+}
+
+/** The tiny requests doctor sends, each one logical request under the normal retry policy, timed. */
 function probeRunner(client: StreamFn, config: NexConfig, model: string, signal: AbortSignal) {
   let requestId = 0;
   const terminator = terminatorName(wireFormatOf(config, model), config.stream);
-  return async (spec: {
-    user: string;
-    maxTokens: number;
-    tools?: boolean;
-    system?: string;
-  }): Promise<ProbeResult> => {
+  return async (spec: ProbeSpec): Promise<ProbeResult & { ms: number }> => {
+    const started = performance.now();
+    const result = await probeOnce(spec);
+    return { ...result, ms: performance.now() - started };
+  };
+  async function probeOnce(spec: ProbeSpec): Promise<ProbeResult> {
     const request: ModelRequest = {
       model,
       system:
@@ -320,7 +329,7 @@ function probeRunner(client: StreamFn, config: NexConfig, model: string, signal:
         message: "The stream ended without a result.",
       },
     };
-  };
+  }
 }
 
 const probeTool = {

@@ -1,0 +1,3 @@
+import * as data from "./data.js";
+
+export const count = () => data.fetchData().length;

@@ -1,0 +1,5 @@
+const rows = ["ada", "grace"];
+
+export function fetchData() {
+  return [...rows];
+}

@@ -1,0 +1,5 @@
+import { fetchData } from "./data.js";
+
+export function joined() {
+  return fetchData().join(",");
+}

@@ -1,0 +1,5 @@
+import { loadData } from "./data.js";
+
+export function joined() {
+  return loadData().join(",");
+}

@@ -1,0 +1,66 @@
+// A reply with no tool call that is not an answer either (empty, a call written as JSON text, a call
+// to a tool that does not exist): small models do this now and then, and do go on when told. Ending
+// the run as "done" would report a task as finished while nothing of it ran.
+import {
+  findTextToolCall,
+  inventedToolCall,
+  inventedToolReminder,
+  textToolCallMessage,
+  textToolCallReminder,
+} from "./text-tool-call.ts";
+
+/** What a run has asked so far: the empty reply once, text calls once in a row and a few a run. */
+export interface ReplyNudges {
+  askedForAnswer: boolean;
+  textCalls: number;
+  /** The model was asked again on the last turn (cleared by a turn with calls). */
+  lastTurn: boolean;
+}
+
+/** What nex does with such a reply: ask the model again, or end the run with an error. */
+export type ReplyNudge =
+  | { type: "ask"; notice: string; reminder: string }
+  | { type: "error"; message: string };
+
+/** The nudge for a reply without calls, or null when the reply is an answer (or a first empty turn). */
+export function replyNudge(text: string, known: string[], nudges: ReplyNudges): ReplyNudge | null {
+  if (!text.trim() && !nudges.askedForAnswer) {
+    // An empty reply after some work is no answer (small models stop so mid-task): asked once.
+    nudges.askedForAnswer = true;
+    return {
+      type: "ask",
+      notice:
+        "The model's reply was empty (no text, no tool call); nex asks it once to go on or answer.",
+      reminder: EMPTY_REPLY_NUDGE,
+    };
+  }
+  const mayAsk = !nudges.lastTurn && nudges.textCalls < MAX_TEXT_CALL_REMINDERS;
+  const textCall = findTextToolCall(text, known);
+  if (textCall && !textCall.marked && mayAsk) {
+    nudges.textCalls += 1;
+    nudges.lastTurn = true;
+    return {
+      type: "ask",
+      notice: `The model wrote a ${textCall.tool} call as JSON text instead of calling the tool; nex told it so and asks again.`,
+      reminder: textToolCallReminder(textCall.tool),
+    };
+  }
+  if (textCall)
+    return { type: "error", message: textToolCallMessage(textCall.tool, textCall.marked) };
+  const invented = inventedToolCall(text, known);
+  if (invented !== null && mayAsk) {
+    nudges.textCalls += 1;
+    nudges.lastTurn = true;
+    return {
+      type: "ask",
+      notice: `The model called a tool that does not exist (${invented}) in JSON text; nex told it which tools there are and asks again.`,
+      reminder: inventedToolReminder(invented, known),
+    };
+  }
+  return null;
+}
+
+const EMPTY_REPLY_NUDGE =
+  "nex: your reply was empty. If the task is not finished, continue with a tool call; if it is, answer with a short summary of what you did.";
+// Calls written as JSON text: the model is told once in a row, at most this many times a run.
+const MAX_TEXT_CALL_REMINDERS = 3;

@@ -1,0 +1,108 @@
+// Qwen2.5-Coder 1.5B on llama-server --jinja (measured in bench/eval) writes most of its calls as a
+// fenced JSON object instead of its chat template's <tool_call> tags, and again when told: no server
+// parses that. A reply that is nothing but such calls to the session's tools runs as those calls;
+// prose around JSON stays an answer; a JSON "call" nex cannot run gets one reminder, then the run ends.
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { makeSandbox, runNex } from "../support/cli.ts";
+import { startStubEndpoint } from "../support/stub-endpoint.ts";
+import { openaiText } from "../support/stub-scripts.ts";
+
+const fenced = (value: unknown) => `\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\``;
+const writeHello = { name: "write_file", arguments: { path: "hello.txt", content: "hi\n" } };
+
+function runArgs(url: string, dataDir: string): string[] {
+  return ["run", "--yes", "--model", "m", "--base-url", `${url}/v1`, "--data-dir", dataDir, "go"];
+}
+
+type WireMessage = { role: string; content?: unknown; tool_calls?: unknown[] };
+
+test("a reply that is only a fenced JSON call to a session tool runs as that call, and goes back to the model as a real call", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [openaiText(fenced(writeHello)), openaiText("Wrote hello.txt.")],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(readFileSync(join(box.workspace, "hello.txt"), "utf8"), "hi\n");
+  assert.match(result.stderr, /wrote its write_file call as JSON text/);
+  const second = stub.requestsTo("/v1/chat/completions")[1]?.body as { messages: WireMessage[] };
+  const assistant = second.messages.find((m) => m.role === "assistant");
+  assert.equal(assistant?.tool_calls?.length, 1);
+  assert.ok(
+    second.messages.some((m) => m.role === "tool"),
+    "the call's result goes back",
+  );
+});
+
+test("two fenced JSON calls in one reply run in order; prose around a JSON call is an answer, not a call", async () => {
+  const two = `${fenced(writeHello)}\n${fenced({ name: "write_file", arguments: { path: "b.txt", content: "b" } })}`;
+  const stub = await startStubEndpoint({
+    scripts: [openaiText(two), openaiText("Both written.")],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(readFileSync(join(box.workspace, "b.txt"), "utf8"), "b");
+
+  const prose = await startStubEndpoint({
+    scripts: [openaiText(`To create it you would send:\n${fenced(writeHello)}\nThat is all.`)],
+  });
+  const other = makeSandbox();
+  const answered = await runNex(runArgs(prose.url, other.dataDir), {
+    cwd: other.workspace,
+    env: other.env,
+  });
+  await prose.close();
+  assert.equal(answered.code, 0, answered.stderr);
+  assert.equal(existsSync(join(other.workspace, "hello.txt")), false);
+});
+
+test("a JSON call whose arguments are not an object (Qwen2.5-Coder 1.5B sent todo_write a list) is refused with what arrived, as any call's, and never reported done", async () => {
+  const broken = fenced({ name: "write_file", arguments: ["hello.txt", "hi"] });
+  const stub = await startStubEndpoint({ handler: () => openaiText(broken) });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.notEqual(result.code, 0);
+  assert.equal(existsSync(join(box.workspace, "hello.txt")), false);
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /the arguments are an array, not a JSON object of write_file's parameters/i);
+  assert.match(second, /arrived malformed/);
+  assert.doesNotMatch(second, /arrived incomplete/);
+});
+
+test("a reply that is one JSON call to a tool that does not exist (Qwen2.5-Coder 0.5B invents them from the task) is told the session's tools once, not ended as done", async () => {
+  const invented = fenced({ name: "stats.py", arguments: { input: "x" } });
+  const stub = await startStubEndpoint({
+    scripts: [openaiText(invented), openaiText(fenced(writeHello)), openaiText("Done.")],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /there is no tool named \\"stats.py\\"/);
+  assert.match(second, /read_file/);
+  assert.equal(readFileSync(join(box.workspace, "hello.txt"), "utf8"), "hi\n");
+});
+
+test("an empty reply after some work (no text, no call) is asked once to go on or answer, not reported done with an empty answer", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [openaiText(fenced(writeHello)), openaiText(""), openaiText("Wrote hello.txt.")],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(stub.requestsTo("/v1/chat/completions").length, 3);
+  assert.match(
+    JSON.stringify(stub.requestsTo("/v1/chat/completions")[2]?.body),
+    /your reply was empty/,
+  );
+  assert.match(result.stdout, /Wrote hello\.txt\./);
+});
