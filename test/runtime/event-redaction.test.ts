@@ -188,3 +188,22 @@ test("a tool call's first fragment, which names the tool, goes out at once", () 
   assert.equal(out.length, 1);
   assert.equal(out[0]?.type === "tool_call_delta" && out[0].name, "web_fetch");
 });
+
+test("what a stream holds back goes out before another stream of the agent starts, never after it", () => {
+  const redactor = createEventRedactor(undefined);
+  const out = [
+    ...redactor.redact({ type: "reasoning_delta", text: "count the letters r" }),
+    ...redactor.redact({ type: "text_delta", text: "There are three. " }),
+    ...redactor.redact({ type: "usage", usage: { inputTokens: 1, outputTokens: 1 } } as never),
+  ];
+  const kinds = out.map((event) => event.type);
+  const reasoning = out
+    .filter((event) => event.type === "reasoning_delta")
+    .map((event) => (event as { text: string }).text)
+    .join("");
+  assert.equal(reasoning, "count the letters r");
+  assert.ok(
+    kinds.lastIndexOf("reasoning_delta") < kinds.indexOf("text_delta"),
+    `reasoning after the answer began: ${kinds.join(", ")}`,
+  );
+});

@@ -99,10 +99,13 @@ export function createEventRedactor(secrets: SecretScrubber | undefined): EventR
     return out === "" ? [] : [withText(stream.template, out)];
   };
 
-  const flushAgent = (agent: string | undefined): AgentEvent[] => {
+  // Every other stream of the agent: one stream's fragment ends the others (reasoning ends when the
+  // answer starts), so what they hold goes out before it, never after (a second reasoning block).
+  const flushAgent = (agent: string | undefined, except?: string): AgentEvent[] => {
     const out: AgentEvent[] = [];
     for (const [key, stream] of streams)
-      if ((stream.template.agent?.id ?? "") === (agent ?? "")) out.push(...flush(key, stream));
+      if (key !== except && (stream.template.agent?.id ?? "") === (agent ?? ""))
+        out.push(...flush(key, stream));
     return out;
   };
 
@@ -112,6 +115,7 @@ export function createEventRedactor(secrets: SecretScrubber | undefined): EventR
     redact(event) {
       if (!isStream(event)) return [...flushAgent(event.agent?.id), value(event)];
       const key = streamKey(event);
+      const ended = flushAgent(event.agent?.id, key);
       // Fields beside the text are redacted as any event's; a later fragment names no tool.
       const template = value(withText(event, ""));
       const stream = streams.get(key) ?? {
@@ -131,8 +135,8 @@ export function createEventRedactor(secrets: SecretScrubber | undefined): EventR
       const out = release(stream, all.slice(0, cut + 1));
       // A tool call's first fragment names the tool: it goes out even with no text yet.
       const named = event.type === "tool_call_delta" && event.name !== null;
-      if (out === "" && !named) return [];
-      return [withText(template, out)];
+      if (out === "" && !named) return ended;
+      return [...ended, withText(template, out)];
     },
   };
 }
