@@ -33,6 +33,8 @@ for (const [from, to] of [
     nex.pty.resize(to, 20);
     await nex.pty.waitFor("END-OF-ANSWER", 30_000);
     await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 20_000);
+    // The prompt comes back after the spinner stops; a loaded machine may draw it a moment later.
+    await nex.pty.waitFor("Ask nex", 20_000);
     await nex.pty.settle(300);
     const history = nex.pty.history();
     const seen = [...history.matchAll(/Paragraph (\d+) says something about the plan\./g)].map(
