@@ -1,11 +1,13 @@
 // edit_file checked on generated Python-like files: an exact old_string gives exactly the string
 // replacement; an old_string written with other indentation either gives the file the model meant
 // (each line at the file's depth, the file's line endings) or is refused with the file unchanged.
+
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { test } from "node:test";
 import fc from "fast-check";
 import { host, run, sandbox } from "../tools/helpers.ts";
+import { conformanceSeed } from "./seed.ts";
 
 const RUNS = Number(process.env.NEX_CONFORMANCE_RUNS ?? 40) * 15;
 
@@ -137,7 +139,7 @@ test("edit_file: exact replacement, or the re-indented edit the model meant, or 
       assert.equal(after, intent, `the edit did not give the file the model meant: ${where}`);
       if (crlf) assert.doesNotMatch(after, /[^\r]\n/, "a bare LF in a CRLF file");
     }),
-    { numRuns: RUNS },
+    { numRuns: RUNS, ...conformanceSeed() },
   );
   console.log(
     `edit_file conformance: ${RUNS} edits: ${counts.exact} exact, ${counts.tolerant} re-indented, ${counts.refused} refused as inconsistent, ${counts.ambiguous} ambiguous`,

@@ -1,6 +1,7 @@
 // grep's answers checked on generated workspaces: the ripgrep and JavaScript backends give the same
 // answer, and both give the reference's (ripgrep's own CLI with its own walk when it is installed, a
 // small hand-written matcher over git's listing otherwise).
+
 import assert from "node:assert/strict";
 import { isUtf8 } from "node:buffer";
 import { spawnSync } from "node:child_process";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import fc from "fast-check";
 import { host, run } from "../tools/helpers.ts";
+import { conformanceSeed } from "./seed.ts";
 import {
   gitListing,
   hasRipgrep,
@@ -211,7 +213,7 @@ test("grep: both backends give the same answer, and it is the reference's, on ge
           assert.match(js.content, /not valid UTF-8/, where);
       }
     }),
-    { numRuns: RUNS },
+    { numRuns: RUNS, ...conformanceSeed() },
   );
   console.log(
     `grep conformance: ${cases} searches (${refused} on a missing path), ${RUNS} workspaces`,

@@ -1,11 +1,13 @@
 // glob and list_dir checked on generated workspaces: glob lists what git's listing (or ripgrep's,
 // outside a repository) keeps, list_dir shows every entry of the directory as the file system has it.
+
 import assert from "node:assert/strict";
 import { lstatSync, readdirSync, symlinkSync } from "node:fs";
 import { basename, matchesGlob } from "node:path";
 import { test } from "node:test";
 import fc from "fast-check";
 import { host, run } from "../tools/helpers.ts";
+import { conformanceSeed } from "./seed.ts";
 import {
   gitListing,
   hasRipgrep,
@@ -48,7 +50,7 @@ test("glob lists exactly the files git's (or ripgrep's) ignore rules keep", asyn
         }
       },
     ),
-    { numRuns: RUNS },
+    { numRuns: RUNS, ...conformanceSeed() },
   );
   console.log(`glob conformance: ${cases} listings, ${RUNS} workspaces`);
 });
@@ -83,7 +85,7 @@ test("list_dir shows every entry of a directory, as lstat sees it, never fewer t
         });
       }
     }),
-    { numRuns: RUNS },
+    { numRuns: RUNS, ...conformanceSeed() },
   );
   console.log(`list_dir conformance: ${cases} listings`);
 });

@@ -1,6 +1,7 @@
 // The outcome's `files_changed` against an independent reference: the files whose bytes or mode
 // differ between before and after a real `nex run`, for generated runs of writes, edits and commands
 // sent by the stub endpoint.
+
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -10,6 +11,7 @@ import fc from "fast-check";
 import { makeSandbox, runNex, type Sandbox } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCalls, type Script } from "../support/stub-scripts.ts";
+import { conformanceSeed } from "./seed.ts";
 
 const FILES = ["a.txt", "b.sh", "sub/c.txt", "new.txt"];
 const CONTENTS = ["a\n", "b\n", "x\n", "x\ny\n"];
@@ -134,7 +136,7 @@ test("files_changed and changed_files name exactly the files whose bytes or mode
         assert.equal(reported.files_changed, expected.length, context);
       },
     ),
-    { numRuns: 15 },
+    { numRuns: 15, ...conformanceSeed() },
   );
   assert.equal(runs >= 15, true);
 });

@@ -1,10 +1,12 @@
 // read_file's pages checked against the file's bytes: followed from offset 1 by the offsets the
 // results give, every line appears exactly once, in order, numbered right, whole or marked as cut.
+
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { test } from "node:test";
 import fc from "fast-check";
 import { host, run, sandbox } from "../tools/helpers.ts";
+import { conformanceSeed } from "./seed.ts";
 
 const RUNS = Number(process.env.NEX_CONFORMANCE_RUNS ?? 40) * 10;
 
@@ -99,7 +101,7 @@ test("read_file pages cover every line of the file exactly once, numbered right,
         "every line exactly once",
       );
     }),
-    { numRuns: RUNS },
+    { numRuns: RUNS, ...conformanceSeed() },
   );
   console.log(`read_file conformance: ${files} files, ${pages} pages`);
 });
