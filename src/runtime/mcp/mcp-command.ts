@@ -70,15 +70,14 @@ export async function runMcpCommand(
   }
 }
 
-async function listOrTest(
-  command: McpCommand,
+/** The servers `nex mcp` works on: the config's, `--mcp-config` files', an approved project's. */
+function serversOf(
+  config: ReturnType<typeof resolveConfig>,
   flags: ConfigFlags,
   env: Env,
   cwd: string,
-  out: (text: string) => void,
-): Promise<number> {
-  const config = resolveConfig(flags, env, cwd);
-  const set = gatherMcpServers({
+): ReturnType<typeof gatherMcpServers> {
+  return gatherMcpServers({
     fromConfig: config.mcpServers,
     configPath: config.configPath,
     files: flags.mcpConfig ?? [],
@@ -88,6 +87,17 @@ async function listOrTest(
     env,
     cwd,
   });
+}
+
+async function listOrTest(
+  command: McpCommand,
+  flags: ConfigFlags,
+  env: Env,
+  cwd: string,
+  out: (text: string) => void,
+): Promise<number> {
+  const config = resolveConfig(flags, env, cwd);
+  const set = serversOf(config, flags, env, cwd);
   if (command.action === "test") {
     if (!command.name)
       throw new ConfigError("nex mcp test needs a server name: nex mcp test NAME.");
@@ -254,16 +264,7 @@ async function login(
   out: (text: string) => void,
 ): Promise<number> {
   const config = resolveConfig(flags, env, cwd);
-  const set = gatherMcpServers({
-    fromConfig: config.mcpServers,
-    configPath: config.configPath,
-    files: flags.mcpConfig ?? [],
-    workspace: config.workspace,
-    dataDir: config.dataDir,
-    writable: config.sandbox.writable ?? [],
-    env,
-    cwd,
-  });
+  const set = serversOf(config, flags, env, cwd);
   const server = set.servers.find((entry) => entry.name === command.name);
   if (!server || server.type === "stdio")
     throw new ConfigError(
