@@ -27,10 +27,13 @@ import {
 const wire = "openai";
 const URL_KEY = "URLKEY-7c1f9e2ab044";
 
-function writeConfig(box: Sandbox, config: unknown): void {
+// The keyless backends (DuckDuckGo, Wikipedia) are public sites: a test never asks them unless it
+// points them at the loopback pages itself.
+function writeConfig(box: Sandbox, config: { web?: Record<string, unknown> }): void {
   const dir = join(box.env.XDG_CONFIG_HOME ?? "", "nex");
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "config.json"), JSON.stringify(config));
+  const web = config.web ? { keyless: false, ...config.web } : { keyless: false };
+  writeFileSync(join(dir, "config.json"), JSON.stringify({ ...config, web }));
 }
 
 /** The pages server allowed by the config (loopback test pages need it), plus any `web` settings. */
@@ -289,6 +292,7 @@ export const webScenarios: FaultScenario[] = [
     wire,
     expect:
       "an error that says no backend is configured and how to configure one, not an empty list",
+    setup: (box) => writeConfig(box, { web: { keyless: false } }),
     handler: turns(() => [call("web_search", { query: "widget" })]),
     checks: [
       told(/No search backend is configured\. Configure a backend in the config file/),

@@ -4,7 +4,14 @@ import type { NamedAgent } from "./agent-files.ts";
 import type { ChildParent } from "./child-agent.ts";
 
 /** The tools that start children: never given to a child (no delegation below a child). */
-export const SUBAGENT_TOOLS = new Set(["delegate", "summarize", "reader", "map"]);
+export const SUBAGENT_TOOLS = new Set([
+  "delegate",
+  "summarize",
+  "reader",
+  "map",
+  "chunk_map",
+  "deep_research",
+]);
 /** Session-wide tools a child does not get: the parent's checklist and its background jobs. */
 const PARENT_ONLY = new Set(["todo_write", "jobs"]);
 

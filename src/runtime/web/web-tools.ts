@@ -7,6 +7,7 @@ import { defineTool, type Tool, type ToolContext, ToolFailure } from "../../tool
 import type { WebClient, WebSearch } from "../../web/index.ts";
 import type { NexConfig } from "../config/index.ts";
 import type { SummarizeInput } from "../context/index.ts";
+import { answered, scholarTools } from "./scholar-tools.ts";
 import { searchBackends } from "./web-config.ts";
 
 type Web = typeof import("../../web/index.ts");
@@ -20,9 +21,12 @@ export interface WebToolParts {
   summarize: (input: SummarizeInput, signal: AbortSignal) => Promise<string>;
   /** The model's window in tokens now, for how much of a page a summary request may carry. */
   window: () => number;
+  /** One request to the session's model with no tools (deep_research's plan and synthesis). */
+  ask?: (system: string, prompt: string, ctx: ToolContext) => Promise<string>;
 }
 
-interface Loaded {
+/** The web client and its libraries, once loaded. */
+export interface Loaded {
   web: Web;
   client: WebClient;
   search: WebSearch;
@@ -53,7 +57,12 @@ export function webTools(parts: WebToolParts): Tool[] {
 
   const failed = (error: unknown): never => {
     const name = (error as Error)?.name;
-    if (name === "WebError" || name === "UnreadableType" || name === "SearchUnavailable") {
+    if (
+      name === "WebError" ||
+      name === "UnreadableType" ||
+      name === "SearchUnavailable" ||
+      name === "SearchFailure"
+    ) {
       const kind = (error as { kind?: string }).kind ?? "";
       const code =
         kind === "private" || kind === "scheme"
@@ -169,17 +178,7 @@ export function webTools(parts: WebToolParts): Tool[] {
         lines.push("The backends answered, with no results: try other words.");
       if (answer.failed.length > 0) lines.push(`Backends that failed: ${answer.failed.join("; ")}`);
       const content = lines.join("\n");
-      return {
-        isError: false,
-        content,
-        details: {
-          type: "web",
-          url: null,
-          query: args.query,
-          title: null,
-          bytes: Buffer.byteLength(content),
-        },
-      };
+      return answered(args.query, content);
     },
   });
 
@@ -210,19 +209,9 @@ export function webTools(parts: WebToolParts): Tool[] {
           ctx.signal,
         )
         .catch(failed);
-      return {
-        isError: false,
-        content: brief,
-        details: {
-          type: "web",
-          url: null,
-          query: args.question,
-          title: null,
-          bytes: Buffer.byteLength(brief),
-        },
-      };
+      return answered(args.question, brief);
     },
   });
 
-  return [webFetch, webSearch, researchTool];
+  return [webFetch, webSearch, researchTool, ...scholarTools({ parts, load, failed, pageBytes })];
 }
