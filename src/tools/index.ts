@@ -283,6 +283,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       jobs,
       results,
       ...(options.editor ? { editor: options.editor } : {}),
+      ...(options.redact ? { redact: options.redact } : {}),
       checkpoints: createCheckpointRecorder({
         checkpointDir: options.checkpointDir,
         workspace,

@@ -115,3 +115,25 @@ export function readerTool(subagents: Subagents): Tool {
     },
   });
 }
+
+/** `chunk_map`: one instruction over each window-sized chunk of a large file or stored result. */
+export function chunkMapTool(subagents: Subagents): Tool {
+  return defineTool({
+    name: "chunk_map",
+    deferred: true,
+    description:
+      "Run one instruction over each chunk of a large file or @results/ result; results stored and merged.",
+    parameters: v.strictObject({
+      path: v.pipe(v.string(), v.regex(/\S/)),
+      instruction: v.pipe(v.string(), v.regex(/\S/)),
+      timeout_seconds: v.optional(v.pipe(v.number(), v.minValue(5), v.maxValue(600))),
+    }),
+    mutates: false,
+    summarize: async (args) => `chunk_map ${args.path}: ${args.instruction.slice(0, 60)}`,
+    async execute(args, ctx): Promise<ToolOutcome> {
+      // Loaded with the first call: most sessions never map chunks.
+      const { runChunkMap } = await import("./chunk-map.ts");
+      return runChunkMap(subagents, args, ctx);
+    },
+  });
+}

@@ -2,7 +2,7 @@
 // `reader`), all on the session's endpoint, model, tools, permissions and journal.
 import type { Tool, ToolContext } from "../../tools/index.ts";
 import { findAgents } from "./agent-files.ts";
-import { readerTool, summarizeTool } from "./chunked-tools.ts";
+import { chunkMapTool, readerTool, summarizeTool } from "./chunked-tools.ts";
 import { delegateTool } from "./delegate-tool.ts";
 import { mapTool } from "./map-tool.ts";
 import { Subagents } from "./subagent-context.ts";
@@ -22,6 +22,7 @@ export async function loadSubagents(
       summarizeTool(subagents),
       readerTool(subagents),
       mapTool(subagents),
+      chunkMapTool(subagents),
     ],
     problems: found.problems,
     subagents,
