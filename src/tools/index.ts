@@ -57,6 +57,7 @@ import {
 } from "./undo/index.ts";
 import { writeFileTool } from "./write-file.ts";
 
+export { dispatch } from "./dispatch.ts";
 export {
   atomicWrite,
   describeImage,

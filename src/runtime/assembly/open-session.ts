@@ -159,6 +159,7 @@ export async function openSession(
     events,
   });
   const sessionId = journal.meta.id;
+  subagents.subagents.keepReaderNotes(join(config.dataDir, "readers", sessionId));
   if (resumed === null) recordOwnSession(env, config, sessionId);
   if (options.sessionName && resumed === null)
     await (await import("../history/index.ts")).nameSession(
