@@ -29,7 +29,10 @@ export async function readDuckDuckGo(answer: WebResponse, count: number): Promis
       snippet: squash(result.querySelector(".result__snippet")?.textContent ?? ""),
     });
   }
-  if (hits.length === 0 && !document.querySelector(".no-results") && !/No\s+results/i.test(html))
+  // No result block at all, and no word of none: the page is not one nex knows how to read.
+  const understood =
+    document.querySelector(".result, .no-results") !== null || /No\s+results/i.test(html);
+  if (hits.length === 0 && !understood)
     throw new SearchFailure(
       "its page had no results nex could read (its layout may have changed); configure a keyed backend",
     );
