@@ -4,6 +4,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Sandbox } from "../support/cli.ts";
+import { keylessPages } from "../support/keyless-pages.ts";
 import type { LoggedRequest, Script } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import {
@@ -383,6 +384,47 @@ export const webScenarios: FaultScenario[] = [
       stderrSays(/web_fetch http:\/\/127\.0\.0\.1:\d+\/article needs approval/),
       exitCode(4),
       neverTold(new RegExp(ARTICLE_FACT.replace(/[()]/g, "\\$&"))),
+    ],
+  },
+  {
+    name: "web_search with no key: DuckDuckGo's HTML page and Wikipedia's API (recorded, on loopback)",
+    wire,
+    expect: "both asked, results merged by URL, DuckDuckGo's ad left out and its links unwrapped",
+    setup: async (box) => {
+      const keyless = await keylessPages();
+      writeConfig(box, {
+        web: {
+          search: [
+            { type: "duckduckgo", url: `${keyless.url}/ddg` },
+            { type: "wikipedia", url: `${keyless.url}/wikipedia` },
+          ],
+        },
+      });
+    },
+    handler: turns(() => [call("web_search", { query: "rust borrow checker" })]),
+    checks: [
+      told(/^6 results for "rust borrow checker" from duckduckgo, wikipedia:/m),
+      told(/https:\/\/doc\.rust-lang\.org\/book\/ch04-02-references-and-borrowing\.html/),
+      told(/\/wikipedia\/wiki\/Borrow_checker/),
+      neverTold(/Sponsored|y\.js|duckduckgo\.com\/l\//),
+      exitCode(0),
+    ],
+  },
+  {
+    name: "arxiv_search against arXiv's recorded Atom feed",
+    wire,
+    expect: "papers with title, authors, date, category and links; the query in arXiv's syntax",
+    setup: async (box) => {
+      const keyless = await keylessPages();
+      writeConfig(box, { web: { arxivUrl: `${keyless.url}/arxiv` } });
+    },
+    handler: turns(() => [call("arxiv_search", { query: "mistral 7b" })]),
+    checks: [
+      told(/2 of 212844 arXiv papers for "mistral 7b":/),
+      told(
+        /2\. Mistral 7B\n {3}Albert Q\. Jiang, Alexandre Sablayrolles, Arthur Mensch et al\. \(6 authors\)/,
+      ),
+      exitCode(0),
     ],
   },
 ];
