@@ -3,7 +3,7 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
 import { defineTool, type Tool, type ToolContext } from "../../tools/index.ts";
-import type { Loaded, WebToolParts } from "./web-tools.ts";
+import type { Loaded, WebToolParts } from "./web-tool-parts.ts";
 
 interface ScholarParts {
   parts: WebToolParts;
