@@ -180,3 +180,28 @@ test("deep_research with no backend answering fails at the first sub-question: n
   assert.equal(asks, 1);
   assert.equal(pages.searchCalls.searxng ?? 0, before);
 });
+
+test("arxiv_search and deep_research reach outside the workspace: they ask in ask mode, showing the query", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "nex-scholar-ask-"));
+  const tools = createToolHost({
+    workspace: dir,
+    mode: "ask",
+    checkpointDir: join(dir, ".checkpoints"),
+    extraTools: webTools({
+      config: { web: {}, proxy: null } as unknown as NexConfig,
+      env: {},
+      summarize: async () => "",
+      window: () => 32_768,
+    }),
+  });
+  assert.deepEqual(await tools.permission(call("arxiv_search", { query: "mistral" })), {
+    type: "ask",
+    summary: 'arxiv_search "mistral"',
+  });
+  const deep = await tools.permission(call("deep_research", { question: "why?" }));
+  assert.equal(deep.type, "ask");
+  assert.match(
+    deep.type === "ask" ? deep.summary : "",
+    /^deep_research "why\?" \(up to 4 sub-questions/,
+  );
+});
