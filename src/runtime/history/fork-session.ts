@@ -1,6 +1,7 @@
 // `/fork`: a copy of the session under a new id, to try another way from here. The copy is the
 // journal byte for byte after a new header (so it resumes to the same conversation, read ledger and
-// all), with the session's images, stored results and readers' notes; the original stays as it is, resumable.
+// all), with the session's images, stored results and readers' notes; the original stays as it
+// is, resumable.
 import { randomBytes } from "node:crypto";
 import { cp, link, open, readFile, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
