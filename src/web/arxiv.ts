@@ -1,6 +1,7 @@
 // arXiv's public query API (export.arxiv.org/api/query): an Atom feed, read with linkedom's XML
 // parser (loaded on first use). arXiv asks for one request every three seconds: the caller spaces
-// them (`arxivSpacing`), and a limit or an error entry is said in arXiv's own words.
+// them (request-spacing.ts), and a limit or an error entry is said in arXiv's own words.
+import { spaced } from "./request-spacing.ts";
 import { SearchFailure } from "./search-hit.ts";
 import type { WebClient } from "./web-client.ts";
 
@@ -59,6 +60,7 @@ export async function searchArxiv(
     sortBy: sortBy[query.sort],
     sortOrder: "descending",
   });
+  await spaced(`arxiv ${base}`, ARXIV_SPACING_MS, signal);
   const answer = await client.request(`${base.replace(/\/+$/, "")}/api/query?${params}`, {
     headers: { accept: "application/atom+xml" },
     signal,
@@ -80,7 +82,8 @@ export async function searchArxiv(
   return { total: feed.total, papers: feed.papers };
 }
 
-async function readFeed(
+/** arXiv's Atom feed: its papers, its total, and the words of its error entry if it holds one. */
+export async function readFeed(
   xml: string,
 ): Promise<{ total: number | null; papers: ArxivPaper[]; error: string | null }> {
   const { DOMParser } = await import("linkedom");

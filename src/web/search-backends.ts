@@ -1,5 +1,6 @@
 // One small adapter per search API: how to ask, and how to read its answer and its errors. Each
 // backend is one the user configured (its address is trusted; its key comes from the environment).
+import { spaced } from "./request-spacing.ts";
 import { SearchFailure, type SearchHit } from "./search-hit.ts";
 import type { WebClient, WebResponse } from "./web-client.ts";
 
@@ -24,6 +25,9 @@ export const DEFAULT_URLS: Record<SearchBackend["type"], string> = {
   duckduckgo: "https://html.duckduckgo.com",
   wikipedia: "https://en.wikipedia.org",
 };
+
+/** DuckDuckGo's HTML page answers a burst of searches with a bot check: one a second at most. */
+const DUCKDUCKGO_SPACING_MS = 1_000;
 
 /** The backends that need no key: asked beside the configured ones unless the user turns them off. */
 export const KEYLESS: readonly SearchBackend["type"][] = ["duckduckgo", "wikipedia"];
@@ -67,6 +71,7 @@ export async function searchWith(
     }
     case "duckduckgo": {
       // The HTML page (no JavaScript): the one DuckDuckGo serves to text browsers, no key needed.
+      await spaced(`duckduckgo ${base}`, DUCKDUCKGO_SPACING_MS, signal);
       const answer = await client.request(`${base}/html/?${new URLSearchParams({ q: query })}`, {
         headers: { accept: "text/html" },
         signal,

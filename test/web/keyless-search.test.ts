@@ -123,3 +123,20 @@ test("offline, every keyless backend's failure is named and nex says it seems of
       /nex seems to be offline/.test(error.message),
   );
 });
+
+test("DuckDuckGo is asked at most once a second, however many searches come at once", async () => {
+  const pages = await keylessPages();
+  const search = createWebSearch([keyless("duckduckgo", `${pages.url}/ddg`)], createWebClient());
+  const before = pages.requests.length;
+  await Promise.all(
+    ["one", "two", "three"].map((query) => search.search(query, 5, AbortSignal.timeout(30_000))),
+  );
+  const times = pages.requests
+    .slice(before)
+    .filter((request) => request.path === "/ddg/html/")
+    .map((request) => request.at)
+    .sort((a, b) => a - b);
+  assert.equal(times.length, 3);
+  for (let i = 1; i < times.length; i++)
+    assert.ok((times[i] ?? 0) - (times[i - 1] ?? 0) >= 950, `${times}`);
+});

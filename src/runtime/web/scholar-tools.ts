@@ -1,5 +1,5 @@
 // arxiv_search and deep_research as tools, over the web tools' one client and search (loaded on
-// first use, like theirs). arXiv's requests are spaced three seconds apart for the whole session.
+// first use, like theirs). arXiv's requests are spaced three seconds apart (src/web/arxiv.ts).
 import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
 import { defineTool, type Tool, type ToolContext } from "../../tools/index.ts";
@@ -20,7 +20,6 @@ export function scholarTools(scholar: ScholarParts): Tool[] {
 }
 
 function arxivTool({ parts, load, failed }: ScholarParts): Tool {
-  const spaced = spacing();
   return defineTool({
     name: "arxiv_search",
     deferred: true,
@@ -45,7 +44,6 @@ function arxivTool({ parts, load, failed }: ScholarParts): Tool {
     async execute(args, ctx) {
       const { client } = await load();
       const arxiv = await (await load()).web.loadArxiv();
-      await spaced(arxiv.ARXIV_SPACING_MS, ctx.signal);
       const found = await arxiv
         .searchArxiv(
           client,
@@ -110,27 +108,5 @@ export function answered(query: string, content: string): ToolOutcome {
     isError: false,
     content,
     details: { type: "web", url: null, query, title: null, bytes: Buffer.byteLength(content) },
-  };
-}
-
-/** Waits until `gap` ms have passed since the previous call's start: one request at a time. */
-function spacing(): (gap: number, signal: AbortSignal) => Promise<void> {
-  let previous: Promise<number> = Promise.resolve(0);
-  return (gap, signal) => {
-    const mine = previous.then(async (last) => {
-      const wait = last + gap - Date.now();
-      if (wait > 0 && !signal.aborted)
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, wait);
-          const stop = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-          signal.addEventListener("abort", stop, { once: true });
-        });
-      return Date.now();
-    });
-    previous = mine.catch(() => Date.now());
-    return mine.then(() => signal.throwIfAborted());
   };
 }
