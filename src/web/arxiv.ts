@@ -1,6 +1,6 @@
 // arXiv's public query API (export.arxiv.org/api/query): an Atom feed, read with linkedom's XML
-// parser (loaded on first use). arXiv asks for one request every three seconds: the caller spaces
-// them (request-spacing.ts), and a limit or an error entry is said in arXiv's own words.
+// parser (loaded on first use). arXiv asks for one request every three seconds: each query waits
+// its turn (request-spacing.ts), and a limit or an error entry is said in arXiv's own words.
 import { spaced } from "./request-spacing.ts";
 import { SearchFailure } from "./search-hit.ts";
 import type { WebClient } from "./web-client.ts";
