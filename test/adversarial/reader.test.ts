@@ -170,3 +170,29 @@ test("a nex killed mid-reading, resumed, reads on from the part after its last n
   assert.match(back, /^FOXES EVERYWHERE\n\nNotes:\nNOTE 1\nNOTE 2\nNOTE 3\n/);
   assert.match(back, /it went on from part 3, where an interrupted reading had left its notes/);
 });
+
+test("a model that never uses the reader's tools stops it after two rounds: no request per part", {
+  timeout: 120_000,
+}, async () => {
+  const box = setUp();
+  let rounds = 0;
+  let asked = false;
+  const { stub, nex } = await runNexWith(box, (request) => {
+    if (isReader(request)) {
+      rounds++;
+      return openaiText("I would rather not.");
+    }
+    if (asked) return openaiText("ok");
+    asked = true;
+    return openaiToolCall({ name: "reader", args: { path: "big.log", task: "find the foxes" } });
+  });
+  const result = await nex.done;
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(rounds, 2);
+  const requests = stub.requestsTo("/v1/chat/completions");
+  assert.match(
+    String(last(requests.at(-1) as LoggedRequest)?.content),
+    /reader of big\.log stopped at part 1 of \d+: the model used none of the reader's tools in 2 rounds in a row\. Its notes are kept/,
+  );
+});

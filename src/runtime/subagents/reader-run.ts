@@ -14,6 +14,8 @@ import { openReading, type ReaderStore, textDigest } from "./reader-notes.ts";
 import type { Subagents } from "./subagent-context.ts";
 
 const ROUND_TURNS = 4;
+/** Rounds in a row without a tool call before the reader gives up on the model. */
+const IDLE_ROUNDS = 2;
 /** Rounds at the end with no `finish` before the notes are returned as they are. */
 const END_ROUNDS = 2;
 
@@ -57,6 +59,8 @@ export async function runReader(
   const host = readerHost(readerTools(store, parts, ranges, notesCap, round), ctx);
   const resumedAt = store.resumed && state.next > 0 ? state.next : null;
   let endRounds = 0;
+  // Rounds in a row in which the child used none of its tools: a model that will not read stops here.
+  let idle = 0;
   for (let rounds = 0; rounds < parts.length + END_ROUNDS + 2 && !state.finished; rounds++) {
     if (ctx.signal.aborted) break;
     const atEnd = state.next >= parts.length;
@@ -79,6 +83,14 @@ export async function runReader(
       signal: ctx.signal,
     });
     if (round.taken && !round.noted && !state.finished) passOver(store, ranges);
+    idle = round.taken || round.noted || state.finished ? 0 : idle + 1;
+    if (idle >= IDLE_ROUNDS && !state.finished)
+      return stopped(
+        store,
+        input.what,
+        parts.length,
+        `the model used none of the reader's tools in ${idle} rounds in a row`,
+      );
     const end = result.terminal;
     if (end.type === "error" && end.code !== "turn_limit" && end.code !== "repeated_failure")
       return stopped(store, input.what, parts.length, `the endpoint failed: ${end.message}`);
