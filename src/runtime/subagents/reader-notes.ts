@@ -28,6 +28,8 @@ export interface ReaderStore {
   notes: string;
   /** True when the state came from an earlier, unfinished or finished, run. */
   resumed: boolean;
+  /** True when an earlier reading's notes were for other text (the file changed): they are replaced. */
+  stale: boolean;
   save(): void;
 }
 
@@ -45,18 +47,20 @@ export function openReading(dir: string | null, fresh: ReaderState): ReaderStore
   let state = fresh;
   let notes = "";
   let resumed = false;
+  let stale = false;
   if (folder) {
     const kept = readKept(folder);
     if (kept && kept.state.digest === fresh.digest && kept.state.task === fresh.task) {
       state = kept.state;
       notes = kept.notes;
       resumed = true;
-    }
+    } else stale = kept !== null;
   }
   const store: ReaderStore = {
     state,
     notes,
     resumed,
+    stale,
     save() {
       if (!folder) return;
       mkdirSync(folder, { recursive: true, mode: 0o700 });

@@ -104,7 +104,9 @@ export async function runReader(
   const note =
     resumedAt !== null
       ? `it went on from part ${resumedAt + 1}, where an interrupted reading had left its notes`
-      : null;
+      : store.stale
+        ? "the file changed since an earlier reading for this task, so it was read again from its start"
+        : null;
   return done(store, input.what, parts.length, note, input.note);
 }
 
