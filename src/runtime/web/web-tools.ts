@@ -126,7 +126,7 @@ export function webTools(parts: WebToolParts): Tool[] {
     name: "web_search",
     deferred: true,
     description:
-      "Search the web (the user's configured backends): top results with title, URL and snippet.",
+      "Search the web (DuckDuckGo, Wikipedia and any configured backends): top results with title, URL and snippet.",
     parameters: v.object({
       query: v.pipe(NonBlank, v.description("What to search for.")),
       count: v.optional(
