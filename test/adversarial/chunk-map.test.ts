@@ -68,6 +68,9 @@ test("chunk_map over a 48 KB file: one tool-less request per chunk, every line i
   });
   assert.equal(result.code, 0, result.stderr);
   const chunks = requests.filter((request) => systemOf(request).includes(CHUNK_SYSTEM));
+  // Each chunk shows as its progress line, not as a sub-agent that "finished in 1 turn(s)".
+  assert.match(result.stderr, /chunk_map: chunk 1 of \d+ \(big\.log lines 1-\d+\)/);
+  assert.doesNotMatch(result.stderr, /chunk\] finished in/);
   assert.ok(chunks.length >= 4 && chunks.length <= 10, `${chunks.length} chunks`);
   for (const chunk of chunks) {
     assert.equal((chunk.body as Body).tools, undefined, "a chunk's request offers no tools");
