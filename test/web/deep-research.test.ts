@@ -61,3 +61,44 @@ test("a sub-question that hangs stops at three quarters of the budget; the answe
   assert.equal(synthesis.length, 1);
   assert.equal(synthesis[0]?.aborted, false);
 });
+
+test("a result pointing at a private address (cloud metadata) is never read: it is named under Gaps", async () => {
+  const search: WebSearch = {
+    backends: [],
+    async search() {
+      return {
+        hits: [
+          { title: "meta", url: "http://169.254.169.254/latest/meta-data/iam", snippet: "" },
+          { title: "local", url: "http://127.0.0.1:9/admin", snippet: "" },
+        ],
+        answered: ["stub"],
+        failed: [],
+        cached: false,
+      };
+    },
+  };
+  let summaries = 0;
+  const answer = await deepResearch(
+    "What is in the metadata?",
+    {
+      search,
+      client: createWebClient(),
+      summarise: async () => {
+        summaries++;
+        return "never";
+      },
+      ask: async (system) => (system.startsWith("You plan") ? "one?" : "unused"),
+      progress: () => {},
+      budgetBytes: 8_000,
+      timeoutMs: 60_000,
+    },
+    AbortSignal.timeout(60_000),
+  );
+  assert.equal(summaries, 0);
+  assert.match(answer, /No page could be read for any sub-question, so there is no answer\./);
+  assert.match(
+    answer,
+    /not read: http:\/\/169\.254\.169\.254\/latest\/meta-data\/iam: .*cloud metadata address/,
+  );
+  assert.match(answer, /not read: http:\/\/127\.0\.0\.1:9\/admin: .*loopback address/);
+});
