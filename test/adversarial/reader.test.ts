@@ -42,7 +42,11 @@ function setUp(): Sandbox {
 }
 
 /** A reader child that follows its instructions: a part, notes on it, end of round; finish at the end. */
-function readerAnswer(request: LoggedRequest, pulled: number[]): ReturnType<StubHandler> {
+function readerAnswer(
+  request: LoggedRequest,
+  pulled: number[],
+  texts: string[] = [],
+): ReturnType<StubHandler> {
   const end = last(request);
   if (end?.role === "user") {
     if (/Every one of the \d+ part\(s\) has been read/.test(String(end.content)))
@@ -52,6 +56,7 @@ function readerAnswer(request: LoggedRequest, pulled: number[]): ReturnType<Stub
   if (lastCalled(request) === "next_chunk") {
     const part = Number(/Part (\d+) of/.exec(String(end?.content))?.[1]);
     pulled.push(part);
+    texts.push(String(end?.content).replace(/^Part \d+ of \d+ \(lines \d+-\d+\):\n/, ""));
     return openaiToolCall({ name: "write_notes", args: { content: `NOTE ${part}` } });
   }
   return openaiText("round done");
@@ -71,9 +76,10 @@ test("reader: one part a round through next_chunk, notes through write_notes, fi
 }, async () => {
   const box = setUp();
   const pulled: number[] = [];
+  const texts: string[] = [];
   let asked = false;
   const { stub, nex } = await runNexWith(box, (request) => {
-    if (isReader(request)) return readerAnswer(request, pulled);
+    if (isReader(request)) return readerAnswer(request, pulled, texts);
     if (asked) return openaiText("read");
     asked = true;
     return openaiToolCall({ name: "reader", args: { path: "big.log", task: "find the foxes" } });
@@ -88,6 +94,8 @@ test("reader: one part a round through next_chunk, notes through write_notes, fi
     pulled,
     Array.from({ length: pulled.length }, (_, i) => i + 1),
   );
+  // Each part reached the reader whole: together they are the file, byte for byte.
+  assert.equal(texts.join(""), readFileSync(join(box.workspace, "big.log"), "utf8"));
   // Its only tools; each round a fresh conversation carrying the notes so far and no earlier part.
   for (const round of requests.filter(isReader))
     assert.deepEqual(((round.body as Body).tools ?? []).map((t) => t.function.name).sort(), [

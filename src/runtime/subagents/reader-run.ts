@@ -56,7 +56,11 @@ export async function runReader(
   const tag = subagents.tag("reader", ctx);
   const notesCap = pieceBytes(parent.window(), 0.15);
   const round = { taken: false, noted: false };
-  const host = readerHost(readerTools(store, parts, ranges, notesCap, round), ctx);
+  const host = readerHost(
+    readerTools(store, parts, ranges, notesCap, round),
+    ctx,
+    state.chunkBytes + 1024,
+  );
   const resumedAt = store.resumed && state.next > 0 ? state.next : null;
   let endRounds = 0;
   // Rounds in a row in which the child used none of its tools: a model that will not read stops here.
@@ -215,9 +219,15 @@ function readerTools(
   ];
 }
 
-/** The reader's tools as a host: validated by the one dispatcher, no permission to ask. */
-function readerHost(tools: Tool[], ctx: ToolContext): ToolHost {
+/**
+ * The reader's tools as a host: validated by the one dispatcher, no permission to ask. A part is
+ * the one large thing in a round's conversation: a result may be as large as a part, not cut to the
+ * session's share of a result (which would hand the reader a stub it has no tool to page).
+ */
+function readerHost(tools: Tool[], ctx: ToolContext, partCap: number): ToolHost {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const limits = { ...ctx.limits, outputCap: Math.max(ctx.limits.outputCap, partCap) };
+  const context = { ...ctx, limits };
   return {
     specs: () =>
       tools.map((tool) => ({
@@ -230,7 +240,7 @@ function readerHost(tools: Tool[], ctx: ToolContext): ToolHost {
     readOnly: (name) => name === "read_notes",
     parallel: () => false,
     execute: (call, signal) =>
-      dispatch(call.name, call.args, { tools: byName, context: ctx, signal, turn: ctx.turn }),
+      dispatch(call.name, call.args, { tools: byName, context, signal, turn: ctx.turn }),
   };
 }
 
