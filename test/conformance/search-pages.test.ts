@@ -13,7 +13,7 @@ import type { WebResponse } from "../../src/web/web-client.ts";
 import { conformanceSeed } from "./seed.ts";
 
 const RUNS = 60;
-const escape = (text: string) =>
+const escapeMarkup = (text: string) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 const squash = (text: string) => text.replace(/\s+/g, " ").trim();
 
@@ -42,7 +42,7 @@ function duckDuckGoPage(hits: Hit[]): string {
       h.kind === "ad"
         ? `https://duckduckgo.com/y.js?ad_domain=x&amp;u3=${encodeURIComponent(h.url)}`
         : `//duckduckgo.com/l/?uddg=${encodeURIComponent(h.kind === "javascript" ? "javascript:void(0)" : h.url)}&amp;rut=abc`;
-    return `<div class="result results_links results_links_deep ${h.kind === "ad" ? "result--ad" : "web-result"}"><div class="links_main result__body"><h2 class="result__title"><a rel="nofollow" class="result__a" href="${href}">${escape(h.title)}</a></h2><a class="result__snippet" href="${href}">${escape(h.snippet)}</a></div></div>`;
+    return `<div class="result results_links results_links_deep ${h.kind === "ad" ? "result--ad" : "web-result"}"><div class="links_main result__body"><h2 class="result__title"><a rel="nofollow" class="result__a" href="${href}">${escapeMarkup(h.title)}</a></h2><a class="result__snippet" href="${href}">${escapeMarkup(h.snippet)}</a></div></div>`;
   });
   return `<!DOCTYPE html><html><head><title>q at DuckDuckGo</title></head><body><div id="links" class="results">${results.join("\n")}${hits.length === 0 ? '<div class="no-results">No results.</div>' : ""}</div></body></html>`;
 }
@@ -80,7 +80,7 @@ test("Wikipedia's results read back: each title's own page address, snippets as 
               ns: 0,
               title: p.title,
               // A whole word marked, as Wikipedia marks the words it matched.
-              snippet: escape(p.snippet).replace(
+              snippet: escapeMarkup(p.snippet).replace(
                 /(^| )([A-Za-z0-9]{3,})(?= |$)/,
                 '$1<span class="searchmatch">$2</span>',
               ),
@@ -147,8 +147,8 @@ function atomFeed(papers: Paper[]): string {
     (
       p,
     ) => `<entry><id>http://arxiv.org/abs/${p.id}</id><updated>2024-01-02T00:00:00Z</updated><published>2024-01-01T00:00:00Z</published>
-<title>${escape(p.title)}</title><summary>  ${escape(p.summary)}
-</summary>${p.authors.map((a) => `<author><name>${escape(a)}</name></author>`).join("")}
+<title>${escapeMarkup(p.title)}</title><summary>  ${escapeMarkup(p.summary)}
+</summary>${p.authors.map((a) => `<author><name>${escapeMarkup(a)}</name></author>`).join("")}
 <link href="http://arxiv.org/abs/${p.id}" rel="alternate" type="text/html"/><link title="pdf" href="http://arxiv.org/pdf/${p.id}" rel="related" type="application/pdf"/>
 <arxiv:primary_category xmlns:arxiv="http://arxiv.org/schemas/atom" term="${p.category}" scheme="http://arxiv.org/schemas/atom"/><category term="${p.category}" scheme="http://arxiv.org/schemas/atom"/></entry>`,
   );
