@@ -45,6 +45,11 @@ const allowPages =
     writeConfig(box, { web: { allowPrivateHosts: [`127.0.0.1:${pages.port}`], ...web } });
   };
 
+function systemText(request: LoggedRequest): string {
+  const body = request.body as { messages?: { role: string; content: unknown }[] } | null;
+  return String(body?.messages?.find((m) => m.role === "system")?.content ?? "");
+}
+
 function isSummaryRequest(request: LoggedRequest): boolean {
   const body = request.body as { messages?: { role: string; content: unknown }[] } | null;
   const system = body?.messages?.find((m) => m.role === "system")?.content;
@@ -423,6 +428,51 @@ export const webScenarios: FaultScenario[] = [
       told(/2 of 212844 arXiv papers for "mistral 7b":/),
       told(
         /2\. Mistral 7B\n {3}Albert Q\. Jiang, Alexandre Sablayrolles, Arthur Mensch et al\. \(6 authors\)/,
+      ),
+      exitCode(0),
+    ],
+  },
+  {
+    name: "deep_research through sub-questions, pages and one synthesis",
+    wire,
+    expect:
+      "the session's model plans two sub-questions, each is researched, and writes one answer citing the pages",
+    env: KEYS,
+    setup: async (box) => {
+      const pages = await webPages();
+      writeConfig(box, {
+        web: {
+          allowPrivateHosts: [`127.0.0.1:${pages.port}`],
+          search: [{ type: "brave", url: `${pages.url}/brave` }],
+        },
+      });
+    },
+    handler: (() => {
+      const main = turns(() => [
+        call("deep_research", { question: "What changed in Widget 3.2?" }),
+      ]);
+      return async (request: LoggedRequest): Promise<Script> => {
+        const system = systemText(request);
+        if (system.startsWith("You plan web research"))
+          return openaiText("What replaces frob()?\nWhere does the configuration move?");
+        if (system.startsWith("You write a research answer"))
+          return openaiText(
+            /\[1\] \(What replaces frob\(\)\?\) The page says/.test(JSON.stringify(request.body))
+              ? "frobnicate() replaces frob() [1]."
+              : "the notes were not passed",
+          );
+        return main(request);
+      };
+    })(),
+    checks: [
+      told(
+        /^Deep research: What changed in Widget 3\.2\?\n\nfrobnicate\(\) replaces frob\(\) \[1\]\./m,
+        -1,
+      ),
+      told(/Sources:\n\[1\] Widget 3\.2 release notes — http:\/\/127\.0\.0\.1:\d+\/article/, -1),
+      told(
+        /Sub-questions researched:\n- What replaces frob\(\)\?\n- Where does the configuration move\?/,
+        -1,
       ),
       exitCode(0),
     ],
