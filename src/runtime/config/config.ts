@@ -69,7 +69,7 @@ export const ConfigFileSchema = v.strictObject({
   baseUrl: v.optional(v.string()),
   model: v.optional(v.string()),
   apiKeyEnv: v.optional(v.string()),
-  permissionMode: v.optional(v.picklist(["ask", "auto_edit", "approve_all"])),
+  permissionMode: v.optional(v.picklist(["plan", "ask", "auto_edit", "approve_all"])),
   maxTurns: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   /** False asks for whole responses, for servers whose streaming of tool calls is broken. */
   stream: v.optional(v.boolean()),
@@ -583,8 +583,11 @@ function resolveApi(
 }
 
 function parsePermissionMode(value: string): PermissionMode {
-  if (value === "ask" || value === "auto_edit" || value === "approve_all") return value;
-  throw new ConfigError(`Unknown permission mode "${value}". Use ask, auto_edit or approve_all.`);
+  if (value === "plan" || value === "ask" || value === "auto_edit" || value === "approve_all")
+    return value;
+  throw new ConfigError(
+    `Unknown permission mode "${value}". Use plan, ask, auto_edit or approve_all.`,
+  );
 }
 
 function parseBaseUrl(value: string): string {
