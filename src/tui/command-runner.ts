@@ -38,7 +38,7 @@ export interface CommandContext {
 function say(
   store: UiStore,
   text: string,
-  tone: "plain" | "dim" | "warn" | "good" = "plain",
+  tone: "plain" | "dim" | "warn" | "good" | "diff" = "plain",
 ): void {
   store.update((state) => addEntry(state, { type: "info", text, tone }));
 }
@@ -109,6 +109,11 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
       case "undo": {
         const result = await session.undo(command.turns);
         return say(store, describeUndo(result), result.kind === "partial" ? "warn" : "good");
+      }
+      case "diff": {
+        const text = (await session.diff?.()) ?? "This session cannot show its changes.";
+        // A single line says there is nothing to show; more lines are the diff.
+        return say(store, text, text.includes("\n") ? "diff" : "dim");
       }
       case "undo_list":
         return say(store, await session.undoPreview(), "dim");

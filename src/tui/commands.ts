@@ -5,6 +5,8 @@ export type Command =
   | { type: "undo"; turns: number }
   | { type: "undo_list" }
   | { type: "compact" }
+  /** `/diff`: what this session changed, per file. */
+  | { type: "diff" }
   | { type: "model"; name: string }
   /** `/model` alone: what the endpoint serves. */
   | { type: "model_list" }
@@ -62,6 +64,7 @@ export const helpText = [
   "Shift+Tab cycles the permission mode (ask → auto_edit → approve_all → plan).",
   "",
   "/undo [n]       undo the file changes of the last n prompts (default 1); /undo list shows each step",
+  "/diff           what this session changed, per file, as a diff against undo's snapshots",
   "/compact        summarise the conversation now so it takes less of the context window",
   "/model [name]   list the endpoint's models, or use another of them for the next requests",
   "/mode [name]    cycle the permission mode, or set it: ask, auto_edit, approve_all, plan (read-only)",
@@ -139,6 +142,8 @@ export function parseCommand(text: string): Command | null {
     }
     case "compact":
       return { type: "compact" };
+    case "diff":
+      return { type: "diff" };
     case "model":
       if (arg === "") return { type: "model_list" };
       return { type: "model", name: arg };

@@ -281,6 +281,13 @@ export class NexSession implements AgentSession {
       : "This session cannot list undo steps.";
   }
 
+  async diff(): Promise<string> {
+    const text = await this.parts.tools.sessionDiff?.();
+    return text === undefined
+      ? "This session keeps no undo snapshots to diff against."
+      : this.redact(text);
+  }
+
   async undo(turns: number, why: "undo" | "rewind" = "undo"): Promise<UndoResult> {
     const result = await this.parts.tools.undo(turns);
     // A rewind cuts the conversation instead: no note of it goes to the model.

@@ -56,6 +56,8 @@ export interface SessionTools extends ToolHost {
   /** Where a run's changes begin; `changesSince` says what differs from then. */
   changeMark?(): Promise<number>;
   changesSince?(mark: number): Promise<RunChanges>;
+  /** `/diff`: what the session changed, per file, as a diff against undo's snapshots. */
+  sessionDiff?(): Promise<string>;
   /** Forgets what the model read (`/clear`); runs end with no write in parts under way. */
   forgetConversation(): Promise<void>;
 }
