@@ -115,6 +115,11 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         // A single line says there is nothing to show; more lines are the diff.
         return say(store, text, text.includes("\n") ? "diff" : "dim");
       }
+      case "context":
+        return say(
+          store,
+          (await session.contextReport?.()) ?? "This session cannot report its context.",
+        );
       case "undo_list":
         return say(store, await session.undoPreview(), "dim");
       case "compact": {

@@ -7,6 +7,8 @@ export type Command =
   | { type: "compact" }
   /** `/diff`: what this session changed, per file. */
   | { type: "diff" }
+  /** `/context`: what fills the model's window. */
+  | { type: "context" }
   | { type: "model"; name: string }
   /** `/model` alone: what the endpoint serves. */
   | { type: "model_list" }
@@ -65,6 +67,7 @@ export const helpText = [
   "",
   "/undo [n]       undo the file changes of the last n prompts (default 1); /undo list shows each step",
   "/diff           what this session changed, per file, as a diff against undo's snapshots",
+  "/context        what fills the model's window: system prompt, tools, messages, results, in tokens",
   "/compact        summarise the conversation now so it takes less of the context window",
   "/model [name]   list the endpoint's models, or use another of them for the next requests",
   "/mode [name]    cycle the permission mode, or set it: ask, auto_edit, approve_all, plan (read-only)",
@@ -144,6 +147,8 @@ export function parseCommand(text: string): Command | null {
       return { type: "compact" };
     case "diff":
       return { type: "diff" };
+    case "context":
+      return { type: "context" };
     case "model":
       if (arg === "") return { type: "model_list" };
       return { type: "model", name: arg };

@@ -66,6 +66,8 @@ export interface AgentSession {
   changeMark?(): Promise<number | null>;
   /** The paths whose bytes or mode differ from before `mark` (null: not known). */
   changesSince?(mark: number): Promise<RunChanges | null>;
+  /** `/context`: what fills the window (system prompt, tools, messages, results), in tokens and shares. */
+  contextReport?(): Promise<string>;
   /** `/diff`: what this session changed, per file, against undo's snapshots (secrets replaced). */
   diff?(): Promise<string>;
   /** Compacts the conversation now: what changed, or why nothing did (`describeCompact` words it). */

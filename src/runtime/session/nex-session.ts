@@ -281,6 +281,20 @@ export class NexSession implements AgentSession {
       : "This session cannot list undo steps.";
   }
 
+  async contextReport(): Promise<string> {
+    const { contextReport } = await import("../context/index.ts");
+    const { system, budget } = this.parts;
+    return this.redact(
+      await contextReport({
+        system,
+        tools: this.parts.tools.specs(),
+        messages: this.messages,
+        window: budget.window(),
+        total: budget.estimatePrompt(system, this.messages),
+      }),
+    );
+  }
+
   async diff(): Promise<string> {
     const text = await this.parts.tools.sessionDiff?.();
     return text === undefined
