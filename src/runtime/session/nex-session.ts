@@ -276,9 +276,10 @@ export class NexSession implements AgentSession {
   }
 
   async undoPreview(): Promise<string> {
-    return this.parts.tools.undoPreview
-      ? this.parts.tools.undoPreview()
-      : "This session cannot list undo steps.";
+    const steps = await this.parts.tools.undoSteps?.();
+    if (steps === undefined) return "This session cannot list undo steps.";
+    const { describeUndoList } = await import("../history/index.ts");
+    return this.redact(await describeUndoList(this.promptMarks, this.messages, steps));
   }
 
   async contextReport(): Promise<string> {
