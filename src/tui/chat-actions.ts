@@ -25,6 +25,8 @@ import {
   type InputState,
   isCommandText,
 } from "./keymap.ts";
+import { modelChosen } from "./model-command.ts";
+import { type ModelPickerState, modelPickerKey } from "./model-picker.ts";
 import { doRewind } from "./rewind-command.ts";
 import { openRewindPicker, type RewindPickerState, rewindKey } from "./rewind-picker.ts";
 import { pickerKey } from "./session-picker.ts";
@@ -83,6 +85,8 @@ export interface Chat {
   setPicker: (next: PickerState | null) => void;
   rewind: RefObject<RewindPickerState | null>;
   setRewind: (next: RewindPickerState | null) => void;
+  models: RefObject<ModelPickerState | null>;
+  setModels: (next: ModelPickerState | null) => void;
   tabbing: RefObject<TabCycle | null>;
   completionSources: Parameters<typeof completionAt>[1];
   setDismissedAt: (text: string | null) => void;
@@ -180,6 +184,7 @@ function commandContext(chat: Chat) {
     setMode: chat.setMode,
     mode: chat.mode.current,
     openRewind: (points: RewindPoint[]) => chat.setRewind(openRewindPicker(points)),
+    openModels: (state: ModelPickerState) => chat.setModels(state),
     setDraft: (draft: string) =>
       chat.setInput({ ...chat.input.current, editor: editorWith(draft) }),
     ...(onSwitch
@@ -346,6 +351,14 @@ export function onKey(chat: Chat, typed: string, key: Key) {
         chat.setInput({ ...chat.input.current, editor: editorWith(draft) });
       void chat.work(() => doRewind({ session, store, setDraft }, chosen));
     }
+    return;
+  }
+  const choosing = chat.models.current;
+  if (choosing) {
+    const next = modelPickerKey(choosing, key);
+    if ("state" in next) return chat.setModels(next.state);
+    chat.setModels(null);
+    void chat.work(() => modelChosen(commandContext(chat), choosing, next.chosen));
     return;
   }
   const open = chat.picker.current;

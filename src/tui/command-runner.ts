@@ -2,7 +2,6 @@ import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import {
   describeCompact,
-  describeModelSwitch,
   describeUndo,
   type PermissionMode,
   plainText,
@@ -10,6 +9,8 @@ import {
 import type { RewindPoint } from "../runtime/history/index.ts";
 import type { AgentSession, SessionSummary } from "../runtime/session/index.ts";
 import { type Command, helpWith, nextMode } from "./commands.ts";
+import { modelListCommand, switchModel } from "./model-command.ts";
+import type { ModelPickerState } from "./model-picker.ts";
 import { rewindCommand } from "./rewind-command.ts";
 import { statusText, transcriptMarkdown } from "./session-views.ts";
 import type { UiStore } from "./state/index.ts";
@@ -31,6 +32,8 @@ export interface CommandContext {
   switchTo?(sessionId: string, line?: string): void;
   /** Shows the `/rewind` picker; absent where the chat has none. */
   openRewind?(points: RewindPoint[]): void;
+  /** Shows the `/model` picker; absent where the chat has none. */
+  openModels?(state: ModelPickerState): void;
   /** Puts text in the input box (a rewound prompt). */
   setDraft?(text: string): void;
 }
@@ -130,18 +133,10 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
           say(store, describeCompact(result), result.kind === "not_needed" ? "dim" : "warn");
         return;
       }
-      case "model": {
-        const result = await session.setModel(command.name);
-        const model = session.info.model;
-        store.update((state) => ({ ...state, meter: { ...state.meter, model } }));
-        return say(
-          store,
-          describeModelSwitch(result),
-          result.kind === "switched" ? "good" : "warn",
-        );
-      }
+      case "model":
+        return switchModel(ctx, command.name);
       case "model_list":
-        return say(store, await session.listModels(), "dim");
+        return modelListCommand(ctx);
       case "sessions":
         return say(store, sessionTable(await session.listSessions()));
       case "status": {

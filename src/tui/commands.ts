@@ -69,7 +69,7 @@ export const helpText = [
   "/diff           what this session changed, per file, as a diff against undo's snapshots",
   "/context        what fills the model's window: system prompt, tools, messages, results, in tokens",
   "/compact        summarise the conversation now so it takes less of the context window",
-  "/model [name]   list the endpoint's models, or use another of them for the next requests",
+  "/model [name]   pick one of the endpoint's models (a list from the server), or switch to the one named",
   "/mode [name]    cycle the permission mode, or set it: ask, auto_edit, approve_all, plan (read-only)",
   "/status         model, endpoint, window and its source, context use, sandbox, session file",
   "/export [file]  write the conversation as a markdown transcript (default nex-<session>.md)",

@@ -14,6 +14,7 @@ import type {
 import type { RunChanges } from "../../tools/index.ts";
 import type { Price } from "../config/index.ts";
 import type { RewindPoint, SessionSummary } from "../history/index.ts";
+import type { ModelChoices } from "./model-switch.ts";
 import type { PendingNote } from "./user-notes.ts";
 
 export type { RunChanges };
@@ -76,6 +77,8 @@ export interface AgentSession {
   setModel(model: string): Promise<ModelSwitchResult>;
   /** What the endpoint serves and which model is in use, as one line to show. */
   listModels(): Promise<string>;
+  /** `/model`'s picker: this endpoint's models and the config's other endpoints (null: none known). */
+  modelChoices?(): Promise<ModelChoices | null>;
   /**
    * Sets how hard the model thinks for the next requests ("off": nothing sent), or with null only
    * says what is sent now; returns the line to show.

@@ -20,6 +20,7 @@ import { createEventRedactor, type EventRedactor } from "../secrets/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
 import { directCommand } from "./direct-command.ts";
 import { childTools, JOURNALED, journaledTools, withoutImageBytes } from "./journal-records.ts";
+import type { ModelChoices } from "./model-switch.ts";
 import { completePath } from "./path-completion.ts";
 import { PermissionAnswers } from "./permission-answers.ts";
 import { expandPrompt, type PromptHost, runDirect } from "./prompt-input.ts";
@@ -341,6 +342,11 @@ export class NexSession implements AgentSession {
       this.info.contextWindow = this.parts.budget.window();
     }
     return result;
+  }
+
+  async modelChoices(): Promise<ModelChoices | null> {
+    const choices = await this.parts.modelChoices?.();
+    return choices ? { ...choices, source: this.redact(choices.source) } : null;
   }
 
   async listModels(): Promise<string> {
