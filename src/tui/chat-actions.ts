@@ -16,7 +16,7 @@ import { runCommand } from "./command-runner.ts";
 import { isCustomCommand, nextMode, parseCommand } from "./commands.ts";
 import { applySuggestion, type Completion, completionAt, sharedStart } from "./completion.ts";
 import { isHazard, shownSummary } from "./components/index.ts";
-import { type EditorState, editorWith } from "./editor.ts";
+import { type EditorState, editorWith, insert } from "./editor.ts";
 import {
   answerGuardMs,
   COMMAND_WAITS_HINT,
@@ -330,6 +330,8 @@ function perform(chat: Chat, action: InputAction) {
       return chat.setDismissedAt(chat.input.current.editor.text);
     case "expand_child":
       return expandChild(chat);
+    case "paste_image":
+      return void pasteImage(chat);
     case "cycle_mode":
       return chat.setMode(nextMode(chat.mode.current));
     case "exit":
@@ -396,4 +398,24 @@ export function onKey(chat: Chat, typed: string, key: Key) {
   const result = handleKey(chat.input.current, ctx, typed, key);
   chat.setInput(result.state);
   for (const action of result.actions) perform(chat, action);
+}
+
+/** Ctrl-V: the clipboard's image saved and its path put in the prompt at the cursor, or why not. */
+async function pasteImage(chat: Chat): Promise<void> {
+  const { pasteClipboardImage, promptPath } = await import("./clipboard-image.ts");
+  const pasted = await pasteClipboardImage();
+  if (!pasted.ok) {
+    chat.props.store.update((state) =>
+      addEntry(state, { type: "info", text: pasted.message, tone: "warn" }),
+    );
+    return;
+  }
+  const editor = chat.input.current.editor;
+  const before = editor.text.slice(0, editor.cursor);
+  const space = before === "" || /\s$/.test(before) ? "" : " ";
+  chat.setInput({
+    ...chat.input.current,
+    editor: insert(editor, `${space}${promptPath(pasted.path)} `),
+    hint: "Pasted the clipboard's image as a file path: it is attached when you send the prompt.",
+  });
 }

@@ -63,6 +63,7 @@ export function modeLabel(mode: PermissionMode): string {
 export const helpText = [
   "Enter sends the prompt. Alt+Enter, Shift+Enter (where the terminal reports it) or a trailing \\ starts a new line.",
   "Up/Down walk the prompt history. Esc or Ctrl-C interrupts a running request; Ctrl-C twice on an empty prompt exits.",
+  "Ctrl-V pastes an image from the clipboard (wl-paste, xclip or macOS's own) as a path the prompt attaches.",
   "Shift+Tab cycles the permission mode (ask → auto_edit → approve_all → plan).",
   "",
   "/undo [n]       undo the file changes of the last n prompts (default 1); /undo list shows each step",
