@@ -31,6 +31,11 @@ test("--mode plan at 120×40: the status bar says read-only, an edit is refused 
   assert.match(screen, /plan mode/);
   assert.match(screen, /plan: read-only/);
   assert.equal(readFileSync(join(nex.workspace, "notes.txt"), "utf8"), "first\n");
+  assert.match(
+    nex.chatRequests()[0]?.rawBody ?? "",
+    /fix the notes\\n\\n\[nex\] Plan mode is on: read and search/,
+    "the prompt itself says plan mode is on",
+  );
   const third = nex.chatRequests()[2]?.rawBody ?? "";
   assert.match(third, /nex is in plan mode \(read-only\)/);
   assert.match(third, /answer with your plan/);

@@ -27,6 +27,10 @@ import { expandPrompt, type PromptHost, runDirect } from "./prompt-input.ts";
 import type { SessionParts } from "./session-parts.ts";
 import type { PendingNote } from "./user-notes.ts";
 
+/** What a prompt sent in plan mode carries. */
+const PLAN_NOTE =
+  "[nex] Plan mode is on: read and search as much as you need, but change nothing (edits, writes and changing commands are refused). Answer with a plan: what you would change, in which files, and why.";
+
 /** How many times Stop hooks may send the model back to work in one prompt. */
 const MAX_STOP_CONTINUATIONS = 3;
 
@@ -180,7 +184,9 @@ export class NexSession implements AgentSession {
       if (command !== null) return this.end(await runDirect(this.promptHost(), command, signal));
       const expanded = await expandPrompt(this.promptHost(), prompt, signal);
       if (expanded.type !== "prompt") return this.end(expanded);
-      let text = expanded.text;
+      // In plan mode the model hears it with the prompt, not only from its first refused change.
+      let text =
+        this.info.permissionMode === "plan" ? `${expanded.text}\n\n${PLAN_NOTE}` : expanded.text;
       let images = expanded.images;
       let terminal: TerminalEvent | null = null;
       // A Stop hook may send the model back to work (bounded): the prompt keeps one terminal event.
