@@ -46,3 +46,19 @@ test("a session with no change says so", async () => {
   const tools = host(sandbox(), { mode: "approve_all" });
   assert.equal(await tools.sessionDiff(), "No file changes in this session yet.");
 });
+
+test("a file over 1 MiB is named with its size, never read whole", async () => {
+  const box = sandbox();
+  const tools = host(box, { mode: "approve_all" });
+  await run(
+    tools,
+    "bash",
+    { command: "head -c 1100000 /dev/zero | tr '\\0' x > big.txt" },
+    { turn: 1 },
+  );
+  const text = await tools.sessionDiff();
+  assert.match(
+    text,
+    /^big\.txt \(changed\?\): 1100000 bytes now, too large to compare or diff here$/m,
+  );
+});

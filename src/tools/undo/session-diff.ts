@@ -39,6 +39,15 @@ export async function sessionDiff(
   let files = 0;
   for (const [key, change] of [...plan].sort(([a], [b]) => a.localeCompare(b))) {
     if (key.endsWith("/")) continue;
+    // A huge file is named unread: memory stays bounded, whatever a command wrote.
+    const info = await lstat(absBytes(ws.root, key)).catch(() => null);
+    if (info?.isFile() && info.size > MAX_DIFF_BYTES) {
+      files += 1;
+      parts.push(
+        `${displayKey(key)} (changed?): ${info.size} bytes now, too large to compare or diff here`,
+      );
+      continue;
+    }
     const now = await currentOf(ws.root, key).catch(() => null);
     if (now === null || sameState(now, change.before)) continue;
     files += 1;
@@ -48,7 +57,7 @@ export async function sessionDiff(
       continue;
     }
     const before = await sideOf(change.before, shadow, options.checkpointDir);
-    const after = await sideNow(now, ws.root, key);
+    const after = sideNow(now);
     const text = await fileDiff(display, before, after, limits.fileLines);
     parts.push(text);
     lines += text.split("\n").length + 1;
@@ -91,12 +100,11 @@ async function sideOf(state: State, shadow: ShadowGit, checkpointDir: string): P
   }
 }
 
-async function sideNow(now: Current, root: string, key: string): Promise<Side> {
+function sideNow(now: Current): Side {
   if (now.type === "absent") return { type: "absent" };
   if (now.type === "dir") return { type: "note", note: "a folder" };
   if (now.type === "link") return { type: "note", note: `a link to ${now.target.toString()}` };
-  const size = (await lstat(absBytes(root, key)).catch(() => null))?.size ?? now.bytes.length;
-  return textSide(now.bytes, size);
+  return textSide(now.bytes);
 }
 
 function textSide(bytes: Buffer, size = bytes.length): Side {
