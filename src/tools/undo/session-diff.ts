@@ -6,7 +6,8 @@ import { readCheckpointLog } from "./checkpoint-log.ts";
 import { readBlob } from "./checkpoints.ts";
 import type { ShadowGit } from "./shadow-git.ts";
 import type { State } from "./turn-changes.ts";
-import { openStore, planOf, type UndoOptions } from "./undo.ts";
+import { openStore, type UndoOptions } from "./undo.ts";
+import { planOf } from "./undo-plan.ts";
 import { absBytes, type Current, currentOf, sameState } from "./undo-restore.ts";
 
 /** A file larger than this is named, not diffed: a diff is for reading. */
