@@ -26,6 +26,7 @@ import { type Completion, completionAt, SuggestionList } from "./completion.ts";
 import { EntryView, PermissionView, PromptView, StatusBar, ToolBlock } from "./components/index.ts";
 import { type InputState, initialInput } from "./keymap.ts";
 import { type LiveLayout, liveLayout, summaryRowsFor } from "./live-layout.ts";
+import { ModelPicker, type ModelPickerState } from "./model-picker.ts";
 import { RewindPicker, type RewindPickerState } from "./rewind-picker.ts";
 import { SessionPicker } from "./session-picker.ts";
 import type { MeterState, UiState, UiStore } from "./state/index.ts";
@@ -91,6 +92,15 @@ function commandPlace(workspace: string, sandbox: MeterState["sandbox"]): string
   return `in ${plainText(workspace)} · ${how}`;
 }
 
+/** When the permission prompt on screen appeared, so keys typed just before it cannot answer it. */
+function usePermissionShownAt(pendingId: string | null) {
+  const shownAt = useRef<{ callId: string; at: number } | null>(null);
+  useEffect(() => {
+    if (pendingId !== null) shownAt.current = { callId: pendingId, at: Date.now() };
+  }, [pendingId]);
+  return shownAt;
+}
+
 /** The chat, the live region (streaming text, running tools, prompt) and the status bar. */
 export function App(props: AppProps): React.ReactElement {
   const { session, store } = props;
@@ -119,6 +129,8 @@ export function App(props: AppProps): React.ReactElement {
   );
   const [rewind, setRewind] = useState<RewindPickerState | null>(null);
   const rewindRef = useLatest(rewind);
+  const [models, setModels] = useState<ModelPickerState | null>(null);
+  const modelsRef = useLatest(models);
 
   const setInput = useCallback((next: InputState) => {
     input.current = next;
@@ -150,12 +162,7 @@ export function App(props: AppProps): React.ReactElement {
   const { columns, rows } = useTerminalSize();
   useRedrawOnWidthChange(columns, props.clearScreen, () => setStaticKey((key) => key + 1));
 
-  // When the permission prompt on screen appeared, so keys typed just before it cannot answer it.
-  const pendingId = ui.permissions[0]?.callId ?? null;
-  const shownAt = useRef<{ callId: string; at: number } | null>(null);
-  useEffect(() => {
-    if (pendingId !== null) shownAt.current = { callId: pendingId, at: Date.now() };
-  }, [pendingId]);
+  const shownAt = usePermissionShownAt(ui.permissions[0]?.callId ?? null);
 
   const chat: Chat = {
     props,
@@ -172,6 +179,8 @@ export function App(props: AppProps): React.ReactElement {
     setPicker,
     rewind: rewindRef,
     setRewind,
+    models: modelsRef,
+    setModels,
     tabbing,
     completionSources,
     setDismissedAt,
@@ -182,7 +191,7 @@ export function App(props: AppProps): React.ReactElement {
   useInput((typed, key) => onKey(chat, typed, key));
 
   const cycling = tabbing.current?.after === shown.editor.text ? tabbing.current : null;
-  const hidden = dismissedAt === shown.editor.text || !!picker || !!rewind;
+  const hidden = dismissedAt === shown.editor.text || !!picker || !!rewind || !!models;
   const suggestions = useSuggestions(
     shown,
     cycling,
@@ -203,6 +212,7 @@ export function App(props: AppProps): React.ReactElement {
       shown,
       picker,
       rewind,
+      models,
       layout,
       size: { columns, rows },
       busy: busyShown,
@@ -301,6 +311,7 @@ function bottomPane(view: {
   shown: InputState;
   picker: PickerState | null;
   rewind: RewindPickerState | null;
+  models: ModelPickerState | null;
   layout: LiveLayout;
   size: { columns: number; rows: number };
   busy: boolean;
@@ -313,6 +324,12 @@ function bottomPane(view: {
   if (view.rewind)
     return h(RewindPicker, {
       state: view.rewind,
+      columns,
+      maxRows: Math.max(3, Math.floor(rows / 2)),
+    });
+  if (view.models)
+    return h(ModelPicker, {
+      state: view.models,
       columns,
       maxRows: Math.max(3, Math.floor(rows / 2)),
     });

@@ -16,7 +16,7 @@ import { runCommand } from "./command-runner.ts";
 import { isCustomCommand, nextMode, parseCommand } from "./commands.ts";
 import { applySuggestion, type Completion, completionAt, sharedStart } from "./completion.ts";
 import { isHazard, shownSummary } from "./components/index.ts";
-import { type EditorState, editorWith } from "./editor.ts";
+import { type EditorState, editorWith, insert } from "./editor.ts";
 import {
   answerGuardMs,
   COMMAND_WAITS_HINT,
@@ -25,6 +25,8 @@ import {
   type InputState,
   isCommandText,
 } from "./keymap.ts";
+import { modelChosen } from "./model-command.ts";
+import { type ModelPickerState, modelPickerKey } from "./model-picker.ts";
 import { doRewind } from "./rewind-command.ts";
 import { openRewindPicker, type RewindPickerState, rewindKey } from "./rewind-picker.ts";
 import { pickerKey } from "./session-picker.ts";
@@ -83,6 +85,8 @@ export interface Chat {
   setPicker: (next: PickerState | null) => void;
   rewind: RefObject<RewindPickerState | null>;
   setRewind: (next: RewindPickerState | null) => void;
+  models: RefObject<ModelPickerState | null>;
+  setModels: (next: ModelPickerState | null) => void;
   tabbing: RefObject<TabCycle | null>;
   completionSources: Parameters<typeof completionAt>[1];
   setDismissedAt: (text: string | null) => void;
@@ -180,6 +184,7 @@ function commandContext(chat: Chat) {
     setMode: chat.setMode,
     mode: chat.mode.current,
     openRewind: (points: RewindPoint[]) => chat.setRewind(openRewindPicker(points)),
+    openModels: (state: ModelPickerState) => chat.setModels(state),
     setDraft: (draft: string) =>
       chat.setInput({ ...chat.input.current, editor: editorWith(draft) }),
     ...(onSwitch
@@ -325,6 +330,8 @@ function perform(chat: Chat, action: InputAction) {
       return chat.setDismissedAt(chat.input.current.editor.text);
     case "expand_child":
       return expandChild(chat);
+    case "paste_image":
+      return void pasteImage(chat);
     case "cycle_mode":
       return chat.setMode(nextMode(chat.mode.current));
     case "exit":
@@ -346,6 +353,14 @@ export function onKey(chat: Chat, typed: string, key: Key) {
         chat.setInput({ ...chat.input.current, editor: editorWith(draft) });
       void chat.work(() => doRewind({ session, store, setDraft }, chosen));
     }
+    return;
+  }
+  const choosing = chat.models.current;
+  if (choosing) {
+    const next = modelPickerKey(choosing, key);
+    if ("state" in next) return chat.setModels(next.state);
+    chat.setModels(null);
+    void chat.work(() => modelChosen(commandContext(chat), choosing, next.chosen));
     return;
   }
   const open = chat.picker.current;
@@ -383,4 +398,24 @@ export function onKey(chat: Chat, typed: string, key: Key) {
   const result = handleKey(chat.input.current, ctx, typed, key);
   chat.setInput(result.state);
   for (const action of result.actions) perform(chat, action);
+}
+
+/** Ctrl-V: the clipboard's image saved and its path put in the prompt at the cursor, or why not. */
+async function pasteImage(chat: Chat): Promise<void> {
+  const { pasteClipboardImage, promptPath } = await import("./clipboard-image.ts");
+  const pasted = await pasteClipboardImage();
+  if (!pasted.ok) {
+    chat.props.store.update((state) =>
+      addEntry(state, { type: "info", text: pasted.message, tone: "warn" }),
+    );
+    return;
+  }
+  const editor = chat.input.current.editor;
+  const before = editor.text.slice(0, editor.cursor);
+  const space = before === "" || /\s$/.test(before) ? "" : " ";
+  chat.setInput({
+    ...chat.input.current,
+    editor: insert(editor, `${space}${promptPath(pasted.path)} `),
+    hint: "Pasted the clipboard's image as a file path: it is attached when you send the prompt.",
+  });
 }

@@ -2,7 +2,6 @@ import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import {
   describeCompact,
-  describeModelSwitch,
   describeUndo,
   type PermissionMode,
   plainText,
@@ -10,6 +9,8 @@ import {
 import type { RewindPoint } from "../runtime/history/index.ts";
 import type { AgentSession, SessionSummary } from "../runtime/session/index.ts";
 import { type Command, helpWith, nextMode } from "./commands.ts";
+import { modelListCommand, switchModel } from "./model-command.ts";
+import type { ModelPickerState } from "./model-picker.ts";
 import { rewindCommand } from "./rewind-command.ts";
 import { statusText, transcriptMarkdown } from "./session-views.ts";
 import type { UiStore } from "./state/index.ts";
@@ -31,6 +32,8 @@ export interface CommandContext {
   switchTo?(sessionId: string, line?: string): void;
   /** Shows the `/rewind` picker; absent where the chat has none. */
   openRewind?(points: RewindPoint[]): void;
+  /** Shows the `/model` picker; absent where the chat has none. */
+  openModels?(state: ModelPickerState): void;
   /** Puts text in the input box (a rewound prompt). */
   setDraft?(text: string): void;
 }
@@ -38,7 +41,7 @@ export interface CommandContext {
 function say(
   store: UiStore,
   text: string,
-  tone: "plain" | "dim" | "warn" | "good" = "plain",
+  tone: "plain" | "dim" | "warn" | "good" | "diff" = "plain",
 ): void {
   store.update((state) => addEntry(state, { type: "info", text, tone }));
 }
@@ -144,6 +147,16 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         const result = await session.undo(command.turns);
         return say(store, describeUndo(result), result.kind === "partial" ? "warn" : "good");
       }
+      case "diff": {
+        const text = (await session.diff?.()) ?? "This session cannot show its changes.";
+        // A single line says there is nothing to show; more lines are the diff.
+        return say(store, text, text.includes("\n") ? "diff" : "dim");
+      }
+      case "context":
+        return say(
+          store,
+          (await session.contextReport?.()) ?? "This session cannot report its context.",
+        );
       case "undo_list":
         return say(store, await session.undoPreview(), "dim");
       case "compact": {
@@ -154,18 +167,10 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
           say(store, describeCompact(result), result.kind === "not_needed" ? "dim" : "warn");
         return;
       }
-      case "model": {
-        const result = await session.setModel(command.name);
-        const model = session.info.model;
-        store.update((state) => ({ ...state, meter: { ...state.meter, model } }));
-        return say(
-          store,
-          describeModelSwitch(result),
-          result.kind === "switched" ? "good" : "warn",
-        );
-      }
+      case "model":
+        return switchModel(ctx, command.name);
       case "model_list":
-        return say(store, await session.listModels(), "dim");
+        return modelListCommand(ctx);
       case "sessions":
         return say(store, sessionTable(await session.listSessions()));
       case "status": {

@@ -5,6 +5,10 @@ export type Command =
   | { type: "undo"; turns: number }
   | { type: "undo_list" }
   | { type: "compact" }
+  /** `/diff`: what this session changed, per file. */
+  | { type: "diff" }
+  /** `/context`: what fills the model's window. */
+  | { type: "context" }
   | { type: "model"; name: string }
   /** `/model` alone: what the endpoint serves. */
   | { type: "model_list" }
@@ -29,7 +33,12 @@ export type Command =
   /** A command that cannot run as typed; `message` says what to type instead. */
   | { type: "invalid"; message: string };
 
-export const permissionModes: readonly PermissionMode[] = ["ask", "auto_edit", "approve_all"];
+export const permissionModes: readonly PermissionMode[] = [
+  "ask",
+  "auto_edit",
+  "approve_all",
+  "plan",
+];
 
 /** The mode after `mode` in the Shift+Tab cycle. */
 export function nextMode(mode: PermissionMode): PermissionMode {
@@ -46,18 +55,23 @@ export function modeLabel(mode: PermissionMode): string {
       return "edits allowed, commands ask";
     case "approve_all":
       return "everything allowed";
+    case "plan":
+      return "read-only: the model plans, changes nothing";
   }
 }
 
 export const helpText = [
   "Enter sends the prompt. Alt+Enter, Shift+Enter (where the terminal reports it) or a trailing \\ starts a new line.",
   "Up/Down walk the prompt history. Esc or Ctrl-C interrupts a running request; Ctrl-C twice on an empty prompt exits.",
-  "Shift+Tab cycles the permission mode (ask → auto_edit → approve_all).",
+  "Ctrl-V pastes an image from the clipboard (wl-paste, xclip or macOS's own) as a path the prompt attaches.",
+  "Shift+Tab cycles the permission mode (ask → auto_edit → approve_all → plan).",
   "",
   "/undo [n]       undo the file changes of the last n prompts (default 1); /undo list shows each step",
+  "/diff           what this session changed, per file, as a diff against undo's snapshots",
+  "/context        what fills the model's window: system prompt, tools, messages, results, in tokens",
   "/compact        summarise the conversation now so it takes less of the context window",
-  "/model [name]   list the endpoint's models, or use another of them for the next requests",
-  "/mode [name]    cycle the permission mode, or set it: ask, auto_edit, approve_all",
+  "/model [name]   pick one of the endpoint's models (a list from the server), or switch to the one named",
+  "/mode [name]    cycle the permission mode, or set it: ask, auto_edit, approve_all, plan (read-only)",
   "/status         model, endpoint, window and its source, context use, sandbox, session file",
   "/export [file]  write the conversation as a markdown transcript (default nex-<session>.md)",
   "/sessions       list the saved sessions of this workspace, each with its first prompt",
@@ -132,6 +146,10 @@ export function parseCommand(text: string): Command | null {
     }
     case "compact":
       return { type: "compact" };
+    case "diff":
+      return { type: "diff" };
+    case "context":
+      return { type: "context" };
     case "model":
       if (arg === "") return { type: "model_list" };
       return { type: "model", name: arg };

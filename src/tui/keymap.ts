@@ -95,6 +95,8 @@ export type InputAction =
   | { type: "complete" }
   /** Esc with nothing running: hide the suggestions. */
   | { type: "dismiss_completion" }
+  /** Ctrl-V: the clipboard's image into the prompt, as a path. */
+  | { type: "paste_image" }
   | { type: "exit" };
 
 /** The new input state and the actions to carry out, in order. */
@@ -331,6 +333,8 @@ function fold(
   if (key.tab && !ctx.permission) return { state: armed, actions: [{ type: "complete" }] };
   if (key.ctrl && input === "o" && !ctx.permission)
     return { state: armed, actions: [{ type: "expand_child" }] };
+  if (key.ctrl && input === "v" && !ctx.permission)
+    return { state: armed, actions: [{ type: "paste_image" }] };
   if (ctx.permission) return permissionKey(armed, ctx, ctx.permission, input, key, lone);
   return promptKey(armed.swallowed ? { ...armed, swallowed: "" } : armed, ctx, input, key);
 }

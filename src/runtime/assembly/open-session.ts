@@ -355,6 +355,7 @@ export async function openSession(
       const { describeServed, servedModels } = await import("../config/index.ts");
       return describeServed(await servedModels(config), current.model);
     },
+    modelChoices: async () => (await import("../session/index.ts")).modelChoices(config, current),
     switchModel: async (asked) =>
       (await (await import("../session/index.ts")).modelSwitcher(config, current, budget))(asked),
   });

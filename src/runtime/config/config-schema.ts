@@ -59,7 +59,7 @@ export const ConfigFileSchema = v.strictObject({
   baseUrl: v.optional(v.string()),
   model: v.optional(v.string()),
   apiKeyEnv: v.optional(v.string()),
-  permissionMode: v.optional(v.picklist(["ask", "auto_edit", "approve_all"])),
+  permissionMode: v.optional(v.picklist(["plan", "ask", "auto_edit", "approve_all"])),
   maxTurns: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   /** False asks for whole responses, for servers whose streaming of tool calls is broken. */
   stream: v.optional(v.boolean()),

@@ -6,7 +6,7 @@ import { truncateEnd } from "../fit.ts";
 import { answerText, expandTabs } from "../markdown/index.ts";
 import type { Entry } from "../state/index.ts";
 import { keyArgument, outcomeLines, type ToneLine } from "../tool-view.ts";
-import { toneProps } from "./tone.ts";
+import { diffTone, toneProps } from "./tone.ts";
 
 const h = React.createElement;
 
@@ -139,6 +139,7 @@ export function EntryView(props: { entry: Entry; columns: number }): React.React
         h(Text, { wrap: "wrap" }, expandTabs(plainText(entry.message))),
       );
     case "info":
+      if (entry.tone === "diff") return diffView(entry.text);
       return h(
         Box,
         { marginTop: 1 },
@@ -149,4 +150,20 @@ export function EntryView(props: { entry: Entry; columns: number }): React.React
         ),
       );
   }
+}
+
+/** `/diff`'s text: a file's heading bold, added lines green, removed red, context dim. */
+function diffView(text: string): React.ReactElement {
+  const lines = expandTabs(plainText(text)).split("\n");
+  const tone = (line: string) =>
+    /^[-+@ \\]/.test(line)
+      ? diffTone(line)
+      : / \((changed|created|deleted)\)/.test(line)
+        ? { bold: true }
+        : {};
+  return h(
+    Box,
+    { marginTop: 1, flexDirection: "column" },
+    ...lines.map((line, i) => h(Text, { key: `d${i}`, ...tone(line), wrap: "wrap" }, line || " ")),
+  );
 }

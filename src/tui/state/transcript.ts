@@ -46,7 +46,8 @@ export type Entry =
     }
   /** A failure shown in full; `code` is the error code, or the command that failed. */
   | { type: "error"; id: number; code: string; title: string; message: string }
-  | { type: "info"; id: number; text: string; tone: "plain" | "dim" | "warn" | "good" };
+  /** `diff`: a unified diff (`/diff`), its lines coloured as such. */
+  | { type: "info"; id: number; text: string; tone: "plain" | "dim" | "warn" | "good" | "diff" };
 
 /** A child agent's steps, folded into the block of the parent's call that started it. */
 export interface ChildSteps {
