@@ -38,7 +38,14 @@ function EntryList(props: { entries: readonly Entry[]; columns: number }): React
   const items = props.entries as Entry[];
   return h(Static<Entry>, {
     items,
-    children: (entry: Entry) => h(EntryView, { key: entry.id, entry, columns: props.columns }),
+    // Each entry is laid out at the terminal's width: Static's box otherwise takes its widest child's
+    // width, and one line too wide made every entry wrap past the terminal's edge.
+    children: (entry: Entry) =>
+      h(
+        Box,
+        { key: entry.id, width: props.columns, flexDirection: "column" },
+        h(EntryView, { entry, columns: props.columns }),
+      ),
   });
 }
 
@@ -342,6 +349,7 @@ function bottomPane(view: {
     h(PromptView, {
       editor: shown.editor,
       maxRows: layout.editorRows,
+      columns,
       placeholder: view.busy
         ? "Enter: sent with the next tool result · Alt+Enter: steer · Esc interrupts"
         : "Ask nex · /help for commands",
