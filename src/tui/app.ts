@@ -23,7 +23,14 @@ export type { AppProps } from "./chat-actions.ts";
 
 import { modeLabel } from "./commands.ts";
 import { type Completion, completionAt, SuggestionList } from "./completion.ts";
-import { EntryView, PermissionView, PromptView, StatusBar, ToolBlock } from "./components/index.ts";
+import {
+  EntryView,
+  PermissionView,
+  PromptView,
+  StatusBar,
+  ThinkingLine,
+  ToolBlock,
+} from "./components/index.ts";
 import { type InputState, initialInput } from "./keymap.ts";
 import { type LiveLayout, liveLayout, summaryRowsFor } from "./live-layout.ts";
 import { RewindPicker, type RewindPickerState } from "./rewind-picker.ts";
@@ -248,6 +255,7 @@ function liveParts(
   columns: number,
 ): React.ReactNode[] {
   return [
+    layout.thinking ? h(ThinkingLine, { key: "thinking", ...layout.thinking, columns }) : null,
     layout.streaming !== null
       ? h(Box, { marginTop: streamingContinues ? 0 : 1 }, h(Text, null, layout.streaming))
       : null,

@@ -28,6 +28,8 @@ export interface InputState {
   pasted?: string;
   /** Large pastes in the draft, by the marker that stands for them. */
   pastes?: Pastes;
+  /** Ctrl-O opened the live reasoning under the thinking line (see thinking-line.ts). */
+  thinkingOpen?: boolean;
 }
 
 export const initialInput: InputState = {

@@ -27,6 +27,8 @@ export interface LiveLayout {
   receiving: UiState["transcript"]["receiving"];
   /** The answer streaming in, its last rows, or null. */
   streaming: string | null;
+  /** While the model reasons: the thinking line, and the rows its opened reasoning may take. */
+  thinking: { chars: number; since: number; text: string; open: boolean; openRows: number } | null;
 }
 
 export function liveLayout(
@@ -57,8 +59,10 @@ export function liveLayout(
   const tools = transcript.running.slice(-maxLiveTools);
   const hiddenTools = transcript.running.length - tools.length;
   const receiving = transcript.receiving.slice(-2);
+  const thinking = thinkingPart(ui, shown, rows);
   const fixedRows =
     1 +
+    (thinking ? 2 + (thinking.open ? thinking.openRows + 1 : 0) : 0) +
     promptRows +
     tools.reduce((rows, tool) => rows + 4 + (tool.child ? 4 : 0), 0) +
     (hiddenTools > 0 ? 1 : 0) +
@@ -70,5 +74,28 @@ export function liveLayout(
     transcript.streaming.trim() !== "" && streamRows > 0
       ? renderedTail(answerText(transcript.streaming, columns), columns, streamRows)
       : null;
-  return { summaryRows, editorRows, previewBudget, tools, hiddenTools, receiving, streaming };
+  return {
+    summaryRows,
+    editorRows,
+    previewBudget,
+    tools,
+    hiddenTools,
+    receiving,
+    streaming,
+    thinking,
+  };
+}
+
+/** The thinking line while reasoning arrives (its opened rows a quarter of the terminal); else null. */
+function thinkingPart(ui: UiState, shown: InputState, rows: number): LiveLayout["thinking"] {
+  const chars = ui.transcript.reasoningChars ?? 0;
+  const since = ui.status.thinkingSince ?? null;
+  if (chars === 0 || since === null) return null;
+  return {
+    chars,
+    since,
+    text: ui.transcript.reasoningText ?? "",
+    open: shown.thinkingOpen === true,
+    openRows: Math.max(1, Math.floor(rows / 4)),
+  };
 }
