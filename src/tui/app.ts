@@ -31,8 +31,8 @@ import {
   ThinkingLine,
   ToolBlock,
 } from "./components/index.ts";
-import { type InputState, initialInput } from "./keymap.ts";
-import { type LiveLayout, liveLayout, summaryRowsFor } from "./live-layout.ts";
+import { busyKeysGuide, type InputState, initialInput } from "./keymap.ts";
+import { busyGuideShown, type LiveLayout, liveLayout, summaryRowsFor } from "./live-layout.ts";
 import { RewindPicker, type RewindPickerState } from "./rewind-picker.ts";
 import { SessionPicker } from "./session-picker.ts";
 import type { MeterState, UiState, UiStore } from "./state/index.ts";
@@ -203,7 +203,7 @@ export function App(props: AppProps): React.ReactElement {
     hidden || ui.permissions.length > 0,
     completionSources,
   );
-  const layout = liveLayout(ui, shown, suggestions, { columns, rows });
+  const layout = liveLayout(ui, shown, suggestions, { columns, rows }, busyShown);
   const { transcript, status, meter } = ui;
   return h(
     Box,
@@ -362,6 +362,9 @@ function bottomPane(view: {
         ? "Enter: sent with the next tool result · Alt+Enter: steer · Esc interrupts"
         : "Ask nex · /help for commands",
     }),
+    busyGuideShown(shown, view.busy)
+      ? h(Text, { dimColor: true, wrap: "truncate-end" }, busyKeysGuide(shown))
+      : null,
     h(SuggestionList, { completion: view.suggestions, chosen: view.chosen, columns }),
   );
 }

@@ -36,6 +36,7 @@ export function liveLayout(
   shown: InputState,
   suggestions: Completion | null,
   size: { columns: number; rows: number },
+  busy = false,
 ): LiveLayout {
   const { columns, rows } = size;
   const { transcript } = ui;
@@ -53,6 +54,7 @@ export function liveLayout(
       (summary.hiddenRows > 0 ? 1 : 0) +
       (shown.reason ? 4 : shown.hint ? 1 : 0)
     : 2 +
+      (busyGuideShown(shown, busy) ? 1 : 0) +
       Math.min(shown.editor.text.split("\n").length, editorRows) +
       queuedRows(ui.queued) +
       suggestionRows(suggestions);
@@ -98,4 +100,9 @@ function thinkingPart(ui: UiState, shown: InputState, rows: number): LiveLayout[
     open: shown.thinkingOpen === true,
     openRows: Math.max(1, Math.floor(rows / 4)),
   };
+}
+
+/** While a turn runs and a draft is typed, a line under the prompt says what Enter and Esc will do. */
+export function busyGuideShown(shown: InputState, busy: boolean): boolean {
+  return busy && shown.editor.text.trim() !== "";
 }
