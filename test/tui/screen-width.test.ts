@@ -7,7 +7,7 @@ import { textWidth } from "../../src/tui/fit.ts";
 import { keys } from "../support/pty.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { type NexTui, startNexTui } from "./cli-harness.ts";
-import { answerPrompt, keepCapture } from "./tui-harness.ts";
+import { answerPrompt, keepCapture, waitForRedrawAt } from "./tui-harness.ts";
 
 const longOutput =
   "touch built.txt && echo so the build reaches the end of a very long line that goes on and on and on beyond the edge of any terminal window and further still, past the right edge of a wide one as well";
@@ -63,13 +63,7 @@ test("a narrowing resize reprints the chat readable: no word broken, every entry
   const nex = await approvalTurn(t, 120, 40);
   nex.pty.resize(100, 40);
   nex.pty.resize(80, 30);
-  // The reprint at the new width ends with the prompt box drawn 80 columns wide.
-  await nex.pty.waitUntil(
-    (screen) => screen.split("\n").some((line) => /^╭─{78}╮$/.test(line)),
-    "the prompt box at 80 columns",
-    30_000,
-  );
-  await nex.pty.settle(300);
+  await waitForRedrawAt(nex.pty, 80);
   const history = nex.pty.history();
   keepCapture("resize-120-to-80", history);
   t.diagnostic(history);

@@ -95,3 +95,14 @@ export function keepCapture(name: string, text: string): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${name}.${label}.txt`), `${text.replace(/\n+$/, "")}\n`);
 }
+
+/** Resolves once the chat has been drawn again at `cols` columns (its prompt box that wide) and is quiet. */
+export async function waitForRedrawAt(pty: PtyProcess, cols: number): Promise<void> {
+  const border = new RegExp(`^╭─{${cols - 2}}╮$`);
+  await pty.waitUntil(
+    (screen) => screen.split("\n").some((line) => border.test(line)),
+    `the prompt box at ${cols} columns`,
+    30_000,
+  );
+  await pty.settle(300);
+}
