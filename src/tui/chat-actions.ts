@@ -160,6 +160,14 @@ function submit(chat: Chat, text: string, shown = text) {
     .work(() => session.submit(text))
     .then((end) => {
       chat.prompting.current = false;
+      const last = store.get().transcript.entries.at(-1);
+      // Not sent (an @-path that cannot be attached...): the prompt comes back to be fixed.
+      if (last?.type === "error" && last.unsent && chat.input.current.editor.text === "")
+        chat.setInput({
+          ...chat.input.current,
+          editor: editorWith(text),
+          hint: "Not sent: fix it, then Enter.",
+        });
       afterPrompt(chat, end);
     });
 }

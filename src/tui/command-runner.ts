@@ -1,5 +1,5 @@
 import { writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import {
   describeCompact,
   describeModelSwitch,
@@ -39,8 +39,11 @@ function say(
   store: UiStore,
   text: string,
   tone: "plain" | "dim" | "warn" | "good" = "plain",
+  table = false,
 ): void {
-  store.update((state) => addEntry(state, { type: "info", text, tone }));
+  store.update((state) =>
+    addEntry(state, { type: "info", text, tone, ...(table ? { table } : {}) }),
+  );
 }
 
 function sessionTable(sessions: SessionSummary[]): string {
@@ -81,7 +84,7 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
       case "invalid":
         return say(store, command.message, "warn");
       case "help":
-        return say(store, helpWith(ctx.session.info.extensions), "dim");
+        return say(store, helpWith(ctx.session.info.extensions), "dim", true);
       case "reasoning": {
         const last = store.get().transcript.lastReasoning;
         return last
@@ -137,13 +140,14 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
       case "status": {
         const meter = store.get().meter;
         const price = session.priceOf?.(meter.model) ?? null;
-        return say(store, statusText(session.info, meter, ctx.mode, price));
+        return say(store, statusText(session.info, meter, ctx.mode, price), "plain", true);
       }
       case "export": {
-        const path = resolve(
-          session.info.workspace,
-          command.path ?? `nex-${session.info.sessionId}.md`,
-        );
+        // Without a name it goes next to the session's journal, in nex's data folder: a file in the
+        // workspace would show as untracked in the user's repository.
+        const path = command.path
+          ? resolve(session.info.workspace, command.path)
+          : join(dirname(session.info.journalPath), `${session.info.sessionId}.md`);
         // Never over an existing file: the user's work is not replaced by a transcript.
         await writeFile(path, transcriptMarkdown(session.info, session.history()), {
           flag: "wx",
@@ -154,7 +158,13 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
               : `${path} could not be written (${error.message}); nothing was written.`,
           );
         });
-        return say(store, `Wrote the conversation to ${path}.`, "good");
+        return say(
+          store,
+          command.path
+            ? `Wrote the conversation to ${path}.`
+            : `Wrote the conversation to ${path} (nex's data folder, outside the workspace). /export FILE writes it where you say, relative to the workspace.`,
+          "good",
+        );
       }
       case "resume_pick": {
         const sessions = await session.listSessions();

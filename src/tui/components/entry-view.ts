@@ -6,6 +6,7 @@ import { textWidth, truncateEnd } from "../fit.ts";
 import { answerText, expandTabs } from "../markdown/index.ts";
 import type { Entry } from "../state/index.ts";
 import { keyArgument, outcomeLines, type ToneLine } from "../tool-view.ts";
+import { ColumnsText } from "./columns-text.ts";
 import { toneProps } from "./tone.ts";
 
 const h = React.createElement;
@@ -167,6 +168,16 @@ export function EntryView(props: { entry: Entry; columns: number }): React.React
         h(Text, { wrap: "wrap" }, expandTabs(plainText(entry.message))),
       );
     case "info":
+      if (entry.table)
+        return h(
+          Box,
+          { marginTop: 1 },
+          h(ColumnsText, {
+            text: expandTabsOutsideTable(plainText(entry.text)),
+            columns: props.columns,
+            textProps: toneProps(entry.tone === "warn" ? "warn" : entry.tone),
+          }),
+        );
       return h(
         Box,
         { marginTop: 1 },
@@ -177,4 +188,17 @@ export function EntryView(props: { entry: Entry; columns: number }): React.React
         ),
       );
   }
+}
+
+// A table row's first tab separates its columns; any other tab is spaces, as everywhere.
+function expandTabsOutsideTable(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => {
+      const tab = line.indexOf("\t");
+      return tab < 0
+        ? expandTabs(line)
+        : `${expandTabs(line.slice(0, tab))}\t${expandTabs(line.slice(tab + 1))}`;
+    })
+    .join("\n");
 }
