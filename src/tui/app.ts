@@ -23,9 +23,16 @@ export type { AppProps } from "./chat-actions.ts";
 
 import { modeLabel } from "./commands.ts";
 import { type Completion, completionAt, SuggestionList } from "./completion.ts";
-import { EntryView, PermissionView, PromptView, StatusBar, ToolBlock } from "./components/index.ts";
-import { type InputState, initialInput } from "./keymap.ts";
-import { type LiveLayout, liveLayout, summaryRowsFor } from "./live-layout.ts";
+import {
+  EntryView,
+  PermissionView,
+  PromptView,
+  StatusBar,
+  ThinkingLine,
+  ToolBlock,
+} from "./components/index.ts";
+import { busyKeysGuide, type InputState, initialInput } from "./keymap.ts";
+import { busyGuideShown, type LiveLayout, liveLayout, summaryRowsFor } from "./live-layout.ts";
 import { ModelPicker, type ModelPickerState } from "./model-picker.ts";
 import { RewindPicker, type RewindPickerState } from "./rewind-picker.ts";
 import { SessionPicker } from "./session-picker.ts";
@@ -39,7 +46,14 @@ function EntryList(props: { entries: readonly Entry[]; columns: number }): React
   const items = props.entries as Entry[];
   return h(Static<Entry>, {
     items,
-    children: (entry: Entry) => h(EntryView, { key: entry.id, entry, columns: props.columns }),
+    // Each entry is laid out at the terminal's width: Static's box otherwise takes its widest child's
+    // width, and one line too wide made every entry wrap past the terminal's edge.
+    children: (entry: Entry) =>
+      h(
+        Box,
+        { key: entry.id, width: props.columns, flexDirection: "column" },
+        h(EntryView, { entry, columns: props.columns }),
+      ),
   });
 }
 
@@ -198,7 +212,7 @@ export function App(props: AppProps): React.ReactElement {
     hidden || ui.permissions.length > 0,
     completionSources,
   );
-  const layout = liveLayout(ui, shown, suggestions, { columns, rows });
+  const layout = liveLayout(ui, shown, suggestions, { columns, rows }, busyShown);
   const { transcript, status, meter } = ui;
   return h(
     Box,
@@ -251,6 +265,7 @@ function liveParts(
   columns: number,
 ): React.ReactNode[] {
   return [
+    layout.thinking ? h(ThinkingLine, { key: "thinking", ...layout.thinking, columns }) : null,
     layout.streaming !== null
       ? h(Box, { marginTop: streamingContinues ? 0 : 1 }, h(Text, null, layout.streaming))
       : null,
@@ -359,10 +374,14 @@ function bottomPane(view: {
     h(PromptView, {
       editor: shown.editor,
       maxRows: layout.editorRows,
+      columns,
       placeholder: view.busy
         ? "Enter: sent with the next tool result · Alt+Enter: steer · Esc interrupts"
         : "Ask nex · /help for commands",
     }),
+    busyGuideShown(shown, view.busy)
+      ? h(Text, { dimColor: true, wrap: "truncate-end" }, busyKeysGuide(shown))
+      : null,
     h(SuggestionList, { completion: view.suggestions, chosen: view.chosen, columns }),
   );
 }

@@ -17,6 +17,7 @@ import { isCustomCommand, nextMode, parseCommand } from "./commands.ts";
 import { applySuggestion, type Completion, completionAt, sharedStart } from "./completion.ts";
 import { isHazard, shownSummary } from "./components/index.ts";
 import { type EditorState, editorWith, insert } from "./editor.ts";
+import { expansion, runningExpansion } from "./expansion.ts";
 import {
   answerGuardMs,
   COMMAND_WAITS_HINT,
@@ -30,13 +31,7 @@ import { type ModelPickerState, modelPickerKey } from "./model-picker.ts";
 import { doRewind } from "./rewind-command.ts";
 import { openRewindPicker, type RewindPickerState, rewindKey } from "./rewind-picker.ts";
 import { pickerKey } from "./session-picker.ts";
-import {
-  addEntry,
-  answered,
-  type Entry,
-  type PendingPermission,
-  type UiStore,
-} from "./state/index.ts";
+import { addEntry, answered, type PendingPermission, type UiStore } from "./state/index.ts";
 import { FOCUS_IN, FOCUS_OUT } from "./terminal-notify.ts";
 
 /** Properties of the TUI's root component. */
@@ -169,6 +164,14 @@ function submit(chat: Chat, text: string, shown = text) {
     .work(() => session.submit(text))
     .then((end) => {
       chat.prompting.current = false;
+      const last = store.get().transcript.entries.at(-1);
+      // Not sent (an @-path that cannot be attached...): the prompt comes back to be fixed.
+      if (last?.type === "error" && last.unsent && chat.input.current.editor.text === "")
+        chat.setInput({
+          ...chat.input.current,
+          editor: editorWith(text),
+          hint: "Not sent: fix it, then Enter.",
+        });
       afterPrompt(chat, end);
     });
 }
@@ -241,39 +244,17 @@ function complete(chat: Chat) {
   chat.setInput({ ...chat.input.current, editor: first });
 }
 
-/**
- * What Ctrl-O shows below, in full (the scrollback keeps the block as it was): the latest command's
- * whole result as the model got it, or the latest child agent's steps; null when there is neither.
- */
-export function expansion(entries: readonly Entry[]): string | null {
-  const last = [...entries]
-    .reverse()
-    .find(
-      (e) => e.type === "tool" && (e.child || (e.name === "bash" && e.outcome?.type === "result")),
-    );
-  if (last?.type === "tool" && !last.child && last.outcome?.type === "result") {
-    // A long one names its stored copy.
-    const all = plainText(last.outcome.content).split("\n");
-    const shown = all.slice(-400);
-    return [
-      `$ ${plainText(String(last.args.command ?? ""))}`,
-      ...(all.length > shown.length ? [`… ${all.length - shown.length} earlier lines`] : []),
-      ...shown,
-    ].join("\n");
-  }
-  const child = last?.type === "tool" ? last.child : undefined;
-  if (!child) return null;
-  const hidden = child.count - child.steps.length;
-  return [
-    `${child.who}, every step:`,
-    ...(hidden > 0 ? [`… ${hidden} earlier steps not kept`] : []),
-    ...child.steps.map((step, i) => `${hidden + i + 1}. ${plainText(step)}`),
-  ].join("\n");
-}
-
 function expandChild(chat: Chat) {
   const { store } = chat.props;
-  const text = expansion(store.get().transcript.entries);
+  const ui = store.get();
+  if ((ui.transcript.reasoningChars ?? 0) > 0 && ui.status.thinkingSince) {
+    const open = !chat.input.current.thinkingOpen;
+    return chat.setInput({ ...chat.input.current, thinkingOpen: open });
+  }
+  const running = runningExpansion(ui.transcript.running);
+  if (running !== null)
+    return store.update((state) => addEntry(state, { type: "info", tone: "dim", text: running }));
+  const text = expansion(ui.transcript.entries);
   if (text === null)
     return hinted(
       chat,

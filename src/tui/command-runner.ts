@@ -1,5 +1,5 @@
 import { writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import {
   describeCompact,
   describeUndo,
@@ -42,8 +42,11 @@ function say(
   store: UiStore,
   text: string,
   tone: "plain" | "dim" | "warn" | "good" | "diff" = "plain",
+  table = false,
 ): void {
-  store.update((state) => addEntry(state, { type: "info", text, tone }));
+  store.update((state) =>
+    addEntry(state, { type: "info", text, tone, ...(table ? { table } : {}) }),
+  );
 }
 
 function sessionTable(sessions: SessionSummary[]): string {
@@ -79,7 +82,11 @@ function findSession(sessions: SessionSummary[], id: string): SessionSummary | s
 /** `/export [path]`: the conversation as Markdown, never over an existing file. */
 async function exportCommand(ctx: CommandContext, name: string | null): Promise<void> {
   const { session, store } = ctx;
-  const path = resolve(session.info.workspace, name ?? `nex-${session.info.sessionId}.md`);
+  // Without a name it goes next to the session's journal, in nex's data folder: a file in the
+  // workspace would show as untracked in the user's repository.
+  const path = name
+    ? resolve(session.info.workspace, name)
+    : join(dirname(session.info.journalPath), `${session.info.sessionId}.md`);
   // Never over an existing file: the user's work is not replaced by a transcript.
   await writeFile(path, transcriptMarkdown(session.info, session.history()), {
     flag: "wx",
@@ -90,7 +97,13 @@ async function exportCommand(ctx: CommandContext, name: string | null): Promise<
         : `${path} could not be written (${error.message}); nothing was written.`,
     );
   });
-  return say(store, `Wrote the conversation to ${path}.`, "good");
+  return say(
+    store,
+    name
+      ? `Wrote the conversation to ${path}.`
+      : `Wrote the conversation to ${path} (nex's data folder, outside the workspace). /export FILE writes it where you say, relative to the workspace.`,
+    "good",
+  );
 }
 
 /** `/resume ID`: switches to the session (or says how), or says why not. */
@@ -118,7 +131,7 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
       case "invalid":
         return say(store, command.message, "warn");
       case "help":
-        return say(store, helpWith(ctx.session.info.extensions), "dim");
+        return say(store, helpWith(ctx.session.info.extensions), "dim", true);
       case "reasoning": {
         const last = store.get().transcript.lastReasoning;
         return last
@@ -176,7 +189,7 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
       case "status": {
         const meter = store.get().meter;
         const price = session.priceOf?.(meter.model) ?? null;
-        return say(store, statusText(session.info, meter, ctx.mode, price));
+        return say(store, statusText(session.info, meter, ctx.mode, price), "plain", true);
       }
       case "export":
         return exportCommand(ctx, command.path);

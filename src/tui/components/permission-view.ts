@@ -143,6 +143,7 @@ export function PermissionView(props: PermissionViewProps): React.ReactElement {
             marker: "✗",
             color: "red",
             maxRows: 1,
+            columns: props.columns - 4,
           }),
         )
       : null,

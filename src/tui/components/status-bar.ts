@@ -17,7 +17,7 @@ const h = React.createElement;
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 /** Re-renders every `ms` while `active`, for the elapsed time and the countdown. */
-function useClock(active: boolean, ms: number): number {
+export function useClock(active: boolean, ms: number): number {
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     if (!active) return;
