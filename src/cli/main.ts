@@ -50,8 +50,10 @@ async function dispatch(command: Command): Promise<number> {
     case "chat": {
       if (!(await firstRunSetupDone(command))) return EXIT.config;
       const { runChat } = await import("./chat.ts");
-      return runChat(command.options, command.resume);
+      return runChat(command.options, command.resume, command.role);
     }
+    case "chat-files":
+      return (await import("../headless/chat-files/index.ts")).chatFilesCommand(command);
     case "sessions": {
       const { listSessionsFor } = await import("../runtime/assembly/index.ts");
       const rows = await listSessionsFor(command.options, process.env, process.cwd());

@@ -58,6 +58,7 @@ export async function runCommand(
       ? { turnNotes: limits.takeNotes }
       : {}),
     ...(io.sessionName ? { sessionName: io.sessionName } : {}),
+    ...(io.role ? { role: io.role } : {}),
     ...(io.tools || io.disallowedTools
       ? {
           tools: {

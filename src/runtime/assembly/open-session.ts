@@ -22,7 +22,7 @@ import {
 } from "../config/index.ts";
 import { consentPlace, realPathOf } from "../consent/index.ts";
 import { createSessionBudget, resultShrinker, sessionCompaction } from "../context/index.ts";
-import { type Extensions, expandPrompt, loadExtensions } from "../extensions/index.ts";
+import { type Extensions, expandPrompt, loadExtensions, rolePrompt } from "../extensions/index.ts";
 import { ownSessionsOnly, recordOwnSession } from "../history/index.ts";
 import type { Hooks } from "../hooks/index.ts";
 import { openMcpServers } from "../mcp/index.ts";
@@ -82,6 +82,8 @@ export interface OpenOptions {
   mcpServers?: Record<string, unknown>;
   /** The editor's unsaved buffers (`nex acp`), seen by the file tools. */
   editor?: ToolHostOptions["editor"];
+  /** `--role NAME`: `roles/NAME.md`'s text joins the system prompt; the name is in the journal's header. */
+  role?: string;
 }
 
 /** An open session and the events of its opening (start, resume fitting), for the UI to show first. */
@@ -125,9 +127,11 @@ export async function openSession(
   const subagents = await loadSubagents(config.workspace, env);
   for (const problem of [...extensions.problems, ...subagents.problems])
     events.push({ type: "notice", message: problem });
+  const role = options.role ? await rolePrompt(options.role, config.workspace, env) : null;
   const system = [
     options.systemPrompt?.replace ??
       (await sessionSystemPrompt(config, env, events, extensions.skillsSection)),
+    role ? `# Your role: ${options.role}\n\n${role.text}` : undefined,
     options.systemPrompt?.append,
   ]
     .filter((part) => part !== undefined)
@@ -157,6 +161,7 @@ export async function openSession(
     estimator,
     secrets,
     events,
+    ...(options.role ? { role: options.role } : {}),
   });
   const sessionId = journal.meta.id;
   if (resumed === null) recordOwnSession(env, config, sessionId);

@@ -141,6 +141,8 @@ export const ConfigFileSchema = v.strictObject({
       }),
     ]),
   ),
+  /** Where `nex --chat NAME` finds the chat folder NAME (a workgraph chat root such as `~/.wg/chat`). */
+  chatRoot: v.optional(v.string()),
   /** Seconds to wait for a response's first byte (a big prompt on a CPU server is slow) and between chunks. */
   timeouts: v.optional(
     v.strictObject({
@@ -215,6 +217,8 @@ export interface NexConfig {
   mcpServers: unknown;
   /** What the config file holds that nex left out (unknown settings), for the session's notices. */
   notices: string[];
+  /** The config's `chatRoot` (`nex --chat NAME`), as written; null when unset. */
+  chatRoot: string | null;
 }
 
 /** A reasoning effort, or "off" to send none even where the config sets one. */
@@ -339,6 +343,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     ],
     mcpServers: file.mcpServers,
     notices: file.notices ?? [],
+    chatRoot: file.chatRoot ?? null,
     notifications:
       typeof file.notifications === "string"
         ? { mode: file.notifications, afterSeconds: 10 }
