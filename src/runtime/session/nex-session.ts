@@ -18,6 +18,7 @@ import type { EffortOrOff, Price } from "../config/index.ts";
 import { type PromptMark, type RewindPoint, rewindPoints } from "../history/index.ts";
 import { createEventRedactor, type EventRedactor } from "../secrets/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
+import { contextNote } from "./context-note.ts";
 import { directCommand } from "./direct-command.ts";
 import { childTools, JOURNALED, journaledTools, withoutImageBytes } from "./journal-records.ts";
 import { completePath } from "./path-completion.ts";
@@ -198,6 +199,7 @@ export class NexSession implements AgentSession {
           signal,
           nextRequestId: () => this.nextRequestId(),
           ...(images.length > 0 ? { images } : {}),
+          requestNote: contextNote(() => this.parts.budget.window()),
         });
         images = [];
         terminal = null;
