@@ -381,7 +381,12 @@ export async function openSession(
     resumed: resumed !== null,
     sandbox: info.sandbox,
   });
-  await session.startHooks(resumed !== null ? "resume" : "startup");
+  // A resumed session's first prompt names the files that changed since the model read them.
+  const changed =
+    resumed !== null && ledger && ledger.length > 0
+      ? (await import("./changed-since-read.ts")).changedSinceRead(ledger, config.workspace)
+      : null;
+  await session.startHooks(resumed !== null ? "resume" : "startup", changed);
   const todos = latestTodos(messages);
   if (todos && todos.length > 0) events.push({ type: "todo_updated", items: todos });
   return { session, events, tools: host.specs().map((spec) => spec.name) };

@@ -508,8 +508,9 @@ export class NexSession implements AgentSession {
   }
 
   /** Runs the SessionStart hooks; what they print goes to the model with the first prompt. */
-  async startHooks(source: "startup" | "resume"): Promise<void> {
-    this.startContext = (await this.parts.hooks?.sessionStart(source)) ?? null;
+  async startHooks(source: "startup" | "resume", note: string | null = null): Promise<void> {
+    const hooked = (await this.parts.hooks?.sessionStart(source)) ?? null;
+    this.startContext = [note, hooked].filter((part) => part !== null).join("\n\n") || null;
   }
 
   /** Tools whose reads are journaled (see journal-records.ts), numbering turns across the session. */
