@@ -18,6 +18,7 @@ export type Command =
   | { type: "chat-files"; options: CommonOptions; chat: string; role?: string }
   | { type: "run"; options: CommonOptions; task: string; resume: string | null; io: RunIo }
   | { type: "sessions"; options: CommonOptions }
+  | { type: "session-show"; options: CommonOptions; id: string }
   | { type: "compact"; options: CommonOptions; session: string }
   | {
       type: "undo";
@@ -65,7 +66,8 @@ Usage:
   nex                          open the interactive chat in the current directory
   nex run [options] "task"     work on a task headless: progress on stderr, the answer on stdout
   nex resume [id|--last]       continue a session (interactive; add "task" to continue headless)
-  nex sessions [--json]        list sessions (--json: as a JSON array)
+  nex sessions [--json]        list sessions (--json: as a JSON array); nex sessions show ID: one
+                               session, with the summary nex keeps of it
   nex compact [id|--last]      summarise a session's older messages so it fits the model again
   nex undo [n] [--session id]  undo the file changes of the last n prompts (default 1) of the last
                                session that changed files here; --list shows what each step restores;
@@ -187,6 +189,7 @@ export function parseCommand(argv: string[]): Command {
         : { type: "chat", options, resume: target };
     }
     case "sessions":
+      if (rest[0] === "show") return { type: "session-show", options, id: rest[1] ?? "last" };
       return { type: "sessions", options };
     case "compact":
       return {

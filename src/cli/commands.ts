@@ -98,8 +98,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: `${RUN_OPTIONS}`,
   },
   sessions: {
-    usage: "nex sessions [--json]",
-    about: "list the sessions of this workspace, newest first",
+    usage: "nex sessions [--json] | nex sessions show [ID]",
+    about:
+      "list the sessions of this workspace, newest first; show one (default: the last) with its summary",
     flags: ["json"],
     options: "Options:\n  --json  one JSON object per session, as a JSON array",
   },

@@ -12,6 +12,19 @@ const MAX_HASHED_BYTES = 8 * 1024 * 1024;
 /** Most files named; the rest are counted. */
 const MAX_NAMED = 40;
 
+/** What a resumed session's first prompt carries: the kept summary and the changed files; null: nothing. */
+export function resumeNote(
+  summary: string | null,
+  ledger: readonly ReadRecord[],
+  workspace: string,
+): string | null {
+  const parts = [
+    summary ? `[nex: the summary nex kept of this session so far]\n${summary}` : null,
+    ledger.length > 0 ? changedSinceRead(ledger, workspace) : null,
+  ].filter((part) => part !== null);
+  return parts.length > 0 ? parts.join("\n\n") : null;
+}
+
 /** The note for the first prompt, or null when every file read is as the model saw it. */
 export function changedSinceRead(ledger: readonly ReadRecord[], workspace: string): string | null {
   const changed: string[] = [];

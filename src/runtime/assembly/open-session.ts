@@ -40,6 +40,7 @@ import {
   createImageStore,
   NexSession,
   noteForModel,
+  readSessionSummary,
   UserNotes,
   withTurnNotes,
 } from "../session/index.ts";
@@ -381,12 +382,17 @@ export async function openSession(
     resumed: resumed !== null,
     sandbox: info.sandbox,
   });
-  // A resumed session's first prompt names the files that changed since the model read them.
-  const changed =
-    resumed !== null && ledger && ledger.length > 0
-      ? (await import("./changed-since-read.ts")).changedSinceRead(ledger, config.workspace)
+  // A resumed session's first prompt starts from the summary kept beside the journal, and names the
+  // files that changed since the model read them.
+  const resumeNote =
+    resumed !== null
+      ? (await import("./changed-since-read.ts")).resumeNote(
+          await readSessionSummary(journal.path),
+          ledger ?? [],
+          config.workspace,
+        )
       : null;
-  await session.startHooks(resumed !== null ? "resume" : "startup", changed);
+  await session.startHooks(resumed !== null ? "resume" : "startup", resumeNote);
   const todos = latestTodos(messages);
   if (todos && todos.length > 0) events.push({ type: "todo_updated", items: todos });
   return { session, events, tools: host.specs().map((spec) => spec.name) };

@@ -24,3 +24,8 @@ export { noteForModel, UserNotes } from "./user-notes.ts";
 type ModelSwitchModule = typeof import("./model-switch.ts");
 export const modelSwitcher = async (...args: Parameters<ModelSwitchModule["modelSwitcher"]>) =>
   (await import("./model-switch.ts")).modelSwitcher(...args);
+type SessionSummaryModule = typeof import("./session-summary.ts");
+/** The summary kept beside a journal, or null (loaded on first use: a resume or `nex sessions show`). */
+export const readSessionSummary = async (
+  ...args: Parameters<SessionSummaryModule["readSessionSummary"]>
+) => (await import("./session-summary.ts")).readSessionSummary(...args);

@@ -25,6 +25,7 @@ import { completePath } from "./path-completion.ts";
 import { PermissionAnswers } from "./permission-answers.ts";
 import { expandPrompt, type PromptHost, runDirect } from "./prompt-input.ts";
 import type { SessionParts } from "./session-parts.ts";
+import { SummaryKeeper } from "./summary-keeper.ts";
 import type { PendingNote } from "./user-notes.ts";
 
 /** How many times Stop hooks may send the model back to work in one prompt. */
@@ -52,6 +53,14 @@ export class NexSession implements AgentSession {
   private messages: Message[];
   /** The prompts of this process, for `/rewind` (see rewind.ts). */
   private readonly promptMarks: PromptMark[] = [];
+  private readonly summary = new SummaryKeeper(() => ({
+    journalPath: this.info.journalPath,
+    stream: this.parts.stream,
+    model: this.info.model,
+    emit: (event) => this.emit(event),
+    nextRequestId: () => this.nextRequestId(),
+    redact: (text) => this.redact(text),
+  }));
 
   constructor(parts: SessionParts) {
     this.redactor = createEventRedactor(parts.secrets);
@@ -234,6 +243,7 @@ export class NexSession implements AgentSession {
         this.consecutiveFailures++;
       else if (end.type === "done") this.consecutiveFailures = 0;
       this.parts.journal.sync();
+      if (end.type === "done") this.summary.answeredPrompt(this.messages);
       return end;
     } catch (error) {
       this.consecutiveFailures++;
@@ -401,6 +411,7 @@ export class NexSession implements AgentSession {
   async close(): Promise<void> {
     this.interrupt();
     await this.running;
+    await this.summary.stop();
     await this.parts.tools.stopJobs?.();
     this.parts.journal.sync();
     this.parts.journal.close();
