@@ -246,3 +246,28 @@ test("--chat: a chat folder inside the workspace or writable by others is refuse
   assert.match(shared.stderr, /writable by other users \(mode 777\)/);
   assert.equal(stub.requestsTo("/v1/chat/completions").length, 0);
 });
+
+test("--chat: two handlers taking over the same stale lock at once: exactly one serves", async () => {
+  const stub = await chatStub();
+  const { box, chat, args, env } = setUp(stub.url);
+  const dead = spawn(process.execPath, ["-e", ""]);
+  await new Promise((r) => dead.on("exit", r));
+  writeFileSync(join(chat, ".handler.pid"), `${dead.pid}\n2026-01-01T00:00:00Z\nchat-nex\n`);
+  const a = startNex(args, { cwd: box.workspace, env });
+  const b = startNex(args, { cwd: box.workspace, env });
+  const loser = await Promise.race([a.done.then(() => a), b.done.then(() => b)]);
+  const winner = loser === a ? b : a;
+  const lost = await loser.done;
+  assert.equal(lost.code, 3, lost.stderr);
+  assert.match(lost.stderr, new RegExp(`served by another handler \\(pid ${winner.child.pid}`));
+  send(chat, 1, "please say one");
+  await until(() => outbox(chat).length === 1, "the winner's reply");
+  assert.equal(
+    readFileSync(join(chat, ".handler.pid"), "utf8").split("\n")[0],
+    String(winner.child.pid),
+  );
+  winner.child.kill("SIGTERM");
+  await winner.done;
+  await stub.close();
+  assert.equal(existsSync(join(chat, ".handler.pid.takeover")), false);
+});

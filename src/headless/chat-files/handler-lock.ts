@@ -3,7 +3,15 @@
 // stale lock go through a second exclusive file, so only one removes it and the other sees the
 // winner's lock. `.handler.release-requested` asks the holder to hand the chat over at its next turn
 // boundary.
-import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 
 export const LOCK_FILE = ".handler.pid";
@@ -29,7 +37,8 @@ export interface HandlerLock {
 /** The lock, or who holds it (alive) when another live process does. */
 export function acquireHandlerLock(dir: string): HandlerLock | { heldBy: LockHolder } {
   const path = join(dir, LOCK_FILE);
-  for (let attempt = 0; attempt < 5; attempt++) {
+  // A takeover by another process takes a moment: waited out in short sleeps, a second at most.
+  for (let attempt = 0; attempt < 50; attempt++) {
     if (createExclusive(path, `${process.pid}\n${new Date().toISOString()}\n${KIND}\n`)) {
       // A marker left for an earlier handler is not addressed to this one.
       rmSync(join(dir, RELEASE_MARKER), { force: true });
@@ -37,7 +46,7 @@ export function acquireHandlerLock(dir: string): HandlerLock | { heldBy: LockHol
     }
     const holder = readHolder(path);
     if (holder?.alive) return { heldBy: holder };
-    takeOverStale(dir, path, holder);
+    if (!takeOverStale(dir, path, holder)) Atomics.wait(PAUSE, 0, 0, 20);
   }
   const holder = readHolder(path);
   return { heldBy: holder ?? { pid: 0, startedAt: "", kind: "unknown", alive: true } };
@@ -53,10 +62,10 @@ export function readHolder(path: string): LockHolder | null {
   }
   const [pidLine = "", startedAt = "", kind = ""] = text.split("\n");
   const pid = Number(pidLine.trim());
-  // Half written (its writer was between create and write) or not a lock: treated as held a moment
-  // longer, never removed by a reader that cannot tell.
+  // Empty: its writer is between create and write (held), unless that was seconds ago (it died
+  // there). Anything else that is not a lock is stale.
   if (!Number.isInteger(pid) || pid <= 0)
-    return { pid: 0, startedAt, kind: kind.trim() || "unknown", alive: text === "" };
+    return { pid: 0, startedAt, kind: kind.trim() || "unknown", alive: text === "" && young(path) };
   return { pid, startedAt: startedAt.trim(), kind: kind.trim() || "unknown", alive: isAlive(pid) };
 }
 
@@ -73,14 +82,19 @@ function heldLock(dir: string, path: string): HandlerLock {
   };
 }
 
-/** Removes a dead holder's lock, under the takeover file so two takers never remove each other's. */
-function takeOverStale(dir: string, path: string, seen: LockHolder | null): void {
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Removes a dead holder's lock, under the takeover file so two takers never remove each other's.
+ * False when another live process is taking it over now.
+ */
+function takeOverStale(dir: string, path: string, seen: LockHolder | null): boolean {
   const takeover = join(dir, TAKEOVER_FILE);
   if (!createExclusive(takeover, `${process.pid}\n`)) {
     const taker = readHolder(takeover);
     // The taker died mid-takeover: its file goes, and the next attempt starts over.
     if (taker && !taker.alive && taker.pid > 0) rmSync(takeover, { force: true });
-    return;
+    return false;
   }
   try {
     const now = readHolder(path);
@@ -88,6 +102,7 @@ function takeOverStale(dir: string, path: string, seen: LockHolder | null): void
   } finally {
     rmSync(takeover, { force: true });
   }
+  return true;
 }
 
 function createExclusive(path: string, text: string): boolean {
@@ -104,6 +119,14 @@ function createExclusive(path: string, text: string): boolean {
     closeSync(fd);
   }
   return true;
+}
+
+function young(path: string): boolean {
+  try {
+    return Date.now() - statSync(path).mtimeMs < 5000;
+  } catch {
+    return false;
+  }
 }
 
 function isAlive(pid: number): boolean {
