@@ -44,7 +44,7 @@ import {
   UserNotes,
   withTurnNotes,
 } from "../session/index.ts";
-import { loadSubagents } from "../subagents/index.ts";
+import { askModel, loadSubagents } from "../subagents/index.ts";
 import { webTools } from "../web/index.ts";
 import { journalSink } from "./journal-sink.ts";
 import { onDemandTools } from "./on-demand-tools.ts";
@@ -165,6 +165,7 @@ export async function openSession(
     ...(options.role ? { role: options.role } : {}),
   });
   const sessionId = journal.meta.id;
+  subagents.subagents.keepReaderNotes(join(config.dataDir, "readers", sessionId));
   if (resumed === null) recordOwnSession(env, config, sessionId);
   if (options.sessionName && resumed === null)
     await (await import("../history/index.ts")).nameSession(
@@ -188,6 +189,8 @@ export async function openSession(
           emit: (event) => session.emit(event),
           nextRequestId: () => session.nextRequestId(),
         }),
+      ask: (system, prompt, ctx) =>
+        askModel(subagents.subagents, "deep_research", ctx, system, prompt),
     }),
   ];
   // The MCP session (and its modules) only when a server is configured: most sessions have none.
