@@ -14,9 +14,11 @@ import { type RunIo, readRunFlags, runFlagOptions } from "./run-flags.ts";
 export type Command =
   | { type: "help"; text: string }
   | { type: "completion"; shell: string }
-  | { type: "chat"; options: CommonOptions; resume: string | null }
+  | { type: "chat"; options: CommonOptions; resume: string | null; role?: string }
+  | { type: "chat-files"; options: CommonOptions; chat: string; role?: string }
   | { type: "run"; options: CommonOptions; task: string; resume: string | null; io: RunIo }
   | { type: "sessions"; options: CommonOptions }
+  | { type: "session-show"; options: CommonOptions; id: string }
   | { type: "compact"; options: CommonOptions; session: string }
   | {
       type: "undo";
@@ -64,7 +66,8 @@ Usage:
   nex                          open the interactive chat in the current directory
   nex run [options] "task"     work on a task headless: progress on stderr, the answer on stdout
   nex resume [id|--last]       continue a session (interactive; add "task" to continue headless)
-  nex sessions [--json]        list sessions (--json: as a JSON array)
+  nex sessions [--json]        list sessions (--json: as a JSON array); nex sessions show ID: one
+                               session, with the summary nex keeps of it
   nex compact [id|--last]      summarise a session's older messages so it fits the model again
   nex undo [n] [--session id]  undo the file changes of the last n prompts (default 1) of the last
                                session that changed files here; --list shows what each step restores;
@@ -112,6 +115,8 @@ Options:
   --output-schema FILE  the final answer must be JSON valid against this schema (one retry, else exit 6)
   --max-time 15m        time budget: at 80% the model is told to wrap up, at 100% nex stops (exit 5)
   --inbox FILE          a JSON-lines file whose new lines reach the model at the next turn boundary
+  --role NAME           add the role prompt roles/NAME.md (.nex/roles/, then ~/.config/nex/roles/)
+  --chat DIR|NAME       serve one conversation from the files of a chat folder (docs/chat-files.md)
   --data-dir DIR        where sessions are kept (default: $XDG_DATA_HOME/nex; "workspace" for ./.nex)
   --config FILE         config file (default: $XDG_CONFIG_HOME/nex/config.json)
   --mcp-config FILE     MCP servers from a file like Claude Code's .mcp.json (repeatable)
@@ -207,10 +212,13 @@ export function parseCommand(argv: string[]): Command {
     }
   }
   const options = commonOptions(values);
+  const role = typeof claude.role === "string" ? claude.role : undefined;
   switch (verb) {
     case undefined:
     case "chat":
-      return { type: "chat", options, resume: session };
+      if (typeof claude.chat === "string")
+        return { type: "chat-files", options, chat: claude.chat, ...(role ? { role } : {}) };
+      return { type: "chat", options, resume: session, ...(role ? { role } : {}) };
     case "run": {
       const task = rest.join(" ").trim();
       return { type: "run", options, task, resume: session, io: runIo(values, task) };
@@ -227,6 +235,7 @@ export function parseCommand(argv: string[]): Command {
         : { type: "chat", options, resume: target };
     }
     case "sessions":
+      if (rest[0] === "show") return { type: "session-show", options, id: rest[1] ?? "last" };
       return { type: "sessions", options };
     case "compact":
       return {
@@ -334,6 +343,7 @@ const OPTIONS = {
   last: { type: "boolean" },
   list: { type: "boolean" },
   "include-unsure": { type: "boolean" },
+  chat: { type: "string" },
   help: { type: "boolean", short: "h" },
   ...runFlagOptions(),
 } as const;

@@ -60,21 +60,30 @@ const RUN_OPTIONS = `Options:
   --output-schema FILE        the answer must be JSON valid against this schema (exit 6 if not)
   --max-time 15m              time budget (exit 5 when spent)
   --inbox FILE                JSON lines that reach the model at the next turn boundary
+  --role NAME                 add the role prompt roles/NAME.md (project's .nex/roles/, then the user's)
   --permission-prompt-tool stdio   ask the orchestrator about approvals (stream-json)
 Claude Code's other flags are accepted with no effect or refused, each with the reason.`;
 
 export const COMMANDS: Record<string, CommandSpec> = {
   chat: {
-    usage: "nex [chat] [--last | --session ID]",
-    about: "open the interactive chat in the current directory",
+    usage: "nex [chat] [--last | --session ID] [--role NAME] | nex --chat DIR|NAME [--role NAME]",
+    about:
+      "open the interactive chat in the current directory, or serve a chat folder's files (--chat)",
     flags: [
       ...SESSION_FLAGS,
+      "chat",
+      "role",
       "resume",
       "continue",
       "permission-mode",
       "dangerously-skip-permissions",
     ],
-    options: "Options:\n  --last, --session ID  continue the last session, or session ID",
+    options: `Options:
+  --last, --session ID  continue the last session, or session ID
+  --role NAME           add the role prompt roles/NAME.md (project's .nex/roles/, then the user's)
+  --chat DIR|NAME       serve one conversation from a chat folder's files: inbox.jsonl in,
+                        .streaming and outbox.jsonl out, one handler at a time (docs/chat-files.md);
+                        a NAME is looked up under the config's "chatRoot"`,
   },
   run: {
     usage: 'nex run [options] "task"',
@@ -89,8 +98,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: `${RUN_OPTIONS}`,
   },
   sessions: {
-    usage: "nex sessions [--json]",
-    about: "list the sessions of this workspace, newest first",
+    usage: "nex sessions [--json] | nex sessions show [ID]",
+    about:
+      "list the sessions of this workspace, newest first; show one (default: the last) with its summary",
     flags: ["json"],
     options: "Options:\n  --json  one JSON object per session, as a JSON array",
   },

@@ -1,5 +1,4 @@
 import { EXIT } from "../headless/exit-code.ts";
-import { formatSize } from "../protocol/counts.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import { describeCompact } from "../protocol/session-result-words.ts";
 import { ConfigError } from "../runtime/config/index.ts";
@@ -50,31 +49,14 @@ async function dispatch(command: Command): Promise<number> {
     case "chat": {
       if (!(await firstRunSetupDone(command))) return EXIT.config;
       const { runChat } = await import("./chat.ts");
-      return runChat(command.options, command.resume);
+      return runChat(command.options, command.resume, command.role);
     }
-    case "sessions": {
-      const { listSessionsFor } = await import("../runtime/assembly/index.ts");
-      const rows = await listSessionsFor(command.options, process.env, process.cwd());
-      if (command.options.json) {
-        const { terminalJson } = await import("../headless/terminal-json.ts");
-        process.stdout.write(`${terminalJson(rows, 2)}\n`);
-        return EXIT.done;
-      }
-      if (rows.length === 0) {
-        process.stdout.write('No sessions yet. Start one with `nex` or `nex run "task"`.\n');
-        return EXIT.done;
-      }
-      for (const row of rows) {
-        // The first prompt says what a session is about; the last message is often the model's.
-        const about = row.firstPrompt || row.lastMessage;
-        process.stdout.write(
-          plainText(
-            `${row.sessionId}  ${row.startedAt}  ${row.messages} messages  ${formatSize(row.bytes)}  ${row.workspace}\n    ${about}\n`,
-          ),
-        );
-      }
-      return EXIT.done;
-    }
+    case "chat-files":
+      return (await import("../headless/chat-files/index.ts")).chatFilesCommand(command);
+    case "sessions":
+      return (await import("./session-show.ts")).listSessions(command.options);
+    case "session-show":
+      return (await import("./session-show.ts")).showSession(command.options, command.id);
     case "compact": {
       const { compactSession } = await import("../runtime/assembly/index.ts");
       const { createTextRenderer } = await import("../headless/text-renderer.ts");

@@ -36,6 +36,8 @@ const answer = [
 
 function checkScreen(history: string, wraps: string[], cols: number): void {
   assert.deepEqual(wraps, [], "no line the terminal had to wrap");
+  const wide = history.split("\n").filter((row) => textWidth(row) > cols);
+  assert.deepEqual(wide, [], `no row wider than ${cols} columns`);
   assert.match(history, /^ {2}\* \[x\] read the notes$/m, "a done task, its box once");
   assert.match(history, /^ {2}\* \[ \] write the fix$/m, "an open task, its box once");
   assert.match(

@@ -131,6 +131,8 @@ export const ConfigFileSchema = v.strictObject({
       }),
     ]),
   ),
+  /** Where `nex --chat NAME` finds the chat folder NAME (a workgraph chat root such as `~/.wg/chat`). */
+  chatRoot: v.optional(v.string()),
   /** Seconds to wait for a response's first byte (a big prompt on a CPU server is slow) and between chunks. */
   timeouts: v.optional(
     v.strictObject({

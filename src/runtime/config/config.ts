@@ -81,6 +81,8 @@ export interface NexConfig {
   mcpServers: unknown;
   /** What the config file holds that nex left out (unknown settings), for the session's notices. */
   notices: string[];
+  /** The config's `chatRoot` (`nex --chat NAME`), as written; null when unset. */
+  chatRoot: string | null;
 }
 
 /** A reasoning effort, or "off" to send none even where the config sets one. */
@@ -203,6 +205,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     ],
     mcpServers: file.mcpServers,
     notices: file.notices ?? [],
+    chatRoot: file.chatRoot ?? null,
     notifications:
       typeof file.notifications === "string"
         ? { mode: file.notifications, afterSeconds: 10 }

@@ -26,3 +26,8 @@ export const modelSwitcher = async (...args: Parameters<ModelSwitchModule["model
   (await import("./model-switch.ts")).modelSwitcher(...args);
 export const modelChoices = async (...args: Parameters<ModelSwitchModule["modelChoices"]>) =>
   (await import("./model-switch.ts")).modelChoices(...args);
+type SessionSummaryModule = typeof import("./session-summary.ts");
+/** The summary kept beside a journal, or null (loaded on first use: a resume or `nex sessions show`). */
+export const readSessionSummary = async (
+  ...args: Parameters<SessionSummaryModule["readSessionSummary"]>
+) => (await import("./session-summary.ts")).readSessionSummary(...args);

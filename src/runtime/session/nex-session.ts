@@ -18,6 +18,7 @@ import type { EffortOrOff, Price } from "../config/index.ts";
 import { type PromptMark, type RewindPoint, rewindPoints } from "../history/index.ts";
 import { createEventRedactor, type EventRedactor } from "../secrets/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
+import { contextNote } from "./context-note.ts";
 import { directCommand } from "./direct-command.ts";
 import { childTools, JOURNALED, journaledTools, withoutImageBytes } from "./journal-records.ts";
 import type { ModelChoices } from "./model-switch.ts";
@@ -25,6 +26,7 @@ import { completePath } from "./path-completion.ts";
 import { PermissionAnswers } from "./permission-answers.ts";
 import { expandPrompt, type PromptHost, runDirect } from "./prompt-input.ts";
 import type { SessionParts } from "./session-parts.ts";
+import { SummaryKeeper } from "./summary-keeper.ts";
 import type { PendingNote } from "./user-notes.ts";
 
 /** What a prompt sent in plan mode carries. */
@@ -56,6 +58,14 @@ export class NexSession implements AgentSession {
   private messages: Message[];
   /** The prompts of this process, for `/rewind` (see rewind.ts). */
   private readonly promptMarks: PromptMark[] = [];
+  private readonly summary = new SummaryKeeper(() => ({
+    journalPath: this.info.journalPath,
+    stream: this.parts.stream,
+    model: this.info.model,
+    emit: (event) => this.emit(event),
+    nextRequestId: () => this.nextRequestId(),
+    redact: (text) => this.redact(text),
+  }));
 
   constructor(parts: SessionParts) {
     this.redactor = createEventRedactor(parts.secrets);
@@ -205,6 +215,7 @@ export class NexSession implements AgentSession {
           signal,
           nextRequestId: () => this.nextRequestId(),
           ...(images.length > 0 ? { images } : {}),
+          requestNote: contextNote(() => this.parts.budget.window()),
         });
         images = [];
         terminal = null;
@@ -239,6 +250,7 @@ export class NexSession implements AgentSession {
         this.consecutiveFailures++;
       else if (end.type === "done") this.consecutiveFailures = 0;
       this.parts.journal.sync();
+      if (end.type === "done") this.summary.answeredPrompt(this.messages);
       return end;
     } catch (error) {
       this.consecutiveFailures++;
@@ -433,6 +445,7 @@ export class NexSession implements AgentSession {
   async close(): Promise<void> {
     this.interrupt();
     await this.running;
+    await this.summary.stop();
     await this.parts.tools.stopJobs?.();
     this.parts.journal.sync();
     this.parts.journal.close();
@@ -540,8 +553,9 @@ export class NexSession implements AgentSession {
   }
 
   /** Runs the SessionStart hooks; what they print goes to the model with the first prompt. */
-  async startHooks(source: "startup" | "resume"): Promise<void> {
-    this.startContext = (await this.parts.hooks?.sessionStart(source)) ?? null;
+  async startHooks(source: "startup" | "resume", note: string | null = null): Promise<void> {
+    const hooked = (await this.parts.hooks?.sessionStart(source)) ?? null;
+    this.startContext = [note, hooked].filter((part) => part !== null).join("\n\n") || null;
   }
 
   /** Tools whose reads are journaled (see journal-records.ts), numbering turns across the session. */
