@@ -87,6 +87,30 @@ for (const backend of ["ripgrep", "javascript"] as const) {
       assert.equal(out.content.split("\n").length, 256);
     });
 
+    test("grep's `^` after another assertion anchors at each line's start, not only the file's (`$^` finds empty lines)", async () => {
+      const box = sandbox();
+      files(box, { "t.txt": "a\n\nb\n b\n\n" });
+      const tools = host(box, options);
+      const lines = async (pattern: string): Promise<string> => {
+        const out = await run(tools, "grep", { pattern, path: "t.txt" });
+        assert.equal(out.isError, false, out.content);
+        return out.content.startsWith("No ")
+          ? ""
+          : out.content
+              .split("\n")
+              .slice(1)
+              .map((line) => line.split(":")[1])
+              .join(",");
+      };
+      assert.equal(await lines("$^"), "2,5");
+      assert.equal(await lines("\\b^"), "1,3");
+      assert.equal(await lines("\\B^"), "2,4,5");
+      assert.equal(await lines("(?:$)^|a"), "1,2,5");
+      const refused = await run(tools, "grep", { pattern: "(?:$|q)^", path: "t.txt" });
+      assert.equal(refused.code, "invalid_arguments");
+      assert.match(refused.content, /put each `\^` at the start of its branch/);
+    });
+
     test("grep with an invalid regular expression says so", async () => {
       const out = await run(host(project(), options), "grep", { pattern: "(unclosed" });
       assert.equal(out.code, "invalid_arguments");

@@ -6,6 +6,16 @@
 // both backends find the same lines or both refuse.
 
 import { ToolFailure } from "../tool-failure.ts";
+import {
+  ASSERTION,
+  branches as branchesShape,
+  CARET,
+  CONSUMING,
+  orderAnchors,
+  repeated,
+  type Shape,
+  sequenceShape,
+} from "./anchors.ts";
 
 /** A pattern both engines read the same way. */
 export interface SearchPattern {
@@ -14,6 +24,8 @@ export interface SearchPattern {
   /** For `new RegExp(js, flags)`. */
   js: string;
   flags: string;
+  /** Whether a `^` was written before assertions that came ahead of it (the same meaning). */
+  movedAnchors: boolean;
 }
 
 class Unsupported extends Error {}
@@ -110,12 +122,14 @@ interface Piece {
   plain: string | null;
   /** False for assertions (`^`, `\b`): a quantifier after one is refused. */
   repeatable: boolean;
+  shape: Shape;
 }
 
 /** Reads one pattern; throws Unsupported with the reason for what cannot mean the same in both engines. */
 class Parser {
   private at = 0;
   private groups = new Set<string>();
+  movedAnchors = false;
   private readonly src: string;
   constructor(src: string) {
     this.src = src;
@@ -159,13 +173,12 @@ class Parser {
       js: branches.map((b) => b.js).join("|"),
       plain: branches.some((b) => b.plain === null) ? null : branches.map((b) => b.plain).join("|"),
       repeatable: true,
+      shape: branchesShape(branches.map((b) => b.shape)),
     };
   }
 
   private sequence(): Piece {
-    let rust = "";
-    let js = "";
-    let plain: string | null = "";
+    const items: Piece[] = [];
     while (!this.done() && this.peek() !== "|" && this.peek() !== ")") {
       const atom = this.atom();
       const quantifier = this.quantifier();
@@ -176,17 +189,26 @@ class Parser {
           throw new Unsupported(
             "two repetitions in a row (such as `a**`); group the first: `(?:a*)*`",
           );
-        rust += `(?:${atom.rust})${quantifier}`;
-        js += `(?:${atom.js})${quantifier}`;
-        plain =
-          plain === null || atom.plain === null ? null : `${plain}(?:${atom.plain})${quantifier}`;
-      } else {
-        rust += atom.rust;
-        js += atom.js;
-        plain = plain === null || atom.plain === null ? null : plain + atom.plain;
-      }
+        items.push({
+          rust: `(?:${atom.rust})${quantifier}`,
+          js: `(?:${atom.js})${quantifier}`,
+          plain: atom.plain === null ? null : `(?:${atom.plain})${quantifier}`,
+          repeatable: true,
+          shape: repeated(atom.shape, quantifier),
+        });
+      } else items.push(atom);
     }
-    return { rust, js, plain, repeatable: true };
+    const ordered = orderAnchors(items, (reason) => {
+      throw new Unsupported(reason);
+    });
+    if (ordered.some((p, i) => p !== items[i])) this.movedAnchors = true;
+    return {
+      rust: ordered.map((p) => p.rust).join(""),
+      js: ordered.map((p) => p.js).join(""),
+      plain: ordered.some((p) => p.plain === null) ? null : ordered.map((p) => p.plain).join(""),
+      repeatable: true,
+      shape: sequenceShape(ordered.map((p) => p.shape)),
+    };
   }
 
   private quantifier(): string | null {
@@ -223,11 +245,12 @@ class Parser {
           js: notIn("\\n"),
           plain: `(?:${PLAIN_ANY}|[^\\n${PLAIN_INVALID}])`,
           repeatable: true,
+          shape: CONSUMING,
         };
       case "^":
-        return { rust: "^", js: "^", plain: "^", repeatable: false };
+        return { rust: "^", js: "^", plain: "^", repeatable: false, shape: CARET };
       case "$":
-        return { rust: "$", js: "$", plain: "$", repeatable: false };
+        return { rust: "$", js: "$", plain: "$", repeatable: false, shape: ASSERTION };
       case "(":
         return this.group();
       case "[":
@@ -245,7 +268,7 @@ class Parser {
       default: {
         const cp = ch.codePointAt(0) ?? 0;
         if (cp === 10) throw new Unsupported("a line break: grep matches within one line");
-        return { ...literal(cp), repeatable: true };
+        return { ...literal(cp), repeatable: true, shape: CONSUMING };
       }
     }
   }
@@ -281,6 +304,7 @@ class Parser {
       js: `${jsOpen}${inner.js})`,
       plain: inner.plain === null ? null : `${jsOpen}${inner.plain})`,
       repeatable: true,
+      shape: inner.shape,
     };
   }
 
@@ -297,10 +321,11 @@ class Parser {
       W: ["\\W", JS_NOT_WORD],
     };
     const mapped = simple[ch];
-    if (mapped) return { rust: mapped[0], js: mapped[1], plain: null, repeatable: true };
+    if (mapped)
+      return { rust: mapped[0], js: mapped[1], plain: null, repeatable: true, shape: CONSUMING };
     const controls: Record<string, number> = { t: 9, r: 13, f: 12, v: 11, a: 7 };
     const control = controls[ch];
-    if (control !== undefined) return { ...literal(control), repeatable: true };
+    if (control !== undefined) return { ...literal(control), repeatable: true, shape: CONSUMING };
     if (ch === "n") throw new Unsupported("`\\n`: grep matches within one line");
     if (!inClass) {
       if (ch === "b")
@@ -309,6 +334,7 @@ class Parser {
           js: `(?:(?<=${JS_WORD})(?!${JS_WORD})|(?<!${JS_WORD})(?=${JS_WORD}))`,
           plain: null,
           repeatable: false,
+          shape: ASSERTION,
         };
       if (ch === "B")
         return {
@@ -316,9 +342,11 @@ class Parser {
           js: `(?:(?<=${JS_WORD})(?=${JS_WORD})|(?<!${JS_WORD})(?!${JS_WORD}))`,
           plain: null,
           repeatable: false,
+          shape: ASSERTION,
         };
-      if (ch === "A") return { rust: "^", js: "^", plain: "^", repeatable: false };
-      if (ch === "z") return { rust: "$", js: "$", plain: "$", repeatable: false };
+      if (ch === "A") return { rust: "^", js: "^", plain: "^", repeatable: false, shape: CARET };
+      if (ch === "z")
+        return { rust: "$", js: "$", plain: "$", repeatable: false, shape: ASSERTION };
     }
     if (ch === "x" || ch === "u" || ch === "U") {
       const sizes: Record<string, number> = { x: 2, u: 4, U: 8 };
@@ -331,11 +359,12 @@ class Parser {
         throw new Unsupported(`\\${ch}${digits}, which is not a Unicode scalar value`);
       if (cp === 10) throw new Unsupported("a line break: grep matches within one line");
       this.at += m[1] !== undefined ? m[0].length : digits.length;
-      return { ...literal(cp), repeatable: true };
+      return { ...literal(cp), repeatable: true, shape: CONSUMING };
     }
     if (ch === "p" || ch === "P") return this.property(ch === "P");
     const cp = ch.codePointAt(0) ?? 0;
-    if (cp < 128 && /[^0-9A-Za-z\s]/.test(ch)) return { ...literal(cp), repeatable: true };
+    if (cp < 128 && /[^0-9A-Za-z\s]/.test(ch))
+      return { ...literal(cp), repeatable: true, shape: CONSUMING };
     if (/[1-9]/.test(ch))
       throw new Unsupported("a backreference (`\\1`), which ripgrep's regex lacks");
     throw new Unsupported(`the escape \\${ch}`);
@@ -353,7 +382,13 @@ class Parser {
     const js = (property: string): string =>
       negated ? notIn(`\\p{${property}}`) : `\\p{${property}}`;
     if (GENERAL_CATEGORIES.has(name) || BINARY_PROPERTIES.has(name))
-      return { rust: `\\${p}{${name}}`, js: js(name), plain: null, repeatable: true };
+      return {
+        rust: `\\${p}{${name}}`,
+        js: js(name),
+        plain: null,
+        repeatable: true,
+        shape: CONSUMING,
+      };
     if (/^[A-Z][a-z]+(_[A-Z][a-z]+)*$/.test(name)) {
       try {
         new RegExp(`\\p{Script_Extensions=${name}}`, "v");
@@ -363,6 +398,7 @@ class Parser {
           js: js(`Script_Extensions=${name}`),
           plain: null,
           repeatable: true,
+          shape: CONSUMING,
         };
       } catch {
         // not a script
@@ -444,6 +480,7 @@ class Parser {
       js: `[${hat}${js.join("")}${negated ? INVALID_BYTES : ""}]`,
       plain: plainClass,
       repeatable: true,
+      shape: CONSUMING,
     };
   }
 
@@ -482,8 +519,9 @@ export function translatePattern(pattern: string, ignoreCase: boolean): SearchPa
     caseless = true;
   }
   let piece: Piece;
+  const parser = new Parser(body);
   try {
-    piece = new Parser(body).parse();
+    piece = parser.parse();
   } catch (error) {
     if (!(error instanceof Unsupported)) throw error;
     throw new ToolFailure(
@@ -503,5 +541,10 @@ export function translatePattern(pattern: string, ignoreCase: boolean): SearchPa
       `The pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${(error as Error).message}. Fix it and search again.`,
     );
   }
-  return { rust: caseless ? `(?i)${piece.rust}` : piece.rust, js, flags };
+  return {
+    rust: caseless ? `(?i)${piece.rust}` : piece.rust,
+    js,
+    flags,
+    movedAnchors: parser.movedAnchors,
+  };
 }
