@@ -111,6 +111,28 @@ for (const backend of ["ripgrep", "javascript"] as const) {
       assert.match(refused.content, /put each `\^` at the start of its branch/);
     });
 
+    test("a folder named as grep's path follows the same rules as the root: node_modules stays skipped in a repository that does not ignore it", async () => {
+      const box = sandbox();
+      files(box, {
+        "node_modules/pkg/a.js": "needle\n",
+        "src/node_modules/b.js": "needle\n",
+        "src/c.js": "needle\n",
+      });
+      execFileSync("git", ["init", "-q"], { cwd: box.workspace });
+      const tools = host(box, options);
+      for (const path of ["node_modules", "node_modules/pkg", "src/node_modules"]) {
+        const out = await run(tools, "grep", { pattern: "needle", path });
+        assert.match(out.content, /^No file was searched in .*use bash/, `${path}: ${out.content}`);
+        const listed = await run(tools, "glob", { pattern: "*.js", path });
+        assert.match(listed.content, /^No files match/, `${path}: ${listed.content}`);
+      }
+      const src = await run(tools, "grep", { pattern: "needle", path: "src" });
+      assert.equal(src.content, "1 match in 1 file.\nsrc/c.js:1: needle");
+      // A file named by path is searched whatever the rules say.
+      const file = await run(tools, "grep", { pattern: "needle", path: "node_modules/pkg/a.js" });
+      assert.equal(file.content, "1 match in 1 file.\nnode_modules/pkg/a.js:1: needle");
+    });
+
     test("grep with an invalid regular expression says so", async () => {
       const out = await run(host(project(), options), "grep", { pattern: "(unclosed" });
       assert.equal(out.code, "invalid_arguments");
