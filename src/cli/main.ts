@@ -101,6 +101,12 @@ async function dispatch(command: Command): Promise<number> {
         command.turns,
         { list: command.list, includeUnsure: command.includeUnsure },
       );
+      if (command.list && command.options.json) {
+        const { terminalJson } = await import("../headless/terminal-json.ts");
+        const steps = answer.kind === "preview" ? answer.steps : [];
+        process.stdout.write(`${terminalJson(steps, 2)}\n`);
+        return EXIT.done;
+      }
       // It names files the model created.
       process.stdout.write(`${plainText(describeUndoAnswer(answer))}\n`);
       return answer.kind === "undo" && answer.result.kind === "partial" ? EXIT.failure : EXIT.done;
@@ -113,7 +119,7 @@ async function dispatch(command: Command): Promise<number> {
         process.cwd(),
         command.approve,
       );
-      process.stdout.write(`${plainText(report.text)}\n`);
+      await printReport(report, command.options.json && !command.approve);
       return report.ok ? EXIT.done : EXIT.failure;
     }
     case "commands": {
@@ -124,7 +130,7 @@ async function dispatch(command: Command): Promise<number> {
         process.cwd(),
         command.approve ? { name: command.name } : null,
       );
-      process.stdout.write(`${plainText(report.text)}\n`);
+      await printReport(report, command.options.json && !command.approve);
       return report.ok ? EXIT.done : EXIT.failure;
     }
     case "doctor": {
@@ -149,6 +155,20 @@ async function dispatch(command: Command): Promise<number> {
       return runDemo(command.scenario, command.options);
     }
   }
+}
+
+/** A report's text, or its rows as a JSON array with its problems on stderr. */
+async function printReport(
+  report: { text: string; rows: unknown[]; problems: string[] },
+  json: boolean,
+): Promise<void> {
+  if (!json) {
+    process.stdout.write(`${plainText(report.text)}\n`);
+    return;
+  }
+  const { terminalJson } = await import("../headless/terminal-json.ts");
+  for (const problem of report.problems) process.stderr.write(`nex: ${plainText(problem)}\n`);
+  process.stdout.write(`${terminalJson(report.rows, 2)}\n`);
 }
 
 /** A chat on a terminal with nothing configured asks where to go first; false when the user left instead. */
