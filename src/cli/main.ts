@@ -90,27 +90,8 @@ async function dispatch(command: Command): Promise<number> {
       process.stderr.write(`nex: ${plainText(describeCompact(result))}\n`);
       return result.kind === "compacted" || result.kind === "not_needed" ? EXIT.done : EXIT.failure;
     }
-    case "undo": {
-      const { undoSession } = await import("../runtime/history/index.ts");
-      const { describeUndoAnswer } = await import("../headless/undo-words.ts");
-      const answer = await undoSession(
-        command.options,
-        process.env,
-        process.cwd(),
-        command.session,
-        command.turns,
-        { list: command.list, includeUnsure: command.includeUnsure },
-      );
-      if (command.list && command.options.json) {
-        const { terminalJson } = await import("../headless/terminal-json.ts");
-        const steps = answer.kind === "preview" ? answer.steps : [];
-        process.stdout.write(`${terminalJson(steps, 2)}\n`);
-        return EXIT.done;
-      }
-      // It names files the model created.
-      process.stdout.write(`${plainText(describeUndoAnswer(answer))}\n`);
-      return answer.kind === "undo" && answer.result.kind === "partial" ? EXIT.failure : EXIT.done;
-    }
+    case "undo":
+      return runUndo(command);
     case "hooks": {
       const { hooksReport } = await import("../runtime/hooks/index.ts");
       const report = await hooksReport(
@@ -155,6 +136,29 @@ async function dispatch(command: Command): Promise<number> {
       return runDemo(command.scenario, command.options);
     }
   }
+}
+
+/** `nex undo`: undoes, or with --list says what each step would restore (--json: as a JSON array). */
+async function runUndo(command: Command & { type: "undo" }): Promise<number> {
+  const { undoSession } = await import("../runtime/history/index.ts");
+  const { describeUndoAnswer } = await import("../headless/undo-words.ts");
+  const answer = await undoSession(
+    command.options,
+    process.env,
+    process.cwd(),
+    command.session,
+    command.turns,
+    { list: command.list, includeUnsure: command.includeUnsure },
+  );
+  if (command.list && command.options.json) {
+    const { terminalJson } = await import("../headless/terminal-json.ts");
+    const steps = answer.kind === "preview" ? answer.steps : [];
+    process.stdout.write(`${terminalJson(steps, 2)}\n`);
+    return EXIT.done;
+  }
+  // It names files the model created.
+  process.stdout.write(`${plainText(describeUndoAnswer(answer))}\n`);
+  return answer.kind === "undo" && answer.result.kind === "partial" ? EXIT.failure : EXIT.done;
 }
 
 /** A report's text, or its rows as a JSON array with its problems on stderr. */
