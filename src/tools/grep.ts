@@ -40,7 +40,7 @@ export function grepTool(): Tool {
     name: "grep",
     description:
       "Regex search of file contents (Rust syntax: no lookaround or backreferences). Searches what git lists (else what .gitignore keeps) " +
-      "except node_modules, binary files and files over 10 MiB (a folder named in `path` too; a file named there is searched), and names what it could not search: 'No matches' means none. " +
+      "except node_modules, binary files and files over 10 MiB, and names what it could not search: 'No matches' means none. " +
       "Returns `path:line: text`; long lists are stored for read_file.",
     parameters,
     mutates: false,
