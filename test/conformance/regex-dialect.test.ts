@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { test } from "node:test";
 import fc from "fast-check";
-import { translatePattern } from "../../src/tools/search/index.ts";
+import { translatePattern } from "../../src/tools/search/pattern.ts";
 import { host, run, sandbox } from "../tools/helpers.ts";
 import { conformanceSeed } from "./seed.ts";
 import { hasRipgrep, LINES, resultLines } from "./trees.ts";

@@ -3,7 +3,7 @@ import { basename, delimiter, join } from "node:path";
 import { matchesGlob } from "../files/index.ts";
 import { type FileList, listSearchFiles, type Unsearched } from "./file-list.ts";
 import { type FileMatches, searchFile } from "./line-search.ts";
-import { type SearchPattern, translatePattern } from "./pattern.ts";
+import type { SearchPattern } from "./pattern.ts";
 import { searchInWorker } from "./worker-search.ts";
 
 export type { Unsearched } from "./file-list.ts";
@@ -248,6 +248,8 @@ export function createFileSearch(
     listFiles,
     async grep(query) {
       const { dir, glob, ignoreCase, keep, signal } = query;
+      // The dialect's parser loads with the first search: start-up does not need it.
+      const { translatePattern } = await import("./pattern.ts");
       const pattern = translatePattern(query.pattern, ignoreCase);
       const result: GrepResult = {
         matches: [],
