@@ -285,3 +285,28 @@ test("a catastrophic Unicode pattern (`(\\w+)+$`, which V8 cannot run in linear 
   assert.match(child.stdout, /hit\.txt:1: aaa/);
   assert.match(child.stdout, /Could not search 1 path: long\.txt \(the pattern ran over 5 s on it/);
 });
+
+test("a search worker that starts slowly (a loaded machine) is not judged a runaway pattern: the budget starts once it has loaded", async () => {
+  const { searchInWorker } = await import("../../src/tools/search/worker-search.ts");
+  const { translatePattern } = await import("../../src/tools/search/pattern.ts");
+  const box = sandbox();
+  files(box, { "small.txt": "Straße\n" });
+  const found: string[] = [];
+  const budgetMs = 1000;
+  const search = searchInWorker(
+    translatePattern("(?i)S", false),
+    ["small.txt"],
+    (path) => box.path(path),
+    new AbortController().signal,
+    (path, result) => found.push(`${path}: ${result.type}`),
+    budgetMs,
+  );
+  // The main thread busy past the budget while the worker starts, as on a machine under load: the
+  // budget's check comes due before the worker's first message is read.
+  const until = Date.now() + budgetMs * 1.5;
+  while (Date.now() < until) {
+    // busy
+  }
+  await search;
+  assert.deepEqual(found, ["small.txt: lines"]);
+});
