@@ -13,10 +13,24 @@ import {
   CONSUMING,
   orderAnchors,
   repeated,
-  type Shape,
   sequenceShape,
 } from "./anchors.ts";
-import { BINARY_PROPERTIES, GENERAL_CATEGORIES, POSIX } from "./named-classes.ts";
+import {
+  BINARY_PROPERTIES,
+  GENERAL_CATEGORIES,
+  INVALID_BYTES,
+  JS_NOT_WORD,
+  JS_WORD,
+  literal,
+  notIn,
+  type Piece,
+  PLAIN_ANY,
+  PLAIN_INVALID,
+  POSIX,
+  Unsupported,
+} from "./pattern-pieces.ts";
+
+export { INVALID_BYTES } from "./pattern-pieces.ts";
 
 /** A pattern both engines read the same way. */
 export interface SearchPattern {
@@ -27,48 +41,6 @@ export interface SearchPattern {
   flags: string;
   /** Whether a `^` was written before assertions that came ahead of it (the same meaning). */
   movedAnchors: boolean;
-}
-
-class Unsupported extends Error {}
-
-const WORD_PARTS = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}";
-const JS_WORD = `[${WORD_PARTS}]`;
-/**
- * The JavaScript search reads a byte that is not UTF-8 as one of these lone surrogates (no UTF-8 text
- * decodes to one): every "any character but" form excludes them, since nothing in Rust's regex
- * matches an invalid byte.
- */
-export const INVALID_BYTES = "\\u{DC80}-\\u{DCFF}";
-const PLAIN_INVALID = "\\uDC80-\\uDCFF";
-const JS_NOT_WORD = `[^${WORD_PARTS}${INVALID_BYTES}]`;
-const notIn = (inner: string): string => `[^${inner}${INVALID_BYTES}]`;
-
-const hex = (cp: number): string => cp.toString(16).toUpperCase();
-/** One code point as each engine's escape: valid inside and outside classes in both. */
-const literal = (cp: number): { rust: string; js: string; plain: string } => {
-  const ch = String.fromCodePoint(cp);
-  if (/[0-9A-Za-z_]/.test(ch)) return { rust: ch, js: ch, plain: ch };
-  const unit = (u: number): string => `\\u${u.toString(16).toUpperCase().padStart(4, "0")}`;
-  return {
-    rust: `\\x{${hex(cp)}}`,
-    js: `\\u{${hex(cp)}}`,
-    plain: cp > 0xffff ? `(?:${unit(ch.charCodeAt(0))}${unit(ch.charCodeAt(1))})` : unit(cp),
-  };
-};
-/** Any code point but a line break, as UTF-16 units: a surrogate pair or one unit. */
-const PLAIN_ANY = "[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]";
-
-interface Piece {
-  rust: string;
-  js: string;
-  /**
-   * The same for a RegExp without the `u`/`v` flags, or null when that cannot be written: only there
-   * can V8 switch a catastrophic pattern to its linear-time engine.
-   */
-  plain: string | null;
-  /** False for assertions (`^`, `\b`): a quantifier after one is refused. */
-  repeatable: boolean;
-  shape: Shape;
 }
 
 /** Reads one pattern; throws Unsupported with the reason for what cannot mean the same in both engines. */
