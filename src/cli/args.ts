@@ -94,7 +94,7 @@ Options:
   --base-url URL        endpoint (or OPENAI_BASE_URL; ANTHROPIC_BASE_URL with --provider anthropic)
   --provider NAME       openai (any OpenAI-compatible server, default) or anthropic
   --cwd DIR             workspace (default: the current directory)
-  --mode MODE           permissions: ask (default), auto_edit, approve_all
+  --mode MODE           permissions: ask (default), auto_edit, approve_all, plan (read-only)
   --yes, -y             approve every action undo can repair (same as --mode approve_all)
   --sandbox MODE        commands run confined: workspace-write (default), read-only, off (unconfined)
   --allow-host HOST     with the network off, commands may still reach HOST through nex's proxy
@@ -403,8 +403,8 @@ function nexModeName(mode: string): string {
     bypassPermissions: "approve_all",
   };
   if (Object.hasOwn(claude, mode)) return claude[mode] as string;
-  if (["ask", "auto_edit", "approve_all"].includes(mode)) return mode;
+  if (["plan", "ask", "auto_edit", "approve_all"].includes(mode)) return mode;
   throw new UsageError(
-    `--permission-mode takes default, acceptEdits or bypassPermissions (or nex's ask, auto_edit, approve_all), not "${mode}"; nex has no plan or dontAsk mode.`,
+    `--permission-mode takes default, acceptEdits, bypassPermissions or plan (or nex's ask, auto_edit, approve_all), not "${mode}"; nex has no dontAsk mode.`,
   );
 }

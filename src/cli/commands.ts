@@ -36,7 +36,7 @@ export const COMMON_HELP = `Common options (every command):
   --base-url URL        endpoint (or OPENAI_BASE_URL; ANTHROPIC_BASE_URL with --provider anthropic)
   --provider NAME       openai (default) or anthropic
   --cwd DIR, -C         workspace (default: the current directory)
-  --mode MODE           permissions: ask (default), auto_edit, approve_all; --yes, -y: approve_all
+  --mode MODE           permissions: ask (default), auto_edit, approve_all, plan; --yes, -y: approve_all
   --sandbox MODE        workspace-write (default), read-only, off
   --allow-host HOST     a host sandboxed commands may reach through nex's proxy (npm, pypi, crates,
                         github, a name, *.domain, an address; repeatable)

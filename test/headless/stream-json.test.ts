@@ -156,7 +156,7 @@ test("stream-json input: messages are turns of one session in order; bad lines a
       {
         type: "control_request",
         request_id: "r3",
-        request: { subtype: "set_permission_mode", mode: "plan" },
+        request: { subtype: "set_permission_mode", mode: "dontAsk" },
       },
       {
         type: "control_request",
@@ -181,7 +181,7 @@ test("stream-json input: messages are turns of one session in order; bad lines a
     ],
   );
   assert.match(String(responses[1]?.error), /does not support the control request "rewind_files"/);
-  assert.match(String(responses[2]?.error), /no permission mode "plan"/);
+  assert.match(String(responses[2]?.error), /no permission mode "dontAsk"/);
   assert.match(run.stderr, /stdin line 2 is not JSON/);
   assert.ok(run.lines.some((l) => l.type === "system" && l.subtype === "input_error"));
   const results = run.lines.filter((l) => l.type === "result");

@@ -447,8 +447,11 @@ function resolveApi(
 }
 
 function parsePermissionMode(value: string): PermissionMode {
-  if (value === "ask" || value === "auto_edit" || value === "approve_all") return value;
-  throw new ConfigError(`Unknown permission mode "${value}". Use ask, auto_edit or approve_all.`);
+  if (value === "plan" || value === "ask" || value === "auto_edit" || value === "approve_all")
+    return value;
+  throw new ConfigError(
+    `Unknown permission mode "${value}". Use plan, ask, auto_edit or approve_all.`,
+  );
 }
 
 function parseBaseUrl(value: string): string {
