@@ -70,9 +70,10 @@ Usage:
                                session, with the summary nex keeps of it
   nex compact [id|--last]      summarise a session's older messages so it fits the model again
   nex undo [n] [--session id]  undo the file changes of the last n prompts (default 1) of the last
-                               session that changed files here; --list shows what each step restores;
-                               --include-unsure also reverts what changed during a command that
-                               does not name it (undo leaves that alone: it may be someone else's)
+                               session that changed files here; --list shows what each step restores
+                               (--json: as a JSON array); --include-unsure also reverts what changed
+                               during a command that does not name it (undo leaves that alone: it
+                               may be someone else's)
   nex mcp list|test|add|remove|approve|login
                                MCP servers: state and tools, try one, add or remove one, approve a
                                project's .mcp.json, sign in with OAuth (nex mcp help)
@@ -80,10 +81,12 @@ Usage:
   nex acp                      serve the Agent Client Protocol on stdin/stdout, for editors (Zed, ...)
   nex doctor                   check the endpoint before trusting it: reachable, key, model, streaming,
                                tool calls, limits, honest truncation (--json for a JSON report)
-  nex hooks [approve]          list the hooks that run here; approve the project's (.claude/settings.json)
+  nex hooks [approve]          list the hooks that run here (--json: as a JSON array); approve the
+                               project's (.claude/settings.json)
   nex commands [approve [NAME]]
-                               list the slash commands from files, where each comes from; approve the
-                               project's that run shell lines (.claude/commands, .nex/commands)
+                               list the slash commands from files, where each comes from (--json: as a
+                               JSON array); approve the project's that run shell lines
+                               (.claude/commands, .nex/commands)
   nex completion bash|zsh|fish print a shell completion script (source <(nex completion bash))
   nex help COMMAND             a command's own help and options (or nex COMMAND --help)
 
@@ -146,6 +149,10 @@ function undoCommand(
       `nex undo takes a number of prompts to undo (1 or more), not "${rest[0]}". See what each step restores with \`nex undo --list\`.`,
     );
   }
+  if (values.json && !values.list)
+    throw new UsageError(
+      "nex undo --json goes with --list (`nex undo --list --json`): undoing itself prints its account as text.",
+    );
   return {
     type: "undo",
     options,
@@ -258,11 +265,19 @@ export function parseCommand(argv: string[]): Command {
         throw new UsageError(
           `nex hooks lists the hooks; \`nex hooks approve\` approves the project's. Not "${rest.join(" ")}".`,
         );
+      if (rest[0] === "approve" && values.json)
+        throw new UsageError(
+          "nex hooks --json lists the hooks; `nex hooks approve` takes no --json.",
+        );
       return { type: "hooks", options, approve: rest[0] === "approve" };
     case "commands":
       if (rest.length > 2 || (rest[0] !== undefined && rest[0] !== "approve"))
         throw new UsageError(
           `nex commands lists the commands from files; \`nex commands approve [NAME]\` approves the project's. Not "${rest.join(" ")}".`,
+        );
+      if (rest[0] === "approve" && values.json)
+        throw new UsageError(
+          "nex commands --json lists the commands; `nex commands approve` takes no --json.",
         );
       return {
         type: "commands",

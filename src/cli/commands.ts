@@ -111,13 +111,14 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: "Options:\n  --last, --session ID  the session (default: the last)",
   },
   undo: {
-    usage: "nex undo [n] [--session ID] [--list] [--include-unsure]",
+    usage: "nex undo [n] [--session ID] [--list [--json]] [--include-unsure]",
     about:
       "undo the file changes of the last n prompts (default 1) of the last session that changed files here",
-    flags: [...SESSION_FLAGS, "list", "include-unsure"],
+    flags: [...SESSION_FLAGS, "list", "include-unsure", "json"],
     options: `Options:
   --session ID, --last  the session (default: the last that changed files here)
   --list                show what each step restores, change nothing
+  --json                with --list: the steps as a JSON array
   --include-unsure      also revert what changed during a command that does not name it`,
   },
   mcp: {
@@ -152,17 +153,17 @@ See \`nex mcp help\` for every action.`,
     options: "Options:\n  --json  a JSON report",
   },
   hooks: {
-    usage: "nex hooks [approve]",
+    usage: "nex hooks [approve] [--json]",
     about: "list the hooks that run here; approve the project's (.claude/settings.json)",
-    flags: [],
-    options: "",
+    flags: ["json"],
+    options: "Options:\n  --json  the hooks as a JSON array",
   },
   commands: {
-    usage: "nex commands [approve [NAME]]",
+    usage: "nex commands [approve [NAME]] [--json]",
     about:
       "list the slash commands from files, where each comes from; approve the project's that run shell lines",
-    flags: [],
-    options: "",
+    flags: ["json"],
+    options: "Options:\n  --json  the commands as a JSON array",
   },
   completion: {
     usage: "nex completion bash|zsh|fish",

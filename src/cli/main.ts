@@ -72,21 +72,8 @@ async function dispatch(command: Command): Promise<number> {
       process.stderr.write(`nex: ${plainText(describeCompact(result))}\n`);
       return result.kind === "compacted" || result.kind === "not_needed" ? EXIT.done : EXIT.failure;
     }
-    case "undo": {
-      const { undoSession } = await import("../runtime/history/index.ts");
-      const { describeUndoAnswer } = await import("../headless/undo-words.ts");
-      const answer = await undoSession(
-        command.options,
-        process.env,
-        process.cwd(),
-        command.session,
-        command.turns,
-        { list: command.list, includeUnsure: command.includeUnsure },
-      );
-      // It names files the model created.
-      process.stdout.write(`${plainText(describeUndoAnswer(answer))}\n`);
-      return answer.kind === "undo" && answer.result.kind === "partial" ? EXIT.failure : EXIT.done;
-    }
+    case "undo":
+      return runUndo(command);
     case "hooks": {
       const { hooksReport } = await import("../runtime/hooks/index.ts");
       const report = await hooksReport(
@@ -95,7 +82,7 @@ async function dispatch(command: Command): Promise<number> {
         process.cwd(),
         command.approve,
       );
-      process.stdout.write(`${plainText(report.text)}\n`);
+      await printReport(report, command.options.json && !command.approve);
       return report.ok ? EXIT.done : EXIT.failure;
     }
     case "commands": {
@@ -106,7 +93,7 @@ async function dispatch(command: Command): Promise<number> {
         process.cwd(),
         command.approve ? { name: command.name } : null,
       );
-      process.stdout.write(`${plainText(report.text)}\n`);
+      await printReport(report, command.options.json && !command.approve);
       return report.ok ? EXIT.done : EXIT.failure;
     }
     case "doctor": {
@@ -131,6 +118,43 @@ async function dispatch(command: Command): Promise<number> {
       return runDemo(command.scenario, command.options);
     }
   }
+}
+
+/** `nex undo`: undoes, or with --list says what each step would restore (--json: as a JSON array). */
+async function runUndo(command: Command & { type: "undo" }): Promise<number> {
+  const { undoSession } = await import("../runtime/history/index.ts");
+  const { describeUndoAnswer } = await import("../headless/undo-words.ts");
+  const answer = await undoSession(
+    command.options,
+    process.env,
+    process.cwd(),
+    command.session,
+    command.turns,
+    { list: command.list, includeUnsure: command.includeUnsure },
+  );
+  if (command.list && command.options.json) {
+    const { terminalJson } = await import("../headless/terminal-json.ts");
+    const steps = answer.kind === "preview" ? answer.steps : [];
+    process.stdout.write(`${terminalJson(steps, 2)}\n`);
+    return EXIT.done;
+  }
+  // It names files the model created.
+  process.stdout.write(`${plainText(describeUndoAnswer(answer))}\n`);
+  return answer.kind === "undo" && answer.result.kind === "partial" ? EXIT.failure : EXIT.done;
+}
+
+/** A report's text, or its rows as a JSON array with its problems on stderr. */
+async function printReport(
+  report: { text: string; rows: unknown[]; problems: string[] },
+  json: boolean,
+): Promise<void> {
+  if (!json) {
+    process.stdout.write(`${plainText(report.text)}\n`);
+    return;
+  }
+  const { terminalJson } = await import("../headless/terminal-json.ts");
+  for (const problem of report.problems) process.stderr.write(`nex: ${plainText(problem)}\n`);
+  process.stdout.write(`${terminalJson(report.rows, 2)}\n`);
 }
 
 /** A chat on a terminal with nothing configured asks where to go first; false when the user left instead. */

@@ -106,7 +106,7 @@ export {
 } from "./shell/index.ts";
 export { latestTodos, todoNote } from "./todo-write.ts";
 export { defineTool, type Tool, type ToolContext, ToolFailure } from "./tool.ts";
-export type { RunChanges, SnapshotLimits } from "./undo/index.ts";
+export type { RunChanges, SnapshotLimits, UndoPreviewStep } from "./undo/index.ts";
 export {
   describePreview,
   lastChangedSession,
