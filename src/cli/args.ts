@@ -184,6 +184,20 @@ function mcpCommand(rest: string[], values: Values, options: CommonOptions): Com
   };
 }
 
+/** `nex help [COMMAND]` or `--help`: the global help or one command's, else null. */
+function helpRequest(values: Values, positionals: string[]): Command | null {
+  const named = positionals[0];
+  if (named === "help") {
+    const topic = positionals[1];
+    if (topic === undefined) return { type: "help", text: HELP };
+    if (topic in COMMANDS) return { type: "help", text: commandHelp(topic) };
+    throw new UsageError(unknownCommand(topic));
+  }
+  if (!values.help) return null;
+  if (named !== undefined && named in COMMANDS) return { type: "help", text: commandHelp(named) };
+  return { type: "help", text: HELP };
+}
+
 /** Parses argv (without the node and script paths). */
 export function parseCommand(argv: string[]): Command {
   let parsed: ReturnType<typeof parse>;
@@ -193,17 +207,8 @@ export function parseCommand(argv: string[]): Command {
     throw new UsageError(parseErrorMessage(error as Error & { code?: string }, argv));
   }
   const { values, positionals } = parsed;
-  const named = positionals[0];
-  if (named === "help") {
-    const topic = positionals[1];
-    if (topic === undefined) return { type: "help", text: HELP };
-    if (topic in COMMANDS) return { type: "help", text: commandHelp(topic) };
-    throw new UsageError(unknownCommand(topic));
-  }
-  if (values.help) {
-    if (named !== undefined && named in COMMANDS) return { type: "help", text: commandHelp(named) };
-    return { type: "help", text: HELP };
-  }
+  const help = helpRequest(values, positionals);
+  if (help) return help;
   const claude = values as Record<string, string | boolean | undefined>;
   // `claude -p "task"` and `nex -p "task"` alike are a headless run, as is a bare stream-json command
   // line (the Claude Agent SDK starts its executable with flags only).

@@ -34,7 +34,18 @@ function bash(
   env: Record<string, string>,
 ): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn("bash", ["-c", line], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bash", ["-c", line], {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    // An example that never ends (a server, a handler) must be marked parse-only: it fails here, whole
+    // process group stopped, instead of hanging the suite.
+    const stop = setTimeout(() => {
+      out += "\n[docs test] still running after 180 s: stopped; mark the block parse-only if it serves";
+      process.kill(-(child.pid as number), "SIGKILL");
+    }, 180_000);
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();
@@ -42,7 +53,10 @@ function bash(
     child.stderr.on("data", (chunk: Buffer) => {
       out += chunk.toString();
     });
-    child.on("close", (code) => resolve({ code, out }));
+    child.on("close", (code) => {
+      clearTimeout(stop);
+      resolve({ code, out });
+    });
   });
 }
 
