@@ -43,9 +43,10 @@ function bash(
     // An example that never ends (a server, a handler) must be marked parse-only: it fails here, whole
     // process group stopped, instead of hanging the suite.
     const stop = setTimeout(() => {
-      out += "\n[docs test] still running after 180 s: stopped; mark the block parse-only if it serves";
+      out +=
+        "\n[docs test] still running after 90 s: stopped; mark the block parse-only if it serves";
       process.kill(-(child.pid as number), "SIGKILL");
-    }, 180_000);
+    }, 90_000);
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();
@@ -69,8 +70,9 @@ test("every nex command line in the docs' shell examples runs and succeeds again
     // Read as the shell would after expanding the variables (to a plain word).
     const args = words(line.replace(/\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/g, "v1")).slice(1);
     const command = parseCommand(args);
-    // The chat needs a terminal; a marked block needs what no test has.
-    if (parseOnly !== null || command.type === "chat") continue;
+    // The chat needs a terminal, a chat-file handler serves until released (test/headless/chat-files
+    // runs it as workgraph would); a marked block needs what no test has.
+    if (parseOnly !== null || command.type === "chat" || command.type === "chat-files") continue;
     const model = /^(?:[^:]+:)?(.+)$/.exec(args[args.indexOf("--model") + 1] ?? "")?.[1];
     const stub = await startStubEndpoint({
       routes: { "GET /v1/models": modelList([model ?? "stub-model"]) },
