@@ -1,14 +1,17 @@
 import type {
   AgentEvent,
+  AssembledToolCall,
   AssembledTurn,
   Message,
   ModelRequest,
   ProviderError,
   TerminalEvent,
   ToolResultMessage,
+  ToolSpec,
 } from "../protocol/index.ts";
 import { cutOffBy } from "../protocol/index.ts";
 import { concurrently } from "./concurrent.ts";
+import { withoutEmptyOptionals } from "./empty-arguments.ts";
 import { keepInterrupted } from "./interrupted.ts";
 import type { LoopOptions } from "./loop-options.ts";
 import { RefusalTracker } from "./refusal-tracker.ts";
@@ -100,9 +103,10 @@ export async function* runLoop(
       });
     }
 
-    const known = options.tools.specs().map((spec) => spec.name);
+    const specs = options.tools.specs();
+    const known = specs.map((spec) => spec.name);
     const aliases = new Map<string, AliasedCall>();
-    const assembled = yield* namedCalls(result.turn, { turn, known, explained, aliases });
+    const assembled = yield* namedCalls(result.turn, { turn, specs, explained, aliases });
     const assistant = assistantMessage(assembled);
     messages.push(assistant);
     yield { type: "message_added", message: assistant };
@@ -144,12 +148,13 @@ async function* namedCalls(
   reply: AssembledTurn,
   context: {
     turn: number;
-    known: string[];
+    specs: ToolSpec[];
     explained: Set<string>;
     aliases: Map<string, AliasedCall>;
   },
 ): AsyncGenerator<AgentEvent, AssembledTurn> {
-  const { turn, known, explained, aliases } = context;
+  const { turn, specs, explained, aliases } = context;
+  const known = specs.map((spec) => spec.name);
   const written = reply.toolCalls.length === 0 ? jsonReplyCalls(reply.text, known) : null;
   if (written) {
     yield {
@@ -160,23 +165,46 @@ async function* namedCalls(
   return {
     ...reply,
     ...(written ? { text: "" } : {}),
-    toolCalls: (written ? asToolCalls(written, turn) : reply.toolCalls).map((call) => {
-      const name = canonicalToolName(call.name, known);
-      if (call.verdict.type !== "whole") return { ...call, name: aliasTarget(name, known) };
-      const alias = resolveAlias(name, call.verdict.args, known);
-      if (!alias) return { ...call, name };
-      // Said once a run per alias: the model learns nex's names without a note on every result.
-      if (alias.type === "call" && explained.has(alias.from)) alias.note = "";
-      explained.add(alias.from);
-      aliases.set(call.id, alias);
-      if (alias.type === "refused") return { ...call, name: alias.name };
-      return {
-        ...call,
-        name: alias.name,
-        argumentsText: JSON.stringify(alias.args),
-        verdict: { ...call.verdict, args: alias.args },
-      };
-    }),
+    toolCalls: (written ? asToolCalls(written, turn) : reply.toolCalls).map((call) =>
+      withoutEmptyArguments(aliasedCall(call, known, explained, aliases), specs),
+    ),
+  };
+}
+
+/** A call under nex's name, its alias (Claude Code's names) resolved and remembered for its result. */
+function aliasedCall(
+  call: AssembledToolCall,
+  known: string[],
+  explained: Set<string>,
+  aliases: Map<string, AliasedCall>,
+): AssembledToolCall {
+  const name = canonicalToolName(call.name, known);
+  if (call.verdict.type !== "whole") return { ...call, name: aliasTarget(name, known) };
+  const alias = resolveAlias(name, call.verdict.args, known);
+  if (!alias) return { ...call, name };
+  // Said once a run per alias: the model learns nex's names without a note on every result.
+  if (alias.type === "call" && explained.has(alias.from)) alias.note = "";
+  explained.add(alias.from);
+  aliases.set(call.id, alias);
+  if (alias.type === "refused") return { ...call, name: alias.name };
+  return {
+    ...call,
+    name: alias.name,
+    argumentsText: JSON.stringify(alias.args),
+    verdict: { ...call.verdict, args: alias.args },
+  };
+}
+
+/** The call without the optional arguments it sent empty ("" or null): they mean "not given". */
+function withoutEmptyArguments(call: AssembledToolCall, specs: ToolSpec[]): AssembledToolCall {
+  if (call.verdict.type !== "whole") return call;
+  const spec = specs.find((candidate) => candidate.name === call.name);
+  const kept = withoutEmptyOptionals(spec?.parameters, call.verdict.args);
+  if (!kept) return call;
+  return {
+    ...call,
+    argumentsText: JSON.stringify(kept.args),
+    verdict: { ...call.verdict, args: kept.args },
   };
 }
 
