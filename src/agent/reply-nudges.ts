@@ -2,6 +2,8 @@
 // to a tool that does not exist): small models do this now and then, and do go on when told. Ending
 // the run as "done" would report a task as finished while nothing of it ran.
 import {
+  brokenJsonCall,
+  brokenJsonCallReminder,
   findTextToolCall,
   inventedToolCall,
   inventedToolReminder,
@@ -55,6 +57,16 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
       type: "ask",
       notice: `The model called a tool that does not exist (${invented}) in JSON text; nex told it which tools there are and asks again.`,
       reminder: inventedToolReminder(invented, known),
+    };
+  }
+  const broken = brokenJsonCall(text, known);
+  if (broken !== null && mayAsk) {
+    nudges.textCalls += 1;
+    nudges.lastTurn = true;
+    return {
+      type: "ask",
+      notice: `The model wrote a ${broken} call as JSON text that does not parse; nex told it so and asks again.`,
+      reminder: brokenJsonCallReminder(broken),
     };
   }
   return null;

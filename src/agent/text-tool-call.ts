@@ -89,7 +89,17 @@ export interface JsonReplyCall {
   args: unknown;
 }
 
-const FENCED_OR_BARE = /^\s*(?:```(?:json)?\s*(\{[\s\S]*?\})\s*```|(\{[\s\S]*\}))\s*$/i;
+/**
+ * The JSON object a block of a reply holds: bare, fenced, or with one fence of the pair missing
+ * (Qwen2.5-Coder 0.5B ends its bare call with a closing fence); else null.
+ */
+function jsonBlock(block: string): string | null {
+  const body = block
+    .trim()
+    .replace(/^```(?:json)?\s*/i, "")
+    .replace(/\s*```$/, "");
+  return body.startsWith("{") && body.endsWith("}") ? body : null;
+}
 
 /**
  * The calls of a reply that consists of nothing but tool calls written as JSON objects
@@ -102,9 +112,8 @@ export function jsonReplyCalls(text: string, toolNames: readonly string[]): Json
   const blocks = text.trim().startsWith("```") ? text.split(/(?<=```)\s*(?=```)/) : [text];
   const calls: JsonReplyCall[] = [];
   for (const block of blocks) {
-    const match = FENCED_OR_BARE.exec(block);
-    const body = match?.[1] ?? match?.[2];
-    if (body === undefined) return null;
+    const body = jsonBlock(block);
+    if (body === null) return null;
     const call = callOf(body, toolNames);
     if (call === null) return null;
     calls.push(call);
@@ -134,9 +143,8 @@ function callOf(json: string, toolNames: readonly string[]): JsonReplyCall | nul
  * function of the repository, a file name); as an answer, that JSON would end the task as done.
  */
 export function inventedToolCall(text: string, toolNames: readonly string[]): string | null {
-  const match = FENCED_OR_BARE.exec(text);
-  const body = match?.[1] ?? match?.[2];
-  if (body === undefined) return null;
+  const body = jsonBlock(text);
+  if (body === null) return null;
   try {
     const value = JSON.parse(body) as Record<string, unknown> | null;
     if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
@@ -146,6 +154,30 @@ export function inventedToolCall(text: string, toolNames: readonly string[]): st
   } catch {
     return null;
   }
+}
+
+/**
+ * The tool a reply seems to call in JSON that does not parse (a brace missing, a quote unescaped:
+ * Qwen2.5-Coder 0.5B), or null. Such a reply is no answer: as one, it would end the task as done.
+ */
+export function brokenJsonCall(text: string, toolNames: readonly string[]): string | null {
+  const body = text
+    .trim()
+    .replace(/^```(?:json)?\s*/i, "")
+    .replace(/\s*```$/, "");
+  const named = /^\{\s*"name"\s*:\s*"([^"]+)"\s*,\s*"(?:arguments|parameters)"\s*:/.exec(body);
+  if (!named?.[1] || !toolNames.includes(named[1])) return null;
+  try {
+    JSON.parse(body);
+    return null;
+  } catch {
+    return named[1];
+  }
+}
+
+/** What the model is told when its reply was a call in JSON that does not parse. */
+export function brokenJsonCallReminder(tool: string): string {
+  return `nex: your reply was a ${tool} call written as JSON text that is not valid JSON (check its braces and quotes), so nothing ran. Call ${tool} with a real tool call; if you are finished, answer in plain words.`;
 }
 
 /** What the model is told when it called a tool that does not exist. */

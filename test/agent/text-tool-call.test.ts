@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { inventedToolCall, jsonReplyCalls, textToolCall } from "../../src/agent/text-tool-call.ts";
+import {
+  brokenJsonCall,
+  inventedToolCall,
+  jsonReplyCalls,
+  textToolCall,
+} from "../../src/agent/text-tool-call.ts";
 
 const tools = ["read_file", "write_file", "edit_file", "bash"];
 
@@ -57,6 +62,9 @@ test("a reply of nothing but JSON calls to the session's tools is those calls; a
   assert.deepEqual(jsonReplyCalls('{"name": "read_file", "arguments": "a.py"}', tools), [
     { name: "read_file", args: "a.py" },
   ]);
+  // One fence of the pair missing (Qwen2.5-Coder 0.5B closes a bare call with a fence).
+  assert.equal(jsonReplyCalls(`${call}\n\`\`\``, tools)?.length, 1);
+  assert.equal(jsonReplyCalls(`\`\`\`json\n${call}`, tools)?.length, 1);
   const notCalls = [
     `I will read it:\n${call}`,
     '{"name": "deploy", "arguments": {"env": "prod"}}',
@@ -75,4 +83,18 @@ test("a JSON call to a tool the session lacks is named; a call to a known tool o
   assert.equal(inventedToolCall('{"name": "bash", "arguments": {}}', tools), null);
   assert.equal(inventedToolCall('{"name": "nex", "version": "1.0"}', tools), null);
   assert.equal(inventedToolCall("The answer is 42.", tools), null);
+});
+
+test("a JSON call to a session tool that does not parse is named; valid JSON, other tools and prose are not", () => {
+  assert.equal(
+    brokenJsonCall('{"name": "read_file", "arguments": {"path": "a.py"}', tools),
+    "read_file",
+  );
+  assert.equal(
+    brokenJsonCall('```json\n{"name": "bash", "arguments": {"command": "echo "hi""}}\n```', tools),
+    "bash",
+  );
+  assert.equal(brokenJsonCall('{"name": "read_file", "arguments": {"path": "a.py"}}', tools), null);
+  assert.equal(brokenJsonCall('{"name": "deploy", "arguments": {"env": "prod"', tools), null);
+  assert.equal(brokenJsonCall('The call {"name": "read_file", "arguments": {', tools), null);
 });
