@@ -2,7 +2,7 @@
 // `nex run` would use. A bounded number of requests: one model list, the window discovery GETs, three
 // tiny model requests, two sharing a long prefix (does the server reuse it?), and Ollama's own two
 // when the server may be Ollama; each under the normal retry policy, nothing more, every one counted.
-import type { ModelRequest, StreamFn } from "../../protocol/index.ts";
+import type { ModelRequest, ProviderError, StreamFn } from "../../protocol/index.ts";
 import {
   fetchModelList,
   type HttpFetch,
@@ -70,6 +70,8 @@ export interface DoctorOptions {
   onCheck?: (check: DoctorCheck) => void;
   /** The HTTP client (default node:http); every call is counted. */
   fetch?: HttpFetch;
+  /** How long the prompt-cache probe may take before it is left unmeasured (default 60 s). */
+  prefixDeadlineMs?: number;
 }
 
 /** The endpoint under test, as configured. */
@@ -255,13 +257,20 @@ export async function runDoctor(
   emit(judgeReasoningParser([streamed, toolTurn, cut]), judgeToolParser(toolTurn));
 
   // Two requests that share a long prefix: the second shows whether the server reuses it.
+  // A server that reads prompts slowly (a small model on a busy CPU: a few tokens a second) would
+  // spend many minutes, and its only core, on this prefix: past the deadline it is left unmeasured.
   const prefixed = async () => {
-    const result = await probe({ user: PREFIX_QUESTION, maxTokens: 16, system: PREFIX_TEXT });
+    const result = await probe({
+      user: PREFIX_QUESTION,
+      maxTokens: 16,
+      system: PREFIX_TEXT,
+      deadlineMs: options.prefixDeadlineMs ?? PREFIX_DEADLINE_MS,
+    });
     return { result, ms: result.ms };
   };
   const first = await prefixed();
   if (options.signal.aborted) return interrupted();
-  const second = await prefixed();
+  const second = first.result.type === "error" ? first : await prefixed();
   if (options.signal.aborted) return interrupted();
   emit(judgePrefixCache(first, second, PREFIX_TOKENS));
 
@@ -289,6 +298,7 @@ const PREFIX_TEXT = [
   ),
 ].join("\n");
 const PREFIX_QUESTION = "Reply with the single word: ok";
+const PREFIX_DEADLINE_MS = 60_000;
 
 /** One probe: its prompt, its output limit, whether it offers the probe tool. */
 interface ProbeSpec {
@@ -296,6 +306,8 @@ interface ProbeSpec {
   maxTokens: number;
   tools?: boolean;
   system?: string;
+  /** Give up on the probe after this long (a `timeout` error naming it). */
+  deadlineMs?: number;
 }
 
 /** The tiny requests doctor sends, each one logical request under the normal retry policy, timed. */
@@ -317,8 +329,12 @@ function probeRunner(client: StreamFn, config: NexConfig, model: string, signal:
       maxTokens: spec.maxTokens,
       requestId: ++requestId,
     };
-    for await (const event of client(request, signal)) {
+    const deadline = spec.deadlineMs ? AbortSignal.timeout(spec.deadlineMs) : null;
+    const within = deadline ? AbortSignal.any([signal, deadline]) : signal;
+    for await (const event of client(request, within)) {
       if (event.type === "done") return { type: "turn", turn: event.turn, terminator };
+      if (event.type === "error" && deadline?.aborted && !signal.aborted)
+        return { type: "error", error: pastDeadline(spec.deadlineMs ?? 0) };
       if (event.type === "error") return { type: "error", error: event.error };
     }
     return {
@@ -330,6 +346,14 @@ function probeRunner(client: StreamFn, config: NexConfig, model: string, signal:
       },
     };
   }
+}
+
+function pastDeadline(ms: number): ProviderError {
+  return {
+    code: "timeout",
+    retryable: false,
+    message: `no answer after ${Math.round(ms / 1000)} s, so doctor stopped waiting`,
+  };
 }
 
 const probeTool = {
