@@ -50,6 +50,11 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
   if (textCall)
     return { type: "error", message: textToolCallMessage(textCall.tool, textCall.marked) };
   const invented = inventedToolCall(text, known);
+  const broken = invented === null ? brokenJsonCall(text, known) : null;
+  if ((invented ?? broken) !== null && !mayAsk && nudges.textCalls > 0) {
+    // Told once already: the reply is still a call nex cannot run, and the task is not done.
+    return { type: "error", message: unrunCallMessage(invented, broken) };
+  }
   if (invented !== null && mayAsk) {
     nudges.textCalls += 1;
     nudges.lastTurn = true;
@@ -59,7 +64,6 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
       reminder: inventedToolReminder(invented, known),
     };
   }
-  const broken = brokenJsonCall(text, known);
   if (broken !== null && mayAsk) {
     nudges.textCalls += 1;
     nudges.lastTurn = true;
@@ -70,6 +74,17 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
     };
   }
   return null;
+}
+
+function unrunCallMessage(invented: string | null, broken: string | null): string {
+  const what =
+    invented !== null
+      ? `a call to a tool that does not exist (${invented})`
+      : `a ${broken} call in JSON that does not parse`;
+  return (
+    `The model's reply was ${what}, again after nex told it so, so nex ran nothing and the task is not done. ` +
+    "The model writes calls outside its chat format's tool-call syntax: a model trained for tool calls does better; `nex doctor` checks a model's tool calls."
+  );
 }
 
 const EMPTY_REPLY_NUDGE =

@@ -182,7 +182,21 @@ export function brokenJsonCallReminder(tool: string): string {
 
 /** What the model is told when it called a tool that does not exist. */
 export function inventedToolReminder(name: string, toolNames: readonly string[]): string {
-  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${toolNames.join(", ")}. Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
+  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${toolNames.join(", ")}.${meantCall(name, toolNames)} Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
+}
+
+// Small models name their call after the task's words: a file (stats.py, count.js) or a command
+// (node --test). The call they meant is then one of the session's tools, said with its arguments.
+const COMMAND =
+  /^(?:node|npm|npx|python3?|pytest|pip|git|make|cargo|go|bash|sh|ls|cat|grep)(?:\s|$)/;
+const FILE_NAME = /^[\w./-]+\.[A-Za-z]{1,5}$/;
+
+function meantCall(name: string, toolNames: readonly string[]): string {
+  if (COMMAND.test(name) && toolNames.includes("bash"))
+    return ` To run \`${name}\`, call bash with {"command": ${JSON.stringify(name)}}.`;
+  if (FILE_NAME.test(name) && toolNames.includes("read_file"))
+    return ` To look at the file ${name}, call read_file with {"path": ${JSON.stringify(name)}}, then change it with edit_file.`;
+  return "";
 }
 
 /** A reply's JSON calls as the calls they are, ids marked as nex's; wrong-shaped arguments refused. */

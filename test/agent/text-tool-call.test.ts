@@ -3,6 +3,7 @@ import { test } from "node:test";
 import {
   brokenJsonCall,
   inventedToolCall,
+  inventedToolReminder,
   jsonReplyCalls,
   textToolCall,
 } from "../../src/agent/text-tool-call.ts";
@@ -97,4 +98,17 @@ test("a JSON call to a session tool that does not parse is named; valid JSON, ot
   assert.equal(brokenJsonCall('{"name": "read_file", "arguments": {"path": "a.py"}}', tools), null);
   assert.equal(brokenJsonCall('{"name": "deploy", "arguments": {"env": "prod"', tools), null);
   assert.equal(brokenJsonCall('The call {"name": "read_file", "arguments": {', tools), null);
+});
+
+test("the no-such-tool reminder names the call a file or command name meant, and only with tools the session has", () => {
+  assert.match(
+    inventedToolReminder("node --test", tools),
+    /call bash with \{"command": "node --test"\}/,
+  );
+  assert.match(
+    inventedToolReminder("count.js", tools),
+    /call read_file with \{"path": "count.js"\}/,
+  );
+  assert.doesNotMatch(inventedToolReminder("to_roman", tools), /call (bash|read_file) with/);
+  assert.doesNotMatch(inventedToolReminder("count.js", ["bash"]), /read_file/);
 });

@@ -133,3 +133,17 @@ test("a JSON call that does not parse (a brace missing) is told so once and aske
   assert.equal(readFileSync(join(box.workspace, "hello.txt"), "utf8"), "hi\n");
   assert.match(result.stdout, /Done\./);
 });
+
+test("a model told there is no such tool that calls it again ends the run as an error saying nothing ran, not as done; the reminder names the call it meant", async () => {
+  const invented = fenced({ name: "stats.py", arguments: { content: "2 3" } });
+  const stub = await startStubEndpoint({ handler: () => openaiText(invented) });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.notEqual(result.code, 0);
+  assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /call read_file with \{\\"path\\": \\"stats.py\\"\}/);
+  assert.match(result.stderr, /tool that does not exist \(stats\.py\), again after nex told it so/);
+  assert.match(result.stderr, /task is not done/);
+});
