@@ -143,8 +143,8 @@ function callOf(json: string, toolNames: readonly string[]): JsonReplyCall | nul
  * function of the repository, a file name); as an answer, that JSON would end the task as done.
  */
 export function inventedToolCall(text: string, toolNames: readonly string[]): string | null {
-  const body = jsonBlock(text);
-  if (body === null) return null;
+  const body = unfenced(text);
+  if (!body.startsWith("{")) return null;
   try {
     const value = JSON.parse(body) as Record<string, unknown> | null;
     if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
@@ -152,20 +152,30 @@ export function inventedToolCall(text: string, toolNames: readonly string[]): st
     const hasArgs = "arguments" in value || "parameters" in value;
     return named !== null && hasArgs && !toolNames.includes(named) ? named : null;
   } catch {
-    return null;
+    // Broken JSON that opens as a call (a brace missing: Qwen2.5-Coder 0.5B, yaml-edit) still names it.
+    const named = CALL_OPENING.exec(body)?.[1];
+    return named !== undefined && !toolNames.includes(named) ? named : null;
   }
 }
+
+/** A reply without the fences around it (either may be missing). */
+function unfenced(text: string): string {
+  return text
+    .trim()
+    .replace(/^```(?:json)?\s*/i, "")
+    .replace(/\s*```$/, "");
+}
+
+/** How a call written as JSON opens: its name, then its arguments. */
+const CALL_OPENING = /^\{\s*"name"\s*:\s*"([^"]+)"\s*,\s*"(?:arguments|parameters)"\s*:/;
 
 /**
  * The tool a reply seems to call in JSON that does not parse (a brace missing, a quote unescaped:
  * Qwen2.5-Coder 0.5B), or null. Such a reply is no answer: as one, it would end the task as done.
  */
 export function brokenJsonCall(text: string, toolNames: readonly string[]): string | null {
-  const body = text
-    .trim()
-    .replace(/^```(?:json)?\s*/i, "")
-    .replace(/\s*```$/, "");
-  const named = /^\{\s*"name"\s*:\s*"([^"]+)"\s*,\s*"(?:arguments|parameters)"\s*:/.exec(body);
+  const body = unfenced(text);
+  const named = CALL_OPENING.exec(body);
   if (!named?.[1] || !toolNames.includes(named[1])) return null;
   try {
     JSON.parse(body);
@@ -196,6 +206,8 @@ function meantCall(name: string, toolNames: readonly string[]): string {
     return ` To run \`${name}\`, call bash with {"command": ${JSON.stringify(name)}}.`;
   if (FILE_NAME.test(name) && toolNames.includes("read_file"))
     return ` To look at the file ${name}, call read_file with {"path": ${JSON.stringify(name)}}, then change it with edit_file.`;
+  if (toolNames.includes("list_dir") && toolNames.includes("read_file"))
+    return " To see the project's files, call list_dir; to read one, call read_file with its path.";
   return "";
 }
 

@@ -84,6 +84,15 @@ test("a JSON call to a tool the session lacks is named; a call to a known tool o
   assert.equal(inventedToolCall('{"name": "bash", "arguments": {}}', tools), null);
   assert.equal(inventedToolCall('{"name": "nex", "version": "1.0"}', tools), null);
   assert.equal(inventedToolCall("The answer is 42.", tools), null);
+  // Broken JSON that opens as a call to an unknown tool (a closing brace missing) is still named.
+  assert.equal(
+    inventedToolCall(
+      '{"name": "service", "arguments": {"name": "cache", "depends_on": ["web"]}',
+      tools,
+    ),
+    "service",
+  );
+  assert.equal(inventedToolCall('{"name": "bash", "arguments": {"command": "ls"', tools), null);
 });
 
 test("a JSON call to a session tool that does not parse is named; valid JSON, other tools and prose are not", () => {
