@@ -122,12 +122,7 @@ export function jsonReplyCalls(text: string, toolNames: readonly string[]): Json
 }
 
 function callOf(json: string, toolNames: readonly string[]): JsonReplyCall | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return null;
-  }
+  const value = parsed(json) ?? (DOUBLED.test(json) ? parsed(json.slice(1, -1)) : null);
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const { name, arguments: args, parameters, ...rest } = value as Record<string, unknown>;
   if (Object.keys(rest).length > 0 || typeof name !== "string" || !toolNames.includes(name))
@@ -135,6 +130,18 @@ function callOf(json: string, toolNames: readonly string[]): JsonReplyCall | nul
   const given = args ?? parameters;
   if (given === undefined) return null;
   return { name, args: given };
+}
+
+// Qwen2.5-Coder 1.5B now and then doubles the braces around its call (`{{"name": ...}}}`, as in a
+// template that escapes them): one pair of braces less is the call it meant.
+const DOUBLED = /^\{\{[\s\S]*\}\}$/;
+
+function parsed(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return null;
+  }
 }
 
 /**

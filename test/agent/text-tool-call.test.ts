@@ -63,6 +63,15 @@ test("a reply of nothing but JSON calls to the session's tools is those calls; a
   assert.deepEqual(jsonReplyCalls('{"name": "read_file", "arguments": "a.py"}', tools), [
     { name: "read_file", args: "a.py" },
   ]);
+  // Doubled braces around the call (Qwen2.5-Coder 1.5B): one pair less is the call.
+  assert.deepEqual(
+    jsonReplyCalls(
+      '{{"name": "grep", "arguments": {"pattern": "north", "path": "sales.csv"}}}',
+      tools.concat("grep"),
+    ),
+    [{ name: "grep", args: { pattern: "north", path: "sales.csv" } }],
+  );
+  assert.equal(jsonReplyCalls('{{"name": "grep"}}', tools.concat("grep")), null);
   // One fence of the pair missing (Qwen2.5-Coder 0.5B closes a bare call with a fence).
   assert.equal(jsonReplyCalls(`${call}\n\`\`\``, tools)?.length, 1);
   assert.equal(jsonReplyCalls(`\`\`\`json\n${call}`, tools)?.length, 1);
