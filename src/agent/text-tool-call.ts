@@ -199,7 +199,10 @@ export function brokenJsonCallReminder(tool: string): string {
 
 /** What the model is told when it called a tool that does not exist. */
 export function inventedToolReminder(name: string, toolNames: readonly string[]): string {
-  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${toolNames.join(", ")}.${meantCall(name, toolNames)} Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
+  // load_tools is left out of the list: Qwen2.5-Coder 0.5B, told it among the rest, asked load_tools
+  // for every tool of the list instead of calling one (fix-test-js, change-nothing).
+  const working = toolNames.filter((tool) => tool !== "load_tools");
+  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${working.join(", ")}.${meantCall(name, toolNames)} Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
 }
 
 // Small models name their call after the task's words: a file (stats.py, count.js) or a command

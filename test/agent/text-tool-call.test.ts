@@ -129,4 +129,6 @@ test("the no-such-tool reminder names the call a file or command name meant, and
   );
   assert.doesNotMatch(inventedToolReminder("to_roman", tools), /call (bash|read_file) with/);
   assert.doesNotMatch(inventedToolReminder("count.js", ["bash"]), /read_file/);
+  // The list names the tools that do the work; load_tools only invites a call that loads them all.
+  assert.doesNotMatch(inventedToolReminder("x", [...tools, "load_tools"]), /load_tools/);
 });
