@@ -24,6 +24,7 @@ export function withoutEmptyOptionals(
   const required = new Set(Array.isArray(schema?.required) ? (schema.required as string[]) : []);
   const dropped = Object.keys(args).filter((key) => {
     const property = properties[key];
+    if (!property && SCHEMA_ECHO.has(key)) return true;
     if (!property || required.has(key)) return false;
     const value = args[key];
     if (value === null) return !allows(property.type, "null");
@@ -33,6 +34,11 @@ export function withoutEmptyOptionals(
   const kept = Object.fromEntries(Object.entries(args).filter(([key]) => !dropped.includes(key)));
   return { args: kept, dropped };
 }
+
+// Keywords of the tool's JSON Schema that a small model copies into its arguments
+// (`"additionalProperties": false`: Qwen2.5-Coder 0.5B in every list_dir and glob call of dead-code
+// and add-test-js, refused three times in a row). They never carry an argument's meaning.
+const SCHEMA_ECHO = new Set(["additionalProperties", "$schema"]);
 
 function allows(type: unknown, name: string): boolean {
   return type === undefined || type === name || (Array.isArray(type) && type.includes(name));

@@ -65,3 +65,40 @@ test("only empties the schema refuses are dropped: a nullable or length-free opt
   assert.equal(withoutEmptyOptionals(schema, { pattern: "x", glob: "*.py" }), null);
   assert.equal(withoutEmptyOptionals(schema, { pattern: "x", unknown: "" }), null);
 });
+
+test("a JSON Schema keyword echoed into the arguments (additionalProperties) is dropped unless the tool has such a parameter", () => {
+  const schema = { type: "object", properties: { path: { type: "string", minLength: 1 } } };
+  assert.deepEqual(withoutEmptyOptionals(schema, { path: "src", additionalProperties: false }), {
+    args: { path: "src" },
+    dropped: ["additionalProperties"],
+  });
+  assert.equal(
+    withoutEmptyOptionals(
+      { properties: { additionalProperties: { type: "boolean" } } },
+      { additionalProperties: true },
+    ),
+    null,
+  );
+  assert.equal(
+    withoutEmptyOptionals(schema, { path: "src", type: "py" }),
+    null,
+    "other unknowns stay refused",
+  );
+});
+
+test("list_dir with an echoed additionalProperties runs and lists the folder", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({ name: "list_dir", args: { path: ".", additionalProperties: false } }),
+      openaiText("Listed."),
+    ],
+  });
+  const box = makeSandbox();
+  writeFileSync(join(box.workspace, "utils.js"), "export const a = 1;\n");
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /utils\.js/);
+  assert.doesNotMatch(second, /Unknown argument/);
+});
