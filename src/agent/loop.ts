@@ -1,28 +1,24 @@
 import type {
   AgentEvent,
-  AssembledToolCall,
   AssembledTurn,
   Message,
   ModelRequest,
   ProviderError,
   TerminalEvent,
   ToolResultMessage,
-  ToolSpec,
 } from "../protocol/index.ts";
 import { cutOffBy } from "../protocol/index.ts";
 import { concurrently } from "./concurrent.ts";
-import { withoutEmptyOptionals } from "./empty-arguments.ts";
 import { keepInterrupted } from "./interrupted.ts";
 import type { LoopOptions } from "./loop-options.ts";
+import { namedCalls } from "./named-calls.ts";
 import { RefusalTracker } from "./refusal-tracker.ts";
 import { RepeatGuard } from "./repeat-guard.ts";
 import { type ReplyNudges, replyNudge } from "./reply-nudges.ts";
 import { createAttemptRelay } from "./request-events.ts";
 import { abortReason, SESSION_WORDS, type StopWords } from "./stop-words.ts";
-import { asToolCalls, jsonReplyCalls } from "./text-tool-call.ts";
-import { type AliasedCall, aliasTarget, resolveAlias } from "./tool-aliases.ts";
+import type { AliasedCall } from "./tool-aliases.ts";
 import { type CallContext, handleCall } from "./tool-call.ts";
-import { canonicalToolName } from "./tool-names.ts";
 
 export type { Approver, Compactor, LoopOptions, RequestBudget } from "./loop-options.ts";
 
@@ -138,74 +134,6 @@ export async function* runLoop(
       return yield* finish({ type: "aborted", reason: abortReason(signal) });
     }
   }
-}
-
-/**
- * The turn's calls under nex's names: a reply that is only calls written as JSON runs as those calls,
- * and each alias (Claude Code's names) is renamed to nex's tool before any guard sees it.
- */
-async function* namedCalls(
-  reply: AssembledTurn,
-  context: {
-    turn: number;
-    specs: ToolSpec[];
-    explained: Set<string>;
-    aliases: Map<string, AliasedCall>;
-  },
-): AsyncGenerator<AgentEvent, AssembledTurn> {
-  const { turn, specs, explained, aliases } = context;
-  const known = specs.map((spec) => spec.name);
-  const written = reply.toolCalls.length === 0 ? jsonReplyCalls(reply.text, known) : null;
-  if (written) {
-    yield {
-      type: "notice",
-      message: `The model wrote its ${written.map((call) => call.name).join(", ")} call as JSON text (the whole reply); nex runs it as the call it is.`,
-    };
-  }
-  return {
-    ...reply,
-    ...(written ? { text: "" } : {}),
-    toolCalls: (written ? asToolCalls(written, turn) : reply.toolCalls).map((call) =>
-      withoutEmptyArguments(aliasedCall(call, known, explained, aliases), specs),
-    ),
-  };
-}
-
-/** A call under nex's name, its alias (Claude Code's names) resolved and remembered for its result. */
-function aliasedCall(
-  call: AssembledToolCall,
-  known: string[],
-  explained: Set<string>,
-  aliases: Map<string, AliasedCall>,
-): AssembledToolCall {
-  const name = canonicalToolName(call.name, known);
-  if (call.verdict.type !== "whole") return { ...call, name: aliasTarget(name, known) };
-  const alias = resolveAlias(name, call.verdict.args, known);
-  if (!alias) return { ...call, name };
-  // Said once a run per alias: the model learns nex's names without a note on every result.
-  if (alias.type === "call" && explained.has(alias.from)) alias.note = "";
-  explained.add(alias.from);
-  aliases.set(call.id, alias);
-  if (alias.type === "refused") return { ...call, name: alias.name };
-  return {
-    ...call,
-    name: alias.name,
-    argumentsText: JSON.stringify(alias.args),
-    verdict: { ...call.verdict, args: alias.args },
-  };
-}
-
-/** The call without the optional arguments it sent empty ("" or null): they mean "not given". */
-function withoutEmptyArguments(call: AssembledToolCall, specs: ToolSpec[]): AssembledToolCall {
-  if (call.verdict.type !== "whole") return call;
-  const spec = specs.find((candidate) => candidate.name === call.name);
-  const kept = withoutEmptyOptionals(spec?.parameters, call.verdict.args);
-  if (!kept) return call;
-  return {
-    ...call,
-    argumentsText: JSON.stringify(kept.args),
-    verdict: { ...call.verdict, args: kept.args },
-  };
 }
 
 /** A request that fits the window: compacted once when it does not, asked again once when cut. */
