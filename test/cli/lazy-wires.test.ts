@@ -57,3 +57,22 @@ test('a run with "api": "responses" loads the Responses wire on its first reques
   const urls = await loadedBy(responsesStream({ text: "hello" }), { api: "responses" });
   assert.ok(wire(urls, "responses.ts"));
 });
+
+test("a plain run loads none of the last tools' machinery: keyless search, arXiv, deep research, chunk_map, the reader", async () => {
+  const urls = await loadedBy(openaiText("hello"), {});
+  for (const file of [
+    "web/keyless-backends.ts",
+    "web/arxiv.ts",
+    "web/deep-research.ts",
+    "subagents/chunk-map.ts",
+    "subagents/reader-run.ts",
+  ])
+    assert.ok(
+      !urls.some((url) => url.endsWith(`/src/${file}`)),
+      `${file} was loaded by a plain run`,
+    );
+  assert.ok(
+    urls.some((url) => url.endsWith("/src/runtime/web/scholar-tools.ts")),
+    "the hook saw the tools' definitions",
+  );
+});

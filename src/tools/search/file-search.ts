@@ -4,7 +4,6 @@ import { matchesGlob } from "../files/index.ts";
 import { type FileList, listSearchFiles } from "./file-list.ts";
 import type { GrepResult } from "./grep-result.ts";
 import { jsSearch } from "./js-search.ts";
-import { translatePattern } from "./pattern.ts";
 import { ripgrepSearch } from "./ripgrep-search.ts";
 
 export type { Unsearched } from "./file-list.ts";
@@ -101,6 +100,8 @@ export function createFileSearch(
     listFiles,
     async grep(query) {
       const { dir, glob, ignoreCase, keep, signal } = query;
+      // The dialect's parser loads with the first search: start-up does not need it.
+      const { translatePattern } = await import("./pattern.ts");
       const pattern = translatePattern(query.pattern, ignoreCase);
       const result: GrepResult = {
         matches: [],

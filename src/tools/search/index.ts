@@ -9,4 +9,3 @@ export {
   type SearchBackend,
 } from "./file-search.ts";
 export { nameText } from "./file-walk.ts";
-export { translatePattern } from "./pattern.ts";
