@@ -115,6 +115,11 @@ export function buildPolicy(
     if (!target || target === "/" || isWithin(root, target)) continue;
     (statSync(target).isDirectory() ? hiddenDirs : hiddenFiles).push(target);
   }
+  // A path inside a hidden folder is hidden with it; mounting on it too would make bubblewrap create
+  // its mount point inside the folder's read-only tmpfs, which fails every command (a config folder
+  // inside the data folder: --data-dir D with XDG_CONFIG_HOME=D/config).
+  const outermost = (path: string) =>
+    !hiddenDirs.some((dir) => dir !== path && isWithin(path, dir));
   const writable = (settings.writable ?? [])
     .map((path) => real(expand(path, home, root)))
     .filter((path): path is string => path !== null && path !== "/");
@@ -124,8 +129,8 @@ export function buildPolicy(
     network: settings.network,
     tmpDirs: ["/tmp", "/var/tmp"].filter((dir) => real(dir) === dir),
     writable,
-    hiddenDirs,
-    hiddenFiles,
+    hiddenDirs: [...new Set(hiddenDirs)].filter(outermost),
+    hiddenFiles: hiddenFiles.filter(outermost),
     readOnly: gitControlPaths(root, home),
     runDir:
       real("/run") === "/run" && !isWithin(root, "/run") && !isWithin("/run", root) ? "/run" : null,
