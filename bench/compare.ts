@@ -2,7 +2,7 @@
 // commit in the same run. The machine is shared and noisy, so the two are alternated (A B, B A, ...)
 // and each figure is a median of at least five runs; what matters is the ratio, not the seconds.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { everythingServer } from "../test/support/mcp-servers.ts";
@@ -23,7 +23,7 @@ interface Subject {
 /** One workload: a figure (lower is better) from one run of `bin`. */
 interface Workload {
   name: string;
-  unit: "s CPU" | "ms";
+  unit: "s CPU" | "ms CPU" | "ms" | "modules";
   measure: (bin: string) => Promise<number>;
 }
 
@@ -127,6 +127,26 @@ async function firstRequestMs(bin: string): Promise<number> {
   return first;
 }
 
+/** How many of nex's own modules a plain one-answer `nex run` loads (bench/module-probe.js). */
+async function modulesLoaded(bin: string): Promise<number> {
+  const dirs = scratch();
+  const counts = join(dirs.dataDir, "modules.json");
+  const stub = await startStubEndpoint({ handler: () => openaiText("ok") });
+  const run = await runNex(["run", ...endpointArgs(stub.url, dirs.dataDir), "say ok"], {
+    cwd: dirs.workspace,
+    bin,
+    probe: false,
+    preload: ["module-probe.js"],
+    env: { NEX_BENCH_MODULES_FILE: counts },
+  });
+  await stub.close();
+  const own =
+    run.code === 0 ? (JSON.parse(readFileSync(counts, "utf8")) as { own: number }).own : 0;
+  dirs.remove();
+  if (run.code !== 0) throw new Error(`${bin}: nex run failed (exit ${run.code}): ${run.stderr}`);
+  return own;
+}
+
 function versionMs(bin: string): Promise<number> {
   const start = performance.now();
   const result = spawnSync(process.execPath, [bin, "--version"], { encoding: "utf8" });
@@ -166,6 +186,12 @@ const workloads: Workload[] = [
         SEARXNG_URL: "http://127.0.0.1:9",
       }),
   },
+  {
+    name: "start-up: a one-answer run",
+    unit: "ms CPU",
+    measure: async (bin) => (await runCpu(bin, [openaiText("ok")])) * 1000,
+  },
+  { name: "nex modules a plain run loads", unit: "modules", measure: modulesLoaded },
   { name: "launch → first model request", unit: "ms", measure: firstRequestMs },
   { name: "nex --version", unit: "ms", measure: versionMs },
 ];
@@ -198,7 +224,7 @@ export async function benchCompare(
         if (workload.measure === versionMs) bare.push(bareNodeMs());
       }
       const [before, after] = values.map((v) => median(v)) as [number, number];
-      const digits = workload.unit === "ms" ? 1 : 3;
+      const digits = workload.unit === "s CPU" ? 3 : workload.unit === "modules" ? 0 : 1;
       rows.push([
         workload.name,
         `${before.toFixed(digits)} ${workload.unit}`,
