@@ -97,18 +97,7 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
     })
     .onRequest("initialize", ({ params }): InitializeResponse => {
       capabilities = params.clientCapabilities ?? {};
-      return {
-        protocolVersion: PROTOCOL_VERSION,
-        agentCapabilities: {
-          loadSession: true,
-          promptCapabilities: { image: false, audio: false, embeddedContext: true },
-          // The editor's MCP servers start with the session, checked like nex's own (stdio, HTTP, SSE).
-          mcpCapabilities: { http: true, sse: true },
-          sessionCapabilities: { list: {} },
-        },
-        agentInfo: { name: "nex", title: "nex", version: host.version },
-        authMethods: [],
-      };
+      return initializeResponse(host.version);
     })
     .onRequest("session/new", async ({ params }) => {
       const opened = await open(params.cwd, null, params.mcpServers);
@@ -128,28 +117,7 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
       await made.replay(opened.events);
       return { modes: made.modes() };
     })
-    .onRequest("session/list", async ({ params }) => {
-      const cwd = params.cwd ?? null;
-      if (cwd !== null && !isAbsolute(cwd))
-        throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path, not "${cwd}".`);
-      let rows: SessionSummary[];
-      try {
-        rows = await host.list(cwd ? { ...host.flags, cwd } : host.flags);
-      } catch (error) {
-        throw new RequestError(-32603, (error as Error).message);
-      }
-      const places = cwd === null ? null : new Set([cwd, realOrSame(cwd)]);
-      return {
-        sessions: rows
-          .filter((row) => places === null || places.has(row.workspace))
-          .slice(0, LISTED)
-          .map((row) => ({
-            sessionId: row.sessionId,
-            cwd: row.workspace,
-            title: title(row.lastMessage),
-          })),
-      };
-    })
+    .onRequest("session/list", ({ params }) => listSessions(host, params.cwd ?? null))
     .onRequest("session/prompt", ({ params }) => find(params.sessionId).prompt(params.prompt))
     .onNotification("session/cancel", ({ params }) => {
       sessions.get(params.sessionId)?.cancel();
@@ -165,6 +133,45 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
       await Promise.allSettled([...sessions.values()].map((session) => session.close()));
       sessions.clear();
     },
+  };
+}
+
+/** What nex offers the editor: sessions to load and list, MCP servers of every transport, no media. */
+function initializeResponse(version: string): InitializeResponse {
+  return {
+    protocolVersion: PROTOCOL_VERSION,
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: false, audio: false, embeddedContext: true },
+      // The editor's MCP servers start with the session, checked like nex's own (stdio, HTTP, SSE).
+      mcpCapabilities: { http: true, sse: true },
+      sessionCapabilities: { list: {} },
+    },
+    agentInfo: { name: "nex", title: "nex", version },
+    authMethods: [],
+  };
+}
+
+/** `session/list`: nex's saved sessions, of one workspace when the editor names it. */
+async function listSessions(host: AcpHost, cwd: string | null) {
+  if (cwd !== null && !isAbsolute(cwd))
+    throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path, not "${cwd}".`);
+  let rows: SessionSummary[];
+  try {
+    rows = await host.list(cwd ? { ...host.flags, cwd } : host.flags);
+  } catch (error) {
+    throw new RequestError(-32603, (error as Error).message);
+  }
+  const places = cwd === null ? null : new Set([cwd, realOrSame(cwd)]);
+  return {
+    sessions: rows
+      .filter((row) => places === null || places.has(row.workspace))
+      .slice(0, LISTED)
+      .map((row) => ({
+        sessionId: row.sessionId,
+        cwd: row.workspace,
+        title: title(row.lastMessage),
+      })),
   };
 }
 

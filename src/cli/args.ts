@@ -126,6 +126,52 @@ Exit status: 0 done, 1 model or endpoint failure, 2 bad command line, 3 refused 
 
 const MCP_ACTIONS = ["list", "test", "add", "remove", "approve", "login", "help"];
 
+type Values = ReturnType<typeof parse>["values"];
+
+/** `nex undo [N]`: how many prompts to undo, of which session. */
+function undoCommand(
+  rest: string[],
+  values: Values,
+  options: CommonOptions,
+  session: string | null,
+): Command {
+  const turns = rest[0] === undefined ? 1 : Number(rest[0]);
+  if (!Number.isInteger(turns) || turns < 1) {
+    throw new UsageError(
+      `nex undo takes a number of prompts to undo (1 or more), not "${rest[0]}". See what each step restores with \`nex undo --list\`.`,
+    );
+  }
+  return {
+    type: "undo",
+    options,
+    session: session ?? "last",
+    turns,
+    list: values.list === true,
+    includeUnsure: values["include-unsure"] === true,
+  };
+}
+
+/** `nex mcp ACTION [NAME] [TARGET...]`. */
+function mcpCommand(rest: string[], values: Values, options: CommonOptions): Command {
+  if (rest[0] !== undefined && !MCP_ACTIONS.includes(rest[0]))
+    throw new UsageError(
+      `Unknown command "nex mcp ${rest[0]}". Use one of: ${MCP_ACTIONS.join(", ")} (nex mcp help).`,
+    );
+  return {
+    type: "mcp",
+    options,
+    mcp: {
+      action: rest[0] ?? "list",
+      name: rest[1] ?? null,
+      target: rest.slice(2),
+      transport: values.transport,
+      env: values.env ?? [],
+      headers: values.header ?? [],
+      json: values.json === true,
+    },
+  };
+}
+
 /** Parses argv (without the node and script paths). */
 export function parseCommand(argv: string[]): Command {
   let parsed: ReturnType<typeof parse>;
@@ -188,22 +234,8 @@ export function parseCommand(argv: string[]): Command {
         options,
         session: values.last ? "last" : (rest[0] ?? session ?? "last"),
       };
-    case "undo": {
-      const turns = rest[0] === undefined ? 1 : Number(rest[0]);
-      if (!Number.isInteger(turns) || turns < 1) {
-        throw new UsageError(
-          `nex undo takes a number of prompts to undo (1 or more), not "${rest[0]}". See what each step restores with \`nex undo --list\`.`,
-        );
-      }
-      return {
-        type: "undo",
-        options,
-        session: session ?? "last",
-        turns,
-        list: values.list === true,
-        includeUnsure: values["include-unsure"] === true,
-      };
-    }
+    case "undo":
+      return undoCommand(rest, values, options, session);
     case "demo":
       return { type: "demo", options, scenario: rest[0] ?? null };
     case "completion":
@@ -230,23 +262,7 @@ export function parseCommand(argv: string[]): Command {
         name: rest[1]?.replace(/^\//, "") ?? null,
       };
     case "mcp":
-      if (rest[0] !== undefined && !MCP_ACTIONS.includes(rest[0]))
-        throw new UsageError(
-          `Unknown command "nex mcp ${rest[0]}". Use one of: ${MCP_ACTIONS.join(", ")} (nex mcp help).`,
-        );
-      return {
-        type: "mcp",
-        options,
-        mcp: {
-          action: rest[0] ?? "list",
-          name: rest[1] ?? null,
-          target: rest.slice(2),
-          transport: values.transport,
-          env: values.env ?? [],
-          headers: values.header ?? [],
-          json: values.json === true,
-        },
-      };
+      return mcpCommand(rest, values, options);
     case "doctor":
       if (rest.length > 0)
         throw new UsageError(

@@ -50,23 +50,7 @@ export async function runCommand(
     },
     err,
   );
-  const base: OpenOptions = {
-    resume,
-    approvals: "refuse",
-    concealEnvironment: true,
-    ...(io.maxTimeMs !== undefined || io.inbox !== undefined
-      ? { turnNotes: limits.takeNotes }
-      : {}),
-    ...(io.sessionName ? { sessionName: io.sessionName } : {}),
-    ...(io.tools || io.disallowedTools
-      ? {
-          tools: {
-            ...(io.tools ? { only: io.tools } : {}),
-            ...(io.disallowedTools ? { without: io.disallowedTools } : {}),
-          },
-        }
-      : {}),
-  };
+  const base = baseOpenOptions(resume, io, limits);
   let lastAnswer: string | null = null;
   const remember = (event: AgentEvent) => {
     if (event.type === "done") lastAnswer = event.finalText;
@@ -77,60 +61,11 @@ export async function runCommand(
   };
 
   if (io.output === "stream-json" || io.output === "json") {
-    const { runStreamJson } = await import("../headless/stream-json/index.ts");
-    const { version } = JSON.parse(
-      readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
-    ) as { version: string };
-    const code = await runStreamJson({
-      open: async (settings, approvals) => {
-        const replace = settings.systemPrompt ?? systemPrompt.replace;
-        const append = [systemPrompt.append, settings.appendSystemPrompt].filter(
-          (part) => part !== undefined,
-        );
-        const opened = await openSession(
-          {
-            ...options,
-            ...(settings.model ? { model: settings.model } : {}),
-            ...(settings.permissionMode ? { permissionMode: settings.permissionMode } : {}),
-          },
-          process.env,
-          process.cwd(),
-          {
-            ...base,
-            approvals,
-            systemPrompt: {
-              ...(replace !== undefined ? { replace } : {}),
-              ...(append.length > 0 ? { append: append.join("\n\n") } : {}),
-            },
-          },
-        );
-        opened.session.subscribe(remember);
-        limits.onTimeout(() => opened.session.interrupt("the --max-time budget was spent"));
-        if (!schema && settings.jsonSchema) {
-          const { compileAnswerSchema } = await import("../headless/answer-schema.ts");
-          schema = await compileAnswerSchema(
-            JSON.stringify(settings.jsonSchema),
-            "initialize's jsonSchema",
-          );
-        }
-        return opened;
-      },
-      finish: async (session, terminal) => {
-        if (limits.timedOut()) return { failure: timeFailure(io) };
-        if (!schema) return {};
-        const { enforceAnswerSchema } = await import("../headless/answer-schema.ts");
-        return enforceAnswerSchema(schema, session, terminal);
-      },
-      prompt: io.taskFrom === "stream" ? null : askedTask,
-      promptSuffix: () => schema?.instruction ?? null,
-      format: io.output,
-      partial: io.partial,
-      permissionPrompts: io.permissionPrompts,
-      version,
-      settings: {},
-      input: process.stdin,
-      out: (text) => process.stdout.write(text),
-      err: (text) => process.stderr.write(text),
+    const code = await streamJsonRun(io.output, options, io, base, limits, {
+      askedTask,
+      systemPrompt,
+      schema,
+      remember,
     });
     finishLimits(limits);
     writeLastMessage();
@@ -160,6 +95,101 @@ export async function runCommand(
   finishLimits(limits);
   writeLastMessage();
   return code;
+}
+
+/** What every `nex run` session opens with, whatever its output format. */
+function baseOpenOptions(resume: string | null, io: RunIo, limits: RunLimits): OpenOptions {
+  return {
+    resume,
+    approvals: "refuse",
+    concealEnvironment: true,
+    ...(io.maxTimeMs !== undefined || io.inbox !== undefined
+      ? { turnNotes: limits.takeNotes }
+      : {}),
+    ...(io.sessionName ? { sessionName: io.sessionName } : {}),
+    ...(io.tools || io.disallowedTools
+      ? {
+          tools: {
+            ...(io.tools ? { only: io.tools } : {}),
+            ...(io.disallowedTools ? { without: io.disallowedTools } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+/** `--output-format stream-json` or `json`: the session is opened when the input's settings are known. */
+async function streamJsonRun(
+  format: "stream-json" | "json",
+  options: CommonOptions,
+  io: RunIo,
+  base: OpenOptions,
+  limits: RunLimits,
+  task: {
+    askedTask: string;
+    systemPrompt: { replace?: string; append?: string };
+    schema: AnswerSchema | null;
+    remember: (event: AgentEvent) => void;
+  },
+): Promise<number> {
+  const { askedTask, systemPrompt, remember } = task;
+  let schema = task.schema;
+  const { openSession } = await import("../runtime/assembly/index.ts");
+  const { runStreamJson } = await import("../headless/stream-json/index.ts");
+  const { version } = JSON.parse(
+    readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
+  ) as { version: string };
+  return runStreamJson({
+    open: async (settings, approvals) => {
+      const replace = settings.systemPrompt ?? systemPrompt.replace;
+      const append = [systemPrompt.append, settings.appendSystemPrompt].filter(
+        (part) => part !== undefined,
+      );
+      const opened = await openSession(
+        {
+          ...options,
+          ...(settings.model ? { model: settings.model } : {}),
+          ...(settings.permissionMode ? { permissionMode: settings.permissionMode } : {}),
+        },
+        process.env,
+        process.cwd(),
+        {
+          ...base,
+          approvals,
+          systemPrompt: {
+            ...(replace !== undefined ? { replace } : {}),
+            ...(append.length > 0 ? { append: append.join("\n\n") } : {}),
+          },
+        },
+      );
+      opened.session.subscribe(remember);
+      limits.onTimeout(() => opened.session.interrupt("the --max-time budget was spent"));
+      if (!schema && settings.jsonSchema) {
+        const { compileAnswerSchema } = await import("../headless/answer-schema.ts");
+        schema = await compileAnswerSchema(
+          JSON.stringify(settings.jsonSchema),
+          "initialize's jsonSchema",
+        );
+      }
+      return opened;
+    },
+    finish: async (session, terminal) => {
+      if (limits.timedOut()) return { failure: timeFailure(io) };
+      if (!schema) return {};
+      const { enforceAnswerSchema } = await import("../headless/answer-schema.ts");
+      return enforceAnswerSchema(schema, session, terminal);
+    },
+    prompt: io.taskFrom === "stream" ? null : askedTask,
+    promptSuffix: () => schema?.instruction ?? null,
+    format,
+    partial: io.partial,
+    permissionPrompts: io.permissionPrompts,
+    version,
+    settings: {},
+    input: process.stdin,
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+  });
 }
 
 function timeFailure(io: RunIo) {

@@ -46,115 +46,121 @@ function event(data: Record<string, unknown>): string {
   return sse(data, String(data.type));
 }
 
-/** A Responses API stream: reasoning, text, function calls, then its ending. */
-export function responsesStream(spec: ResponsesStreamSpec): Script {
-  const parts: string[] = [];
-  const output: Record<string, unknown>[] = [];
-  const response = { id: "resp_stub", object: "response", model: "stub-model", output };
-  let seq = 0;
-  const push = (data: Record<string, unknown>) =>
-    parts.push(event({ ...data, sequence_number: seq++ }));
-  push({ type: "response.created", response: { ...response, status: "in_progress", output: [] } });
-  let index = 0;
-  if (spec.reasoning !== undefined) {
-    const id = "rs_stub";
+type Push = (data: Record<string, unknown>) => void;
+type Output = Record<string, unknown>[];
+
+/** A reasoning item with its summary streamed. */
+function reasoningItem(
+  push: Push,
+  output: Output,
+  index: number,
+  reasoning: string,
+  encrypted?: string,
+): void {
+  const id = "rs_stub";
+  push({
+    type: "response.output_item.added",
+    output_index: index,
+    item: { id, type: "reasoning", summary: [] },
+  });
+  for (const piece of pieces(reasoning, 8))
     push({
-      type: "response.output_item.added",
-      output_index: index,
-      item: { id, type: "reasoning", summary: [] },
-    });
-    for (const piece of pieces(spec.reasoning, 8))
-      push({
-        type: "response.reasoning_summary_text.delta",
-        item_id: id,
-        output_index: index,
-        summary_index: 0,
-        delta: piece,
-      });
-    const item = {
-      id,
-      type: "reasoning",
-      summary: [{ type: "summary_text", text: spec.reasoning }],
-      ...(spec.encrypted ? { encrypted_content: spec.encrypted } : {}),
-    };
-    push({ type: "response.output_item.done", output_index: index, item });
-    output.push(item);
-    index++;
-  }
-  if (spec.text !== undefined) {
-    const id = "msg_stub";
-    push({
-      type: "response.output_item.added",
-      output_index: index,
-      item: { id, type: "message", role: "assistant", status: "in_progress", content: [] },
-    });
-    for (const piece of pieces(spec.text, 4))
-      push({
-        type: "response.output_text.delta",
-        item_id: id,
-        output_index: index,
-        content_index: 0,
-        delta: piece,
-      });
-    const item = {
-      id,
-      type: "message",
-      role: "assistant",
-      status: "completed",
-      content: [{ type: "output_text", text: spec.text, annotations: [] }],
-    };
-    push({ type: "response.output_item.done", output_index: index, item });
-    output.push(item);
-    index++;
-  }
-  let cut = false;
-  for (const call of spec.calls ?? []) {
-    const id = `fc_stub_${index}`;
-    const callId = call.callId ?? `call_${index + 1}`;
-    const full = typeof call.args === "string" ? call.args : JSON.stringify(call.args);
-    const sent = call.cutAt === undefined ? full : full.slice(0, call.cutAt);
-    push({
-      type: "response.output_item.added",
-      output_index: index,
-      item: {
-        id,
-        type: "function_call",
-        status: "in_progress",
-        arguments: "",
-        call_id: callId,
-        name: call.name,
-      },
-    });
-    for (const piece of pieces(sent, call.chunkSize ?? 16))
-      if (piece !== "")
-        push({
-          type: "response.function_call_arguments.delta",
-          item_id: id,
-          output_index: index,
-          delta: piece,
-        });
-    if (call.cutAt !== undefined) {
-      cut = true;
-      break;
-    }
-    push({
-      type: "response.function_call_arguments.done",
+      type: "response.reasoning_summary_text.delta",
       item_id: id,
       output_index: index,
-      arguments: full,
+      summary_index: 0,
+      delta: piece,
     });
-    const item = {
+  const item = {
+    id,
+    type: "reasoning",
+    summary: [{ type: "summary_text", text: reasoning }],
+    ...(encrypted ? { encrypted_content: encrypted } : {}),
+  };
+  push({ type: "response.output_item.done", output_index: index, item });
+  output.push(item);
+}
+
+/** A message item with its text streamed. */
+function textItem(push: Push, output: Output, index: number, text: string): void {
+  const id = "msg_stub";
+  push({
+    type: "response.output_item.added",
+    output_index: index,
+    item: { id, type: "message", role: "assistant", status: "in_progress", content: [] },
+  });
+  for (const piece of pieces(text, 4))
+    push({
+      type: "response.output_text.delta",
+      item_id: id,
+      output_index: index,
+      content_index: 0,
+      delta: piece,
+    });
+  const item = {
+    id,
+    type: "message",
+    role: "assistant",
+    status: "completed",
+    content: [{ type: "output_text", text, annotations: [] }],
+  };
+  push({ type: "response.output_item.done", output_index: index, item });
+  output.push(item);
+}
+
+/** A function call item with its arguments streamed; false when the call is cut (the stream stops). */
+function callItem(push: Push, output: Output, index: number, call: ResponsesCallSpec): boolean {
+  const id = `fc_stub_${index}`;
+  const callId = call.callId ?? `call_${index + 1}`;
+  const full = typeof call.args === "string" ? call.args : JSON.stringify(call.args);
+  const sent = call.cutAt === undefined ? full : full.slice(0, call.cutAt);
+  push({
+    type: "response.output_item.added",
+    output_index: index,
+    item: {
       id,
       type: "function_call",
-      status: call.status ?? "completed",
-      arguments: full,
+      status: "in_progress",
+      arguments: "",
       call_id: callId,
       name: call.name,
-    };
-    push({ type: "response.output_item.done", output_index: index, item });
-    output.push(item);
-    index++;
-  }
+    },
+  });
+  for (const piece of pieces(sent, call.chunkSize ?? 16))
+    if (piece !== "")
+      push({
+        type: "response.function_call_arguments.delta",
+        item_id: id,
+        output_index: index,
+        delta: piece,
+      });
+  if (call.cutAt !== undefined) return false;
+  push({
+    type: "response.function_call_arguments.done",
+    item_id: id,
+    output_index: index,
+    arguments: full,
+  });
+  const item = {
+    id,
+    type: "function_call",
+    status: call.status ?? "completed",
+    arguments: full,
+    call_id: callId,
+    name: call.name,
+  };
+  push({ type: "response.output_item.done", output_index: index, item });
+  output.push(item);
+  return true;
+}
+
+/** The last event: the response completed, incomplete, failed, an error event, or none. */
+function endResponse(
+  push: Push,
+  response: Record<string, unknown>,
+  spec: ResponsesStreamSpec,
+  cut: boolean,
+): void {
   const ending = spec.ending ?? (cut ? "none" : "completed");
   const usage = spec.usage === undefined ? { input: 12, output: 7 } : spec.usage;
   const usageJson = usage
@@ -188,5 +194,34 @@ export function responsesStream(spec: ResponsesStreamSpec): Script {
       response: { ...response, status: "failed", error, usage: null },
     });
   else if (ending === "error") push({ type: "error", ...error, param: null });
+}
+
+/** A Responses API stream: reasoning, text, function calls, then its ending. */
+export function responsesStream(spec: ResponsesStreamSpec): Script {
+  const parts: string[] = [];
+  const output: Record<string, unknown>[] = [];
+  const response = { id: "resp_stub", object: "response", model: "stub-model", output };
+  let seq = 0;
+  const push = (data: Record<string, unknown>) =>
+    parts.push(event({ ...data, sequence_number: seq++ }));
+  push({ type: "response.created", response: { ...response, status: "in_progress", output: [] } });
+  let index = 0;
+  if (spec.reasoning !== undefined) {
+    reasoningItem(push, output, index, spec.reasoning, spec.encrypted);
+    index++;
+  }
+  if (spec.text !== undefined) {
+    textItem(push, output, index, spec.text);
+    index++;
+  }
+  let cut = false;
+  for (const call of spec.calls ?? []) {
+    if (!callItem(push, output, index, call)) {
+      cut = true;
+      break;
+    }
+    index++;
+  }
+  endResponse(push, response, spec, cut);
   return streamScript(parts, spec);
 }

@@ -14,7 +14,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { CallDeadline } from "./call-deadline.ts";
 import type { McpServerConfig } from "./config.ts";
+import { lastLines, neverLeft, refusal, startError } from "./connection-errors.ts";
 import { oauthFile, StoredOAuthProvider } from "./oauth-store.ts";
+import { serverEnvironment } from "./server-environment.ts";
 import { GroupStdioTransport } from "./stdio-transport.ts";
 
 /** Where a server stands. */
@@ -68,51 +70,7 @@ export interface ConnectionOptions {
   fetch?: (url: string | URL, init?: RequestInit) => Promise<Response>;
 }
 
-// What a stdio server inherits from nex: enough to find programs, a home, a display and the
-// network (a proxy without its credentials, the CA bundle), no keys or tokens. Anything else a
-// server needs is given in its own `env`.
-const INHERITED = [
-  "HOME",
-  "LOGNAME",
-  "USER",
-  "PATH",
-  "SHELL",
-  "TERM",
-  "COLORTERM",
-  "LANG",
-  "LANGUAGE",
-  "LC_ALL",
-  "LC_CTYPE",
-  "TMPDIR",
-  "TZ",
-  "SYSTEMROOT",
-  "DISPLAY",
-  "WAYLAND_DISPLAY",
-  "XDG_RUNTIME_DIR",
-  "XDG_CONFIG_HOME",
-  "XDG_DATA_HOME",
-  "XDG_CACHE_HOME",
-  "NODE_EXTRA_CA_CERTS",
-  "SSL_CERT_FILE",
-  "SSL_CERT_DIR",
-  ...["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"].flatMap((name) => [name, name.toLowerCase()]),
-  // nex's mark (`tools/shell/owner-reaper.ts`): whatever the server starts, even in a new session,
-  // is ended with nex.
-  "NEX_OWNER",
-];
-
-/** The environment a stdio server starts with: the harmless variables, then its own `env`. */
-export function serverEnvironment(
-  base: Record<string, string | undefined>,
-  own: Record<string, string>,
-): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of INHERITED) {
-    const value = base[name];
-    if (value !== undefined && !value.startsWith("()")) env[name] = value;
-  }
-  return { ...env, ...own };
-}
+export { serverEnvironment } from "./server-environment.ts";
 
 /** One MCP server: started, listed, called, restarted after a crash a few times, stopped. */
 export class McpConnection {
@@ -465,52 +423,4 @@ export class McpConnection {
     await client?.close().catch(() => {});
     await this.transport?.close().catch(() => {});
   }
-}
-
-// Failures that prove no byte of the request reached a server.
-const NOT_CONNECTED = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "ENETUNREACH",
-  "EHOSTUNREACH",
-]);
-
-function neverLeft(error: unknown): boolean {
-  for (let cause = error, depth = 0; cause && depth < 5; depth += 1) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === "string" && NOT_CONNECTED.has(code)) return true;
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return false;
-}
-
-// HTTP answers that say the server did not take the request: it did not run.
-const REFUSALS = new Set([400, 401, 403, 404, 405, 406, 413, 415, 429]);
-
-function refusal(error: unknown): number | null {
-  if (!(error instanceof Error)) return null;
-  // A 401 the SDK's OAuth helpers could not resolve (no sign-in, no OAuth metadata) is a refusal too.
-  if (error instanceof UnauthorizedError) return 401;
-  const code = (error as { code?: unknown }).code;
-  if (error.message.startsWith("Streamable HTTP error") && typeof code === "number")
-    return REFUSALS.has(code) ? code : null;
-  const status = Number(/^HTTP (\d{3})\b/.exec(error.message)?.[1]);
-  return REFUSALS.has(status) ? status : null;
-}
-
-function startError(error: unknown, config: McpServerConfig): string {
-  const code = (error as { code?: string }).code;
-  if (config.type === "stdio" && code === "ENOENT")
-    return `the command ${JSON.stringify(config.command)} was not found (check "command" and PATH)`;
-  if (config.type === "stdio" && code === "EACCES")
-    return `the command ${JSON.stringify(config.command)} cannot be run (permission denied)`;
-  const message = error instanceof Error ? error.message : String(error);
-  if (code === ErrorCode.ConnectionClosed.toString() || /Connection closed/i.test(message))
-    return "it closed the connection during the handshake";
-  return `the handshake failed: ${message.slice(0, 300)}`;
-}
-
-function lastLines(text: string, count: number): string {
-  return text.split("\n").slice(-count).join(" | ").slice(-600);
 }

@@ -3,7 +3,7 @@ import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes } from "../protocol/index.ts";
 import { storedNote } from "./results/index.ts";
 import { describeLeftovers, liveOutput, runBash } from "./shell/index.ts";
-import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
+import { defineTool, failure, NON_BLANK, type Tool, type ToolContext } from "./tool.ts";
 import { SnapshotRequired } from "./undo/index.ts";
 
 const parameters = v.strictObject({
@@ -35,6 +35,44 @@ function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
 
+/** Saves the undo checkpoint before the command; the refusal when it cannot be (the command does not run). */
+async function checkpointBefore(ctx: ToolContext, command: string): Promise<ToolOutcome | null> {
+  try {
+    await ctx.checkpoints.beforeExec(ctx.turn, command);
+    return null;
+  } catch (error) {
+    if (error instanceof SnapshotRequired)
+      return failure(
+        "failed",
+        `The command was not run: ${error.message}, and it was approved only by --yes / a rule. ` +
+          "Tell the user; they can run it themselves or approve it in ask mode.",
+      );
+    return failure(
+      "failed",
+      `Could not save the undo checkpoint (${(error as Error).message}); the command was not run. ` +
+        "Tell the user: the checkpoint directory may be full or unwritable.",
+    );
+  }
+}
+
+/** The sandbox never reported the command's start: interrupted then, or the sandbox is broken. */
+function notStarted(result: { aborted: boolean; output: string }, ctx: ToolContext): ToolOutcome {
+  // Stopped before the sandbox reported the command's start: an interrupt, not a broken sandbox.
+  if (result.aborted)
+    return {
+      isError: true,
+      code: "aborted",
+      content: "Interrupted as the command was starting: it was stopped, possibly before it ran.",
+    };
+  const why = result.output.trim().split("\n").slice(-3).join(" ").slice(0, 400);
+  ctx.sandbox.markBroken(`bubblewrap failed to start (${why})`);
+  return failure(
+    "failed",
+    `Not run: the sandbox could not start (${why}), so the command was not run. ` +
+      "Tell the user: nex will ask before running commands unconfined; see `nex doctor`.",
+  );
+}
+
 /** The `bash` tool: one command in its own process group, with a timeout, cancellation and capped output. */
 export function bashTool(): Tool {
   return defineTool({
@@ -56,21 +94,8 @@ export function bashTool(): Tool {
         args.timeout_seconds !== undefined ? args.timeout_seconds * 1000 : ctx.limits.bashTimeoutMs,
         ctx.limits.maxBashTimeoutMs,
       );
-      try {
-        await ctx.checkpoints.beforeExec(ctx.turn, args.command);
-      } catch (error) {
-        if (error instanceof SnapshotRequired)
-          return failure(
-            "failed",
-            `The command was not run: ${error.message}, and it was approved only by --yes / a rule. ` +
-              "Tell the user; they can run it themselves or approve it in ask mode.",
-          );
-        return failure(
-          "failed",
-          `Could not save the undo checkpoint (${(error as Error).message}); the command was not run. ` +
-            "Tell the user: the checkpoint directory may be full or unwritable.",
-        );
-      }
+      const notSaved = await checkpointBefore(ctx, args.command);
+      if (notSaved) return notSaved;
       // Interrupted while the checkpoint was taken: the command never starts.
       if (ctx.signal.aborted)
         return {
@@ -110,23 +135,7 @@ export function bashTool(): Tool {
         tail: result.tail,
       };
       launch.release();
-      // Stopped before the sandbox reported the command's start: an interrupt, not a broken sandbox.
-      if (!result.started && result.aborted)
-        return {
-          isError: true,
-          code: "aborted",
-          content:
-            "Interrupted as the command was starting: it was stopped, possibly before it ran.",
-        };
-      if (!result.started) {
-        const why = result.output.trim().split("\n").slice(-3).join(" ").slice(0, 400);
-        ctx.sandbox.markBroken(`bubblewrap failed to start (${why})`);
-        return failure(
-          "failed",
-          `Not run: the sandbox could not start (${why}), so the command was not run. ` +
-            "Tell the user: nex will ask before running commands unconfined; see `nex doctor`.",
-        );
-      }
+      if (!result.started) return notStarted(result, ctx);
       const notes = [...launch.notes(result.output), ...launch.after(env)];
       const body =
         (stored ? `${storedNote(stored, stored.lines ?? null)}\n` : "") +

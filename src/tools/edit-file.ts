@@ -38,6 +38,37 @@ const parameters = v.strictObject({
   replace_all: v.optional(v.pipe(v.boolean(), v.description("Replace every occurrence."))),
 });
 
+/** Why an edit's plan found no single place to change, in words the model can act on. */
+function planFailure(
+  plan: Exclude<ReturnType<typeof planEdit>, { type: "match" }>,
+  display: string,
+): ToolOutcome {
+  if (plan.type === "none") {
+    const nearest = plan.nearest
+      ? `\nThe nearest text in the file (lines ${plan.nearest.from}-${plan.nearest.to}):\n${plan.nearest.text}\n` +
+        "Correct old_string to match it exactly and send the edit again."
+      : " Read the file again and copy the text exactly (leave out the line-number prefixes).";
+    return failure(
+      "no_match",
+      `old_string was not found in ${display}, not even ignoring line endings, trailing whitespace or indentation; nothing was changed.${nearest}`,
+    );
+  }
+  if (plan.type === "inconsistent") {
+    return failure(
+      "no_match",
+      `old_string was not found exactly in ${display}; ${plan.reason}, so nothing was changed. The file's lines beside old_string's (· is a space, → a tab):\n${plan.sideBySide}\n` +
+        "Copy the file's lines exactly into old_string, with their indentation, and write new_string with the same indentation.",
+    );
+  }
+  const lines = plan.lines;
+  const how = plan.level === "exact" ? "" : ` (ignoring ${plan.level})`;
+  return failure(
+    "ambiguous_match",
+    `old_string occurs ${lines.length} times in ${display}${how} (lines ${lines.slice(0, 10).join(", ")}${lines.length > 10 ? ", …" : ""}); nothing was changed. ` +
+      "Include more surrounding text to make it unique, or set replace_all to change every occurrence.",
+  );
+}
+
 /** The `edit_file` tool: exact string replacement, read-before-edit, atomic and verified, with a diff. */
 export function editFileTool(): Tool {
   return defineTool({
@@ -98,32 +129,7 @@ export function editFileTool(): Tool {
       if (ending !== null && newString.includes("\n"))
         newString = withLineEnding(newString, ending);
       const plan = planEdit(text, args.old_string, newString, args.replace_all === true);
-      if (plan.type === "none") {
-        const nearest = plan.nearest
-          ? `\nThe nearest text in the file (lines ${plan.nearest.from}-${plan.nearest.to}):\n${plan.nearest.text}\n` +
-            "Correct old_string to match it exactly and send the edit again."
-          : " Read the file again and copy the text exactly (leave out the line-number prefixes).";
-        return failure(
-          "no_match",
-          `old_string was not found in ${target.display}, not even ignoring line endings, trailing whitespace or indentation; nothing was changed.${nearest}`,
-        );
-      }
-      if (plan.type === "inconsistent") {
-        return failure(
-          "no_match",
-          `old_string was not found exactly in ${target.display}; ${plan.reason}, so nothing was changed. The file's lines beside old_string's (· is a space, → a tab):\n${plan.sideBySide}\n` +
-            "Copy the file's lines exactly into old_string, with their indentation, and write new_string with the same indentation.",
-        );
-      }
-      if (plan.type === "ambiguous") {
-        const lines = plan.lines;
-        const how = plan.level === "exact" ? "" : ` (ignoring ${plan.level})`;
-        return failure(
-          "ambiguous_match",
-          `old_string occurs ${lines.length} times in ${target.display}${how} (lines ${lines.slice(0, 10).join(", ")}${lines.length > 10 ? ", …" : ""}); nothing was changed. ` +
-            "Include more surrounding text to make it unique, or set replace_all to change every occurrence.",
-        );
-      }
+      if (plan.type !== "match") return planFailure(plan, target.display);
       const oldString = args.old_string;
       const placeholders = findPlaceholders(newString, oldString);
       if (placeholders.length > 0) {

@@ -49,6 +49,38 @@ function lineStart(line: string, chars: number, bytes: number): string {
   return line.slice(0, end);
 }
 
+/**
+ * Lines `from` to `wanted` numbered, as many as fit `budget` bytes (at least one); `to` is the last
+ * one shown and `firstCut` the first one cut short (0: none).
+ */
+function numberedLines(
+  lines: string[],
+  from: number,
+  wanted: number,
+  budget: number,
+): { out: string[]; to: number; firstCut: number } {
+  const out: string[] = [];
+  let used = 0;
+  let to = from - 1;
+  let firstCut = 0;
+  for (let n = from; n <= wanted; n += 1) {
+    let line = (lines[n - 1] ?? "").replace(/\r$/, "");
+    // A line is cut to its first characters and to what fits one result, never inside a character.
+    const kept = lineStart(line, MAX_LINE_CHARS, budget - 200);
+    if (kept.length < line.length) {
+      line = `${kept}… [line cut: ${formatCount(line.length)} characters; read it with bash]`;
+      if (firstCut === 0) firstCut = n;
+    }
+    const numbered = `${String(n).padStart(6)}\t${line}`;
+    const size = Buffer.byteLength(numbered) + 1;
+    if (used + size > budget && out.length > 0) break;
+    out.push(numbered);
+    used += size;
+    to = n;
+  }
+  return { out, to, firstCut };
+}
+
 /** The `read_file` tool: line-numbered text, in slices for large files, recorded in the read ledger. */
 export function readFileTool(): Tool {
   return defineTool({
@@ -136,25 +168,7 @@ export function readFileTool(): Tool {
       }
       const budget = Math.max(1024, ctx.limits.outputCap - 400);
       const wanted = Math.min(total, from - 1 + (args.limit ?? MAX_LINES));
-      const out: string[] = [];
-      let used = 0;
-      let to = from - 1;
-      let firstCut = 0;
-      for (let n = from; n <= wanted; n += 1) {
-        let line = (lines[n - 1] ?? "").replace(/\r$/, "");
-        // A line is cut to its first characters and to what fits one result, never inside a character.
-        const kept = lineStart(line, MAX_LINE_CHARS, budget - 200);
-        if (kept.length < line.length) {
-          line = `${kept}… [line cut: ${formatCount(line.length)} characters; read it with bash]`;
-          if (firstCut === 0) firstCut = n;
-        }
-        const numbered = `${String(n).padStart(6)}\t${line}`;
-        const size = Buffer.byteLength(numbered) + 1;
-        if (used + size > budget && out.length > 0) break;
-        out.push(numbered);
-        used += size;
-        to = n;
-      }
+      const { out, to, firstCut } = numberedLines(lines, from, wanted, budget);
       const coveredTo = firstCut > 0 ? firstCut - 1 : to;
       const record = ctx.ledger.recordRead(
         base,

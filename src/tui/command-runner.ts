@@ -73,6 +73,40 @@ function findSession(sessions: SessionSummary[], id: string): SessionSummary | s
   return `No session "${id}" in this workspace; /sessions lists them.`;
 }
 
+/** `/export [path]`: the conversation as Markdown, never over an existing file. */
+async function exportCommand(ctx: CommandContext, name: string | null): Promise<void> {
+  const { session, store } = ctx;
+  const path = resolve(session.info.workspace, name ?? `nex-${session.info.sessionId}.md`);
+  // Never over an existing file: the user's work is not replaced by a transcript.
+  await writeFile(path, transcriptMarkdown(session.info, session.history()), {
+    flag: "wx",
+  }).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(
+      error.code === "EEXIST"
+        ? `${path} already exists; nothing was written. Give another name: /export other.md`
+        : `${path} could not be written (${error.message}); nothing was written.`,
+    );
+  });
+  return say(store, `Wrote the conversation to ${path}.`, "good");
+}
+
+/** `/resume ID`: switches to the session (or says how), or says why not. */
+async function resumeCommand(ctx: CommandContext, id: string): Promise<void> {
+  const { session, store } = ctx;
+  const found = findSession(await session.listSessions(), id);
+  if (typeof found === "string") {
+    const elsewhere = findSession(await session.listSessions("all"), id);
+    if (typeof elsewhere !== "string") return say(store, otherProject(elsewhere), "warn");
+    return say(store, found, "warn");
+  }
+  if (found.sessionId === session.info.sessionId) return say(store, "That is this session.", "dim");
+  if (ctx.switchTo) return ctx.switchTo(found.sessionId);
+  return say(
+    store,
+    `To resume session ${found.sessionId} (${found.messages} messages, started ${found.startedAt}), quit with /exit and run:\n  nex resume ${found.sessionId}`,
+  );
+}
+
 /** Runs one slash command; failures become an error entry in the chat, never an exception. */
 export async function runCommand(command: Command, ctx: CommandContext): Promise<void> {
   const { session, store } = ctx;
@@ -139,44 +173,16 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         const price = session.priceOf?.(meter.model) ?? null;
         return say(store, statusText(session.info, meter, ctx.mode, price));
       }
-      case "export": {
-        const path = resolve(
-          session.info.workspace,
-          command.path ?? `nex-${session.info.sessionId}.md`,
-        );
-        // Never over an existing file: the user's work is not replaced by a transcript.
-        await writeFile(path, transcriptMarkdown(session.info, session.history()), {
-          flag: "wx",
-        }).catch((error: NodeJS.ErrnoException) => {
-          throw new Error(
-            error.code === "EEXIST"
-              ? `${path} already exists; nothing was written. Give another name: /export other.md`
-              : `${path} could not be written (${error.message}); nothing was written.`,
-          );
-        });
-        return say(store, `Wrote the conversation to ${path}.`, "good");
-      }
+      case "export":
+        return exportCommand(ctx, command.path);
       case "resume_pick": {
         const sessions = await session.listSessions();
         if (sessions.length === 0) return say(store, "No saved sessions in this workspace yet.");
         if (ctx.openPicker) return ctx.openPicker(sessions);
         return say(store, sessionTable(sessions));
       }
-      case "resume": {
-        const found = findSession(await session.listSessions(), command.id);
-        if (typeof found === "string") {
-          const elsewhere = findSession(await session.listSessions("all"), command.id);
-          if (typeof elsewhere !== "string") return say(store, otherProject(elsewhere), "warn");
-          return say(store, found, "warn");
-        }
-        if (found.sessionId === session.info.sessionId)
-          return say(store, "That is this session.", "dim");
-        if (ctx.switchTo) return ctx.switchTo(found.sessionId);
-        return say(
-          store,
-          `To resume session ${found.sessionId} (${found.messages} messages, started ${found.startedAt}), quit with /exit and run:\n  nex resume ${found.sessionId}`,
-        );
-      }
+      case "resume":
+        return resumeCommand(ctx, command.id);
       case "rewind":
         return rewindCommand(ctx, command.target, command.confirmed);
       case "fork": {

@@ -59,55 +59,19 @@ export function createEnvelope(options: EnvelopeOptions) {
   const base = () => ({ session_id: info.sessionId, uuid: randomUUID() });
 
   const assistantLine = (message: Message & { type: "assistant" }): StreamLine => {
-    const content: Record<string, unknown>[] = [];
-    const kept = message.replay?.anthropicBlocks?.filter((block) => block.type === "thinking");
-    if (kept && kept.length > 0) content.push(...kept);
-    else if (reasoning) content.push({ type: "thinking", thinking: reasoning, signature: "" });
-    if (message.text) content.push({ type: "text", text: message.text });
-    for (const call of message.toolCalls) {
-      const input = parseInput(call.argumentsText);
-      toolInputs.set(call.id, input);
-      content.push({ type: "tool_use", id: call.id, name: call.name, input });
-    }
+    const line = assistantMessageLine(
+      message,
+      { reasoning, toolInputs, info, lastStop, lastUsage },
+      base(),
+    );
     reasoning = "";
-    return {
-      type: "assistant",
-      message: {
-        id: `msg_nex_${randomUUID()}`,
-        type: "message",
-        role: "assistant",
-        model: info.model,
-        content,
-        stop_reason: lastStop,
-        stop_sequence: null,
-        usage: anthropicUsage(lastUsage.inputTokens, lastUsage.outputTokens),
-      },
-      parent_tool_use_id: null,
-      ...base(),
-    };
+    return line;
   };
 
   return {
     /** The first line: what this session is. */
     init(): void {
-      options.write({
-        type: "system",
-        subtype: "init",
-        cwd: info.workspace,
-        ...base(),
-        tools: options.tools,
-        mcp_servers: [],
-        model: info.model,
-        permissionMode: claudePermissionMode(info.permissionMode),
-        slash_commands: [],
-        apiKeySource: "none",
-        claude_code_version: options.version,
-        output_style: "default",
-        agents: [],
-        skills: [],
-        plugins: [],
-        nex: { version: options.version, provider: info.provider, journal: info.journalPath },
-      });
+      options.write(initLine(options, base()));
     },
     /** A prompt starts: its clock and counters start again. */
     beginPrompt(): void {
@@ -159,22 +123,7 @@ export function createEnvelope(options: EnvelopeOptions) {
         case "message_added":
           if (event.message.type === "assistant") options.write(assistantLine(event.message));
           else if (event.message.type === "tool_result")
-            options.write({
-              type: "user",
-              message: {
-                role: "user",
-                content: [
-                  {
-                    type: "tool_result",
-                    tool_use_id: event.message.toolCallId,
-                    content: event.message.content,
-                    is_error: event.message.isError,
-                  },
-                ],
-              },
-              parent_tool_use_id: null,
-              ...base(),
-            });
+            options.write(toolResultLine(event.message, base()));
           return;
         case "note_queued":
         case "note_delivered":
@@ -193,58 +142,20 @@ export function createEnvelope(options: EnvelopeOptions) {
       }
     },
     /** The `result` line of a prompt. */
-    result(end: PromptEnd): StreamLine {
-      const { terminal } = end;
-      const subtype =
-        end.failure?.subtype ??
-        (terminal.type === "done"
-          ? "success"
-          : terminal.type === "error" && terminal.code === "turn_limit"
-            ? "error_max_turns"
-            : "error_during_execution");
-      // As Claude Code: a task that ran to its end is no error, even when some actions were denied
-      // (the denials are listed; nex's own outcome and exit code are in `nex`).
-      const isError = subtype !== "success";
-      const line: StreamLine = {
-        type: "result",
-        subtype,
-        is_error: isError,
-        duration_ms: Date.now() - promptStart,
-        duration_api_ms: apiMs,
-        num_turns: terminal.type === "done" ? terminal.turns : turns,
-        stop_reason: lastStop,
-        total_cost_usd: 0,
-        usage: anthropicUsage(totals.input, totals.output),
-        modelUsage: {
-          [info.model]: {
-            inputTokens: totals.input,
-            outputTokens: totals.output,
-            cacheReadInputTokens: 0,
-            cacheCreationInputTokens: 0,
-            webSearchRequests: 0,
-            costUSD: 0,
-            contextWindow: info.contextWindow,
-          },
+    result: (end: PromptEnd): StreamLine =>
+      resultLine(
+        end,
+        info,
+        {
+          durationMs: Date.now() - promptStart,
+          apiMs,
+          turns,
+          lastStop,
+          totals,
+          denials: [...denials],
         },
-        permission_denials: [...denials],
-        ...base(),
-      };
-      if (subtype === "success") line.result = terminal.type === "done" ? terminal.finalText : "";
-      else line.errors = [end.failure?.message ?? terminalMessage(terminal)];
-      if (end.structuredOutput !== undefined) line.structured_output = end.structuredOutput;
-      line.nex = {
-        exit_code: end.exitCode,
-        outcome: outcomeWord(end),
-        files_changed: end.outcome.changes,
-        changed_files: end.outcome.changedFiles,
-        ...(end.outcome.unmeasured.length > 0
-          ? { unmeasured_commands: end.outcome.unmeasured.length }
-          : {}),
-        refused: end.outcome.refused,
-        cost_known: false,
-      };
-      return line;
-    },
+        base(),
+      ),
   };
 }
 
@@ -282,4 +193,153 @@ function parseInput(text: string): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+type Ids = { session_id: string; uuid: string };
+
+/** The first line: what this session is. */
+function initLine(options: EnvelopeOptions, ids: Ids): StreamLine {
+  const { info } = options;
+  return {
+    type: "system",
+    subtype: "init",
+    cwd: info.workspace,
+    ...ids,
+    tools: options.tools,
+    mcp_servers: [],
+    model: info.model,
+    permissionMode: claudePermissionMode(info.permissionMode),
+    slash_commands: [],
+    apiKeySource: "none",
+    claude_code_version: options.version,
+    output_style: "default",
+    agents: [],
+    skills: [],
+    plugins: [],
+    nex: { version: options.version, provider: info.provider, journal: info.journalPath },
+  };
+}
+
+/** A tool's result, as the `user` line Claude Code sends. */
+function toolResultLine(message: Message & { type: "tool_result" }, ids: Ids): StreamLine {
+  return {
+    type: "user",
+    message: {
+      role: "user",
+      content: [
+        {
+          type: "tool_result",
+          tool_use_id: message.toolCallId,
+          content: message.content,
+          is_error: message.isError,
+        },
+      ],
+    },
+    parent_tool_use_id: null,
+    ...ids,
+  };
+}
+
+/** What a prompt's `result` line counts. */
+interface PromptStats {
+  durationMs: number;
+  apiMs: number;
+  turns: number;
+  lastStop: string | null;
+  totals: { input: number; output: number };
+  denials: Record<string, unknown>[];
+}
+
+/** The `result` line of a prompt. */
+function resultLine(end: PromptEnd, info: SessionInfo, stats: PromptStats, ids: Ids): StreamLine {
+  const { terminal } = end;
+  const subtype =
+    end.failure?.subtype ??
+    (terminal.type === "done"
+      ? "success"
+      : terminal.type === "error" && terminal.code === "turn_limit"
+        ? "error_max_turns"
+        : "error_during_execution");
+  // As Claude Code: a task that ran to its end is no error, even when some actions were denied
+  // (the denials are listed; nex's own outcome and exit code are in `nex`).
+  const isError = subtype !== "success";
+  const line: StreamLine = {
+    type: "result",
+    subtype,
+    is_error: isError,
+    duration_ms: stats.durationMs,
+    duration_api_ms: stats.apiMs,
+    num_turns: terminal.type === "done" ? terminal.turns : stats.turns,
+    stop_reason: stats.lastStop,
+    total_cost_usd: 0,
+    usage: anthropicUsage(stats.totals.input, stats.totals.output),
+    modelUsage: {
+      [info.model]: {
+        inputTokens: stats.totals.input,
+        outputTokens: stats.totals.output,
+        cacheReadInputTokens: 0,
+        cacheCreationInputTokens: 0,
+        webSearchRequests: 0,
+        costUSD: 0,
+        contextWindow: info.contextWindow,
+      },
+    },
+    permission_denials: stats.denials,
+    ...ids,
+  };
+  if (subtype === "success") line.result = terminal.type === "done" ? terminal.finalText : "";
+  else line.errors = [end.failure?.message ?? terminalMessage(terminal)];
+  if (end.structuredOutput !== undefined) line.structured_output = end.structuredOutput;
+  line.nex = {
+    exit_code: end.exitCode,
+    outcome: outcomeWord(end),
+    files_changed: end.outcome.changes,
+    changed_files: end.outcome.changedFiles,
+    ...(end.outcome.unmeasured.length > 0
+      ? { unmeasured_commands: end.outcome.unmeasured.length }
+      : {}),
+    refused: end.outcome.refused,
+    cost_known: false,
+  };
+  return line;
+}
+
+/** One model turn as Claude Code's `assistant` line: thinking, text, then its tool calls (noted in `toolInputs`). */
+function assistantMessageLine(
+  message: Message & { type: "assistant" },
+  turn: {
+    reasoning: string;
+    toolInputs: Map<string, Record<string, unknown>>;
+    info: SessionInfo;
+    lastStop: string | null;
+    lastUsage: { inputTokens: number; outputTokens: number };
+  },
+  ids: Ids,
+): StreamLine {
+  const { reasoning, toolInputs, info, lastStop, lastUsage } = turn;
+  const content: Record<string, unknown>[] = [];
+  const kept = message.replay?.anthropicBlocks?.filter((block) => block.type === "thinking");
+  if (kept && kept.length > 0) content.push(...kept);
+  else if (reasoning) content.push({ type: "thinking", thinking: reasoning, signature: "" });
+  if (message.text) content.push({ type: "text", text: message.text });
+  for (const call of message.toolCalls) {
+    const input = parseInput(call.argumentsText);
+    toolInputs.set(call.id, input);
+    content.push({ type: "tool_use", id: call.id, name: call.name, input });
+  }
+  return {
+    type: "assistant",
+    message: {
+      id: `msg_nex_${randomUUID()}`,
+      type: "message",
+      role: "assistant",
+      model: info.model,
+      content,
+      stop_reason: lastStop,
+      stop_sequence: null,
+      usage: anthropicUsage(lastUsage.inputTokens, lastUsage.outputTokens),
+    },
+    parent_tool_use_id: null,
+    ...ids,
+  };
 }

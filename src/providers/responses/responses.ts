@@ -18,6 +18,7 @@ import {
 import type { TurnAssembler } from "../turns/index.ts";
 import { isObject } from "../turns/index.ts";
 import { createWireClient, finishStream, readJsonObject } from "../wire-client.ts";
+import { createItemIndex, type ItemIndex, type ItemState } from "./responses-item-index.ts";
 import {
   callIdOf,
   createItemCollector,
@@ -51,51 +52,16 @@ export function createResponsesClient(options: ResponsesClientOptions): StreamFn
   });
 }
 
-/** What one output item has streamed so far. */
-interface ItemState {
-  /** Deltas came for it: its `done` event only confirms them. */
-  streamed: boolean;
-  /** A call's argument text as its deltas brought it. */
-  args: string[];
-  /** The whole arguments the server sent at the call's end differ from its deltas: an event was lost. */
-  differs: boolean;
-  /** The summary part or content part reasoning last came from, to part them with a blank line. */
-  part: number;
-}
-
 async function* readStream(
   chunks: AsyncIterable<Uint8Array>,
   assembler: TurnAssembler,
   context: FailureContext,
 ): AsyncGenerator<ProviderEvent, ReadOutcome> {
-  const items = new Map<number, ItemState>();
-  const indexOfId = new Map<string, number>();
-  // Items whose `output_item.done` arrived, and each call's index by its call id.
-  const ended = new Set<number>();
-  const indexOfCall = new Map<string, number>();
+  const items = createItemIndex();
+  const { indexOf, stateOf } = items;
   const collector = createItemCollector();
   const text = createTextJoiner(assembler);
   let unreadable: string | null = null;
-  // The index of an item: `output_index`, else the index its id was first seen at; an item a server
-  // announces without either takes the next index, and a delta without either belongs to the last.
-  let last = -1;
-  const indexOf = (data: Json, id: unknown = data.item_id): number => {
-    let index: number;
-    if (typeof data.output_index === "number") index = data.output_index;
-    else if (typeof id === "string" && indexOfId.has(id)) index = indexOfId.get(id) as number;
-    else index = data.type === "response.output_item.added" ? last + 1 : Math.max(last, 0);
-    if (typeof id === "string" && id !== "" && !indexOfId.has(id)) indexOfId.set(id, index);
-    last = Math.max(last, index);
-    return index;
-  };
-  const stateOf = (index: number) => {
-    let state = items.get(index);
-    if (!state) {
-      state = { streamed: false, part: -1, args: [], differs: false };
-      items.set(index, state);
-    }
-    return state;
-  };
   try {
     for await (const event of sseEvents(chunks)) {
       const data = eventJson(event);
@@ -111,12 +77,12 @@ async function* readStream(
         if (type === "response.output_item.added") {
           if (item.type === "function_call") {
             const callId = callIdOf(item);
-            if (callId !== null) indexOfCall.set(callId, index);
+            if (callId !== null) items.indexOfCall.set(callId, index);
             yield* openCall(index, item, assembler);
           }
           continue;
         }
-        ended.add(index);
+        items.ended.add(index);
         collector.done(index, item);
         yield* closeItem(index, item, state, assembler, text);
       } else if (type === "response.output_text.delta" || type === "response.refusal.delta") {
@@ -129,16 +95,7 @@ async function* readStream(
         type === "response.reasoning_summary_text.delta" ||
         type === "response.reasoning_text.delta"
       ) {
-        const state = stateOf(indexOf(data));
-        const part = Number(data.summary_index ?? data.content_index ?? 0);
-        const delta = typeof data.delta === "string" ? data.delta : "";
-        const thought = state.streamed && part !== state.part ? `\n\n${delta}` : delta;
-        state.streamed = true;
-        state.part = part;
-        if (thought !== "") {
-          assembler.addReasoning(thought);
-          yield { type: "reasoning_delta", text: thought };
-        }
+        yield* reasoningDelta(stateOf(indexOf(data)), data, assembler);
       } else if (type === "response.function_call_arguments.delta") {
         const index = indexOf(data);
         const delta = typeof data.delta === "string" ? data.delta : "";
@@ -153,22 +110,7 @@ async function* readStream(
         yield* wholeArguments(index, data.arguments, stateOf(index), assembler);
       } else if (type === "response.completed" || type === "response.incomplete") {
         const response = isObject(data.response) ? data.response : {};
-        // A call a server ended only in the final response, with no `output_item.done` of its own:
-        // the final response's word on it (its status, its arguments) is as good.
-        const output = Array.isArray(response.output) ? response.output.filter(isObject) : [];
-        for (const item of output) {
-          if (item.type !== "function_call") continue;
-          const byCall = indexOfCall.get(callIdOf(item) ?? "");
-          const known =
-            byCall !== undefined || (typeof item.id === "string" && indexOfId.has(item.id));
-          const index =
-            byCall ?? indexOf({ type: known ? "" : "response.output_item.added" }, item.id);
-          if (ended.has(index)) continue;
-          if (!known) yield* openCall(index, item, assembler);
-          ended.add(index);
-          collector.done(index, item);
-          yield* closeItem(index, item, stateOf(index), assembler, text);
-        }
+        yield* finalCalls(response, items, collector, text, assembler);
         endResponse(response, assembler);
         break;
       } else if (type === "response.failed" || type === "error") {
@@ -191,6 +133,49 @@ async function* readStream(
     return { type: "failed", error: unreadableStream(context, unreadable) };
   }
   return finishStream(assembler, context);
+}
+
+/**
+ * A call a server ended only in the final response, with no `output_item.done` of its own: the final
+ * response's word on it (its status, its arguments) is as good.
+ */
+function* finalCalls(
+  response: Json,
+  items: ItemIndex,
+  collector: ReturnType<typeof createItemCollector>,
+  text: TextJoiner,
+  assembler: TurnAssembler,
+): Generator<ProviderEvent> {
+  const output = Array.isArray(response.output) ? response.output.filter(isObject) : [];
+  for (const item of output) {
+    if (item.type !== "function_call") continue;
+    const byCall = items.indexOfCall.get(callIdOf(item) ?? "");
+    const known = byCall !== undefined || items.knows(item.id);
+    const index =
+      byCall ?? items.indexOf({ type: known ? "" : "response.output_item.added" }, item.id);
+    if (items.ended.has(index)) continue;
+    if (!known) yield* openCall(index, item, assembler);
+    items.ended.add(index);
+    collector.done(index, item);
+    yield* closeItem(index, item, items.stateOf(index), assembler, text);
+  }
+}
+
+/** Reasoning (a summary's or the reasoning text's delta); a new part is set apart by a blank line. */
+function* reasoningDelta(
+  state: ItemState,
+  data: Json,
+  assembler: TurnAssembler,
+): Generator<ProviderEvent> {
+  const part = Number(data.summary_index ?? data.content_index ?? 0);
+  const delta = typeof data.delta === "string" ? data.delta : "";
+  const thought = state.streamed && part !== state.part ? `\n\n${delta}` : delta;
+  state.streamed = true;
+  state.part = part;
+  if (thought !== "") {
+    assembler.addReasoning(thought);
+    yield { type: "reasoning_delta", text: thought };
+  }
 }
 
 /** A function call item starts: its call id and name (its arguments come as deltas, or at its end). */

@@ -1,29 +1,18 @@
 // Assembles one response (streamed or whole) into an AssembledTurn with a verdict per tool call.
 // Argument fragments are kept per call as an array and joined once at the end: linear in the bytes received.
-import type {
-  AssembledToolCall,
-  AssembledTurn,
-  ProviderEvent,
-  Replay,
-  Usage,
-} from "../../protocol/index.ts";
+import type { AssembledTurn, ProviderEvent, Replay, Usage } from "../../protocol/index.ts";
+import { addCallDelta, type CallDelta, type CallState, finishTurn } from "./assembled-turn.ts";
+
+export type { CallDelta } from "./assembled-turn.ts";
+
 import {
   createOutputMeter,
   type OutputMeter,
   outputCharLimit,
   overrunDetail,
 } from "./output-meter.ts";
-import { historyReplay } from "./replay.ts";
-import { isNormalStop, mapStopReason, terminatorName, type WireFormat } from "./stop-reason.ts";
+import type { WireFormat } from "./stop-reason.ts";
 import { type ContentPiece, createThinkSplitter } from "./think-tags.ts";
-import { judgeCall } from "./verdict.ts";
-
-/** A delta for the tool call at some index: any of its id, name and a fragment of argument text. */
-export interface CallDelta {
-  id?: string | null;
-  name?: string | null;
-  argumentsText?: string | null;
-}
 
 /** Collects a response piece by piece, then judges it once. */
 export interface TurnAssembler {
@@ -66,14 +55,6 @@ export interface AssemblerOptions {
   explicitClose: boolean;
   /** Counts content for the transport's idle timeout; a private one when omitted. */
   meter?: OutputMeter;
-}
-
-interface CallState {
-  index: number;
-  id: string;
-  name: string;
-  fragments: string[];
-  closed: boolean;
 }
 
 export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
@@ -145,22 +126,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       replay = { ...(replay ?? {}), ...next };
     },
     addCallDelta(index, delta) {
-      let call = calls.get(index);
-      if (!call) {
-        call = { index, id: "", name: "", fragments: [], closed: !options.explicitClose };
-        calls.set(index, call);
-      }
-      if (delta.id && !call.id) call.id = delta.id;
-      // Most servers send the name once; some repeat it in every delta, a few split it ("write_",
-      // "file"). A repeat is ignored and a piece is joined on.
-      if (delta.name && delta.name !== call.name) {
-        call.name += delta.name;
-        count(delta.name.length);
-      }
-      if (delta.argumentsText) {
-        call.fragments.push(delta.argumentsText);
-        count(delta.argumentsText.length);
-      }
+      addCallDelta(calls, index, delta, options.explicitClose, count);
     },
     closeCall(index) {
       const call = calls.get(index);
@@ -189,101 +155,23 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
     isOverrun() {
       return overrun;
     },
-    finish() {
-      const answer = splitOrphanClose(text.join(""), tagged && reasoning.length === 0);
-      if (answer.reasoning) {
-        reasoning.push(answer.reasoning);
-        reasoningInContent = true;
-      }
-      const finalUsage: Usage | null = usage
-        ? {
-            inputTokens: usage.inputTokens ?? 0,
-            outputTokens: usage.outputTokens ?? 0,
-            ...(usage.cacheReadTokens !== undefined
-              ? { cacheReadTokens: usage.cacheReadTokens }
-              : {}),
-            ...(usage.cacheWriteTokens !== undefined
-              ? { cacheWriteTokens: usage.cacheWriteTokens }
-              : {}),
-          }
-        : null;
-      // A cut response ends like one stopped at its length limit: nothing in it may run.
-      const stopReason = overrun ? "length" : mapStopReason(options.wire, rawStop);
-      const signals = {
-        rawStopReason: rawStop,
-        stopReason,
-        normalStop: isNormalStop(options.wire, rawStop),
-        terminated,
-        terminator: terminatorName(options.wire, options.streaming),
-        usage: finalUsage,
-        maxTokens: options.maxTokens,
-        dropDetail,
-        overrun,
-      };
-      // Each result must answer exactly one call: a server that repeats an id (or sends none) gets
-      // ids made unique within the turn, or the next request would pair results with the wrong call.
-      const usedIds = new Set<string>();
-      const toolCalls: AssembledToolCall[] = [...calls.values()].map((call, position) => {
-        const argumentsText = call.fragments.join("");
-        let id = call.id || `call_${position + 1}`;
-        if (usedIds.has(id)) id = `${id}_${position + 1}`;
-        while (usedIds.has(id)) id = `${id}_`;
-        usedIds.add(id);
-        return {
-          id,
-          name: call.name,
-          argumentsText,
-          verdict: judgeCall({ argumentsText, closed: call.closed }, signals),
-        };
-      });
-      return {
-        text: answer.text,
-        toolCalls,
-        stopReason,
-        rawStopReason: rawStop,
-        terminated,
-        ...(dropDetail ? { dropDetail } : {}),
-        ...(overrun ? { outputOverrun: true } : {}),
-        usage: finalUsage,
-        ...(reasoning.length > 0 ? { reasoning: reasoning.join("") } : {}),
-        ...(reasoningInContent ? { reasoningInContent: true } : {}),
-        ...(refusal.length > 0 ? { refusal: refusal.join("") } : {}),
-        ...replayOf(replay, reasoning.join(""), calls.size > 0, stopReason === "pause"),
-        maxTokens: options.maxTokens,
-      };
-    },
+    finish: () =>
+      finishTurn(
+        {
+          text,
+          reasoning,
+          refusal,
+          replay,
+          tagged,
+          overrun,
+          dropDetail,
+          reasoningInContent,
+          calls: [...calls.values()],
+          rawStop,
+          usage,
+          terminated,
+        },
+        options,
+      ),
   };
-}
-
-/** A `reasoningContent` marker takes the whole reasoning of the turn; see `historyReplay`. */
-function replayOf(
-  replay: Replay | null,
-  reasoning: string,
-  calledTools: boolean,
-  paused: boolean,
-): { replay?: Replay } {
-  if (!replay) return {};
-  const filled =
-    replay.reasoningContent === undefined ? replay : { ...replay, reasoningContent: reasoning };
-  const kept = historyReplay(filled, calledTools, paused);
-  return kept ? { replay: kept } : {};
-}
-
-const CLOSE = "</think>";
-
-/**
- * Reasoning whose opening tag was in the prompt (DeepSeek-R1 and Qwen3 templates end the prompt with
- * `<think>`; a server without a reasoning parser streams the rest): the answer holds a lone
- * `</think>` and everything before it is reasoning. It was shown as it streamed, but it is kept out of
- * the final answer and of history.
- */
-function splitOrphanClose(
-  text: string,
-  noReasoning: boolean,
-): { text: string; reasoning?: string } {
-  const at = noReasoning ? text.indexOf(CLOSE) : -1;
-  if (at < 0 || text.slice(0, at).includes("<think>")) return { text };
-  // The template's tag ends its line; a `</think>` inside a sentence (an answer about the tags) is text.
-  if (!/^[ \t]*(\r?\n|$)/.test(text.slice(at + CLOSE.length))) return { text };
-  return { text: text.slice(at + CLOSE.length).replace(/^\s+/, ""), reasoning: text.slice(0, at) };
 }

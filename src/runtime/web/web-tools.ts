@@ -30,6 +30,14 @@ interface Loaded {
 
 const NonBlank = v.pipe(v.string(), v.regex(/\S/, "must not be blank"));
 
+/** What the three tools share: the web module loaded on first use, and the page budget. */
+interface WebKit {
+  parts: WebToolParts;
+  load: () => Promise<Loaded>;
+  shown: (url: string) => Promise<string>;
+  pageBytes: () => number;
+}
+
 export function webTools(parts: WebToolParts): Tool[] {
   if (parts.config.web.enabled === false) return [];
   let loaded: Promise<Loaded> | null = null;
@@ -50,25 +58,32 @@ export function webTools(parts: WebToolParts): Tool[] {
   // A page's text sent for a summary: half the window at about 3.5 bytes a token, at most 48 KiB.
   const pageBytes = () => Math.max(4_000, Math.min(48_000, Math.floor(parts.window() * 1.75)));
   const shown = (url: string) => load().then(({ web }) => web.redactUrl(url));
+  const kit: WebKit = { parts, load, shown, pageBytes };
+  return [webFetchTool(kit), webSearchTool(kit), researchTool(kit)];
+}
 
-  const failed = (error: unknown): never => {
-    const name = (error as Error)?.name;
-    if (name === "WebError" || name === "UnreadableType" || name === "SearchUnavailable") {
-      const kind = (error as { kind?: string }).kind ?? "";
-      const code =
-        kind === "private" || kind === "scheme"
-          ? "denied"
-          : kind === "too_large" || kind === "timeout" || kind === "aborted"
-            ? kind
-            : name === "UnreadableType"
-              ? "binary"
-              : "failed";
-      throw new ToolFailure(code, (error as Error).message);
-    }
-    throw error;
-  };
+/** A web failure as the tool failure the model reads (its code says what kind). */
+function failed(error: unknown): never {
+  const name = (error as Error)?.name;
+  if (name === "WebError" || name === "UnreadableType" || name === "SearchUnavailable") {
+    const kind = (error as { kind?: string }).kind ?? "";
+    const code =
+      kind === "private" || kind === "scheme"
+        ? "denied"
+        : kind === "too_large" || kind === "timeout" || kind === "aborted"
+          ? kind
+          : name === "UnreadableType"
+            ? "binary"
+            : "failed";
+    throw new ToolFailure(code, (error as Error).message);
+  }
+  throw error;
+}
 
-  const webFetch = defineTool({
+/** `web_fetch`: one page as text, summarised for `what` when too large. */
+function webFetchTool(kit: WebKit): Tool {
+  const { load, shown } = kit;
+  return defineTool({
     name: "web_fetch",
     deferred: true,
     description:
@@ -102,40 +117,49 @@ export function webTools(parts: WebToolParts): Tool[] {
       const what = args.what?.trim();
       if (!what || Buffer.byteLength(content, "utf8") <= ctx.limits.outputCap)
         return { isError: false, content, details };
-      return { isError: false, content: await summarized(content, what, fetched, ctx), details };
+      return {
+        isError: false,
+        content: await summarized(kit, content, what, fetched, ctx),
+        details,
+      };
     },
   });
+}
 
-  // A page too large for the window, asked with `what`: kept whole for paging, and summarised.
-  const summarized = async (
-    content: string,
-    what: string,
-    fetched: import("../../web/index.ts").FetchedPage,
-    ctx: ToolContext,
-  ): Promise<string> => {
-    const { web } = await load();
-    const stored = ctx.results.save(content, "web_fetch");
-    const header = content.slice(0, content.indexOf("\n\n"));
-    const where = `The whole page (${formatCount(stored.bytes)} bytes) is stored as "${stored.name}": read it with read_file (path "${stored.name}", offset, limit) or grep.`;
-    try {
-      const summary = await parts.summarize(
-        {
-          question: what,
-          title: fetched.page.title ?? "",
-          url: web.redactUrl(fetched.response.url),
-          text: fetched.page.text.slice(0, pageBytes()),
-          maxBytes: Math.max(600, Math.floor(ctx.limits.outputCap / 2)),
-        },
-        ctx.signal,
-      );
-      return `${header}\n${where}\n\nSummary for "${what}":\n${summary}`;
-    } catch (error) {
-      ctx.signal.throwIfAborted();
-      return `${header}\n${where}\n\nIt could not be summarised (${(error as Error).message}); page through it instead. Its start:\n${fetched.page.text.slice(0, Math.floor(ctx.limits.outputCap / 2))}`;
-    }
-  };
+// A page too large for the window, asked with `what`: kept whole for paging, and summarised.
+async function summarized(
+  { parts, load, pageBytes }: WebKit,
+  content: string,
+  what: string,
+  fetched: import("../../web/index.ts").FetchedPage,
+  ctx: ToolContext,
+): Promise<string> {
+  const { web } = await load();
+  const stored = ctx.results.save(content, "web_fetch");
+  const header = content.slice(0, content.indexOf("\n\n"));
+  const where = `The whole page (${formatCount(stored.bytes)} bytes) is stored as "${stored.name}": read it with read_file (path "${stored.name}", offset, limit) or grep.`;
+  try {
+    const summary = await parts.summarize(
+      {
+        question: what,
+        title: fetched.page.title ?? "",
+        url: web.redactUrl(fetched.response.url),
+        text: fetched.page.text.slice(0, pageBytes()),
+        maxBytes: Math.max(600, Math.floor(ctx.limits.outputCap / 2)),
+      },
+      ctx.signal,
+    );
+    return `${header}\n${where}\n\nSummary for "${what}":\n${summary}`;
+  } catch (error) {
+    ctx.signal.throwIfAborted();
+    return `${header}\n${where}\n\nIt could not be summarised (${(error as Error).message}); page through it instead. Its start:\n${fetched.page.text.slice(0, Math.floor(ctx.limits.outputCap / 2))}`;
+  }
+}
 
-  const webSearch = defineTool({
+/** `web_search`: the top results of the configured backends. */
+function webSearchTool(kit: WebKit): Tool {
+  const { load } = kit;
+  return defineTool({
     name: "web_search",
     deferred: true,
     description:
@@ -182,8 +206,12 @@ export function webTools(parts: WebToolParts): Tool[] {
       };
     },
   });
+}
 
-  const researchTool = defineTool({
+/** `research`: search, read the best pages, a brief with sources. */
+function researchTool(kit: WebKit): Tool {
+  const { parts, load, pageBytes } = kit;
+  return defineTool({
     name: "research",
     deferred: true,
     description:
@@ -223,6 +251,4 @@ export function webTools(parts: WebToolParts): Tool[] {
       };
     },
   });
-
-  return [webFetch, webSearch, researchTool];
 }

@@ -63,6 +63,68 @@ export interface RunResult {
   started: boolean;
 }
 
+type Launch = NonNullable<RunOptions["launch"]>;
+
+/** Starts the launch in a process group of its own, tagged; its status pipe is read as it comes. */
+function startChild(
+  launch: Launch,
+  cwd: string,
+  env: Record<string, string | undefined>,
+  tag: ReturnType<typeof commandTag>,
+): {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  statusPipe: Readable | null;
+  status: () => string;
+  /** Drops the exit hook and the watchdog, once the group is stopped. */
+  released: () => void;
+} {
+  const child = childProcess().spawn(launch.file, launch.args, {
+    cwd,
+    env: { ...env, ...ownerMark(), [tag.name]: tag.value },
+    detached: true,
+    stdio: launchStdio(launch, "ignore"),
+  }) as ChildProcessByStdio<null, Readable, Readable>;
+  holdLifeline(child);
+  let status = "";
+  const statusPipe = launch.statusFd ? (child.stdio[STATUS_FD] as Readable) : null;
+  statusPipe?.on("data", (chunk: Buffer) => {
+    if (status.length < 4096) status += chunk.toString("utf8");
+  });
+  statusPipe?.on("error", () => {});
+  const unwatch = launch.contained ? () => {} : killGroupWhenNexDies(child.pid);
+  const unregister = killOnExit(tag, child.pid, launch.stop);
+  return {
+    child,
+    statusPipe,
+    status: () => status,
+    released: () => {
+      unregister();
+      unwatch();
+    },
+  };
+}
+
+/** Stops the child's process group once: SIGTERM now, SIGKILL after the grace. */
+function groupStopper(child: { pid?: number | undefined }, killGraceMs: number): () => void {
+  const killGroup = (sig: NodeJS.Signals): void => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, sig);
+    } catch {
+      // ESRCH: the group is already gone.
+    }
+  };
+  let stopping = false;
+  // Not cleared when the command finishes: `close` often comes right after SIGTERM, while a
+  // background process that ignores SIGTERM still runs and must get its SIGKILL.
+  return (): void => {
+    if (stopping) return;
+    stopping = true;
+    killGroup("SIGTERM");
+    setTimeout(() => killGroup("SIGKILL"), killGraceMs);
+  };
+}
+
 /**
  * Runs `bash -c command` in its own process group. On timeout or abort the whole group gets SIGTERM,
  * then SIGKILL after a grace period; when the command ends, processes it left in its group are stopped
@@ -88,25 +150,7 @@ export function runBash(options: RunOptions): Promise<RunResult> {
       contained()
         ? { checked: true, stopped: [], children: 0 }
         : findLeftovers(tag, group, scanned);
-    const child = childProcess().spawn(launch.file, launch.args, {
-      cwd,
-      env: { ...env, ...ownerMark(), [tag.name]: tag.value },
-      detached: true,
-      stdio: launchStdio(launch, "ignore"),
-    }) as ChildProcessByStdio<null, Readable, Readable>;
-    holdLifeline(child);
-    let status = "";
-    const statusPipe = launch.statusFd ? (child.stdio[STATUS_FD] as Readable) : null;
-    statusPipe?.on("data", (chunk: Buffer) => {
-      if (status.length < 4096) status += chunk.toString("utf8");
-    });
-    statusPipe?.on("error", () => {});
-    const unwatch = launch.contained ? () => {} : killGroupWhenNexDies(child.pid);
-    const unregister = killOnExit(tag, child.pid, launch.stop);
-    const released = () => {
-      unregister();
-      unwatch();
-    };
+    const { child, statusPipe, status, released } = startChild(launch, cwd, env, tag);
     let timedOut = false;
     let aborted = false;
     let exit: { code: number | null; signal: string | null } | null = null;
@@ -114,23 +158,7 @@ export function runBash(options: RunOptions): Promise<RunResult> {
     let leftovers: Leftovers = { checked: true, stopped: [], children: 0 };
     const timers: NodeJS.Timeout[] = [];
 
-    const killGroup = (sig: NodeJS.Signals): void => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, sig);
-      } catch {
-        // ESRCH: the group is already gone.
-      }
-    };
-    let stopping = false;
-    // Not cleared when the command finishes: `close` often comes right after SIGTERM, while a
-    // background process that ignores SIGTERM still runs and must get its SIGKILL.
-    const stopGroup = (): void => {
-      if (stopping) return;
-      stopping = true;
-      killGroup("SIGTERM");
-      setTimeout(() => killGroup("SIGKILL"), killGraceMs);
-    };
+    const stopGroup = groupStopper(child, killGraceMs);
     let done = false;
     const finish = (leftBehind: boolean): void => {
       if (done) return;
@@ -158,7 +186,7 @@ export function runBash(options: RunOptions): Promise<RunResult> {
           tail: output.tail(400),
           leftBehind,
           leftovers,
-          started: !launch.statusFd || status.includes('"child-pid"'),
+          started: !launch.statusFd || status().includes('"child-pid"'),
         });
       });
     };

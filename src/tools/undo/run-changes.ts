@@ -6,7 +6,8 @@ import { displayKey } from "../files/index.ts";
 import { readCheckpointLog } from "./checkpoint-log.ts";
 import type { TurnCheckpoint } from "./checkpoint-record.ts";
 import type { ShadowGit } from "./shadow-git.ts";
-import { openStore, planOf, type UndoOptions } from "./undo.ts";
+import { openStore, type UndoOptions } from "./undo.ts";
+import { planOf } from "./undo-plan.ts";
 import { currentOf, sameState } from "./undo-restore.ts";
 
 /** The paths whose bytes or mode differ from before the run, and what could not be measured. */

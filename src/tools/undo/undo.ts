@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { createWorkspace, displayKey, keyWithin, sha256 } from "../files/index.ts";
+import { createWorkspace, displayKey } from "../files/index.ts";
 import {
   changedAnything,
   dropCheckpoints,
@@ -8,31 +8,13 @@ import {
   shadowFor,
   type TurnCheckpoint,
 } from "./checkpoints.ts";
-import type { ShadowGit, SnapshotLimits } from "./shadow-git.ts";
-import { changesOf, type State, type TurnChange } from "./turn-changes.ts";
+import type { SnapshotLimits } from "./shadow-git.ts";
+import { applySteps, restoredOf } from "./undo-apply.ts";
+import { planOf } from "./undo-plan.ts";
 import type { UndoPreviewStep } from "./undo-preview.ts";
-import {
-  describe,
-  limitsOf,
-  shortCommand,
-  type UndoAction,
-  type UndoReport,
-} from "./undo-report.ts";
-import {
-  blockerOf,
-  currentOf,
-  isUnder,
-  modeOf,
-  type RestoreContext,
-  removeCreated,
-  removeEmptyDirs,
-  removeEmptyTree,
-  resetMode,
-  type Step,
-  sameContent,
-  sameState,
-  writeBack,
-} from "./undo-restore.ts";
+import { describe, limitsOf, shortCommand, type UndoReport } from "./undo-report.ts";
+import { currentOf, type RestoreContext } from "./undo-restore.ts";
+import { decideSteps } from "./undo-steps.ts";
 
 export type { UndoAction, UndoReport } from "./undo-report.ts";
 
@@ -71,82 +53,6 @@ function stepsOf(all: TurnCheckpoint[]): UndoStep[] {
     else steps.push({ prompt: checkpoint.prompt ?? null, checkpoints: [checkpoint] });
   }
   return steps;
-}
-
-/** A path's change over several turns: the oldest turn's `before`, the newest turn's `after`. */
-interface Planned {
-  before: State;
-  after: State | null;
-  turn: number;
-  unsure?: string;
-  /** Why the chain of turns broke (someone changed it between two of them). */
-  between?: number;
-}
-
-async function identity(state: State | null, shadow: ShadowGit): Promise<string> {
-  if (state === null) return "unknown";
-  switch (state.type) {
-    case "absent":
-      return "absent";
-    case "unrecorded":
-      return "unrecorded";
-    case "dir":
-      return `dir:${state.mode}`;
-    case "image":
-      return state.blob;
-    case "hash":
-      return state.sha256;
-    case "tree":
-      if (state.entry.mode === "120000") return `link:${state.entry.sha}`;
-      return sha256(await shadow.readBlob(state.entry.sha));
-  }
-}
-
-/** The changes of the selected checkpoints, composed newest first. */
-export async function planOf(
-  selected: TurnCheckpoint[],
-  shadow: ShadowGit,
-  checkpointDir: string,
-  root: string,
-  trustUnnamed = false,
-): Promise<Map<string, Planned>> {
-  const plan = new Map<string, Planned>();
-  const stopped = new Set<string>();
-  for (const checkpoint of [...selected].reverse()) {
-    const changes: Map<string, TurnChange> = await changesOf(
-      checkpoint,
-      shadow,
-      checkpointDir,
-      root,
-      trustUnnamed,
-    );
-    if (checkpoint.undoneExcept) {
-      const keep = new Set(checkpoint.undoneExcept);
-      for (const key of [...changes.keys()]) if (!keep.has(key)) changes.delete(key);
-    }
-    for (const [key, change] of changes) {
-      if (stopped.has(key)) continue;
-      const later = plan.get(key);
-      if (!later) {
-        plan.set(key, { ...change, turn: checkpoint.turn });
-        continue;
-      }
-      if (later.unsure !== undefined) continue;
-      // An older turn applies only if it left what the newer one found: else someone changed the
-      // file between the two turns, and undo stops at the newer turn's `before` to keep that work.
-      if (
-        change.unsure === undefined &&
-        (await identity(change.after, shadow)) === (await identity(later.before, shadow))
-      ) {
-        later.before = change.before;
-        later.turn = checkpoint.turn;
-      } else {
-        later.between = checkpoint.turn;
-        stopped.add(key);
-      }
-    }
-  }
-  return plan;
 }
 
 /**
@@ -244,61 +150,7 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
     ws.root,
     options.includeUnsure === true,
   );
-  const leftAlone = new Map<string, string>();
-  const failed = new Map<string, string>();
-  const restoreSteps: Step[] = [];
-  for (const [key, change] of [...plan.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    const path = displayKey(key);
-    if (change.before.type === "unrecorded") {
-      failed.set(
-        path,
-        `it existed before turn ${change.turn} but the snapshot left it out (ignored by .gitignore or over the size limit); left as it is`,
-      );
-      continue;
-    }
-    try {
-      const now = await currentOf(ws.root, key);
-      if (sameState(now, change.before)) continue;
-      if (change.unsure !== undefined) {
-        leftAlone.set(
-          path,
-          `changed while \`${shortCommand(change.unsure)}\` ran, but that command does not name it, so it may be someone else's edit`,
-        );
-        continue;
-      }
-      // A folder where the turn left nothing: the turn made it, if the turn made what is inside.
-      const folderOfTurn =
-        now.type === "dir" &&
-        change.after?.type === "absent" &&
-        [...plan.keys()].some((other) => other !== key && keyWithin(key, other));
-      if (!folderOfTurn && (change.after === null || !sameContent(now, change.after))) {
-        leftAlone.set(
-          path,
-          `changed since turn ${change.turn} by something else; left as it is so that no later work is lost`,
-        );
-        continue;
-      }
-      if (sameContent(now, change.before)) {
-        // Only the mode differs: put it back unless someone changed it since the turn.
-        const before = modeOf(change.before);
-        const after = change.after ? modeOf(change.after) : null;
-        const mode = now.type === "file" || now.type === "dir" ? now.mode : null;
-        if (before === null || mode === null) continue;
-        if (after !== null && after !== mode) {
-          leftAlone.set(path, `its mode changed since turn ${change.turn}; left as it is`);
-          continue;
-        }
-        restoreSteps.push({ type: "chmod", key, mode: before, now });
-        continue;
-      }
-      if (change.before.type === "absent")
-        restoreSteps.push({ type: "remove", key, createdDirs: change.before.createdDirs, now });
-      else if (change.before.type === "dir") continue;
-      else restoreSteps.push({ type: "write", key, state: change.before, now });
-    } catch (error) {
-      failed.set(path, (error as Error).message.replace(/\.$/, ""));
-    }
-  }
+  const { restoreSteps, leftAlone, failed } = await decideSteps(plan, ws.root);
   const betweenNotes: string[] = [];
   for (const [key, change] of plan) {
     if (change.between !== undefined)
@@ -306,85 +158,8 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
         `${displayKey(key)} was changed by something else between turn ${change.between} and turn ${change.turn}, so undo goes back only to before turn ${change.turn} for it.`,
       );
   }
-
-  const done = new Set<string>();
-  let setAsideUsed = false;
-  const attempt = async (step: Step, work: () => Promise<void>): Promise<boolean> => {
-    try {
-      await work();
-      done.add(step.key);
-      if (step.now.type !== "absent" && step.type !== "chmod") setAsideUsed = true;
-      return true;
-    } catch (error) {
-      failed.set(displayKey(step.key), (error as Error).message.replace(/\.$/, ""));
-      return false;
-    }
-  };
-  const writes = restoreSteps.filter((s): s is Step & { type: "write" } => s.type === "write");
-  const removals = restoreSteps.filter((s): s is Step & { type: "remove" } => s.type === "remove");
-  const writeKeys = writes.map((s) => s.key);
-  // 1. What the turn put where a folder must come back (a link, a file): removed first. A link is
-  //    removed itself, never followed, and a file is copied aside before it goes.
-  const inTheWay = removals.filter((s) => writeKeys.some((key) => isUnder(key, [s.key])));
-  for (const step of inTheWay) await attempt(step, () => removeCreated(ctx, step.key, step.now));
-  //    And a folder the turn made where a file was: its files (the turn's) go, then the folder if empty.
-  for (const step of writes) {
-    if (step.now.type !== "dir") continue;
-    const inside = removals.filter((r) => isUnder(r.key, [step.key]) !== null);
-    for (const r of inside) await attempt(r, () => removeCreated(ctx, r.key, r.now));
-    if (await removeEmptyTree(ws.root, step.key)) step.now = { type: "absent" };
-  }
-  // 2. Everything undo writes back, each into a temporary name renamed into place.
-  let writesFailed = false;
-  for (const step of writes) {
-    const blocker = await blockerOf(ws.root, step.key);
-    if (blocker !== null && !done.has(blocker)) {
-      failed.set(
-        displayKey(step.key),
-        `${displayKey(blocker)} is a link or a file now where its folder was, and undo is not sure the turn put it there`,
-      );
-      writesFailed = true;
-      continue;
-    }
-    if (!(await attempt(step, () => writeBack(ctx, step)))) writesFailed = true;
-  }
-  // 3. Only once everything is back: what the turn created goes (copied aside first).
-  for (const step of removals) {
-    if (done.has(step.key)) continue;
-    if (writesFailed) {
-      leftAlone.set(
-        displayKey(step.key),
-        "not removed because restoring another file failed; nothing is deleted until everything is back",
-      );
-      continue;
-    }
-    await attempt(step, () => removeCreated(ctx, step.key, step.now));
-  }
-  if (!writesFailed)
-    for (const step of removals)
-      if (done.has(step.key)) await removeEmptyDirs(ws.root, step.createdDirs);
-  // 4. Modes last, folders after their files.
-  const chmods = restoreSteps.filter((s): s is Step & { type: "chmod" } => s.type === "chmod");
-  for (const step of chmods.sort(
-    (a, b) => Number(a.key.endsWith("/")) - Number(b.key.endsWith("/")),
-  ))
-    await attempt(step, () => resetMode(ws.root, step.key, step.mode));
-
-  const restored: UndoReport["restored"] = [];
-  for (const step of restoreSteps) {
-    if (!done.has(step.key)) continue;
-    const path = displayKey(step.key.endsWith("/") ? step.key.slice(0, -1) : step.key);
-    const action: UndoAction =
-      step.type === "chmod"
-        ? "mode restored"
-        : step.type === "remove"
-          ? "deleted again"
-          : step.now.type === "absent"
-            ? "re-created"
-            : "modified";
-    restored.push({ path, action });
-  }
-  restored.sort((a, b) => (a.path < b.path ? -1 : 1));
+  const { done, setAsideUsed } = await applySteps(ctx, restoreSteps, failed, leftAlone);
+  const restored = restoredOf(restoreSteps, done);
   const failures: UndoReport["failed"] = [...failed.entries()].map(([path, reason]) => ({
     path,
     reason,

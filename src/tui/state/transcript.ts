@@ -200,6 +200,53 @@ export function reasoningLine(chars: number): string {
   return `⋯ reasoning (${formatCount(chars)} characters, not shown; /reasoning shows it)`;
 }
 
+/** A request failed: said once per kind of retried failure, else as the error it is. */
+function requestFailed(
+  state: TranscriptState,
+  event: Extract<AgentEvent, { type: "request_failed" }>,
+): TranscriptState {
+  const flushed = { ...flushText(state), receiving: [] };
+  // An interrupt is reported once, by the `aborted` event that follows.
+  if (event.code === "aborted") return flushed;
+  if (event.retryInMs !== null) {
+    // Said once per kind of failure; the status bar counts each wait down.
+    const key = retryKey(event);
+    if (state.retrying === key) return flushed;
+    const text = retryNoticeText({ ...event, retryInMs: event.retryInMs });
+    return { ...append(flushed, { type: "info", tone: "warn", text }), retrying: key };
+  }
+  return {
+    ...append(flushed, {
+      type: "error",
+      code: event.code,
+      title: failureTitle(event),
+      message: event.message,
+    }),
+    lastFailure: event.message,
+  };
+}
+
+/** A call asks for permission or starts: its block runs (replacing the one asking, if any). */
+function callStarted(
+  state: TranscriptState,
+  event: Extract<AgentEvent, { type: "permission_requested" | "tool_call_started" }>,
+): TranscriptState {
+  const flushed = flushText(state);
+  const known = flushed.running.find((t) => t.callId === event.callId);
+  const tool = {
+    type: "tool" as const,
+    id: 0,
+    callId: event.callId,
+    name: event.name,
+    args: event.type === "tool_call_started" ? event.args : (known?.args ?? {}),
+    summary: event.type === "permission_requested" ? event.summary : (known?.summary ?? null),
+    started: event.type === "tool_call_started",
+    outcome: null,
+  };
+  const others = flushed.running.filter((t) => t.callId !== event.callId);
+  return { ...flushed, receiving: [], running: [...others, tool] };
+}
+
 function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState {
   if (state.retrying !== undefined && endsRetries(event))
     return reduceEvent({ ...state, retrying: undefined }, event);
@@ -222,44 +269,11 @@ function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState
       return { ...flushText(state), receiving: [] };
     case "request_started":
       return { ...state, lastFailure: null, receiving: [] };
-    case "request_failed": {
-      const flushed = { ...flushText(state), receiving: [] };
-      // An interrupt is reported once, by the `aborted` event that follows.
-      if (event.code === "aborted") return flushed;
-      if (event.retryInMs !== null) {
-        // Said once per kind of failure; the status bar counts each wait down.
-        const key = retryKey(event);
-        if (state.retrying === key) return flushed;
-        const text = retryNoticeText({ ...event, retryInMs: event.retryInMs });
-        return { ...append(flushed, { type: "info", tone: "warn", text }), retrying: key };
-      }
-      return {
-        ...append(flushed, {
-          type: "error",
-          code: event.code,
-          title: failureTitle(event),
-          message: event.message,
-        }),
-        lastFailure: event.message,
-      };
-    }
+    case "request_failed":
+      return requestFailed(state, event);
     case "permission_requested":
-    case "tool_call_started": {
-      const flushed = flushText(state);
-      const known = flushed.running.find((t) => t.callId === event.callId);
-      const tool = {
-        type: "tool" as const,
-        id: 0,
-        callId: event.callId,
-        name: event.name,
-        args: event.type === "tool_call_started" ? event.args : (known?.args ?? {}),
-        summary: event.type === "permission_requested" ? event.summary : (known?.summary ?? null),
-        started: event.type === "tool_call_started",
-        outcome: null,
-      };
-      const others = flushed.running.filter((t) => t.callId !== event.callId);
-      return { ...flushed, receiving: [], running: [...others, tool] };
-    }
+    case "tool_call_started":
+      return callStarted(state, event);
     case "tool_output":
       return {
         ...state,
