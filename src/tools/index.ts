@@ -57,6 +57,7 @@ import {
 } from "./undo/index.ts";
 import { writeFileTool } from "./write-file.ts";
 
+export { dispatch } from "./dispatch.ts";
 export {
   atomicWrite,
   describeImage,
@@ -283,6 +284,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       jobs,
       results,
       ...(options.editor ? { editor: options.editor } : {}),
+      ...(options.redact ? { redact: options.redact } : {}),
       checkpoints: createCheckpointRecorder({
         checkpointDir: options.checkpointDir,
         workspace,

@@ -347,35 +347,6 @@ test("summarize on a 16k window: a file ten times the window goes in window-size
   t.diagnostic(`16k window: ${bytes} bytes summarised in ${pieces} pieces and 1 merge, exit 0`);
 });
 
-test("reader on a 16k window: pieces in order, the notes carried from one to the next, findings returned", {
-  timeout: 180_000,
-}, async () => {
-  const box = makeSandbox();
-  window16k(box);
-  bigFile(box, "big.log", 5 * 16_384 * 4);
-  let part = 0;
-  const handler: StubHandler = (request) => {
-    if (systemOf(request).includes("piece by piece")) {
-      const text = lastUser(request);
-      assert.match(
-        text,
-        part === 0 ? /notes so far:\n\(none yet\)/ : new RegExp(`NOTES AFTER ${part}\\n`),
-      );
-      part++;
-      return openaiText(`NOTES AFTER ${part}`);
-    }
-    if (!hasToolResult(request)) return call("reader", { path: "big.log", task: "find the foxes" });
-    return openaiText("read");
-  };
-  const { result, bodies } = await run(box, [], { handler });
-  assert.equal(result.code, 0, result.stderr);
-  assert.ok(part >= 5, `${part} parts`);
-  assert.match(
-    bodies.at(-1) ?? "",
-    new RegExp(`NOTES AFTER ${part}.*Findings from reading big\\.log in ${part} part`),
-  );
-});
-
 test("a named subagent from .claude/agents: its prompt and tool list apply, its model is shown but not used", {
   timeout: 120_000,
 }, async () => {

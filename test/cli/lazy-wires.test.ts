@@ -79,3 +79,22 @@ test("a plain run loads neither the file search's engine nor the web client; a g
   );
   assert.ok(loads(globbed, "tools/search/file-search.ts"), "a glob ran without its engine");
 });
+
+test("a plain run loads none of the last tools' machinery: keyless search, arXiv, deep research, chunk_map, the reader", async () => {
+  const urls = await loadedBy(openaiText("hello"), {});
+  for (const file of [
+    "web/keyless-backends.ts",
+    "web/arxiv.ts",
+    "web/deep-research.ts",
+    "subagents/chunk-map.ts",
+    "subagents/reader-run.ts",
+  ])
+    assert.ok(
+      !urls.some((url) => url.endsWith(`/src/${file}`)),
+      `${file} was loaded by a plain run`,
+    );
+  assert.ok(
+    urls.some((url) => url.endsWith("/src/runtime/web/scholar-tools.ts")),
+    "the hook saw the tools' definitions",
+  );
+});

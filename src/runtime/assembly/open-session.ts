@@ -43,7 +43,7 @@ import {
   UserNotes,
   withTurnNotes,
 } from "../session/index.ts";
-import { loadSubagents } from "../subagents/index.ts";
+import { askModel, loadSubagents } from "../subagents/index.ts";
 import { webTools } from "../web/index.ts";
 import { journalSink } from "./journal-sink.ts";
 import { onDemandTools } from "./on-demand-tools.ts";
@@ -159,6 +159,7 @@ export async function openSession(
     events,
   });
   const sessionId = journal.meta.id;
+  subagents.subagents.keepReaderNotes(join(config.dataDir, "readers", sessionId));
   if (resumed === null) recordOwnSession(env, config, sessionId);
   if (options.sessionName && resumed === null)
     await (await import("../history/index.ts")).nameSession(
@@ -182,6 +183,8 @@ export async function openSession(
           emit: (event) => session.emit(event),
           nextRequestId: () => session.nextRequestId(),
         }),
+      ask: (system, prompt, ctx) =>
+        askModel(subagents.subagents, "deep_research", ctx, system, prompt),
     }),
   ];
   // The MCP session (and its modules) only when a server is configured: most sessions have none.

@@ -36,12 +36,16 @@ const WebConfigSchema = v.strictObject({
   search: v.optional(
     v.array(
       v.strictObject({
-        type: v.picklist(["searxng", "brave", "tavily", "exa"]),
+        type: v.picklist(["searxng", "brave", "tavily", "exa", "duckduckgo", "wikipedia"]),
         url: v.optional(v.pipe(v.string(), v.url())),
         apiKeyEnv: v.optional(v.string()),
       }),
     ),
   ),
+  /** False leaves out the backends that need no key (DuckDuckGo, Wikipedia), asked beside the rest. */
+  keyless: v.optional(v.boolean()),
+  /** arXiv's API (arxiv_search); its public address by default. */
+  arxivUrl: v.optional(v.pipe(v.string(), v.url())),
   maxPageBytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
   timeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(600))),
 });
