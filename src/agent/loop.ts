@@ -210,7 +210,8 @@ async function* fittedRequest(
       fitted,
       Math.min(raise.maxTokens ?? 0, options.budget.largestMaxTokensFor(promptTokens)),
     );
-    const result = yield* request(options, messages, maxTokens);
+    const note = options.requestNote?.(promptTokens) ?? null;
+    const result = yield* request(options, messages, maxTokens, note);
     if (result.type === "failed" && result.error.code === "context_length") {
       if (result.error.contextLimit) options.budget.correctWindow(result.error.contextLimit);
       if (compacted || !options.compact) return { result, maxTokens };
@@ -391,12 +392,14 @@ async function* request(
   options: LoopOptions,
   messages: Message[],
   maxTokens: number,
+  note: string | null = null,
 ): AsyncGenerator<AgentEvent, RequestOutcome> {
   const requestId = options.nextRequestId();
   const body: ModelRequest = {
     model: options.model,
     system: options.system,
-    messages: [...messages],
+    // The note rides at the end of this request only: the conversation (and its prefix) stays as it is.
+    messages: note ? [...messages, { type: "user", text: note }] : [...messages],
     tools: options.tools.specs(),
     maxTokens,
     requestId,

@@ -154,6 +154,7 @@ async function* handleOne(
       cause: "denied",
       reason: permission.reason,
       bytesReceived: 0,
+      args: call.verdict.args,
     };
     return answer(`Not run: ${permission.reason}`, true);
   }
@@ -195,6 +196,7 @@ async function* handleOne(
         cause: "denied",
         reason: why,
         bytesReceived: 0,
+        args: call.verdict.args,
       };
       return answer(
         `Not run: ${why}. Do not retry the same call; ask the user or choose another way.`,

@@ -44,6 +44,8 @@ export interface NewSession {
   model: string;
   baseUrl: string;
   id?: string;
+  /** `--role NAME` the session was started with. */
+  role?: string;
 }
 
 /**
@@ -309,6 +311,7 @@ export async function createJournal(
       model: session.model,
       host: hostOnly(session.baseUrl),
       createdAt,
+      ...(session.role ? { role: session.role } : {}),
     };
     const header = scrubValue({ v: 1, type: "session", ts: createdAt, ...meta }).value;
     try {
@@ -342,8 +345,8 @@ export function parseHeader(bytes: Buffer, path: string): SessionMeta {
         "pick another session with `nex sessions`.",
     );
   }
-  const { id, workspace, provider, model, host, createdAt } = parsed.record;
-  return { id, workspace, provider, model, host, createdAt };
+  const { id, workspace, provider, model, host, createdAt, role } = parsed.record;
+  return { id, workspace, provider, model, host, createdAt, ...(role ? { role } : {}) };
 }
 
 /**

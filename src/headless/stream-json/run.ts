@@ -71,6 +71,8 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
   let stoppedBy: StopSignal | null = null;
   let lastExit: number = EXIT.done;
   const queue: string[] = [];
+  /** Urgent messages: run before the queue, and before what the cancelled prompt left. */
+  const urgent: string[] = [];
   let wake: (() => void) | null = null;
   let inputClosed = options.prompt !== null;
   const notify = () => {
@@ -141,7 +143,9 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
     settings,
     interrupt: (cancelQueued) => {
       const cancelled = cancelQueued
-        ? queue.splice(0).length + (opened?.session.takePendingNotes?.().length ?? 0)
+        ? queue.splice(0).length +
+          urgent.splice(0).length +
+          (opened?.session.takePendingNotes?.().length ?? 0)
         : 0;
       opened?.session.interrupt();
       return { cancelled };
@@ -154,6 +158,7 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
     if (count === 1) {
       stoppedBy = signal;
       queue.length = 0;
+      urgent.length = 0;
       inputClosed = true;
       notify();
       opened?.session.interrupt();
@@ -171,7 +176,7 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
       await runPrompt(options.prompt);
     } else {
       for (;;) {
-        const next = queue.shift();
+        const next = urgent.shift() ?? queue.shift();
         if (next !== undefined) {
           prompts += 1;
           await runPrompt(next);
@@ -215,6 +220,14 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
         const line = readInputLine(raw);
         switch (line.type) {
           case "user": {
+            if (line.urgent) {
+              // Ahead of the waiting prompts, and the running one is cancelled as Esc cancels it.
+              urgent.push(line.text);
+              if (running)
+                opened?.session.interrupt(`an urgent message arrived (stdin line ${number})`);
+              notify();
+              break;
+            }
             // "now" and "next" join the running prompt at its next turn boundary; else the queue.
             const note =
               running && line.priority !== "later" && opened

@@ -22,7 +22,7 @@ import {
 } from "../config/index.ts";
 import { consentPlace, realPathOf } from "../consent/index.ts";
 import { createSessionBudget, resultShrinker, sessionCompaction } from "../context/index.ts";
-import { type Extensions, expandPrompt, loadExtensions } from "../extensions/index.ts";
+import { type Extensions, expandPrompt, loadExtensions, rolePrompt } from "../extensions/index.ts";
 import { ownSessionsOnly, recordOwnSession } from "../history/index.ts";
 import type { Hooks } from "../hooks/index.ts";
 import { openMcpServers } from "../mcp/index.ts";
@@ -40,6 +40,7 @@ import {
   createImageStore,
   NexSession,
   noteForModel,
+  readSessionSummary,
   UserNotes,
   withTurnNotes,
 } from "../session/index.ts";
@@ -82,6 +83,8 @@ export interface OpenOptions {
   mcpServers?: Record<string, unknown>;
   /** The editor's unsaved buffers (`nex acp`), seen by the file tools. */
   editor?: ToolHostOptions["editor"];
+  /** `--role NAME`: `roles/NAME.md`'s text joins the system prompt; the name is in the journal's header. */
+  role?: string;
 }
 
 /** An open session and the events of its opening (start, resume fitting), for the UI to show first. */
@@ -125,9 +128,11 @@ export async function openSession(
   const subagents = await loadSubagents(config.workspace, env);
   for (const problem of [...extensions.problems, ...subagents.problems])
     events.push({ type: "notice", message: problem });
+  const role = options.role ? await rolePrompt(options.role, config.workspace, env) : null;
   const system = [
     options.systemPrompt?.replace ??
       (await sessionSystemPrompt(config, env, events, extensions.skillsSection)),
+    role ? `# Your role: ${options.role}\n\n${role.text}` : undefined,
     options.systemPrompt?.append,
   ]
     .filter((part) => part !== undefined)
@@ -157,6 +162,7 @@ export async function openSession(
     estimator,
     secrets,
     events,
+    ...(options.role ? { role: options.role } : {}),
   });
   const sessionId = journal.meta.id;
   subagents.subagents.keepReaderNotes(join(config.dataDir, "readers", sessionId));
@@ -355,6 +361,7 @@ export async function openSession(
       const { describeServed, servedModels } = await import("../config/index.ts");
       return describeServed(await servedModels(config), current.model);
     },
+    modelChoices: async () => (await import("../session/index.ts")).modelChoices(config, current),
     switchModel: async (asked) =>
       (await (await import("../session/index.ts")).modelSwitcher(config, current, budget))(asked),
   });
@@ -379,7 +386,17 @@ export async function openSession(
     resumed: resumed !== null,
     sandbox: info.sandbox,
   });
-  await session.startHooks(resumed !== null ? "resume" : "startup");
+  // A resumed session's first prompt starts from the summary kept beside the journal, and names the
+  // files that changed since the model read them.
+  const resumeNote =
+    resumed !== null
+      ? (await import("./changed-since-read.ts")).resumeNote(
+          await readSessionSummary(journal.path),
+          ledger ?? [],
+          config.workspace,
+        )
+      : null;
+  await session.startHooks(resumed !== null ? "resume" : "startup", resumeNote);
   const todos = latestTodos(messages);
   if (todos && todos.length > 0) events.push({ type: "todo_updated", items: todos });
   return { session, events, tools: host.specs().map((spec) => spec.name) };

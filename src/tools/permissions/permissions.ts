@@ -12,6 +12,7 @@ import type { Tool } from "../tool.ts";
 import { codeOption } from "./code-options.ts";
 import { type HazardContext, hazardOf } from "./command-hazards.ts";
 import { coverageHazard } from "./coverage-hazards.ts";
+import { planRefusal } from "./plan-mode.ts";
 import { isReadOnlyCommandLine } from "./read-only-commands.ts";
 import { controlledEdit, type TrustedCommand } from "./trusted-files.ts";
 
@@ -210,7 +211,11 @@ export function createPermissions(options: PermissionOptions): Permissions {
         reason: `${unconfined}. nex does not run commands unconfined without a person's approval; tell the user`,
       };
     }
-    return { type: "ask", summary: `${await summarize()} (⚠ would run UNCONFINED: ${unconfined})` };
+    return {
+      type: "ask",
+      summary: `${await summarize()} (⚠ would run UNCONFINED: ${unconfined})`,
+      unconfined,
+    };
   };
 
   // The summary (a stat or two) is made only when the answer needs one.
@@ -277,10 +282,14 @@ export function createPermissions(options: PermissionOptions): Permissions {
         : { type: "allow" };
     }
     if (approvedCommands.has(command)) return { type: "allow" };
+    // A read-only part of an approved pipeline (`npm test | tail -5`) needs no rule of its own.
     const ruleFor = (sub: SubCommand): Pattern | undefined =>
       sub.opaque
         ? undefined
-        : [...allow, ...approvedPatterns].find((pattern) => matchesPattern(sub.words, pattern));
+        : ([...allow, ...approvedPatterns].find((pattern) => matchesPattern(sub.words, pattern)) ??
+          (isReadOnlyCommandLine([sub], context.roots, context.allowedPaths)
+            ? { words: sub.words, exact: true }
+            : undefined));
     const rules = result.commands.map(ruleFor);
     if (result.commands.length === 0 || rules.some((rule) => rule === undefined)) return ask();
     // A rule trusts a command, not the code its extra options would make it load.
@@ -323,6 +332,19 @@ export function createPermissions(options: PermissionOptions): Permissions {
         return { type: "allow" };
       const summarize = () => options.summarize(tool, call.args);
       const command = tool.command(call.args);
+      if (mode === "plan") {
+        // Plan mode: only what reads runs; the model is told to propose instead.
+        const parsed = command === null ? null : await parse(command);
+        const { roots, allowedPaths } = await options.hazards();
+        const reads =
+          parsed?.type === "parsed" && isReadOnlyCommandLine(parsed.commands, roots, allowedPaths);
+        if (command === null)
+          return planRefusal(tool.name, null, { type: "ask", summary: await summarize() });
+        const verdict = await checkBash(command, summarize);
+        return reads || verdict.type === "deny"
+          ? verdict
+          : planRefusal(tool.name, command, verdict);
+      }
       if (command !== null) return checkBash(command, summarize);
       if (tool.mutates === "exec") {
         // A tool that acts outside the workspace in its own way (a server's deploy): nothing can
@@ -384,7 +406,13 @@ export function createPermissions(options: PermissionOptions): Permissions {
         };
       if (hazardOf(result.commands, await options.hazards()))
         return { refused: "undo could not repair what it does, so it asks every time" };
-      const patterns = result.commands.map(rememberedPattern);
+      const { roots, allowedPaths } = await options.hazards();
+      const needRules = result.commands.filter(
+        (sub) => !isReadOnlyCommandLine([sub], roots, allowedPaths),
+      );
+      if (needRules.length === 0)
+        return { refused: "it only reads, and read-only commands already run without asking" };
+      const patterns = needRules.map(rememberedPattern);
       const exact = patterns.find((pattern) => pattern.exact);
       if (exact)
         return {

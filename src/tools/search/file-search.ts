@@ -4,7 +4,6 @@ import { findOnPath } from "./find-on-path.ts";
 import { globMatches } from "./glob-matches.ts";
 import type { GrepResult } from "./grep-result.ts";
 import { jsSearch } from "./js-search.ts";
-import { translatePattern } from "./pattern.ts";
 import { ripgrepSearch } from "./ripgrep-search.ts";
 
 export type { Unsearched } from "./file-list.ts";
@@ -75,6 +74,8 @@ export function createFileSearch(
     listFiles,
     async grep(query) {
       const { dir, glob, ignoreCase, keep, signal } = query;
+      // The dialect's parser loads with the first search: start-up does not need it.
+      const { translatePattern } = await import("./pattern.ts");
       const pattern = translatePattern(query.pattern, ignoreCase);
       const result: GrepResult = {
         matches: [],
