@@ -46,6 +46,7 @@ export {
   SessionBusyError,
   type SessionLock,
 } from "./session-lock.ts";
+export { textMemo } from "./text-memo.ts";
 export {
   cheapTextTokens,
   cheapTokens,

@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { envNamesIn } from "./env-files.ts";
 import { commonDirOf } from "./git-files.ts";
 import { gitControlFiles } from "./git-plants.ts";
 import type { SandboxMode, SandboxPolicy } from "./policy.ts";
@@ -81,13 +82,7 @@ function envFilesAround(workspace: string, home: string | undefined): string[] {
   const found: string[] = [];
   for (const dir of dirs) {
     if (isWithin(dir, workspace)) continue;
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) if (name.startsWith(".env")) found.push(join(dir, name));
+    for (const name of envNamesIn(dir) ?? []) found.push(join(dir, name));
   }
   return found;
 }
