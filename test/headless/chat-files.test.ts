@@ -228,13 +228,15 @@ test("--chat: an urgent message cancels the running turn and is answered at once
   assert.equal(replies[1]?.content, "answer: now");
 });
 
-test("--chat: a chat folder inside the workspace or writable by others is refused before anything runs", async () => {
+test("--chat: a chat folder inside the workspace with no sandbox to hold it, or writable by others, is refused before anything runs", async () => {
   const stub = await chatStub();
   const { box, args, env } = setUp(stub.url);
   const inside = join(box.workspace, ".wg", "chat", "c1");
   mkdirSync(inside, { recursive: true });
-  const refused = await startNex(["--chat", inside, ...args.slice(2)], { cwd: box.workspace, env })
-    .done;
+  const refused = await startNex(["--chat", inside, "--sandbox", "off", ...args.slice(2)], {
+    cwd: box.workspace,
+    env,
+  }).done;
   assert.equal(refused.code, 3);
   assert.match(refused.stderr, /inside the workspace[\s\S]*speak as the user/);
   const open = mkdtempSync(join(tmpdir(), "nex-chat-open-"));

@@ -1,13 +1,22 @@
 // Where a chat's files are, and whether nex may take what its inbox says as the user's word. What the
-// inbox says reaches the model as the user's turn: a folder a sandboxed command or a repository could
-// write (the workspace, a `sandbox.writable` folder), or one another account could write (group or
-// world writable, or not the user's own), would let someone else speak as the user, so it is refused
-// before anything runs, as `--inbox` is.
+// inbox says reaches the model as the user's turn: a folder a sandboxed command could write (a
+// `sandbox.writable` folder), or one another account could write (group or world writable, or not
+// the user's own), would let someone else speak as the user, so it is refused before anything runs,
+// as `--inbox` is. A folder inside the workspace (workgraph's `.wg/chat/NAME`) is served held: the
+// sandbox mounts it read-only for every command and the file tools keep out; with no sandbox to
+// hold it, it is refused.
 import { mkdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { ConfigError, type ConfigFlags, resolveConfig } from "../../runtime/config/index.ts";
-import { commandWritable } from "../../runtime/consent/index.ts";
+import { commandWritable, realPathOf, unconfinedReason } from "../../runtime/consent/index.ts";
+
+/** The chat folder `--chat` names, and whether it lies in the workspace (then held read-only). */
+export interface ChatPlace {
+  dir: string;
+  /** True when the folder is inside the workspace: commands and tools must not change it. */
+  held: boolean;
+}
 
 /** The chat folder `--chat` names: a path, or a bare name under the config's `chatRoot`. */
 export function chatFolder(
@@ -15,7 +24,7 @@ export function chatFolder(
   flags: ConfigFlags,
   env: Record<string, string | undefined>,
   cwd: string,
-): string {
+): ChatPlace {
   const config = resolveConfig(flags, env, cwd);
   const bare = !given.includes("/") && given !== "." && given !== "..";
   let dir: string;
@@ -25,11 +34,28 @@ export function chatFolder(
       : config.chatRoot;
     dir = resolve(isAbsolute(root) ? root : resolve(cwd, root), given);
   } else dir = resolve(cwd, given);
-  const where = commandWritable(dir, {
-    workspace: config.workspace,
-    writable: config.sandbox.writable ?? [],
-    home: env.HOME,
-  });
+  const workspace = realPathOf(config.workspace);
+  const real = realPathOf(dir);
+  const held = real === workspace || real.startsWith(`${workspace}/`);
+  if (real === workspace)
+    throw new ConfigError(
+      `--chat ${given} is the workspace itself; give a folder of its own, such as .wg/chat/${given === "." ? "main" : "NAME"}.`,
+    );
+  if (held) {
+    const unconfined = unconfinedReason(config, env);
+    if (unconfined)
+      throw new ConfigError(
+        `--chat ${given} lies inside the workspace ${workspace}, and ${unconfined}: a command nex runs could write its inbox and speak as the user. Install bubblewrap (Debian/Ubuntu: \`sudo apt-get install bubblewrap\`) and leave the sandbox on, so that nex holds the folder read-only; or keep the chat folder outside the workspace (set "chatRoot" in the config to a folder of your own, such as ~/.local/state/wg-chat).`,
+      );
+  }
+  // Held, the folder is read-only to commands wherever it lies; else a writable folder is refused.
+  const where = held
+    ? null
+    : commandWritable(dir, {
+        workspace: config.workspace,
+        writable: config.sandbox.writable ?? [],
+        home: env.HOME,
+      });
   if (where)
     throw new ConfigError(
       `--chat ${given} lies ${where}: a command nex runs could write its inbox and speak as the user. Keep the chat folder outside the workspace (set "chatRoot" in the config to a folder of your own, such as ~/.local/state/wg-chat), and pass its name or path.`,
@@ -40,7 +66,7 @@ export function chatFolder(
     throw new ConfigError(`--chat ${given} is not a folder (${dir}); give a chat folder.`);
   const uid = process.getuid?.();
   for (const file of [dir, join(dir, "inbox.jsonl")]) refuseOthersWriting(file, given, uid);
-  return dir;
+  return { dir: realPathOf(dir), held };
 }
 
 function refuseOthersWriting(path: string, given: string, uid: number | undefined): void {

@@ -14,6 +14,7 @@ import { type InboxMessage, InboxReader } from "./chat-inbox.ts";
 import { clearStreaming, Outbox, readCursor, writeCursor, writeStreaming } from "./chat-outbox.ts";
 import { chatFolder } from "./chat-place.ts";
 import { acquireHandlerLock, LOCK_FILE } from "./handler-lock.ts";
+import { holdFolder } from "./held-folder.ts";
 
 const SESSION_FILE = ".nex-session";
 /** The inbox id being answered: after a crash, the next handler tells the model it was interrupted. */
@@ -38,7 +39,8 @@ export async function serveChatFiles(
   options: ChatFilesOptions,
 ): Promise<number> {
   const { err } = options;
-  const dir = chatFolder(options.chat, flags, env, cwd);
+  const place = chatFolder(options.chat, flags, env, cwd);
+  const dir = place.dir;
   const lock = acquireHandlerLock(dir);
   if ("heldBy" in lock) {
     const { pid, kind, startedAt } = lock.heldBy;
@@ -55,6 +57,7 @@ export async function serveChatFiles(
       ...options.open,
       resume: known,
       approvals: "refuse",
+      ...(place.held ? { heldFolder: dir } : {}),
     });
     session = opened.session;
     for (const event of opened.events)
@@ -64,7 +67,12 @@ export async function serveChatFiles(
     err(
       `nex: serving the chat ${dir} (session ${session.info.sessionId}, lock ${LOCK_FILE} held by pid ${process.pid}).\n`,
     );
-    return await serve(dir, session, lock.releaseRequested, err);
+    const held = place.held ? holdFolder(dir) : null;
+    try {
+      return await serve(held?.path ?? dir, session, lock.releaseRequested, err, held?.moved);
+    } finally {
+      held?.close();
+    }
   } finally {
     await session?.close();
     clearStreaming(dir);
@@ -77,6 +85,7 @@ async function serve(
   session: AgentSession,
   releaseRequested: () => boolean,
   err: (text: string) => void,
+  moved: () => string | null = () => null,
 ): Promise<number> {
   const outbox = new Outbox(dir);
   const inbox = new InboxReader(join(dir, "inbox.jsonl"), err);
@@ -88,6 +97,7 @@ async function serve(
   let running: InboxMessage | null = null;
   let urgentCut: InboxMessage | null = null;
   let stoppedBy: StopSignal | null = null;
+  let displaced: string | null = null;
   let wake: (() => void) | null = null;
   const notify = () => {
     const resolve = wake;
@@ -96,6 +106,12 @@ async function serve(
   };
 
   const collect = () => {
+    displaced ??= moved();
+    if (displaced) {
+      session.interrupt();
+      notify();
+      return;
+    }
     for (const message of inbox.read()) {
       if (message.id <= highest) continue;
       highest = message.id;
@@ -138,6 +154,10 @@ async function serve(
     collect();
     for (;;) {
       if (stoppedBy) return SIGNAL_EXIT[stoppedBy];
+      if (displaced) {
+        err(`nex: ${displaced}\n`);
+        return EXIT.failure;
+      }
       if (releaseRequested()) {
         err("nex: a release was requested; handing the chat over.\n");
         return EXIT.done;

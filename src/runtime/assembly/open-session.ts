@@ -85,6 +85,8 @@ export interface OpenOptions {
   editor?: ToolHostOptions["editor"];
   /** `--role NAME`: `roles/NAME.md`'s text joins the system prompt; the name is in the journal's header. */
   role?: string;
+  /** The chat folder `--chat` serves when it lies in the workspace: commands and tools may not change it. */
+  heldFolder?: string;
 }
 
 /** An open session and the events of its opening (start, resume fitting), for the UI to show first. */
@@ -221,6 +223,7 @@ export async function openSession(
     secrets,
     ledger,
     approvals: options.approvals,
+    ...(options.heldFolder ? { heldFolder: options.heldFolder } : {}),
     window: () => window(),
     extraTools: added,
     onProgress: (callId, name, message) =>

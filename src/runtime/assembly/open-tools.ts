@@ -35,6 +35,8 @@ export interface ToolParts {
   editor?: ToolHostOptions["editor"];
   /** Tools that come and go (MCP servers' lists). */
   dynamicTools?: ToolHostOptions["dynamicTools"];
+  /** The chat folder `--chat` serves inside the workspace: read-only to commands, out of the tools' reach. */
+  heldFolder?: string;
   /** Whether the model now takes images (`read_file` on an image returns it). */
   acceptsImages?: ToolHostOptions["acceptsImages"];
 }
@@ -58,6 +60,7 @@ export function sessionTools(parts: ToolParts): WorkspaceToolHost {
       // Unwritable home: nothing can be created there by a command either.
     }
   const configDir = config.configPath ? [dirname(config.configPath)] : [];
+  const held = parts.heldFolder ? [parts.heldFolder] : [];
   const isWithin = (path: string, root: string) => path === root || path.startsWith(`${root}/`);
   return createToolHost({
     workspace: config.workspace,
@@ -66,7 +69,8 @@ export function sessionTools(parts: ToolParts): WorkspaceToolHost {
     allowedPaths: config.allowedPaths,
     // With `--data-dir workspace` the journals and checkpoints sit in the workspace: tools keep out.
     // So are the user's config and consent: what they say grants, and the model must not write it.
-    privatePaths: [config.dataDir, consent, ...configDir].filter(
+    // So is a chat folder being served: what is written in its inbox is the user's word.
+    privatePaths: [config.dataDir, consent, ...configDir, ...held].filter(
       (path) => !isWithin(config.workspace, path),
     ),
     checkpointDir: join(config.dataDir, "checkpoints", sessionId),
@@ -77,6 +81,8 @@ export function sessionTools(parts: ToolParts): WorkspaceToolHost {
       ...config.sandbox,
       // Commands never read nex's journals, checkpoints or config.
       privatePaths: [config.dataDir, consent, ...configDir],
+      // Commands may read the served chat folder (its outbox is the conversation) but not write it.
+      readOnly: held,
       // The proxy of `allowHosts` refuses what the web tools refuse: loopback, private, metadata.
       addressKind: privateKind,
     },

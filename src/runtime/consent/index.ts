@@ -2,6 +2,7 @@
 // hooks and commands, what an approval hashes, and which paths are a repository's or a sandboxed
 // command's to write (what lies there grants nothing).
 export { approvalHash, approvedCode } from "./approved-code.ts";
+export { unconfinedReason } from "./confinement.ts";
 export {
   approvedHash,
   type ConsentPlace,

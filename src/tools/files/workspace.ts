@@ -156,7 +156,7 @@ export function workspaceGuard({
         // The journal and the undo checkpoints: a model that changed them could rewrite history or undo.
         throw new ToolFailure(
           "outside_workspace",
-          `${input} is inside nex's own session data (journals and undo checkpoints), which tools do not read or change. Use a path elsewhere in the workspace.`,
+          `${input} is inside nex's own session data (its journals, undo checkpoints and config, or the chat folder it serves, where what is written speaks as the user), which tools do not read or change. Use a path elsewhere in the workspace.`,
         );
       }
       if (isWithin(root, walked.path)) {

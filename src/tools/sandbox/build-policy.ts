@@ -19,6 +19,11 @@ export interface SandboxSettings {
   tmpSizeMiB?: number;
   /** nex's data directory, config directory and anything else of nex's own. */
   privatePaths?: string[];
+  /**
+   * Paths commands may read but not change, as git's control files are held (the chat folder `--chat`
+   * serves from inside the workspace: what is written there speaks as the user).
+   */
+  readOnly?: string[];
   /** With `network` off, the hosts commands may still reach through nex's proxy (`network-proxy/`). */
   allowHosts?: string[];
   /** Why an address is not public, or null: the runtime passes the web tools' guard. */
@@ -126,7 +131,12 @@ export function buildPolicy(
     writable,
     hiddenDirs: [...new Set(hiddenDirs)].filter(outermost),
     hiddenFiles: hiddenFiles.filter(outermost),
-    readOnly: gitControlPaths(root, home),
+    readOnly: [
+      ...gitControlPaths(root, home),
+      ...(settings.readOnly ?? [])
+        .map((path) => real(expand(path, home, root)))
+        .filter((path): path is string => path !== null && path !== root && isWithin(path, root)),
+    ],
     runDir:
       real("/run") === "/run" && !isWithin(root, "/run") && !isWithin("/run", root) ? "/run" : null,
     resolverPaths: ["/run/systemd/resolve", "/run/resolvconf", "/run/NetworkManager"].filter(
