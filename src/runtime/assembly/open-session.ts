@@ -1,29 +1,16 @@
-import { join } from "node:path";
 import type { AgentEvent, StreamFn, ToolHost } from "../../protocol/index.ts";
-import { hostOf } from "../../providers/index.ts";
 import { createTokenEstimator } from "../../session/index.ts";
-import {
-  createResultStore,
-  describeSearch,
-  latestTodos,
-  ownerMark,
-  resultCapForWindow,
-  type ToolHostOptions,
-  type WorkspaceToolHost,
-} from "../../tools/index.ts";
+import { describeSearch, latestTodos, type ToolHostOptions } from "../../tools/index.ts";
 import {
   acceptsImages,
   type ConfigFlags,
   createClient,
   createReasoningControl,
-  defaultConfigPath,
   prepareDataDir,
-  priceFor,
 } from "../config/index.ts";
-import { consentPlace, realPathOf } from "../consent/index.ts";
-import { createSessionBudget, resultShrinker, sessionCompaction } from "../context/index.ts";
-import { type Extensions, expandPrompt, loadExtensions } from "../extensions/index.ts";
-import { ownSessionsOnly, recordOwnSession } from "../history/index.ts";
+import { createSessionBudget, sessionCompaction } from "../context/index.ts";
+import { loadExtensions } from "../extensions/index.ts";
+import { recordOwnSession } from "../history/index.ts";
 import type { Hooks } from "../hooks/index.ts";
 import { openMcpServers } from "../mcp/index.ts";
 import {
@@ -31,26 +18,25 @@ import {
   concealInProcEnviron,
   scrubbedTools,
   sessionScrubber,
-  textRedaction,
   toolEnvironment,
 } from "../secrets/index.ts";
-import type { CurrentModel, SessionInfo, SessionSummary } from "../session/index.ts";
+import type { CurrentModel, SessionSummary } from "../session/index.ts";
 import {
   type ApprovalPolicy,
-  createImageStore,
-  NexSession,
+  type NexSession,
   noteForModel,
   UserNotes,
   withTurnNotes,
 } from "../session/index.ts";
 import { loadSubagents } from "../subagents/index.ts";
 import { webTools } from "../web/index.ts";
-import { journalSink } from "./journal-sink.ts";
+import { buildSession } from "./build-session.ts";
 import { onDemandTools } from "./on-demand-tools.ts";
 import { resolveSessionConfig } from "./open-config.ts";
 import { NO_HOOKS, openHooks } from "./open-hooks.ts";
-import { openSessionJournal, sessionImagesDir } from "./open-journal.ts";
-import { discoverLimits, type ModelLimits } from "./open-limits.ts";
+import { openSessionJournal } from "./open-journal.ts";
+import { discoverLimits } from "./open-limits.ts";
+import { openSessionMcp } from "./open-mcp.ts";
 import { sessionSystemPrompt } from "./open-system-prompt.ts";
 import { sessionTools } from "./open-tools.ts";
 import { selectTools, type ToolSelection } from "./tool-selection.ts";
@@ -184,27 +170,7 @@ export async function openSession(
         }),
     }),
   ];
-  // The MCP session (and its modules) only when a server is configured: most sessions have none.
-  // A crashed project server starts again only while what it runs is as the user approved it.
-  const restartCheck = mcpSet.project?.approved
-    ? await (await import("../mcp/index.ts")).projectRestartCheck(mcpSet, config.workspace)
-    : null;
-  const mcp =
-    mcpSet.servers.length === 0 && mcpSet.unusable.length === 0
-      ? noMcp(mcpSet, events)
-      : await (await import("../mcp/index.ts")).openMcp(
-          mcpSet,
-          {
-            workspace: config.workspace,
-            baseEnv: { ...toolEnvironment(env, config), ...ownerMark() },
-            sessionDir: join(config.dataDir, "logs", sessionId),
-            oauthDir: await (await import("../mcp/index.ts")).oauthDirOf(config, env),
-            ...(restartCheck ? { mayStartAgain: restartCheck } : {}),
-            redact: textRedaction(secrets),
-            ...(await (await import("../mcp/index.ts")).mcpFetchFor(config)),
-          },
-          events as { type: "notice"; message: string }[],
-        );
+  const mcp = await openSessionMcp(mcpSet, config, env, sessionId, secrets, events);
   const tools = sessionTools({
     config,
     env,
@@ -280,91 +246,31 @@ export async function openSession(
     emit: (event: AgentEvent) => session.emit(event),
     nextRequestId: () => session.nextRequestId(),
   });
-  const info: SessionInfo = {
-    ...sessionInfo(sessionId, config, model, limits, journal.path, tools),
-    extensions: extensionsInfo(extensions),
-    notifications: config.notifications,
-    search: await search,
-  };
-  const session: NexSession = new NexSession({
-    notes: userNotes,
-    info,
-    stream,
-    price: (model) => priceFor(model, config.models[model]?.price),
-    tools: {
-      ...host,
-      undo: async (turns) =>
-        (await import("../history/index.ts")).undoResultOf(await host.undo(turns)),
-      saveApproval: async (call) =>
-        (await import("../config/index.ts")).saveApprovalLine(
-          config.configPath ?? defaultConfigPath(env),
-          // Keyed by the workspace's real path, as every grant is.
-          realPathOf(config.workspace),
-          call.name.startsWith("mcp__") ? { rules: [call.name] } : await tools.savableRules(call),
-        ),
-    },
-    journal: journalSink(journal, createImageStore(sessionImagesDir(config.dataDir, sessionId))),
-    system,
+  const session: NexSession = buildSession({
+    config,
+    env,
+    sessionId,
+    model,
+    limits,
+    journal,
     messages,
+    system,
+    tools,
+    host,
+    extensions,
+    subagents,
+    search: await search,
+    userNotes,
+    current,
+    reasoning,
     budget,
-    compactor: compaction.automatic,
-    shrink: resultShrinker(
-      budget,
-      createResultStore(join(config.dataDir, "results", sessionId), textRedaction(secrets)),
-    ),
-    compactNow: compaction.now,
-    approvals: options.approvals,
-    maxTurns: config.maxTurns,
-    hooks,
-    expand: (prompt, run) =>
-      expandPrompt(prompt, extensions.commands, {
-        workspace: config.workspace,
-        allowedPaths: config.allowedPaths,
-        privatePaths: [config.dataDir],
-        // Attachments may take twice a tool result's share of the window.
-        attachLimit: 2 * resultCapForWindow(budget.window()),
-        run,
-        consent: consentPlace({
-          env,
-          workspace: config.workspace,
-          writable: config.sandbox.writable ?? [],
-        }),
-        announce: (message) => session.emit({ type: "notice", message }),
-        model: current.model,
-        acceptsImages: acceptsImages(current.model, config.models[current.model]),
-      }),
+    compaction,
     secrets,
-    ...(mcp ? { onClose: () => mcp.close(), mcpStatus: () => mcp.describe() } : {}),
-    // Sessions are per workspace: another project's opens only when asked for by its id, from there;
-    // where a repository could ship journals, only the sessions nex started for this user are listed.
-    listSessions: async (scope) =>
-      ownSessionsOnly(
-        env,
-        config,
-        await (await import("../history/index.ts")).summariesIn(
-          config.dataDir,
-          scope === "all" ? undefined : config.workspace,
-        ),
-      ),
-    setReasoning: (effort) =>
-      effort === null ? reasoning.describe(current.model) : reasoning.set(effort, current.model),
-    listModels: async () => {
-      const { describeServed, servedModels } = await import("../config/index.ts");
-      return describeServed(await servedModels(config), current.model);
-    },
-    switchModel: async (asked) =>
-      (await (await import("../session/index.ts")).modelSwitcher(config, current, budget))(asked),
+    approvals: options.approvals,
+    hooks,
+    mcp,
   });
-  subagents.subagents.bind({
-    stream: () => current.stream,
-    model: () => current.model,
-    window: () => budget.window(),
-    maxOutput: () => budget.maxOutput(),
-    tools: (agent, turn) => session.childTools(agent, turn),
-    approve: (callId, signal) => session.approveCall(callId, signal),
-    emit: (event) => session.emit(event),
-    nextRequestId: () => session.nextRequestId(),
-  });
+  const { info } = session;
   events.unshift({
     type: "session_started",
     sessionId,
@@ -380,47 +286,6 @@ export async function openSession(
   const todos = latestTodos(messages);
   if (todos && todos.length > 0) events.push({ type: "todo_updated", items: todos });
   return { session, events, tools: host.specs().map((spec) => spec.name) };
-}
-
-/** Step 7: what a UI shows about the session. */
-function sessionInfo(
-  sessionId: string,
-  config: Awaited<ReturnType<typeof resolveSessionConfig>>["config"],
-  model: string,
-  limits: ModelLimits,
-  journalPath: string,
-  tools: WorkspaceToolHost,
-): SessionInfo {
-  return {
-    sessionId,
-    provider: config.provider,
-    model,
-    host: hostOf(config.baseUrl),
-    workspace: config.workspace,
-    contextWindow: limits.contextWindow,
-    windowSource: limits.source,
-    permissionMode: config.permissionMode,
-    journalPath,
-    sandbox: {
-      mode: tools.sandbox.mode,
-      network: tools.sandbox.network,
-      ...(tools.sandbox.allowHosts.length > 0 ? { allowHosts: [...tools.sandbox.allowHosts] } : {}),
-      state: tools.sandbox.state().type,
-      line: tools.sandbox.describe(),
-    },
-  };
-}
-
-/** The user's commands and skills, for help and completion in a UI. */
-function extensionsInfo(extensions: Extensions): SessionInfo["extensions"] {
-  return {
-    commands: extensions.commands.map(({ name, description, argumentHint }) => ({
-      name,
-      description,
-      argumentHint,
-    })),
-    skills: extensions.skills.map(({ name, description }) => ({ name, description })),
-  };
 }
 
 /** The sessions of a configuration, newest first (see `session-list.ts`). */
@@ -444,12 +309,6 @@ function liveSet(names: () => readonly string[]): () => ReadonlySet<string> {
     }
     return set;
   };
-}
-
-/** No MCP server configured: only what gathering them had to say. */
-function noMcp(set: { notices: string[] }, events: AgentEvent[]): null {
-  for (const message of set.notices) events.push({ type: "notice", message });
-  return null;
 }
 
 /** The tools with the hooks around each call; without hooks, the tools as they are. */

@@ -1,0 +1,171 @@
+import { join } from "node:path";
+import { hostOf } from "../../providers/index.ts";
+import {
+  createResultStore,
+  type describeSearch,
+  type WorkspaceToolHost,
+} from "../../tools/index.ts";
+import { type createReasoningControl, type NexConfig, priceFor } from "../config/index.ts";
+import {
+  type createSessionBudget,
+  resultShrinker,
+  type sessionCompaction,
+} from "../context/index.ts";
+import type { Extensions } from "../extensions/index.ts";
+import { textRedaction } from "../secrets/index.ts";
+import {
+  type CurrentModel,
+  createImageStore,
+  NexSession,
+  type SessionInfo,
+  type SessionParts,
+  type UserNotes,
+} from "../session/index.ts";
+import type { loadSubagents } from "../subagents/index.ts";
+import { journalSink } from "./journal-sink.ts";
+import { type openSessionJournal, sessionImagesDir } from "./open-journal.ts";
+import type { ModelLimits } from "./open-limits.ts";
+import type { openSessionMcp } from "./open-mcp.ts";
+import { promptExpander, sessionCommands, sessionToolHost } from "./session-commands.ts";
+
+type Opened<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+
+/** Everything `openSession` gathered, for the session to be built from. */
+export interface GatheredSession {
+  config: NexConfig;
+  env: Record<string, string | undefined>;
+  sessionId: string;
+  model: string;
+  limits: ModelLimits;
+  journal: Opened<typeof openSessionJournal>["journal"];
+  messages: Opened<typeof openSessionJournal>["messages"];
+  system: string;
+  /** The workspace's own tools (sandbox, undo, approvals to save). */
+  tools: WorkspaceToolHost;
+  /** What the model sees: the tools wrapped by MCP, hooks, notes, the scrubber and the selection. */
+  host: Parameters<typeof sessionToolHost>[0];
+  extensions: Extensions;
+  subagents: Opened<typeof loadSubagents>;
+  search: Opened<typeof describeSearch>;
+  userNotes: UserNotes;
+  current: CurrentModel;
+  reasoning: ReturnType<typeof createReasoningControl>;
+  budget: ReturnType<typeof createSessionBudget>;
+  compaction: ReturnType<typeof sessionCompaction>;
+  secrets: SessionParts["secrets"];
+  approvals: SessionParts["approvals"];
+  hooks: SessionParts["hooks"];
+  mcp: Opened<typeof openSessionMcp>;
+}
+
+/** Builds the running session from its parts and gives the sub-agents their way back to it. */
+export function buildSession(parts: GatheredSession): NexSession {
+  const {
+    config,
+    env,
+    sessionId,
+    model,
+    limits,
+    journal,
+    messages,
+    system,
+    tools,
+    host,
+    extensions,
+    subagents,
+    search,
+    userNotes,
+    current,
+    reasoning,
+    budget,
+    compaction,
+    secrets,
+    hooks,
+    mcp,
+  } = parts;
+  const stream = current.stream;
+  const info: SessionInfo = {
+    ...sessionInfo(sessionId, config, model, limits, journal.path, tools),
+    extensions: extensionsInfo(extensions),
+    notifications: config.notifications,
+    search,
+  };
+  const session: NexSession = new NexSession({
+    notes: userNotes,
+    info,
+    stream,
+    price: (model) => priceFor(model, config.models[model]?.price),
+    tools: sessionToolHost(host, config, env, (call) => tools.savableRules(call)),
+    journal: journalSink(journal, createImageStore(sessionImagesDir(config.dataDir, sessionId))),
+    system,
+    messages,
+    budget,
+    compactor: compaction.automatic,
+    shrink: resultShrinker(
+      budget,
+      createResultStore(join(config.dataDir, "results", sessionId), textRedaction(secrets)),
+    ),
+    compactNow: compaction.now,
+    approvals: parts.approvals,
+    maxTurns: config.maxTurns,
+    hooks,
+    expand: promptExpander(config, env, extensions, budget, current, (message) =>
+      session.emit({ type: "notice", message }),
+    ),
+    secrets,
+    ...(mcp ? { onClose: () => mcp.close(), mcpStatus: () => mcp.describe() } : {}),
+    ...sessionCommands(config, env, current, budget, reasoning),
+  });
+  subagents.subagents.bind({
+    stream: () => current.stream,
+    model: () => current.model,
+    window: () => budget.window(),
+    maxOutput: () => budget.maxOutput(),
+    tools: (agent, turn) => session.childTools(agent, turn),
+    approve: (callId, signal) => session.approveCall(callId, signal),
+    emit: (event) => session.emit(event),
+    nextRequestId: () => session.nextRequestId(),
+  });
+  return session;
+}
+
+/** Step 7: what a UI shows about the session. */
+function sessionInfo(
+  sessionId: string,
+  config: NexConfig,
+  model: string,
+  limits: ModelLimits,
+  journalPath: string,
+  tools: WorkspaceToolHost,
+): SessionInfo {
+  return {
+    sessionId,
+    provider: config.provider,
+    model,
+    host: hostOf(config.baseUrl),
+    workspace: config.workspace,
+    contextWindow: limits.contextWindow,
+    windowSource: limits.source,
+    permissionMode: config.permissionMode,
+    journalPath,
+    sandbox: {
+      mode: tools.sandbox.mode,
+      network: tools.sandbox.network,
+      ...(tools.sandbox.allowHosts.length > 0 ? { allowHosts: [...tools.sandbox.allowHosts] } : {}),
+      state: tools.sandbox.state().type,
+      line: tools.sandbox.describe(),
+    },
+  };
+}
+
+/** The user's commands and skills, for help and completion in a UI. */
+function extensionsInfo(extensions: Extensions): SessionInfo["extensions"] {
+  return {
+    commands: extensions.commands.map(({ name, description, argumentHint }) => ({
+      name,
+      description,
+      argumentHint,
+    })),
+    skills: extensions.skills.map(({ name, description }) => ({ name, description })),
+  };
+}
