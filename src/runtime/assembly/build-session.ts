@@ -1,16 +1,15 @@
 import { join } from "node:path";
+import type { AgentEvent } from "../../protocol/index.ts";
 import { hostOf } from "../../providers/index.ts";
+import type { createTokenEstimator } from "../../session/index.ts";
 import {
   createResultStore,
   type describeSearch,
+  latestTodos,
   type WorkspaceToolHost,
 } from "../../tools/index.ts";
 import { type createReasoningControl, type NexConfig, priceFor } from "../config/index.ts";
-import {
-  type createSessionBudget,
-  resultShrinker,
-  type sessionCompaction,
-} from "../context/index.ts";
+import { type createSessionBudget, resultShrinker, sessionCompaction } from "../context/index.ts";
 import type { Extensions } from "../extensions/index.ts";
 import { textRedaction } from "../secrets/index.ts";
 import {
@@ -51,11 +50,35 @@ export interface GatheredSession {
   current: CurrentModel;
   reasoning: ReturnType<typeof createReasoningControl>;
   budget: ReturnType<typeof createSessionBudget>;
-  compaction: ReturnType<typeof sessionCompaction>;
+  estimator: ReturnType<typeof createTokenEstimator>;
   secrets: SessionParts["secrets"];
   approvals: SessionParts["approvals"];
   hooks: SessionParts["hooks"];
   mcp: Opened<typeof openSessionMcp>;
+}
+
+/** The session_started line first, the session start hooks run, the todo list a resumed session had. */
+export async function announceStart(
+  session: NexSession,
+  events: AgentEvent[],
+  messages: GatheredSession["messages"],
+  resumed: boolean,
+): Promise<void> {
+  const { info } = session;
+  events.unshift({
+    type: "session_started",
+    sessionId: info.sessionId,
+    model: info.model,
+    provider: info.provider,
+    workspace: info.workspace,
+    contextWindow: info.contextWindow,
+    windowSource: info.windowSource,
+    resumed,
+    sandbox: info.sandbox,
+  });
+  await session.startHooks(resumed ? "resume" : "startup");
+  const todos = latestTodos(messages);
+  if (todos && todos.length > 0) events.push({ type: "todo_updated", items: todos });
 }
 
 /** Builds the running session from its parts and gives the sub-agents their way back to it. */
@@ -78,12 +101,27 @@ export function buildSession(parts: GatheredSession): NexSession {
     current,
     reasoning,
     budget,
-    compaction,
+    estimator,
     secrets,
     hooks,
     mcp,
   } = parts;
   const stream = current.stream;
+  const compaction = sessionCompaction({
+    stream: () => current.stream,
+    model: () => current.model,
+    window: () => budget.window(),
+    estimator,
+    journal,
+    budget,
+    reader: {
+      workspace: config.workspace,
+      allowedPaths: config.allowedPaths,
+      privatePaths: [config.dataDir],
+    },
+    emit: (event: AgentEvent) => session.emit(event),
+    nextRequestId: () => session.nextRequestId(),
+  });
   const info: SessionInfo = {
     ...sessionInfo(sessionId, config, model, limits, journal.path, tools),
     extensions: extensionsInfo(extensions),

@@ -1,6 +1,6 @@
 import type { AgentEvent, StreamFn, ToolHost } from "../../protocol/index.ts";
 import { createTokenEstimator } from "../../session/index.ts";
-import { describeSearch, latestTodos, type ToolHostOptions } from "../../tools/index.ts";
+import { describeSearch, type ToolHostOptions } from "../../tools/index.ts";
 import {
   acceptsImages,
   type ConfigFlags,
@@ -8,7 +8,7 @@ import {
   createReasoningControl,
   prepareDataDir,
 } from "../config/index.ts";
-import { createSessionBudget, sessionCompaction } from "../context/index.ts";
+import { createSessionBudget } from "../context/index.ts";
 import { loadExtensions } from "../extensions/index.ts";
 import { recordOwnSession } from "../history/index.ts";
 import type { Hooks } from "../hooks/index.ts";
@@ -30,7 +30,7 @@ import {
 } from "../session/index.ts";
 import { loadSubagents } from "../subagents/index.ts";
 import { webTools } from "../web/index.ts";
-import { buildSession } from "./build-session.ts";
+import { announceStart, buildSession } from "./build-session.ts";
 import { onDemandTools } from "./on-demand-tools.ts";
 import { resolveSessionConfig } from "./open-config.ts";
 import { NO_HOOKS, openHooks } from "./open-hooks.ts";
@@ -231,21 +231,6 @@ export async function openSession(
   window = () => budget.window();
   if (baseline) budget.observeUsage(baseline.tokens, 0, baseline.messages);
   const current: CurrentModel = { stream, model };
-  const compaction = sessionCompaction({
-    stream: () => current.stream,
-    model: () => current.model,
-    window: () => budget.window(),
-    estimator,
-    journal,
-    budget,
-    reader: {
-      workspace: config.workspace,
-      allowedPaths: config.allowedPaths,
-      privatePaths: [config.dataDir],
-    },
-    emit: (event: AgentEvent) => session.emit(event),
-    nextRequestId: () => session.nextRequestId(),
-  });
   const session: NexSession = buildSession({
     config,
     env,
@@ -264,27 +249,13 @@ export async function openSession(
     current,
     reasoning,
     budget,
-    compaction,
+    estimator,
     secrets,
     approvals: options.approvals,
     hooks,
     mcp,
   });
-  const { info } = session;
-  events.unshift({
-    type: "session_started",
-    sessionId,
-    model,
-    provider: config.provider,
-    workspace: config.workspace,
-    contextWindow: limits.contextWindow,
-    windowSource: limits.source,
-    resumed: resumed !== null,
-    sandbox: info.sandbox,
-  });
-  await session.startHooks(resumed !== null ? "resume" : "startup");
-  const todos = latestTodos(messages);
-  if (todos && todos.length > 0) events.push({ type: "todo_updated", items: todos });
+  await announceStart(session, events, messages, resumed !== null);
   return { session, events, tools: host.specs().map((spec) => spec.name) };
 }
 
