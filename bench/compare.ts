@@ -2,7 +2,7 @@
 // commit in the same run. The machine is shared and noisy, so the two are alternated (A B, B A, ...)
 // and each figure is a median of at least five runs; what matters is the ratio, not the seconds.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { everythingServer } from "../test/support/mcp-servers.ts";
@@ -23,7 +23,7 @@ interface Subject {
 /** One workload: a figure (lower is better) from one run of `bin`. */
 interface Workload {
   name: string;
-  unit: "s CPU" | "ms";
+  unit: "s CPU" | "ms CPU" | "ms" | "modules";
   measure: (bin: string) => Promise<number>;
 }
 
@@ -127,6 +127,26 @@ async function firstRequestMs(bin: string): Promise<number> {
   return first;
 }
 
+/** How many of nex's own modules a plain one-answer `nex run` loads (bench/module-probe.js). */
+async function modulesLoaded(bin: string): Promise<number> {
+  const dirs = scratch();
+  const counts = join(dirs.dataDir, "modules.json");
+  const stub = await startStubEndpoint({ handler: () => openaiText("ok") });
+  const run = await runNex(["run", ...endpointArgs(stub.url, dirs.dataDir), "say ok"], {
+    cwd: dirs.workspace,
+    bin,
+    probe: false,
+    preload: ["module-probe.js"],
+    env: { NEX_BENCH_MODULES_FILE: counts },
+  });
+  await stub.close();
+  const own =
+    run.code === 0 ? (JSON.parse(readFileSync(counts, "utf8")) as { own: number }).own : 0;
+  dirs.remove();
+  if (run.code !== 0) throw new Error(`${bin}: nex run failed (exit ${run.code}): ${run.stderr}`);
+  return own;
+}
+
 function versionMs(bin: string): Promise<number> {
   const start = performance.now();
   const result = spawnSync(process.execPath, [bin, "--version"], { encoding: "utf8" });
@@ -166,24 +186,36 @@ const workloads: Workload[] = [
         SEARXNG_URL: "http://127.0.0.1:9",
       }),
   },
+  {
+    name: "start-up: a one-answer run",
+    unit: "ms CPU",
+    measure: async (bin) => (await runCpu(bin, [openaiText("ok")])) * 1000,
+  },
+  { name: "nex modules a plain run loads", unit: "modules", measure: modulesLoaded },
   { name: "launch → first model request", unit: "ms", measure: firstRequestMs },
   { name: "nex --version", unit: "ms", measure: versionMs },
 ];
 
 /**
- * Measures every workload for `ref` and this tree, alternated, `runs` times each (after one
- * warm-up run of each, which fills the compile cache), and prints medians and ratios.
+ * Measures every workload for each of `refs` (comma-separated) and this tree, alternated (the order
+ * reverses every run), `runs` times each (after one warm-up run of each, which fills the compile
+ * cache), and prints medians and this tree's ratio to each ref.
  */
 export async function benchCompare(
-  ref: string,
+  refs: string,
   options: { runs: number; only?: string },
 ): Promise<void> {
-  const base = checkout(ref);
-  const subjects: Subject[] = [base.subject, { label: "this tree", bin: nexBin }];
+  const bases = refs
+    .split(",")
+    .map((ref) => ref.trim())
+    .filter((ref) => ref !== "")
+    .map(checkout);
+  const subjects: Subject[] = [...bases.map((b) => b.subject), { label: "this tree", bin: nexBin }];
+  const refLabels = bases.map((b) => b.subject.label);
   const chosen = options.only
     ? workloads.filter((w) => w.name.includes(options.only as string))
     : workloads;
-  say(`# nex compared: ${subjects[0]?.label} against this tree (${options.runs} alternated runs)`);
+  say(`# nex compared: ${refLabels.join(", ")} and this tree (${options.runs} alternated runs)`);
   try {
     const bare: number[] = [];
     const rows: string[][] = [];
@@ -191,19 +223,19 @@ export async function benchCompare(
       const values: number[][] = subjects.map(() => []);
       for (const subject of subjects) await workload.measure(subject.bin);
       for (let i = 0; i < options.runs; i++) {
-        const order = i % 2 === 0 ? [0, 1] : [1, 0];
-        for (const index of order) {
+        const order = subjects.map((_, index) => index);
+        if (i % 2 === 1) order.reverse();
+        for (const index of order)
           values[index]?.push(await workload.measure((subjects[index] as Subject).bin));
-        }
         if (workload.measure === versionMs) bare.push(bareNodeMs());
       }
-      const [before, after] = values.map((v) => median(v)) as [number, number];
-      const digits = workload.unit === "ms" ? 1 : 3;
+      const medians = values.map((v) => median(v));
+      const mine = medians.at(-1) as number;
+      const digits = workload.unit === "s CPU" ? 3 : workload.unit === "modules" ? 0 : 1;
       rows.push([
         workload.name,
-        `${before.toFixed(digits)} ${workload.unit}`,
-        `${after.toFixed(digits)} ${workload.unit}`,
-        `${(after / before).toFixed(2)}×`,
+        ...medians.map((m) => `${m.toFixed(digits)} ${workload.unit}`),
+        ...medians.slice(0, -1).map((m) => `${(mine / m).toFixed(2)}×`),
       ]);
       say(
         `${workload.name}: ${values.map((v, i) => `${subjects[i]?.label} ${v.map((x) => x.toFixed(digits)).join("/")}`).join("; ")}`,
@@ -212,15 +244,27 @@ export async function benchCompare(
     if (bare.length > 0) {
       const nexVersion = rows.find((row) => row[0] === "nex --version");
       const ms = median(bare);
-      rows.push(["bare `node -e 0`", `${ms.toFixed(1)} ms`, `${ms.toFixed(1)} ms`, "—"]);
+      rows.push([
+        "bare `node -e 0`",
+        ...subjects.map(() => `${ms.toFixed(1)} ms`),
+        ...bases.map(() => "—"),
+      ]);
       if (nexVersion)
         say(
-          `nex --version against bare node: ${(Number.parseFloat(nexVersion[2] ?? "") / ms).toFixed(2)}× (goal ≤ 1.1×)`,
+          `nex --version against bare node: ${(Number.parseFloat(nexVersion[subjects.length] ?? "") / ms).toFixed(2)}× (goal ≤ 1.1×)`,
         );
     }
-    printTable(["workload (median)", subjects[0]?.label ?? "", "this tree", "ratio"], rows);
+    printTable(
+      [
+        "workload (median)",
+        ...refLabels,
+        "this tree",
+        ...refLabels.map((label) => `ratio to ${label.split(" ")[0]}`),
+      ],
+      rows,
+    );
   } finally {
-    base.remove();
+    for (const base of bases) base.remove();
   }
 }
 

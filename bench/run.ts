@@ -2,8 +2,8 @@
 // measured on. Figures, not assertions: never part of `npm test`.
 //   npm run bench -- --only startup,resume   some sections (startup, overhead, turns, assembly, resume, sandbox, mcp)
 //   npm run bench -- --quick                 fewer repeats, and no 1M-message journal
-//   npm run bench -- --compare main [--runs 5] [--only shell]
-//                                            every path a turn takes, this tree against a commit
+//   npm run bench -- --compare main[,a86c4f5] [--runs 5] [--only shell]
+//                                            every path a turn takes, this tree against commits
 import { parseArgs } from "node:util";
 import { benchAssembly } from "./assembly.ts";
 import { benchCompare } from "./compare.ts";

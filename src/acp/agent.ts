@@ -118,7 +118,9 @@ export function createAcpAgent(host: AcpHost): { app: AgentApp; closeAll(): Prom
       return { modes: made.modes() };
     })
     .onRequest("session/list", ({ params }) => listSessions(host, params.cwd ?? null))
-    .onRequest("session/prompt", ({ params }) => find(params.sessionId).prompt(params.prompt))
+    .onRequest("session/prompt", ({ params }) =>
+      find(params.sessionId).prompt(params.prompt, params._meta?.urgent === true),
+    )
     .onNotification("session/cancel", ({ params }) => {
       sessions.get(params.sessionId)?.cancel();
     })

@@ -19,6 +19,11 @@ const MODES: { id: PermissionMode; name: string; description: string }[] = [
     description:
       "Runs every action undo can repair without asking; refuses what undo could not repair.",
   },
+  {
+    id: "plan",
+    name: "Plan",
+    description: "Reads and proposes a plan; changes nothing (no edits, no changing commands).",
+  },
 ];
 
 // The words of the command line (`--yes`) and of the chat work too.

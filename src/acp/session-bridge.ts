@@ -50,6 +50,8 @@ export class SessionBridge {
   /** Notifications go out one after another, in the order of the events. */
   private outbox: Promise<void> = Promise.resolve();
   private prompting = false;
+  /** The running prompt's end, for an urgent prompt to wait out after cancelling it. */
+  private ended: Promise<unknown> = Promise.resolve();
   private cancelled = false;
   private lastStop: TurnStopReason | null = null;
   private refused = false;
@@ -69,26 +71,37 @@ export class SessionBridge {
   }
 
   /** Runs one prompt to its end; updates stream meanwhile, and all of them precede the answer. */
-  async prompt(blocks: ContentBlock[]): Promise<PromptResponse> {
+  async prompt(blocks: ContentBlock[], urgent = false): Promise<PromptResponse> {
     const prompt = promptText(blocks);
     if (prompt.type === "unsupported") throw RequestError.invalidParams(undefined, prompt.message);
+    // An urgent prompt (`_meta.urgent`) cancels the running one, as session/cancel does, and runs next.
+    if (this.prompting && urgent) {
+      this.cancel();
+      await this.ended;
+    }
     if (this.prompting)
       throw new RequestError(
         -32000,
-        "A prompt is already running in this session; wait for its answer or cancel it first.",
+        "A prompt is already running in this session; wait for its answer, cancel it first, or send this one with _meta.urgent.",
       );
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.ended = promise;
     this.prompting = true;
     this.cancelled = false;
     this.lastStop = null;
     this.refused = false;
     let terminal: Awaited<ReturnType<NexSession["submit"]>>;
+    // Read before an urgent prompt waiting for this one starts and resets it.
+    let cancelled = false;
     try {
       terminal = await this.session.submit(prompt.text);
     } finally {
       this.prompting = false;
+      cancelled = this.cancelled;
+      resolve();
     }
     await this.outbox;
-    if (this.cancelled && terminal.type !== "done") return { stopReason: "cancelled" };
+    if (cancelled && terminal.type !== "done") return { stopReason: "cancelled" };
     const end = promptEnd(terminal, this.lastStop, this.refused);
     if (end.type === "error") throw new RequestError(-32603, end.message, { nexCode: end.code });
     // A cut or filtered answer ends with a reason ACP names; nex's sentence says what to do next.

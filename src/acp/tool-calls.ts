@@ -13,6 +13,9 @@ const KINDS: Record<string, ToolKind> = {
   todo_write: "think",
   web_fetch: "fetch",
   web_search: "fetch",
+  research: "fetch",
+  deep_research: "fetch",
+  arxiv_search: "fetch",
 };
 
 /** The ACP kind of a nex tool; tools nex does not know by name (MCP, extra tools) are `other`. */

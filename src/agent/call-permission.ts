@@ -34,6 +34,7 @@ export async function* gatePermission(
       cause: "denied",
       reason: permission.reason,
       bytesReceived: 0,
+      args: invocation.args,
     };
     return answerCall(call, `Not run: ${permission.reason}`, true);
   }
@@ -75,6 +76,7 @@ export async function* gatePermission(
         cause: "denied",
         reason: why,
         bytesReceived: 0,
+        args: invocation.args,
       };
       return answerCall(
         call,

@@ -56,4 +56,9 @@ export interface LoopOptions {
   nextRequestId: () => number;
   /** Images sent with the prompt (paths the user typed). */
   images?: ImagePart[];
+  /**
+   * A note for the end of this request only (never added to the conversation, so never journaled):
+   * the context passing a threshold. Null: none.
+   */
+  requestNote?: (promptTokens: number) => string | null;
 }

@@ -11,15 +11,14 @@ import { cutOffBy } from "../protocol/index.ts";
 import { concurrently } from "./concurrent.ts";
 import { keepInterrupted } from "./interrupted.ts";
 import type { LoopOptions } from "./loop-options.ts";
+import { namedCalls } from "./named-calls.ts";
 import { RefusalTracker } from "./refusal-tracker.ts";
 import { RepeatGuard } from "./repeat-guard.ts";
 import { type ReplyNudges, replyNudge } from "./reply-nudges.ts";
 import { createAttemptRelay } from "./request-events.ts";
 import { abortReason, SESSION_WORDS, type StopWords } from "./stop-words.ts";
-import { asToolCalls, jsonReplyCalls } from "./text-tool-call.ts";
-import { type AliasedCall, aliasTarget, resolveAlias } from "./tool-aliases.ts";
+import type { AliasedCall } from "./tool-aliases.ts";
 import { type CallContext, handleCall } from "./tool-call.ts";
-import { canonicalToolName } from "./tool-names.ts";
 
 export type { Approver, Compactor, LoopOptions, RequestBudget } from "./loop-options.ts";
 
@@ -100,9 +99,10 @@ export async function* runLoop(
       });
     }
 
-    const known = options.tools.specs().map((spec) => spec.name);
+    const specs = options.tools.specs();
+    const known = specs.map((spec) => spec.name);
     const aliases = new Map<string, AliasedCall>();
-    const assembled = yield* namedCalls(result.turn, { turn, known, explained, aliases });
+    const assembled = yield* namedCalls(result.turn, { turn, specs, explained, aliases });
     const assistant = assistantMessage(assembled);
     messages.push(assistant);
     yield { type: "message_added", message: assistant };
@@ -136,50 +136,6 @@ export async function* runLoop(
   }
 }
 
-/**
- * The turn's calls under nex's names: a reply that is only calls written as JSON runs as those calls,
- * and each alias (Claude Code's names) is renamed to nex's tool before any guard sees it.
- */
-async function* namedCalls(
-  reply: AssembledTurn,
-  context: {
-    turn: number;
-    known: string[];
-    explained: Set<string>;
-    aliases: Map<string, AliasedCall>;
-  },
-): AsyncGenerator<AgentEvent, AssembledTurn> {
-  const { turn, known, explained, aliases } = context;
-  const written = reply.toolCalls.length === 0 ? jsonReplyCalls(reply.text, known) : null;
-  if (written) {
-    yield {
-      type: "notice",
-      message: `The model wrote its ${written.map((call) => call.name).join(", ")} call as JSON text (the whole reply); nex runs it as the call it is.`,
-    };
-  }
-  return {
-    ...reply,
-    ...(written ? { text: "" } : {}),
-    toolCalls: (written ? asToolCalls(written, turn) : reply.toolCalls).map((call) => {
-      const name = canonicalToolName(call.name, known);
-      if (call.verdict.type !== "whole") return { ...call, name: aliasTarget(name, known) };
-      const alias = resolveAlias(name, call.verdict.args, known);
-      if (!alias) return { ...call, name };
-      // Said once a run per alias: the model learns nex's names without a note on every result.
-      if (alias.type === "call" && explained.has(alias.from)) alias.note = "";
-      explained.add(alias.from);
-      aliases.set(call.id, alias);
-      if (alias.type === "refused") return { ...call, name: alias.name };
-      return {
-        ...call,
-        name: alias.name,
-        argumentsText: JSON.stringify(alias.args),
-        verdict: { ...call.verdict, args: alias.args },
-      };
-    }),
-  };
-}
-
 /** A request that fits the window: compacted once when it does not, asked again once when cut. */
 async function* fittedRequest(
   options: LoopOptions,
@@ -210,7 +166,8 @@ async function* fittedRequest(
       fitted,
       Math.min(raise.maxTokens ?? 0, options.budget.largestMaxTokensFor(promptTokens)),
     );
-    const result = yield* request(options, messages, maxTokens);
+    const note = options.requestNote?.(promptTokens) ?? null;
+    const result = yield* request(options, messages, maxTokens, note);
     if (result.type === "failed" && result.error.code === "context_length") {
       if (result.error.contextLimit) options.budget.correctWindow(result.error.contextLimit);
       if (compacted || !options.compact) return { result, maxTokens };
@@ -391,12 +348,14 @@ async function* request(
   options: LoopOptions,
   messages: Message[],
   maxTokens: number,
+  note: string | null = null,
 ): AsyncGenerator<AgentEvent, RequestOutcome> {
   const requestId = options.nextRequestId();
   const body: ModelRequest = {
     model: options.model,
     system: options.system,
-    messages: [...messages],
+    // The note rides at the end of this request only: the conversation (and its prefix) stays as it is.
+    messages: note ? [...messages, { type: "user", text: note }] : [...messages],
     tools: options.tools.specs(),
     maxTokens,
     requestId,

@@ -2,6 +2,8 @@
 // to a tool that does not exist): small models do this now and then, and do go on when told. Ending
 // the run as "done" would report a task as finished while nothing of it ran.
 import {
+  brokenJsonCall,
+  brokenJsonCallReminder,
   findTextToolCall,
   inventedToolCall,
   inventedToolReminder,
@@ -48,6 +50,11 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
   if (textCall)
     return { type: "error", message: textToolCallMessage(textCall.tool, textCall.marked) };
   const invented = inventedToolCall(text, known);
+  const broken = invented === null ? brokenJsonCall(text, known) : null;
+  if ((invented ?? broken) !== null && !mayAsk && nudges.textCalls > 0) {
+    // Told once already: the reply is still a call nex cannot run, and the task is not done.
+    return { type: "error", message: unrunCallMessage(invented, broken) };
+  }
   if (invented !== null && mayAsk) {
     nudges.textCalls += 1;
     nudges.lastTurn = true;
@@ -57,7 +64,27 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
       reminder: inventedToolReminder(invented, known),
     };
   }
+  if (broken !== null && mayAsk) {
+    nudges.textCalls += 1;
+    nudges.lastTurn = true;
+    return {
+      type: "ask",
+      notice: `The model wrote a ${broken} call as JSON text that does not parse; nex told it so and asks again.`,
+      reminder: brokenJsonCallReminder(broken),
+    };
+  }
   return null;
+}
+
+function unrunCallMessage(invented: string | null, broken: string | null): string {
+  const what =
+    invented !== null
+      ? `a call to a tool that does not exist (${invented})`
+      : `a ${broken} call in JSON that does not parse`;
+  return (
+    `The model's reply was ${what}, again after nex told it so, so nex ran nothing and the task is not done. ` +
+    "The model writes calls outside its chat format's tool-call syntax: a model trained for tool calls does better; `nex doctor` checks a model's tool calls."
+  );
 }
 
 const EMPTY_REPLY_NUDGE =

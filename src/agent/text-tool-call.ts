@@ -89,7 +89,17 @@ export interface JsonReplyCall {
   args: unknown;
 }
 
-const FENCED_OR_BARE = /^\s*(?:```(?:json)?\s*(\{[\s\S]*?\})\s*```|(\{[\s\S]*\}))\s*$/i;
+/**
+ * The JSON object a block of a reply holds: bare, fenced, or with one fence of the pair missing
+ * (Qwen2.5-Coder 0.5B ends its bare call with a closing fence); else null.
+ */
+function jsonBlock(block: string): string | null {
+  const body = block
+    .trim()
+    .replace(/^```(?:json)?\s*/i, "")
+    .replace(/\s*```$/, "");
+  return body.startsWith("{") && body.endsWith("}") ? body : null;
+}
 
 /**
  * The calls of a reply that consists of nothing but tool calls written as JSON objects
@@ -102,9 +112,8 @@ export function jsonReplyCalls(text: string, toolNames: readonly string[]): Json
   const blocks = text.trim().startsWith("```") ? text.split(/(?<=```)\s*(?=```)/) : [text];
   const calls: JsonReplyCall[] = [];
   for (const block of blocks) {
-    const match = FENCED_OR_BARE.exec(block);
-    const body = match?.[1] ?? match?.[2];
-    if (body === undefined) return null;
+    const body = jsonBlock(block);
+    if (body === null) return null;
     const call = callOf(body, toolNames);
     if (call === null) return null;
     calls.push(call);
@@ -113,12 +122,7 @@ export function jsonReplyCalls(text: string, toolNames: readonly string[]): Json
 }
 
 function callOf(json: string, toolNames: readonly string[]): JsonReplyCall | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return null;
-  }
+  const value = parsed(json) ?? (DOUBLED.test(json) ? parsed(json.slice(1, -1)) : null);
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const { name, arguments: args, parameters, ...rest } = value as Record<string, unknown>;
   if (Object.keys(rest).length > 0 || typeof name !== "string" || !toolNames.includes(name))
@@ -128,15 +132,26 @@ function callOf(json: string, toolNames: readonly string[]): JsonReplyCall | nul
   return { name, args: given };
 }
 
+// Qwen2.5-Coder 1.5B now and then doubles the braces around its call (`{{"name": ...}}}`, as in a
+// template that escapes them): one pair of braces less is the call it meant.
+const DOUBLED = /^\{\{[\s\S]*\}\}$/;
+
+function parsed(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The name in a reply that is one JSON call (`{"name": ..., "arguments": ...}`, bare or fenced) to a
  * tool the session does not have, or null. A small model invents tools from the task's words (a
  * function of the repository, a file name); as an answer, that JSON would end the task as done.
  */
 export function inventedToolCall(text: string, toolNames: readonly string[]): string | null {
-  const match = FENCED_OR_BARE.exec(text);
-  const body = match?.[1] ?? match?.[2];
-  if (body === undefined) return null;
+  const body = unfenced(text);
+  if (!body.startsWith("{")) return null;
   try {
     const value = JSON.parse(body) as Record<string, unknown> | null;
     if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
@@ -144,13 +159,66 @@ export function inventedToolCall(text: string, toolNames: readonly string[]): st
     const hasArgs = "arguments" in value || "parameters" in value;
     return named !== null && hasArgs && !toolNames.includes(named) ? named : null;
   } catch {
-    return null;
+    // Broken JSON that opens as a call (a brace missing: Qwen2.5-Coder 0.5B, yaml-edit) still names it.
+    const named = CALL_OPENING.exec(body)?.[1];
+    return named !== undefined && !toolNames.includes(named) ? named : null;
   }
+}
+
+/** A reply without the fences around it (either may be missing). */
+function unfenced(text: string): string {
+  return text
+    .trim()
+    .replace(/^```(?:json)?\s*/i, "")
+    .replace(/\s*```$/, "");
+}
+
+/** How a call written as JSON opens: its name, then its arguments. */
+const CALL_OPENING = /^\{\s*"name"\s*:\s*"([^"]+)"\s*,\s*"(?:arguments|parameters)"\s*:/;
+
+/**
+ * The tool a reply seems to call in JSON that does not parse (a brace missing, a quote unescaped:
+ * Qwen2.5-Coder 0.5B), or null. Such a reply is no answer: as one, it would end the task as done.
+ */
+export function brokenJsonCall(text: string, toolNames: readonly string[]): string | null {
+  const body = unfenced(text);
+  const named = CALL_OPENING.exec(body);
+  if (!named?.[1] || !toolNames.includes(named[1])) return null;
+  try {
+    JSON.parse(body);
+    return null;
+  } catch {
+    return named[1];
+  }
+}
+
+/** What the model is told when its reply was a call in JSON that does not parse. */
+export function brokenJsonCallReminder(tool: string): string {
+  return `nex: your reply was a ${tool} call written as JSON text that is not valid JSON (check its braces and quotes), so nothing ran. Call ${tool} with a real tool call; if you are finished, answer in plain words.`;
 }
 
 /** What the model is told when it called a tool that does not exist. */
 export function inventedToolReminder(name: string, toolNames: readonly string[]): string {
-  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${toolNames.join(", ")}. Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
+  // load_tools is left out of the list: Qwen2.5-Coder 0.5B, told it among the rest, asked load_tools
+  // for every tool of the list instead of calling one (fix-test-js, change-nothing).
+  const working = toolNames.filter((tool) => tool !== "load_tools");
+  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${working.join(", ")}.${meantCall(name, toolNames)} Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
+}
+
+// Small models name their call after the task's words: a file (stats.py, count.js) or a command
+// (node --test). The call they meant is then one of the session's tools, said with its arguments.
+const COMMAND =
+  /^(?:node|npm|npx|python3?|pytest|pip|git|make|cargo|go|bash|sh|ls|cat|grep)(?:\s|$)/;
+const FILE_NAME = /^[\w./-]+\.[A-Za-z]{1,5}$/;
+
+function meantCall(name: string, toolNames: readonly string[]): string {
+  if (COMMAND.test(name) && toolNames.includes("bash"))
+    return ` To run \`${name}\`, call bash with {"command": ${JSON.stringify(name)}}.`;
+  if (FILE_NAME.test(name) && toolNames.includes("read_file"))
+    return ` To look at the file ${name}, call read_file with {"path": ${JSON.stringify(name)}}, then change it with edit_file.`;
+  if (toolNames.includes("list_dir") && toolNames.includes("read_file"))
+    return " To see the project's files, call list_dir; to read one, call read_file with its path.";
+  return "";
 }
 
 /** A reply's JSON calls as the calls they are, ids marked as nex's; wrong-shaped arguments refused. */

@@ -14,9 +14,11 @@ import { type RunIo, readRunFlags, runFlagOptions } from "./run-flags.ts";
 export type Command =
   | { type: "help"; text: string }
   | { type: "completion"; shell: string }
-  | { type: "chat"; options: CommonOptions; resume: string | null }
+  | { type: "chat"; options: CommonOptions; resume: string | null; role?: string }
+  | { type: "chat-files"; options: CommonOptions; chat: string; role?: string }
   | { type: "run"; options: CommonOptions; task: string; resume: string | null; io: RunIo }
   | { type: "sessions"; options: CommonOptions }
+  | { type: "session-show"; options: CommonOptions; id: string }
   | { type: "compact"; options: CommonOptions; session: string }
   | {
       type: "undo";
@@ -64,12 +66,14 @@ Usage:
   nex                          open the interactive chat in the current directory
   nex run [options] "task"     work on a task headless: progress on stderr, the answer on stdout
   nex resume [id|--last]       continue a session (interactive; add "task" to continue headless)
-  nex sessions [--json]        list sessions (--json: as a JSON array)
+  nex sessions [--json]        list sessions (--json: as a JSON array); nex sessions show ID: one
+                               session, with the summary nex keeps of it
   nex compact [id|--last]      summarise a session's older messages so it fits the model again
   nex undo [n] [--session id]  undo the file changes of the last n prompts (default 1) of the last
-                               session that changed files here; --list shows what each step restores;
-                               --include-unsure also reverts what changed during a command that
-                               does not name it (undo leaves that alone: it may be someone else's)
+                               session that changed files here; --list shows what each step restores
+                               (--json: as a JSON array); --include-unsure also reverts what changed
+                               during a command that does not name it (undo leaves that alone: it
+                               may be someone else's)
   nex mcp list|test|add|remove|approve|login
                                MCP servers: state and tools, try one, add or remove one, approve a
                                project's .mcp.json, sign in with OAuth (nex mcp help)
@@ -77,10 +81,12 @@ Usage:
   nex acp                      serve the Agent Client Protocol on stdin/stdout, for editors (Zed, ...)
   nex doctor                   check the endpoint before trusting it: reachable, key, model, streaming,
                                tool calls, limits, honest truncation (--json for a JSON report)
-  nex hooks [approve]          list the hooks that run here; approve the project's (.claude/settings.json)
+  nex hooks [approve]          list the hooks that run here (--json: as a JSON array); approve the
+                               project's (.claude/settings.json)
   nex commands [approve [NAME]]
-                               list the slash commands from files, where each comes from; approve the
-                               project's that run shell lines (.claude/commands, .nex/commands)
+                               list the slash commands from files, where each comes from (--json: as a
+                               JSON array); approve the project's that run shell lines
+                               (.claude/commands, .nex/commands)
   nex completion bash|zsh|fish print a shell completion script (source <(nex completion bash))
   nex help COMMAND             a command's own help and options (or nex COMMAND --help)
 
@@ -91,7 +97,7 @@ Options:
   --base-url URL        endpoint (or OPENAI_BASE_URL; ANTHROPIC_BASE_URL with --provider anthropic)
   --provider NAME       openai (any OpenAI-compatible server, default) or anthropic
   --cwd DIR             workspace (default: the current directory)
-  --mode MODE           permissions: ask (default), auto_edit, approve_all
+  --mode MODE           permissions: ask (default), auto_edit, approve_all, plan (read-only)
   --yes, -y             approve every action undo can repair (same as --mode approve_all)
   --sandbox MODE        commands run confined: workspace-write (default), read-only, off (unconfined)
   --allow-host HOST     with the network off, commands may still reach HOST through nex's proxy
@@ -112,6 +118,8 @@ Options:
   --output-schema FILE  the final answer must be JSON valid against this schema (one retry, else exit 6)
   --max-time 15m        time budget: at 80% the model is told to wrap up, at 100% nex stops (exit 5)
   --inbox FILE          a JSON-lines file whose new lines reach the model at the next turn boundary
+  --role NAME           add the role prompt roles/NAME.md (.nex/roles/, then ~/.config/nex/roles/)
+  --chat DIR|NAME       serve one conversation from the files of a chat folder (docs/chat-files.md)
   --data-dir DIR        where sessions are kept (default: $XDG_DATA_HOME/nex; "workspace" for ./.nex)
   --config FILE         config file (default: $XDG_CONFIG_HOME/nex/config.json)
   --mcp-config FILE     MCP servers from a file like Claude Code's .mcp.json (repeatable)
@@ -141,6 +149,10 @@ function undoCommand(
       `nex undo takes a number of prompts to undo (1 or more), not "${rest[0]}". See what each step restores with \`nex undo --list\`.`,
     );
   }
+  if (values.json && !values.list)
+    throw new UsageError(
+      "nex undo --json goes with --list (`nex undo --list --json`): undoing itself prints its account as text.",
+    );
   return {
     type: "undo",
     options,
@@ -172,6 +184,20 @@ function mcpCommand(rest: string[], values: Values, options: CommonOptions): Com
   };
 }
 
+/** `nex help [COMMAND]` or `--help`: the global help or one command's, else null. */
+function helpRequest(values: Values, positionals: string[]): Command | null {
+  const named = positionals[0];
+  if (named === "help") {
+    const topic = positionals[1];
+    if (topic === undefined) return { type: "help", text: HELP };
+    if (topic in COMMANDS) return { type: "help", text: commandHelp(topic) };
+    throw new UsageError(unknownCommand(topic));
+  }
+  if (!values.help) return null;
+  if (named !== undefined && named in COMMANDS) return { type: "help", text: commandHelp(named) };
+  return { type: "help", text: HELP };
+}
+
 /** Parses argv (without the node and script paths). */
 export function parseCommand(argv: string[]): Command {
   let parsed: ReturnType<typeof parse>;
@@ -181,17 +207,8 @@ export function parseCommand(argv: string[]): Command {
     throw new UsageError(parseErrorMessage(error as Error & { code?: string }, argv));
   }
   const { values, positionals } = parsed;
-  const named = positionals[0];
-  if (named === "help") {
-    const topic = positionals[1];
-    if (topic === undefined) return { type: "help", text: HELP };
-    if (topic in COMMANDS) return { type: "help", text: commandHelp(topic) };
-    throw new UsageError(unknownCommand(topic));
-  }
-  if (values.help) {
-    if (named !== undefined && named in COMMANDS) return { type: "help", text: commandHelp(named) };
-    return { type: "help", text: HELP };
-  }
+  const help = helpRequest(values, positionals);
+  if (help) return help;
   const claude = values as Record<string, string | boolean | undefined>;
   // `claude -p "task"` and `nex -p "task"` alike are a headless run, as is a bare stream-json command
   // line (the Claude Agent SDK starts its executable with flags only).
@@ -207,10 +224,13 @@ export function parseCommand(argv: string[]): Command {
     }
   }
   const options = commonOptions(values);
+  const role = typeof claude.role === "string" ? claude.role : undefined;
   switch (verb) {
     case undefined:
     case "chat":
-      return { type: "chat", options, resume: session };
+      if (typeof claude.chat === "string")
+        return { type: "chat-files", options, chat: claude.chat, ...(role ? { role } : {}) };
+      return { type: "chat", options, resume: session, ...(role ? { role } : {}) };
     case "run": {
       const task = rest.join(" ").trim();
       return { type: "run", options, task, resume: session, io: runIo(values, task) };
@@ -227,6 +247,7 @@ export function parseCommand(argv: string[]): Command {
         : { type: "chat", options, resume: target };
     }
     case "sessions":
+      if (rest[0] === "show") return { type: "session-show", options, id: rest[1] ?? "last" };
       return { type: "sessions", options };
     case "compact":
       return {
@@ -249,11 +270,19 @@ export function parseCommand(argv: string[]): Command {
         throw new UsageError(
           `nex hooks lists the hooks; \`nex hooks approve\` approves the project's. Not "${rest.join(" ")}".`,
         );
+      if (rest[0] === "approve" && values.json)
+        throw new UsageError(
+          "nex hooks --json lists the hooks; `nex hooks approve` takes no --json.",
+        );
       return { type: "hooks", options, approve: rest[0] === "approve" };
     case "commands":
       if (rest.length > 2 || (rest[0] !== undefined && rest[0] !== "approve"))
         throw new UsageError(
           `nex commands lists the commands from files; \`nex commands approve [NAME]\` approves the project's. Not "${rest.join(" ")}".`,
+        );
+      if (rest[0] === "approve" && values.json)
+        throw new UsageError(
+          "nex commands --json lists the commands; `nex commands approve` takes no --json.",
         );
       return {
         type: "commands",
@@ -334,6 +363,7 @@ const OPTIONS = {
   last: { type: "boolean" },
   list: { type: "boolean" },
   "include-unsure": { type: "boolean" },
+  chat: { type: "string" },
   help: { type: "boolean", short: "h" },
   ...runFlagOptions(),
 } as const;
@@ -388,8 +418,8 @@ function nexModeName(mode: string): string {
     bypassPermissions: "approve_all",
   };
   if (Object.hasOwn(claude, mode)) return claude[mode] as string;
-  if (["ask", "auto_edit", "approve_all"].includes(mode)) return mode;
+  if (["plan", "ask", "auto_edit", "approve_all"].includes(mode)) return mode;
   throw new UsageError(
-    `--permission-mode takes default, acceptEdits or bypassPermissions (or nex's ask, auto_edit, approve_all), not "${mode}"; nex has no plan or dontAsk mode.`,
+    `--permission-mode takes default, acceptEdits, bypassPermissions or plan (or nex's ask, auto_edit, approve_all), not "${mode}"; nex has no dontAsk mode.`,
   );
 }

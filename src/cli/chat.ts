@@ -7,14 +7,18 @@ import { runTui } from "../tui/index.ts";
 import type { CommonOptions } from "./args.ts";
 
 /** Runs the chat until the user leaves it; returns the exit code. */
-export async function runChat(options: CommonOptions, resume: string | null): Promise<number> {
+export async function runChat(
+  options: CommonOptions,
+  resume: string | null,
+  role?: string,
+): Promise<number> {
   const first = resume === "pick" ? await pickResume(options) : resume;
   if (first === undefined) return 0;
   let target: string | null = first;
   let arrival: string | undefined;
   for (;;) {
     const next: { id?: string; line?: string | undefined } = {};
-    const code = await chatIn(options, target, arrival, (id, line) => {
+    const code = await chatIn(options, target, arrival, role, (id, line) => {
       next.id = id;
       next.line = line;
     });
@@ -49,12 +53,14 @@ async function chatIn(
   options: CommonOptions,
   resume: string | null,
   arrival: string | undefined,
+  role: string | undefined,
   onSwitch: (id: string, line: string | undefined) => void,
 ): Promise<number> {
   const opened = await openSession(options, process.env, process.cwd(), {
     resume,
     approvals: "interactive",
     concealEnvironment: true,
+    ...(role ? { role } : {}),
   });
   const opening = opened.events.flatMap((event) =>
     event.type === "context_fitted" ? [event.line] : event.type === "notice" ? [event.message] : [],

@@ -36,7 +36,7 @@ export const COMMON_HELP = `Common options (every command):
   --base-url URL        endpoint (or OPENAI_BASE_URL; ANTHROPIC_BASE_URL with --provider anthropic)
   --provider NAME       openai (default) or anthropic
   --cwd DIR, -C         workspace (default: the current directory)
-  --mode MODE           permissions: ask (default), auto_edit, approve_all; --yes, -y: approve_all
+  --mode MODE           permissions: ask (default), auto_edit, approve_all, plan; --yes, -y: approve_all
   --sandbox MODE        workspace-write (default), read-only, off
   --allow-host HOST     a host sandboxed commands may reach through nex's proxy (npm, pypi, crates,
                         github, a name, *.domain, an address; repeatable)
@@ -60,21 +60,30 @@ const RUN_OPTIONS = `Options:
   --output-schema FILE        the answer must be JSON valid against this schema (exit 6 if not)
   --max-time 15m              time budget (exit 5 when spent)
   --inbox FILE                JSON lines that reach the model at the next turn boundary
+  --role NAME                 add the role prompt roles/NAME.md (project's .nex/roles/, then the user's)
   --permission-prompt-tool stdio   ask the orchestrator about approvals (stream-json)
 Claude Code's other flags are accepted with no effect or refused, each with the reason.`;
 
 export const COMMANDS: Record<string, CommandSpec> = {
   chat: {
-    usage: "nex [chat] [--last | --session ID]",
-    about: "open the interactive chat in the current directory",
+    usage: "nex [chat] [--last | --session ID] [--role NAME] | nex --chat DIR|NAME [--role NAME]",
+    about:
+      "open the interactive chat in the current directory, or serve a chat folder's files (--chat)",
     flags: [
       ...SESSION_FLAGS,
+      "chat",
+      "role",
       "resume",
       "continue",
       "permission-mode",
       "dangerously-skip-permissions",
     ],
-    options: "Options:\n  --last, --session ID  continue the last session, or session ID",
+    options: `Options:
+  --last, --session ID  continue the last session, or session ID
+  --role NAME           add the role prompt roles/NAME.md (project's .nex/roles/, then the user's)
+  --chat DIR|NAME       serve one conversation from a chat folder's files: inbox.jsonl in,
+                        .streaming and outbox.jsonl out, one handler at a time (docs/chat-files.md);
+                        a NAME is looked up under the config's "chatRoot"`,
   },
   run: {
     usage: 'nex run [options] "task"',
@@ -89,8 +98,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: `${RUN_OPTIONS}`,
   },
   sessions: {
-    usage: "nex sessions [--json]",
-    about: "list the sessions of this workspace, newest first",
+    usage: "nex sessions [--json] | nex sessions show [ID]",
+    about:
+      "list the sessions of this workspace, newest first; show one (default: the last) with its summary",
     flags: ["json"],
     options: "Options:\n  --json  one JSON object per session, as a JSON array",
   },
@@ -101,13 +111,14 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: "Options:\n  --last, --session ID  the session (default: the last)",
   },
   undo: {
-    usage: "nex undo [n] [--session ID] [--list] [--include-unsure]",
+    usage: "nex undo [n] [--session ID] [--list [--json]] [--include-unsure]",
     about:
       "undo the file changes of the last n prompts (default 1) of the last session that changed files here",
-    flags: [...SESSION_FLAGS, "list", "include-unsure"],
+    flags: [...SESSION_FLAGS, "list", "include-unsure", "json"],
     options: `Options:
   --session ID, --last  the session (default: the last that changed files here)
   --list                show what each step restores, change nothing
+  --json                with --list: the steps as a JSON array
   --include-unsure      also revert what changed during a command that does not name it`,
   },
   mcp: {
@@ -142,17 +153,17 @@ See \`nex mcp help\` for every action.`,
     options: "Options:\n  --json  a JSON report",
   },
   hooks: {
-    usage: "nex hooks [approve]",
+    usage: "nex hooks [approve] [--json]",
     about: "list the hooks that run here; approve the project's (.claude/settings.json)",
-    flags: [],
-    options: "",
+    flags: ["json"],
+    options: "Options:\n  --json  the hooks as a JSON array",
   },
   commands: {
-    usage: "nex commands [approve [NAME]]",
+    usage: "nex commands [approve [NAME]] [--json]",
     about:
       "list the slash commands from files, where each comes from; approve the project's that run shell lines",
-    flags: [],
-    options: "",
+    flags: ["json"],
+    options: "Options:\n  --json  the commands as a JSON array",
   },
   completion: {
     usage: "nex completion bash|zsh|fish",

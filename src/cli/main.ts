@@ -1,5 +1,4 @@
 import { EXIT } from "../headless/exit-code.ts";
-import { formatSize } from "../protocol/counts.ts";
 import { plainText } from "../protocol/plain-text.ts";
 import { describeCompact } from "../protocol/session-result-words.ts";
 import { ConfigError } from "../runtime/config/index.ts";
@@ -50,31 +49,14 @@ async function dispatch(command: Command): Promise<number> {
     case "chat": {
       if (!(await firstRunSetupDone(command))) return EXIT.config;
       const { runChat } = await import("./chat.ts");
-      return runChat(command.options, command.resume);
+      return runChat(command.options, command.resume, command.role);
     }
-    case "sessions": {
-      const { listSessionsFor } = await import("../runtime/assembly/index.ts");
-      const rows = await listSessionsFor(command.options, process.env, process.cwd());
-      if (command.options.json) {
-        const { terminalJson } = await import("../headless/terminal-json.ts");
-        process.stdout.write(`${terminalJson(rows, 2)}\n`);
-        return EXIT.done;
-      }
-      if (rows.length === 0) {
-        process.stdout.write('No sessions yet. Start one with `nex` or `nex run "task"`.\n');
-        return EXIT.done;
-      }
-      for (const row of rows) {
-        // The first prompt says what a session is about; the last message is often the model's.
-        const about = row.firstPrompt || row.lastMessage;
-        process.stdout.write(
-          plainText(
-            `${row.sessionId}  ${row.startedAt}  ${row.messages} messages  ${formatSize(row.bytes)}  ${row.workspace}\n    ${about}\n`,
-          ),
-        );
-      }
-      return EXIT.done;
-    }
+    case "chat-files":
+      return (await import("../headless/chat-files/index.ts")).chatFilesCommand(command);
+    case "sessions":
+      return (await import("./session-show.ts")).listSessions(command.options);
+    case "session-show":
+      return (await import("./session-show.ts")).showSession(command.options, command.id);
     case "compact": {
       const { compactSession } = await import("../runtime/assembly/index.ts");
       const { createTextRenderer } = await import("../headless/text-renderer.ts");
@@ -90,21 +72,8 @@ async function dispatch(command: Command): Promise<number> {
       process.stderr.write(`nex: ${plainText(describeCompact(result))}\n`);
       return result.kind === "compacted" || result.kind === "not_needed" ? EXIT.done : EXIT.failure;
     }
-    case "undo": {
-      const { undoSession } = await import("../runtime/history/index.ts");
-      const { describeUndoAnswer } = await import("../headless/undo-words.ts");
-      const answer = await undoSession(
-        command.options,
-        process.env,
-        process.cwd(),
-        command.session,
-        command.turns,
-        { list: command.list, includeUnsure: command.includeUnsure },
-      );
-      // It names files the model created.
-      process.stdout.write(`${plainText(describeUndoAnswer(answer))}\n`);
-      return answer.kind === "undo" && answer.result.kind === "partial" ? EXIT.failure : EXIT.done;
-    }
+    case "undo":
+      return runUndo(command);
     case "hooks": {
       const { hooksReport } = await import("../runtime/hooks/index.ts");
       const report = await hooksReport(
@@ -113,7 +82,7 @@ async function dispatch(command: Command): Promise<number> {
         process.cwd(),
         command.approve,
       );
-      process.stdout.write(`${plainText(report.text)}\n`);
+      await printReport(report, command.options.json && !command.approve);
       return report.ok ? EXIT.done : EXIT.failure;
     }
     case "commands": {
@@ -124,7 +93,7 @@ async function dispatch(command: Command): Promise<number> {
         process.cwd(),
         command.approve ? { name: command.name } : null,
       );
-      process.stdout.write(`${plainText(report.text)}\n`);
+      await printReport(report, command.options.json && !command.approve);
       return report.ok ? EXIT.done : EXIT.failure;
     }
     case "doctor": {
@@ -149,6 +118,43 @@ async function dispatch(command: Command): Promise<number> {
       return runDemo(command.scenario, command.options);
     }
   }
+}
+
+/** `nex undo`: undoes, or with --list says what each step would restore (--json: as a JSON array). */
+async function runUndo(command: Command & { type: "undo" }): Promise<number> {
+  const { undoSession } = await import("../runtime/history/index.ts");
+  const { describeUndoAnswer } = await import("../headless/undo-words.ts");
+  const answer = await undoSession(
+    command.options,
+    process.env,
+    process.cwd(),
+    command.session,
+    command.turns,
+    { list: command.list, includeUnsure: command.includeUnsure },
+  );
+  if (command.list && command.options.json) {
+    const { terminalJson } = await import("../headless/terminal-json.ts");
+    const steps = answer.kind === "preview" ? answer.steps : [];
+    process.stdout.write(`${terminalJson(steps, 2)}\n`);
+    return EXIT.done;
+  }
+  // It names files the model created.
+  process.stdout.write(`${plainText(describeUndoAnswer(answer))}\n`);
+  return answer.kind === "undo" && answer.result.kind === "partial" ? EXIT.failure : EXIT.done;
+}
+
+/** A report's text, or its rows as a JSON array with its problems on stderr. */
+async function printReport(
+  report: { text: string; rows: unknown[]; problems: string[] },
+  json: boolean,
+): Promise<void> {
+  if (!json) {
+    process.stdout.write(`${plainText(report.text)}\n`);
+    return;
+  }
+  const { terminalJson } = await import("../headless/terminal-json.ts");
+  for (const problem of report.problems) process.stderr.write(`nex: ${plainText(problem)}\n`);
+  process.stdout.write(`${terminalJson(report.rows, 2)}\n`);
 }
 
 /** A chat on a terminal with nothing configured asks where to go first; false when the user left instead. */

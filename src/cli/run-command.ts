@@ -79,6 +79,7 @@ export async function runCommand(
   });
   opened.session.subscribe(remember);
   limits.onTimeout(() => opened.session.interrupt("the --max-time budget was spent"));
+  limits.onUrgent(() => opened.session.interrupt("an urgent message arrived in the --inbox"));
   const code = await runHeadless(opened.session, task, {
     json: io.output === "json-events",
     initialEvents: opened.events,
@@ -91,6 +92,11 @@ export async function runCommand(
           },
         }
       : {}),
+    // An urgent inbox message cancelled the turn (or came as it ended): it runs now, in this session.
+    followUp: () => {
+      const next = limits.takeUrgent();
+      return next.length > 0 && !limits.timedOut() ? next.join("\n\n") : null;
+    },
   });
   finishLimits(limits);
   writeLastMessage();
@@ -107,6 +113,7 @@ function baseOpenOptions(resume: string | null, io: RunIo, limits: RunLimits): O
       ? { turnNotes: limits.takeNotes }
       : {}),
     ...(io.sessionName ? { sessionName: io.sessionName } : {}),
+    ...(io.role ? { role: io.role } : {}),
     ...(io.tools || io.disallowedTools
       ? {
           tools: {

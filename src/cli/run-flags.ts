@@ -20,6 +20,8 @@ export interface RunIo {
   maxTimeMs?: number;
   sessionName?: string;
   inbox?: string;
+  /** `--role NAME`: roles/NAME.md joins the system prompt. */
+  role?: string;
   outputLastMessage?: string;
   outputSchema?: string;
   /** `--json-schema` (inline, as the Claude Agent SDK passes it). */
@@ -37,6 +39,7 @@ export function runFlagOptions() {
     "disallowed-tools": { type: "string" },
     "max-time": { type: "string" },
     inbox: { type: "string" },
+    role: { type: "string" },
     "output-last-message": { type: "string" },
     "output-schema": { type: "string" },
     p: { type: "boolean", short: "p" },
@@ -131,6 +134,7 @@ export function readRunFlags(values: Values, task: string): RunIo {
     io.sessionName = name;
   }
   assign(io, "inbox", str("inbox"));
+  assign(io, "role", str("role"));
   assign(io, "outputLastMessage", str("output-last-message"));
   assign(io, "outputSchema", str("output-schema"));
   assign(io, "inlineSchema", str("json-schema"));

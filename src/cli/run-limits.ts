@@ -12,6 +12,10 @@ export interface RunLimits {
   onTimeout(stop: () => void): void;
   /** Messages that arrived but no turn boundary came to deliver them. */
   undelivered(): string[];
+  /** Called when an urgent inbox message arrives (the caller cancels the running turn). */
+  onUrgent(handler: () => void): void;
+  /** The urgent messages not run yet, as prompts, and none left. */
+  takeUrgent(): string[];
   stop(): void;
 }
 
@@ -47,10 +51,22 @@ export function startRunLimits(
   }
   // Each note says where it came from (the inbox's path and line), so a message never passes for the user's.
   const inboxTexts = new Map<string, string>();
+  const urgent: { note: string; text: string }[] = [];
+  // Only `nex run`'s text and JSON runs cancel for an urgent line; elsewhere it is an ordinary note.
+  let urgentArrived: (() => void) | null = null;
   const stopInbox = inbox
     ? watchInbox(
         resolve(inbox),
-        (text, path, line) => {
+        (text, path, line, isUrgent) => {
+          if (isUrgent && urgentArrived) {
+            // Not a note for the next boundary: the running turn is cancelled and this one runs now.
+            urgent.push({
+              note: `An urgent message arrived from the orchestrator's inbox (${path}, line ${line}); the step you were on was interrupted for it: ${text}`,
+              text,
+            });
+            urgentArrived?.();
+            return;
+          }
           const note = `A message for you arrived from the orchestrator's inbox (${path}, line ${line}): ${text}`;
           inboxTexts.set(note, text);
           notes.push(note);
@@ -64,7 +80,14 @@ export function startRunLimits(
     onTimeout: (stop) => {
       stopRun = stop;
     },
-    undelivered: () => notes.flatMap((note) => inboxTexts.get(note) ?? []),
+    undelivered: () => [
+      ...notes.flatMap((note) => inboxTexts.get(note) ?? []),
+      ...urgent.map((message) => message.text),
+    ],
+    onUrgent: (handler) => {
+      urgentArrived = handler;
+    },
+    takeUrgent: () => urgent.splice(0).map((message) => message.note),
     stop: () => {
       for (const timer of timers) clearTimeout(timer);
       stopInbox?.();
@@ -79,7 +102,7 @@ export function startRunLimits(
  */
 function watchInbox(
   path: string,
-  deliver: (text: string, path: string, line: number) => void,
+  deliver: (text: string, path: string, line: number, urgent: boolean) => void,
   err: (text: string) => void,
 ) {
   let offset = sizeOf(path) ?? 0;
@@ -128,7 +151,7 @@ function watchInbox(
             err(
               `nex: inbox line ${line.number} is not a message and was skipped; write one JSON object per line such as {"message":"..."}.\n`,
             );
-          else deliver(text, path, line.number);
+          else deliver(text, path, line.number, isUrgent(line.text));
         }
       }
     } finally {
@@ -159,6 +182,16 @@ function messageOf(line: string): string | null {
     }
   }
   return null;
+}
+
+/** `"urgent": true` or `"priority": "urgent"` on an inbox line (its text is read by `messageOf`). */
+function isUrgent(line: string): boolean {
+  try {
+    const value = JSON.parse(line) as Record<string, unknown> | null;
+    return value !== null && (value.urgent === true || value.priority === "urgent");
+  } catch {
+    return false;
+  }
 }
 
 /** How many lines the first `size` bytes of a file hold, read a piece at a time. */

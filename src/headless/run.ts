@@ -19,6 +19,8 @@ export interface HeadlessOptions {
   finish?: (session: AgentSession, terminal: TerminalEvent) => Promise<RunCheck>;
   /** True when the run was stopped because its time budget (`--max-time`) was spent. */
   timedOut?: () => boolean;
+  /** A prompt to run next in the same run (an urgent inbox message that cancelled the turn), or null. */
+  followUp?: () => string | null;
 }
 
 /** What a `finish` check concluded. */
@@ -105,6 +107,10 @@ export async function runHeadless(
   try {
     const mark = (await session.changeMark?.().catch(() => null)) ?? null;
     let terminal = await session.submit(task);
+    for (let next = options.followUp?.() ?? null; next !== null && stoppedBy === null; ) {
+      terminal = await session.submit(next);
+      next = options.followUp?.() ?? null;
+    }
     const check =
       options.finish && stoppedBy === null ? await options.finish(session, terminal) : {};
     if (check.terminal) terminal = check.terminal;

@@ -88,6 +88,8 @@ type AgentEventBody =
       cause: PoisonCause | "invalid_arguments" | "denied" | "repeated_call";
       reason: string;
       bytesReceived: number;
+      /** The call's arguments, when they parsed (a denied call): what was refused, for the screen. */
+      args?: Record<string, unknown>;
     }
   | {
       type: "permission_requested";

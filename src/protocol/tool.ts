@@ -81,8 +81,14 @@ export type PermissionCheck =
       scope?: string;
       /** Why this call must ask where others like it would not; a refusal tells the model. */
       warning?: string;
+      /** Why the command would run outside the sandbox (none can confine it here). */
+      unconfined?: string;
     }
-  | { type: "deny"; reason: string };
+  /**
+   * `outsidePlan`: refused only because the session is in plan mode (the model may not change
+   * things); the verdict the call would get in ask mode.
+   */
+  | { type: "deny"; reason: string; outsidePlan?: PermissionCheck };
 
 /** The user's answer to a permission request. */
 export type PermissionAnswer =
@@ -137,4 +143,5 @@ export interface ToolHost {
 }
 
 /** When mutating tools and `bash` need the user's approval. */
-export type PermissionMode = "ask" | "auto_edit" | "approve_all";
+/** `plan`: the model may read and propose, never change. */
+export type PermissionMode = "plan" | "ask" | "auto_edit" | "approve_all";

@@ -21,6 +21,7 @@ export {
   type SyncMode,
 } from "./journal.ts";
 export { mapStrings } from "./map-strings.ts";
+export { renderMessage } from "./message-text.ts";
 export type { CompactionInfo, JournalRecord, SessionMeta, UsageInfo } from "./records.ts";
 export {
   describeFit,
@@ -45,6 +46,7 @@ export {
   SessionBusyError,
   type SessionLock,
 } from "./session-lock.ts";
+export { textMemo } from "./text-memo.ts";
 export {
   cheapTextTokens,
   cheapTokens,

@@ -13,9 +13,10 @@ import {
   sniffType,
   type UsageInfo,
 } from "./records.ts";
-import { hostOnly, type KnownSecrets, scrubValue } from "./scrub.ts";
+import { hostOnly, type KnownSecrets, scrubberOf, scrubText, scrubValue } from "./scrub.ts";
 import { newSessionId } from "./session-id.ts";
 import { acquireSessionLock, type SessionLock } from "./session-lock.ts";
+import { textMemo } from "./text-memo.ts";
 import { cheapTokens } from "./tokens.ts";
 
 /** When appends reach the disk: fsync at `syncTurn` (default), after every record, or never (tests). */
@@ -43,6 +44,8 @@ export interface NewSession {
   model: string;
   baseUrl: string;
   id?: string;
+  /** `--role NAME` the session was started with. */
+  role?: string;
 }
 
 /**
@@ -96,8 +99,8 @@ class FileJournal implements Journal {
   #fd: number | null;
   #sync: SyncMode;
   #now: () => Date;
-  #secrets: KnownSecrets;
-  #redact: ((text: string) => string) | undefined;
+  /** One string as the journal writes it: the session's redaction, then the journal's own scrub. */
+  #scrub: (text: string) => { text: string; redactions: number };
   /** A write failed part-way, so the file may end inside a line. */
   #torn = false;
   #seq: number;
@@ -125,8 +128,11 @@ class FileJournal implements Journal {
     this.#lock = init.lock;
     this.#sync = init.options.sync ?? "turn";
     this.#now = init.options.now ?? (() => new Date());
-    this.#secrets = init.options.secrets ?? [];
-    this.#redact = init.options.redact;
+    const scrubber = scrubberOf(init.options.secrets ?? []);
+    const redact = init.options.redact;
+    // Records repeat their strings (a message, then the events that carry it): each distinct
+    // string is scanned once, both ways, and what that gave is remembered.
+    this.#scrub = textMemo((text) => scrubText(redact ? redact(text) : text, scrubber));
     this.#seq = init.seq;
     this.#tok = init.tok;
     this.#ledger = init.ledger;
@@ -149,8 +155,12 @@ class FileJournal implements Journal {
     // `v` then `type` lead every line: `sniffType` reads a record's type from its first bytes.
     const { type, ...rest } = fields;
     const record = { v: 1, type, ts: this.#now().toISOString(), ...rest };
-    const redacted = this.#redact ? mapStrings(record, this.#redact) : record;
-    const { value, redactions } = scrubValue(redacted, this.#secrets);
+    let redactions = 0;
+    const value = mapStrings(record, (text) => {
+      const scrubbed = this.#scrub(text);
+      redactions += scrubbed.redactions;
+      return scrubbed.text;
+    });
     this.#redactions += redactions;
     // After a failed write a fragment may end the file: start on a fresh line so this record survives.
     const bytes = Buffer.from(`${this.#torn ? "\n" : ""}${JSON.stringify(value)}\n`, "utf8");
@@ -301,6 +311,7 @@ export async function createJournal(
       model: session.model,
       host: hostOnly(session.baseUrl),
       createdAt,
+      ...(session.role ? { role: session.role } : {}),
     };
     const header = scrubValue({ v: 1, type: "session", ts: createdAt, ...meta }).value;
     try {
@@ -334,8 +345,8 @@ export function parseHeader(bytes: Buffer, path: string): SessionMeta {
         "pick another session with `nex sessions`.",
     );
   }
-  const { id, workspace, provider, model, host, createdAt } = parsed.record;
-  return { id, workspace, provider, model, host, createdAt };
+  const { id, workspace, provider, model, host, createdAt, role } = parsed.record;
+  return { id, workspace, provider, model, host, createdAt, ...(role ? { role } : {}) };
 }
 
 /**

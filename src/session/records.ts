@@ -11,6 +11,8 @@ export interface SessionMeta {
   model: string;
   host: string;
   createdAt: string;
+  /** `--role NAME` the session was started with (absent: none). */
+  role?: string;
 }
 
 interface RecordBase {

@@ -103,6 +103,10 @@ interface TailScan {
   /** Message records that repeat or break the order were left out (see sequence-check.ts). */
   damaged: boolean;
   ledger: Map<string, ReadRecord>;
+  /** Messages a rewind took out of the conversation: the journal keeps them, the count does not. */
+  rewound: number;
+  /** The seq of the first message after a `/clear`, when the scan reached one. */
+  clearedBefore: number | null;
 }
 
 async function scanTail(
@@ -126,7 +130,10 @@ async function scanTail(
     overflowed: false,
     damaged: false,
     ledger: new Map(),
+    rewound: 0,
+    clearedBefore: null,
   };
+  let oldestSeen: number | null = null;
   let usedRaw = 0;
   let messagesDone = false;
   let ledgerDone = false;
@@ -162,6 +169,7 @@ async function scanTail(
     } else if (r.type === "clear") {
       // The conversation restarted here: nothing older belongs to it.
       messagesDone = true;
+      scan.clearedBefore = oldestSeen ?? (scan.lastSeq ?? 0) + 1;
     } else if (r.type === "rewind") {
       // The newest messages before it left the conversation; rewinds made later add theirs.
       dropping += r.drop;
@@ -176,10 +184,12 @@ async function scanTail(
       } else if (!sequence.follows(r.seq)) {
         continue;
       }
+      oldestSeen = r.seq;
       if (scan.compaction && r.seq < scan.compaction.firstKeptSeq) {
         messagesDone = true;
       } else if (dropping > 0) {
         dropping--;
+        scan.rewound++;
       } else {
         const limit = Math.floor((options.budgetTokens - NOTE_RESERVE) / estimator.ratio);
         const remaining = limit - usedRaw - scan.summaryRaw;
@@ -200,6 +210,16 @@ async function scanTail(
   if (problem) warnings.push(problem);
   scan.damaged = sequence.damaged;
   return scan;
+}
+
+/**
+ * The messages of the conversation the journal holds: every message record, less those a rewind
+ * took out and those before a `/clear` (the journal keeps both; the conversation has neither).
+ */
+function conversationLength(scan: TailScan, collected: number): number | null {
+  if (scan.lastSeq === null) return collected === 0 ? 0 : null;
+  const from = scan.clearedBefore ?? 1;
+  return Math.max(0, scan.lastSeq - from + 1 - scan.rewound);
 }
 
 /** Loads the tail of a journal that fits `budgetTokens`; see the module comment. Never fails on a torn line. */
@@ -273,7 +293,7 @@ export async function loadForResume(path: string, options: ResumeOptions): Promi
     meta,
     messages: out,
     ledger: [...scan.ledger.values()],
-    totalMessages: scan.lastSeq ?? (window.length === 0 ? 0 : null),
+    totalMessages: conversationLength(scan, window.length),
     tail:
       scan.lastSeq !== null && scan.lastTok !== null
         ? { seq: scan.lastSeq, tok: scan.lastTok }

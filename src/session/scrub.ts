@@ -20,7 +20,8 @@ import { createSecretScrubber, type SecretScrubber } from "./secret-scrubber.ts"
 
 const NO_SECRETS = createSecretScrubber([]);
 
-function scrubberOf(known: KnownSecrets): SecretScrubber {
+/** The scrubber of `known`: itself, or one built for bare values. */
+export function scrubberOf(known: KnownSecrets): SecretScrubber {
   return "scrub" in known
     ? known
     : createSecretScrubber(known.map((value) => ({ name: "", value })));

@@ -51,12 +51,14 @@ import {
   describePreview,
   previewUndo,
   type RunChanges,
+  sessionDiff,
   type UndoPreviewStep,
   type UndoReport,
   undoWorkspace,
 } from "./undo/index.ts";
 import { writeFileTool } from "./write-file.ts";
 
+export { dispatch } from "./dispatch.ts";
 export {
   atomicWrite,
   describeImage,
@@ -104,7 +106,7 @@ export {
 } from "./shell/index.ts";
 export { latestTodos, todoNote } from "./todo-write.ts";
 export { defineTool, type Tool, type ToolContext, ToolFailure } from "./tool.ts";
-export type { RunChanges, SnapshotLimits } from "./undo/index.ts";
+export type { RunChanges, SnapshotLimits, UndoPreviewStep } from "./undo/index.ts";
 export {
   describePreview,
   lastChangedSession,
@@ -188,6 +190,8 @@ export interface WorkspaceToolHost extends ToolHost {
   changeMark(): Promise<number>;
   /** The paths whose bytes or mode differ from before `mark`, from the checkpoints (not a count of calls). */
   changesSince(mark: number): Promise<RunChanges>;
+  /** `/diff`: what the session changed, per file, against undo's snapshots, as text. */
+  sessionDiff(): Promise<string>;
   /** A new user prompt starts: undo takes whole prompts as its steps. */
   beginPrompt(): void;
   /** The conversation starts afresh (`/clear`): the model has read no file, so the ledger empties. */
@@ -283,6 +287,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
       jobs,
       results,
       ...(options.editor ? { editor: options.editor } : {}),
+      ...(options.redact ? { redact: options.redact } : {}),
       checkpoints: createCheckpointRecorder({
         checkpointDir: options.checkpointDir,
         workspace,
@@ -585,6 +590,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     // Behind the changes in flight, so the last checkpoint of the run is in the log.
     changeMark: () => serial(async () => changeMark(options.checkpointDir)),
     changesSince: (mark) => serial(async () => changesSince(await store(), mark)),
+    sessionDiff: () => serial(async () => sessionDiff(await store(), 0)),
   };
 }
 

@@ -68,6 +68,8 @@ export interface ToolContext {
   output?(tail: string, lines: number, bytes: number): void;
   /** The editor nex runs in (ACP), when it shows files with changes not saved yet. */
   editor?: EditorBuffers;
+  /** Replaces nex's secrets in text a tool sends on unscrubbed (a file's chunk in a child's request). */
+  redact?: (text: string) => string;
 }
 
 /** An editor's open files: what it shows may differ from the disk, and that difference is the user's work. */

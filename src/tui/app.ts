@@ -23,9 +23,17 @@ export type { AppProps } from "./chat-actions.ts";
 
 import { modeLabel } from "./commands.ts";
 import { type Completion, completionAt, SuggestionList } from "./completion.ts";
-import { EntryView, PermissionView, PromptView, StatusBar, ToolBlock } from "./components/index.ts";
-import { type InputState, initialInput } from "./keymap.ts";
-import { type LiveLayout, liveLayout, summaryRowsFor } from "./live-layout.ts";
+import {
+  EntryView,
+  PermissionView,
+  PromptView,
+  StatusBar,
+  ThinkingLine,
+  ToolBlock,
+} from "./components/index.ts";
+import { busyKeysGuide, type InputState, initialInput } from "./keymap.ts";
+import { busyGuideShown, type LiveLayout, liveLayout, summaryRowsFor } from "./live-layout.ts";
+import { ModelPicker, type ModelPickerState } from "./model-picker.ts";
 import { RewindPicker, type RewindPickerState } from "./rewind-picker.ts";
 import { SessionPicker } from "./session-picker.ts";
 import type { MeterState, UiState, UiStore } from "./state/index.ts";
@@ -38,7 +46,14 @@ function EntryList(props: { entries: readonly Entry[]; columns: number }): React
   const items = props.entries as Entry[];
   return h(Static<Entry>, {
     items,
-    children: (entry: Entry) => h(EntryView, { key: entry.id, entry, columns: props.columns }),
+    // Each entry is laid out at the terminal's width: Static's box otherwise takes its widest child's
+    // width, and one line too wide made every entry wrap past the terminal's edge.
+    children: (entry: Entry) =>
+      h(
+        Box,
+        { key: entry.id, width: props.columns, flexDirection: "column" },
+        h(EntryView, { entry, columns: props.columns }),
+      ),
   });
 }
 
@@ -91,6 +106,15 @@ function commandPlace(workspace: string, sandbox: MeterState["sandbox"]): string
   return `in ${plainText(workspace)} · ${how}`;
 }
 
+/** When the permission prompt on screen appeared, so keys typed just before it cannot answer it. */
+function usePermissionShownAt(pendingId: string | null) {
+  const shownAt = useRef<{ callId: string; at: number } | null>(null);
+  useEffect(() => {
+    if (pendingId !== null) shownAt.current = { callId: pendingId, at: Date.now() };
+  }, [pendingId]);
+  return shownAt;
+}
+
 /** The chat, the live region (streaming text, running tools, prompt) and the status bar. */
 export function App(props: AppProps): React.ReactElement {
   const { session, store } = props;
@@ -119,6 +143,8 @@ export function App(props: AppProps): React.ReactElement {
   );
   const [rewind, setRewind] = useState<RewindPickerState | null>(null);
   const rewindRef = useLatest(rewind);
+  const [models, setModels] = useState<ModelPickerState | null>(null);
+  const modelsRef = useLatest(models);
 
   const setInput = useCallback((next: InputState) => {
     input.current = next;
@@ -150,12 +176,7 @@ export function App(props: AppProps): React.ReactElement {
   const { columns, rows } = useTerminalSize();
   useRedrawOnWidthChange(columns, props.clearScreen, () => setStaticKey((key) => key + 1));
 
-  // When the permission prompt on screen appeared, so keys typed just before it cannot answer it.
-  const pendingId = ui.permissions[0]?.callId ?? null;
-  const shownAt = useRef<{ callId: string; at: number } | null>(null);
-  useEffect(() => {
-    if (pendingId !== null) shownAt.current = { callId: pendingId, at: Date.now() };
-  }, [pendingId]);
+  const shownAt = usePermissionShownAt(ui.permissions[0]?.callId ?? null);
 
   const chat: Chat = {
     props,
@@ -172,6 +193,8 @@ export function App(props: AppProps): React.ReactElement {
     setPicker,
     rewind: rewindRef,
     setRewind,
+    models: modelsRef,
+    setModels,
     tabbing,
     completionSources,
     setDismissedAt,
@@ -182,14 +205,14 @@ export function App(props: AppProps): React.ReactElement {
   useInput((typed, key) => onKey(chat, typed, key));
 
   const cycling = tabbing.current?.after === shown.editor.text ? tabbing.current : null;
-  const hidden = dismissedAt === shown.editor.text || !!picker || !!rewind;
+  const hidden = dismissedAt === shown.editor.text || !!picker || !!rewind || !!models;
   const suggestions = useSuggestions(
     shown,
     cycling,
     hidden || ui.permissions.length > 0,
     completionSources,
   );
-  const layout = liveLayout(ui, shown, suggestions, { columns, rows });
+  const layout = liveLayout(ui, shown, suggestions, { columns, rows }, busyShown);
   const { transcript, status, meter } = ui;
   return h(
     Box,
@@ -203,6 +226,7 @@ export function App(props: AppProps): React.ReactElement {
       shown,
       picker,
       rewind,
+      models,
       layout,
       size: { columns, rows },
       busy: busyShown,
@@ -241,6 +265,7 @@ function liveParts(
   columns: number,
 ): React.ReactNode[] {
   return [
+    layout.thinking ? h(ThinkingLine, { key: "thinking", ...layout.thinking, columns }) : null,
     layout.streaming !== null
       ? h(Box, { marginTop: streamingContinues ? 0 : 1 }, h(Text, null, layout.streaming))
       : null,
@@ -301,6 +326,7 @@ function bottomPane(view: {
   shown: InputState;
   picker: PickerState | null;
   rewind: RewindPickerState | null;
+  models: ModelPickerState | null;
   layout: LiveLayout;
   size: { columns: number; rows: number };
   busy: boolean;
@@ -313,6 +339,12 @@ function bottomPane(view: {
   if (view.rewind)
     return h(RewindPicker, {
       state: view.rewind,
+      columns,
+      maxRows: Math.max(3, Math.floor(rows / 2)),
+    });
+  if (view.models)
+    return h(ModelPicker, {
+      state: view.models,
       columns,
       maxRows: Math.max(3, Math.floor(rows / 2)),
     });
@@ -342,10 +374,14 @@ function bottomPane(view: {
     h(PromptView, {
       editor: shown.editor,
       maxRows: layout.editorRows,
+      columns,
       placeholder: view.busy
         ? "Enter: sent with the next tool result · Alt+Enter: steer · Esc interrupts"
         : "Ask nex · /help for commands",
     }),
+    busyGuideShown(shown, view.busy)
+      ? h(Text, { dimColor: true, wrap: "truncate-end" }, busyKeysGuide(shown))
+      : null,
     h(SuggestionList, { completion: view.suggestions, chosen: view.chosen, columns }),
   );
 }

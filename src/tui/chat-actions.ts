@@ -16,7 +16,8 @@ import { runCommand } from "./command-runner.ts";
 import { isCustomCommand, nextMode, parseCommand } from "./commands.ts";
 import { applySuggestion, type Completion, completionAt, sharedStart } from "./completion.ts";
 import { isHazard, shownSummary } from "./components/index.ts";
-import { type EditorState, editorWith } from "./editor.ts";
+import { type EditorState, editorWith, insert } from "./editor.ts";
+import { expansion, runningExpansion } from "./expansion.ts";
 import {
   answerGuardMs,
   COMMAND_WAITS_HINT,
@@ -25,16 +26,12 @@ import {
   type InputState,
   isCommandText,
 } from "./keymap.ts";
+import { modelChosen } from "./model-command.ts";
+import { type ModelPickerState, modelPickerKey } from "./model-picker.ts";
 import { doRewind } from "./rewind-command.ts";
 import { openRewindPicker, type RewindPickerState, rewindKey } from "./rewind-picker.ts";
 import { pickerKey } from "./session-picker.ts";
-import {
-  addEntry,
-  answered,
-  type Entry,
-  type PendingPermission,
-  type UiStore,
-} from "./state/index.ts";
+import { addEntry, answered, type PendingPermission, type UiStore } from "./state/index.ts";
 import { FOCUS_IN, FOCUS_OUT } from "./terminal-notify.ts";
 
 /** Properties of the TUI's root component. */
@@ -83,6 +80,8 @@ export interface Chat {
   setPicker: (next: PickerState | null) => void;
   rewind: RefObject<RewindPickerState | null>;
   setRewind: (next: RewindPickerState | null) => void;
+  models: RefObject<ModelPickerState | null>;
+  setModels: (next: ModelPickerState | null) => void;
   tabbing: RefObject<TabCycle | null>;
   completionSources: Parameters<typeof completionAt>[1];
   setDismissedAt: (text: string | null) => void;
@@ -165,6 +164,14 @@ function submit(chat: Chat, text: string, shown = text) {
     .work(() => session.submit(text))
     .then((end) => {
       chat.prompting.current = false;
+      const last = store.get().transcript.entries.at(-1);
+      // Not sent (an @-path that cannot be attached...): the prompt comes back to be fixed.
+      if (last?.type === "error" && last.unsent && chat.input.current.editor.text === "")
+        chat.setInput({
+          ...chat.input.current,
+          editor: editorWith(text),
+          hint: "Not sent: fix it, then Enter.",
+        });
       afterPrompt(chat, end);
     });
 }
@@ -180,6 +187,7 @@ function commandContext(chat: Chat) {
     setMode: chat.setMode,
     mode: chat.mode.current,
     openRewind: (points: RewindPoint[]) => chat.setRewind(openRewindPicker(points)),
+    openModels: (state: ModelPickerState) => chat.setModels(state),
     setDraft: (draft: string) =>
       chat.setInput({ ...chat.input.current, editor: editorWith(draft) }),
     ...(onSwitch
@@ -236,39 +244,17 @@ function complete(chat: Chat) {
   chat.setInput({ ...chat.input.current, editor: first });
 }
 
-/**
- * What Ctrl-O shows below, in full (the scrollback keeps the block as it was): the latest command's
- * whole result as the model got it, or the latest child agent's steps; null when there is neither.
- */
-export function expansion(entries: readonly Entry[]): string | null {
-  const last = [...entries]
-    .reverse()
-    .find(
-      (e) => e.type === "tool" && (e.child || (e.name === "bash" && e.outcome?.type === "result")),
-    );
-  if (last?.type === "tool" && !last.child && last.outcome?.type === "result") {
-    // A long one names its stored copy.
-    const all = plainText(last.outcome.content).split("\n");
-    const shown = all.slice(-400);
-    return [
-      `$ ${plainText(String(last.args.command ?? ""))}`,
-      ...(all.length > shown.length ? [`… ${all.length - shown.length} earlier lines`] : []),
-      ...shown,
-    ].join("\n");
-  }
-  const child = last?.type === "tool" ? last.child : undefined;
-  if (!child) return null;
-  const hidden = child.count - child.steps.length;
-  return [
-    `${child.who}, every step:`,
-    ...(hidden > 0 ? [`… ${hidden} earlier steps not kept`] : []),
-    ...child.steps.map((step, i) => `${hidden + i + 1}. ${plainText(step)}`),
-  ].join("\n");
-}
-
 function expandChild(chat: Chat) {
   const { store } = chat.props;
-  const text = expansion(store.get().transcript.entries);
+  const ui = store.get();
+  if ((ui.transcript.reasoningChars ?? 0) > 0 && ui.status.thinkingSince) {
+    const open = !chat.input.current.thinkingOpen;
+    return chat.setInput({ ...chat.input.current, thinkingOpen: open });
+  }
+  const running = runningExpansion(ui.transcript.running);
+  if (running !== null)
+    return store.update((state) => addEntry(state, { type: "info", tone: "dim", text: running }));
+  const text = expansion(ui.transcript.entries);
   if (text === null)
     return hinted(
       chat,
@@ -325,6 +311,8 @@ function perform(chat: Chat, action: InputAction) {
       return chat.setDismissedAt(chat.input.current.editor.text);
     case "expand_child":
       return expandChild(chat);
+    case "paste_image":
+      return void pasteImage(chat);
     case "cycle_mode":
       return chat.setMode(nextMode(chat.mode.current));
     case "exit":
@@ -346,6 +334,14 @@ export function onKey(chat: Chat, typed: string, key: Key) {
         chat.setInput({ ...chat.input.current, editor: editorWith(draft) });
       void chat.work(() => doRewind({ session, store, setDraft }, chosen));
     }
+    return;
+  }
+  const choosing = chat.models.current;
+  if (choosing) {
+    const next = modelPickerKey(choosing, key);
+    if ("state" in next) return chat.setModels(next.state);
+    chat.setModels(null);
+    void chat.work(() => modelChosen(commandContext(chat), choosing, next.chosen));
     return;
   }
   const open = chat.picker.current;
@@ -383,4 +379,24 @@ export function onKey(chat: Chat, typed: string, key: Key) {
   const result = handleKey(chat.input.current, ctx, typed, key);
   chat.setInput(result.state);
   for (const action of result.actions) perform(chat, action);
+}
+
+/** Ctrl-V: the clipboard's image saved and its path put in the prompt at the cursor, or why not. */
+async function pasteImage(chat: Chat): Promise<void> {
+  const { pasteClipboardImage, promptPath } = await import("./clipboard-image.ts");
+  const pasted = await pasteClipboardImage();
+  if (!pasted.ok) {
+    chat.props.store.update((state) =>
+      addEntry(state, { type: "info", text: pasted.message, tone: "warn" }),
+    );
+    return;
+  }
+  const editor = chat.input.current.editor;
+  const before = editor.text.slice(0, editor.cursor);
+  const space = before === "" || /\s$/.test(before) ? "" : " ";
+  chat.setInput({
+    ...chat.input.current,
+    editor: insert(editor, `${space}${promptPath(pasted.path)} `),
+    hint: "Pasted the clipboard's image as a file path: it is attached when you send the prompt.",
+  });
 }

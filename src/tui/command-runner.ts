@@ -1,8 +1,7 @@
 import { writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import {
   describeCompact,
-  describeModelSwitch,
   describeUndo,
   type PermissionMode,
   plainText,
@@ -10,6 +9,8 @@ import {
 import type { RewindPoint } from "../runtime/history/index.ts";
 import type { AgentSession, SessionSummary } from "../runtime/session/index.ts";
 import { type Command, helpWith, nextMode } from "./commands.ts";
+import { modelListCommand, switchModel } from "./model-command.ts";
+import type { ModelPickerState } from "./model-picker.ts";
 import { rewindCommand } from "./rewind-command.ts";
 import { statusText, transcriptMarkdown } from "./session-views.ts";
 import type { UiStore } from "./state/index.ts";
@@ -31,6 +32,8 @@ export interface CommandContext {
   switchTo?(sessionId: string, line?: string): void;
   /** Shows the `/rewind` picker; absent where the chat has none. */
   openRewind?(points: RewindPoint[]): void;
+  /** Shows the `/model` picker; absent where the chat has none. */
+  openModels?(state: ModelPickerState): void;
   /** Puts text in the input box (a rewound prompt). */
   setDraft?(text: string): void;
 }
@@ -38,9 +41,12 @@ export interface CommandContext {
 function say(
   store: UiStore,
   text: string,
-  tone: "plain" | "dim" | "warn" | "good" = "plain",
+  tone: "plain" | "dim" | "warn" | "good" | "diff" = "plain",
+  table = false,
 ): void {
-  store.update((state) => addEntry(state, { type: "info", text, tone }));
+  store.update((state) =>
+    addEntry(state, { type: "info", text, tone, ...(table ? { table } : {}) }),
+  );
 }
 
 function sessionTable(sessions: SessionSummary[]): string {
@@ -76,7 +82,11 @@ function findSession(sessions: SessionSummary[], id: string): SessionSummary | s
 /** `/export [path]`: the conversation as Markdown, never over an existing file. */
 async function exportCommand(ctx: CommandContext, name: string | null): Promise<void> {
   const { session, store } = ctx;
-  const path = resolve(session.info.workspace, name ?? `nex-${session.info.sessionId}.md`);
+  // Without a name it goes next to the session's journal, in nex's data folder: a file in the
+  // workspace would show as untracked in the user's repository.
+  const path = name
+    ? resolve(session.info.workspace, name)
+    : join(dirname(session.info.journalPath), `${session.info.sessionId}.md`);
   // Never over an existing file: the user's work is not replaced by a transcript.
   await writeFile(path, transcriptMarkdown(session.info, session.history()), {
     flag: "wx",
@@ -87,7 +97,13 @@ async function exportCommand(ctx: CommandContext, name: string | null): Promise<
         : `${path} could not be written (${error.message}); nothing was written.`,
     );
   });
-  return say(store, `Wrote the conversation to ${path}.`, "good");
+  return say(
+    store,
+    name
+      ? `Wrote the conversation to ${path}.`
+      : `Wrote the conversation to ${path} (nex's data folder, outside the workspace). /export FILE writes it where you say, relative to the workspace.`,
+    "good",
+  );
 }
 
 /** `/resume ID`: switches to the session (or says how), or says why not. */
@@ -115,7 +131,7 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
       case "invalid":
         return say(store, command.message, "warn");
       case "help":
-        return say(store, helpWith(ctx.session.info.extensions), "dim");
+        return say(store, helpWith(ctx.session.info.extensions), "dim", true);
       case "reasoning": {
         const last = store.get().transcript.lastReasoning;
         return last
@@ -144,6 +160,16 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
         const result = await session.undo(command.turns);
         return say(store, describeUndo(result), result.kind === "partial" ? "warn" : "good");
       }
+      case "diff": {
+        const text = (await session.diff?.()) ?? "This session cannot show its changes.";
+        // A single line says there is nothing to show; more lines are the diff.
+        return say(store, text, text.includes("\n") ? "diff" : "dim");
+      }
+      case "context":
+        return say(
+          store,
+          (await session.contextReport?.()) ?? "This session cannot report its context.",
+        );
       case "undo_list":
         return say(store, await session.undoPreview(), "dim");
       case "compact": {
@@ -154,24 +180,16 @@ export async function runCommand(command: Command, ctx: CommandContext): Promise
           say(store, describeCompact(result), result.kind === "not_needed" ? "dim" : "warn");
         return;
       }
-      case "model": {
-        const result = await session.setModel(command.name);
-        const model = session.info.model;
-        store.update((state) => ({ ...state, meter: { ...state.meter, model } }));
-        return say(
-          store,
-          describeModelSwitch(result),
-          result.kind === "switched" ? "good" : "warn",
-        );
-      }
+      case "model":
+        return switchModel(ctx, command.name);
       case "model_list":
-        return say(store, await session.listModels(), "dim");
+        return modelListCommand(ctx);
       case "sessions":
         return say(store, sessionTable(await session.listSessions()));
       case "status": {
         const meter = store.get().meter;
         const price = session.priceOf?.(meter.model) ?? null;
-        return say(store, statusText(session.info, meter, ctx.mode, price));
+        return say(store, statusText(session.info, meter, ctx.mode, price), "plain", true);
       }
       case "export":
         return exportCommand(ctx, command.path);

@@ -5,6 +5,10 @@ export type Command =
   | { type: "undo"; turns: number }
   | { type: "undo_list" }
   | { type: "compact" }
+  /** `/diff`: what this session changed, per file. */
+  | { type: "diff" }
+  /** `/context`: what fills the model's window. */
+  | { type: "context" }
   | { type: "model"; name: string }
   /** `/model` alone: what the endpoint serves. */
   | { type: "model_list" }
@@ -29,7 +33,12 @@ export type Command =
   /** A command that cannot run as typed; `message` says what to type instead. */
   | { type: "invalid"; message: string };
 
-export const permissionModes: readonly PermissionMode[] = ["ask", "auto_edit", "approve_all"];
+export const permissionModes: readonly PermissionMode[] = [
+  "ask",
+  "auto_edit",
+  "approve_all",
+  "plan",
+];
 
 /** The mode after `mode` in the Shift+Tab cycle. */
 export function nextMode(mode: PermissionMode): PermissionMode {
@@ -46,33 +55,38 @@ export function modeLabel(mode: PermissionMode): string {
       return "edits allowed, commands ask";
     case "approve_all":
       return "everything allowed";
+    case "plan":
+      return "read-only: the model plans, changes nothing";
   }
 }
 
 export const helpText = [
   "Enter sends the prompt. Alt+Enter, Shift+Enter (where the terminal reports it) or a trailing \\ starts a new line.",
-  "Up/Down walk the prompt history. Esc or Ctrl-C interrupts a running request; Ctrl-C twice on an empty prompt exits.",
-  "Shift+Tab cycles the permission mode (ask → auto_edit → approve_all).",
+  "Up/Down walk the prompt history. Esc or Ctrl-C interrupts a running request; while one runs, Enter queues what you typed and Esc then Enter steers with it (Esc twice interrupts). Ctrl-O opens what runs or just ran. Ctrl-C twice on an empty prompt exits.",
+  "Ctrl-V pastes an image from the clipboard (wl-paste, xclip or macOS's own) as a path the prompt attaches.",
+  "Shift+Tab cycles the permission mode (ask → auto_edit → approve_all → plan).",
   "",
-  "/undo [n]       undo the file changes of the last n prompts (default 1); /undo list shows each step",
-  "/compact        summarise the conversation now so it takes less of the context window",
-  "/model [name]   list the endpoint's models, or use another of them for the next requests",
-  "/mode [name]    cycle the permission mode, or set it: ask, auto_edit, approve_all",
-  "/status         model, endpoint, window and its source, context use, sandbox, session file",
-  "/export [file]  write the conversation as a markdown transcript (default nex-<session>.md)",
-  "/sessions       list the saved sessions of this workspace, each with its first prompt",
-  "/resume [id]    switch to a saved session: a picker (first prompt, time, size), or the one named",
-  "/rewind [n]     go back to before an earlier prompt: its files restored, the conversation cut",
-  "/fork           copy this session under a new id and go on in the copy (the original stays)",
-  "/clear          start a fresh conversation in the same workspace",
-  "/bg [id]        list the background jobs, or show one's last lines; /bg stop ID stops it",
-  "/init           have the model write or update AGENTS.md (you approve the change)",
-  "!command        run a command yourself; it and its output join the conversation",
-  "/reasoning      show the model's last reasoning in full (the chat shows it collapsed)",
-  "/reasoning effort low|medium|high|off   how hard the model thinks from the next request",
-  "/mcp            the MCP servers: state, tools, last error",
-  "/help           this help",
-  "/exit           quit (Ctrl-C twice does the same)",
+  "/undo [n]\tundo the file changes of the last n prompts (default 1); /undo list shows each step",
+  "/diff\twhat this session changed, per file, as a diff against undo's snapshots",
+  "/context\twhat fills the model's window: system prompt, tools, messages, results, in tokens",
+  "/compact\tsummarise the conversation now so it takes less of the context window",
+  "/model [name]\tpick one of the endpoint's models (a list from the server), or switch to the one named",
+  "/mode [name]\tcycle the permission mode, or set it: ask, auto_edit, approve_all, plan (read-only)",
+  "/status\tmodel, endpoint, window and its source, context use, sandbox, session file",
+  "/export [file]\twrite the conversation as a markdown transcript: into nex's data folder (its path is said), or into the file named",
+  "/sessions\tlist the saved sessions of this workspace, each with its first prompt",
+  "/resume [id]\tswitch to a saved session: a picker (first prompt, time, size), or the one named",
+  "/rewind [n]\tgo back to before an earlier prompt: its files restored, the conversation cut",
+  "/fork\tcopy this session under a new id and go on in the copy (the original stays)",
+  "/clear\tstart a fresh conversation in the same workspace",
+  "/bg [id]\tlist the background jobs, or show one's last lines; /bg stop ID stops it",
+  "/init\thave the model write or update AGENTS.md (you approve the change)",
+  "!command\trun a command yourself; it and its output join the conversation",
+  "/reasoning\tshow the model's last reasoning in full (the chat shows it collapsed)",
+  "/reasoning effort low|medium|high|off\thow hard the model thinks from the next request",
+  "/mcp\tthe MCP servers: state, tools, last error",
+  "/help\tthis help",
+  "/exit\tquit (Ctrl-C twice does the same)",
 ].join("\n");
 
 /** Whether `text` is `/name ...` for one of the user's command files. */
@@ -81,7 +95,7 @@ export function isCustomCommand(text: string, commands: readonly { name: string 
   return name !== undefined && commands.some((command) => command.name === name);
 }
 
-/** The help, with the user's own commands and the skills the model may load. */
+/** The help, with the user's own commands and the skills the model may load: rows "name\ttext". */
 export function helpWith(
   extensions:
     | {
@@ -96,7 +110,7 @@ export function helpWith(
     lines.push("", "Your commands (.nex/commands, .claude/commands, ~/.config/nex/commands):");
     for (const c of commands) {
       const usage = `/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ""}`;
-      lines.push(`${usage.padEnd(16)}${c.description ?? ""}`);
+      lines.push(`${usage}\t${c.description ?? ""}`);
     }
   }
   const skills = extensions?.skills ?? [];
@@ -132,6 +146,10 @@ export function parseCommand(text: string): Command | null {
     }
     case "compact":
       return { type: "compact" };
+    case "diff":
+      return { type: "diff" };
+    case "context":
+      return { type: "context" };
     case "model":
       if (arg === "") return { type: "model_list" };
       return { type: "model", name: arg };

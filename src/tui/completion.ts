@@ -33,7 +33,7 @@ export interface CompletionSources {
 /** The built-in commands, read from the help so the two never disagree. */
 export const builtinCommands: { name: string; description: string }[] = helpText
   .split("\n")
-  .map((line) => /^\/([a-z]+)(?: \S+)*?\s{2,}(.+)$/.exec(line))
+  .map((line) => /^\/([a-z]+)[^\t]*\t(.+)$/.exec(line))
   .filter((m): m is RegExpExecArray => m !== null)
   .map((m) => ({ name: m[1] ?? "", description: m[2] ?? "" }))
   .filter((c, i, all) => all.findIndex((o) => o.name === c.name) === i);

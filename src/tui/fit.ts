@@ -78,7 +78,7 @@ export interface Fitted {
 }
 
 // One line cut into rows of at most `columns` columns, at any character: what a terminal does with it.
-function hardWrap(line: string, columns: number): string[] {
+export function hardWrap(line: string, columns: number): string[] {
   const cols = Math.max(1, columns);
   const rows: string[] = [];
   let row = "";

@@ -28,6 +28,10 @@ export interface InputState {
   pasted?: string;
   /** Large pastes in the draft, by the marker that stands for them. */
   pastes?: Pastes;
+  /** Ctrl-O opened the live reasoning under the thinking line (see thinking-line.ts). */
+  thinkingOpen?: boolean;
+  /** Esc was pressed over a draft while a turn runs: Enter now steers, a second Esc interrupts. */
+  steerArmed?: boolean;
 }
 
 export const initialInput: InputState = {
@@ -73,6 +77,13 @@ export function isCommandText(text: string): boolean {
   return /^\s*[/!]/.test(text);
 }
 
+/** What Enter and Esc will do now, said under the prompt while a turn runs and a draft is typed. */
+export function busyKeysGuide(state: InputState): string {
+  return state.steerArmed
+    ? "Enter: send as a steering note now · Esc: interrupt the turn · other keys: keep editing"
+    : "Enter: queue for the next tool result · Esc then Enter: steer · Esc twice: interrupt";
+}
+
 /** Said when a command is entered while a turn runs; the command stays in the prompt. */
 export const COMMAND_WAITS_HINT =
   "Commands run between turns: press Enter once this one ends (or Esc to interrupt it).";
@@ -95,6 +106,8 @@ export type InputAction =
   | { type: "complete" }
   /** Esc with nothing running: hide the suggestions. */
   | { type: "dismiss_completion" }
+  /** Ctrl-V: the clipboard's image into the prompt, as a path. */
+  | { type: "paste_image" }
   | { type: "exit" };
 
 /** The new input state and the actions to carry out, in order. */
@@ -128,6 +141,32 @@ export const noKey: Key = {
 };
 
 const pasteStart = "[200~";
+
+// C0 controls a terminal sends for keys (Tab, newline and Esc aside: Ink reads Esc sequences itself).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the keys being looked for
+const controlInside = /[\x00-\x08\x0b-\x1a\x7f]/;
+
+/** A chunk cut into its keys: runs of text, and each control character as the key Ink names it. */
+function keysIn(input: string): { input: string; key: Key }[] {
+  const pieces: { input: string; key: Key }[] = [];
+  let text = "";
+  for (const char of input) {
+    if (!controlInside.test(char)) {
+      text += char;
+      continue;
+    }
+    if (text !== "") pieces.push({ input: text, key: noKey });
+    text = "";
+    const code = char.charCodeAt(0);
+    if (char === "\r") pieces.push({ input: "\r", key: { ...noKey, return: true } });
+    else if (char === "\x7f" || char === "\b")
+      pieces.push({ input: "", key: { ...noKey, delete: true } });
+    else if (code > 0)
+      pieces.push({ input: String.fromCharCode(code + 96), key: { ...noKey, ctrl: true } });
+  }
+  if (text !== "") pieces.push({ input: text, key: noKey });
+  return pieces;
+}
 const pasteEnd = "[201~";
 
 function editKey(state: edit.EditorState, input: string, key: Key): edit.EditorState | null {
@@ -210,13 +249,14 @@ function permissionKey(
 function promptKey(state: InputState, ctx: InputContext, input: string, key: Key): KeyResult {
   const { editor } = state;
   const done = (next: Partial<InputState>, actions: InputAction[] = []): KeyResult => ({
-    state: { ...state, hint: null, ...next },
+    state: { ...state, hint: null, steerArmed: false, ...next },
     actions,
   });
   if (key.return) {
     // While a turn runs, Alt+Enter (or Esc then Enter) sends a steering note; otherwise a new line.
     if (key.shift || (key.meta && !ctx.busy)) return done({ editor: edit.insert(editor, "\n") });
-    const result = key.meta ? null : edit.enter(editor);
+    const steer = key.meta || (ctx.busy && state.steerArmed === true);
+    const result = steer ? null : edit.enter(editor);
     if (result?.type === "newline") return done({ editor: result.state });
     const typed = result?.text ?? editor.text;
     if (typed.trim() === "") return done({});
@@ -224,7 +264,7 @@ function promptKey(state: InputState, ctx: InputContext, input: string, key: Key
     const text = expandPastes(typed, pastes);
     if (ctx.busy) {
       if (isCommandText(text)) return done({ hint: COMMAND_WAITS_HINT });
-      const kind: NoteKind = key.meta ? "steer" : "queued";
+      const kind: NoteKind = steer ? "steer" : "queued";
       return done(
         { editor: edit.emptyEditor, history: hist.remember(state.history, text), pastes: {} },
         [{ type: "queue", text, kind }],
@@ -292,17 +332,12 @@ function fold(
     }
     return { state: { ...state, editor: edit.insert(state.editor, input) }, actions: [] };
   }
-  // Outside a paste, a carriage return inside a chunk is an Enter that arrived with the keys before it.
-  if (!key.return && input.length > 1 && input.includes("\r")) {
+  // Outside a paste, a control key inside a chunk (Enter, Ctrl-U, Backspace...) is a key that arrived
+  // in the same read as the text around it: each is folded as the key it is, never as a character.
+  if (!key.ctrl && !key.meta && input.length > 1 && controlInside.test(input)) {
     let result: KeyResult = { state, actions: [] };
-    const parts = input.split("\r");
-    parts.forEach((part, i) => {
-      if (part !== "") result = merge(result, fold(result.state, ctx, part, noKey, false));
-      if (i < parts.length - 1) {
-        const enter = { ...noKey, return: true };
-        result = merge(result, fold(result.state, ctx, "\r", enter, false));
-      }
-    });
+    for (const piece of keysIn(input))
+      result = merge(result, fold(result.state, ctx, piece.input, piece.key, false));
     return result;
   }
 
@@ -322,8 +357,15 @@ function fold(
   }
   if (key.escape) {
     if (state.reason !== null) return { state: { ...armed, reason: null }, actions: [] };
+    // Esc over a draft while a turn runs keeps the draft and arms steering: Enter then sends it as a
+    // steering note (the documented "Esc then Enter", pressed one after the other); Esc again interrupts.
+    if (ctx.busy && !ctx.permission && !state.steerArmed && state.editor.text.trim() !== "")
+      return { state: { ...armed, steerArmed: true }, actions: [] };
     if (ctx.busy || ctx.requesting || ctx.permission) {
-      return { state: { ...armed, hint: null }, actions: [{ type: "interrupt" }] };
+      return {
+        state: { ...armed, hint: null, steerArmed: false },
+        actions: [{ type: "interrupt" }],
+      };
     }
     return { state: armed, actions: [{ type: "dismiss_completion" }] };
   }
@@ -331,6 +373,8 @@ function fold(
   if (key.tab && !ctx.permission) return { state: armed, actions: [{ type: "complete" }] };
   if (key.ctrl && input === "o" && !ctx.permission)
     return { state: armed, actions: [{ type: "expand_child" }] };
+  if (key.ctrl && input === "v" && !ctx.permission)
+    return { state: armed, actions: [{ type: "paste_image" }] };
   if (ctx.permission) return permissionKey(armed, ctx, ctx.permission, input, key, lone);
   return promptKey(armed.swallowed ? { ...armed, swallowed: "" } : armed, ctx, input, key);
 }

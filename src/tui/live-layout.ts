@@ -27,6 +27,8 @@ export interface LiveLayout {
   receiving: UiState["transcript"]["receiving"];
   /** The answer streaming in, its last rows, or null. */
   streaming: string | null;
+  /** While the model reasons: the thinking line, and the rows its opened reasoning may take. */
+  thinking: { chars: number; since: number; text: string; open: boolean; openRows: number } | null;
 }
 
 export function liveLayout(
@@ -34,6 +36,7 @@ export function liveLayout(
   shown: InputState,
   suggestions: Completion | null,
   size: { columns: number; rows: number },
+  busy = false,
 ): LiveLayout {
   const { columns, rows } = size;
   const { transcript } = ui;
@@ -51,14 +54,17 @@ export function liveLayout(
       (summary.hiddenRows > 0 ? 1 : 0) +
       (shown.reason ? 4 : shown.hint ? 1 : 0)
     : 2 +
+      (busyGuideShown(shown, busy) ? 1 : 0) +
       Math.min(shown.editor.text.split("\n").length, editorRows) +
       queuedRows(ui.queued) +
       suggestionRows(suggestions);
   const tools = transcript.running.slice(-maxLiveTools);
   const hiddenTools = transcript.running.length - tools.length;
   const receiving = transcript.receiving.slice(-2);
+  const thinking = thinkingPart(ui, shown, rows);
   const fixedRows =
     1 +
+    (thinking ? 2 + (thinking.open ? thinking.openRows + 1 : 0) : 0) +
     promptRows +
     tools.reduce((rows, tool) => rows + 4 + (tool.child ? 4 : 0), 0) +
     (hiddenTools > 0 ? 1 : 0) +
@@ -70,5 +76,33 @@ export function liveLayout(
     transcript.streaming.trim() !== "" && streamRows > 0
       ? renderedTail(answerText(transcript.streaming, columns), columns, streamRows)
       : null;
-  return { summaryRows, editorRows, previewBudget, tools, hiddenTools, receiving, streaming };
+  return {
+    summaryRows,
+    editorRows,
+    previewBudget,
+    tools,
+    hiddenTools,
+    receiving,
+    streaming,
+    thinking,
+  };
+}
+
+/** The thinking line while reasoning arrives (its opened rows a quarter of the terminal); else null. */
+function thinkingPart(ui: UiState, shown: InputState, rows: number): LiveLayout["thinking"] {
+  const chars = ui.transcript.reasoningChars ?? 0;
+  const since = ui.status.thinkingSince ?? null;
+  if (chars === 0 || since === null) return null;
+  return {
+    chars,
+    since,
+    text: ui.transcript.reasoningText ?? "",
+    open: shown.thinkingOpen === true,
+    openRows: Math.max(1, Math.floor(rows / 4)),
+  };
+}
+
+/** While a turn runs and a draft is typed, a line under the prompt says what Enter and Esc will do. */
+export function busyGuideShown(shown: InputState, busy: boolean): boolean {
+  return busy && shown.editor.text.trim() !== "";
 }

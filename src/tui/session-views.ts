@@ -16,7 +16,7 @@ const WINDOW_SOURCES: Record<MeterState["windowSource"], string> = {
 
 const count = (n: number) => formatCount(n);
 
-/** `/status`: model, endpoint, window and its source, context use, tokens, sandbox, session file. */
+/** `/status`: model, endpoint, window and its source, context use, tokens, sandbox, session file (rows "name\ttext"). */
 export function statusText(
   info: SessionInfo,
   meter: MeterState,
@@ -29,16 +29,16 @@ export function statusText(
       : `${count(meter.contextTokens)} tokens (${Math.round((100 * meter.contextTokens) / meter.contextWindow)}%)`;
   const sandbox = meter.sandbox ?? info.sandbox;
   return [
-    `model       ${meter.model} (${info.provider}) at ${info.host}`,
-    `window      ${count(meter.contextWindow)} tokens, ${WINDOW_SOURCES[meter.windowSource]}`,
-    `context     ${used}`,
-    `tokens      ${usageLine(meter.model, price, meter)} this chat`,
-    `permissions ${mode}`,
-    `commands    ${sandbox.line}`,
-    ...(info.search ? [`search      ${info.search}`] : []),
-    `workspace   ${info.workspace}`,
-    `session     ${info.sessionId}`,
-    `file        ${info.journalPath}`,
+    `model\t${meter.model} (${info.provider}) at ${info.host}`,
+    `window\t${count(meter.contextWindow)} tokens, ${WINDOW_SOURCES[meter.windowSource]}`,
+    `context\t${used}`,
+    `tokens\tthis chat: ${usageLine(meter.model, price, meter)}`,
+    `permissions\t${mode}`,
+    `commands\t${sandbox.line}`,
+    ...(info.search ? [`search\t${info.search}`] : []),
+    `workspace\t${info.workspace}`,
+    `session\t${info.sessionId}`,
+    `file\t${info.journalPath}`,
   ].join("\n");
 }
 

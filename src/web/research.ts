@@ -3,6 +3,7 @@
 // as progress; the signal stops it between and within steps.
 
 import { redactUrl } from "./redact-url.ts";
+import type { SearchHit } from "./search-hit.ts";
 import type { WebClient } from "./web-client.ts";
 import { fetchPage } from "./web-fetch.ts";
 import type { WebSearch } from "./web-search.ts";
@@ -26,16 +27,60 @@ export interface ResearchParts {
   pageBytes?: number;
 }
 
+/** A page read for a question: its note (a summary for the question) and where it came from. */
+export interface ResearchSource {
+  title: string;
+  url: string;
+  note: string;
+}
+
+/** What one question's search and reading found. */
+export interface ResearchNotes {
+  sources: ResearchSource[];
+  /** Pages that could not be read, each with why. */
+  skipped: string[];
+  /** The search's hits, for a brief with no page read. */
+  hits: SearchHit[];
+  /** Search backends that failed while others answered. */
+  failedBackends: string[];
+}
+
 /** The brief, or throws (search unavailable, cancelled). */
 export async function research(
   question: string,
   parts: ResearchParts,
   signal: AbortSignal,
 ): Promise<string> {
+  const notes = await gatherNotes(question, parts, signal);
+  const { sources, skipped } = notes;
+  const lines = [`Research brief: ${question}`, ""];
+  if (sources.length === 0) {
+    lines.push(
+      "No page could be read, so there is no brief. The search found:",
+      ...notes.hits.slice(0, 5).map((hit, i) => `${i + 1}. ${hit.title} — ${redactUrl(hit.url)}`),
+    );
+  } else {
+    for (const [i, source] of sources.entries()) lines.push(`[${i + 1}] ${source.note}`, "");
+    lines.push("Sources:");
+    for (const [i, source] of sources.entries())
+      lines.push(`[${i + 1}] ${source.title} — ${redactUrl(source.url)}`);
+  }
+  if (skipped.length > 0) lines.push("", "Not read:", ...skipped.map((line) => `- ${line}`));
+  if (notes.failedBackends.length > 0)
+    lines.push("", `Search backends that failed: ${notes.failedBackends.join("; ")}`);
+  return clip(lines.join("\n"), parts.budgetBytes);
+}
+
+/** Searches, reads the best few pages and summarises each for the question. */
+export async function gatherNotes(
+  question: string,
+  parts: ResearchParts,
+  signal: AbortSignal,
+): Promise<ResearchNotes> {
   const wanted = parts.pages ?? 3;
   parts.progress(`searching: ${question}`);
   const found = await parts.search.search(question, Math.max(8, wanted * 2), signal);
-  const sources: { title: string; url: string; note: string }[] = [];
+  const sources: ResearchSource[] = [];
   const skipped: string[] = [];
   const perSource = Math.max(300, Math.floor((parts.budgetBytes - 600) / wanted));
   for (const hit of found.hits) {
@@ -73,26 +118,11 @@ export async function research(
     sources.push({ title: title || hit.url, url: hit.url, note: clip(note.trim(), perSource) });
   }
   parts.progress(`done: ${sources.length} source${sources.length === 1 ? "" : "s"}`);
-  const lines = [`Research brief: ${question}`, ""];
-  if (sources.length === 0) {
-    lines.push(
-      "No page could be read, so there is no brief. The search found:",
-      ...found.hits.slice(0, 5).map((hit, i) => `${i + 1}. ${hit.title} — ${redactUrl(hit.url)}`),
-    );
-  } else {
-    for (const [i, source] of sources.entries()) lines.push(`[${i + 1}] ${source.note}`, "");
-    lines.push("Sources:");
-    for (const [i, source] of sources.entries())
-      lines.push(`[${i + 1}] ${source.title} — ${redactUrl(source.url)}`);
-  }
-  if (skipped.length > 0) lines.push("", "Not read:", ...skipped.map((line) => `- ${line}`));
-  if (found.failed.length > 0)
-    lines.push("", `Search backends that failed: ${found.failed.join("; ")}`);
-  return clip(lines.join("\n"), parts.budgetBytes);
+  return { sources, skipped, hits: found.hits, failedBackends: found.failed };
 }
 
 /** At most `maxBytes` of UTF-8, cut at a character, marked when cut. */
-function clip(text: string, maxBytes: number): string {
+export function clip(text: string, maxBytes: number): string {
   const bytes = Buffer.from(text, "utf8");
   if (bytes.length <= maxBytes) return text;
   return `${bytes

@@ -1,17 +1,14 @@
 // One small adapter per search API: how to ask, and how to read its answer and its errors. Each
 // backend is one the user configured (its address is trusted; its key comes from the environment).
+import { spaced } from "./request-spacing.ts";
+import { SearchFailure, type SearchHit } from "./search-hit.ts";
 import type { WebClient, WebResponse } from "./web-client.ts";
 
-/** One search hit. */
-export interface SearchHit {
-  title: string;
-  url: string;
-  snippet: string;
-}
+export { SearchFailure, type SearchHit } from "./search-hit.ts";
 
-/** A configured backend. */
+/** A backend: one the user configured, or one of the keyless ones (DuckDuckGo, Wikipedia). */
 export interface SearchBackend {
-  type: "searxng" | "brave" | "tavily" | "exa";
+  type: "searxng" | "brave" | "tavily" | "exa" | "duckduckgo" | "wikipedia";
   /** The API's base address (a SearXNG instance's root; the public API's by default). */
   url: string;
   /** The key, read from `keyEnv`; null when that variable is unset. */
@@ -20,17 +17,20 @@ export interface SearchBackend {
   keyEnv: string | null;
 }
 
-/** A backend's failure, in words for the model and the user. */
-export class SearchFailure extends Error {
-  override readonly name = "SearchFailure";
-}
-
 export const DEFAULT_URLS: Record<SearchBackend["type"], string> = {
   searxng: "",
   brave: "https://api.search.brave.com",
   tavily: "https://api.tavily.com",
   exa: "https://api.exa.ai",
+  duckduckgo: "https://html.duckduckgo.com",
+  wikipedia: "https://en.wikipedia.org",
 };
+
+/** DuckDuckGo's HTML page answers a burst of searches with a bot check: one a second at most. */
+const DUCKDUCKGO_SPACING_MS = 1_000;
+
+/** The backends that need no key: asked beside the configured ones unless the user turns them off. */
+export const KEYLESS: readonly SearchBackend["type"][] = ["duckduckgo", "wikipedia"];
 
 /** Asks one backend; throws SearchFailure saying why it gave no results. */
 export async function searchWith(
@@ -44,7 +44,7 @@ export async function searchWith(
     throw new SearchFailure(
       `no address: give it a "url"${backend.type === "searxng" ? " (your instance, e.g. http://localhost:8888) or set SEARXNG_URL" : ""}`,
     );
-  if (backend.type !== "searxng" && !backend.key)
+  if (backend.type !== "searxng" && !KEYLESS.includes(backend.type) && !backend.key)
     throw new SearchFailure(`no key: the environment variable ${backend.keyEnv} is not set`);
   const base = backend.url.replace(/\/+$/, "");
   const json = { accept: "application/json" };
@@ -68,6 +68,32 @@ export async function searchWith(
         url: text(hit.url),
         snippet: text(hit.content),
       }));
+    }
+    case "duckduckgo": {
+      // The HTML page (no JavaScript): the one DuckDuckGo serves to text browsers, no key needed.
+      await spaced(`duckduckgo ${base}`, DUCKDUCKGO_SPACING_MS, signal);
+      const answer = await client.request(`${base}/html/?${new URLSearchParams({ q: query })}`, {
+        headers: { accept: "text/html" },
+        signal,
+        trusted: true,
+      });
+      return (await import("./keyless-backends.ts")).readDuckDuckGo(answer, count);
+    }
+    case "wikipedia": {
+      const answer = await client.request(
+        `${base}/w/api.php?${new URLSearchParams({
+          action: "query",
+          list: "search",
+          srsearch: query,
+          srlimit: String(Math.min(count, 20)),
+          format: "json",
+          formatversion: "2",
+          utf8: "1",
+        })}`,
+        { headers: json, signal, trusted: true },
+      );
+      const body = read(answer, "Wikipedia");
+      return (await import("./keyless-backends.ts")).readWikipedia(body, base);
     }
     case "brave": {
       const answer = await client.request(

@@ -42,7 +42,9 @@ export function createWebSearch(backends: readonly SearchBackend[], client: WebC
       const known = cache.get(key);
       if (known) return { ...known, cached: true };
       if (backends.length === 0)
-        throw new SearchUnavailable(`No search backend is configured. ${HOW_TO_CONFIGURE}`);
+        throw new SearchUnavailable(
+          `No search backend is configured. ${HOW_TO_CONFIGURE} DuckDuckGo and Wikipedia need no key: they are asked unless "web": {"keyless": false}.`,
+        );
       const settled = await Promise.allSettled(
         backends.map((backend) => searchWith(backend, query, count, client, signal)),
       );

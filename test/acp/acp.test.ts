@@ -36,7 +36,7 @@ test("initialize answers protocol 1 with what nex really handles; a new session 
     assert.equal(session.modes?.currentModeId, "ask");
     assert.deepEqual(
       session.modes?.availableModes.map((mode) => mode.id),
-      ["ask", "auto_edit", "approve_all"],
+      ["ask", "auto_edit", "approve_all", "plan"],
     );
     const answer = await run.agent.request("session/prompt", {
       sessionId: session.sessionId,

@@ -150,6 +150,21 @@ test("nex undo takes back the whole last prompt (edit, run tests, write a test, 
     listed.stdout,
     /1\. prompt 2: app\.js, app\.test\.js, test\.log\n2\. prompt 1: app\.js/,
   );
+  // The same list for a program: a JSON array of the steps, newest first; nothing is changed.
+  const json = await undo(box, "--list", "--json");
+  assert.equal(json.code, 0, json.stderr);
+  const steps = JSON.parse(json.stdout) as { prompt: number; paths: string[] }[];
+  assert.deepEqual(
+    steps.map((step) => [step.prompt, step.paths]),
+    [
+      [2, ["app.js", "app.test.js", "test.log"]],
+      [1, ["app.js"]],
+    ],
+  );
+  assert.equal(readFileSync(ws(box, "app.js"), "utf8"), "v3\n");
+  const alone = await undo(box, "--json");
+  assert.equal(alone.code, 2);
+  assert.match(alone.stderr, /--json goes with --list/);
   const undone = await undo(box);
   assert.equal(undone.code, 0, undone.stdout + undone.stderr);
   assert.equal(readFileSync(ws(box, "app.js"), "utf8"), "v2\n");

@@ -75,6 +75,7 @@ test("research stops at an interrupt while a page is being summarised: no furthe
       web: {
         allowPrivateHosts: [`127.0.0.1:${pages.port}`],
         search: [{ type: "searxng", url: `${pages.url}/searxng` }],
+        keyless: false,
       },
     }),
   );

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { inventedToolCall, jsonReplyCalls, textToolCall } from "../../src/agent/text-tool-call.ts";
+import {
+  brokenJsonCall,
+  inventedToolCall,
+  inventedToolReminder,
+  jsonReplyCalls,
+  textToolCall,
+} from "../../src/agent/text-tool-call.ts";
 
 const tools = ["read_file", "write_file", "edit_file", "bash"];
 
@@ -57,6 +63,18 @@ test("a reply of nothing but JSON calls to the session's tools is those calls; a
   assert.deepEqual(jsonReplyCalls('{"name": "read_file", "arguments": "a.py"}', tools), [
     { name: "read_file", args: "a.py" },
   ]);
+  // Doubled braces around the call (Qwen2.5-Coder 1.5B): one pair less is the call.
+  assert.deepEqual(
+    jsonReplyCalls(
+      '{{"name": "grep", "arguments": {"pattern": "north", "path": "sales.csv"}}}',
+      tools.concat("grep"),
+    ),
+    [{ name: "grep", args: { pattern: "north", path: "sales.csv" } }],
+  );
+  assert.equal(jsonReplyCalls('{{"name": "grep"}}', tools.concat("grep")), null);
+  // One fence of the pair missing (Qwen2.5-Coder 0.5B closes a bare call with a fence).
+  assert.equal(jsonReplyCalls(`${call}\n\`\`\``, tools)?.length, 1);
+  assert.equal(jsonReplyCalls(`\`\`\`json\n${call}`, tools)?.length, 1);
   const notCalls = [
     `I will read it:\n${call}`,
     '{"name": "deploy", "arguments": {"env": "prod"}}',
@@ -75,4 +93,42 @@ test("a JSON call to a tool the session lacks is named; a call to a known tool o
   assert.equal(inventedToolCall('{"name": "bash", "arguments": {}}', tools), null);
   assert.equal(inventedToolCall('{"name": "nex", "version": "1.0"}', tools), null);
   assert.equal(inventedToolCall("The answer is 42.", tools), null);
+  // Broken JSON that opens as a call to an unknown tool (a closing brace missing) is still named.
+  assert.equal(
+    inventedToolCall(
+      '{"name": "service", "arguments": {"name": "cache", "depends_on": ["web"]}',
+      tools,
+    ),
+    "service",
+  );
+  assert.equal(inventedToolCall('{"name": "bash", "arguments": {"command": "ls"', tools), null);
+});
+
+test("a JSON call to a session tool that does not parse is named; valid JSON, other tools and prose are not", () => {
+  assert.equal(
+    brokenJsonCall('{"name": "read_file", "arguments": {"path": "a.py"}', tools),
+    "read_file",
+  );
+  assert.equal(
+    brokenJsonCall('```json\n{"name": "bash", "arguments": {"command": "echo "hi""}}\n```', tools),
+    "bash",
+  );
+  assert.equal(brokenJsonCall('{"name": "read_file", "arguments": {"path": "a.py"}}', tools), null);
+  assert.equal(brokenJsonCall('{"name": "deploy", "arguments": {"env": "prod"', tools), null);
+  assert.equal(brokenJsonCall('The call {"name": "read_file", "arguments": {', tools), null);
+});
+
+test("the no-such-tool reminder names the call a file or command name meant, and only with tools the session has", () => {
+  assert.match(
+    inventedToolReminder("node --test", tools),
+    /call bash with \{"command": "node --test"\}/,
+  );
+  assert.match(
+    inventedToolReminder("count.js", tools),
+    /call read_file with \{"path": "count.js"\}/,
+  );
+  assert.doesNotMatch(inventedToolReminder("to_roman", tools), /call (bash|read_file) with/);
+  assert.doesNotMatch(inventedToolReminder("count.js", ["bash"]), /read_file/);
+  // The list names the tools that do the work; load_tools only invites a call that loads them all.
+  assert.doesNotMatch(inventedToolReminder("x", [...tools, "load_tools"]), /load_tools/);
 });

@@ -141,6 +141,14 @@ test("after a compaction the task, the recent files (small re-read, large named)
   assert.match(sent, /<file path="small.txt">\nSMALL-FILE-CONTENT line one\nline two\n/);
   assert.match(sent, /read them again before changing them\): big\.txt/);
   assert.ok(!sent.includes("B".repeat(5000)), "the large file is named, not re-read");
+  // The restored context is background that ends before the user's new prompt, and says the task
+  // may be done, so the model does not redo it.
+  assert.match(sent, /not a new request.*it may already be done.*do not start it again/s);
+  assert.match(sent, /\[nex\] End of restored context\.\n\ngo on$/);
+  assert.ok(
+    sent.indexOf("<task>") < sent.indexOf("[nex] End of restored context."),
+    "the task is inside the note",
+  );
 });
 
 test("a compaction's request moves neither the context meter nor the cut-prompt warning", async (t) => {

@@ -3,8 +3,8 @@
 // lists as JSON. Each runs the real nex.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
@@ -135,4 +135,59 @@ test("`nex sessions --json` prints the sessions as a JSON array (and [] when the
   assert.equal(rows.length, 1);
   assert.match(rows[0]?.sessionId ?? "", /^\d{8}-\d{6}-/);
   assert.match(rows[0]?.firstPrompt ?? "", /hi/);
+});
+
+test("`nex hooks --json` and `nex commands --json` print their lists as JSON arrays; approving takes no --json", async () => {
+  const box = makeSandbox();
+  const put = (path: string, text: string): void => {
+    mkdirSync(dirname(join(box.workspace, path)), { recursive: true });
+    writeFileSync(join(box.workspace, path), text);
+  };
+  const at = { cwd: box.workspace, env: box.env };
+  const noHooks = await runNex(["hooks", "--json"], at);
+  assert.equal(noHooks.code, 0, noHooks.stderr);
+  assert.deepEqual(JSON.parse(noHooks.stdout), []);
+  put(
+    ".claude/settings.json",
+    JSON.stringify({
+      hooks: {
+        PostToolUse: [
+          { matcher: "Bash", hooks: [{ type: "command", command: "echo \u001b[31mchecked" }] },
+        ],
+      },
+    }),
+  );
+  const hooks = await runNex(["hooks", "--json"], at);
+  assert.equal(hooks.code, 0, hooks.stderr);
+  assert.ok(!hooks.stdout.includes("\u001b"), "no raw terminal control");
+  assert.deepEqual(JSON.parse(hooks.stdout), [
+    {
+      event: "PostToolUse",
+      matcher: "Bash",
+      command: "echo \u001b[31mchecked",
+      timeout_seconds: 60,
+      source: ".claude/settings.json",
+      runs: false,
+    },
+  ]);
+  const approveJson = await runNex(["hooks", "approve", "--json"], at);
+  assert.equal(approveJson.code, 2, approveJson.stderr);
+  assert.match(approveJson.stderr, /takes no --json/);
+
+  put(".claude/commands/deploy.md", "Deploy it.\n!sh scripts/deploy.sh\n");
+  put(".claude/commands/explain.md", "Explain $ARGUMENTS.\n");
+  const commands = await runNex(["commands", "--json"], at);
+  assert.equal(commands.code, 0, commands.stderr);
+  const rows = JSON.parse(commands.stdout) as { name: string; runs: string[]; approved: unknown }[];
+  assert.deepEqual(rows.map((r) => [r.name, r.runs, r.approved]).sort(), [
+    ["deploy", ["sh scripts/deploy.sh"], false],
+    ["explain", [], null],
+  ]);
+  const approved = await runNex(["commands", "approve", "deploy"], at);
+  assert.equal(approved.code, 0, approved.stdout);
+  const after = JSON.parse((await runNex(["commands", "--json"], at)).stdout) as {
+    name: string;
+    approved: unknown;
+  }[];
+  assert.equal(after.find((r) => r.name === "deploy")?.approved, true);
 });

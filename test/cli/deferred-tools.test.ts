@@ -140,3 +140,32 @@ test("a tool that throws answers the model with a clear error, and the session g
   const results = last.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
   assert.match(results[0] ?? "", /probe exploded: connection reset/);
 });
+
+test("on a 32k window the last tools (chunk_map, arxiv_search, deep_research) are listed by load_tools, not sent, until loaded", async (t) => {
+  const box = makeSandbox();
+  withWindow(box, 32_768);
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({
+        name: "load_tools",
+        args: { names: ["chunk_map", "arxiv_search", "deep_research"] },
+      }),
+      openaiText("loaded"),
+    ],
+  });
+  t.after(() => stub.close());
+  const result = await runNex(
+    ["run", "--yes", "--model", "stub-model", "--base-url", `${stub.url}/v1`, "go"],
+    { cwd: box.workspace, env: box.env },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const [first, second] = stub
+    .requestsTo("/v1/chat/completions")
+    .map((r) => r.body as ChatBody) as [ChatBody, ChatBody];
+  const loader = first.tools?.find((tool) => tool.function.name === "load_tools");
+  for (const name of ["chunk_map", "arxiv_search", "deep_research", "reader"]) {
+    assert.ok(!names(first).includes(name), `${name} is not sent before it is loaded`);
+    assert.match(loader?.function.description ?? "", new RegExp(`- ${name}: `));
+  }
+  assert.deepEqual(names(second).slice(-3), ["chunk_map", "arxiv_search", "deep_research"]);
+});

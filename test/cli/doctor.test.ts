@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import { test } from "node:test";
 import { sandboxMissing } from "../support/bwrap.ts";
 import { makeSandbox, type NexResult, runNex, startNex } from "../support/cli.ts";
+import { healthyOpenAI, modelList, stream } from "../support/healthy-endpoint.ts";
 import { type StubEndpoint, startStubEndpoint } from "../support/stub-endpoint.ts";
 import {
   anthropicText,
@@ -18,33 +19,6 @@ import {
 
 const KEY = "sk-doctor-test-NEVER-PRINTED";
 const MODEL = "stub-model";
-
-/** A model list that also states the window, as vLLM does, so discovery needs no further probe. */
-const modelList = (ids: string[], window = 32_768) =>
-  json({ object: "list", data: ids.map((id) => ({ id, object: "model", max_model_len: window })) });
-
-const stream = (parts: string[]): Script => ({
-  type: "stream",
-  status: 200,
-  headers: { "content-type": "text/event-stream" },
-  parts,
-});
-
-/** An OpenAI answer whose usage says how much of the prompt came from the server's cache. */
-const cachedOpenAI = (cached: number): Script =>
-  stream([
-    sse({ choices: [{ index: 0, delta: { role: "assistant", content: "ok" } }] }),
-    sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
-    sse({
-      choices: [],
-      usage: {
-        prompt_tokens: 5300,
-        completion_tokens: 1,
-        prompt_tokens_details: { cached_tokens: cached },
-      },
-    }),
-    sse("[DONE]"),
-  ]);
 
 /** An Anthropic answer read mostly from the prompt cache. */
 const anthropicCached = (read: number): Script => {
@@ -71,18 +45,6 @@ const anthropicCached = (read: number): Script => {
     event({ type: "message_stop" }),
   ]);
 };
-
-/**
- * The model requests of a healthy OpenAI endpoint: plain text, a tool call, a cut answer, then two
- * sharing a long prefix (the second read from the cache).
- */
-const healthyOpenAI = (): Script[] => [
-  openaiText("ok"),
-  openaiToolCall({ name: "record_word", args: { word: "ready" } }),
-  openaiText("1 2 3", { finishReason: "length", usage: { input: 30, output: 5 } }),
-  cachedOpenAI(0),
-  cachedOpenAI(5200),
-];
 
 async function doctor(
   stub: StubEndpoint | string,

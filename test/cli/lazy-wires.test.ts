@@ -7,7 +7,12 @@ import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { makeSandbox, runNex } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
-import { openaiText, responsesStream, type Script } from "../support/stub-scripts.ts";
+import {
+  openaiText,
+  openaiToolCall,
+  responsesStream,
+  type Script,
+} from "../support/stub-scripts.ts";
 
 const HOOK = `
 import { registerHooks } from "node:module";
@@ -18,8 +23,11 @@ process.on("exit", () => appendFileSync(process.env.NEX_TEST_LOADED, [...seen].j
 `;
 
 /** Runs one `nex run` answered by `script`; returns the module URLs the process loaded. */
-async function loadedBy(script: Script, config: Record<string, unknown>): Promise<string[]> {
-  const stub = await startStubEndpoint({ scripts: [script] });
+async function loadedBy(
+  script: Script | Script[],
+  config: Record<string, unknown>,
+): Promise<string[]> {
+  const stub = await startStubEndpoint({ scripts: Array.isArray(script) ? script : [script] });
   const box = makeSandbox();
   const hook = join(box.env.HOME as string, "hook.mjs");
   writeFileSync(hook, HOOK);
@@ -56,4 +64,37 @@ test("a plain run loads neither the Responses nor the Anthropic wire", async () 
 test('a run with "api": "responses" loads the Responses wire on its first request', async () => {
   const urls = await loadedBy(responsesStream({ text: "hello" }), { api: "responses" });
   assert.ok(wire(urls, "responses.ts"));
+});
+
+const loads = (urls: string[], file: string) => urls.some((url) => url.endsWith(`/src/${file}`));
+
+test("a plain run loads neither the file search's engine nor the web client; a glob loads the search on its call", async () => {
+  const plain = await loadedBy(openaiText("hello"), {});
+  assert.ok(loads(plain, "tools/search/index.ts"), "the hook saw the tools load");
+  assert.ok(!loads(plain, "tools/search/file-search.ts"), "the search engine loaded unused");
+  assert.ok(!loads(plain, "web/web-client.ts"), "the web client loaded unused");
+  const globbed = await loadedBy(
+    [openaiToolCall({ name: "glob", args: { pattern: "*.txt" } }), openaiText("done")],
+    {},
+  );
+  assert.ok(loads(globbed, "tools/search/file-search.ts"), "a glob ran without its engine");
+});
+
+test("a plain run loads none of the last tools' machinery: keyless search, arXiv, deep research, chunk_map, the reader", async () => {
+  const urls = await loadedBy(openaiText("hello"), {});
+  for (const file of [
+    "web/keyless-backends.ts",
+    "web/arxiv.ts",
+    "web/deep-research.ts",
+    "subagents/chunk-map.ts",
+    "subagents/reader-run.ts",
+  ])
+    assert.ok(
+      !urls.some((url) => url.endsWith(`/src/${file}`)),
+      `${file} was loaded by a plain run`,
+    );
+  assert.ok(
+    urls.some((url) => url.endsWith("/src/runtime/web/scholar-tools.ts")),
+    "the hook saw the tools' definitions",
+  );
 });

@@ -106,3 +106,44 @@ test("an empty reply after some work (no text, no call) is asked once to go on o
   );
   assert.match(result.stdout, /Wrote hello\.txt\./);
 });
+
+test("a bare JSON call closed by a stray fence (Qwen2.5-Coder 0.5B) runs as the call it is, not reminded as text", async () => {
+  const stray = `${JSON.stringify(writeHello)}\n\`\`\``;
+  const stub = await startStubEndpoint({ scripts: [openaiText(stray), openaiText("Wrote it.")] });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(readFileSync(join(box.workspace, "hello.txt"), "utf8"), "hi\n");
+  assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
+});
+
+test("a JSON call that does not parse (a brace missing) is told so once and asked again, not ended as the answer", async () => {
+  const broken =
+    '```json\n{"name": "write_file", "arguments": {"path": "hello.txt", "content": "hi\\n"}\n```';
+  const stub = await startStubEndpoint({
+    scripts: [openaiText(broken), openaiText(fenced(writeHello)), openaiText("Done.")],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /write_file call written as JSON text that is not valid JSON/);
+  assert.equal(readFileSync(join(box.workspace, "hello.txt"), "utf8"), "hi\n");
+  assert.match(result.stdout, /Done\./);
+});
+
+test("a model told there is no such tool that calls it again ends the run as an error saying nothing ran, not as done; the reminder names the call it meant", async () => {
+  const invented = fenced({ name: "stats.py", arguments: { content: "2 3" } });
+  const stub = await startStubEndpoint({ handler: () => openaiText(invented) });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.notEqual(result.code, 0);
+  assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /call read_file with \{\\"path\\": \\"stats.py\\"\}/);
+  assert.match(result.stderr, /tool that does not exist \(stats\.py\), again after nex told it so/);
+  assert.match(result.stderr, /task is not done/);
+});

@@ -1,6 +1,6 @@
 // Generated workspaces for the conformance suite: real files in a temp directory, with ignore files,
 // binary files and a name that is not UTF-8, in a git repository or not.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import fc from "fast-check";
@@ -173,7 +173,7 @@ export function gitListing(root: string): string[] {
 
 /** ripgrep's own listing (its walk and rules), outside git as nex runs it. */
 export function ripgrepListing(root: string, dir = "."): string[] {
-  const out = execFileSync(
+  const child = spawnSync(
     "rg",
     [
       "--files",
@@ -188,7 +188,10 @@ export function ripgrepListing(root: string, dir = "."): string[] {
     ],
     { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null" } },
   );
-  return out
+  // Exit 1 is ripgrep's "no file at all" (every one ignored), not a failure.
+  if (child.status !== 0 && child.status !== 1)
+    throw new Error(`rg --files failed (${child.status}): ${child.stderr}`);
+  return child.stdout
     .toString("utf8")
     .split("\n")
     .filter((p) => p !== "")

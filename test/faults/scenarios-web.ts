@@ -4,6 +4,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Sandbox } from "../support/cli.ts";
+import { keylessPages } from "../support/keyless-pages.ts";
 import type { LoggedRequest, Script } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import {
@@ -27,10 +28,13 @@ import {
 const wire = "openai";
 const URL_KEY = "URLKEY-7c1f9e2ab044";
 
-function writeConfig(box: Sandbox, config: unknown): void {
+// The keyless backends (DuckDuckGo, Wikipedia) are public sites: a test never asks them unless it
+// points them at the loopback pages itself.
+function writeConfig(box: Sandbox, config: { web?: Record<string, unknown> }): void {
   const dir = join(box.env.XDG_CONFIG_HOME ?? "", "nex");
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "config.json"), JSON.stringify(config));
+  const web = config.web ? { keyless: false, ...config.web } : { keyless: false };
+  writeFileSync(join(dir, "config.json"), JSON.stringify({ ...config, web }));
 }
 
 /** The pages server allowed by the config (loopback test pages need it), plus any `web` settings. */
@@ -40,6 +44,11 @@ const allowPages =
     const pages = await webPages();
     writeConfig(box, { web: { allowPrivateHosts: [`127.0.0.1:${pages.port}`], ...web } });
   };
+
+function systemText(request: LoggedRequest): string {
+  const body = request.body as { messages?: { role: string; content: unknown }[] } | null;
+  return String(body?.messages?.find((m) => m.role === "system")?.content ?? "");
+}
 
 function isSummaryRequest(request: LoggedRequest): boolean {
   const body = request.body as { messages?: { role: string; content: unknown }[] } | null;
@@ -289,6 +298,7 @@ export const webScenarios: FaultScenario[] = [
     wire,
     expect:
       "an error that says no backend is configured and how to configure one, not an empty list",
+    setup: (box) => writeConfig(box, { web: { keyless: false } }),
     handler: turns(() => [call("web_search", { query: "widget" })]),
     checks: [
       told(/No search backend is configured\. Configure a backend in the config file/),
@@ -379,6 +389,92 @@ export const webScenarios: FaultScenario[] = [
       stderrSays(/web_fetch http:\/\/127\.0\.0\.1:\d+\/article needs approval/),
       exitCode(4),
       neverTold(new RegExp(ARTICLE_FACT.replace(/[()]/g, "\\$&"))),
+    ],
+  },
+  {
+    name: "web_search with no key: DuckDuckGo's HTML page and Wikipedia's API (recorded, on loopback)",
+    wire,
+    expect: "both asked, results merged by URL, DuckDuckGo's ad left out and its links unwrapped",
+    setup: async (box) => {
+      const keyless = await keylessPages();
+      writeConfig(box, {
+        web: {
+          search: [
+            { type: "duckduckgo", url: `${keyless.url}/ddg` },
+            { type: "wikipedia", url: `${keyless.url}/wikipedia` },
+          ],
+        },
+      });
+    },
+    handler: turns(() => [call("web_search", { query: "rust borrow checker" })]),
+    checks: [
+      told(/^6 results for "rust borrow checker" from duckduckgo, wikipedia:/m),
+      told(/https:\/\/doc\.rust-lang\.org\/book\/ch04-02-references-and-borrowing\.html/),
+      told(/\/wikipedia\/wiki\/Borrow_checker/),
+      neverTold(/Sponsored|y\.js|duckduckgo\.com\/l\//),
+      exitCode(0),
+    ],
+  },
+  {
+    name: "arxiv_search against arXiv's recorded Atom feed",
+    wire,
+    expect: "papers with title, authors, date, category and links; the query in arXiv's syntax",
+    setup: async (box) => {
+      const keyless = await keylessPages();
+      writeConfig(box, { web: { arxivUrl: `${keyless.url}/arxiv` } });
+    },
+    handler: turns(() => [call("arxiv_search", { query: "mistral 7b" })]),
+    checks: [
+      told(/2 of 212844 arXiv papers for "mistral 7b":/),
+      told(
+        /2\. Mistral 7B\n {3}Albert Q\. Jiang, Alexandre Sablayrolles, Arthur Mensch et al\. \(6 authors\)/,
+      ),
+      exitCode(0),
+    ],
+  },
+  {
+    name: "deep_research through sub-questions, pages and one synthesis",
+    wire,
+    expect:
+      "the session's model plans two sub-questions, each is researched, and writes one answer citing the pages",
+    env: KEYS,
+    setup: async (box) => {
+      const pages = await webPages();
+      writeConfig(box, {
+        web: {
+          allowPrivateHosts: [`127.0.0.1:${pages.port}`],
+          search: [{ type: "brave", url: `${pages.url}/brave` }],
+        },
+      });
+    },
+    handler: (() => {
+      const main = turns(() => [
+        call("deep_research", { question: "What changed in Widget 3.2?" }),
+      ]);
+      return async (request: LoggedRequest): Promise<Script> => {
+        const system = systemText(request);
+        if (system.startsWith("You plan web research"))
+          return openaiText("What replaces frob()?\nWhere does the configuration move?");
+        if (system.startsWith("You write a research answer"))
+          return openaiText(
+            /\[1\] \(What replaces frob\(\)\?\) The page says/.test(JSON.stringify(request.body))
+              ? "frobnicate() replaces frob() [1]."
+              : "the notes were not passed",
+          );
+        return main(request);
+      };
+    })(),
+    checks: [
+      told(
+        /^Deep research: What changed in Widget 3\.2\?\n\nfrobnicate\(\) replaces frob\(\) \[1\]\./m,
+        -1,
+      ),
+      told(/Sources:\n\[1\] Widget 3\.2 release notes — http:\/\/127\.0\.0\.1:\d+\/article/, -1),
+      told(
+        /Sub-questions researched:\n- What replaces frob\(\)\?\n- Where does the configuration move\?/,
+        -1,
+      ),
+      exitCode(0),
     ],
   },
 ];

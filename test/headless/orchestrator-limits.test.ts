@@ -184,3 +184,39 @@ test("--inbox: a line added while nex runs reaches the model at the next turn bo
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((r) => setTimeout(r, 25));
 }
+
+test('--inbox: an urgent line ("urgent": true) cancels the running step at once and runs as the next prompt of the same session', async () => {
+  let first: () => void = () => {};
+  const started = new Promise<void>((resolve) => {
+    first = resolve;
+  });
+  const stub = await startStubEndpoint({
+    handler: async (request) => {
+      if (!request.path.endsWith("/chat/completions")) return status(404);
+      const body = JSON.stringify(request.body);
+      if (!body.includes("urgent message")) {
+        first();
+        return hang();
+      }
+      return openaiText("Dropped the old task; fixing the build.");
+    },
+  });
+  const { box, base, env } = setUpBox(stub.url);
+  const inbox = join(box.workspace, "..", "inbox.jsonl");
+  writeFileSync(inbox, "");
+  const run = startNex([...base, "--inbox", inbox, "a long task"], { cwd: box.workspace, env });
+  await started;
+  appendFileSync(inbox, '{"message":"the build is red, fix it first","urgent":true}\n');
+  const result = await run.done;
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout.trim(), "Dropped the old task; fixing the build.");
+  assert.match(result.stderr, /interrupted \(an urgent message arrived in the --inbox\)/);
+  const requests = stub.requestsTo("/v1/chat/completions");
+  assert.equal(requests.length, 2);
+  const second = JSON.stringify(requests[1]?.body);
+  assert.match(
+    second,
+    /a long task[\s\S]*urgent message arrived[\s\S]*line 1[\s\S]*the build is red/,
+  );
+});

@@ -156,7 +156,7 @@ test("stream-json input: messages are turns of one session in order; bad lines a
       {
         type: "control_request",
         request_id: "r3",
-        request: { subtype: "set_permission_mode", mode: "plan" },
+        request: { subtype: "set_permission_mode", mode: "dontAsk" },
       },
       {
         type: "control_request",
@@ -181,7 +181,7 @@ test("stream-json input: messages are turns of one session in order; bad lines a
     ],
   );
   assert.match(String(responses[1]?.error), /does not support the control request "rewind_files"/);
-  assert.match(String(responses[2]?.error), /no permission mode "plan"/);
+  assert.match(String(responses[2]?.error), /no permission mode "dontAsk"/);
   assert.match(run.stderr, /stdin line 2 is not JSON/);
   assert.ok(run.lines.some((l) => l.type === "system" && l.subtype === "input_error"));
   const results = run.lines.filter((l) => l.type === "result");
@@ -388,4 +388,36 @@ test('stream-json input: messages with priority "now" and "next" join the runnin
     toolResult,
     /waited[\s\S]*steering note[\s\S]*use tabs, not spaces[\s\S]*also check the README/,
   );
+});
+
+test('stream-json input: an urgent message ("urgent": true) cancels the running prompt, its command stopped and recorded as interrupted, and runs at once', async () => {
+  const { stub, box, base, env } = await setUp([
+    openaiToolCall({
+      name: "bash",
+      args: { command: "while [ ! -f never ]; do sleep 0.05; done; echo $((40+2))done" },
+    }),
+    openaiText("looking at the build"),
+  ]);
+  let sent = false;
+  const run = await converse(
+    ["run", ...base, "--yes", "--output-format", "stream-json", "--input-format", "stream-json"],
+    { cwd: box.workspace, env },
+    (line, send, end) => {
+      if (!sent && line.type === "assistant" && JSON.stringify(line).includes('"tool_use"')) {
+        sent = true;
+        send({ ...user("stop: the build is red"), urgent: true });
+      }
+      if (line.type === "result" && line.result === "looking at the build") end();
+    },
+    [user("start a long job")],
+  );
+  await stub.close();
+  const results = run.lines.filter((l) => l.type === "result");
+  assert.equal(results.length, 2, run.stderr);
+  assert.equal(results[0]?.is_error, true);
+  assert.equal(results[1]?.result, "looking at the build");
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /interrupted[\s\S]*urgent message arrived[\s\S]*stop: the build is red/i);
+  // The command never ran to its end: its output is not in the conversation.
+  assert.doesNotMatch(second, /42done/);
 });

@@ -54,3 +54,19 @@ test("with no model given and several served, the model check fails and names th
   assert.match(choice.check.found, /serves 3: a, b, c/);
   assert.match(choice.check.next ?? "", /--model NAME/);
 });
+
+test("a probe call written as bare JSON in the answer (no chat-format marker) warns about the model, not the server, and quotes it", () => {
+  const bare = '```json\n{"name": "record_word", "arguments": {"word": "ready"}}\n```';
+  const verdict = judgeToolCall(turn({ text: bare }));
+  assert.equal(verdict.status, "warn");
+  assert.match(verdict.found, /as JSON in its answer \("```json \{"name": "record_word"/);
+  assert.doesNotMatch(`${verdict.found} ${verdict.next}`, /--jinja|tool-call-parser/);
+  const marked = judgeToolCall(
+    turn({
+      text: '<tool_call>\n{"name": "record_word", "arguments": {"word": "ready"}}\n</tool_call>',
+    }),
+  );
+  assert.equal(marked.status, "fail");
+  assert.match(marked.found, /as plain text \("<tool_call>/);
+  assert.match(marked.next ?? "", /--jinja/);
+});

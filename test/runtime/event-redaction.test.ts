@@ -207,3 +207,23 @@ test("what a stream holds back goes out before another stream of the agent start
     `reasoning after the answer began: ${kinds.join(", ")}`,
   );
 });
+
+test("a text that comes again is redacted again, each session by its own secrets, and short texts pass as they are", () => {
+  const redactor = createEventRedactor(scrubber);
+  // The same string, many times and among others: every time it comes out redacted.
+  for (let round = 0; round < 3; round++)
+    for (let i = 0; i < 3000; i++) {
+      const text = i % 100 === 0 ? CARRIER : `filler ${i}`;
+      assert.deepEqual(leaks(redactor.text(text)), [], `round ${round}, text ${i}`);
+    }
+  // Another session's redactor holds another key: what the first remembered is no answer for it.
+  const otherKey = "otherkey-fedcba9876543210";
+  const other = createEventRedactor(
+    createSecretScrubber([{ name: "ANTHROPIC_API_KEY", value: otherKey }]),
+  );
+  assert.equal(redactor.text(`key ${otherKey}`), `key ${otherKey}`);
+  assert.equal(other.text(`key ${otherKey}`), "key [redacted: ANTHROPIC_API_KEY]");
+  assert.ok(other.text(`key ${KEY}`).includes(KEY), "the other session does not hold KEY");
+  // Under seven characters no form of a secret fits (`://u:p@` is the shortest).
+  assert.equal(redactor.text("ok"), "ok");
+});

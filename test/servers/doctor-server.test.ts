@@ -5,33 +5,11 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, type NexResult, runNex } from "../support/cli.ts";
-import { type Script, type StubEndpoint, startStubEndpoint } from "../support/stub-endpoint.ts";
-import { json, openaiText, openaiToolCall, sse } from "../support/stub-scripts.ts";
+import { cachedOpenAI } from "../support/healthy-endpoint.ts";
+import { type StubEndpoint, startStubEndpoint } from "../support/stub-endpoint.ts";
+import { json, openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 
 const MODEL = "stub-model";
-
-const stream = (parts: string[]): Script => ({
-  type: "stream",
-  status: 200,
-  headers: { "content-type": "text/event-stream" },
-  parts,
-});
-
-/** An answer whose usage reports `cached` prompt tokens read from the cache. */
-const withCache = (cached: number): Script =>
-  stream([
-    sse({ choices: [{ index: 0, delta: { role: "assistant", content: "ok" } }] }),
-    sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
-    sse({
-      choices: [],
-      usage: {
-        prompt_tokens: 5300,
-        completion_tokens: 1,
-        prompt_tokens_details: { cached_tokens: cached },
-      },
-    }),
-    sse("[DONE]"),
-  ]);
 
 const cut = () => openaiText("1 2 3", { finishReason: "length", usage: { input: 30, output: 5 } });
 const call = () => openaiToolCall({ name: "record_word", args: { word: "ready" } });
@@ -74,8 +52,8 @@ test("reasoning that arrives as <think> in the answer is a warning naming the se
       openaiText("<think>The user wants ok.</think>ok"),
       call(),
       cut(),
-      withCache(0),
-      withCache(5200),
+      cachedOpenAI(0),
+      cachedOpenAI(5200),
     ],
   });
   const result = await doctor(stub);
@@ -94,8 +72,8 @@ test("a tool call written as <tool_call> text fails the parser check with the vL
         '<tool_call>\n{"name": "record_word", "arguments": {"word": "ready"}}\n</tool_call>',
       ),
       cut(),
-      withCache(0),
-      withCache(5200),
+      cachedOpenAI(0),
+      cachedOpenAI(5200),
     ],
   });
   const result = await doctor(stub);
@@ -109,7 +87,7 @@ test("a tool call written as <tool_call> text fails the parser check with the vL
 test("two requests sharing a long prefix with no cached tokens warn that the prefix is not reused, and say how to turn it on", async () => {
   const stub = await startStubEndpoint({
     routes: { "GET /models": list(32_768) },
-    scripts: [openaiText("ok"), call(), cut(), withCache(0), withCache(0)],
+    scripts: [openaiText("ok"), call(), cut(), cachedOpenAI(0), cachedOpenAI(0)],
   });
   const result = await doctor(stub);
   await stub.close();
@@ -134,7 +112,7 @@ const ollamaRoutes = (loaded: number | null) => ({
 test("Ollama serving less context than the window nex would use is a warning with OLLAMA_CONTEXT_LENGTH", async () => {
   const stub = await startStubEndpoint({
     routes: ollamaRoutes(4096),
-    scripts: [openaiText("ok"), call(), cut(), withCache(0), withCache(5200)],
+    scripts: [openaiText("ok"), call(), cut(), cachedOpenAI(0), cachedOpenAI(5200)],
   });
   const result = await doctor(stub, { models: { [MODEL]: { contextWindow: 32_768 } } });
   await stub.close();
@@ -149,7 +127,7 @@ test("Ollama serving less context than the window nex would use is a warning wit
 test("an Ollama model not loaded, with no num_ctx, warns that Ollama's default may be smaller than the model's window", async () => {
   const stub = await startStubEndpoint({
     routes: ollamaRoutes(null),
-    scripts: [openaiText("ok"), call(), cut(), withCache(0), withCache(5200)],
+    scripts: [openaiText("ok"), call(), cut(), cachedOpenAI(0), cachedOpenAI(5200)],
   });
   const result = await doctor(stub);
   await stub.close();
@@ -167,8 +145,8 @@ test("LM Studio's default tool format left unparsed in the answer fails the pars
         '[TOOL_REQUEST]{"name": "record_word", "arguments": {"word": "ready"}}[END_TOOL_REQUEST]',
       ),
       cut(),
-      withCache(0),
-      withCache(5200),
+      cachedOpenAI(0),
+      cachedOpenAI(5200),
     ],
   });
   const result = await doctor(stub);

@@ -108,7 +108,7 @@ test("an endpoint the config does not name is refused with the names it does", a
   assert.equal(a.requests.length, 0);
 });
 
-test("nex chat: /model lists the endpoint's models and refuses one it does not serve", async (t) => {
+test("nex chat: /model offers the endpoint's models in a picker and refuses one it does not serve", async (t) => {
   const nex = await startNexTui([openaiText("still here")], {
     args: ["-e", "lab"],
     // The harness points --base-url at its stub; the endpoint's config lists what it serves.
@@ -124,8 +124,11 @@ test("nex chat: /model lists the endpoint's models and refuses one it does not s
     nex.pty.write(keys.enter);
     return nex.pty.waitFor(until, 20_000);
   };
-  const listed = await send("/model", /Models of endpoint lab/);
-  assert.match(listed.replace(/\s+/g, " "), /m \(in use\), other/);
+  const listed = await send("/model", /Choose a model/);
+  assert.match(listed, /m \(in use\)/);
+  assert.match(listed, /^\W*other\s*\W*$/m);
+  nex.pty.write(keys.esc);
+  await nex.pty.waitFor(/Model unchanged: still m\./, 20_000);
   const screen = await send("/model not-served-here", /Model not switched/);
   assert.match(screen.replace(/\s+/g, " "), /does not serve not-served-here; still using m/);
   await send("hello", /still here/);

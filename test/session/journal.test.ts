@@ -8,6 +8,7 @@ import {
   openJournal,
   readJournal,
 } from "../../src/session/journal.ts";
+import { createSecretScrubber } from "../../src/session/secret-scrubber.ts";
 import { isSessionId } from "../../src/session/session-id.ts";
 import { tempDir } from "./fixtures.ts";
 
@@ -265,6 +266,30 @@ test("no secret reaches the journal: keys, bearer tokens and api-key values are 
   assert.equal(journal.redactions, 6);
   const loaded = await readJournal(journal.path);
   assert.deepEqual(loaded.warnings, [], "redaction keeps every line valid JSON");
+});
+
+test("a string that comes again is redacted again, by the session's redaction and the journal's own scrub, and counted each time", async () => {
+  const dir = tempDir();
+  const key = "nexheld-0123456789abcdef";
+  const journal = await createJournal(dir, session, {
+    sync: "never",
+    secrets: createSecretScrubber([{ name: "OPENAI_API_KEY", value: key }]),
+    // The session's redaction: here, only URLs' passwords.
+    redact: (text) => text.replaceAll("hunter2-Secret9", "[url password]"),
+  });
+  const carrier = `key ${key}, https://bob:hunter2-Secret9@example.org and Bearer abcdefghijklmnop0123`;
+  for (let i = 0; i < 5; i++) {
+    journal.appendMessage({ type: "user", text: carrier });
+    journal.appendEvent({ type: "error", code: "auth", message: carrier });
+  }
+  journal.close();
+  const text = readFileSync(journal.path, "utf8");
+  for (const secret of [key, "hunter2-Secret9", "abcdefghijklmnop0123"])
+    assert.ok(!text.includes(secret), `journal contains ${secret}`);
+  assert.equal(text.split("[redacted: OPENAI_API_KEY]").length - 1, 10);
+  assert.equal(text.split("[url password]").length - 1, 10);
+  // The key and the bearer token, in each of the ten records.
+  assert.equal(journal.redactions, 20);
 });
 
 test("appending 200 messages writes one line each and never rewrites the file", async () => {

@@ -311,3 +311,29 @@ test("a rewind cut off while being written leaves the conversation as it was bef
   assert.deepEqual(result.messages, all);
   assert.match(result.warnings[0] as string, /last line is incomplete/);
 });
+
+test("the resume line counts the conversation's messages: not those a rewind took out or a /clear left behind", async () => {
+  const all = conversation(30, 5);
+  const starts = all.flatMap((m, i) => (m.type === "user" ? [i] : []));
+  const third = starts[2] ?? 0;
+  const journal = await createJournal(tempDir(), session, { sync: "never" });
+  for (const m of all) journal.appendMessage(m);
+  journal.appendRewind(all.length - third);
+  journal.close();
+  const result = await loadForResume(journal.path, { budgetTokens: 1_000_000 });
+  assert.equal(result.messages.length, third);
+  assert.equal(result.totalMessages, third);
+  assert.match(
+    describeFit(result, { model: "m", window: 1_000_000 }),
+    new RegExp(`^Journal has ${third} messages`),
+  );
+
+  const cleared = await createJournal(tempDir(), session, { sync: "never" });
+  for (const m of all) cleared.appendMessage(m);
+  cleared.appendClear();
+  cleared.appendMessage({ type: "user", text: "fresh start" });
+  cleared.close();
+  const fresh = await loadForResume(cleared.path, { budgetTokens: 1_000_000 });
+  assert.equal(fresh.totalMessages, 1);
+  assert.match(describeFit(fresh, { model: "m", window: 1_000_000 }), /^Journal has 1 message /);
+});

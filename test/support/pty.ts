@@ -19,6 +19,11 @@ export interface PtyProcess {
   history(): string;
   /** Every byte the program wrote, as received (escape sequences included). */
   output(): string;
+  /**
+   * The rows the terminal itself wrapped (a line the program wrote wider than the terminal), scrollback
+   * included: each such row with the row it continues. A program that measures its lines leaves none.
+   */
+  terminalWraps(): string[];
   /** Resolves once the screen shows `text` (or matches the regex); rejects with the screen after `timeoutMs`. */
   waitFor(text: string | RegExp, timeoutMs?: number): Promise<string>;
   /** Resolves once `predicate(screen)` holds. */
@@ -151,6 +156,15 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
     screen,
     history: () => rows(term, 0, term.buffer.active.length),
     output: () => raw,
+    terminalWraps: () => {
+      const buffer = term.buffer.active;
+      const found: string[] = [];
+      for (let y = 1; y < buffer.length; y++) {
+        if (!buffer.getLine(y)?.isWrapped) continue;
+        found.push(`${rows(term, y - 1, y)}⏎${rows(term, y, y + 1)}`);
+      }
+      return found;
+    },
     waitFor: (text, timeoutMs) =>
       waitUntil(
         (s) => (typeof text === "string" ? s.includes(text) : text.test(s)),

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { PermissionMode, ToolOutcome } from "../../src/protocol/index.ts";
+import type { PermissionMode, ToolInvocation, ToolOutcome } from "../../src/protocol/index.ts";
 import {
   createToolHost,
   type ToolHostOptions,
@@ -53,4 +53,14 @@ export function run(
     { id: `call-${callId}`, name, args, turn: options.turn ?? 1 },
     options.signal ?? new AbortController().signal,
   );
+}
+
+/** A tool call as the loop hands it to the permissions. */
+export function toolCall(name: string, args: Record<string, unknown>): ToolInvocation {
+  return { id: "c", name, args, turn: 1 };
+}
+
+/** A bash call of `command`. */
+export function bashCall(command: string): ToolInvocation {
+  return toolCall("bash", { command });
 }

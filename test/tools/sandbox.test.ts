@@ -301,6 +301,30 @@ describe("commands under the sandbox", () => {
     assert.equal(result.isError, true);
   });
 
+  test("a private path inside another (a config folder inside the data folder) is hidden with it, and commands still run", {
+    skip,
+  }, async () => {
+    // bench/eval ran nex with --data-dir D and XDG_CONFIG_HOME=D/config: bubblewrap could not make
+    // D/config/nex inside D's read-only tmpfs, and every command failed before it started.
+    const box = sandbox();
+    const data = join(box.root, "data");
+    mkdirSync(join(data, "config", "nex"), { recursive: true });
+    writeFileSync(join(data, "config", "nex", "secret"), "key\n");
+    const privatePaths = [data, join(data, "config", "nex")];
+    const tools = host(box, { mode: "approve_all", sandbox: { ...confined, privatePaths } });
+    const result = await run(tools, "bash", {
+      command: `echo ran; cat ${JSON.stringify(join(data, "config", "nex", "secret"))}`,
+    });
+    assert.match(result.content, /ran/, result.content);
+    assert.doesNotMatch(result.content, /key/);
+    const reversed = host(box, {
+      mode: "approve_all",
+      sandbox: { ...confined, privatePaths: [...privatePaths].reverse() },
+    });
+    const again = await run(reversed, "bash", { command: "echo ran" });
+    assert.equal(again.isError, false, again.content);
+  });
+
   test("a sandbox that fails to start runs nothing, and later commands need a person", {
     skip,
   }, async () => {

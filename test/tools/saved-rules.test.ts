@@ -37,3 +37,23 @@ test("hazards, hidden code, bare commands and file tools are not saved", async (
     assert.match(found.refused, why);
   }
 });
+
+test("a pipeline of an approved command and read-only ones runs unasked, and saves a rule for its changing part only", async () => {
+  const tools = host(sandbox(), { mode: "ask", rules: { allow: ["npm test"] } });
+  assert.deepEqual(await tools.permission(bash("npm test | tail -5")), { type: "allow" });
+  assert.deepEqual(await tools.permission(bash("npm test 2>&1 | grep -c fail")), { type: "allow" });
+  // A read-only part naming a file outside the workspace, or a part no rule covers, still asks.
+  assert.equal((await tools.permission(bash("npm test | cat /etc/passwd"))).type, "ask");
+  assert.equal((await tools.permission(bash("npm test | sh"))).type, "ask");
+  assert.equal((await tools.permission(bash("npm test | tee out.txt"))).type, "ask");
+
+  const fresh = host(sandbox(), { mode: "ask" });
+  assert.deepEqual(await fresh.savableRules(bash("npm test | tail -5")), { rules: ["npm test"] });
+  assert.deepEqual(await fresh.savableRules(bash("npm run build | head -20 && npm test")), {
+    rules: ["npm run", "npm test"],
+  });
+  // Approved for the session (`y`, then `a`): the same command with another reader is not asked again.
+  fresh.rememberApproval(bash("npm test"));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(await fresh.permission(bash("npm test | tail -5")), { type: "allow" });
+});

@@ -87,6 +87,52 @@ for (const backend of ["ripgrep", "javascript"] as const) {
       assert.equal(out.content.split("\n").length, 256);
     });
 
+    test("grep's `^` after another assertion anchors at each line's start, not only the file's (`$^` finds empty lines)", async () => {
+      const box = sandbox();
+      files(box, { "t.txt": "a\n\nb\n b\n\n" });
+      const tools = host(box, options);
+      const lines = async (pattern: string): Promise<string> => {
+        const out = await run(tools, "grep", { pattern, path: "t.txt" });
+        assert.equal(out.isError, false, out.content);
+        return out.content.startsWith("No ")
+          ? ""
+          : out.content
+              .split("\n")
+              .slice(1)
+              .map((line) => line.split(":")[1])
+              .join(",");
+      };
+      assert.equal(await lines("$^"), "2,5");
+      assert.equal(await lines("\\b^"), "1,3");
+      assert.equal(await lines("\\B^"), "2,4,5");
+      assert.equal(await lines("(?:$)^|a"), "1,2,5");
+      const refused = await run(tools, "grep", { pattern: "(?:$|q)^", path: "t.txt" });
+      assert.equal(refused.code, "invalid_arguments");
+      assert.match(refused.content, /put each `\^` at the start of its branch/);
+    });
+
+    test("a folder named as grep's path follows the same rules as the root: node_modules stays skipped in a repository that does not ignore it", async () => {
+      const box = sandbox();
+      files(box, {
+        "node_modules/pkg/a.js": "needle\n",
+        "src/node_modules/b.js": "needle\n",
+        "src/c.js": "needle\n",
+      });
+      execFileSync("git", ["init", "-q"], { cwd: box.workspace });
+      const tools = host(box, options);
+      for (const path of ["node_modules", "node_modules/pkg", "src/node_modules"]) {
+        const out = await run(tools, "grep", { pattern: "needle", path });
+        assert.match(out.content, /^No file was searched in .*use bash/, `${path}: ${out.content}`);
+        const listed = await run(tools, "glob", { pattern: "*.js", path });
+        assert.match(listed.content, /^No files match/, `${path}: ${listed.content}`);
+      }
+      const src = await run(tools, "grep", { pattern: "needle", path: "src" });
+      assert.equal(src.content, "1 match in 1 file.\nsrc/c.js:1: needle");
+      // A file named by path is searched whatever the rules say.
+      const file = await run(tools, "grep", { pattern: "needle", path: "node_modules/pkg/a.js" });
+      assert.equal(file.content, "1 match in 1 file.\nnode_modules/pkg/a.js:1: needle");
+    });
+
     test("grep with an invalid regular expression says so", async () => {
       const out = await run(host(project(), options), "grep", { pattern: "(unclosed" });
       assert.equal(out.code, "invalid_arguments");
@@ -238,4 +284,29 @@ test("a catastrophic Unicode pattern (`(\\w+)+$`, which V8 cannot run in linear 
   assert.equal(child.signal, null, "the search froze and was killed after 60 s");
   assert.match(child.stdout, /hit\.txt:1: aaa/);
   assert.match(child.stdout, /Could not search 1 path: long\.txt \(the pattern ran over 5 s on it/);
+});
+
+test("a search worker that starts slowly (a loaded machine) is not judged a runaway pattern: the budget starts once it has loaded", async () => {
+  const { searchInWorker } = await import("../../src/tools/search/worker-search.ts");
+  const { translatePattern } = await import("../../src/tools/search/pattern.ts");
+  const box = sandbox();
+  files(box, { "small.txt": "Straße\n" });
+  const found: string[] = [];
+  const budgetMs = 1000;
+  const search = searchInWorker(
+    translatePattern("(?i)S", false),
+    ["small.txt"],
+    (path) => box.path(path),
+    new AbortController().signal,
+    (path, result) => found.push(`${path}: ${result.type}`),
+    budgetMs,
+  );
+  // The main thread busy past the budget while the worker starts, as on a machine under load: the
+  // budget's check comes due before the worker's first message is read.
+  const until = Date.now() + budgetMs * 1.5;
+  while (Date.now() < until) {
+    // busy
+  }
+  await search;
+  assert.deepEqual(found, ["small.txt: lines"]);
 });

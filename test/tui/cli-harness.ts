@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type PtyProcess, spawnPty } from "../support/pty.ts";
 import {
+  json,
   type LoggedRequest,
   type Script,
   type StubEndpoint,
@@ -44,6 +45,8 @@ export async function startNexTui(
     config?: Record<string, unknown>;
     /** More environment for nex (e.g. TERM_PROGRAM). */
     env?: Record<string, string>;
+    /** The model ids the stub's `GET /v1/models` lists (absent: that path is a 404). */
+    models?: string[];
   } = {},
 ): Promise<NexTui> {
   const queue = [...scripts];
@@ -58,6 +61,11 @@ export async function startNexTui(
       return queue.shift() ?? after;
     },
   });
+  if (options.models)
+    stub.setRoute(
+      "GET /v1/models",
+      json({ object: "list", data: options.models.map((id) => ({ id, object: "model" })) }),
+    );
   const dir = mkdtempSync(join(tmpdir(), "nex-tui-cli-"));
   const workspace = join(dir, "ws");
   mkdirSync(workspace);

@@ -18,7 +18,9 @@ test("slash commands parse with their arguments; a path is a prompt, not a comma
   assert.equal(parseCommand("/nope")?.type, "invalid");
 });
 
-test("the permission mode cycles through all three and back", () => {
-  assert.equal(nextMode(nextMode(nextMode("ask"))), "ask");
+test("the permission mode cycles through all four and back, plan after approve_all", () => {
+  assert.equal(nextMode(nextMode(nextMode(nextMode("ask")))), "ask");
   assert.equal(nextMode("ask"), "auto_edit");
+  assert.equal(nextMode("approve_all"), "plan");
+  assert.deepEqual(parseCommand("/mode plan"), { type: "mode", mode: "plan" });
 });

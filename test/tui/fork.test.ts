@@ -60,3 +60,31 @@ test("/fork copies the session, switches to the copy, and leaves the original re
   assert.equal(header.id, fork);
   assert.equal(header.forkedFrom, original);
 });
+
+test("after /rewind, /fork's resumed chat counts only the messages still in the conversation", async (t) => {
+  const nex = await startNexTui([openaiText("First answer."), openaiText("Second answer.")], {
+    cols: 80,
+    rows: 30,
+  });
+  t.after(() => nex.close());
+  nex.pty.write(`first question${keys.enter}`);
+  await nex.pty.waitFor("First answer.", 20_000);
+  await nex.pty.waitUntil((s) => !spinnerShown(s) && s.includes("Ask nex"), "idle", 20_000);
+  nex.pty.write(`second question${keys.enter}`);
+  await nex.pty.waitFor("Second answer.", 20_000);
+  await nex.pty.waitUntil((s) => !spinnerShown(s) && s.includes("Ask nex"), "idle", 20_000);
+  nex.pty.write(`/rewind 2 yes${keys.enter}`);
+  await nex.pty.waitFor(/Rewound|rewound/, 20_000);
+  await nex.pty.waitUntil(
+    (s) => s.includes("second question") && s.includes("›"),
+    "draft back",
+    20_000,
+  );
+  // The rewound prompt is back in the input box: clear it before the command.
+  nex.pty.write("\x15");
+  await nex.pty.waitFor("Ask nex", 20_000);
+  nex.pty.write(`/fork${keys.enter}`);
+  await nex.pty.waitFor(/Journal ha[sd] \d+ messages?/, 20_000);
+  const flat = nex.pty.history().replace(/\s+/g, " ");
+  assert.match(flat, /Journal has 2 messages/, flat);
+});

@@ -139,6 +139,13 @@ test("Shift+Tab cycles the mode and Esc interrupts only when something runs", ()
   );
 });
 
+test("Ctrl-V asks for the clipboard's image and leaves the draft as it is", () => {
+  const typed = press(initialInput, [["a", {}]]);
+  const r = press(typed.state, [["v", { ctrl: true }]]);
+  assert.deepEqual(r.actions, [{ type: "paste_image" }]);
+  assert.equal(r.state.editor.text, "a");
+});
+
 const request = { callId: "c1", name: "bash", summary: "rm -rf build" };
 /** A prompt that appeared at t=1000; `now` is when the key arrives. */
 const asked = (now: number): InputContext => ({

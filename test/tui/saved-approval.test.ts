@@ -102,3 +102,28 @@ test("a saved rule is never a blanket one: a command with no subcommand is allow
   );
   assert.equal(readFileSync(configPath, "utf8"), userConfig, "the config is untouched");
 });
+
+test("a pipeline of a command and a reader: p saves the command's rule, and the same command with another reader runs unasked", async (t) => {
+  const nex = await startNexTui(
+    [
+      openaiToolCall({ name: "bash", args: { command: "npm test | tail -5" } }),
+      openaiText("Tested once."),
+      openaiToolCall({ name: "bash", args: { command: "npm test 2>&1 | tail -3" } }),
+      openaiText("Tested twice."),
+    ],
+    { cols: 80, rows: 30 },
+  );
+  t.after(() => nex.close());
+  nex.pty.write(`run the tests${keys.enter}`);
+  const prompt = await nex.pty.waitFor("Allow bash?", 20_000);
+  assert.match(prompt, /p yes, always in this project/);
+  await sleep(400);
+  nex.pty.write("p");
+  await nex.pty.waitFor("Tested once.", 30_000);
+  assert.match(nex.pty.history().replace(/\s+/g, " "), /Saved "npm test" to .*config\.json/);
+  await nex.pty.waitFor("Ask nex", 20_000);
+  nex.pty.write(`again${keys.enter}`);
+  // Had it asked, the turn would wait on the question and never reach its answer.
+  await nex.pty.waitFor("Tested twice.", 30_000);
+  assert.doesNotMatch(nex.pty.screen(), /Allow bash\?/);
+});

@@ -27,8 +27,11 @@ test("/status says where the window came from, /export writes the transcript, ex
   await nex.pty.waitFor("already exists; nothing was written", 20_000);
   nex.stub.setRoute("GET /v1/models", json({ data: [{ id: "m" }, { id: "qwen3-coder" }] }));
   nex.pty.write(`/model${keys.enter}`);
-  const models = await nex.pty.waitFor("/model NAME switches.", 20_000);
-  assert.match(models, /m \(in use\), qwen3-coder\. \/model NAME switches\./);
+  const models = await nex.pty.waitFor("Choose a model", 20_000);
+  assert.match(models, /› m \(in use\)/);
+  assert.match(models, /qwen3-coder/);
+  nex.pty.write(keys.esc);
+  await nex.pty.waitFor("Model unchanged: still m.", 20_000);
   nex.pty.write(`/exit${keys.enter}`);
   assert.equal(await nex.pty.exited, 0);
   assert.match(nex.pty.output(), /Resume this session with: nex resume \d{8}-\d{6}-\w+/);

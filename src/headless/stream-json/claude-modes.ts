@@ -5,6 +5,7 @@ const FROM_CLAUDE: Record<string, PermissionMode> = {
   default: "ask",
   acceptEdits: "auto_edit",
   bypassPermissions: "approve_all",
+  plan: "plan",
   ask: "ask",
   auto_edit: "auto_edit",
   approve_all: "approve_all",
@@ -14,9 +15,10 @@ const TO_CLAUDE: Record<PermissionMode, string> = {
   ask: "default",
   auto_edit: "acceptEdits",
   approve_all: "bypassPermissions",
+  plan: "plan",
 };
 
-/** nex's mode for a Claude (or nex) mode name; null for a mode nex has no equivalent of (plan, dontAsk, auto). */
+/** nex's mode for a Claude (or nex) mode name; null for a mode nex has no equivalent of (dontAsk, auto). */
 export function nexPermissionMode(mode: string): PermissionMode | null {
   return Object.hasOwn(FROM_CLAUDE, mode) ? (FROM_CLAUDE[mode] ?? null) : null;
 }
@@ -28,5 +30,5 @@ export function claudePermissionMode(mode: PermissionMode): string {
 
 /** The sentence for a mode nex cannot take. */
 export function unsupportedModeMessage(mode: string): string {
-  return `nex has no permission mode "${mode}"; it takes default (ask), acceptEdits (auto_edit) or bypassPermissions (approve_all).`;
+  return `nex has no permission mode "${mode}"; it takes default (ask), acceptEdits (auto_edit), bypassPermissions (approve_all) or plan.`;
 }

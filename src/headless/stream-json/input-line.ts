@@ -5,7 +5,7 @@ export type InputLine =
    * the running one ends; "next" reaches the model at the running prompt's next turn boundary;
    * "now" too, ahead of "next" ones (a steering note).
    */
-  | { type: "user"; text: string; priority: UserPriority }
+  | { type: "user"; text: string; priority: UserPriority; urgent?: boolean }
   | {
       type: "control_request";
       requestId: string;
@@ -85,6 +85,11 @@ export function readInputLine(line: string): InputLine {
 export type UserPriority = "now" | "next" | "later";
 
 function userLine(value: Record<string, unknown>): InputLine {
+  // nex's own mark (docs/headless.md): the running prompt is cancelled and this one runs next.
+  if (value.urgent === true || value.priority === "urgent") {
+    const line = userLine({ ...value, urgent: undefined, priority: "later" });
+    return line.type === "user" ? { ...line, urgent: true } : line;
+  }
   const priority = value.priority ?? "later";
   if (priority !== "now" && priority !== "next" && priority !== "later")
     return {

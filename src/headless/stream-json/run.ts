@@ -25,6 +25,7 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
     lastExit: EXIT.done,
     running: false,
     queue: [],
+    urgent: [],
     inputClosed: options.prompt !== null,
     notify: () => {
       wake?.();
@@ -35,14 +36,16 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
         options.out(`${terminalJson(line)}\n`);
     },
   };
-  const { queue } = state;
+  const { queue, urgent } = state;
 
   const control: ControlContext = {
     session: () => state.opened?.session ?? null,
     settings: state.settings,
     interrupt: (cancelQueued) => {
       const cancelled = cancelQueued
-        ? queue.splice(0).length + (state.opened?.session.takePendingNotes?.().length ?? 0)
+        ? queue.splice(0).length +
+          urgent.splice(0).length +
+          (state.opened?.session.takePendingNotes?.().length ?? 0)
         : 0;
       state.opened?.session.interrupt();
       return { cancelled };
@@ -55,6 +58,7 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
     if (count === 1) {
       state.stoppedBy = signal;
       queue.length = 0;
+      urgent.length = 0;
       state.inputClosed = true;
       state.notify();
       state.opened?.session.interrupt();
@@ -73,7 +77,7 @@ export async function runStreamJson(options: StreamJsonOptions): Promise<number>
       await runPrompt(state, options, options.prompt);
     } else {
       for (;;) {
-        const next = queue.shift();
+        const next = urgent.shift() ?? queue.shift();
         if (next !== undefined) {
           prompts += 1;
           await runPrompt(state, options, next);

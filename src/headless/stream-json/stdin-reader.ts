@@ -22,6 +22,14 @@ export async function readStreamInput(
       const line = readInputLine(raw);
       switch (line.type) {
         case "user": {
+          if (line.urgent) {
+            // Ahead of the waiting prompts, and the running one is cancelled as Esc cancels it.
+            state.urgent.push(line.text);
+            if (state.running)
+              state.opened?.session.interrupt(`an urgent message arrived (stdin line ${number})`);
+            state.notify();
+            break;
+          }
           // "now" and "next" join the running prompt at its next turn boundary; else the queue.
           const note =
             state.running && line.priority !== "later" && state.opened

@@ -55,6 +55,8 @@ export interface StreamState {
   running: boolean;
   /** User messages waiting to run as prompts, in order. */
   queue: string[];
+  /** Urgent messages: run before the queue, and before what the cancelled prompt left. */
+  urgent: string[];
   inputClosed: boolean;
   /** Wakes the prompt loop waiting for the queue or the end of input. */
   notify(): void;

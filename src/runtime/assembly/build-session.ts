@@ -16,6 +16,7 @@ import {
   type CurrentModel,
   createImageStore,
   NexSession,
+  readSessionSummary,
   type SessionInfo,
   type SessionParts,
   type UserNotes,
@@ -57,12 +58,20 @@ export interface GatheredSession {
   mcp: Opened<typeof openSessionMcp>;
 }
 
-/** The session_started line first, the session start hooks run, the todo list a resumed session had. */
+/**
+ * The session_started line first, the session start hooks run (a resumed session's with its resume
+ * note), the todo list a resumed session had.
+ */
 export async function announceStart(
   session: NexSession,
   events: AgentEvent[],
   messages: GatheredSession["messages"],
   resumed: boolean,
+  place: {
+    journalPath: string;
+    ledger: Opened<typeof openSessionJournal>["ledger"];
+    workspace: string;
+  },
 ): Promise<void> {
   const { info } = session;
   events.unshift({
@@ -76,7 +85,16 @@ export async function announceStart(
     resumed,
     sandbox: info.sandbox,
   });
-  await session.startHooks(resumed ? "resume" : "startup");
+  // A resumed session's first prompt starts from the summary kept beside the journal, and names the
+  // files that changed since the model read them.
+  const resumeNote = resumed
+    ? (await import("./changed-since-read.ts")).resumeNote(
+        await readSessionSummary(place.journalPath),
+        place.ledger ?? [],
+        place.workspace,
+      )
+    : null;
+  await session.startHooks(resumed ? "resume" : "startup", resumeNote);
   const todos = latestTodos(messages);
   if (todos && todos.length > 0) events.push({ type: "todo_updated", items: todos });
 }

@@ -36,6 +36,8 @@ export interface JournalParts {
   estimator: TokenEstimator;
   secrets: SecretScrubber;
   events: AgentEvent[];
+  /** `--role NAME`, kept in a new journal's header. */
+  role?: string;
 }
 
 /** Step 5: a new journal, or the resumed one, locked, read back within the window's budget. */
@@ -47,7 +49,13 @@ export async function openSessionJournal(
   if (!resumed) {
     const journal = await createJournal(
       config.dataDir,
-      { workspace: config.workspace, provider: config.provider, model, baseUrl: config.baseUrl },
+      {
+        workspace: config.workspace,
+        provider: config.provider,
+        model,
+        baseUrl: config.baseUrl,
+        ...(parts.role ? { role: parts.role } : {}),
+      },
       { secrets, redact: textRedaction(secrets) },
     );
     return { journal, messages: [], ledger: null, baseline: null };

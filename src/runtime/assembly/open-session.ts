@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { AgentEvent, StreamFn, ToolHost } from "../../protocol/index.ts";
 import { createTokenEstimator } from "../../session/index.ts";
 import { describeSearch, type ToolHostOptions } from "../../tools/index.ts";
@@ -9,7 +10,7 @@ import {
   prepareDataDir,
 } from "../config/index.ts";
 import { createSessionBudget } from "../context/index.ts";
-import { loadExtensions } from "../extensions/index.ts";
+import { loadExtensions, rolePrompt } from "../extensions/index.ts";
 import { recordOwnSession } from "../history/index.ts";
 import type { Hooks } from "../hooks/index.ts";
 import { openMcpServers } from "../mcp/index.ts";
@@ -28,7 +29,7 @@ import {
   UserNotes,
   withTurnNotes,
 } from "../session/index.ts";
-import { loadSubagents } from "../subagents/index.ts";
+import { askModel, loadSubagents } from "../subagents/index.ts";
 import { webTools } from "../web/index.ts";
 import { announceStart, buildSession } from "./build-session.ts";
 import { onDemandTools } from "./on-demand-tools.ts";
@@ -68,6 +69,8 @@ export interface OpenOptions {
   mcpServers?: Record<string, unknown>;
   /** The editor's unsaved buffers (`nex acp`), seen by the file tools. */
   editor?: ToolHostOptions["editor"];
+  /** `--role NAME`: `roles/NAME.md`'s text joins the system prompt; the name is in the journal's header. */
+  role?: string;
 }
 
 /** An open session and the events of its opening (start, resume fitting), for the UI to show first. */
@@ -111,9 +114,11 @@ export async function openSession(
   const subagents = await loadSubagents(config.workspace, env);
   for (const problem of [...extensions.problems, ...subagents.problems])
     events.push({ type: "notice", message: problem });
+  const role = options.role ? await rolePrompt(options.role, config.workspace, env) : null;
   const system = [
     options.systemPrompt?.replace ??
       (await sessionSystemPrompt(config, env, events, extensions.skillsSection)),
+    role ? `# Your role: ${options.role}\n\n${role.text}` : undefined,
     options.systemPrompt?.append,
   ]
     .filter((part) => part !== undefined)
@@ -143,8 +148,10 @@ export async function openSession(
     estimator,
     secrets,
     events,
+    ...(options.role ? { role: options.role } : {}),
   });
   const sessionId = journal.meta.id;
+  subagents.subagents.keepReaderNotes(join(config.dataDir, "readers", sessionId));
   if (resumed === null) recordOwnSession(env, config, sessionId);
   if (options.sessionName && resumed === null)
     await (await import("../history/index.ts")).nameSession(
@@ -168,6 +175,8 @@ export async function openSession(
           emit: (event) => session.emit(event),
           nextRequestId: () => session.nextRequestId(),
         }),
+      ask: (system, prompt, ctx) =>
+        askModel(subagents.subagents, "deep_research", ctx, system, prompt),
     }),
   ];
   const mcp = await openSessionMcp(mcpSet, config, env, sessionId, secrets, events);
@@ -255,7 +264,11 @@ export async function openSession(
     hooks,
     mcp,
   });
-  await announceStart(session, events, messages, resumed !== null);
+  await announceStart(session, events, messages, resumed !== null, {
+    journalPath: journal.path,
+    ledger,
+    workspace: config.workspace,
+  });
   return { session, events, tools: host.specs().map((spec) => spec.name) };
 }
 

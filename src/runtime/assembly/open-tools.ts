@@ -9,7 +9,8 @@ import {
   type ToolHostOptions,
   type WorkspaceToolHost,
 } from "../../tools/index.ts";
-import { privateKind } from "../../web/index.ts";
+// address-guard.ts alone: web/index.ts would load the whole web client at start-up.
+import { privateKind } from "../../web/address-guard.ts";
 import type { NexConfig } from "../config/index.ts";
 import { consentDir, consentPlace } from "../consent/index.ts";
 import { textRedaction, toolEnvironment } from "../secrets/index.ts";

@@ -70,7 +70,10 @@ export function sessionCommands(
   current: CurrentModel,
   budget: Budget,
   reasoning: ReturnType<typeof createReasoningControl>,
-): Pick<SessionParts, "listSessions" | "setReasoning" | "listModels" | "switchModel"> {
+): Pick<
+  SessionParts,
+  "listSessions" | "setReasoning" | "listModels" | "modelChoices" | "switchModel"
+> {
   return {
     // Sessions are per workspace: another project's opens only when asked for by its id, from there;
     // where a repository could ship journals, only the sessions nex started for this user are listed.
@@ -89,6 +92,7 @@ export function sessionCommands(
       const { describeServed, servedModels } = await import("../config/index.ts");
       return describeServed(await servedModels(config), current.model);
     },
+    modelChoices: async () => (await import("../session/index.ts")).modelChoices(config, current),
     switchModel: async (asked) =>
       (await (await import("../session/index.ts")).modelSwitcher(config, current, budget))(asked),
   };

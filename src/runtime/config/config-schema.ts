@@ -36,12 +36,16 @@ const WebConfigSchema = v.strictObject({
   search: v.optional(
     v.array(
       v.strictObject({
-        type: v.picklist(["searxng", "brave", "tavily", "exa"]),
+        type: v.picklist(["searxng", "brave", "tavily", "exa", "duckduckgo", "wikipedia"]),
         url: v.optional(v.pipe(v.string(), v.url())),
         apiKeyEnv: v.optional(v.string()),
       }),
     ),
   ),
+  /** False leaves out the backends that need no key (DuckDuckGo, Wikipedia), asked beside the rest. */
+  keyless: v.optional(v.boolean()),
+  /** arXiv's API (arxiv_search); its public address by default. */
+  arxivUrl: v.optional(v.pipe(v.string(), v.url())),
   maxPageBytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
   timeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(600))),
 });
@@ -55,7 +59,7 @@ export const ConfigFileSchema = v.strictObject({
   baseUrl: v.optional(v.string()),
   model: v.optional(v.string()),
   apiKeyEnv: v.optional(v.string()),
-  permissionMode: v.optional(v.picklist(["ask", "auto_edit", "approve_all"])),
+  permissionMode: v.optional(v.picklist(["plan", "ask", "auto_edit", "approve_all"])),
   maxTurns: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   /** False asks for whole responses, for servers whose streaming of tool calls is broken. */
   stream: v.optional(v.boolean()),
@@ -127,6 +131,8 @@ export const ConfigFileSchema = v.strictObject({
       }),
     ]),
   ),
+  /** Where `nex --chat NAME` finds the chat folder NAME (a workgraph chat root such as `~/.wg/chat`). */
+  chatRoot: v.optional(v.string()),
   /** Seconds to wait for a response's first byte (a big prompt on a CPU server is slow) and between chunks. */
   timeouts: v.optional(
     v.strictObject({

@@ -81,6 +81,8 @@ export interface NexConfig {
   mcpServers: unknown;
   /** What the config file holds that nex left out (unknown settings), for the session's notices. */
   notices: string[];
+  /** The config's `chatRoot` (`nex --chat NAME`), as written; null when unset. */
+  chatRoot: string | null;
 }
 
 /** A reasoning effort, or "off" to send none even where the config sets one. */
@@ -203,6 +205,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, cwd: string): NexCon
     ],
     mcpServers: file.mcpServers,
     notices: file.notices ?? [],
+    chatRoot: file.chatRoot ?? null,
     notifications:
       typeof file.notifications === "string"
         ? { mode: file.notifications, afterSeconds: 10 }
@@ -447,8 +450,11 @@ function resolveApi(
 }
 
 function parsePermissionMode(value: string): PermissionMode {
-  if (value === "ask" || value === "auto_edit" || value === "approve_all") return value;
-  throw new ConfigError(`Unknown permission mode "${value}". Use ask, auto_edit or approve_all.`);
+  if (value === "plan" || value === "ask" || value === "auto_edit" || value === "approve_all")
+    return value;
+  throw new ConfigError(
+    `Unknown permission mode "${value}". Use plan, ask, auto_edit or approve_all.`,
+  );
 }
 
 function parseBaseUrl(value: string): string {

@@ -4,6 +4,12 @@ import { latestTodos, readWorkspaceOwnFile, todoNote } from "../../tools/index.t
 
 /** The note that brings the task and the recent files back after a compaction. */
 export const RESTORE_NOTE = "[nex] Context restored after the compaction above.";
+// Endpoints take consecutive user messages as one turn, so the user's next prompt arrives joined to
+// this note: it says it is background, that the task may be done, and where it ends.
+const RESTORE_LEAD =
+  "This is background, not a new request. The task below is where the session began; it may already be done, or partly (the summary above says how far the work got): do not start it again. If a message from the user follows the end of this note, it is their new request: act on that.";
+/** The last line of the note: what follows it is the user's, not nex's. */
+export const RESTORE_END = "[nex] End of restored context.";
 const TASK_OPEN = "The original task, verbatim:\n<task>\n";
 const TASK_CLOSE = "\n</task>";
 
@@ -89,7 +95,10 @@ export async function restoreAfterCompaction(
       `Other files you worked on recently (read them again before changing them): ${restored.filesNamed.join(", ")}`,
     );
   if (sections.length > 0)
-    notes.push({ type: "user", text: `${RESTORE_NOTE}\n\n${sections.join("\n\n")}` });
+    notes.push({
+      type: "user",
+      text: `${RESTORE_NOTE} ${RESTORE_LEAD}\n\n${sections.join("\n\n")}\n\n${RESTORE_END}`,
+    });
   return { notes, restored };
 }
 

@@ -5,6 +5,9 @@ export { sessionCompaction } from "./session-compaction.ts";
 export type { SummarizeInput } from "./summarize-step.ts";
 
 // Loaded on first use: most sessions never need these (ARCHITECTURE.md, "loads when first used").
+export const contextReport = async (
+  ...args: Parameters<typeof import("./context-report.ts").contextReport>
+) => (await import("./context-report.ts")).contextReport(...args);
 type SummarizeStepModule = typeof import("./summarize-step.ts");
 export const summarizeForQuestion = async (
   ...args: Parameters<SummarizeStepModule["summarizeForQuestion"]>

@@ -1,6 +1,6 @@
 // The model requests `nex doctor` sends once it has a model: streaming and the output limit, a tool
 // call, a cut answer, a shared prefix twice, and Ollama's own facts.
-import type { ModelRequest, StreamFn } from "../../protocol/index.ts";
+import type { ModelRequest, ProviderError, StreamFn } from "../../protocol/index.ts";
 import { terminatorName } from "../../providers/index.ts";
 import { createClient, limitsFor, type NexConfig, wireFormatOf } from "../config/index.ts";
 import {
@@ -14,7 +14,7 @@ import {
   TRUNCATION_MAX_TOKENS,
   timed,
 } from "./doctor-checks.ts";
-import type { DoctorRecorder, DoctorReport } from "./doctor-recorder.ts";
+import type { DoctorOptions, DoctorRecorder, DoctorReport } from "./doctor-recorder.ts";
 import {
   judgeLimits,
   judgeStreaming,
@@ -43,8 +43,9 @@ export async function probeEndpoint(
   model: string,
   keyCheck: DoctorCheck | null,
   choiceCheck: DoctorCheck,
-  signal: AbortSignal,
+  options: Pick<DoctorOptions, "signal" | "prefixDeadlineMs">,
 ): Promise<DoctorReport> {
+  const { signal } = options;
   const overrides = { fetch: rec.counted, signal: signal };
   const limits = await limitsFor(config, model, overrides);
   if (signal.aborted) return rec.interrupted();
@@ -105,13 +106,20 @@ export async function probeEndpoint(
   rec.emit(judgeReasoningParser([streamed, toolTurn, cut]), judgeToolParser(toolTurn));
 
   // Two requests that share a long prefix: the second shows whether the server reuses it.
+  // A server that reads prompts slowly (a small model on a busy CPU: a few tokens a second) would
+  // spend many minutes, and its only core, on this prefix: past the deadline it is left unmeasured.
   const prefixed = async () => {
-    const result = await probe({ user: PREFIX_QUESTION, maxTokens: 16, system: PREFIX_TEXT });
+    const result = await probe({
+      user: PREFIX_QUESTION,
+      maxTokens: 16,
+      system: PREFIX_TEXT,
+      deadlineMs: options.prefixDeadlineMs ?? PREFIX_DEADLINE_MS,
+    });
     return { result, ms: result.ms };
   };
   const first = await prefixed();
   if (signal.aborted) return rec.interrupted();
-  const second = await prefixed();
+  const second = first.result.type === "error" ? first : await prefixed();
   if (signal.aborted) return rec.interrupted();
   rec.emit(judgePrefixCache(first, second, PREFIX_TOKENS));
 
@@ -139,6 +147,7 @@ const PREFIX_TEXT = [
   ),
 ].join("\n");
 const PREFIX_QUESTION = "Reply with the single word: ok";
+const PREFIX_DEADLINE_MS = 60_000;
 
 /** One probe: its prompt, its output limit, whether it offers the probe tool. */
 interface ProbeSpec {
@@ -146,6 +155,8 @@ interface ProbeSpec {
   maxTokens: number;
   tools?: boolean;
   system?: string;
+  /** Give up on the probe after this long (a `timeout` error naming it). */
+  deadlineMs?: number;
 }
 
 /** The tiny requests doctor sends, each one logical request under the normal retry policy, timed. */
@@ -167,8 +178,12 @@ function probeRunner(client: StreamFn, config: NexConfig, model: string, signal:
       maxTokens: spec.maxTokens,
       requestId: ++requestId,
     };
-    for await (const event of client(request, signal)) {
+    const deadline = spec.deadlineMs ? AbortSignal.timeout(spec.deadlineMs) : null;
+    const within = deadline ? AbortSignal.any([signal, deadline]) : signal;
+    for await (const event of client(request, within)) {
       if (event.type === "done") return { type: "turn", turn: event.turn, terminator };
+      if (event.type === "error" && deadline?.aborted && !signal.aborted)
+        return { type: "error", error: pastDeadline(spec.deadlineMs ?? 0) };
       if (event.type === "error") return { type: "error", error: event.error };
     }
     return {
@@ -180,6 +195,14 @@ function probeRunner(client: StreamFn, config: NexConfig, model: string, signal:
       },
     };
   }
+}
+
+function pastDeadline(ms: number): ProviderError {
+  return {
+    code: "timeout",
+    retryable: false,
+    message: `no answer after ${Math.round(ms / 1000)} s, so doctor stopped waiting`,
+  };
 }
 
 const probeTool = {

@@ -14,6 +14,8 @@ export interface DoctorOptions {
   onCheck?: (check: DoctorCheck) => void;
   /** The HTTP client (default node:http); every call is counted. */
   fetch?: HttpFetch;
+  /** How long the prompt-cache probe may take before it is left unmeasured (default 60 s). */
+  prefixDeadlineMs?: number;
 }
 
 /** The endpoint under test, as configured. */

@@ -1,6 +1,6 @@
 // The verdicts on `nex doctor`'s model requests: streaming, tool calls, limits, honest truncation.
 // Pure functions over what the requests returned.
-import { textToolCall } from "../../agent/text-tool-call.ts";
+import { findTextToolCall } from "../../agent/text-tool-call.ts";
 import type { ProviderError } from "../../protocol/index.ts";
 import { plainText } from "../../protocol/index.ts";
 import type { ResolvedLimits } from "../config/index.ts";
@@ -83,12 +83,24 @@ export function judgeToolCall(probe: ProbeResult): DoctorCheck {
       "A reasoning model may think past a small limit; nex asks for far more in real requests. Run nex doctor again, or try the model in nex run.",
     );
   }
-  if (!call && textToolCall(probe.turn.text, [PROBE_TOOL])) {
+  const written = call ? null : findTextToolCall(probe.turn.text, [PROBE_TOOL]);
+  const wrote = plainText(probe.turn.text).replace(/\s+/g, " ").trim().slice(0, 80);
+  if (written?.marked) {
     return check(
       "tool_calls",
       "fail",
-      "the model wrote its call as plain text: the server does not parse tool calls, so nex could run nothing",
+      `the model wrote its call as plain text ("${wrote}"): the server does not parse tool calls, so nex could run nothing`,
       "Start vLLM with --enable-auto-tool-choice and the model's --tool-call-parser, llama.cpp with --jinja, or use a chat template that supports tools.",
+    );
+  }
+  if (written) {
+    // A bare JSON object carries none of the chat format's call markers: the model wrote it outside
+    // its format, which no server parses (Qwen2.5-Coder 0.5B on llama-server --jinja does this).
+    return check(
+      "tool_calls",
+      "warn",
+      `the model wrote its call as JSON in its answer ("${wrote}"), outside its chat format's tool-call syntax, so the server parsed no call`,
+      "nex runs a reply that is nothing but such JSON calls, but models that do this misuse tools often: a model trained for tool calls does better. The server's settings are not the cause.",
     );
   }
   if (!call) {

@@ -80,6 +80,14 @@ export function judgePrefixCache(
   second: TimedProbe,
   prefixTokens: number,
 ): DoctorCheck {
+  if (first.result.type === "error" && first.result.error.code === "timeout") {
+    return check(
+      "prefix_cache",
+      "warn",
+      `not measured: the server had not answered a ~${prefixTokens}-token prompt after ${(first.ms / 1000).toFixed(0)} s, so doctor stopped waiting (it reads prompts slowly)`,
+      "nex's first request of a session is about 2,400 tokens: on this server it takes minutes unless the server reuses the prompt's prefix from the last request (llama.cpp does by default). Raise NEX_FIRST_BYTE_TIMEOUT if requests time out; a smaller model or fewer threads competing for the cores reads faster.",
+    );
+  }
   if (first.result.type === "error" || second.result.type === "error") {
     const failed = first.result.type === "error" ? first.result : second.result;
     return check(

@@ -93,5 +93,5 @@ export async function runDoctor(
     return report();
   }
 
-  return probeEndpoint(config, rec, model, keyCheck, choice.check, options.signal);
+  return probeEndpoint(config, rec, model, keyCheck, choice.check, options);
 }

@@ -10,6 +10,17 @@ import { readExtensions } from "./read-extensions.ts";
 
 const commandConsent = () => import("./command-consent.ts");
 
+/** One command as `nex commands --json` lists it. */
+export interface CommandRow {
+  name: string;
+  /** Where it comes from, as the text list says it. */
+  origin: string;
+  /** The shell lines it runs. */
+  runs: string[];
+  /** Whether those lines may run; null when it runs none. */
+  approved: boolean | null;
+}
+
 /** One command as it is now: its shell lines and the hash an approval would record. */
 async function inspect(command: CustomCommand, workspace: string) {
   const { COMMAND_FILE_LIMIT, commandHash, shellLines } = await commandConsent();
@@ -26,7 +37,7 @@ export async function commandsReport(
   env: Record<string, string | undefined>,
   cwd: string,
   approve: { name: string | null } | null,
-): Promise<{ text: string; ok: boolean }> {
+): Promise<{ text: string; ok: boolean; rows: CommandRow[]; problems: string[] }> {
   const { approveCommand, commandApproved, commandOrigin } = await commandConsent();
   const config = resolveConfig(flags, env, cwd);
   const consent = consentPlace({
@@ -38,6 +49,8 @@ export async function commandsReport(
   const lines: string[] = [...extensions.problems];
   const waiting: { command: CustomCommand; hash: string; lines: string[] }[] = [];
   const listed: string[] = [];
+  const rows: CommandRow[] = [];
+  const problems = extensions.problems;
   for (const command of extensions.commands) {
     const found = await inspect(command, config.workspace);
     const runs = found && found.lines.length > 0 ? found.lines : [];
@@ -50,6 +63,12 @@ export async function commandsReport(
     if (found && runs.length > 0 && !commandApproved(command, found.hash, consent))
       waiting.push({ command, hash: found.hash, lines: runs });
     listed.push(`  /${command.name}: ${commandOrigin(command)}${state}`);
+    rows.push({
+      name: command.name,
+      origin: commandOrigin(command),
+      runs,
+      approved: runs.length === 0 ? null : !waiting.some((w) => w.command === command),
+    });
   }
   if (approve) {
     const chosen = waiting.filter((w) => approve.name === null || w.command.name === approve.name);
@@ -63,12 +82,16 @@ export async function commandsReport(
             : `No command /${approve.name} here; \`nex commands\` lists them.`,
         ].join("\n"),
         ok: known,
+        rows,
+        problems,
       };
     }
     if (chosen.length === 0)
       return {
         text: [...lines, "Nothing to approve: no project command waits."].join("\n"),
         ok: true,
+        rows,
+        problems,
       };
     try {
       for (const w of chosen) approveCommand(w.command, w.hash, consent);
@@ -76,6 +99,8 @@ export async function commandsReport(
       return {
         text: [...lines, `Not approved: ${(error as Error).message}`].join("\n"),
         ok: false,
+        rows,
+        problems,
       };
     }
     return {
@@ -89,6 +114,8 @@ export async function commandsReport(
         "A change to a file, or to a workspace file its lines run, needs a new approval.",
       ].join("\n"),
       ok: true,
+      rows,
+      problems,
     };
   }
   if (listed.length === 0)
@@ -101,5 +128,5 @@ export async function commandsReport(
       "A repository's command that runs shell lines runs only once approved: `nex commands approve [NAME]`.",
       ...(consent.refused ? [`nex keeps no approval at ${consent.file}: ${consent.refused}`] : []),
     );
-  return { text: lines.join("\n"), ok: true };
+  return { text: lines.join("\n"), ok: true, rows, problems };
 }

@@ -54,3 +54,8 @@ type CommandsReportModule = typeof import("./commands-report.ts");
 /** `nex commands`: loaded only by that command. */
 export const commandsReport = async (...args: Parameters<CommandsReportModule["commandsReport"]>) =>
   (await import("./commands-report.ts")).commandsReport(...args);
+
+type RolePromptModule = typeof import("./role-prompt.ts");
+/** `--role NAME`'s prompt text (loaded only when a role is asked for). */
+export const rolePrompt = async (...args: Parameters<RolePromptModule["rolePrompt"]>) =>
+  (await import("./role-prompt.ts")).rolePrompt(...args);

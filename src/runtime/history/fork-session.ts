@@ -1,6 +1,7 @@
 // `/fork`: a copy of the session under a new id, to try another way from here. The copy is the
 // journal byte for byte after a new header (so it resumes to the same conversation, read ledger and
-// all), with the session's images and stored results; the original stays as it is, resumable.
+// all), with the session's images, stored results and readers' notes; the original stays as it
+// is, resumable.
 import { randomBytes } from "node:crypto";
 import { cp, link, open, readFile, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -44,8 +45,9 @@ export async function forkJournal(journalPath: string, sessionId: string): Promi
     }
     const now = new Date().toISOString();
     const forkHeader = { ...header, id, ts: now, createdAt: now, forkedFrom: sessionId };
-    // Images and stored results first: a fork that can be resumed finds what its journal names.
-    for (const kind of ["images", "results"]) {
+    // Images, stored results and readers' notes first: a fork that can be resumed finds what its
+    // journal names, and an interrupted reader goes on in the fork too.
+    for (const kind of ["images", "results", "readers"]) {
       const from = join(dataDir, kind, sessionId);
       if (await exists(from))
         await cp(from, join(dataDir, kind, id), { recursive: true, errorOnExist: false });

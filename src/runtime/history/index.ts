@@ -19,6 +19,9 @@ export const listSessionsFor = async (...args: Parameters<SessionListModule["lis
   (await import("./session-list.ts")).listSessionsFor(...args);
 export const summariesIn = async (...args: Parameters<SessionListModule["summariesIn"]>) =>
   (await import("./session-list.ts")).summariesIn(...args);
+type UndoListModule = typeof import("./undo-list.ts");
+export const describeUndoList = async (...args: Parameters<UndoListModule["describeUndoList"]>) =>
+  (await import("./undo-list.ts")).describeUndoList(...args);
 type UndoResultModule = typeof import("./undo-result.ts");
 export const undoResultOf = async (...args: Parameters<UndoResultModule["undoResultOf"]>) =>
   (await import("./undo-result.ts")).undoResultOf(...args);

@@ -5,6 +5,7 @@ import {
   describePreview,
   lastChangedSession,
   previewUndo,
+  type UndoPreviewStep,
   undoWorkspace,
 } from "../../tools/index.ts";
 import { type ConfigFlags, resolveConfig } from "../config/index.ts";
@@ -24,7 +25,14 @@ export type UndoSessionAnswer =
       lockNotice: string | null;
       result: UndoResult;
     }
-  | { kind: "preview"; sessionId: string; chosen: boolean; text: string };
+  | {
+      kind: "preview";
+      sessionId: string;
+      chosen: boolean;
+      text: string;
+      /** The same steps, newest first, for `nex undo --list --json`. */
+      steps: UndoPreviewStep[];
+    };
 
 /**
  * `nex undo`: restores the workspace of a session to before its last `turns` prompts (or, with
@@ -66,8 +74,14 @@ export async function undoSession(
     privatePaths: [config.dataDir],
   };
   if (options.list) {
-    const text = describePreview(await previewUndo(common));
-    return { kind: "preview", sessionId: found.sessionId, chosen, text };
+    const steps = await previewUndo(common);
+    return {
+      kind: "preview",
+      sessionId: found.sessionId,
+      chosen,
+      text: describePreview(steps),
+      steps,
+    };
   }
   // A running nex on this session would go on changing the files undo restores.
   const lock = acquireSessionLock(found.journalPath, found.sessionId);

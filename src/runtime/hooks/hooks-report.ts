@@ -1,6 +1,27 @@
 import { type ConfigFlags, resolveConfig } from "../config/index.ts";
 import { consentPlace } from "../consent/index.ts";
+import type { HookEntry } from "./hook-config.ts";
 import { approveProjectHooks, describeHooks, loadHooks, PROJECT_SETTINGS } from "./hook-sources.ts";
+
+/** One hook as `nex hooks --json` lists it. */
+export interface HookRow {
+  event: string;
+  matcher: string | null;
+  command: string;
+  timeout_seconds: number;
+  source: string;
+  /** False for a project's hook waiting for `nex hooks approve`. */
+  runs: boolean;
+}
+
+const row = (entry: HookEntry, runs: boolean): HookRow => ({
+  event: entry.event,
+  matcher: entry.matcherText || null,
+  command: entry.command,
+  timeout_seconds: entry.timeoutMs / 1000,
+  source: entry.source,
+  runs,
+});
 
 /**
  * `nex hooks`: the hooks that run here and those waiting for approval; with `approve`, approves the
@@ -11,7 +32,7 @@ export async function hooksReport(
   env: Record<string, string | undefined>,
   cwd: string,
   approve: boolean,
-): Promise<{ text: string; ok: boolean }> {
+): Promise<{ text: string; ok: boolean; rows: HookRow[]; problems: string[] }> {
   const config = resolveConfig(flags, env, cwd);
   const consent = consentPlace({
     env,
@@ -26,6 +47,11 @@ export async function hooksReport(
     privatePaths: [config.dataDir],
   });
   const lines: string[] = [...loaded.problems];
+  const rows = [
+    ...loaded.active.map((entry) => row(entry, true)),
+    ...(loaded.unapproved?.entries ?? []).map((entry) => row(entry, false)),
+  ];
+  const problems = loaded.problems;
   if (approve) {
     if (!loaded.unapproved)
       return {
@@ -34,6 +60,8 @@ export async function hooksReport(
           `Nothing to approve: ${config.workspace} has no project hooks waiting (${PROJECT_SETTINGS.join(", ")}).`,
         ].join("\n"),
         ok: true,
+        rows,
+        problems,
       };
     try {
       approveProjectHooks(consent, loaded.unapproved.digest);
@@ -41,6 +69,8 @@ export async function hooksReport(
       return {
         text: [...lines, `Not approved: ${(error as Error).message}`].join("\n"),
         ok: false,
+        rows,
+        problems,
       };
     }
     return {
@@ -51,6 +81,8 @@ export async function hooksReport(
         "A change to them needs a new approval.",
       ].join("\n"),
       ok: true,
+      rows,
+      problems,
     };
   }
   if (loaded.active.length > 0)
@@ -65,5 +97,5 @@ export async function hooksReport(
     lines.push(
       `No hooks: set "hooks" in ${config.configPath ?? "the config file"}, or in ${PROJECT_SETTINGS.join(" / ")} (Claude Code's format).`,
     );
-  return { text: lines.join("\n"), ok: loaded.problems.length === 0 };
+  return { text: lines.join("\n"), ok: problems.length === 0, rows, problems };
 }

@@ -5,7 +5,7 @@
 // may cut a secret in two, so the end of each stream after its last word boundary is held back until
 // the next fragment or the stream's end: a secret is always redacted whole.
 import type { AgentEvent } from "../../protocol/index.ts";
-import { mapStrings, type SecretScrubber, scrubText } from "../../session/index.ts";
+import { mapStrings, type SecretScrubber, scrubText, textMemo } from "../../session/index.ts";
 import { redactUrlsIn } from "../../web/redact-url.ts";
 
 /** Turns each event into the events to send in its place, redacted. */
@@ -73,9 +73,17 @@ function isStream(event: AgentEvent): event is StreamEvent {
  * stream (the checkpoint log's commands, stored tool results, MCP servers' logs).
  */
 export function textRedaction(secrets: SecretScrubber | undefined): (text: string) => string {
+  // The answer depends only on the text and the session's secrets, which never change once the
+  // scrubber is built: a remembered answer is the one a new scan would give.
   // URLs first: a URL whose password the patterns replaced would no longer parse.
-  return (raw) => scrubText(redactUrlsIn(raw), secrets ?? []).text;
+  const redact = textMemo((raw) => scrubText(redactUrlsIn(raw), secrets ?? []).text);
+  // Too short to hold a secret, a piece of one, a key pattern or a URL's password (`://u:p@`).
+  return (raw) => (raw.length < SHORTEST_SECRET ? raw : redact(raw));
 }
+
+// Below this length no form matches: nex's secrets and their pieces are 8 characters or more, the
+// patterns ask for more still, and a URL's password needs `://u:p@` (7).
+const SHORTEST_SECRET = 7;
 
 /** The redactor of one session; `secrets` are the values nex holds (none: patterns only). */
 export function createEventRedactor(secrets: SecretScrubber | undefined): EventRedactor {

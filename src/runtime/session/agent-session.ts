@@ -14,6 +14,7 @@ import type {
 import type { RunChanges } from "../../tools/index.ts";
 import type { Price } from "../config/index.ts";
 import type { RewindPoint, SessionSummary } from "../history/index.ts";
+import type { ModelChoices } from "./model-switch.ts";
 import type { PendingNote } from "./user-notes.ts";
 
 export type { RunChanges };
@@ -66,12 +67,18 @@ export interface AgentSession {
   changeMark?(): Promise<number | null>;
   /** The paths whose bytes or mode differ from before `mark` (null: not known). */
   changesSince?(mark: number): Promise<RunChanges | null>;
+  /** `/context`: what fills the window (system prompt, tools, messages, results), in tokens and shares. */
+  contextReport?(): Promise<string>;
+  /** `/diff`: what this session changed, per file, against undo's snapshots (secrets replaced). */
+  diff?(): Promise<string>;
   /** Compacts the conversation now: what changed, or why nothing did (`describeCompact` words it). */
   compact(): Promise<CompactResult>;
   /** Switches the model for the next requests: the new window, or why it stays (`describeModelSwitch`). */
   setModel(model: string): Promise<ModelSwitchResult>;
   /** What the endpoint serves and which model is in use, as one line to show. */
   listModels(): Promise<string>;
+  /** `/model`'s picker: this endpoint's models and the config's other endpoints (null: none known). */
+  modelChoices?(): Promise<ModelChoices | null>;
   /**
    * Sets how hard the model thinks for the next requests ("off": nothing sent), or with null only
    * says what is sent now; returns the line to show.

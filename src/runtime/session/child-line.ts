@@ -17,10 +17,9 @@ export function describeChildEvent(event: AgentEvent): string | null {
     case "notice":
       return `${who} ${event.message}`;
     case "done":
-      // The one-request pieces of summarize and reader show as their progress notices instead.
-      return event.agent.kind === "summarize" ||
-        event.agent.kind === "reader" ||
-        event.agent.kind === "map"
+      // The one-request pieces of summarize, reader, chunk_map and deep_research show as their
+      // progress notices instead.
+      return ["summarize", "reader", "map", "chunk", "deep_research"].includes(event.agent.kind)
         ? null
         : `${who} finished in ${event.turns} turn(s)`;
     case "error":

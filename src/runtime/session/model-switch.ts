@@ -66,3 +66,27 @@ export async function refuseModel(
   if (!served.models || served.models.includes(name)) return null;
   return `Model not switched: ${served.source.replace(/ \(.*\)$/, "")} does not serve ${name}; still using ${current}. ${describeServed(served, current)}`;
 }
+
+/** What `/model`'s picker offers: this endpoint's models, and the config's other endpoints. */
+export interface ModelChoices {
+  current: string;
+  /** The models this endpoint serves (null: it did not say). */
+  models: string[] | null;
+  /** Where the list came from, in words. */
+  source: string;
+  /** The config's other named endpoints: a session keeps its endpoint, so these are named, not switched to. */
+  otherEndpoints: string[];
+}
+
+export async function modelChoices(
+  config: NexConfig,
+  current: CurrentModel,
+): Promise<ModelChoices> {
+  const served = await servedModels(config);
+  return {
+    current: current.model,
+    models: served.models,
+    source: served.source,
+    otherEndpoints: config.endpointNames.filter((name) => name !== config.endpoint?.name),
+  };
+}

@@ -18,13 +18,20 @@ import type { EffortOrOff, Price } from "../config/index.ts";
 import { type PromptMark, type RewindPoint, rewindPoints } from "../history/index.ts";
 import { createEventRedactor, type EventRedactor } from "../secrets/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
+import { contextNote } from "./context-note.ts";
 import { directCommand } from "./direct-command.ts";
 import { childTools, JOURNALED, journaledTools, withoutImageBytes } from "./journal-records.ts";
+import type { ModelChoices } from "./model-switch.ts";
 import { completePath } from "./path-completion.ts";
 import { PermissionAnswers } from "./permission-answers.ts";
 import { expandPrompt, type PromptHost, runDirect } from "./prompt-input.ts";
 import type { SessionParts } from "./session-parts.ts";
+import { SummaryKeeper } from "./summary-keeper.ts";
 import type { PendingNote } from "./user-notes.ts";
+
+/** What a prompt sent in plan mode carries. */
+const PLAN_NOTE =
+  "[nex] Plan mode is on: read and search as much as you need, but change nothing (edits, writes and changing commands are refused). Answer with a plan: what you would change, in which files, and why.";
 
 /** How many times Stop hooks may send the model back to work in one prompt. */
 const MAX_STOP_CONTINUATIONS = 3;
@@ -51,6 +58,14 @@ export class NexSession implements AgentSession {
   private messages: Message[];
   /** The prompts of this process, for `/rewind` (see rewind.ts). */
   private readonly promptMarks: PromptMark[] = [];
+  private readonly summary = new SummaryKeeper(() => ({
+    journalPath: this.info.journalPath,
+    stream: this.parts.stream,
+    model: this.info.model,
+    emit: (event) => this.emit(event),
+    nextRequestId: () => this.nextRequestId(),
+    redact: (text) => this.redact(text),
+  }));
 
   constructor(parts: SessionParts) {
     this.redactor = createEventRedactor(parts.secrets);
@@ -179,7 +194,9 @@ export class NexSession implements AgentSession {
       if (command !== null) return this.end(await runDirect(this.promptHost(), command, signal));
       const expanded = await expandPrompt(this.promptHost(), prompt, signal);
       if (expanded.type !== "prompt") return this.end(expanded);
-      let text = expanded.text;
+      // In plan mode the model hears it with the prompt, not only from its first refused change.
+      let text =
+        this.info.permissionMode === "plan" ? `${expanded.text}\n\n${PLAN_NOTE}` : expanded.text;
       let images = expanded.images;
       let terminal: TerminalEvent | null = null;
       // A Stop hook may send the model back to work (bounded): the prompt keeps one terminal event.
@@ -198,6 +215,7 @@ export class NexSession implements AgentSession {
           signal,
           nextRequestId: () => this.nextRequestId(),
           ...(images.length > 0 ? { images } : {}),
+          requestNote: contextNote(() => this.parts.budget.window()),
         });
         images = [];
         terminal = null;
@@ -232,6 +250,7 @@ export class NexSession implements AgentSession {
         this.consecutiveFailures++;
       else if (end.type === "done") this.consecutiveFailures = 0;
       this.parts.journal.sync();
+      if (end.type === "done") this.summary.answeredPrompt(this.messages);
       return end;
     } catch (error) {
       this.consecutiveFailures++;
@@ -276,9 +295,31 @@ export class NexSession implements AgentSession {
   }
 
   async undoPreview(): Promise<string> {
-    return this.parts.tools.undoPreview
-      ? this.parts.tools.undoPreview()
-      : "This session cannot list undo steps.";
+    const steps = await this.parts.tools.undoSteps?.();
+    if (steps === undefined) return "This session cannot list undo steps.";
+    const { describeUndoList } = await import("../history/index.ts");
+    return this.redact(await describeUndoList(this.promptMarks, this.messages, steps));
+  }
+
+  async contextReport(): Promise<string> {
+    const { contextReport } = await import("../context/index.ts");
+    const { system, budget } = this.parts;
+    return this.redact(
+      await contextReport({
+        system,
+        tools: this.parts.tools.specs(),
+        messages: this.messages,
+        window: budget.window(),
+        total: budget.estimatePrompt(system, this.messages),
+      }),
+    );
+  }
+
+  async diff(): Promise<string> {
+    const text = await this.parts.tools.sessionDiff?.();
+    return text === undefined
+      ? "This session keeps no undo snapshots to diff against."
+      : this.redact(text);
   }
 
   async undo(turns: number, why: "undo" | "rewind" = "undo"): Promise<UndoResult> {
@@ -319,6 +360,11 @@ export class NexSession implements AgentSession {
       this.info.contextWindow = this.parts.budget.window();
     }
     return result;
+  }
+
+  async modelChoices(): Promise<ModelChoices | null> {
+    const choices = await this.parts.modelChoices?.();
+    return choices ? { ...choices, source: this.redact(choices.source) } : null;
   }
 
   async listModels(): Promise<string> {
@@ -399,6 +445,7 @@ export class NexSession implements AgentSession {
   async close(): Promise<void> {
     this.interrupt();
     await this.running;
+    await this.summary.stop();
     await this.parts.tools.stopJobs?.();
     this.parts.journal.sync();
     this.parts.journal.close();
@@ -506,8 +553,9 @@ export class NexSession implements AgentSession {
   }
 
   /** Runs the SessionStart hooks; what they print goes to the model with the first prompt. */
-  async startHooks(source: "startup" | "resume"): Promise<void> {
-    this.startContext = (await this.parts.hooks?.sessionStart(source)) ?? null;
+  async startHooks(source: "startup" | "resume", note: string | null = null): Promise<void> {
+    const hooked = (await this.parts.hooks?.sessionStart(source)) ?? null;
+    this.startContext = [note, hooked].filter((part) => part !== null).join("\n\n") || null;
   }
 
   /** Tools whose reads are journaled (see journal-records.ts), numbering turns across the session. */

@@ -6,6 +6,7 @@ import type {
   ImagePart,
   Message,
   PermissionAnswer,
+  PermissionCheck,
   TerminalEvent,
   ToolHost,
 } from "../../protocol/index.ts";
@@ -76,7 +77,9 @@ export async function runDirect(
       code: "config",
       message: `A UserPromptSubmit hook blocked this command, so it did not run: ${hooked.blocked}`,
     };
-  const run = await runForPrompt(host, command, signal);
+  // Typed in the chat, it is the user's own yes; a headless prompt may come from a script.
+  const source = host.parts.approvals === "interactive" ? "typed" : "command-file";
+  const run = await runForPrompt(host, command, signal, source);
   if (signal.aborted) return { type: "aborted", reason: abortReason(signal) };
   if (!run.ok && !run.ran)
     return {
@@ -89,11 +92,17 @@ export async function runDirect(
   return { type: "done", finalText: output, turns: 0 };
 }
 
-/** A command line of a custom command: a `bash` call of the prompt's first turn, asked and shown as one. */
+/**
+ * A command line of a custom command: a `bash` call of the prompt's first turn, asked and shown as
+ * one. One the user typed in the chat (`!command`) is not asked about: they just said to run it. It still runs
+ * sandboxed and snapshotted; deny rules and hooks still refuse it, and where no sandbox can confine
+ * it the user is asked (warned) as for any command.
+ */
 async function runForPrompt(
   host: PromptHost,
   command: string,
   signal: AbortSignal,
+  source: "typed" | "command-file" = "command-file",
 ): Promise<CommandRun> {
   const tools = host.tools();
   const call = {
@@ -103,7 +112,7 @@ async function runForPrompt(
     turn: 1,
   };
   host.emit({ type: "tool_call_started", callId: call.id, name: call.name, args: call.args });
-  const permission = await tools.permission(call);
+  const permission = userRuns(await tools.permission(call), source);
   let refusal: string | null = permission.type === "deny" ? permission.reason : null;
   if (permission.type === "ask") {
     host.emit({
@@ -146,4 +155,14 @@ async function runForPrompt(
   return outcome.isError
     ? { ok: false, reason: outcome.content, ran: outcome.details?.type === "bash" }
     : { ok: true, output: outcome.content };
+}
+
+/** The verdict for a command the user typed: their own yes, except where it would run unconfined. */
+function userRuns(permission: PermissionCheck, source: "typed" | "command-file"): PermissionCheck {
+  if (source !== "typed") return permission;
+  // Plan mode keeps the model from changing things, not the user.
+  if (permission.type === "deny" && permission.outsidePlan)
+    return userRuns(permission.outsidePlan, source);
+  if (permission.type === "ask" && permission.unconfined === undefined) return { type: "allow" };
+  return permission;
 }

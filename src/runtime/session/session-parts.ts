@@ -18,6 +18,7 @@ import type { CommandRun, Expansion } from "../extensions/index.ts";
 import type { UndoStepInfo } from "../history/index.ts";
 import type { Hooks } from "../hooks/index.ts";
 import type { SessionInfo, SessionSummary } from "./agent-session.ts";
+import type { ModelChoices } from "./model-switch.ts";
 import type { UserNotes } from "./user-notes.ts";
 
 /** Where a session's records go; backed by the session journal. */
@@ -56,6 +57,8 @@ export interface SessionTools extends ToolHost {
   /** Where a run's changes begin; `changesSince` says what differs from then. */
   changeMark?(): Promise<number>;
   changesSince?(mark: number): Promise<RunChanges>;
+  /** `/diff`: what the session changed, per file, as a diff against undo's snapshots. */
+  sessionDiff?(): Promise<string>;
   /** Forgets what the model read (`/clear`); runs end with no write in parts under way. */
   forgetConversation(): Promise<void>;
 }
@@ -86,6 +89,8 @@ export interface SessionParts {
   maxTurns: number;
   listSessions: (scope?: "workspace" | "all") => Promise<SessionSummary[]>;
   /** Another model for the next requests: its client (null when the switch failed) and what happened. */
+  /** `/model`'s picker: the models to choose from (see model-switch.ts). */
+  modelChoices?: () => Promise<ModelChoices>;
   switchModel: (model: string) => Promise<{ stream: StreamFn | null; result: ModelSwitchResult }>;
   /** The user's hooks (none: every call is a no-op). */
   hooks?: Hooks;

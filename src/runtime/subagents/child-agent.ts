@@ -33,6 +33,8 @@ export interface ChildSpec {
   prompt: string;
   /** The tools it may call; null for none (a single answer, as `summarize` asks for). */
   allowed: ((name: string, readOnly: boolean) => boolean) | null;
+  /** Its own small tool set instead of the session's (the reader's next_chunk, notes, finish). */
+  host?: ToolHost;
   maxTurns: number;
   signal: AbortSignal;
 }
@@ -51,7 +53,7 @@ export interface ChildResult {
 /** Runs a child through the same loop, integrity checks and permissions as the session's own prompts. */
 export async function runChild(parent: ChildParent, spec: ChildSpec): Promise<ChildResult> {
   const { tag } = spec;
-  const base = parent.tools(tag.id, spec.turn);
+  const base = spec.host ?? parent.tools(tag.id, spec.turn);
   const allowed = (name: string) => spec.allowed?.(name, base.readOnly?.(name) ?? false) ?? false;
   const notAllowed = (name: string) =>
     `${name} is not one of this agent's tools (${tag.kind}); use the tools you were given.`;

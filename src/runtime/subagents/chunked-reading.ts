@@ -15,8 +15,20 @@ export function pieceBytes(window: number, share: number): number {
   return Math.max(2048, Math.floor(window * share * 3));
 }
 
-/** The text to work on: a file (read through the workspace guard) or text given inline. */
+/**
+ * The text to work on: a file (read through the workspace guard) or text given inline, with nex's
+ * own secrets replaced: it goes to the model in a child's request, which no outcome scrubber sees.
+ */
 export async function loadInput(
+  ctx: ToolContext,
+  input: { path?: string | undefined; text?: string | undefined },
+  limit: number,
+): Promise<{ text: string; what: string; note: string } | { error: string }> {
+  const loaded = await loadRaw(ctx, input, limit);
+  return "text" in loaded && ctx.redact ? { ...loaded, text: ctx.redact(loaded.text) } : loaded;
+}
+
+async function loadRaw(
   ctx: ToolContext,
   input: { path?: string | undefined; text?: string | undefined },
   limit: number,

@@ -55,15 +55,13 @@ export function summarizeTool(subagents: Subagents): Tool {
   });
 }
 
-const READER_SYSTEM =
-  "You read a long file piece by piece for a coding agent, keeping notes for a task. Each time you get your notes so far and the next piece: answer with your updated notes only (what matters for the task, with exact names, line numbers and quotes). The notes are all you keep.";
-
-/** `reader`: a child that pulls a large file in window-sized pieces, keeping notes, and reports findings. */
+/** `reader`: a child that pulls a large file part by part with its own small tools, keeping notes beside the session. */
 export function readerTool(subagents: Subagents): Tool {
   return defineTool({
     name: "reader",
     deferred: true,
-    description: "Read a large file in pieces for a task, keeping notes; returns findings.",
+    description:
+      "Read a large file in parts for a task, keeping notes (resumable); returns findings.",
     parameters: v.strictObject({
       path: v.pipe(v.string(), v.regex(/\S/)),
       task: v.pipe(v.string(), v.regex(/\S/)),
@@ -71,47 +69,31 @@ export function readerTool(subagents: Subagents): Tool {
     mutates: false,
     summarize: async (args) => `reader ${args.path}`,
     async execute(args, ctx): Promise<ToolOutcome> {
-      const parent = subagents.session();
-      const { askOnce, cutIntoChunks, loadInput, MAX_PIECES, pieceBytes, progress } =
-        await reading();
-      // Notes ride along with every piece: pieces take less of the window than summarize's.
-      const size = pieceBytes(parent.window(), 0.35);
-      const input = await loadInput(ctx, { path: args.path }, MAX_PIECES * size);
-      if ("error" in input)
-        return { isError: true, code: "invalid_arguments", content: input.error };
-      const tag = subagents.tag("reader", ctx);
-      const pieces = cutIntoChunks(input.text, size);
-      let notes = "(none yet)";
-      let line = 1;
-      for (const [index, piece] of pieces.entries()) {
-        const lines = piece.split("\n").length - (piece.endsWith("\n") ? 1 : 0);
-        const range = `lines ${line}-${line + Math.max(0, lines - 1)}`;
-        progress(
-          parent,
-          tag,
-          `reader: ${input.what} part ${index + 1} of ${pieces.length} (${range})`,
-        );
-        const answer = await askOnce(
-          parent,
-          tag,
-          ctx,
-          READER_SYSTEM,
-          `Task: ${args.task}\n\nYour notes so far:\n${notes}\n\nPart ${index + 1} of ${pieces.length} of ${input.what} (${range}):\n<piece>\n${piece}\n</piece>\n\nAnswer with your updated notes.`,
-        );
-        if (!answer.ok) {
-          return {
-            isError: true,
-            code: ctx.signal.aborted ? "aborted" : "failed",
-            content: `reader of ${input.what} stopped at part ${index + 1} of ${pieces.length} (${range}): ${answer.message}.\nNotes up to there:\n${notes}`,
-          };
-        }
-        notes = answer.text || notes;
-        line += lines;
-      }
-      return {
-        isError: false,
-        content: `${notes}\n\n[Findings from reading ${input.what} in ${pieces.length} part(s).${input.note}]`,
-      };
+      // Loaded with the first call: most sessions never read this way.
+      const { runReader } = await import("./reader-run.ts");
+      return runReader(subagents, args, ctx);
+    },
+  });
+}
+
+/** `chunk_map`: one instruction over each window-sized chunk of a large file or stored result. */
+export function chunkMapTool(subagents: Subagents): Tool {
+  return defineTool({
+    name: "chunk_map",
+    deferred: true,
+    description:
+      "Run one instruction over each chunk of a large file or @results/ result; results stored and merged.",
+    parameters: v.strictObject({
+      path: v.pipe(v.string(), v.regex(/\S/)),
+      instruction: v.pipe(v.string(), v.regex(/\S/)),
+      timeout_seconds: v.optional(v.pipe(v.number(), v.minValue(5), v.maxValue(600))),
+    }),
+    mutates: false,
+    summarize: async (args) => `chunk_map ${args.path}: ${args.instruction.slice(0, 60)}`,
+    async execute(args, ctx): Promise<ToolOutcome> {
+      // Loaded with the first call: most sessions never map chunks.
+      const { runChunkMap } = await import("./chunk-map.ts");
+      return runChunkMap(subagents, args, ctx);
     },
   });
 }

@@ -1,8 +1,8 @@
 // Work larger than one context: child agents (`delegate`, `map`) and chunked reading (`summarize`,
 // `reader`), all on the session's endpoint, model, tools, permissions and journal.
-import type { Tool } from "../../tools/index.ts";
+import type { Tool, ToolContext } from "../../tools/index.ts";
 import { findAgents } from "./agent-files.ts";
-import { readerTool, summarizeTool } from "./chunked-tools.ts";
+import { chunkMapTool, readerTool, summarizeTool } from "./chunked-tools.ts";
 import { delegateTool } from "./delegate-tool.ts";
 import { mapTool } from "./map-tool.ts";
 import { Subagents } from "./subagent-context.ts";
@@ -22,8 +22,23 @@ export async function loadSubagents(
       summarizeTool(subagents),
       readerTool(subagents),
       mapTool(subagents),
+      chunkMapTool(subagents),
     ],
     problems: found.problems,
     subagents,
   };
+}
+
+/** One request to the session's model with no tools, shown as a child of the calling tool's call. */
+export async function askModel(
+  subagents: Subagents,
+  kind: string,
+  ctx: ToolContext,
+  system: string,
+  prompt: string,
+): Promise<string> {
+  const { askOnce } = await import("./chunked-reading.ts");
+  const answer = await askOnce(subagents.session(), subagents.tag(kind, ctx), ctx, system, prompt);
+  if (!answer.ok) throw new Error(answer.message);
+  return answer.text;
 }

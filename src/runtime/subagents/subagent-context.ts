@@ -4,7 +4,14 @@ import type { NamedAgent } from "./agent-files.ts";
 import type { ChildParent } from "./child-agent.ts";
 
 /** The tools that start children: never given to a child (no delegation below a child). */
-export const SUBAGENT_TOOLS = new Set(["delegate", "summarize", "reader", "map"]);
+export const SUBAGENT_TOOLS = new Set([
+  "delegate",
+  "summarize",
+  "reader",
+  "map",
+  "chunk_map",
+  "deep_research",
+]);
 /** Session-wide tools a child does not get: the parent's checklist and its background jobs. */
 const PARENT_ONLY = new Set(["todo_write", "jobs"]);
 
@@ -12,6 +19,7 @@ const PARENT_ONLY = new Set(["todo_write", "jobs"]);
 export class Subagents {
   private parent: ChildParent | null = null;
   private count = 0;
+  private notesDir: string | null = null;
   /** Read-only children run a few at once; children that change files, one at a time. */
   readonly exploreGate = createGate(3);
   readonly workGate = createGate(1);
@@ -24,6 +32,16 @@ export class Subagents {
   /** The session, once it exists (the tools are built before it). */
   bind(parent: ChildParent): void {
     this.parent = parent;
+  }
+
+  /** Where readers keep their place and notes: a folder beside the session's journal. */
+  keepReaderNotes(dir: string): void {
+    this.notesDir = dir;
+  }
+
+  /** The readers' folder, or null to keep notes in memory only (no session to keep them beside). */
+  readerNotesDir(): string | null {
+    return this.notesDir;
   }
 
   session(): ChildParent {

@@ -10,6 +10,8 @@ const DEFAULT_KEY_ENV: Record<SearchBackend["type"], string | null> = {
   brave: "BRAVE_API_KEY",
   tavily: "TAVILY_API_KEY",
   exa: "EXA_API_KEY",
+  duckduckgo: null,
+  wikipedia: null,
 };
 
 const PUBLIC_URL: Record<SearchBackend["type"], string> = {
@@ -17,6 +19,8 @@ const PUBLIC_URL: Record<SearchBackend["type"], string> = {
   brave: "https://api.search.brave.com",
   tavily: "https://api.tavily.com",
   exa: "https://api.exa.ai",
+  duckduckgo: "https://html.duckduckgo.com",
+  wikipedia: "https://en.wikipedia.org",
 };
 
 /** The variables search keys are read from (configured or the usual names), for the scrubber. */
@@ -25,15 +29,23 @@ export function webKeyVariables(config: NexConfig): string[] {
   return [...new Set([...(named as string[]), "BRAVE_API_KEY", "TAVILY_API_KEY", "EXA_API_KEY"])];
 }
 
-/** The search backends of this session, keys read from the environment. */
+/**
+ * The search backends of this session, keys read from the environment: the configured ones (or
+ * those the environment names), and beside them the keyless ones unless `"keyless": false`.
+ */
 export function searchBackends(config: NexConfig, env: Env): SearchBackend[] {
   const configured = config.web.search;
-  const entries = configured ?? [
+  const chosen = configured ?? [
     ...(env.SEARXNG_URL ? [{ type: "searxng" as const, url: env.SEARXNG_URL }] : []),
     ...(["brave", "tavily", "exa"] as const)
       .filter((type) => env[DEFAULT_KEY_ENV[type] ?? ""])
       .map((type) => ({ type })),
   ];
+  const keyless = (["duckduckgo", "wikipedia"] as const)
+    .filter(() => config.web.keyless !== false)
+    .filter((type) => !chosen.some((entry) => entry.type === type))
+    .map((type) => ({ type }));
+  const entries = [...chosen, ...keyless];
   return entries.map((entry) => {
     const keyEnv =
       "apiKeyEnv" in entry && entry.apiKeyEnv ? entry.apiKeyEnv : DEFAULT_KEY_ENV[entry.type];

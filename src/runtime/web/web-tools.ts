@@ -4,29 +4,11 @@
 import * as v from "valibot";
 import { formatCount } from "../../protocol/index.ts";
 import { defineTool, type Tool, type ToolContext, ToolFailure } from "../../tools/index.ts";
-import type { WebClient, WebSearch } from "../../web/index.ts";
-import type { NexConfig } from "../config/index.ts";
-import type { SummarizeInput } from "../context/index.ts";
+import { answered, scholarTools } from "./scholar-tools.ts";
 import { searchBackends } from "./web-config.ts";
+import type { Loaded, WebToolParts } from "./web-tool-parts.ts";
 
-type Web = typeof import("../../web/index.ts");
-type Env = Record<string, string | undefined>;
-
-/** What the web tools need from the session. */
-export interface WebToolParts {
-  config: NexConfig;
-  env: Env;
-  /** The session's summarise step (its model and endpoint). */
-  summarize: (input: SummarizeInput, signal: AbortSignal) => Promise<string>;
-  /** The model's window in tokens now, for how much of a page a summary request may carry. */
-  window: () => number;
-}
-
-interface Loaded {
-  web: Web;
-  client: WebClient;
-  search: WebSearch;
-}
+export type { WebToolParts } from "./web-tool-parts.ts";
 
 const NonBlank = v.pipe(v.string(), v.regex(/\S/, "must not be blank"));
 
@@ -59,13 +41,23 @@ export function webTools(parts: WebToolParts): Tool[] {
   const pageBytes = () => Math.max(4_000, Math.min(48_000, Math.floor(parts.window() * 1.75)));
   const shown = (url: string) => load().then(({ web }) => web.redactUrl(url));
   const kit: WebKit = { parts, load, shown, pageBytes };
-  return [webFetchTool(kit), webSearchTool(kit), researchTool(kit)];
+  return [
+    webFetchTool(kit),
+    webSearchTool(kit),
+    researchTool(kit),
+    ...scholarTools({ parts, load, failed, pageBytes }),
+  ];
 }
 
 /** A web failure as the tool failure the model reads (its code says what kind). */
 function failed(error: unknown): never {
   const name = (error as Error)?.name;
-  if (name === "WebError" || name === "UnreadableType" || name === "SearchUnavailable") {
+  if (
+    name === "WebError" ||
+    name === "UnreadableType" ||
+    name === "SearchUnavailable" ||
+    name === "SearchFailure"
+  ) {
     const kind = (error as { kind?: string }).kind ?? "";
     const code =
       kind === "private" || kind === "scheme"
@@ -163,7 +155,7 @@ function webSearchTool(kit: WebKit): Tool {
     name: "web_search",
     deferred: true,
     description:
-      "Search the web (the user's configured backends): top results with title, URL and snippet.",
+      "Search the web (DuckDuckGo, Wikipedia and any configured backends): top results with title, URL and snippet.",
     parameters: v.object({
       query: v.pipe(NonBlank, v.description("What to search for.")),
       count: v.optional(
@@ -193,17 +185,7 @@ function webSearchTool(kit: WebKit): Tool {
         lines.push("The backends answered, with no results: try other words.");
       if (answer.failed.length > 0) lines.push(`Backends that failed: ${answer.failed.join("; ")}`);
       const content = lines.join("\n");
-      return {
-        isError: false,
-        content,
-        details: {
-          type: "web",
-          url: null,
-          query: args.query,
-          title: null,
-          bytes: Buffer.byteLength(content),
-        },
-      };
+      return answered(args.query, content);
     },
   });
 }
@@ -238,17 +220,7 @@ function researchTool(kit: WebKit): Tool {
           ctx.signal,
         )
         .catch(failed);
-      return {
-        isError: false,
-        content: brief,
-        details: {
-          type: "web",
-          url: null,
-          query: args.question,
-          title: null,
-          bytes: Buffer.byteLength(brief),
-        },
-      };
+      return answered(args.question, brief);
     },
   });
 }

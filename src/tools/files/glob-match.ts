@@ -16,8 +16,21 @@ const OPTIONS: MinimatchOptions = {
 const compiled = new Map<string, Minimatch>();
 const KEPT = 256;
 
+// Characters that make a pattern more than a name (minimatch's magic, its extglobs, its escape).
+const MAGIC = /[*?[\]{}()!+@\\/]/;
+
 /** Whether `path` matches the glob `pattern`, as `path.matchesGlob` decides. */
 export function matchesGlob(path: string, pattern: string): boolean {
+  // One plain name against another (`.bashrc`, a file's base name): minimatch would compare them
+  // as they are; the guards ask this for every edit, so it is answered without the matcher.
+  if (
+    !MAGIC.test(pattern) &&
+    !path.includes("/") &&
+    pattern !== "" &&
+    pattern !== "." &&
+    pattern !== ".."
+  )
+    return OPTIONS.nocase ? path.toLowerCase() === pattern.toLowerCase() : path === pattern;
   let matcher = compiled.get(pattern);
   if (!matcher) {
     matcher = new Minimatch(pattern, OPTIONS);

@@ -24,7 +24,11 @@ export async function checkCommand(
       reason: `${unconfined}. nex does not run commands unconfined without a person's approval; tell the user`,
     };
   }
-  return { type: "ask", summary: `${await summarize()} (⚠ would run UNCONFINED: ${unconfined})` };
+  return {
+    type: "ask",
+    summary: `${await summarize()} (⚠ would run UNCONFINED: ${unconfined})`,
+    unconfined,
+  };
 }
 
 // The summary (a stat or two) is made only when the answer needs one.
@@ -92,12 +96,16 @@ async function checkCommandRules(
       : { type: "allow" };
   }
   if (state.approvedCommands.has(command)) return { type: "allow" };
+  // A read-only part of an approved pipeline (`npm test | tail -5`) needs no rule of its own.
   const ruleFor = (sub: SubCommand): Pattern | undefined =>
     sub.opaque
       ? undefined
-      : [...state.allow, ...state.approvedPatterns].find((pattern) =>
+      : ([...state.allow, ...state.approvedPatterns].find((pattern) =>
           matchesPattern(sub.words, pattern),
-        );
+        ) ??
+        (isReadOnlyCommandLine([sub], context.roots, context.allowedPaths)
+          ? { words: sub.words, exact: true }
+          : undefined));
   const rules = result.commands.map(ruleFor);
   if (result.commands.length === 0 || rules.some((rule) => rule === undefined)) return ask();
   // A rule trusts a command, not the code its extra options would make it load.

@@ -4,7 +4,9 @@ import { hazardOf } from "./command-hazards.ts";
 import { rememberedPattern } from "./command-patterns.ts";
 import { checkEdit } from "./edit-check.ts";
 import { createPermissionState, type PermissionOptions } from "./permission-state.ts";
+import { planRefusal } from "./plan-mode.ts";
 import { checkReach } from "./reach-check.ts";
+import { isReadOnlyCommandLine } from "./read-only-commands.ts";
 
 export type { CommandRules, PermissionOptions } from "./permission-state.ts";
 
@@ -38,6 +40,19 @@ export function createPermissions(options: PermissionOptions): Permissions {
         return { type: "allow" };
       const summarize = () => options.summarize(tool, call.args);
       const command = tool.command(call.args);
+      if (state.mode === "plan") {
+        // Plan mode: only what reads runs; the model is told to propose instead.
+        const parsed = command === null ? null : await state.parse(command);
+        const { roots, allowedPaths } = await options.hazards();
+        const reads =
+          parsed?.type === "parsed" && isReadOnlyCommandLine(parsed.commands, roots, allowedPaths);
+        if (command === null)
+          return planRefusal(tool.name, null, { type: "ask", summary: await summarize() });
+        const verdict = await checkCommand(state, command, summarize);
+        return reads || verdict.type === "deny"
+          ? verdict
+          : planRefusal(tool.name, command, verdict);
+      }
       if (command !== null) return checkCommand(state, command, summarize);
       if (tool.mutates === "exec") {
         // A tool that acts outside the workspace in its own way (a server's deploy): nothing can
@@ -65,7 +80,13 @@ export function createPermissions(options: PermissionOptions): Permissions {
         };
       if (hazardOf(result.commands, await options.hazards()))
         return { refused: "undo could not repair what it does, so it asks every time" };
-      const patterns = result.commands.map(rememberedPattern);
+      const { roots, allowedPaths } = await options.hazards();
+      const needRules = result.commands.filter(
+        (sub) => !isReadOnlyCommandLine([sub], roots, allowedPaths),
+      );
+      if (needRules.length === 0)
+        return { refused: "it only reads, and read-only commands already run without asking" };
+      const patterns = needRules.map(rememberedPattern);
       const exact = patterns.find((pattern) => pattern.exact);
       if (exact)
         return {

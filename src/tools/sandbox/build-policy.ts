@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { envNamesIn } from "./env-files.ts";
 import { commonDirOf } from "./git-files.ts";
 import { gitControlFiles } from "./git-plants.ts";
 import type { SandboxMode, SandboxPolicy } from "./policy.ts";
@@ -81,13 +82,7 @@ function envFilesAround(workspace: string, home: string | undefined): string[] {
   const found: string[] = [];
   for (const dir of dirs) {
     if (isWithin(dir, workspace)) continue;
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) if (name.startsWith(".env")) found.push(join(dir, name));
+    for (const name of envNamesIn(dir) ?? []) found.push(join(dir, name));
   }
   return found;
 }
@@ -115,6 +110,11 @@ export function buildPolicy(
     if (!target || target === "/" || isWithin(root, target)) continue;
     (statSync(target).isDirectory() ? hiddenDirs : hiddenFiles).push(target);
   }
+  // A path inside a hidden folder is hidden with it; mounting on it too would make bubblewrap create
+  // its mount point inside the folder's read-only tmpfs, which fails every command (a config folder
+  // inside the data folder: --data-dir D with XDG_CONFIG_HOME=D/config).
+  const outermost = (path: string) =>
+    !hiddenDirs.some((dir) => dir !== path && isWithin(path, dir));
   const writable = (settings.writable ?? [])
     .map((path) => real(expand(path, home, root)))
     .filter((path): path is string => path !== null && path !== "/");
@@ -124,8 +124,8 @@ export function buildPolicy(
     network: settings.network,
     tmpDirs: ["/tmp", "/var/tmp"].filter((dir) => real(dir) === dir),
     writable,
-    hiddenDirs,
-    hiddenFiles,
+    hiddenDirs: [...new Set(hiddenDirs)].filter(outermost),
+    hiddenFiles: hiddenFiles.filter(outermost),
     readOnly: gitControlPaths(root, home),
     runDir:
       real("/run") === "/run" && !isWithin(root, "/run") && !isWithin("/run", root) ? "/run" : null,

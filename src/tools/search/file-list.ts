@@ -72,6 +72,9 @@ function gitListing(
   });
 }
 
+const skipped = (path: string): boolean =>
+  path.split("/").some((part) => ALWAYS_SKIPPED.has(part) || isNexTemp(part));
+
 /** Lists the files under `dir` (absolute); paths relative to `root`, or absolute outside it. */
 export async function listSearchFiles(
   root: string,
@@ -118,8 +121,9 @@ export async function listSearchFiles(
             path: prefix + bytes.toString("utf8"),
             reason: "its name is not valid UTF-8",
           });
-        else if (!rel.split("/").some((part) => ALWAYS_SKIPPED.has(part) || isNexTemp(part)))
-          consider(prefix + rel);
+        // Skipped folders count from the workspace root, as in the walk: a folder named as the
+        // path (`node_modules`) is no way around the skip.
+        else if (!skipped(inside ? prefix + rel : rel)) consider(prefix + rel);
       }
       start = i + 1;
     }

@@ -1,13 +1,13 @@
-import { access, constants, stat } from "node:fs/promises";
-import { basename, delimiter, join } from "node:path";
-import { matchesGlob } from "../files/index.ts";
+import { stat } from "node:fs/promises";
 import { type FileList, listSearchFiles } from "./file-list.ts";
+import { findOnPath } from "./find-on-path.ts";
+import { globMatches } from "./glob-matches.ts";
 import type { GrepResult } from "./grep-result.ts";
 import { jsSearch } from "./js-search.ts";
-import { translatePattern } from "./pattern.ts";
 import { ripgrepSearch } from "./ripgrep-search.ts";
 
 export type { Unsearched } from "./file-list.ts";
+export { globMatches } from "./glob-matches.ts";
 export type { GrepMatch, GrepResult } from "./grep-result.ts";
 
 /** Files larger than this are not searched (and the result says which). */
@@ -37,33 +37,6 @@ export interface FileSearch {
   /** Every non-ignored file under `dir`, relative to the workspace root, and what could not be listed. */
   listFiles(dir: string, signal: AbortSignal): Promise<FileList>;
   grep(query: GrepQuery): Promise<GrepResult>;
-}
-
-async function findOnPath(
-  name: string,
-  env: Record<string, string | undefined>,
-): Promise<string | null> {
-  for (const dir of (env.PATH ?? "").split(delimiter)) {
-    if (dir === "") continue;
-    const candidate = join(dir, name);
-    try {
-      await access(candidate, constants.X_OK);
-      if ((await stat(candidate)).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
-
-/**
- * Whether a file matches a glob: a pattern without `/` matches the file name at any depth,
- * one with `/` matches the path relative to the searched directory.
- */
-export function globMatches(glob: string, path: string, dirRel: string | null): boolean {
-  if (!glob.includes("/")) return matchesGlob(basename(path), glob);
-  const rel = dirRel && path.startsWith(`${dirRel}/`) ? path.slice(dirRel.length + 1) : path;
-  return matchesGlob(rel, glob);
 }
 
 const shownText = (text: string): string => text.replace(/\r?\n$/, "").replace(/\r$/, "");
@@ -101,6 +74,8 @@ export function createFileSearch(
     listFiles,
     async grep(query) {
       const { dir, glob, ignoreCase, keep, signal } = query;
+      // The dialect's parser loads with the first search: start-up does not need it.
+      const { translatePattern } = await import("./pattern.ts");
       const pattern = translatePattern(query.pattern, ignoreCase);
       const result: GrepResult = {
         matches: [],

@@ -1,6 +1,8 @@
 // The building blocks grep's pattern translation writes with: the escapes, classes and Unicode
 // properties both engines read the same way, and the piece each part of a pattern becomes.
 
+import type { Shape } from "./anchors.ts";
+
 /** Why a pattern cannot mean the same in both engines (the message says what to write instead). */
 export class Unsupported extends Error {}
 
@@ -96,4 +98,6 @@ export interface Piece {
   plain: string | null;
   /** False for assertions (`^`, `\b`): a quantifier after one is refused. */
   repeatable: boolean;
+  /** Where it can meet `^` (anchors.ts). */
+  shape: Shape;
 }

@@ -7,6 +7,15 @@
 
 import { ToolFailure } from "../tool-failure.ts";
 import {
+  ASSERTION,
+  branches as branchesShape,
+  CARET,
+  CONSUMING,
+  orderAnchors,
+  repeated,
+  sequenceShape,
+} from "./anchors.ts";
+import {
   BINARY_PROPERTIES,
   GENERAL_CATEGORIES,
   INVALID_BYTES,
@@ -30,12 +39,15 @@ export interface SearchPattern {
   /** For `new RegExp(js, flags)`. */
   js: string;
   flags: string;
+  /** Whether a `^` was written before assertions that came ahead of it (the same meaning). */
+  movedAnchors: boolean;
 }
 
 /** Reads one pattern; throws Unsupported with the reason for what cannot mean the same in both engines. */
 class Parser {
   private at = 0;
   private groups = new Set<string>();
+  movedAnchors = false;
   private readonly src: string;
   constructor(src: string) {
     this.src = src;
@@ -79,13 +91,12 @@ class Parser {
       js: branches.map((b) => b.js).join("|"),
       plain: branches.some((b) => b.plain === null) ? null : branches.map((b) => b.plain).join("|"),
       repeatable: true,
+      shape: branchesShape(branches.map((b) => b.shape)),
     };
   }
 
   private sequence(): Piece {
-    let rust = "";
-    let js = "";
-    let plain: string | null = "";
+    const items: Piece[] = [];
     while (!this.done() && this.peek() !== "|" && this.peek() !== ")") {
       const atom = this.atom();
       const quantifier = this.quantifier();
@@ -96,17 +107,26 @@ class Parser {
           throw new Unsupported(
             "two repetitions in a row (such as `a**`); group the first: `(?:a*)*`",
           );
-        rust += `(?:${atom.rust})${quantifier}`;
-        js += `(?:${atom.js})${quantifier}`;
-        plain =
-          plain === null || atom.plain === null ? null : `${plain}(?:${atom.plain})${quantifier}`;
-      } else {
-        rust += atom.rust;
-        js += atom.js;
-        plain = plain === null || atom.plain === null ? null : plain + atom.plain;
-      }
+        items.push({
+          rust: `(?:${atom.rust})${quantifier}`,
+          js: `(?:${atom.js})${quantifier}`,
+          plain: atom.plain === null ? null : `(?:${atom.plain})${quantifier}`,
+          repeatable: true,
+          shape: repeated(atom.shape, quantifier),
+        });
+      } else items.push(atom);
     }
-    return { rust, js, plain, repeatable: true };
+    const ordered = orderAnchors(items, (reason) => {
+      throw new Unsupported(reason);
+    });
+    if (ordered.some((p, i) => p !== items[i])) this.movedAnchors = true;
+    return {
+      rust: ordered.map((p) => p.rust).join(""),
+      js: ordered.map((p) => p.js).join(""),
+      plain: ordered.some((p) => p.plain === null) ? null : ordered.map((p) => p.plain).join(""),
+      repeatable: true,
+      shape: sequenceShape(ordered.map((p) => p.shape)),
+    };
   }
 
   private quantifier(): string | null {
@@ -143,11 +163,12 @@ class Parser {
           js: notIn("\\n"),
           plain: `(?:${PLAIN_ANY}|[^\\n${PLAIN_INVALID}])`,
           repeatable: true,
+          shape: CONSUMING,
         };
       case "^":
-        return { rust: "^", js: "^", plain: "^", repeatable: false };
+        return { rust: "^", js: "^", plain: "^", repeatable: false, shape: CARET };
       case "$":
-        return { rust: "$", js: "$", plain: "$", repeatable: false };
+        return { rust: "$", js: "$", plain: "$", repeatable: false, shape: ASSERTION };
       case "(":
         return this.group();
       case "[":
@@ -165,7 +186,7 @@ class Parser {
       default: {
         const cp = ch.codePointAt(0) ?? 0;
         if (cp === 10) throw new Unsupported("a line break: grep matches within one line");
-        return { ...literal(cp), repeatable: true };
+        return { ...literal(cp), repeatable: true, shape: CONSUMING };
       }
     }
   }
@@ -201,6 +222,7 @@ class Parser {
       js: `${jsOpen}${inner.js})`,
       plain: inner.plain === null ? null : `${jsOpen}${inner.plain})`,
       repeatable: true,
+      shape: inner.shape,
     };
   }
 
@@ -217,10 +239,11 @@ class Parser {
       W: ["\\W", JS_NOT_WORD],
     };
     const mapped = simple[ch];
-    if (mapped) return { rust: mapped[0], js: mapped[1], plain: null, repeatable: true };
+    if (mapped)
+      return { rust: mapped[0], js: mapped[1], plain: null, repeatable: true, shape: CONSUMING };
     const controls: Record<string, number> = { t: 9, r: 13, f: 12, v: 11, a: 7 };
     const control = controls[ch];
-    if (control !== undefined) return { ...literal(control), repeatable: true };
+    if (control !== undefined) return { ...literal(control), repeatable: true, shape: CONSUMING };
     if (ch === "n") throw new Unsupported("`\\n`: grep matches within one line");
     if (!inClass) {
       if (ch === "b")
@@ -229,6 +252,7 @@ class Parser {
           js: `(?:(?<=${JS_WORD})(?!${JS_WORD})|(?<!${JS_WORD})(?=${JS_WORD}))`,
           plain: null,
           repeatable: false,
+          shape: ASSERTION,
         };
       if (ch === "B")
         return {
@@ -236,9 +260,11 @@ class Parser {
           js: `(?:(?<=${JS_WORD})(?=${JS_WORD})|(?<!${JS_WORD})(?!${JS_WORD}))`,
           plain: null,
           repeatable: false,
+          shape: ASSERTION,
         };
-      if (ch === "A") return { rust: "^", js: "^", plain: "^", repeatable: false };
-      if (ch === "z") return { rust: "$", js: "$", plain: "$", repeatable: false };
+      if (ch === "A") return { rust: "^", js: "^", plain: "^", repeatable: false, shape: CARET };
+      if (ch === "z")
+        return { rust: "$", js: "$", plain: "$", repeatable: false, shape: ASSERTION };
     }
     if (ch === "x" || ch === "u" || ch === "U") {
       const sizes: Record<string, number> = { x: 2, u: 4, U: 8 };
@@ -251,11 +277,12 @@ class Parser {
         throw new Unsupported(`\\${ch}${digits}, which is not a Unicode scalar value`);
       if (cp === 10) throw new Unsupported("a line break: grep matches within one line");
       this.at += m[1] !== undefined ? m[0].length : digits.length;
-      return { ...literal(cp), repeatable: true };
+      return { ...literal(cp), repeatable: true, shape: CONSUMING };
     }
     if (ch === "p" || ch === "P") return this.property(ch === "P");
     const cp = ch.codePointAt(0) ?? 0;
-    if (cp < 128 && /[^0-9A-Za-z\s]/.test(ch)) return { ...literal(cp), repeatable: true };
+    if (cp < 128 && /[^0-9A-Za-z\s]/.test(ch))
+      return { ...literal(cp), repeatable: true, shape: CONSUMING };
     if (/[1-9]/.test(ch))
       throw new Unsupported("a backreference (`\\1`), which ripgrep's regex lacks");
     throw new Unsupported(`the escape \\${ch}`);
@@ -273,7 +300,13 @@ class Parser {
     const js = (property: string): string =>
       negated ? notIn(`\\p{${property}}`) : `\\p{${property}}`;
     if (GENERAL_CATEGORIES.has(name) || BINARY_PROPERTIES.has(name))
-      return { rust: `\\${p}{${name}}`, js: js(name), plain: null, repeatable: true };
+      return {
+        rust: `\\${p}{${name}}`,
+        js: js(name),
+        plain: null,
+        repeatable: true,
+        shape: CONSUMING,
+      };
     if (/^[A-Z][a-z]+(_[A-Z][a-z]+)*$/.test(name)) {
       try {
         new RegExp(`\\p{Script_Extensions=${name}}`, "v");
@@ -283,6 +316,7 @@ class Parser {
           js: js(`Script_Extensions=${name}`),
           plain: null,
           repeatable: true,
+          shape: CONSUMING,
         };
       } catch {
         // not a script
@@ -364,6 +398,7 @@ class Parser {
       js: `[${hat}${js.join("")}${negated ? INVALID_BYTES : ""}]`,
       plain: plainClass,
       repeatable: true,
+      shape: CONSUMING,
     };
   }
 
@@ -402,8 +437,9 @@ export function translatePattern(pattern: string, ignoreCase: boolean): SearchPa
     caseless = true;
   }
   let piece: Piece;
+  const parser = new Parser(body);
   try {
-    piece = new Parser(body).parse();
+    piece = parser.parse();
   } catch (error) {
     if (!(error instanceof Unsupported)) throw error;
     throw new ToolFailure(
@@ -423,5 +459,10 @@ export function translatePattern(pattern: string, ignoreCase: boolean): SearchPa
       `The pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${(error as Error).message}. Fix it and search again.`,
     );
   }
-  return { rust: caseless ? `(?i)${piece.rust}` : piece.rust, js, flags };
+  return {
+    rust: caseless ? `(?i)${piece.rust}` : piece.rust,
+    js,
+    flags,
+    movedAnchors: parser.movedAnchors,
+  };
 }

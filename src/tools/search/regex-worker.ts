@@ -5,6 +5,8 @@ import { searchFile } from "./line-search.ts";
 
 const { paths, source, flags } = workerData as { paths: string[]; source: string; flags: string };
 const regex = new RegExp(source, flags);
+// Loaded: the budget of each file starts now, not while a loaded machine starts the worker.
+parentPort?.postMessage({ ready: true });
 for (let index = 0; index < paths.length; index += 1)
   parentPort?.postMessage({ index, found: await searchFile(paths[index] as string, regex) });
 parentPort?.postMessage({ index: paths.length, done: true });

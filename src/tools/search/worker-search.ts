@@ -31,6 +31,8 @@ export async function searchInWorker(
       const start = next;
       let expected = start;
       let last = Date.now();
+      // Until the worker has loaded, nothing runs the pattern: a slow start is no runaway.
+      let ready = false;
       let settled = false;
       const worker = new (workerThreads().Worker)(WORKER, {
         workerData: {
@@ -49,7 +51,7 @@ export async function searchInWorker(
       };
       const watch = setInterval(
         () => {
-          if (Date.now() - last <= budgetMs) return;
+          if (!ready || Date.now() - last <= budgetMs) return;
           const path = paths[expected] as string;
           take(path, {
             type: "unreadable",
@@ -61,12 +63,20 @@ export async function searchInWorker(
       );
       const onAbort = (): void => finish(() => reject(signal.reason));
       signal.addEventListener("abort", onAbort, { once: true });
-      worker.on("message", (message: { index: number; found?: FileMatches; done?: true }) => {
-        if (message.done) return finish(() => resolve(paths.length));
-        take(paths[start + message.index] as string, message.found as FileMatches);
-        expected = start + message.index + 1;
-        last = Date.now();
-      });
+      worker.on(
+        "message",
+        (message: { index: number; found?: FileMatches; done?: true; ready?: true }) => {
+          if (message.ready) {
+            ready = true;
+            last = Date.now();
+            return;
+          }
+          if (message.done) return finish(() => resolve(paths.length));
+          take(paths[start + message.index] as string, message.found as FileMatches);
+          expected = start + message.index + 1;
+          last = Date.now();
+        },
+      );
       worker.on("error", (error) => finish(() => reject(error)));
       // A worker that ends without saying it is done (out of memory, say) is an error, not a runaway.
       worker.on("exit", (code) => {

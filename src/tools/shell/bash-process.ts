@@ -5,10 +5,12 @@ import { holdLifeline, launchStdio, STATUS_FD } from "./launch-stdio.ts";
 import {
   commandTag,
   findLeftovers,
+  findTagged,
   killOnExit,
   type Leftovers,
   mergeLeftovers,
   stopLeftovers,
+  type Tagged,
 } from "./leftover-processes.ts";
 import { killGroupWhenNexDies } from "./orphan-watchdog.ts";
 import { ownerMark } from "./owner-reaper.ts";
@@ -144,8 +146,10 @@ export function runBash(options: RunOptions): Promise<RunResult> {
     // unless the output is held open after the command's end (the namespace's init outlived it).
     let escaped = false;
     const contained = () => launch.contained && !escaped;
-    const look = (group?: number): Leftovers =>
-      contained() ? { checked: true, stopped: [], children: 0 } : findLeftovers(tag, group);
+    const look = (group?: number, scanned?: Tagged[] | null): Leftovers =>
+      contained()
+        ? { checked: true, stopped: [], children: 0 }
+        : findLeftovers(tag, group, scanned);
     const { child, statusPipe, status, released } = startChild(launch, cwd, env, tag);
     let timedOut = false;
     let aborted = false;
@@ -166,8 +170,10 @@ export function runBash(options: RunOptions): Promise<RunResult> {
         : output.text();
       // A second look outside the group, in case a detached process was between fork and exec
       // (unreadable) when the command ended.
-      if (exit) leftovers = mergeLeftovers(leftovers, look(child.pid));
-      const stopped = contained() ? Promise.resolve() : stopLeftovers(tag, killGraceMs);
+      // One scan of /proc serves the second look and the stop that follows it in the same tick.
+      const scanned = contained() ? null : findTagged(tag);
+      if (exit) leftovers = mergeLeftovers(leftovers, look(child.pid, scanned));
+      const stopped = contained() ? Promise.resolve() : stopLeftovers(tag, killGraceMs, scanned);
       void stopped.then(() => {
         released();
         resolve({

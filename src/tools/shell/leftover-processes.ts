@@ -36,20 +36,54 @@ export function commandTag(): CommandTag {
   return { name: `NEX_COMMAND_${randomBytes(8).toString("hex")}`, value: "1" };
 }
 
-interface Tagged {
+/** A process that carries a command's tag. */
+export interface Tagged {
   pid: number;
   parent: number;
   group: number;
 }
 
 // Synchronous on purpose: a scan reads a few hundred small files, ~3 ms of CPU this way against
-// ~10 ms through promises, and it runs once per command.
-function findTagged(tag: CommandTag): Tagged[] | null {
-  const { readdirSync, readFileSync } = fsSync();
-  const entry = `${tag.name}=${tag.value}\0`;
+// ~10 ms through promises, and it runs once per command. Each environment is read into one reused
+// buffer and searched as bytes: no string is made of the hundreds that do not carry the tag.
+let environBuffer: Buffer | null = null;
+
+function environHolds(fs: typeof import("node:fs"), pid: number, entry: Buffer): boolean {
+  environBuffer ??= Buffer.alloc(64 * 1024);
+  const fd = fs.openSync(`/proc/${pid}/environ`, "r");
+  try {
+    // An environment larger than the buffer is read in overlapping windows, so an entry that
+    // straddles two reads is still seen whole.
+    let filled = 0;
+    let atStart = true;
+    for (;;) {
+      const read = fs.readSync(fd, environBuffer, filled, environBuffer.length - filled, null);
+      const end = filled + read;
+      const window = environBuffer.subarray(0, end);
+      for (let at = window.indexOf(entry); at !== -1; at = window.indexOf(entry, at + 1))
+        if ((at === 0 && atStart) || (at > 0 && window[at - 1] === 0)) return true;
+      if (read === 0) return false;
+      if (end < environBuffer.length) {
+        filled = end;
+        continue;
+      }
+      // Full: keep the last entry's length (and so the byte before any entry cut at the end).
+      filled = entry.length;
+      environBuffer.copy(environBuffer, 0, end - filled, end);
+      atStart = false;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Every process that carries `tag`, with its parent and group; null where /proc cannot be read. */
+export function findTagged(tag: CommandTag): Tagged[] | null {
+  const fs = fsSync();
+  const entry = Buffer.from(`${tag.name}=${tag.value}\0`, "latin1");
   let names: string[];
   try {
-    names = readdirSync("/proc");
+    names = fs.readdirSync("/proc");
   } catch {
     return null;
   }
@@ -58,10 +92,8 @@ function findTagged(tag: CommandTag): Tagged[] | null {
     const pid = Number(name);
     if (!Number.isInteger(pid) || pid === process.pid) continue;
     try {
-      const environ = readFileSync(`/proc/${pid}/environ`, "latin1");
-      const at = environ.indexOf(entry);
-      if (at === -1 || (at > 0 && environ[at - 1] !== "\0")) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      if (!environHolds(fs, pid, entry)) continue;
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
       // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so count after the last ")".
       const [, parent, group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       found.push({ pid, parent: Number(parent), group: Number(group) });
@@ -99,8 +131,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * The processes that still carry `tag`, as the model is told of them (those whose parent is among
  * them are only counted); outside `group` only, when given (the runner already stopped that group).
  */
-export function findLeftovers(tag: CommandTag, group?: number): Leftovers {
-  const found = findTagged(tag);
+export function findLeftovers(
+  tag: CommandTag,
+  group?: number,
+  /** A scan just made (`findTagged`), to use instead of a new one. */
+  scanned?: Tagged[] | null,
+): Leftovers {
+  const found = scanned === undefined ? findTagged(tag) : scanned;
   if (found === null) return { checked: false, stopped: [], children: 0 };
   const strays = found.filter((p) => p.group !== group);
   const pids = new Set(strays.map((p) => p.pid));
@@ -126,8 +163,13 @@ export function mergeLeftovers(a: Leftovers, b: Leftovers): Leftovers {
  * Stops every process that still carries `tag`: SIGTERM, then, for what is left after `graceMs`,
  * SIGSTOP (so nothing forks while it is being killed) and SIGKILL, until none is left.
  */
-export async function stopLeftovers(tag: CommandTag, graceMs: number): Promise<void> {
-  let left = findTagged(tag) ?? [];
+export async function stopLeftovers(
+  tag: CommandTag,
+  graceMs: number,
+  /** A scan just made (`findTagged`), to start from instead of a new one. */
+  scanned?: Tagged[] | null,
+): Promise<void> {
+  let left = (scanned === undefined ? findTagged(tag) : scanned) ?? [];
   if (left.length === 0) return;
   signal(
     left.map((p) => p.pid),

@@ -159,8 +159,25 @@ function isOpaque(words: string[], literals: Array<string | null>): boolean {
   return name === "find" && words.some((word) => FIND_EXEC.has(word));
 }
 
+// A command is parsed by each guard that reads it (permissions, the snapshot decision, the paths it
+// names): the parser is slow (~ms), its answer depends on the text alone, so the last few are kept.
+const parsedRecently = new Map<string, Promise<ParsedCommand>>();
+const KEPT_PARSES = 64;
+
 /** Parses a bash command line and lists every simple command in it, nested ones (`$(...)`, subshells) included. */
-export async function parseCommand(source: string): Promise<ParsedCommand> {
+export function parseCommand(source: string): Promise<ParsedCommand> {
+  const known = parsedRecently.get(source);
+  if (known) return known;
+  if (parsedRecently.size >= KEPT_PARSES)
+    parsedRecently.delete(parsedRecently.keys().next().value as string);
+  const parsing = parseAnew(source);
+  parsedRecently.set(source, parsing);
+  // A failure is not kept: the next guard asks again.
+  parsing.catch(() => parsedRecently.delete(source));
+  return parsing;
+}
+
+async function parseAnew(source: string): Promise<ParsedCommand> {
   const syntax = await loadSyntax();
   let file: unknown;
   try {

@@ -29,6 +29,18 @@ export async function previewUndo(options: Omit<UndoOptions, "turns">): Promise<
 
 export type { RunChanges } from "./run-changes.ts";
 
+/** `/diff`: the changes since checkpoint `mark` as a readable diff, per file (see `session-diff.ts`). */
+export async function sessionDiff(
+  options: Omit<UndoOptions, "turns">,
+  mark: number,
+): Promise<string> {
+  if (changeMark(options.checkpointDir) <= mark) return "No file changes in this session yet.";
+  return (await import("./session-diff.ts")).sessionDiff(options, mark, {
+    fileLines: 80,
+    totalLines: 400,
+  });
+}
+
 /** Where a run's checkpoints begin (the log's last sequence number), for `changesSince` at its end. */
 export function changeMark(checkpointDir: string): number {
   return readCheckpointLog(checkpointDir).lastSeq;

@@ -54,6 +54,7 @@ export function createShadowGit({
   const ensure = shadowGitInit(gitDir, git);
   const stage = () => stageWorkspace({ gitDir, workTree, git, ensure, excludes, limits });
 
+  let lastSnapshot: string | null = null;
   const listIgnored = async (): Promise<string[]> =>
     splitNul(
       await git(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]),
@@ -83,17 +84,19 @@ export function createShadowGit({
         const staged = await stage();
         if (staged.type === "unavailable") return staged;
         const tree = (await git(["write-tree"])).toString().trim();
-        const parent = (
-          await git(["for-each-ref", "--format=%(objectname)", "refs/heads/snapshots"])
-        )
-          .toString()
-          .trim();
+        // Only this snapshot moves the ref: git is asked once, then the last commit is the parent.
+        const parent =
+          lastSnapshot ??
+          (await git(["for-each-ref", "--format=%(objectname)", "refs/heads/snapshots"]))
+            .toString()
+            .trim();
         const commit = (
           await git(["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-m", message])
         )
           .toString()
           .trim();
         await git(["update-ref", "refs/heads/snapshots", commit]);
+        lastSnapshot = commit;
         // Ignored directories are listed once, not file by file (node_modules holds many).
         const ignored = await listIgnored();
         return {

@@ -85,6 +85,10 @@ async function runTouches(
 ): Promise<Map<string, Touch>> {
   const touches = new Map<string, Touch>();
   if (run.before === null || run.after === null) return touches;
+  // The same tree and the same modes after as before: the command changed nothing git or the mode
+  // maps hold, which is what the lists below would find, without three git processes to say it.
+  if ((run.beforeTree ?? run.before) === run.after && run.beforeModes === run.afterModes)
+    return touches;
   const [before, after, diff, beforeModes, afterModes, named] = await Promise.all([
     shadow.listTree(run.before),
     shadow.listTree(run.after),

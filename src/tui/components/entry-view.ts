@@ -2,11 +2,12 @@ import { Box, Text } from "ink";
 import React from "react";
 import { formatLines, formatSize } from "../../protocol/counts.ts";
 import { plainText } from "../../protocol/plain-text.ts";
-import { truncateEnd } from "../fit.ts";
+import { textWidth, truncateEnd } from "../fit.ts";
 import { answerText, expandTabs } from "../markdown/index.ts";
 import type { Entry } from "../state/index.ts";
 import { keyArgument, outcomeLines, type ToneLine } from "../tool-view.ts";
-import { toneProps } from "./tone.ts";
+import { ColumnsText } from "./columns-text.ts";
+import { diffTone, toneProps } from "./tone.ts";
 
 const h = React.createElement;
 
@@ -64,7 +65,12 @@ function liveLines(live: NonNullable<ToolEntry["live"]>, columns = 200): ToneLin
 }
 
 /** A tool call as a compact block: the tool, its key argument, and what really happened. */
-export function ToolBlock(props: { entry: ToolEntry; columns?: number }): React.ReactElement {
+export function ToolBlock(props: {
+  entry: ToolEntry;
+  columns?: number;
+  /** A committed block's headline wraps; a live one keeps to one row. */
+  wrapHeadline?: boolean;
+}): React.ReactElement {
   const { entry } = props;
   const lines =
     entry.outcome === null && entry.live
@@ -80,7 +86,10 @@ export function ToolBlock(props: { entry: ToolEntry; columns?: number }): React.
   const summary = raw.replace(new RegExp(`^${name.replace(/[^\w]/g, "\\$&")}:? `), "");
   const full = keyArgument(entry.args) || summary;
   // Live blocks keep to one headline row; committed ones may wrap.
-  const what = props.columns ? truncateEnd(full, props.columns - name.length - 4) : full;
+  const what =
+    props.columns && !props.wrapHeadline
+      ? truncateEnd(full, props.columns - textWidth(name) - 4)
+      : full;
   return h(
     Box,
     { flexDirection: "column", marginTop: 1 },
@@ -93,16 +102,32 @@ export function ToolBlock(props: { entry: ToolEntry; columns?: number }): React.
     ),
     ...lines.map((line, i) =>
       h(
-        Box,
-        { key: i, flexDirection: "row" },
-        h(Text, { dimColor: true }, i === 0 ? "  ⎿ " : "    "),
-        h(
-          Box,
-          { flexShrink: 1 },
-          h(Text, { ...toneProps(line.tone), wrap: "wrap" }, expandTabs(plainText(line.text))),
-        ),
+        Hanging,
+        { key: i, prefix: i === 0 ? "  ⎿ " : "    ", columns: props.columns },
+        h(Text, { ...toneProps(line.tone), wrap: "wrap" }, expandTabs(plainText(line.text))),
       ),
     ),
+  );
+}
+
+/**
+ * `prefix` (dim) then the body wrapped beside it. The body's width is set, not left to flex: Ink
+ * measures a text in a row at the row's whole width, so a shrinking box still printed lines as wide
+ * as the terminal after the prefix and the terminal broke their words.
+ */
+function Hanging(props: {
+  prefix: string;
+  columns: number | undefined;
+  children?: React.ReactNode;
+}): React.ReactElement {
+  const prefixWidth = textWidth(props.prefix);
+  const body =
+    props.columns === undefined ? {} : { width: Math.max(1, props.columns - prefixWidth) };
+  return h(
+    Box,
+    { flexDirection: "row" },
+    h(Box, { width: prefixWidth, flexShrink: 0 }, h(Text, { dimColor: true }, props.prefix)),
+    h(Box, body, props.children),
   );
 }
 
@@ -115,7 +140,11 @@ export function EntryView(props: { entry: Entry; columns: number }): React.React
         Box,
         { marginTop: 1 },
         h(Text, { color: "cyan", bold: true }, "› "),
-        h(Text, { bold: true }, expandTabs(plainText(entry.text))),
+        h(
+          Box,
+          { width: Math.max(1, props.columns - 2) },
+          h(Text, { bold: true }, expandTabs(plainText(entry.text))),
+        ),
       );
     case "assistant":
       return h(
@@ -124,7 +153,7 @@ export function EntryView(props: { entry: Entry; columns: number }): React.React
         h(Text, null, answerText(entry.text, props.columns)),
       );
     case "tool":
-      return h(ToolBlock, { entry });
+      return h(ToolBlock, { entry, columns: props.columns, wrapHeadline: true });
     case "error":
       return h(
         Box,
@@ -139,6 +168,17 @@ export function EntryView(props: { entry: Entry; columns: number }): React.React
         h(Text, { wrap: "wrap" }, expandTabs(plainText(entry.message))),
       );
     case "info":
+      if (entry.tone === "diff") return diffView(entry.text);
+      if (entry.table)
+        return h(
+          Box,
+          { marginTop: 1 },
+          h(ColumnsText, {
+            text: expandTabsOutsideTable(plainText(entry.text)),
+            columns: props.columns,
+            textProps: toneProps(entry.tone === "warn" ? "warn" : entry.tone),
+          }),
+        );
       return h(
         Box,
         { marginTop: 1 },
@@ -149,4 +189,33 @@ export function EntryView(props: { entry: Entry; columns: number }): React.React
         ),
       );
   }
+}
+
+/** `/diff`'s text: a file's heading bold, added lines green, removed red, context dim. */
+function diffView(text: string): React.ReactElement {
+  const lines = expandTabs(plainText(text)).split("\n");
+  const tone = (line: string) =>
+    /^[-+@ \\]/.test(line)
+      ? diffTone(line)
+      : / \((changed|created|deleted)\)/.test(line)
+        ? { bold: true }
+        : {};
+  return h(
+    Box,
+    { marginTop: 1, flexDirection: "column" },
+    ...lines.map((line, i) => h(Text, { key: `d${i}`, ...tone(line), wrap: "wrap" }, line || " ")),
+  );
+}
+
+// A table row's first tab separates its columns; any other tab is spaces, as everywhere.
+function expandTabsOutsideTable(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => {
+      const tab = line.indexOf("\t");
+      return tab < 0
+        ? expandTabs(line)
+        : `${expandTabs(line.slice(0, tab))}\t${expandTabs(line.slice(tab + 1))}`;
+    })
+    .join("\n");
 }

@@ -3,3 +3,4 @@ export { EntryView, ToolBlock } from "./entry-view.ts";
 export { isHazard, PermissionView, shownPreview, shownSummary } from "./permission-view.ts";
 export { PromptView } from "./prompt-view.ts";
 export { StatusBar } from "./status-bar.ts";
+export { ThinkingLine, thinkingWords } from "./thinking-line.ts";

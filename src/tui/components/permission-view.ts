@@ -7,6 +7,7 @@ import { expandTabs } from "../markdown/index.ts";
 import { savableForProject } from "../project-approval.ts";
 import type { PendingPermission } from "../state/index.ts";
 import { PromptView } from "./prompt-view.ts";
+import { diffTone } from "./tone.ts";
 
 const h = React.createElement;
 
@@ -50,13 +51,6 @@ export function shownPreview(
   if (all.length <= maxRows) return { lines: all, hidden: 0 };
   const keep = Math.max(1, maxRows - 1);
   return { lines: all.slice(0, keep), hidden: all.length - keep };
-}
-
-function diffTone(line: string): { color?: string; dimColor?: boolean } {
-  if (line.startsWith("@@")) return { color: "cyan" };
-  if (line.startsWith("+")) return { color: "green" };
-  if (line.startsWith("-")) return { color: "red" };
-  return { dimColor: true };
 }
 
 /** The request's summary as the prompt shows it: without control codes, cut in the middle if too long. */
@@ -149,6 +143,7 @@ export function PermissionView(props: PermissionViewProps): React.ReactElement {
             marker: "✗",
             color: "red",
             maxRows: 1,
+            columns: props.columns - 4,
           }),
         )
       : null,

@@ -17,7 +17,7 @@ const h = React.createElement;
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 /** Re-renders every `ms` while `active`, for the elapsed time and the countdown. */
-function useClock(active: boolean, ms: number): number {
+export function useClock(active: boolean, ms: number): number {
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     if (!active) return;
@@ -50,7 +50,8 @@ function sandboxTag(meter: MeterState): string {
 /** The right side, as long as the terminal allows: mode, sandbox, context fill, model, window source. */
 function rightSide(meter: MeterState, mode: PermissionMode, room: number): string[] {
   const fill = contextFill(meter);
-  const head = `⏵ ${mode}${sandboxTag(meter)}`;
+  // Plan mode says what it means: nothing the model does changes anything.
+  const head = mode === "plan" ? `⏸ plan: read-only` : `⏵ ${mode}${sandboxTag(meter)}`;
   const cache = cacheLabel(meter);
   const cached = cache ? ` · ${cache}` : "";
   const options = [
@@ -85,7 +86,13 @@ export function StatusBar(props: StatusBarProps): React.ReactElement {
   const leftColor = spinnerOn(status) ? "cyan" : status.retry ? "yellow" : undefined;
   const unconfined = meter.sandbox !== null && meter.sandbox.state !== "active";
   const modeColor =
-    mode === "approve_all" || unconfined ? "red" : mode === "auto_edit" ? "yellow" : "green";
+    mode === "plan"
+      ? "cyan"
+      : mode === "approve_all" || unconfined
+        ? "red"
+        : mode === "auto_edit"
+          ? "yellow"
+          : "green";
   return h(
     Text,
     { wrap: "truncate-end" },

@@ -21,3 +21,12 @@ export function toneProps(tone: Tone): { color?: string; dimColor?: boolean; bol
       return { color: "cyan", dimColor: true };
   }
 }
+
+/** Ink `<Text>` props for a line of a unified diff. */
+export function diffTone(line: string): { color?: string; dimColor?: boolean; bold?: boolean } {
+  if (line.startsWith("--- ") || line.startsWith("+++ ")) return { bold: true };
+  if (line.startsWith("@@")) return { color: "cyan" };
+  if (line.startsWith("+")) return { color: "green" };
+  if (line.startsWith("-")) return { color: "red" };
+  return { dimColor: true };
+}

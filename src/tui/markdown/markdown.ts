@@ -78,12 +78,18 @@ async function build(): Promise<Render> {
     import("marked-terminal"),
   ]);
   const { fitTable } = await import("./markdown-table.ts");
+  const { listRenderer } = await import("./markdown-list.ts");
+  const { wrapCode } = await import("./markdown-code.ts");
+  const { resolveSoftBreaks, SOFT_BREAK } = await import("./soft-breaks.ts");
   const cache = new Map<number, (text: string) => string>();
   const forWidth = (width: number) => {
     let parse = cache.get(width);
     if (parse) return parse;
-    // A single line break stays a line break: models lay out plain text line by line.
+    // A single line break stays a line break while every line fits (models lay out plain text line by
+    // line); once one is wider than the terminal, the paragraph's single breaks are soft and it flows
+    // to the width, instead of ragged rows of a long line's wrap and a short remainder.
     const marked = new Marked({ gfm: true, breaks: true });
+    const list = listRenderer(width);
     marked.use(
       markedTerminal(
         {
@@ -92,7 +98,7 @@ async function build(): Promise<Render> {
           showSectionPrefix: false,
           emoji: false,
           tab: 2,
-          paragraph: (text: string) => text,
+          paragraph: (text: string) => resolveSoftBreaks(text, width, "\r"),
           heading: (text: string) => bold(cyan(text)),
           firstHeading: (text: string) => bold(cyan(underline(text))),
           blockquote: (text: string) => dim(text),
@@ -116,6 +122,19 @@ async function build(): Promise<Render> {
           return shown === token.href
             ? underline(token.href)
             : `${text} (${underline(token.href)})`;
+        },
+        // A single newline (not two spaces or a backslash before it) is marked soft, for the paragraph.
+        br(token) {
+          return token.raw === "\n" ? SOFT_BREAK : false;
+        },
+        list(token) {
+          return list(this.parser, token);
+        },
+        // A code line longer than the width is cut into rows indented like the block, so it never
+        // wraps to column 0; marked-terminal then highlights and indents what it gets.
+        code(token) {
+          token.text = wrapCode(token.text, width - 4);
+          return false;
         },
         table(token) {
           const cell = (tokens: Parameters<typeof this.parser.parseInline>[0]) =>

@@ -2,7 +2,7 @@ export type { MeterState } from "./meter.ts";
 export { cacheLabel, contextFill, windowSourceLabel } from "./meter.ts";
 export { QueuedView, queuedRows } from "./queued-notes.ts";
 export type { StatusState } from "./status.ts";
-export { spinnerOn, statusText } from "./status.ts";
+export { formatElapsed, spinnerOn, statusText } from "./status.ts";
 export type { UiStore } from "./store.ts";
 export { createStore } from "./store.ts";
 export type { Entry, ToolOutcomeView } from "./transcript.ts";

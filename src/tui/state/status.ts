@@ -37,6 +37,8 @@ export interface StatusState {
   awaitingPermission: readonly string[];
   /** How the last turn ended, once one has. */
   lastOutcome: "done" | "error" | "aborted" | null;
+  /** When the model's current stretch of reasoning began (ms), while it reasons; else null. */
+  thinkingSince?: number | null;
 }
 
 export const initialStatus: StatusState = {
@@ -60,8 +62,24 @@ function withoutCall(state: StatusState, callId: string): StatusState {
   };
 }
 
+/**
+ * A stretch of reasoning lasts from its first delta to the first event that is not reasoning (the
+ * same rule that commits its collapsed line, transcript.ts); arguments and usage do not end it.
+ */
+function thinkingAfter(since: number | null, event: AgentEvent, now: number): number | null {
+  if (event.type === "reasoning_delta") return since ?? now;
+  if (event.type === "tool_call_delta" || event.type === "usage") return since;
+  return null;
+}
+
 /** Folds one event into the status; `now` (ms) stamps the start of waits and requests. */
 export function reduceStatus(state: StatusState, event: AgentEvent, now: number): StatusState {
+  const thinkingSince = thinkingAfter(state.thinkingSince ?? null, event, now);
+  const next = reduceStatusEvent(state, event, now);
+  return next.thinkingSince === thinkingSince ? next : { ...next, thinkingSince };
+}
+
+function reduceStatusEvent(state: StatusState, event: AgentEvent, now: number): StatusState {
   switch (event.type) {
     case "request_started":
       return {

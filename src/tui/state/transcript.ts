@@ -45,8 +45,24 @@ export type Entry =
       live?: { tail: string; lines: number; bytes: number };
     }
   /** A failure shown in full; `code` is the error code, or the command that failed. */
-  | { type: "error"; id: number; code: string; title: string; message: string }
-  | { type: "info"; id: number; text: string; tone: "plain" | "dim" | "warn" | "good" };
+  | {
+      type: "error";
+      id: number;
+      code: string;
+      title: string;
+      message: string;
+      /** The prompt ended before any request: nothing reached the model (an @-path, a hook...). */
+      unsent?: boolean;
+    }
+  | {
+      type: "info";
+      id: number;
+      text: string;
+      /** `diff`: a unified diff (`/diff`), its lines coloured as such. */
+      tone: "plain" | "dim" | "warn" | "good" | "diff";
+      /** Lines "name\ttext" are a two-column table (`/help`, `/status`), laid out at the width. */
+      table?: boolean;
+    };
 
 /** A child agent's steps, folded into the block of the parent's call that started it. */
 export interface ChildSteps {
@@ -87,6 +103,8 @@ export interface TranscriptState {
   reasoningText?: string;
   /** The last stretch of reasoning in full, for `/reasoning`. */
   lastReasoning?: string;
+  /** A request was started since the last turn ended. */
+  requested?: boolean;
   nextId: number;
 }
 
@@ -148,6 +166,8 @@ function finishCall(
   callId: string,
   name: string,
   outcome: ToolOutcomeView,
+  // A call refused before it started (a hook, a rule) brings its own arguments, so its block names it.
+  refusedArgs?: Record<string, unknown>,
 ): TranscriptState {
   const flushed = flushText(state);
   const started = flushed.running.find((tool) => tool.callId === callId);
@@ -156,7 +176,7 @@ function finishCall(
     type: "tool",
     callId,
     name,
-    args: started?.args ?? {},
+    args: started?.args ?? refusedArgs ?? {},
     summary: started?.summary ?? null,
     started: started?.started ?? false,
     outcome,
@@ -268,7 +288,7 @@ function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState
     case "request_finished":
       return { ...flushText(state), receiving: [] };
     case "request_started":
-      return { ...state, lastFailure: null, receiving: [] };
+      return { ...state, lastFailure: null, receiving: [], requested: true };
     case "request_failed":
       return requestFailed(state, event);
     case "permission_requested":
@@ -299,12 +319,18 @@ function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState
         details: event.details,
       });
     case "tool_call_refused":
-      return finishCall(state, event.callId, event.name, {
-        type: "refused",
-        cause: event.cause,
-        reason: event.reason,
-        bytesReceived: event.bytesReceived,
-      });
+      return finishCall(
+        state,
+        event.callId,
+        event.name,
+        {
+          type: "refused",
+          cause: event.cause,
+          reason: event.reason,
+          bytesReceived: event.bytesReceived,
+        },
+        event.args,
+      );
     case "context_fitted":
       return append(flushText(state), { type: "info", tone: "dim", text: event.line });
     case "notice":
@@ -320,9 +346,12 @@ function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState
             : "↳ delivered with the last tool result",
       });
     case "done":
-      return settleRunning(flushText(state), { type: "interrupted" });
+      return { ...settleRunning(flushText(state), { type: "interrupted" }), requested: false };
     case "aborted": {
-      const settled = settleRunning(flushText(state), { type: "interrupted" });
+      const settled = {
+        ...settleRunning(flushText(state), { type: "interrupted" }),
+        requested: false,
+      };
       const why = event.reason.trim() === "" ? "" : `: ${event.reason}`;
       return append(settled, { type: "info", tone: "warn", text: `Interrupted${why}.` });
     }
@@ -330,8 +359,19 @@ function reduceEvent(state: TranscriptState, event: AgentEvent): TranscriptState
       const settled = {
         ...settleRunning(flushText(state), { type: "interrupted" }),
         lastFailure: null,
+        requested: false,
       };
       if (state.lastFailure !== null && state.lastFailure === event.message) return settled;
+      // Refused before any request (an @-path or image that cannot be attached, a hook): the prompt
+      // was not sent, which is what the user must know first; the chat puts it back to be fixed.
+      if (!state.requested)
+        return append(settled, {
+          type: "error",
+          code: event.code,
+          title: "Prompt not sent: nothing reached the model",
+          message: event.message,
+          unsent: true,
+        });
       return append(settled, {
         type: "error",
         code: event.code,

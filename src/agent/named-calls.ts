@@ -1,0 +1,76 @@
+// The calls of a model's turn as nex runs them: a reply that is only JSON calls becomes those calls,
+// Claude Code's tool names become nex's, and arguments a small model sent empty or copied from the
+// schema are dropped, all before any guard (validation, repeat guard, permissions) sees the call.
+import type { AgentEvent, AssembledToolCall, AssembledTurn, ToolSpec } from "../protocol/index.ts";
+import { withoutEmptyOptionals } from "./empty-arguments.ts";
+import { asToolCalls, jsonReplyCalls } from "./text-tool-call.ts";
+import { type AliasedCall, aliasTarget, resolveAlias } from "./tool-aliases.ts";
+import { canonicalToolName } from "./tool-names.ts";
+
+/**
+ * The turn's calls under nex's names: a reply that is only calls written as JSON runs as those calls,
+ * and each alias (Claude Code's names) is renamed to nex's tool before any guard sees it.
+ */
+export async function* namedCalls(
+  reply: AssembledTurn,
+  context: {
+    turn: number;
+    specs: ToolSpec[];
+    explained: Set<string>;
+    aliases: Map<string, AliasedCall>;
+  },
+): AsyncGenerator<AgentEvent, AssembledTurn> {
+  const { turn, specs, explained, aliases } = context;
+  const known = specs.map((spec) => spec.name);
+  const written = reply.toolCalls.length === 0 ? jsonReplyCalls(reply.text, known) : null;
+  if (written) {
+    yield {
+      type: "notice",
+      message: `The model wrote its ${written.map((call) => call.name).join(", ")} call as JSON text (the whole reply); nex runs it as the call it is.`,
+    };
+  }
+  return {
+    ...reply,
+    ...(written ? { text: "" } : {}),
+    toolCalls: (written ? asToolCalls(written, turn) : reply.toolCalls).map((call) =>
+      withoutEmptyArguments(aliasedCall(call, known, explained, aliases), specs),
+    ),
+  };
+}
+
+/** A call under nex's name, its alias (Claude Code's names) resolved and remembered for its result. */
+function aliasedCall(
+  call: AssembledToolCall,
+  known: string[],
+  explained: Set<string>,
+  aliases: Map<string, AliasedCall>,
+): AssembledToolCall {
+  const name = canonicalToolName(call.name, known);
+  if (call.verdict.type !== "whole") return { ...call, name: aliasTarget(name, known) };
+  const alias = resolveAlias(name, call.verdict.args, known);
+  if (!alias) return { ...call, name };
+  // Said once a run per alias: the model learns nex's names without a note on every result.
+  if (alias.type === "call" && explained.has(alias.from)) alias.note = "";
+  explained.add(alias.from);
+  aliases.set(call.id, alias);
+  if (alias.type === "refused") return { ...call, name: alias.name };
+  return {
+    ...call,
+    name: alias.name,
+    argumentsText: JSON.stringify(alias.args),
+    verdict: { ...call.verdict, args: alias.args },
+  };
+}
+
+/** The call without the optional arguments it sent empty ("" or null): they mean "not given". */
+function withoutEmptyArguments(call: AssembledToolCall, specs: ToolSpec[]): AssembledToolCall {
+  if (call.verdict.type !== "whole") return call;
+  const spec = specs.find((candidate) => candidate.name === call.name);
+  const kept = withoutEmptyOptionals(spec?.parameters, call.verdict.args);
+  if (!kept) return call;
+  return {
+    ...call,
+    argumentsText: JSON.stringify(kept.args),
+    verdict: { ...call.verdict, args: kept.args },
+  };
+}

@@ -1,0 +1,61 @@
+// Where a chat's files are, and whether nex may take what its inbox says as the user's word. What the
+// inbox says reaches the model as the user's turn: a folder a sandboxed command or a repository could
+// write (the workspace, a `sandbox.writable` folder), or one another account could write (group or
+// world writable, or not the user's own), would let someone else speak as the user, so it is refused
+// before anything runs, as `--inbox` is.
+import { mkdirSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import { ConfigError, type ConfigFlags, resolveConfig } from "../../runtime/config/index.ts";
+import { commandWritable } from "../../runtime/consent/index.ts";
+
+/** The chat folder `--chat` names: a path, or a bare name under the config's `chatRoot`. */
+export function chatFolder(
+  given: string,
+  flags: ConfigFlags,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): string {
+  const config = resolveConfig(flags, env, cwd);
+  const bare = !given.includes("/") && given !== "." && given !== "..";
+  let dir: string;
+  if (bare && config.chatRoot) {
+    const root = config.chatRoot.startsWith("~/")
+      ? join(env.HOME || homedir(), config.chatRoot.slice(2))
+      : config.chatRoot;
+    dir = resolve(isAbsolute(root) ? root : resolve(cwd, root), given);
+  } else dir = resolve(cwd, given);
+  const where = commandWritable(dir, {
+    workspace: config.workspace,
+    writable: config.sandbox.writable ?? [],
+    home: env.HOME,
+  });
+  if (where)
+    throw new ConfigError(
+      `--chat ${given} lies ${where}: a command nex runs could write its inbox and speak as the user. Keep the chat folder outside the workspace (set "chatRoot" in the config to a folder of your own, such as ~/.local/state/wg-chat), and pass its name or path.`,
+    );
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = statSync(dir);
+  if (!stat.isDirectory())
+    throw new ConfigError(`--chat ${given} is not a folder (${dir}); give a chat folder.`);
+  const uid = process.getuid?.();
+  for (const file of [dir, join(dir, "inbox.jsonl")]) refuseOthersWriting(file, given, uid);
+  return dir;
+}
+
+function refuseOthersWriting(path: string, given: string, uid: number | undefined): void {
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(path);
+  } catch {
+    return;
+  }
+  if (uid !== undefined && stat.uid !== uid)
+    throw new ConfigError(
+      `--chat ${given}: ${path} belongs to another user (uid ${stat.uid}), who could write the inbox and speak as you. Use a chat folder of your own.`,
+    );
+  if ((stat.mode & 0o022) !== 0)
+    throw new ConfigError(
+      `--chat ${given}: ${path} is writable by other users (mode ${(stat.mode & 0o777).toString(8)}), who could write the inbox and speak as you. Run \`chmod go-w ${path}\`, then start nex again.`,
+    );
+}

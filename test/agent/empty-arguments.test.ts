@@ -1,0 +1,104 @@
+// Small models fill every parameter a tool lists: Qwen2.5-Coder 1.5B on llama-server sent grep
+// `"glob": ""` in three bench/eval runs, was refused ("glob must not be empty") and sent it again.
+// An optional argument sent empty ("" or null) where the tool refuses emptiness means "not given".
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { withoutEmptyOptionals } from "../../src/agent/empty-arguments.ts";
+import { makeSandbox, runNex } from "../support/cli.ts";
+import { startStubEndpoint } from "../support/stub-endpoint.ts";
+import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
+
+function runArgs(url: string, dataDir: string): string[] {
+  return ["run", "--yes", "--model", "m", "--base-url", `${url}/v1`, "--data-dir", dataDir, "go"];
+}
+
+test('grep with optional "glob": "" and "path": null runs as grep without them, and its matches reach the model', async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({
+        name: "grep",
+        args: { pattern: "north", glob: "", path: null, ignore_case: null },
+      }),
+      openaiText("Found it."),
+    ],
+  });
+  const box = makeSandbox();
+  writeFileSync(join(box.workspace, "sales.csv"), "region,amount\nnorth,12\nsouth,3\n");
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /sales\.csv:2: north,12/);
+  assert.doesNotMatch(second, /must not be empty|is null/);
+});
+
+test("a required argument sent empty is still refused with what to change", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [openaiToolCall({ name: "grep", args: { pattern: "" } }), openaiText("ok")],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /grep was not run/);
+});
+
+test("only empties the schema refuses are dropped: a nullable or length-free optional keeps its value", () => {
+  const schema = {
+    type: "object",
+    required: ["pattern"],
+    properties: {
+      pattern: { type: "string", minLength: 1 },
+      glob: { type: "string", minLength: 1 },
+      note: { type: "string" },
+      limit: { type: ["integer", "null"] },
+      path: { type: "string", minLength: 1 },
+    },
+  };
+  assert.deepEqual(
+    withoutEmptyOptionals(schema, { pattern: "", glob: "", note: "", limit: null, path: null }),
+    { args: { pattern: "", note: "", limit: null }, dropped: ["glob", "path"] },
+  );
+  assert.equal(withoutEmptyOptionals(schema, { pattern: "x", glob: "*.py" }), null);
+  assert.equal(withoutEmptyOptionals(schema, { pattern: "x", unknown: "" }), null);
+});
+
+test("a JSON Schema keyword echoed into the arguments (additionalProperties) is dropped unless the tool has such a parameter", () => {
+  const schema = { type: "object", properties: { path: { type: "string", minLength: 1 } } };
+  assert.deepEqual(withoutEmptyOptionals(schema, { path: "src", additionalProperties: false }), {
+    args: { path: "src" },
+    dropped: ["additionalProperties"],
+  });
+  assert.equal(
+    withoutEmptyOptionals(
+      { properties: { additionalProperties: { type: "boolean" } } },
+      { additionalProperties: true },
+    ),
+    null,
+  );
+  assert.equal(
+    withoutEmptyOptionals(schema, { path: "src", type: "py" }),
+    null,
+    "other unknowns stay refused",
+  );
+});
+
+test("list_dir with an echoed additionalProperties runs and lists the folder", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({ name: "list_dir", args: { path: ".", additionalProperties: false } }),
+      openaiText("Listed."),
+    ],
+  });
+  const box = makeSandbox();
+  writeFileSync(join(box.workspace, "utils.js"), "export const a = 1;\n");
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /utils\.js/);
+  assert.doesNotMatch(second, /Unknown argument/);
+});

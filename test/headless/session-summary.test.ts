@@ -1,0 +1,78 @@
+// The session summary through real processes: after five answered prompts (served by `nex --chat`)
+// the session's model writes `<id>.summary.md` beside the journal, redacted; `nex sessions show`
+// prints it, and the next handler's first prompt starts from it.
+import assert from "node:assert/strict";
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { makeSandbox, runNex, startNex } from "../support/cli.ts";
+import { startStubEndpoint } from "../support/stub-endpoint.ts";
+import { openaiText, status } from "../support/stub-scripts.ts";
+
+const KEY = "sk-test-DO-NOT-LEAK-7171";
+
+test("session summary: written every five answered prompts, redacted, shown by nex sessions show, read by the next handler", async () => {
+  const stub = await startStubEndpoint({
+    handler: (request) => {
+      if (!request.path.endsWith("/chat/completions")) return status(404);
+      const body = JSON.stringify(request.body);
+      if (body.includes("running summary of a coding session"))
+        return openaiText(`The user asked for five answers; all were given. Key seen: ${KEY}.`);
+      return openaiText("ok");
+    },
+  });
+  const box = makeSandbox();
+  const chat = mkdtempSync(join(tmpdir(), "nex-chat-"));
+  const env = { ...box.env, OPENAI_API_KEY: KEY };
+  const common = [
+    "--model",
+    "stub-model",
+    "--base-url",
+    `${stub.url}/v1`,
+    "--data-dir",
+    box.dataDir,
+  ];
+  const send = (id: number) =>
+    appendFileSync(
+      join(chat, "inbox.jsonl"),
+      `${JSON.stringify({ id, role: "user", content: `message ${id}`, request_id: `r${id}` })}\n`,
+    );
+  for (let id = 1; id <= 5; id++) send(id);
+  const sessions = join(box.dataDir, "sessions");
+  const summaryFile = () =>
+    existsSync(sessions)
+      ? readdirSync(sessions).find((name) => name.endsWith(".summary.md"))
+      : undefined;
+  const first = startNex(["--chat", chat, ...common], { cwd: box.workspace, env });
+  const start = Date.now();
+  while (!summaryFile() && Date.now() - start < 60_000) await new Promise((r) => setTimeout(r, 50));
+  first.child.kill("SIGTERM");
+  await first.done;
+  const name = summaryFile();
+  assert.ok(name, "a summary beside the journal");
+  const text = readFileSync(join(sessions, name as string), "utf8");
+  assert.match(text, /five answers/);
+  assert.doesNotMatch(text, /DO-NOT-LEAK/);
+
+  const id = (name as string).replace(/\.summary\.md$/, "");
+  const shown = await runNex(["sessions", "show", id, "--data-dir", box.dataDir], {
+    cwd: box.workspace,
+    env,
+  });
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, new RegExp(`session ${id}[\\s\\S]*Summary[\\s\\S]*five answers`));
+
+  send(6);
+  const second = startNex(["--chat", chat, ...common], { cwd: box.workspace, env });
+  const outbox = () => readFileSync(join(chat, "outbox.jsonl"), "utf8").trim().split("\n").length;
+  while (outbox() < 6 && Date.now() - start < 120_000) await new Promise((r) => setTimeout(r, 50));
+  second.child.kill("SIGTERM");
+  await second.done;
+  await stub.close();
+  const last = JSON.stringify(stub.requestsTo("/v1/chat/completions").at(-1)?.body);
+  assert.match(
+    last,
+    /summary nex kept of this session so far[\s\S]*five answers[\s\S]*message 6|message 6[\s\S]*summary nex kept[\s\S]*five answers/,
+  );
+});
