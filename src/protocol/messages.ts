@@ -81,6 +81,8 @@ export interface ToolSpec {
   name: string;
   description: string;
   parameters: JsonSchema;
+  /** A rarely used tool's few words in load_tools' listing on small windows (never sent as such). */
+  brief?: string;
 }
 
 /** Everything a provider needs for one request. */

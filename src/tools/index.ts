@@ -613,6 +613,7 @@ function specsOf(list: Tool[]): ToolSpec[] {
     name: tool.name,
     description: tool.description,
     parameters: tool.jsonSchema,
+    ...(tool.brief ? { brief: tool.brief } : {}),
   }));
 }
 

@@ -13,6 +13,7 @@ const parameters = v.strictObject({
 export function jobsTool(): Tool {
   return defineTool({
     name: "jobs",
+    brief: "list, tail, stop background jobs",
     description:
       "Background jobs started with bash `background: true`: `list` them, show a job's latest `output` (`lines`, default 50; the whole log can be paged with read_file), or `stop` one.",
     parameters,

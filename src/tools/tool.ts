@@ -111,6 +111,8 @@ export interface ToolDefinition<S extends GenericSchema> {
   caution?(args: InferOutput<S>): Promise<string | null>;
   /** Rarely used: on small windows its schema is sent only after the model asks for it. */
   deferred?: boolean;
+  /** For a deferred tool: its few words in load_tools' listing (else its description's start). */
+  brief?: string;
   execute(args: InferOutput<S>, ctx: ToolContext): Promise<ToolOutcome>;
 }
 
@@ -136,6 +138,8 @@ export interface Tool {
   parallel?: boolean;
   /** Rarely used: on small windows its schema is sent only after the model asks for it (`load_tools`). */
   deferred?: boolean;
+  /** For a deferred tool: its few words in load_tools' listing (else its description's start). */
+  brief?: string;
   summarize(args: Record<string, unknown>, ctx: ToolContext): Promise<string>;
   target(args: Record<string, unknown>): string | null;
   /** The shell command it runs, or null for a tool that runs none. */
@@ -155,6 +159,7 @@ export function defineTool<S extends GenericSchema>(def: ToolDefinition<S>): Too
     description: def.description,
     jsonSchema: publishedSchema(def.parameters),
     ...(def.deferred ? { deferred: true } : {}),
+    ...(def.brief ? { brief: def.brief } : {}),
     check(args) {
       const result = safeParse(def.parameters, args);
       if (result.success) return { ok: true };

@@ -168,4 +168,10 @@ test("on a 32k window the last tools (chunk_map, arxiv_search, deep_research) ar
     assert.match(loader?.function.description ?? "", new RegExp(`- ${name}: `));
   }
   assert.deepEqual(names(second).slice(-3), ["chunk_map", "arxiv_search", "deep_research"]);
+  // Each built-in tool is listed by its own few words, not a sentence cut mid-word; those words are
+  // for the listing only and never a field of a tool sent.
+  assert.match(loader?.function.description ?? "", /^- arxiv_search: search arXiv papers$/m);
+  assert.doesNotMatch(loader?.function.description ?? "", /…/);
+  for (const tool of [...(first.tools ?? []), ...(second.tools ?? [])])
+    assert.equal("brief" in tool.function, false, tool.function.name);
 });

@@ -7,7 +7,8 @@ import { textWidth } from "../../src/tui/fit.ts";
 import { keys } from "../support/pty.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { type NexTui, startNexTui } from "./cli-harness.ts";
-import { answerPrompt, keepCapture, waitForRedrawAt } from "./tui-harness.ts";
+import { saveCapture } from "./save-capture.ts";
+import { answerPrompt, waitForRedrawAt } from "./tui-harness.ts";
 
 const longOutput =
   "touch built.txt && echo so the build reaches the end of a very long line that goes on and on and on beyond the edge of any terminal window and further still, past the right edge of a wide one as well";
@@ -51,7 +52,7 @@ for (const [cols, rows] of [
   test(`at ${cols}x${rows} a turn opening with a permission question leaves no stray border and no line wider than the terminal`, async (t) => {
     const nex = await approvalTurn(t, cols, rows);
     const history = nex.pty.history();
-    keepCapture(`approval-scrollback-${cols}x${rows}`, history);
+    saveCapture(`approval-scrollback-${cols}x${rows}`, history);
     t.diagnostic(history);
     assertFits(history, nex.pty.terminalWraps(), cols);
     assert.equal(boxTops(history).length, 1, "one box border: the prompt's, no leftover");
@@ -65,7 +66,7 @@ test("a narrowing resize reprints the chat readable: no word broken, every entry
   nex.pty.resize(80, 30);
   await waitForRedrawAt(nex.pty, 80);
   const history = nex.pty.history();
-  keepCapture("resize-120-to-80", history);
+  saveCapture("resize-120-to-80", history);
   t.diagnostic(history);
   assertFits(history, nex.pty.terminalWraps(), 80);
   assert.equal(boxTops(history).length, 1, "one prompt box");

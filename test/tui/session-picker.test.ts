@@ -7,6 +7,7 @@ import { test } from "node:test";
 import { makeSandbox, runNex } from "../support/cli.ts";
 import { keys, spawnPty } from "../support/pty.ts";
 import { openaiText, startStubEndpoint } from "../support/stub-endpoint.ts";
+import { saveCapture } from "./save-capture.ts";
 
 const nexBin = resolve(import.meta.dirname, "..", "..", "bin", "nex.js");
 
@@ -82,6 +83,7 @@ test("sessions stay in their project: the picker and /sessions show this workspa
   });
   t.after(() => pty.kill());
   const picker = await pty.waitFor("Resume a session", 20_000);
+  saveCapture("session-picker-100x30", picker);
   assert.match(picker, /fix the parser here/);
   assert.doesNotMatch(picker, /edit the other project/, picker);
   pty.write(keys.enter);
@@ -93,6 +95,7 @@ test("sessions stay in their project: the picker and /sessions show this workspa
 
   pty.write(`/resume ${otherId}${keys.enter}`);
   const refused = await pty.waitFor("belongs to another project", 20_000);
+  saveCapture("session-picker-other-project-100x30", refused);
   assert.match(refused.replace(/\s+/g, " "), /this chat stays in its own workspace/);
   // The command done, the prompt is this project's chat again, with nothing of the other session.
   const after = await pty.waitFor(/Ask nex/, 20_000);

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type Script, sse } from "../support/stub-scripts.ts";
 import { startNexTui } from "./cli-harness.ts";
-import { keepCapture } from "./tui-harness.ts";
+import { saveCapture } from "./save-capture.ts";
 
 const thought = Array.from({ length: 40 }, (_, i) => `Step ${i + 1}: weigh the option carefully. `);
 
@@ -53,7 +53,7 @@ for (const [cols, rows] of [
       "the thinking line",
       30_000,
     );
-    keepCapture(`thinking-line-${cols}x${rows}`, first);
+    saveCapture(`thinking-line-${cols}x${rows}`, first);
     const start = thinkingLine(first);
     assert.ok(start);
     const later = await nex.pty.waitUntil(
@@ -68,12 +68,12 @@ for (const [cols, rows] of [
     nex.pty.write("\x0f");
     const open = await nex.pty.waitFor("Ctrl-O hides it", 30_000);
     assert.match(open, /Step \d+: weigh the option carefully\./, "the reasoning so far, opened");
-    keepCapture(`thinking-open-${cols}x${rows}`, open);
+    saveCapture(`thinking-open-${cols}x${rows}`, open);
     await nex.pty.waitFor("The answer is 42.", 30_000);
     await nex.pty.waitFor("Ask nex", 30_000);
     await nex.pty.settle(300);
     const history = nex.pty.history();
-    keepCapture(`thinking-done-${cols}x${rows}`, history);
+    saveCapture(`thinking-done-${cols}x${rows}`, history);
     assert.match(history, /⋯ reasoning \([\d,]+ characters, not shown; \/reasoning shows it\)/);
     assert.doesNotMatch(history, /✻ thinking/, "no live line left in the scrollback");
     assert.deepEqual(nex.pty.terminalWraps(), [], "nothing wider than the terminal");

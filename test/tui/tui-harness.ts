@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -82,18 +82,6 @@ export function spinnerShown(screen: string): boolean {
 /** Whether the TUI is idle: no spinner, and the prompt invites a new one (the turn has ended). */
 export function idleShown(screen: string): boolean {
   return !spinnerShown(screen) && screen.includes("Ask nex");
-}
-
-/**
- * With `NEX_TUI_CAPTURE=<label>` (e.g. `before`, `after`), keeps `text` as
- * `test/tui/captures/<name>.<label>.txt` for reviewers; otherwise does nothing.
- */
-export function keepCapture(name: string, text: string): void {
-  const label = process.env.NEX_TUI_CAPTURE;
-  if (!label) return;
-  const dir = resolve(import.meta.dirname, "captures");
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${name}.${label}.txt`), `${text.replace(/\n+$/, "")}\n`);
 }
 
 /** Resolves once the chat has been drawn again at `cols` columns (its prompt box that wide) and is quiet. */

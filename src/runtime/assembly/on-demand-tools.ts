@@ -1,5 +1,6 @@
 // Keeps the fixed prompt overhead small on small windows: tools marked `deferred` (MCP servers', web,
-// subagents: many and rarely used) are listed by name and one line in `load_tools`'s description;
+// subagents: many and rarely used) are listed by name and a few words (the tool's `brief`, else its
+// description's cut first sentence) in `load_tools`'s description;
 // their schemas join the requests only after the model loads them. The rest of every request stays
 // the same, so a server's prompt cache keeps its prefix.
 import type { ToolHost, ToolOutcome, ToolSpec } from "../../protocol/index.ts";
@@ -58,7 +59,7 @@ export function onDemandTools<T extends ToolHost>(
 
 function loadToolsSpec(deferred: ToolSpec[]): ToolSpec {
   const listing = deferred
-    .map((spec) => `- ${spec.name}: ${firstLine(spec.description)}`)
+    .map((spec) => `- ${spec.name}: ${spec.brief ?? firstLine(spec.description)}`)
     .join("\n");
   return {
     name: LOAD_TOOLS,

@@ -20,6 +20,7 @@ export function summarizeTool(subagents: Subagents): Tool {
   return defineTool({
     name: "summarize",
     deferred: true,
+    brief: "summarise a large file",
     description: "Summarise a large file (or text) in window-sized pieces.",
     parameters: v.strictObject({
       ...source,
@@ -60,6 +61,7 @@ export function readerTool(subagents: Subagents): Tool {
   return defineTool({
     name: "reader",
     deferred: true,
+    brief: "read a large file for a task",
     description:
       "Read a large file in parts for a task, keeping notes (resumable); returns findings.",
     parameters: v.strictObject({
@@ -81,6 +83,7 @@ export function chunkMapTool(subagents: Subagents): Tool {
   return defineTool({
     name: "chunk_map",
     deferred: true,
+    brief: "one instruction per chunk",
     description:
       "Run one instruction over each chunk of a large file or @results/ result; results stored and merged.",
     parameters: v.strictObject({

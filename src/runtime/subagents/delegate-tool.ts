@@ -57,6 +57,7 @@ export function delegateTool(subagents: Subagents): Tool {
     return defineTool({
       name: "delegate",
       deferred: true,
+      brief: "hand a task to a sub-agent",
       description,
       parameters: v.strictObject(base),
       mutates: false,

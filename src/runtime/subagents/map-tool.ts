@@ -15,6 +15,7 @@ export function mapTool(subagents: Subagents): Tool {
   return defineTool({
     name: "map",
     deferred: true,
+    brief: "one task per input",
     description: "Do a task once per input (file or item), each in a fresh read-only sub-agent.",
     parameters: v.strictObject({
       inputs: v.pipe(v.array(v.string()), v.minLength(1)),

@@ -23,6 +23,7 @@ function arxivTool({ parts, load, failed }: ScholarParts): Tool {
   return defineTool({
     name: "arxiv_search",
     deferred: true,
+    brief: "search arXiv papers",
     description:
       "Search arXiv papers: title, authors, date, category, abstract and links. Plain words, fields (ti:, au:, abs:, cat:) or paper ids.",
     parameters: v.object({
@@ -62,6 +63,7 @@ function deepResearchTool({ parts, load, failed, pageBytes }: ScholarParts): Too
   return defineTool({
     name: "deep_research",
     deferred: true,
+    brief: "multi-part web research",
     description:
       "Research a broad question: split into sub-questions, each researched on the web, one cited answer.",
     parameters: v.object({

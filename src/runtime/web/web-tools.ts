@@ -78,6 +78,7 @@ function webFetchTool(kit: WebKit): Tool {
   return defineTool({
     name: "web_fetch",
     deferred: true,
+    brief: "fetch a URL",
     description:
       "Fetch an http(s) URL: HTML as markdown of its main content, PDF as text, JSON and text as they are. A large page is stored for read_file; with `what`, it is also summarised for that.",
     parameters: v.object({
@@ -154,6 +155,7 @@ function webSearchTool(kit: WebKit): Tool {
   return defineTool({
     name: "web_search",
     deferred: true,
+    brief: "search the web",
     description:
       "Search the web (DuckDuckGo, Wikipedia and any configured backends): top results with title, URL and snippet.",
     parameters: v.object({
@@ -196,6 +198,7 @@ function researchTool(kit: WebKit): Tool {
   return defineTool({
     name: "research",
     deferred: true,
+    brief: "answer from web pages",
     description:
       "Research a question on the web: search, read the best pages, return a brief with numbered sources.",
     parameters: v.object({
