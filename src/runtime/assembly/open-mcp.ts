@@ -1,12 +1,37 @@
 import { join } from "node:path";
 import type { AgentEvent } from "../../protocol/index.ts";
 import { ownerMark } from "../../tools/index.ts";
-import type { NexConfig } from "../config/index.ts";
-import type { openMcpServers } from "../mcp/index.ts";
+import type { ConfigFlags, NexConfig } from "../config/index.ts";
+import { openMcpServers } from "../mcp/index.ts";
 import { type sessionScrubber, textRedaction, toolEnvironment } from "../secrets/index.ts";
 
 /** The MCP servers gathered for a session, as `openMcpServers` found them. */
-type McpSet = Awaited<ReturnType<typeof openMcpServers>>["set"];
+export type McpSet = Awaited<ReturnType<typeof openMcpServers>>["set"];
+
+/**
+ * Gathers the MCP servers the session may start (config, `--mcp-config` files, the editor's), and
+ * the secrets their settings hold. `mcp: false` gathers none (`nex compact` needs no tools).
+ */
+export function sessionMcpServers(
+  flags: ConfigFlags,
+  config: NexConfig,
+  env: Record<string, string | undefined>,
+  cwd: string,
+  given: { mcp?: boolean; mcpServers?: Record<string, unknown> },
+) {
+  return openMcpServers({
+    skip: given.mcp === false,
+    fromConfig: config.mcpServers,
+    ...(given.mcpServers ? { fromEditor: given.mcpServers } : {}),
+    configPath: config.configPath,
+    files: flags.mcpConfig ?? [],
+    workspace: config.workspace,
+    dataDir: config.dataDir,
+    writable: config.sandbox.writable ?? [],
+    env,
+    cwd,
+  });
+}
 
 /**
  * Starts the session's MCP servers; null when none is configured (then the MCP modules are never
