@@ -245,8 +245,8 @@ test("ARCHITECTURE.md names every folder of src/ (two levels deep), and each fol
 
 // A ratchet: the counts may only fall. Lower them when a split lands; the target is zero for both
 // (`node bench/code-size.ts` lists them).
-const FILES_OVER_LIMIT = 2;
-const FUNCTIONS_OVER_LIMIT = 5;
+const FILES_OVER_LIMIT = 1;
+const FUNCTIONS_OVER_LIMIT = 0;
 
 test("no more files over 500 lines or functions over 120 lines than the ratchet allows", async () => {
   const { MAX_FILE_LINES, MAX_FUNCTION_LINES, measureFiles, measureFunctions } = await import(

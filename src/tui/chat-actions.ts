@@ -165,8 +165,11 @@ function submit(chat: Chat, text: string, shown = text) {
     .then((end) => {
       chat.prompting.current = false;
       const last = store.get().transcript.entries.at(-1);
-      // Not sent (an @-path that cannot be attached...): the prompt comes back to be fixed.
-      if (last?.type === "error" && last.unsent && chat.input.current.editor.text === "")
+      // Not sent (an @-path that cannot be attached...): the prompt comes back to be fixed. A command
+      // file's refusal (it waits for `nex commands approve`) is not fixed by editing: the box stays
+      // empty, so the next thing typed is not glued to it.
+      const fixable = !isCustomCommand(text, custom);
+      if (last?.type === "error" && last.unsent && fixable && chat.input.current.editor.text === "")
         chat.setInput({
           ...chat.input.current,
           editor: editorWith(text),

@@ -4,7 +4,15 @@
 // process while the 300 MB arrive.
 import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { appendFileSync, closeSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, startNex } from "../support/cli.ts";
@@ -19,14 +27,19 @@ const PIECE = Buffer.alloc(1024 * 1024, "x");
 const PEAK_LIMIT = 400 * 1024 * 1024;
 
 /** Peak resident memory of a live process, in bytes. */
+// Read at once (no await before it): a caller sampling a process that is about to exit gets its figure.
+// A process that has exited but is not yet reaped (a zombie) has no VmHWM: 0, never NaN, which would
+// poison every Math.max after it.
 async function peakOf(pid: number): Promise<number> {
-  const { readFileSync } = await import("node:fs");
   const kib = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  return Number(kib) * 1024;
+  return kib === undefined ? 0 : Number(kib) * 1024;
 }
 
 /** Writes `HUGE` bytes with no newline into a pipe, as fast as the reader takes them. */
-async function flood(child: ChildProcessWithoutNullStreams): Promise<void> {
+async function flood(
+  child: ChildProcessWithoutNullStreams,
+  whileReading: () => void = () => {},
+): Promise<void> {
   child.stdin.on("error", () => {});
   for (let sent = 0; sent < HUGE; sent += PIECE.length) {
     // A reader that stopped reading (closed its end) ends the flood.
@@ -37,6 +50,8 @@ async function flood(child: ChildProcessWithoutNullStreams): Promise<void> {
         child.stdin.once("close", done);
         child.once("exit", done);
       });
+    // The reader just took a pipe's worth: it is alive whatever the machine's speed.
+    whileReading();
   }
 }
 
@@ -243,7 +258,14 @@ test("a 300 MB task piped to `nex run -` is refused with bounded memory, before 
     );
   }, 50);
   try {
-    await flood(nex.child).catch(() => {});
+    const sample = () =>
+      peakOf(nex.child.pid ?? 0).then(
+        (value) => {
+          peak = Math.max(peak, value);
+        },
+        () => {},
+      );
+    await flood(nex.child, () => void sample()).catch(() => {});
     nex.child.stdin.end();
     const code = await nex.exited;
     assert.notEqual(code, 0);

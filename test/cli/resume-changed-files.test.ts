@@ -50,4 +50,7 @@ test("resume: files read before and changed or deleted since are named with the 
     /Files you read earlier changed on disk since you last saw them: a\.txt \(changed\), b\.txt \(deleted\)\./,
   );
   assert.doesNotMatch(last, /c\.txt \((changed|deleted)\)/);
+  // nex's note comes before the user's words, which end the message; it is not a hook's context.
+  assert.match(last, /b\.txt \(deleted\)\.[^"]*\\n\\ngo on"/);
+  assert.doesNotMatch(last, /hook context/);
 });

@@ -16,7 +16,10 @@ test("/status and the exit show the chat's tokens and cost at the configured pri
   await nex.pty.waitFor("Priced.", 20_000);
   await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 20_000);
   nex.pty.write(`/status${keys.enter}`);
-  await nex.pty.waitFor(/tokens\s+3,000 in, 500 out · \$0\.8 at \$100\/\$1000 per million/, 20_000);
+  await nex.pty.waitFor(
+    /tokens\s+this chat: 3,000 in, 500 out · \$0\.8 at \$100\/\$1000 per million/,
+    20_000,
+  );
   nex.pty.write(`/exit${keys.enter}`);
   await nex.pty.waitFor(/This chat: 3,000 in, 500 out · \$0\.8/, 20_000);
 });

@@ -13,6 +13,7 @@ import {
 } from "../../session/index.ts";
 import { toolSpecs } from "../../tools/index.ts";
 import type { NexConfig } from "../config/index.ts";
+import { recordOwnSession } from "../history/index.ts";
 import { textRedaction } from "../secrets/index.ts";
 import { createImageStore } from "../session/index.ts";
 import type { ResumedSession } from "./open-config.ts";
@@ -125,4 +126,16 @@ async function resumeJournal(
 /** Where a session's images are kept (see image-store.ts). */
 export function sessionImagesDir(dataDir: string, sessionId: string): string {
   return join(dataDir, "images", sessionId);
+}
+
+/** A new session joins this workspace's own sessions and, with `--session-id`, takes its name. */
+export async function recordNewSession(
+  env: Record<string, string | undefined>,
+  config: NexConfig,
+  sessionId: string,
+  name: string | undefined,
+): Promise<void> {
+  recordOwnSession(env, config, sessionId);
+  if (name)
+    await (await import("../history/index.ts")).nameSession(config.dataDir, name, sessionId);
 }

@@ -13,7 +13,7 @@ export { createImageStore } from "./image-store.ts";
 export type { CurrentModel, ModelChoices } from "./model-switch.ts";
 export { NexSession } from "./nex-session.ts";
 export { SessionBusyError } from "./session-busy.ts";
-export type { ApprovalPolicy, JournalSink } from "./session-parts.ts";
+export type { ApprovalPolicy, JournalSink, SessionParts } from "./session-parts.ts";
 export type { StopSignal } from "./stop-signals.ts";
 export { onStopSignals, SIGNAL_EXIT } from "./stop-signals.ts";
 export { withTurnNotes } from "./turn-notes.ts";

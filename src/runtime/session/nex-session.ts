@@ -52,7 +52,7 @@ export class NexSession implements AgentSession {
   private turnOffset = 0;
   private highestTurn = 0;
   private promptCommands = 0;
-  private startContext: string | null = null;
+  private startContext: { note: string | null; hooks: string | null } = { note: null, hooks: null };
   private requestCounter = 0;
   private consecutiveFailures = 0;
   private messages: Message[];
@@ -544,7 +544,7 @@ export class NexSession implements AgentSession {
       redact: (text) => this.redact(text),
       takeStartContext: () => {
         const context = this.startContext;
-        this.startContext = null;
+        this.startContext = { note: null, hooks: null };
         return context;
       },
       nextCommandId: () => ++this.promptCommands,
@@ -555,7 +555,7 @@ export class NexSession implements AgentSession {
   /** Runs the SessionStart hooks; what they print goes to the model with the first prompt. */
   async startHooks(source: "startup" | "resume", note: string | null = null): Promise<void> {
     const hooked = (await this.parts.hooks?.sessionStart(source)) ?? null;
-    this.startContext = [note, hooked].filter((part) => part !== null).join("\n\n") || null;
+    this.startContext = { note, hooks: hooked };
   }
 
   /** Tools whose reads are journaled (see journal-records.ts), numbering turns across the session. */

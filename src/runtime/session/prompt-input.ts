@@ -22,8 +22,11 @@ export interface PromptHost {
   emit(event: AgentEvent): void;
   approve(callId: string, signal: AbortSignal): Promise<PermissionAnswer>;
   redact(text: string): string;
-  /** What SessionStart hooks said, given once (null after). */
-  takeStartContext(): string | null;
+  /**
+   * Given once (nulls after): nex's own note on how the session starts (a resume's changed files) and
+   * what SessionStart hooks said.
+   */
+  takeStartContext(): { note: string | null; hooks: string | null };
   /** Numbers the command lines a prompt runs. */
   nextCommandId(): number;
   /** Adds a message to the conversation, tells the listeners and makes it durable. */
@@ -48,11 +51,16 @@ export async function expandPrompt(
       message: `A UserPromptSubmit hook blocked this prompt, so nothing was sent: ${hooked.blocked}`,
     };
   // What SessionStart hooks said comes with the first prompt; a prompt hook's, with its own.
-  const context = [host.takeStartContext(), hooked?.context ?? null].filter((c) => c !== null);
-  // What `@` attached and command lines printed is as untrusted as what a tool reads: the model
-  // gets the prompt with nex's secrets replaced.
+  const start = host.takeStartContext();
+  const context = [start.hooks, hooked?.context ?? null].filter((c) => c !== null);
+  // nex's own note comes before the prompt, as what the model should know first; hooks' words after
+  // it, under their own label. What `@` attached and command lines printed is as untrusted as what a
+  // tool reads: the model gets the prompt with nex's secrets replaced.
   const withContext = (text: string) =>
-    host.redact(context.length === 0 ? text : `${text}\n\n[hook context]\n${context.join("\n")}`);
+    host.redact(
+      (start.note === null ? "" : `${start.note}\n\n`) +
+        (context.length === 0 ? text : `${text}\n\n[hook context]\n${context.join("\n")}`),
+    );
   if (!parts.expand) return { type: "prompt", text: withContext(prompt), images: [] };
   const expansion = await parts.expand(prompt, (command) => runForPrompt(host, command, signal));
   if (signal.aborted) return { type: "aborted", reason: abortReason(signal) };
