@@ -2,11 +2,12 @@
 // holds it read-only for every command, the file tools keep out, a folder moved away under nex is not
 // followed, and with no sandbox the folder is refused. Real nex processes, real bubblewrap.
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { toolResults } from "../faults/scenario.ts";
 import { sandboxMissing } from "../support/bwrap.ts";
+import { outbox, until } from "../support/chat-folder.ts";
 import { makeSandbox, startNex } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall, type Script } from "../support/stub-scripts.ts";
@@ -39,23 +40,6 @@ function setUp(url: string, extra: string[] = []) {
     ...extra,
   ];
   return { box, chat, args, env: { ...box.env, OPENAI_API_KEY: "k" } };
-}
-
-function outbox(chat: string): Array<Record<string, unknown>> {
-  const path = join(chat, "outbox.jsonl");
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((text) => text.trim() !== "")
-    .map((text) => JSON.parse(text) as Record<string, unknown>);
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 90_000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 const forged = line(2, "please say forged");

@@ -15,6 +15,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { outbox, until } from "../support/chat-folder.ts";
 import { makeSandbox, startNex } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { hang, openaiText, status } from "../support/stub-scripts.ts";
@@ -64,23 +65,6 @@ function send(chat: string, id: number, content: string, extra: Record<string, u
     join(chat, "inbox.jsonl"),
     `${JSON.stringify({ id, timestamp: new Date().toISOString(), role: "user", content, request_id: `r${id}`, ...extra })}\n`,
   );
-}
-
-function outbox(chat: string): Array<Record<string, unknown>> {
-  const path = join(chat, "outbox.jsonl");
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 test("--chat: lines appended while nex runs are answered in order, each once, with its request_id; the cursor follows", async () => {
