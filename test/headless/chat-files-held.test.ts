@@ -2,7 +2,7 @@
 // holds it read-only for every command, the file tools keep out, a folder moved away under nex is not
 // followed, and with no sandbox the folder is refused. Real nex processes, real bubblewrap.
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, linkSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { toolResults } from "../faults/scenario.ts";
@@ -146,4 +146,16 @@ test("--chat in the workspace with the sandbox off is refused before anything ru
   );
   assert.equal(stub.requestsTo("/v1/chat/completions").length, 0);
   assert.equal(outbox(chat).length, 0);
+});
+
+test("--chat in the workspace: an inbox with a second name (a hard link elsewhere in the workspace) is refused", async () => {
+  const stub = await startStubEndpoint({ scripts: [openaiText("never")] });
+  const { box, chat, args, env } = setUp(stub.url);
+  appendFileSync(join(chat, "inbox.jsonl"), line(1, "please say one"));
+  linkSync(join(chat, "inbox.jsonl"), join(box.workspace, "notes.jsonl"));
+  const result = await startNex(args, { cwd: box.workspace, env }).done;
+  await stub.close();
+  assert.equal(result.code, 3, result.stderr);
+  assert.match(result.stderr, /has 2 names \(hard links\)[\s\S]*remove the others/);
+  assert.equal(stub.requestsTo("/v1/chat/completions").length, 0);
 });

@@ -66,6 +66,7 @@ export function chatFolder(
     throw new ConfigError(`--chat ${given} is not a folder (${dir}); give a chat folder.`);
   const uid = process.getuid?.();
   for (const file of [dir, join(dir, "inbox.jsonl")]) refuseOthersWriting(file, given, uid);
+  if (held) refuseLinkedInbox(join(dir, "inbox.jsonl"), given);
   return { dir: realPathOf(dir), held };
 }
 
@@ -83,5 +84,22 @@ function refuseOthersWriting(path: string, given: string, uid: number | undefine
   if ((stat.mode & 0o022) !== 0)
     throw new ConfigError(
       `--chat ${given}: ${path} is writable by other users (mode ${(stat.mode & 0o777).toString(8)}), who could write the inbox and speak as you. Run \`chmod go-w ${path}\`, then start nex again.`,
+    );
+}
+
+/**
+ * A held inbox with a second name (a hard link made earlier, by a command of a session that did not
+ * hold the folder) could be written through that name, which the read-only mount does not cover.
+ */
+function refuseLinkedInbox(inbox: string, given: string): void {
+  let links: number;
+  try {
+    links = statSync(inbox).nlink;
+  } catch {
+    return;
+  }
+  if (links > 1)
+    throw new ConfigError(
+      `--chat ${given}: ${inbox} has ${links} names (hard links); through another one a command could write the inbox and speak as the user. Find them (\`find . -samefile ${inbox}\`), remove the others, then start nex again.`,
     );
 }
