@@ -219,7 +219,9 @@ export function createTokenEstimator(
   const countRequest = (request: RequestShape): number => {
     let n = countMessages(request.messages);
     if (request.system) n += countCached(request.system);
-    for (const tool of request.tools ?? []) n += countCached(JSON.stringify(tool));
+    // What the wire sends of a tool: a spec's `brief` is nex's own listing text, never sent as such.
+    for (const { name, description, parameters } of request.tools ?? [])
+      n += countCached(JSON.stringify({ name, description, parameters }));
     return n;
   };
 

@@ -249,22 +249,15 @@ test("a 300 MB task piped to `nex run -` is refused with bounded memory, before 
     { ...box.env, OPENAI_API_KEY: "k" },
   );
   let peak = 0;
-  const sampler = setInterval(() => {
+  const sample = () =>
     peakOf(nex.child.pid ?? 0).then(
       (value) => {
         peak = Math.max(peak, value);
       },
       () => {},
     );
-  }, 50);
+  const sampler = setInterval(sample, 50);
   try {
-    const sample = () =>
-      peakOf(nex.child.pid ?? 0).then(
-        (value) => {
-          peak = Math.max(peak, value);
-        },
-        () => {},
-      );
     await flood(nex.child, () => void sample()).catch(() => {});
     nex.child.stdin.end();
     const code = await nex.exited;

@@ -99,3 +99,20 @@ test("the cheap append-time estimate stays within a factor of two of the tokeniz
     assert.ok(ratio > 0.5 && ratio < 2, String(ratio));
   }
 });
+
+test("a tool's brief (nex's own load_tools text) is not counted: only what the wire sends is", () => {
+  const estimator = createTokenEstimator();
+  const spec = {
+    name: "web_search",
+    description: "Search the web: top results with title, URL and snippet.",
+    parameters: { type: "object", properties: { query: { type: "string" } } },
+  };
+  const plain = estimator.countRequest({ messages: [], tools: [spec] });
+  const briefed = estimator.countRequest({
+    messages: [],
+    tools: [
+      { ...spec, brief: "a long brief of many words that would cost tokens if it were counted" },
+    ],
+  });
+  assert.equal(briefed, plain);
+});
