@@ -21,6 +21,7 @@ export function withoutEmptyOptionals(
 ): { args: Record<string, unknown>; dropped: string[] } | null {
   const properties = schema?.properties as Record<string, PropertyShape> | undefined;
   if (!properties) return null;
+  if (isEchoedSchema(properties, args)) return { args: {}, dropped: Object.keys(args) };
   const required = new Set(Array.isArray(schema?.required) ? (schema.required as string[]) : []);
   const dropped = Object.keys(args).filter((key) => {
     const property = properties[key];
@@ -39,6 +40,37 @@ export function withoutEmptyOptionals(
 // (`"additionalProperties": false`: Qwen2.5-Coder 0.5B in every list_dir and glob call of dead-code
 // and add-test-js, refused three times in a row). They never carry an argument's meaning.
 const SCHEMA_ECHO = new Set(["additionalProperties", "$schema"]);
+
+/** Whether a key beside a call's name and arguments is a schema keyword copied along with them. */
+export function isSchemaEcho(key: string): boolean {
+  return SCHEMA_ECHO.has(key);
+}
+
+// What a JSON Schema of an object is made of: arguments that hold only these (and name no parameter)
+// are the tool's schema copied whole instead of values.
+const SCHEMA_KEYWORDS = new Set([
+  ...SCHEMA_ECHO,
+  "type",
+  "properties",
+  "required",
+  "description",
+  "title",
+]);
+
+/**
+ * Arguments that are the tool's parameter schema rather than values (`{"type": "object", "required":
+ * ["path"], "properties": {...}}`: Qwen2.5-Coder 0.5B's list_dir call in add-method-py): they give no
+ * argument, so the call is the tool's call without any, and a required one's refusal names it.
+ */
+function isEchoedSchema(
+  properties: Record<string, unknown>,
+  args: Record<string, unknown>,
+): boolean {
+  const keys = Object.keys(args);
+  const shaped =
+    args.type === "object" || (typeof args.properties === "object" && args.properties !== null);
+  return shaped && keys.every((key) => SCHEMA_KEYWORDS.has(key) && !Object.hasOwn(properties, key));
+}
 
 function allows(type: unknown, name: string): boolean {
   return type === undefined || type === name || (Array.isArray(type) && type.includes(name));

@@ -3,6 +3,7 @@
 // such a run as "done" would report a task as finished while nothing of it ran, so the loop asks.
 
 import type { AssembledToolCall } from "../protocol/index.ts";
+import { isSchemaEcho } from "./empty-arguments.ts";
 
 /** The shapes open models use to write a call as text, when the server leaves it unparsed. */
 const MARKERS = [
@@ -90,43 +91,74 @@ export interface JsonReplyCall {
 }
 
 /**
- * The JSON object a block of a reply holds: bare, fenced, or with one fence of the pair missing
- * (Qwen2.5-Coder 0.5B ends its bare call with a closing fence); else null.
+ * The JSON objects a reply is made of, in order, or null when it holds anything else (prose, broken
+ * JSON). Objects may stand bare, one per line (Qwen2.5-Coder 0.5B writes a read and an edit as two
+ * lines of JSON), or in ```json fences, one fence of a pair possibly missing (it ends a bare call with
+ * a closing fence). Braces inside strings do not count, so a file's content with fences or braces in
+ * it stays whole.
  */
-function jsonBlock(block: string): string | null {
-  const body = block
-    .trim()
-    .replace(/^```(?:json)?\s*/i, "")
-    .replace(/\s*```$/, "");
-  return body.startsWith("{") && body.endsWith("}") ? body : null;
+function jsonObjects(text: string): string[] | null {
+  const objects: string[] = [];
+  let i = 0;
+  const gap = /(?:\s|```(?:json)?)+/iy;
+  while (i < text.length) {
+    gap.lastIndex = i;
+    if (gap.test(text)) {
+      i = gap.lastIndex;
+      continue;
+    }
+    if (text[i] !== "{") return null;
+    const end = objectEnd(text, i);
+    if (end === null) return null;
+    objects.push(text.slice(i, end));
+    i = end;
+  }
+  return objects;
+}
+
+/** Where the object opening at `start` ends (just past its closing brace), or null if it never does. */
+function objectEnd(text: string, start: number): number | null {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{") depth++;
+    else if (c === "}" && --depth === 0) return i + 1;
+  }
+  return null;
 }
 
 /**
  * The calls of a reply that consists of nothing but tool calls written as JSON objects
- * (`{"name": ..., "arguments": {...}}`, each bare or in a ```json fence), every one naming a tool of
- * the session with an object of arguments; else null. Small models served with their chat template
- * (Qwen2.5-Coder 1.5B on llama-server --jinja) write most of their calls this way, outside the
- * template's `<tool_call>` tags, and repeat it when told: such a reply is a call and nothing else.
+ * (`{"name": ..., "arguments": {...}}`: bare, one per line, or in ```json fences), naming tools of the
+ * session; else null. Small models served with their chat template (Qwen2.5-Coder on llama-server
+ * --jinja) write most of their calls this way, outside the template's `<tool_call>` tags, and repeat
+ * it when told: such a reply is a call and nothing else. Among several, a call to a tool that does not
+ * exist is a call too (refused as a native one would be) so that the others run; one alone is left to
+ * `inventedToolCall`.
  */
 export function jsonReplyCalls(text: string, toolNames: readonly string[]): JsonReplyCall[] | null {
-  const blocks = text.trim().startsWith("```") ? text.split(/(?<=```)\s*(?=```)/) : [text];
   const calls: JsonReplyCall[] = [];
-  for (const block of blocks) {
-    const body = jsonBlock(block);
-    if (body === null) return null;
-    const call = callOf(body, toolNames);
+  for (const body of jsonObjects(text) ?? []) {
+    const call = callOf(body);
     if (call === null) return null;
     calls.push(call);
   }
-  return calls.length > 0 ? calls : null;
+  const known = calls.filter((call) => toolNames.includes(call.name)).length;
+  return known > 0 && (known === calls.length || calls.length > 1) ? calls : null;
 }
 
-function callOf(json: string, toolNames: readonly string[]): JsonReplyCall | null {
+/** The call one JSON object is (`name`, then `arguments` or `parameters`), or null. */
+function callOf(json: string): JsonReplyCall | null {
   const value = parsed(json) ?? (DOUBLED.test(json) ? parsed(json.slice(1, -1)) : null);
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const { name, arguments: args, parameters, ...rest } = value as Record<string, unknown>;
-  if (Object.keys(rest).length > 0 || typeof name !== "string" || !toolNames.includes(name))
-    return null;
+  // `"additionalProperties": false` beside the arguments (Qwen2.5-Coder 0.5B) is the schema, copied.
+  if (Object.keys(rest).some((key) => !isSchemaEcho(key)) || typeof name !== "string") return null;
   const given = args ?? parameters;
   if (given === undefined) return null;
   return { name, args: given };

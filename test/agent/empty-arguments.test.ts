@@ -86,6 +86,19 @@ test("a JSON Schema keyword echoed into the arguments (additionalProperties) is 
   );
 });
 
+test("arguments that are the tool's parameter schema, not values, give no argument; a parameter named like a keyword keeps its value", () => {
+  const schema = { type: "object", properties: { path: { type: "string", minLength: 1 } } };
+  // Qwen2.5-Coder 0.5B, add-method-py: list_dir's schema sent as list_dir's arguments.
+  const echoed = { type: "object", required: ["path"], properties: { path: { type: "string" } } };
+  assert.deepEqual(withoutEmptyOptionals(schema, echoed), {
+    args: {},
+    dropped: ["type", "required", "properties"],
+  });
+  const typed = { type: "object", properties: { type: { type: "string" } } };
+  assert.equal(withoutEmptyOptionals(typed, { type: "object" }), null);
+  assert.equal(withoutEmptyOptionals(schema, { type: "object", path: "src" }), null);
+});
+
 test("list_dir with an echoed additionalProperties runs and lists the folder", async () => {
   const stub = await startStubEndpoint({
     scripts: [

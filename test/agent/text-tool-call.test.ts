@@ -84,6 +84,46 @@ test("a reply of nothing but JSON calls to the session's tools is those calls; a
   for (const text of notCalls) assert.equal(jsonReplyCalls(text, tools), null, text);
 });
 
+test("JSON calls one per line, with a schema keyword beside them or an invented tool among them, are the calls they are", () => {
+  const read = '{"name": "read_file", "arguments": {"path": "test_greet.py"}}';
+  const edit =
+    '{"name": "edit_file", "arguments": {"path": "test_greet.py", "old_string": "}", "new_string": "{\\n```"}}';
+  // Qwen2.5-Coder 0.5B, add-flag-py: a read and an edit as two lines of JSON, no fences.
+  assert.deepEqual(
+    jsonReplyCalls(`${read}\n${edit}`, tools)?.map((call) => call.name),
+    ["read_file", "edit_file"],
+  );
+  assert.deepEqual(jsonReplyCalls(`${read}\n${edit}`, tools)?.[1]?.args, {
+    path: "test_greet.py",
+    old_string: "}",
+    new_string: "{\n```",
+  });
+  // Fenced, one line each, inside one fence.
+  assert.equal(jsonReplyCalls(`\`\`\`json\n${read}\n${read}\n\`\`\``, tools)?.length, 2);
+  // add-method-py: `"additionalProperties": false` beside the arguments is the schema, copied.
+  assert.deepEqual(
+    jsonReplyCalls(
+      '{"name": "bash", "arguments": {"command": "ls"}, "additionalProperties": false}',
+      tools,
+    ),
+    [{ name: "bash", args: { command: "ls" } }],
+  );
+  // Among several, a call to an invented tool is a call too (refused as such) so the others run.
+  assert.deepEqual(
+    jsonReplyCalls(`${read}\n{"name": "shipping_cost", "arguments": {"x": 1}}`, tools)?.map(
+      (call) => call.name,
+    ),
+    ["read_file", "shipping_cost"],
+  );
+  const notCalls = [
+    '{"name": "shipping_cost", "arguments": {"x": 1}}',
+    `${read}\nand then I will edit it.`,
+    `${read}\n{"name": "edit_file", "arguments": {"path": "a"}`,
+    `${read}\n{"name": "edit_file", "arguments": {}, "id": 2}`,
+  ];
+  for (const text of notCalls) assert.equal(jsonReplyCalls(text, tools), null, text);
+});
+
 test("a JSON call to a tool the session lacks is named; a call to a known tool or prose is not", () => {
   assert.equal(inventedToolCall('{"name": "stats.py", "arguments": {}}', tools), "stats.py");
   assert.equal(

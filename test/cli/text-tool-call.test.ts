@@ -3,7 +3,7 @@
 // parses that. A reply that is nothing but such calls to the session's tools runs as those calls;
 // prose around JSON stays an answer; a JSON "call" nex cannot run gets one reminder, then the run ends.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex } from "../support/cli.ts";
@@ -146,4 +146,45 @@ test("a model told there is no such tool that calls it again ends the run as an 
   assert.match(second, /call read_file with \{\\"path\\": \\"stats.py\\"\}/);
   assert.match(result.stderr, /tool that does not exist \(stats\.py\), again after nex told it so/);
   assert.match(result.stderr, /task is not done/);
+});
+
+test("JSON calls one per line (Qwen2.5-Coder 0.5B: a read, then an edit) run in order as the calls they are, not told their JSON is broken", async () => {
+  const read = { name: "read_file", arguments: { path: "greet.py" } };
+  const edit = {
+    name: "edit_file",
+    arguments: { path: "greet.py", old_string: "Hello", new_string: "Hi" },
+  };
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiText(`${JSON.stringify(read)}\n${JSON.stringify(edit)}`),
+      openaiText("Changed the greeting."),
+    ],
+  });
+  const box = makeSandbox();
+  writeFileSync(join(box.workspace, "greet.py"), 'print("Hello")\n');
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(readFileSync(join(box.workspace, "greet.py"), "utf8"), 'print("Hi")\n');
+  assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
+  assert.doesNotMatch(result.stderr, /not valid JSON/);
+});
+
+test("a JSON call with its tool's schema as arguments and additionalProperties beside them (Qwen2.5-Coder 0.5B) runs as the call without arguments", async () => {
+  const schemaCall = {
+    name: "list_dir",
+    arguments: { type: "object", required: ["path"], properties: { path: { type: "string" } } },
+    additionalProperties: false,
+  };
+  const stub = await startStubEndpoint({
+    scripts: [openaiText(fenced(schemaCall)), openaiText("Listed.")],
+  });
+  const box = makeSandbox();
+  writeFileSync(join(box.workspace, "shapes.py"), "class Rectangle: pass\n");
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /shapes\.py/);
+  assert.doesNotMatch(second, /Unknown argument|written as JSON text/);
 });
