@@ -98,6 +98,12 @@ export interface JsonReplyCall {
  * it stays whole.
  */
 function jsonObjects(text: string): string[] | null {
+  const pieces = jsonPieces(text);
+  return pieces !== null && pieces.tail === null ? pieces.objects : null;
+}
+
+/** A reply's JSON objects as `jsonObjects` reads them, and an object left unclosed at its end. */
+function jsonPieces(text: string): { objects: string[]; tail: string | null } | null {
   const objects: string[] = [];
   let i = 0;
   const gap = /(?:\s|```(?:json)?)+/iy;
@@ -109,11 +115,11 @@ function jsonObjects(text: string): string[] | null {
     }
     if (text[i] !== "{") return null;
     const end = objectEnd(text, i);
-    if (end === null) return null;
+    if (end === null) return { objects, tail: text.slice(i).replace(/\s*```\s*$/, "") };
     objects.push(text.slice(i, end));
     i = end;
   }
-  return objects;
+  return { objects, tail: null };
 }
 
 /** Where the object opening at `start` ends (just past its closing brace), or null if it never does. */
@@ -213,15 +219,14 @@ const CALL_OPENING = /^\{\s*"name"\s*:\s*"([^"]+)"\s*,\s*"(?:arguments|parameter
  * Qwen2.5-Coder 0.5B), or null. Such a reply is no answer: as one, it would end the task as done.
  */
 export function brokenJsonCall(text: string, toolNames: readonly string[]): string | null {
-  const body = unfenced(text);
-  const named = CALL_OPENING.exec(body);
-  if (!named?.[1] || !toolNames.includes(named[1])) return null;
-  try {
-    JSON.parse(body);
-    return null;
-  } catch {
-    return named[1];
+  const pieces = jsonPieces(text);
+  if (pieces === null) return null;
+  // Of several calls (one per line), the one that does not parse is named, not the first.
+  for (const piece of [...pieces.objects, ...(pieces.tail === null ? [] : [pieces.tail])]) {
+    const named = CALL_OPENING.exec(piece)?.[1];
+    if (named !== undefined && toolNames.includes(named) && parsed(piece) === null) return named;
   }
+  return null;
 }
 
 /** What the model is told when its reply was a call in JSON that does not parse. */

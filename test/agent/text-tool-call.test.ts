@@ -156,6 +156,21 @@ test("a JSON call to a session tool that does not parse is named; valid JSON, ot
   assert.equal(brokenJsonCall('{"name": "read_file", "arguments": {"path": "a.py"}}', tools), null);
   assert.equal(brokenJsonCall('{"name": "deploy", "arguments": {"env": "prod"', tools), null);
   assert.equal(brokenJsonCall('The call {"name": "read_file", "arguments": {', tools), null);
+  // Of calls one per line, the broken one is named, not the first (which parses).
+  assert.equal(
+    brokenJsonCall(
+      '{"name": "read_file", "arguments": {"path": "a"}}\n{"name": "edit_file", "arguments": {"path": "a"',
+      tools,
+    ),
+    "edit_file",
+  );
+  assert.equal(
+    brokenJsonCall(
+      '{"name": "read_file", "arguments": {"path": "a"}}\n{"name": "bash", "arguments": {"command": "x", "ok": False}}',
+      tools,
+    ),
+    "bash",
+  );
 });
 
 test("the no-such-tool reminder names the call a file or command name meant, and only with tools the session has", () => {
