@@ -165,9 +165,24 @@ function callOf(json: string): JsonReplyCall | null {
   const { name, arguments: args, parameters, ...rest } = value as Record<string, unknown>;
   // `"additionalProperties": false` beside the arguments (Qwen2.5-Coder 0.5B) is the schema, copied.
   if (Object.keys(rest).some((key) => !isSchemaEcho(key)) || typeof name !== "string") return null;
-  const given = args ?? parameters;
+  const given = args !== undefined ? args : parameters;
   if (given === undefined) return null;
-  return { name, args: given };
+  return { name, args: argumentsOf(given) };
+}
+
+/**
+ * A JSON call's arguments in the wire's own forms read as the object they stand for: a string of
+ * JSON (OpenAI's `arguments` is one) is that object, and nothing (`null`, `""`, `"null"`: Qwen2.5-Coder
+ * 0.5B's list_dir in dead-code) is no argument, which the tool's own checks then judge. Anything else
+ * stays as it came, to be refused with what arrived.
+ */
+function argumentsOf(given: unknown): unknown {
+  if (given === null) return {};
+  if (typeof given !== "string") return given;
+  const text = given.trim();
+  if (text === "" || text === "null") return {};
+  const inner = parsed(text);
+  return typeof inner === "object" && inner !== null && !Array.isArray(inner) ? inner : given;
 }
 
 // Qwen2.5-Coder 1.5B now and then doubles the braces around its call (`{{"name": ...}}}`, as in a

@@ -115,6 +115,15 @@ test("JSON calls one per line, with a schema keyword beside them or an invented 
     ),
     ["read_file", "shipping_cost"],
   );
+  // Arguments in the wire's own forms: a string of JSON, or nothing (dead-code: `"arguments": "null"`).
+  assert.deepEqual(
+    jsonReplyCalls('{"name": "bash", "arguments": "{\\"command\\": \\"ls\\"}"}', tools),
+    [{ name: "bash", args: { command: "ls" } }],
+  );
+  for (const nothing of ['"null"', '""', "null"])
+    assert.deepEqual(jsonReplyCalls(`{"name": "bash", "arguments": ${nothing}}`, tools), [
+      { name: "bash", args: {} },
+    ]);
   const notCalls = [
     '{"name": "shipping_cost", "arguments": {"x": 1}}',
     `${read}\nand then I will edit it.`,

@@ -188,3 +188,17 @@ test("a JSON call with its tool's schema as arguments and additionalProperties b
   assert.match(second, /shapes\.py/);
   assert.doesNotMatch(second, /Unknown argument|written as JSON text/);
 });
+
+test('a JSON call whose arguments are "null" (Qwen2.5-Coder 0.5B\'s list_dir) runs without arguments, not refused as malformed', async () => {
+  const stub = await startStubEndpoint({
+    scripts: [openaiText('{"name": "list_dir", "arguments": "null"}'), openaiText("Listed.")],
+  });
+  const box = makeSandbox();
+  writeFileSync(join(box.workspace, "utils.js"), "export const a = 1;\n");
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /utils\.js/);
+  assert.doesNotMatch(second, /malformed|not a JSON object/);
+});
