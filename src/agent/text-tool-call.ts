@@ -4,6 +4,7 @@
 
 import type { AssembledToolCall } from "../protocol/index.ts";
 import { isSchemaEcho } from "./empty-arguments.ts";
+import { canonicalToolName } from "./tool-names.ts";
 
 /** The shapes open models use to write a call as text, when the server leaves it unparsed. */
 const MARKERS = [
@@ -154,7 +155,9 @@ export function jsonReplyCalls(text: string, toolNames: readonly string[]): Json
     if (call === null) return null;
     calls.push(call);
   }
-  const known = calls.filter((call) => toolNames.includes(call.name)).length;
+  const known = calls.filter((call) =>
+    toolNames.includes(canonicalToolName(call.name, toolNames)),
+  ).length;
   return known > 0 && (known === calls.length || calls.length > 1) ? calls : null;
 }
 

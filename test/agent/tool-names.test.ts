@@ -15,4 +15,9 @@ test("a tool named with its template's namespace is the session's tool; other na
   );
   assert.equal(canonicalToolName("write_file.functions", tools), "write_file.functions");
   assert.equal(canonicalToolName("", tools), "");
+  // The tool followed by what it should do (Qwen2.5-Coder 0.5B): the tool is the first word.
+  assert.equal(canonicalToolName("bash python3 main.py", tools), "bash");
+  assert.equal(canonicalToolName("read_file  stats.py", tools), "read_file");
+  assert.equal(canonicalToolName("run tests", tools), "run tests");
+  assert.equal(canonicalToolName("bash ", tools), "bash ");
 });

@@ -202,3 +202,14 @@ test('a JSON call whose arguments are "null" (Qwen2.5-Coder 0.5B\'s list_dir) ru
   assert.match(second, /utils\.js/);
   assert.doesNotMatch(second, /malformed|not a JSON object/);
 });
+
+test("a JSON call named by its tool and what it should do (`bash python3 main.py`, Qwen2.5-Coder 0.5B) runs as that tool's call", async () => {
+  const named = fenced({ name: "bash printf", arguments: { command: "printf ran > out.txt" } });
+  const stub = await startStubEndpoint({ scripts: [openaiText(named), openaiText("Ran it.")] });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(readFileSync(join(box.workspace, "out.txt"), "utf8"), "ran");
+  assert.doesNotMatch(result.stderr, /does not exist/);
+});
