@@ -53,7 +53,13 @@ function row(r: TaskResult): string {
   const why = r.solved
     ? ""
     : [r.end === "done" ? "" : `${r.end} ${r.endDetail}`, r.failure].filter(Boolean).join("; ");
-  return `| ${r.id} | ${r.solved ? "yes" : "**no**"} | ${r.requests} | ${r.inputTokens} | ${r.cachedTokens} | ${r.outputTokens} | ${(r.wallMs / 1000).toFixed(0)} | ${cell(countEach([...problems, ...requestProblems]))} | ${cell(why)} |`;
+  // Records from before the runner waited for an idle server have no serverWait.
+  const wait = r.serverWait?.stillBusy
+    ? ` (server still busy with earlier work after ${(r.serverWait.waitedMs / 1000).toFixed(0)} s)`
+    : r.serverWait && r.serverWait.waitedMs >= 1000
+      ? ` (after ${(r.serverWait.waitedMs / 1000).toFixed(0)} s for the server to finish earlier work)`
+      : "";
+  return `| ${r.id} | ${r.solved ? "yes" : "**no**"} | ${r.requests} | ${r.inputTokens} | ${r.cachedTokens} | ${r.outputTokens} | ${(r.wallMs / 1000).toFixed(0)}${wait} | ${cell(countEach([...problems, ...requestProblems]))} | ${cell(why)} |`;
 }
 
 function countEach(items: string[]): string {

@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { checkTask } from "./checks.ts";
 import { type RunRecord, readRecord } from "./record.ts";
 import { renderMarkdown } from "./report.ts";
+import { type IdleOptions, type IdleWait, waitForIdleServer } from "./server-idle.ts";
 import type { Task } from "./tasks.ts";
 import { prepareWorkspace } from "./workspace.ts";
 
@@ -32,6 +33,8 @@ export interface SuiteOptions {
   keep?: boolean;
   /** Called as each task ends. */
   onTask?: (result: TaskResult) => void;
+  /** How the runner waits for the server to finish earlier work before each task. */
+  idle?: IdleOptions;
 }
 
 export interface TaskResult extends RunRecord {
@@ -42,6 +45,8 @@ export interface TaskResult extends RunRecord {
   failure: string;
   changed: string[];
   wallMs: number;
+  /** Before the task: how long the server was still busy with earlier work (not in `wallMs`). */
+  serverWait: IdleWait;
   exitCode: number | null;
   stderrTail: string;
   workspace: string | null;
@@ -87,6 +92,7 @@ function writeSuite(outDir: string, suite: SuiteRecord): void {
 }
 
 async function runTask(task: Task, options: SuiteOptions): Promise<TaskResult> {
+  const serverWait = await waitForIdleServer(options.baseUrl, options.idle);
   const workspace = prepareWorkspace(task);
   const args = [
     join(options.nexDir ?? nexRoot, "bin", "nex.js"),
@@ -153,6 +159,7 @@ async function runTask(task: Task, options: SuiteOptions): Promise<TaskResult> {
     failure: outcome.failure,
     changed: outcome.changed,
     wallMs,
+    serverWait,
     exitCode: run.code,
     stderrTail: run.stderr.trim().split("\n").slice(-5).join("\n"),
     workspace: kept,
