@@ -1,9 +1,9 @@
 // An editor's unsaved changes (ACP's fs/read_text_file) in the file tools: reads show them, and a
 // change to such a file is refused until they are saved, so nex never writes over the user's typing.
 import { createHash } from "node:crypto";
-import type { ToolOutcome } from "../protocol/index.ts";
-import type { FileState } from "./files/index.ts";
-import { failure } from "./tool.ts";
+import type { ToolOutcome } from "../../protocol/index.ts";
+import type { FileState } from "../files/index.ts";
+import { failure } from "../tool.ts";
 
 /**
  * The file as the editor shows it. Its hash goes to the read ledger, so a later change is allowed

@@ -1,8 +1,8 @@
 import { chownSync, constants, mkdirSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname } from "node:path";
-import { formatBytes } from "../protocol/index.ts";
-import type { ResolvedPath } from "./files/index.ts";
+import { formatBytes } from "../../protocol/index.ts";
+import type { ResolvedPath } from "../files/index.ts";
 import {
   atomicWrite,
   type Committed,
@@ -16,9 +16,9 @@ import {
   sha256,
   verifyWritten,
   type WrittenFacts,
-} from "./files/index.ts";
-import type { ToolContext } from "./tool.ts";
-import { ToolFailure } from "./tool-failure.ts";
+} from "../files/index.ts";
+import type { ToolContext } from "../tool.ts";
+import { ToolFailure } from "../tool-failure.ts";
 
 /** How the new content reaches the target: bytes to write, or a staged file already synced beside it. */
 export type NewContent =

@@ -1,7 +1,6 @@
 import * as v from "valibot";
-import type { ToolOutcome } from "../protocol/index.ts";
-import { formatBytes, formatCount, formatLines } from "../protocol/index.ts";
-import { commitChange, confirmation } from "./file-writer.ts";
+import type { ToolOutcome } from "../../protocol/index.ts";
+import { formatBytes, formatCount, formatLines } from "../../protocol/index.ts";
 import {
   applyReplacements,
   checkReplace,
@@ -14,8 +13,9 @@ import {
   shortDiff,
   shortHash,
   withLineEnding,
-} from "./files/index.ts";
-import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
+} from "../files/index.ts";
+import { defineTool, failure, NON_BLANK, type Tool } from "../tool.ts";
+import { commitChange, confirmation } from "./file-writer.ts";
 
 const parameters = v.strictObject({
   path: v.pipe(

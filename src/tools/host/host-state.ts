@@ -6,14 +6,14 @@ import {
   createPartsStore,
   createWorkspace,
   type Workspace,
-} from "./files/index.ts";
+} from "../files/index.ts";
+import { createResultStore, type ResultStore } from "../results/index.ts";
+import { type CommandSandbox, createCommandSandbox } from "../sandbox/index.ts";
+import { createFileSearch } from "../search/index.ts";
+import { createJobTable } from "../shell/index.ts";
+import type { ToolContext, ToolLimits } from "../tool.ts";
+import { createCheckpointRecorder } from "../undo/index.ts";
 import type { ToolHostOptions } from "./host-options.ts";
-import { createResultStore, type ResultStore } from "./results/index.ts";
-import { type CommandSandbox, createCommandSandbox } from "./sandbox/index.ts";
-import { createFileSearch } from "./search/index.ts";
-import { createJobTable } from "./shell/index.ts";
-import type { ToolContext, ToolLimits } from "./tool.ts";
-import { createCheckpointRecorder } from "./undo/index.ts";
 
 /** What every call of a session shares; built on the first call, when the workspace is known. */
 export type SharedContext = Omit<ToolContext, "signal" | "turn">;

@@ -1,7 +1,7 @@
-import type { ToolOutcome } from "../protocol/index.ts";
-import type { Launch } from "./sandbox/index.ts";
-import { jobLine } from "./shell/index.ts";
-import { failure, type ToolContext } from "./tool.ts";
+import type { ToolOutcome } from "../../protocol/index.ts";
+import type { Launch } from "../sandbox/index.ts";
+import { jobLine } from "../shell/index.ts";
+import { failure, type ToolContext } from "../tool.ts";
 
 /** How long a new job is watched before the call returns: a typo or a port in use shows at once. */
 const FIRST_LOOK_MS = 1500;

@@ -1,9 +1,9 @@
 import { stat } from "node:fs/promises";
 import * as v from "valibot";
-import type { ToolOutcome } from "../protocol/index.ts";
-import { formatCount } from "../protocol/index.ts";
-import { globMatches } from "./search/index.ts";
-import { defineTool, existingPath, failure, NON_BLANK, type Tool } from "./tool.ts";
+import type { ToolOutcome } from "../../protocol/index.ts";
+import { formatCount } from "../../protocol/index.ts";
+import { globMatches } from "../search/index.ts";
+import { defineTool, existingPath, failure, NON_BLANK, type Tool } from "../tool.ts";
 
 /** Most paths a glob result shows. */
 export const GLOB_MAX_FILES = 200;

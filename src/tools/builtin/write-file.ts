@@ -1,14 +1,8 @@
 import { stat } from "node:fs/promises";
 import * as v from "valibot";
-import type { ToolOutcome } from "../protocol/index.ts";
-import { formatBytes, formatLines } from "../protocol/index.ts";
-import {
-  type CommittedChange,
-  commitChange,
-  confirmation,
-  type NewContent,
-} from "./file-writer.ts";
-import type { PartsStore, ResolvedPath } from "./files/index.ts";
+import type { ToolOutcome } from "../../protocol/index.ts";
+import { formatBytes, formatLines } from "../../protocol/index.ts";
+import type { PartsStore, ResolvedPath } from "../files/index.ts";
 import {
   checkReplace,
   checkReplaceable,
@@ -20,8 +14,14 @@ import {
   readState,
   shortDiff,
   shortHash,
-} from "./files/index.ts";
-import { defineTool, failure, NON_BLANK, type Tool, type ToolContext } from "./tool.ts";
+} from "../files/index.ts";
+import { defineTool, failure, NON_BLANK, type Tool, type ToolContext } from "../tool.ts";
+import {
+  type CommittedChange,
+  commitChange,
+  confirmation,
+  type NewContent,
+} from "./file-writer.ts";
 
 const parameters = v.strictObject({
   path: v.pipe(

@@ -1,9 +1,9 @@
-import type { PermissionMode, ReadRecord, ToolHost, ToolInvocation } from "../protocol/index.ts";
-import type { AfterRename } from "./files/index.ts";
-import type { CommandRules } from "./permissions/index.ts";
-import type { CommandSandbox, SandboxSettings } from "./sandbox/index.ts";
-import type { Tool, ToolContext } from "./tool.ts";
-import type { RunChanges, SnapshotLimits, UndoPreviewStep, UndoReport } from "./undo/index.ts";
+import type { PermissionMode, ReadRecord, ToolHost, ToolInvocation } from "../../protocol/index.ts";
+import type { AfterRename } from "../files/index.ts";
+import type { CommandRules } from "../permissions/index.ts";
+import type { CommandSandbox, SandboxSettings } from "../sandbox/index.ts";
+import type { Tool, ToolContext } from "../tool.ts";
+import type { RunChanges, SnapshotLimits, UndoPreviewStep, UndoReport } from "../undo/index.ts";
 
 /** How to build the tools for one workspace and session. */
 export interface ToolHostOptions {

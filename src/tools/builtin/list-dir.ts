@@ -1,10 +1,10 @@
 import { lstat, readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import * as v from "valibot";
-import type { ToolOutcome } from "../protocol/index.ts";
-import { formatBytes, formatCount } from "../protocol/index.ts";
-import { nameText } from "./search/index.ts";
-import { defineTool, existingPath, failure, NON_BLANK, type Tool } from "./tool.ts";
+import type { ToolOutcome } from "../../protocol/index.ts";
+import { formatBytes, formatCount } from "../../protocol/index.ts";
+import { nameText } from "../search/index.ts";
+import { defineTool, existingPath, failure, NON_BLANK, type Tool } from "../tool.ts";
 
 /** Most entries a listing shows. */
 export const LIST_MAX_ENTRIES = 500;

@@ -1,6 +1,6 @@
-import { readState, statRegular } from "./files/index.ts";
+import { MAX_READ_FILE_BYTES } from "../builtin/index.ts";
+import { readState, statRegular } from "../files/index.ts";
 import { type HostState, sharedContext } from "./host-state.ts";
-import { MAX_READ_FILE_BYTES } from "./read-file.ts";
 
 /**
  * Records that the model was shown the first bytes of a file (`@path`): its complete lines count as

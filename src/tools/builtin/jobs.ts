@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import type { ToolOutcome } from "../protocol/index.ts";
-import { jobLine } from "./shell/index.ts";
-import { defineTool, failure, type Tool } from "./tool.ts";
+import type { ToolOutcome } from "../../protocol/index.ts";
+import { jobLine } from "../shell/index.ts";
+import { defineTool, failure, type Tool } from "../tool.ts";
 
 const parameters = v.strictObject({
   action: v.picklist(["list", "output", "stop"]),

@@ -1,8 +1,8 @@
 import * as v from "valibot";
-import type { ToolOutcome } from "../protocol/index.ts";
-import { formatCount } from "../protocol/index.ts";
-import type { GrepResult } from "./search/index.ts";
-import { defineTool, existingPath, NON_BLANK, type Tool } from "./tool.ts";
+import type { ToolOutcome } from "../../protocol/index.ts";
+import { formatCount } from "../../protocol/index.ts";
+import type { GrepResult } from "../search/index.ts";
+import { defineTool, existingPath, NON_BLANK, type Tool } from "../tool.ts";
 
 /** Most matching lines a grep result shows. */
 // Every match is kept (a long list is stored whole and paged like any large result), up to a bound

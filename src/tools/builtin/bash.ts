@@ -1,10 +1,10 @@
 import * as v from "valibot";
-import type { ToolOutcome } from "../protocol/index.ts";
-import { formatBytes } from "../protocol/index.ts";
-import { storedNote } from "./results/index.ts";
-import { describeLeftovers, liveOutput, runBash } from "./shell/index.ts";
-import { defineTool, failure, NON_BLANK, type Tool, type ToolContext } from "./tool.ts";
-import { SnapshotRequired } from "./undo/index.ts";
+import type { ToolOutcome } from "../../protocol/index.ts";
+import { formatBytes } from "../../protocol/index.ts";
+import { storedNote } from "../results/index.ts";
+import { describeLeftovers, liveOutput, runBash } from "../shell/index.ts";
+import { defineTool, failure, NON_BLANK, type Tool, type ToolContext } from "../tool.ts";
+import { SnapshotRequired } from "../undo/index.ts";
 
 const parameters = v.strictObject({
   command: v.pipe(

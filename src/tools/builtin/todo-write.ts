@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import type { Message, TodoItem, ToolOutcome } from "../protocol/index.ts";
-import { defineTool, failure, NON_BLANK, type Tool } from "./tool.ts";
+import type { Message, TodoItem, ToolOutcome } from "../../protocol/index.ts";
+import { defineTool, failure, NON_BLANK, type Tool } from "../tool.ts";
 
 const MAX_ITEMS = 50;
 

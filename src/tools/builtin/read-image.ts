@@ -1,5 +1,5 @@
-import type { ToolOutcome } from "../protocol/index.ts";
-import { describeImage, fitImage, type ImageHeader } from "./files/index.ts";
+import type { ToolOutcome } from "../../protocol/index.ts";
+import { describeImage, fitImage, type ImageHeader } from "../files/index.ts";
 
 /**
  * `read_file` on an image: the picture itself for a model that takes images, else what it is in

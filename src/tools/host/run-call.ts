@@ -1,7 +1,7 @@
-import type { ToolInvocation, ToolOutcome } from "../protocol/index.ts";
+import type { ToolInvocation, ToolOutcome } from "../../protocol/index.ts";
+import type { Tool } from "../tool.ts";
 import { dispatch } from "./dispatch.ts";
 import { type HostState, ledgerOf, type SharedContext, sharedContext } from "./host-state.ts";
-import type { Tool } from "./tool.ts";
 
 /**
  * Runs one call through the dispatcher with its agent's ledger, its caution approval and the UI's

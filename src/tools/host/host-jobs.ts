@@ -1,7 +1,7 @@
+import { jobsTool } from "../builtin/index.ts";
+import { jobLine } from "../shell/index.ts";
 import type { WorkspaceToolHost } from "./host-options.ts";
 import { type HostState, sharedContext } from "./host-state.ts";
-import { jobsTool } from "./jobs.ts";
-import { jobLine } from "./shell/index.ts";
 
 type JobsFacade = Pick<WorkspaceToolHost, "notices" | "endOfPrompt" | "stopJobs" | "jobsForUser">;
 

@@ -1,8 +1,8 @@
 // What an edit_file or write_file call would change, for the permission prompt: the diff against the
 // file as it is now (a new file: its first lines as added). Best effort and read-only: a preview
 // that cannot be made (no such text, unreadable file) says so, and the tool's own checks still run.
-import { readState, shortDiff } from "./files/index.ts";
-import type { ToolContext } from "./tool.ts";
+import { readState, shortDiff } from "../files/index.ts";
+import type { ToolContext } from "../tool.ts";
 
 const PREVIEW_LINES = 200;
 // A file larger than this is not diffed for a prompt.

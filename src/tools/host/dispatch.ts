@@ -1,8 +1,8 @@
-import type { ReadRecord, ToolOutcome } from "../protocol/index.ts";
-import type { ReadLedger } from "./files/index.ts";
-import { fitResult } from "./results/index.ts";
-import type { Tool, ToolContext } from "./tool.ts";
-import { ToolFailure } from "./tool-failure.ts";
+import type { ReadRecord, ToolOutcome } from "../../protocol/index.ts";
+import type { ReadLedger } from "../files/index.ts";
+import { fitResult } from "../results/index.ts";
+import type { Tool, ToolContext } from "../tool.ts";
+import { ToolFailure } from "../tool-failure.ts";
 
 /** What the messages read of a tool's schema: a flat object of primitive properties. */
 interface FlatSchema {

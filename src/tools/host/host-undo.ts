@@ -1,6 +1,3 @@
-import type { ChangeQueue } from "./change-queue.ts";
-import type { WorkspaceToolHost } from "./host-options.ts";
-import type { HostState } from "./host-state.ts";
 import {
   changeMark,
   changesSince,
@@ -8,7 +5,10 @@ import {
   previewUndo,
   sessionDiff,
   undoWorkspace,
-} from "./undo/index.ts";
+} from "../undo/index.ts";
+import type { ChangeQueue } from "./change-queue.ts";
+import type { WorkspaceToolHost } from "./host-options.ts";
+import type { HostState } from "./host-state.ts";
 
 type UndoFacade = Pick<
   WorkspaceToolHost,

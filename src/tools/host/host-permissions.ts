@@ -1,10 +1,10 @@
-import type { PermissionCheck, ToolInvocation } from "../protocol/index.ts";
+import type { PermissionCheck, ToolInvocation } from "../../protocol/index.ts";
+import { createPermissions, mayChange, workspaceHooksDir } from "../permissions/index.ts";
+import { gitSettings } from "../sandbox/index.ts";
+import { parseCommand } from "../shell/index.ts";
+import type { Tool } from "../tool.ts";
 import { validateArguments } from "./dispatch.ts";
 import { type HostState, sharedContext } from "./host-state.ts";
-import { createPermissions, mayChange, workspaceHooksDir } from "./permissions/index.ts";
-import { gitSettings } from "./sandbox/index.ts";
-import { parseCommand } from "./shell/index.ts";
-import type { Tool } from "./tool.ts";
 
 export type HostPermissions = ReturnType<typeof createPermissions>;
 

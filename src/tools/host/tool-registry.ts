@@ -1,15 +1,7 @@
-import type { ToolSpec } from "../protocol/index.ts";
-import { bashTool } from "./bash.ts";
-import { editFileTool } from "./edit-file.ts";
-import { createPartsStore } from "./files/index.ts";
-import { globTool } from "./glob.ts";
-import { grepTool } from "./grep.ts";
-import { jobsTool } from "./jobs.ts";
-import { listDirTool } from "./list-dir.ts";
-import { readFileTool } from "./read-file.ts";
-import { todoWriteTool } from "./todo-write.ts";
-import type { Tool } from "./tool.ts";
-import { writeFileTool } from "./write-file.ts";
+import type { ToolSpec } from "../../protocol/index.ts";
+import { allTools } from "../builtin/index.ts";
+import { createPartsStore } from "../files/index.ts";
+import type { Tool } from "../tool.ts";
 
 /** A session's tools by name: the built-in and added ones, and the dynamic ones as they come and go. */
 export interface ToolRegistry {
@@ -67,21 +59,6 @@ export function createToolRegistry(
       return deferred;
     },
   };
-}
-
-/** The built-in tools, writing staged parts to `parts`. */
-export function allTools(parts: ReturnType<typeof createPartsStore>): Tool[] {
-  return [
-    readFileTool(),
-    writeFileTool(parts),
-    editFileTool(),
-    bashTool(),
-    grepTool(),
-    globTool(),
-    listDirTool(),
-    jobsTool(),
-    todoWriteTool(),
-  ];
 }
 
 function specsOf(list: Tool[]): ToolSpec[] {
