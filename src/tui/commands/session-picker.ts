@@ -2,9 +2,9 @@
 // was last used and its size; Up/Down choose, Enter opens, Esc goes back.
 import { Box, render, Text, useApp, useInput } from "ink";
 import React, { useEffect, useState } from "react";
-import { plainText } from "../protocol/plain-text.ts";
-import type { SessionSummary } from "../runtime/session/index.ts";
-import { fitToWidth, windowAround } from "./fit.ts";
+import { plainText } from "../../protocol/plain-text.ts";
+import type { SessionSummary } from "../../runtime/session/index.ts";
+import { fitToWidth, windowAround } from "../fit.ts";
 
 const h = React.createElement;
 

@@ -1,15 +1,14 @@
 // `/model` as a command: with no name, the picker of this endpoint's models and the config's other
 // endpoints where the chat has one (else the list as a line); with a name, or a row chosen, the switch.
-import { describeModelSwitch } from "../protocol/index.ts";
-import type { AgentSession } from "../runtime/session/index.ts";
+import { describeModelSwitch } from "../../protocol/index.ts";
+import type { AgentSession } from "../../runtime/session/index.ts";
+import { addEntry, type UiStore } from "../state/index.ts";
 import {
   type ModelPickerState,
   type ModelRow,
   openModelPicker,
   otherEndpointLine,
 } from "./model-picker.ts";
-import type { UiStore } from "./state/index.ts";
-import { addEntry } from "./state/index.ts";
 
 export interface ModelContext {
   session: AgentSession;

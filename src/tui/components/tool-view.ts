@@ -1,8 +1,7 @@
-import { formatBytes, formatLines } from "../protocol/counts.ts";
-import type { ToolDetails } from "../protocol/index.ts";
-import { formatCount } from "../protocol/index.ts";
-import { plainText } from "../protocol/plain-text.ts";
-import type { ToolOutcomeView } from "./state/index.ts";
+import { formatBytes, formatLines } from "../../protocol/counts.ts";
+import { formatCount, type ToolDetails } from "../../protocol/index.ts";
+import { plainText } from "../../protocol/plain-text.ts";
+import type { ToolOutcomeView } from "../state/index.ts";
 
 /** How a line of a tool block is coloured. */
 export type Tone = "plain" | "dim" | "good" | "bad" | "warn" | "added" | "removed" | "hunk";

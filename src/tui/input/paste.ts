@@ -27,4 +27,4 @@ export function expandPastes(text: string, pastes: Pastes): string {
   return out;
 }
 
-import { formatCount } from "../protocol/index.ts";
+import { formatCount } from "../../protocol/index.ts";

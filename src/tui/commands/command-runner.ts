@@ -5,16 +5,15 @@ import {
   describeUndo,
   type PermissionMode,
   plainText,
-} from "../protocol/index.ts";
-import type { RewindPoint } from "../runtime/history/index.ts";
-import type { AgentSession, SessionSummary } from "../runtime/session/index.ts";
+} from "../../protocol/index.ts";
+import type { RewindPoint } from "../../runtime/history/index.ts";
+import type { AgentSession, SessionSummary } from "../../runtime/session/index.ts";
+import { addEntry, type UiStore } from "../state/index.ts";
 import { type Command, helpWith, nextMode } from "./commands.ts";
 import { modelListCommand, switchModel } from "./model-command.ts";
 import type { ModelPickerState } from "./model-picker.ts";
 import { rewindCommand } from "./rewind-command.ts";
 import { statusText, transcriptMarkdown } from "./session-views.ts";
-import type { UiStore } from "./state/index.ts";
-import { addEntry } from "./state/index.ts";
 
 /** What a command may do to the TUI around it. */
 export interface CommandContext {

@@ -1,10 +1,9 @@
 // What /status and /export show: the session as the chat knows it, in words and as a markdown file.
 
-import type { Message } from "../protocol/index.ts";
-import { formatCount } from "../protocol/index.ts";
-import { type Price, usageLine } from "../runtime/config/index.ts";
-import type { SessionInfo } from "../runtime/session/index.ts";
-import type { MeterState } from "./state/index.ts";
+import { formatCount, type Message } from "../../protocol/index.ts";
+import { type Price, usageLine } from "../../runtime/config/index.ts";
+import type { SessionInfo } from "../../runtime/session/index.ts";
+import type { MeterState } from "../state/index.ts";
 
 const WINDOW_SOURCES: Record<MeterState["windowSource"], string> = {
   config: "from the config file",

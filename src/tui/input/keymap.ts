@@ -1,10 +1,10 @@
 import type { Key } from "ink";
-import type { NoteKind, PermissionAnswer } from "../protocol/index.ts";
+import type { NoteKind, PermissionAnswer } from "../../protocol/index.ts";
+import type { PendingPermission } from "../state/index.ts";
 import * as edit from "./editor.ts";
 import * as hist from "./history.ts";
 import { expandPastes, type Pastes, pasteMarker } from "./paste.ts";
 import { savableForProject } from "./project-approval.ts";
-import type { PendingPermission } from "./state/index.ts";
 
 /** The prompt's own state: what is typed, the history walk, a deny reason being typed. */
 export interface InputState {

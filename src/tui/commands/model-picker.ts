@@ -3,9 +3,9 @@
 // choosing one says how to start nex there. Up/Down choose, Enter picks, Esc leaves unchanged.
 import { Box, Text } from "ink";
 import React from "react";
-import { plainText } from "../protocol/plain-text.ts";
-import type { ModelChoices } from "../runtime/session/index.ts";
-import { fitToWidth, windowAround } from "./fit.ts";
+import { plainText } from "../../protocol/plain-text.ts";
+import type { ModelChoices } from "../../runtime/session/index.ts";
+import { fitToWidth, windowAround } from "../fit.ts";
 
 const h = React.createElement;
 

@@ -3,10 +3,10 @@
 // matches share, then each match in turn; Esc hides the list; Enter still sends what is typed.
 import { Box, Text } from "ink";
 import React from "react";
-import { plainText } from "../protocol/plain-text.ts";
-import { helpText } from "./commands.ts";
+import { plainText } from "../../protocol/plain-text.ts";
+import { helpText } from "../commands/index.ts";
+import { truncateEnd } from "../fit.ts";
 import type { EditorState } from "./editor.ts";
-import { truncateEnd } from "./fit.ts";
 
 const h = React.createElement;
 

@@ -5,10 +5,9 @@ import {
   describeRewindPlan,
   describeRewindPoints,
   type RewindPoint,
-} from "../runtime/history/index.ts";
-import type { AgentSession } from "../runtime/session/index.ts";
-import type { UiStore } from "./state/index.ts";
-import { addEntry } from "./state/index.ts";
+} from "../../runtime/history/index.ts";
+import type { AgentSession } from "../../runtime/session/index.ts";
+import { addEntry, type UiStore } from "../state/index.ts";
 
 export interface RewindContext {
   session: AgentSession;

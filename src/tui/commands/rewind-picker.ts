@@ -3,9 +3,9 @@
 // n or Esc goes back to the list, Esc there leaves.
 import { Box, Text } from "ink";
 import React from "react";
-import { plainText } from "../protocol/plain-text.ts";
-import { describeRewindPlan, firstLine, type RewindPoint } from "../runtime/history/index.ts";
-import { fitToWidth, windowAround } from "./fit.ts";
+import { plainText } from "../../protocol/plain-text.ts";
+import { describeRewindPlan, firstLine, type RewindPoint } from "../../runtime/history/index.ts";
+import { fitToWidth, windowAround } from "../fit.ts";
 
 const h = React.createElement;
 

@@ -1,4 +1,4 @@
-import type { PermissionMode } from "../protocol/index.ts";
+import type { PermissionMode } from "../../protocol/index.ts";
 
 /** A slash command typed at the prompt. */
 export type Command =
