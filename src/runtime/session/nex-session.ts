@@ -15,16 +15,15 @@ import type { RunChanges } from "../../tools/index.ts";
 import type { EffortOrOff, Price } from "../config/index.ts";
 import { type PromptMark, type RewindPoint, rewindPoints } from "../history/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
+import { completePath, type PendingNote } from "./input/index.ts";
 import { childTools, journaledTools } from "./journal-records.ts";
 import type { ModelChoices } from "./model-switch.ts";
-import { completePath } from "./path-completion.ts";
 import { PermissionAnswers } from "./permission-answers.ts";
 import type { PromptHost } from "./prompt-input.ts";
 import { FailedRuns, runPrompt } from "./prompt-run.ts";
 import { SessionEvents } from "./session-events.ts";
 import type { SessionParts } from "./session-parts.ts";
-import { SummaryKeeper } from "./summary-keeper.ts";
-import type { PendingNote } from "./user-notes.ts";
+import { SummaryKeeper } from "./summary/index.ts";
 
 /** The `AgentSession` a UI drives: runs the loop, fans its events out, journals, answers permissions. */
 export class NexSession implements AgentSession {

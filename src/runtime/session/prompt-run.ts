@@ -2,12 +2,17 @@
 // send the model back to work, and the count of failed runs that stops a session hammering an
 // endpoint.
 import { runLoop } from "../../agent/loop.ts";
-import type { Message, PermissionAnswer, TerminalEvent, ToolHost } from "../../protocol/index.ts";
-import { isTerminal } from "../../protocol/index.ts";
+import {
+  isTerminal,
+  type Message,
+  type PermissionAnswer,
+  type TerminalEvent,
+  type ToolHost,
+} from "../../protocol/index.ts";
 import type { PromptMark } from "../history/index.ts";
 import type { SessionInfo } from "./agent-session.ts";
 import { contextNote } from "./context-note.ts";
-import { directCommand } from "./direct-command.ts";
+import { directCommand } from "./input/index.ts";
 import { expandPrompt, type PromptHost, runDirect } from "./prompt-input.ts";
 import type { SessionEvents } from "./session-events.ts";
 import type { SessionParts } from "./session-parts.ts";
