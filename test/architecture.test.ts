@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { test } from "node:test";
 
@@ -213,33 +213,27 @@ test("the runtime is folders only, each importing only the folders below it in A
   assert.deepEqual(upward, []);
 });
 
-test("ARCHITECTURE.md names every folder of src/ (two levels deep), and each folder it names exists", () => {
+test("ARCHITECTURE.md names every folder under src/ as `src/…/`, and every src/ path it names exists", () => {
   const text = readFileSync(resolve(src, "..", "ARCHITECTURE.md"), "utf8");
-  const layers = readdirSync(src, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name);
-  const folders = layers.flatMap((layer) => [
-    layer,
-    ...readdirSync(join(src, layer), { withFileTypes: true })
+  const folders = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
-      .map((entry) => `${layer}/${entry.name}`),
-  ]);
-  // A folder is named as `a/` or `a/b/` in code spans or bold, with or without `src/` before it.
-  const named = new Set<string>();
-  for (const match of text.matchAll(/(?:`|\*\*)(?:src\/)?([a-z-]+(?:\/[a-z-]+)?)\/(?:`|\*\*)/g)) {
-    const path = match[1] ?? "";
-    const bold = match[0].startsWith("**");
-    if (bold || layers.includes(path.split("/")[0] ?? "")) named.add(path);
-  }
+      .flatMap((entry) => [join(dir, entry.name), ...folders(join(dir, entry.name))]);
+  const named = [...text.matchAll(/`src\/([\w./-]*)`/g)].map((match) => match[1] ?? "");
   assert.deepEqual(
-    folders.filter((folder) => !named.has(folder)),
+    folders(src)
+      .map((folder) => `${relative(src, folder)}/`)
+      .filter((folder) => !named.includes(folder)),
     [],
-    "folders ARCHITECTURE.md does not name",
+    "folders ARCHITECTURE.md does not name (one line each is enough)",
   );
   assert.deepEqual(
-    [...named].filter((folder) => !folders.includes(folder)),
+    named.filter((path) => {
+      const isFolder = path === "" || path.endsWith("/");
+      return !(existsSync(join(src, path)) && statSync(join(src, path)).isDirectory() === isFolder);
+    }),
     [],
-    "folders ARCHITECTURE.md names that do not exist",
+    "paths ARCHITECTURE.md names that do not exist",
   );
 });
 
