@@ -1,5 +1,5 @@
 import type { CallVerdict } from "../protocol/index.ts";
-import { CHANGE_TACK_AT } from "./refusal-tracker.ts";
+import { CHANGE_TACK_AT, STOP_AT } from "./refusal-tracker.ts";
 
 type Poisoned = Extract<CallVerdict, { type: "poisoned" }>;
 
@@ -25,10 +25,9 @@ export function refusalContent(tool: string, verdict: Poisoned, occurrence: numb
 
 /** Added to a refusal when the model has failed the same way before: what to do instead, for this tool and cause. */
 export function changeTack(occurrence: number, tool: string, cause: string): string {
-  return (
-    `This is failure ${occurrence} in a row of the same kind; the next one ends this run. Change approach now: ` +
-    approach(tool, cause)
-  );
+  // The refusal that ends the run stays in the journal: a resumed session shows it to the model.
+  const next = occurrence >= STOP_AT ? "nex stops this run here." : "the next one ends this run.";
+  return `This is failure ${occurrence} in a row of the same kind; ${next} Change approach now: ${approach(tool, cause)}`;
 }
 
 function approach(tool: string, cause: string): string {

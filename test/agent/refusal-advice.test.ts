@@ -143,9 +143,16 @@ test("a read_file call invalid three times stops with advice about the model and
       content: "read_file: unknown parameter `file`; it takes `path`.",
     }),
   });
-  const { terminal } = await runLoopWith("read", { stream, tools });
+  const messages: Message[] = [];
+  const { terminal } = await runLoopWith("read", { stream, tools, messages });
   assert.ok(terminal?.type === "error" && terminal.code === "repeated_failure");
   assert.match(terminal.message, /read_file call was sent with invalid arguments 3 turns in a row/);
+  // The last refusal is the one that stopped the run, and says so: a resumed session shows it.
+  const last = messages.filter((m) => m.type === "tool_result").at(-1);
+  assert.match(
+    last?.type === "tool_result" ? last.content : "",
+    /failure 3 in a row of the same kind; nex stops this run here/,
+  );
   assert.match(terminal.message, /follows the tool's parameters/);
   assert.doesNotMatch(terminal.message, /smaller steps|write_file|parts/);
 });
