@@ -41,11 +41,6 @@ export function withoutEmptyOptionals(
 // and add-test-js, refused three times in a row). They never carry an argument's meaning.
 const SCHEMA_ECHO = new Set(["additionalProperties", "$schema"]);
 
-/** Whether a key beside a call's name and arguments is a schema keyword copied along with them. */
-export function isSchemaEcho(key: string): boolean {
-  return SCHEMA_ECHO.has(key);
-}
-
 // What a JSON Schema of an object is made of: arguments that hold only these (and name no parameter)
 // are the tool's schema copied whole instead of values.
 const SCHEMA_KEYWORDS = new Set([

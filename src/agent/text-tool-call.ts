@@ -3,7 +3,6 @@
 // such a run as "done" would report a task as finished while nothing of it ran, so the loop asks.
 
 import type { AssembledToolCall } from "../protocol/index.ts";
-import { isSchemaEcho } from "./empty-arguments.ts";
 import { canonicalToolName } from "./tool-names.ts";
 
 /** The shapes open models use to write a call as text, when the server leaves it unparsed. */
@@ -165,9 +164,11 @@ export function jsonReplyCalls(text: string, toolNames: readonly string[]): Json
 function callOf(json: string): JsonReplyCall | null {
   const value = parsed(json) ?? (DOUBLED.test(json) ? parsed(json.slice(1, -1)) : null);
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
-  const { name, arguments: args, parameters, ...rest } = value as Record<string, unknown>;
-  // `"additionalProperties": false` beside the arguments (Qwen2.5-Coder 0.5B) is the schema, copied.
-  if (Object.keys(rest).some((key) => !isSchemaEcho(key)) || typeof name !== "string") return null;
+  const { name, arguments: args, parameters } = value as Record<string, unknown>;
+  // Keys beside the name and the arguments reach no tool (`"additionalProperties": false` copied from
+  // the schema, `"status": "pending"` from todo_write's: Qwen2.5-Coder 0.5B): the call is its name
+  // and arguments, which nex already names as a call when it tells the model it wrote one as text.
+  if (typeof name !== "string") return null;
   const given = args !== undefined ? args : parameters;
   if (given === undefined) return null;
   return { name, args: argumentsOf(given) };

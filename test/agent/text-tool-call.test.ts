@@ -78,7 +78,6 @@ test("a reply of nothing but JSON calls to the session's tools is those calls; a
   const notCalls = [
     `I will read it:\n${call}`,
     '{"name": "deploy", "arguments": {"env": "prod"}}',
-    '{"name": "read_file", "arguments": {"path": "a.py"}, "id": 3}',
     '{"name": "read_file", "arguments": {"path": "a.py"}',
   ];
   for (const text of notCalls) assert.equal(jsonReplyCalls(text, tools), null, text);
@@ -100,6 +99,14 @@ test("JSON calls one per line, with a schema keyword beside them or an invented 
   });
   // Fenced, one line each, inside one fence.
   assert.equal(jsonReplyCalls(`\`\`\`json\n${read}\n${read}\n\`\`\``, tools)?.length, 2);
+  // Keys beside the name and arguments reach no tool (fix-json: todo_write's `content` and `status`).
+  assert.deepEqual(
+    jsonReplyCalls(
+      '{"name": "read_file", "arguments": {"path": "config.json"}, "content": "", "status": "pending"}',
+      tools,
+    ),
+    [{ name: "read_file", args: { path: "config.json" } }],
+  );
   // add-method-py: `"additionalProperties": false` beside the arguments is the schema, copied.
   assert.deepEqual(
     jsonReplyCalls(
@@ -128,7 +135,7 @@ test("JSON calls one per line, with a schema keyword beside them or an invented 
     '{"name": "shipping_cost", "arguments": {"x": 1}}',
     `${read}\nand then I will edit it.`,
     `${read}\n{"name": "edit_file", "arguments": {"path": "a"}`,
-    `${read}\n{"name": "edit_file", "arguments": {}, "id": 2}`,
+    `${read}\n{"name": "edit_file"}`,
   ];
   for (const text of notCalls) assert.equal(jsonReplyCalls(text, tools), null, text);
 });

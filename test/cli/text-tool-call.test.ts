@@ -213,3 +213,16 @@ test("a JSON call named by its tool and what it should do (`bash python3 main.py
   assert.equal(readFileSync(join(box.workspace, "out.txt"), "utf8"), "ran");
   assert.doesNotMatch(result.stderr, /does not exist/);
 });
+
+test("a JSON call with other keys beside its name and arguments (Qwen2.5-Coder 0.5B copied todo_write's status) runs as its name and arguments", async () => {
+  const call = { ...writeHello, content: "", status: "pending" };
+  const stub = await startStubEndpoint({
+    scripts: [openaiText(JSON.stringify(call)), openaiText("Wrote it.")],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(readFileSync(join(box.workspace, "hello.txt"), "utf8"), "hi\n");
+  assert.doesNotMatch(result.stderr, /instead of calling the tool/);
+});
