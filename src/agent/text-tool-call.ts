@@ -139,25 +139,19 @@ function objectEnd(text: string, start: number): number | null {
 }
 
 /**
- * The calls of a reply that consists of nothing but tool calls written as JSON objects
- * (`{"name": ..., "arguments": {...}}`: bare, one per line, or in ```json fences), naming tools of the
+ * The calls of a reply that consists of nothing but JSON objects (bare, one per line, or in ```json
+ * fences) of which at least one is a call (`{"name": ..., "arguments": {...}}`) to a tool of the
  * session; else null. Small models served with their chat template (Qwen2.5-Coder on llama-server
  * --jinja) write most of their calls this way, outside the template's `<tool_call>` tags, and repeat
- * it when told: such a reply is a call and nothing else. Among several, a call to a tool that does not
- * exist is a call too (refused as a native one would be) so that the others run; one alone is left to
- * `inventedToolCall`.
+ * it when told: such a reply is a call and nothing else. Among several objects, a call to a tool that
+ * does not exist is a call too (refused as a native one would be) and an object that is no call (a
+ * stray `{"additionalProperties": false}`: Qwen2.5-Coder 0.5B) is left out, so that the others run and
+ * the reply never ends the task as done; one invented call alone is left to `inventedToolCall`.
  */
 export function jsonReplyCalls(text: string, toolNames: readonly string[]): JsonReplyCall[] | null {
-  const calls: JsonReplyCall[] = [];
-  for (const body of jsonObjects(text) ?? []) {
-    const call = callOf(body);
-    if (call === null) return null;
-    calls.push(call);
-  }
-  const known = calls.filter((call) =>
-    toolNames.includes(canonicalToolName(call.name, toolNames)),
-  ).length;
-  return known > 0 && (known === calls.length || calls.length > 1) ? calls : null;
+  const calls = (jsonObjects(text) ?? []).flatMap((body) => callOf(body) ?? []);
+  const known = calls.some((call) => toolNames.includes(canonicalToolName(call.name, toolNames)));
+  return known ? calls : null;
 }
 
 /** The call one JSON object is (`name`, then `arguments` or `parameters`), or null. */

@@ -131,11 +131,19 @@ test("JSON calls one per line, with a schema keyword beside them or an invented 
     assert.deepEqual(jsonReplyCalls(`{"name": "bash", "arguments": ${nothing}}`, tools), [
       { name: "bash", args: {} },
     ]);
+  // An object that is no call beside a call (r9 add-flag-py) is left out; the call runs.
+  assert.deepEqual(
+    jsonReplyCalls(
+      '{"name": "list_dir", "arguments": {"path": "."}}\n{"additionalProperties": false}',
+      [...tools, "list_dir"],
+    ),
+    [{ name: "list_dir", args: { path: "." } }],
+  );
   const notCalls = [
     '{"name": "shipping_cost", "arguments": {"x": 1}}',
+    '{"name": "shipping_cost", "arguments": {"x": 1}}\n{"total": 3}',
     `${read}\nand then I will edit it.`,
     `${read}\n{"name": "edit_file", "arguments": {"path": "a"}`,
-    `${read}\n{"name": "edit_file"}`,
   ];
   for (const text of notCalls) assert.equal(jsonReplyCalls(text, tools), null, text);
 });

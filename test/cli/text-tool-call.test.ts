@@ -226,3 +226,14 @@ test("a JSON call with other keys beside its name and arguments (Qwen2.5-Coder 0
   assert.equal(readFileSync(join(box.workspace, "hello.txt"), "utf8"), "hi\n");
   assert.doesNotMatch(result.stderr, /instead of calling the tool/);
 });
+
+test('a JSON call followed by a stray object that is no call (`{"additionalProperties": false}`) runs as the call, never ends the task as done with the JSON as its answer', async () => {
+  const reply = `${JSON.stringify(writeHello)}\n{"additionalProperties": false}`;
+  const stub = await startStubEndpoint({ scripts: [openaiText(reply), openaiText("Wrote it.")] });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(readFileSync(join(box.workspace, "hello.txt"), "utf8"), "hi\n");
+  assert.match(result.stdout, /Wrote it\./);
+});
