@@ -94,8 +94,8 @@ export interface JsonReplyCall {
  * The JSON objects a reply is made of, in order, or null when it holds anything else (prose, broken
  * JSON). Objects may stand bare, one per line (Qwen2.5-Coder 0.5B writes a read and an edit as two
  * lines of JSON), or in ```json fences, one fence of a pair possibly missing (it ends a bare call with
- * a closing fence). Braces inside strings do not count, so a file's content with fences or braces in
- * it stays whole.
+ * a closing fence), a stray closing brace after them. Braces inside strings do not count, so a file's
+ * content with fences or braces in it stays whole.
  */
 function jsonObjects(text: string): string[] | null {
   const pieces = jsonPieces(text);
@@ -106,7 +106,9 @@ function jsonObjects(text: string): string[] | null {
 function jsonPieces(text: string): { objects: string[]; tail: string | null } | null {
   const objects: string[] = [];
   let i = 0;
-  const gap = /(?:\s|```(?:json)?)+/iy;
+  // Between objects: space, fences, and closing braces the model added one too many of (r9
+  // fix-import: a complete bash call, then a lone `}`): the object before them is whole.
+  const gap = /(?:\s|```(?:json)?|\})+/iy;
   while (i < text.length) {
     gap.lastIndex = i;
     if (gap.test(text)) {
@@ -233,9 +235,13 @@ const CALL_OPENING = /^\{\s*"name"\s*:\s*"([^"]+)"\s*,\s*"(?:arguments|parameter
  */
 export function brokenJsonCall(text: string, toolNames: readonly string[]): string | null {
   const pieces = jsonPieces(text);
-  if (pieces === null) return null;
-  // Of several calls (one per line), the one that does not parse is named, not the first.
-  for (const piece of [...pieces.objects, ...(pieces.tail === null ? [] : [pieces.tail])]) {
+  // Of several calls (one per line), the one that does not parse is named, not the first; a reply
+  // that is no sequence of objects at all is judged whole, by how it opens.
+  const candidates =
+    pieces === null
+      ? [unfenced(text)]
+      : [...pieces.objects, ...(pieces.tail === null ? [] : [pieces.tail])];
+  for (const piece of candidates) {
     const named = CALL_OPENING.exec(piece)?.[1];
     if (named !== undefined && toolNames.includes(named) && parsed(piece) === null) return named;
   }

@@ -131,6 +131,11 @@ test("JSON calls one per line, with a schema keyword beside them or an invented 
     assert.deepEqual(jsonReplyCalls(`{"name": "bash", "arguments": ${nothing}}`, tools), [
       { name: "bash", args: {} },
     ]);
+  // A stray closing brace after a complete call (r9 fix-import) adds nothing to it.
+  assert.deepEqual(
+    jsonReplyCalls('{\n  "name": "bash",\n  "arguments": {"command": "ls"}}\n}', tools),
+    [{ name: "bash", args: { command: "ls" } }],
+  );
   // An object that is no call beside a call (r9 add-flag-py) is left out; the call runs.
   assert.deepEqual(
     jsonReplyCalls(
@@ -180,6 +185,11 @@ test("a JSON call to a session tool that does not parse is named; valid JSON, ot
   assert.equal(brokenJsonCall('{"name": "read_file", "arguments": {"path": "a.py"}}', tools), null);
   assert.equal(brokenJsonCall('{"name": "deploy", "arguments": {"env": "prod"', tools), null);
   assert.equal(brokenJsonCall('The call {"name": "read_file", "arguments": {', tools), null);
+  // A call followed by prose that does not parse as a whole is still named.
+  assert.equal(
+    brokenJsonCall('{"name": "bash", "arguments": {"command": "ls"}, "x": }\nthen done', tools),
+    "bash",
+  );
   // Of calls one per line, the broken one is named, not the first (which parses).
   assert.equal(
     brokenJsonCall(

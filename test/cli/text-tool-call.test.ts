@@ -237,3 +237,14 @@ test('a JSON call followed by a stray object that is no call (`{"additionalPrope
   assert.equal(readFileSync(join(box.workspace, "hello.txt"), "utf8"), "hi\n");
   assert.match(result.stdout, /Wrote it\./);
 });
+
+test("a complete JSON call followed by a stray closing brace (Qwen2.5-Coder 0.5B) runs as the call, never ends the task as done with the JSON as its answer", async () => {
+  const reply = `{\n  "name": "write_file",\n  "arguments": ${JSON.stringify(writeHello.arguments)}}\n}`;
+  const stub = await startStubEndpoint({ scripts: [openaiText(reply), openaiText("Wrote it.")] });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(readFileSync(join(box.workspace, "hello.txt"), "utf8"), "hi\n");
+  assert.match(result.stdout, /Wrote it\./);
+});
