@@ -87,7 +87,7 @@ async function serve(
   err: (text: string) => void,
   moved: () => string | null = () => null,
 ): Promise<number> {
-  const outbox = new Outbox(dir);
+  const outbox = new Outbox(dir, err);
   const inbox = new InboxReader(join(dir, "inbox.jsonl"), err);
   let cursor = readCursor(dir);
   let highest = cursor;
@@ -180,7 +180,7 @@ async function serve(
       running = null;
       // A stop signal cut the turn: no reply, the next handler answers the message.
       if (stoppedBy) return SIGNAL_EXIT[stoppedBy];
-      outbox.append(replyFor(next, terminal, urgentCut));
+      await outbox.append(replyFor(next, terminal, urgentCut));
       rmSync(join(dir, WORKING_FILE), { force: true });
       clearStreaming(dir);
       open.delete(next.id);
