@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { LOCK_HELPERS, lockOutbox } from "../../src/headless/chat-files/outbox-lock.ts";
-import { until, WORKGRAPH_WRITER } from "../support/chat-folder.ts";
+import { chatArgs, until, WORKGRAPH_WRITER } from "../support/chat-folder.ts";
 import { makeSandbox, startNex } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, status } from "../support/stub-scripts.ts";
@@ -48,19 +48,10 @@ test("--chat outbox: workgraph's writer appending at the same time: no line torn
   const writerDone = new Promise((resolve) => writer.on("close", resolve));
   // The writer is appending before nex starts, and goes on until nex has answered every message.
   await until(() => existsSync(join(chat, "outbox.jsonl")), "workgraph's first line");
-  const nex = startNex(
-    [
-      "--chat",
-      chat,
-      "--model",
-      "stub-model",
-      "--base-url",
-      `${stub.url}/v1`,
-      "--data-dir",
-      box.dataDir,
-    ],
-    { cwd: box.workspace, env: { ...box.env, OPENAI_API_KEY: "k" } },
-  );
+  const nex = startNex(chatArgs(chat, stub.url, box.dataDir), {
+    cwd: box.workspace,
+    env: { ...box.env, OPENAI_API_KEY: "k" },
+  });
   try {
     await until(
       () => lines(chat).filter((line) => line.includes('"in_reply_to"')).length === messages,

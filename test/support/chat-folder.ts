@@ -58,3 +58,17 @@ for n in range(most):
     time.sleep(0.001)
 print(n)
 `;
+
+/** `nex --chat` on `chat` against the stub endpoint at `url`, keeping its data in `dataDir`. */
+export function chatArgs(chat: string, url: string, dataDir: string): string[] {
+  return [
+    "--chat",
+    chat,
+    "--model",
+    "stub-model",
+    "--base-url",
+    `${url}/v1`,
+    "--data-dir",
+    dataDir,
+  ];
+}

@@ -7,11 +7,19 @@ import { join } from "node:path";
 import type { AgentEvent, TerminalEvent } from "../../protocol/index.ts";
 import type { OpenOptions } from "../../runtime/assembly/index.ts";
 import type { ConfigFlags } from "../../runtime/config/index.ts";
-import type { AgentSession } from "../../runtime/session/index.ts";
+import type { AttachmentRef, GivenAttachments } from "../../runtime/extensions/index.ts";
+import type { AgentSession, PromptExtra } from "../../runtime/session/index.ts";
 import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../../runtime/session/index.ts";
 import { EXIT } from "../exit-code.ts";
 import { type InboxMessage, InboxReader } from "./chat-inbox.ts";
-import { clearStreaming, Outbox, readCursor, writeCursor, writeStreaming } from "./chat-outbox.ts";
+import {
+  clearStreaming,
+  Outbox,
+  type OutboxReply,
+  readCursor,
+  writeCursor,
+  writeStreaming,
+} from "./chat-outbox.ts";
 import { chatFolder } from "./chat-place.ts";
 import { acquireHandlerLock, LOCK_FILE } from "./handler-lock.ts";
 import { holdFolder } from "./held-folder.ts";
@@ -22,6 +30,9 @@ const WORKING_FILE = ".nex-working";
 /** The poll under the file-system events, for file systems that send none. */
 const POLL_MS = 500;
 const STREAM_WRITE_MS = 100;
+
+/** What a message's attachments give the model (runtime/extensions/message-attachments.ts). */
+type Attach = (refs: AttachmentRef[]) => Promise<GivenAttachments>;
 
 export interface ChatFilesOptions {
   /** `--chat`'s value: a folder, or a name under the config's `chatRoot`. */
@@ -68,8 +79,24 @@ export async function serveChatFiles(
       `nex: serving the chat ${dir} (session ${session.info.sessionId}, lock ${LOCK_FILE} held by pid ${process.pid}).\n`,
     );
     const held = place.held ? holdFolder(dir) : null;
+    const served = session;
+    const attach: Attach = async (refs) =>
+      (await import("../../runtime/extensions/index.ts")).readMessageAttachments(refs, {
+        config: place.config,
+        env,
+        chatDir: dir,
+        model: served.info.model,
+        window: served.info.contextWindow,
+      });
     try {
-      return await serve(held?.path ?? dir, session, lock.releaseRequested, err, held?.moved);
+      return await serve(
+        held?.path ?? dir,
+        session,
+        lock.releaseRequested,
+        err,
+        attach,
+        held?.moved,
+      );
     } finally {
       held?.close();
     }
@@ -85,6 +112,7 @@ async function serve(
   session: AgentSession,
   releaseRequested: () => boolean,
   err: (text: string) => void,
+  attach: Attach,
   moved: () => string | null = () => null,
 ): Promise<number> {
   const outbox = new Outbox(dir, err);
@@ -176,11 +204,12 @@ async function serve(
         crashed === next.id
           ? `[nex: the previous handler of this chat stopped (it crashed or was killed) while answering this message; what it did is in the conversation above. Check before repeating a step.]\n\n${next.content}`
           : next.content;
-      const terminal = await answer(session, prompt, dir);
+      const given = next.attachments.length > 0 ? await attach(next.attachments) : null;
+      const terminal = await answer(session, prompt, dir, given ?? {});
       running = null;
       // A stop signal cut the turn: no reply, the next handler answers the message.
       if (stoppedBy) return SIGNAL_EXIT[stoppedBy];
-      await outbox.append(replyFor(next, terminal, urgentCut));
+      await outbox.append(withRefusals(replyFor(next, terminal, urgentCut), given?.refused ?? []));
       rmSync(join(dir, WORKING_FILE), { force: true });
       clearStreaming(dir);
       open.delete(next.id);
@@ -194,7 +223,12 @@ async function serve(
 }
 
 /** Runs one message, keeping `.streaming` to the reply so far. */
-async function answer(session: AgentSession, prompt: string, dir: string): Promise<TerminalEvent> {
+async function answer(
+  session: AgentSession,
+  prompt: string,
+  dir: string,
+  extra: PromptExtra,
+): Promise<TerminalEvent> {
   let text = "";
   let timer: NodeJS.Timeout | null = null;
   const flush = () => {
@@ -207,7 +241,7 @@ async function answer(session: AgentSession, prompt: string, dir: string): Promi
     timer ??= setTimeout(flush, STREAM_WRITE_MS);
   });
   try {
-    return await session.submit(prompt);
+    return await session.submit(prompt, extra);
   } finally {
     unsubscribe();
     if (timer) clearTimeout(timer);
@@ -218,7 +252,7 @@ function replyFor(
   message: InboxMessage,
   terminal: TerminalEvent,
   cutBy: InboxMessage | null,
-): Parameters<Outbox["append"]>[0] {
+): OutboxReply {
   const base = { requestId: message.requestId, inboxId: message.id };
   if (terminal.type === "done")
     return { ...base, role: "coordinator", content: terminal.finalText };
@@ -231,6 +265,16 @@ function replyFor(
         : `Interrupted: ${terminal.reason}.`,
     };
   return { ...base, role: "system-error", content: `nex could not answer: ${terminal.message}` };
+}
+
+/** The reply, with what of the message's attachments the model did not get (the sender should know). */
+function withRefusals(reply: OutboxReply, refused: string[]): OutboxReply {
+  if (refused.length === 0) return reply;
+  const lines = refused.map((line) => `- ${line}`).join("\n");
+  return {
+    ...reply,
+    content: `${reply.content}\n\n[nex: ${refused.length === 1 ? "an attachment was" : `${refused.length} attachments were`} not given to the model:\n${lines}]`,
+  };
 }
 
 function watchFolder(dir: string, onChange: () => void): { close(): void } | null {

@@ -17,7 +17,7 @@ import type { RunChanges } from "../../tools/index.ts";
 import type { EffortOrOff, Price } from "../config/index.ts";
 import { type PromptMark, type RewindPoint, rewindPoints } from "../history/index.ts";
 import { createEventRedactor, type EventRedactor } from "../secrets/index.ts";
-import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
+import type { AgentSession, PromptExtra, SessionInfo, SessionSummary } from "./agent-session.ts";
 import { contextNote } from "./context-note.ts";
 import { directCommand } from "./direct-command.ts";
 import { childTools, JOURNALED, journaledTools, withoutImageBytes } from "./journal-records.ts";
@@ -154,7 +154,7 @@ export class NexSession implements AgentSession {
     }
   }
 
-  async submit(prompt: string): Promise<TerminalEvent> {
+  async submit(prompt: string, extra: PromptExtra = {}): Promise<TerminalEvent> {
     if (this.controller) {
       return this.end({
         type: "error",
@@ -171,7 +171,7 @@ export class NexSession implements AgentSession {
     }
     const controller = new AbortController();
     this.controller = controller;
-    const run = this.run(prompt, controller.signal);
+    const run = this.run(prompt, controller.signal, extra);
     this.running = run;
     try {
       return await run;
@@ -182,7 +182,11 @@ export class NexSession implements AgentSession {
   }
 
   /** One prompt to its end. A fault of ours (a journal write failing) ends it with an error event, never a rejection. */
-  private async run(prompt: string, signal: AbortSignal): Promise<TerminalEvent> {
+  private async run(
+    prompt: string,
+    signal: AbortSignal,
+    more: PromptExtra,
+  ): Promise<TerminalEvent> {
     const sentAt = new Date().toISOString();
     let marked = false;
     // The tools number turns across the whole session, so each prompt's turns get checkpoints of their own.
@@ -195,9 +199,9 @@ export class NexSession implements AgentSession {
       const expanded = await expandPrompt(this.promptHost(), prompt, signal);
       if (expanded.type !== "prompt") return this.end(expanded);
       // In plan mode the model hears it with the prompt, not only from its first refused change.
-      let text =
-        this.info.permissionMode === "plan" ? `${expanded.text}\n\n${PLAN_NOTE}` : expanded.text;
-      let images = expanded.images;
+      const given = expanded.text + (more.text ? this.redact(more.text) : "");
+      let text = this.info.permissionMode === "plan" ? `${given}\n\n${PLAN_NOTE}` : given;
+      let images = [...expanded.images, ...(more.images ?? [])];
       let terminal: TerminalEvent | null = null;
       // A Stop hook may send the model back to work (bounded): the prompt keeps one terminal event.
       for (let again = 0; ; again++) {
