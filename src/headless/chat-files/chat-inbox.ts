@@ -15,6 +15,8 @@ export interface InboxMessage {
   urgent: boolean;
   /** Workgraph's `attachments`: files the message carries (read when it is answered). */
   attachments: AttachmentRef[];
+  /** `approval_id` and `answer`: the message answers nex's question (chat-approvals.ts). */
+  approval?: { approvalId: number; answer: "approve" | "always" | "deny" };
 }
 
 const READ_CHUNK = 1024 * 1024;
@@ -101,12 +103,29 @@ export function inboxMessage(line: string): InboxMessage | string | null {
     return 'has no "id" (a whole number of 1 or more, growing line by line)';
   const attachments = attachmentsOf(record.attachments);
   if (typeof attachments === "string") return `(id ${id}) ${attachments}`;
+  const approval = approvalOf(record);
+  if (typeof approval === "string") return `(id ${id}) ${approval}`;
   const content = record.content ?? record.message ?? record.text ?? "";
-  if (typeof content !== "string" || (content.trim() === "" && attachments.length === 0))
+  if (
+    typeof content !== "string" ||
+    (content.trim() === "" && attachments.length === 0 && !approval)
+  )
     return `(id ${id}) has no text in "content" and no attachments`;
   const requestId = typeof record.request_id === "string" ? record.request_id : String(id);
   const urgent = record.urgent === true || record.priority === "urgent";
-  return { id, content, requestId, urgent, attachments };
+  return { id, content, requestId, urgent, attachments, ...(approval ? { approval } : {}) };
+}
+
+/** `"approval_id": 42, "answer": "approve"|"always"|"deny"`, or why the pair is not that. */
+function approvalOf(record: Record<string, unknown>): InboxMessage["approval"] | string | null {
+  if (record.approval_id === undefined && record.answer === undefined) return null;
+  const approvalId = Number(record.approval_id);
+  const answer = record.answer;
+  if (!Number.isSafeInteger(approvalId) || approvalId < 1)
+    return 'has "answer" without the "approval_id" (the approval-request line\'s id) it answers';
+  if (answer !== "approve" && answer !== "always" && answer !== "deny")
+    return `answers approval ${approvalId} with neither "approve", "always" nor "deny"; nothing was approved`;
+  return { approvalId, answer };
 }
 
 /** `[{ "path": …, "mime_type": …, "size_bytes": … }]`, or why the field is not that. */

@@ -23,9 +23,12 @@ export const OUTBOX = "outbox.jsonl";
 export const STREAMING = ".streaming";
 export const CURSOR = ".coordinator-cursor";
 
-/** One reply line. `role` is "coordinator" for an answer, "system-error" when the turn gave none. */
+/**
+ * One outbox line. `role` is "coordinator" for an answer, "system-error" when the turn gave none;
+ * "approval-request" asks the user (it answers nothing), "approval-answered" acknowledges an answer.
+ */
 export interface OutboxReply {
-  role: "coordinator" | "system-error";
+  role: "coordinator" | "system-error" | "approval-request" | "approval-answered";
   content: string;
   requestId: string;
   inboxId: number;
@@ -58,15 +61,21 @@ export class Outbox {
    * Appends one line under workgraph's lock, its id one more than the largest in the file now (another
    * writer may have appended since), and syncs it: once this returns, the line survives a crash.
    */
-  async append(reply: OutboxReply): Promise<number> {
+  append(reply: OutboxReply): Promise<number> {
+    return this.appendWith(() => reply);
+  }
+
+  /** As `append`, for a line that names its own id (an approval's number). */
+  async appendWith(make: (id: number) => OutboxReply): Promise<number> {
     const lock = await lockOutbox(this.lockPath);
     try {
-      if (lock.unlocked)
-        this.err(
-          `nex: ${lock.unlocked}; the reply to request ${reply.requestId} is appended without it, and its id could repeat one another writer appends at the same moment.\n`,
-        );
       this.catchUp();
       const id = this.lastId + 1;
+      const reply = make(id);
+      if (lock.unlocked)
+        this.err(
+          `nex: ${lock.unlocked}; the line for request ${reply.requestId} is appended without it, and its id could repeat one another writer appends at the same moment.\n`,
+        );
       const line = JSON.stringify({
         id,
         timestamp: new Date().toISOString(),
@@ -88,7 +97,7 @@ export class Outbox {
         closeSync(fd);
       }
       this.lastId = id;
-      this.answered.add(reply.requestId);
+      if (reply.role !== "approval-request") this.answered.add(reply.requestId);
       return id;
     } finally {
       lock.release();
@@ -111,9 +120,11 @@ export class Outbox {
       const lines = new LineSplitter(() => {});
       const take = (text: string) => {
         try {
-          const value = JSON.parse(text) as { id?: unknown; request_id?: unknown };
+          const value = JSON.parse(text) as { id?: unknown; request_id?: unknown; role?: unknown };
           if (typeof value.id === "number" && value.id > this.lastId) this.lastId = value.id;
-          if (typeof value.request_id === "string") this.answered.add(value.request_id);
+          // A question asked while answering is not the answer.
+          if (typeof value.request_id === "string" && value.role !== "approval-request")
+            this.answered.add(value.request_id);
         } catch {
           // A torn line: no reply was written whole there.
         }

@@ -11,16 +11,11 @@ import type { AttachmentRef, GivenAttachments } from "../../runtime/extensions/i
 import type { AgentSession, PromptExtra } from "../../runtime/session/index.ts";
 import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../../runtime/session/index.ts";
 import { EXIT } from "../exit-code.ts";
+import { approvalAnswer, ChatApprovals } from "./chat-approvals.ts";
 import { type InboxMessage, InboxReader } from "./chat-inbox.ts";
-import {
-  clearStreaming,
-  Outbox,
-  type OutboxReply,
-  readCursor,
-  writeCursor,
-  writeStreaming,
-} from "./chat-outbox.ts";
+import { clearStreaming, Outbox, type OutboxReply, writeStreaming } from "./chat-outbox.ts";
 import { chatFolder } from "./chat-place.ts";
+import { ChatQueue } from "./chat-queue.ts";
 import { acquireHandlerLock, LOCK_FILE } from "./handler-lock.ts";
 import { holdFolder } from "./held-folder.ts";
 
@@ -39,6 +34,8 @@ export interface ChatFilesOptions {
   chat: string;
   /** What the session is opened with besides resume (system prompt, role, tools). */
   open: Omit<OpenOptions, "resume" | "approvals">;
+  /** How long an approval asked in the chat waits for its answer; 0: none is asked. */
+  approvalTimeoutS: number;
   err: (text: string) => void;
 }
 
@@ -67,7 +64,8 @@ export async function serveChatFiles(
     const opened = await openSession(flags, env, cwd, {
       ...options.open,
       resume: known,
-      approvals: "refuse",
+      // A person answers in the chat, unless --approval-timeout 0 said nobody will.
+      approvals: options.approvalTimeoutS ? "interactive" : "refuse",
       ...(place.held ? { heldFolder: dir } : {}),
     });
     session = opened.session;
@@ -89,14 +87,14 @@ export async function serveChatFiles(
         window: served.info.contextWindow,
       });
     try {
-      return await serve(
-        held?.path ?? dir,
-        session,
-        lock.releaseRequested,
+      return await serve(session, {
+        dir: held?.path ?? dir,
+        releaseRequested: lock.releaseRequested,
         err,
         attach,
-        held?.moved,
-      );
+        approvalTimeoutMs: options.approvalTimeoutS ? options.approvalTimeoutS * 1000 : null,
+        moved: held?.moved ?? (() => null),
+      });
     } finally {
       held?.close();
     }
@@ -107,21 +105,23 @@ export async function serveChatFiles(
   }
 }
 
-async function serve(
-  dir: string,
-  session: AgentSession,
-  releaseRequested: () => boolean,
-  err: (text: string) => void,
-  attach: Attach,
-  moved: () => string | null = () => null,
-): Promise<number> {
+/** What serving a chat folder needs besides its session. */
+interface ServeParts {
+  /** The folder's path as nex reads it (through a handle when the folder is held). */
+  dir: string;
+  releaseRequested: () => boolean;
+  err: (text: string) => void;
+  attach: Attach;
+  /** How long an approval question waits; null: none is asked (refused as in `nex run`). */
+  approvalTimeoutMs: number | null;
+  moved: () => string | null;
+}
+
+async function serve(session: AgentSession, parts: ServeParts): Promise<number> {
+  const { dir, err } = parts;
   const outbox = new Outbox(dir, err);
   const inbox = new InboxReader(join(dir, "inbox.jsonl"), err);
-  let cursor = readCursor(dir);
-  let highest = cursor;
-  const pending: InboxMessage[] = [];
-  /** Ids read and not answered yet: the cursor stops below the lowest. */
-  const open = new Set<number>();
+  const queue = new ChatQueue(dir);
   let running: InboxMessage | null = null;
   let urgentCut: InboxMessage | null = null;
   let stoppedBy: StopSignal | null = null;
@@ -132,41 +132,54 @@ async function serve(
     wake = null;
     resolve?.();
   };
+  const approvals = new ChatApprovals({
+    session,
+    outbox,
+    running: () => running,
+    timeoutMs: parts.approvalTimeoutMs ?? 0,
+    err,
+  });
+  // Answers to approvals are taken at once (the turn waits for them), their lines one after another.
+  let answering: Promise<unknown> = Promise.resolve();
+  const answerNow = (
+    message: InboxMessage,
+    given: NonNullable<ReturnType<typeof approvalAnswer>>,
+  ) => {
+    queue.hold(message.id);
+    answering = answering
+      .then(() => outbox.append(approvals.answer(message, given)))
+      .then(
+        () => queue.done(message.id),
+        (error: Error) =>
+          err(
+            `nex: the answer to inbox id ${message.id} was not acknowledged in the outbox (${error.message}).\n`,
+          ),
+      );
+  };
 
   const collect = () => {
-    displaced ??= moved();
+    displaced ??= parts.moved();
     if (displaced) {
       session.interrupt();
       notify();
       return;
     }
     for (const message of inbox.read()) {
-      if (message.id <= highest) continue;
-      highest = message.id;
-      if (outbox.has(message.requestId)) continue;
-      open.add(message.id);
-      if (!message.urgent) {
-        pending.push(message);
+      if (!queue.isNew(message) || outbox.has(message.requestId)) continue;
+      const given = approvalAnswer(message);
+      if (given) {
+        answerNow(message, given);
         continue;
       }
-      // Ahead of the ordinary ones (after earlier urgent ones), and the running turn is cancelled.
-      const at = pending.findIndex((m) => !m.urgent);
-      pending.splice(at === -1 ? pending.length : at, 0, message);
-      if (running && !urgentCut) {
+      queue.queue(message);
+      // The running turn is cancelled for an urgent message, which is answered next.
+      if (message.urgent && running && !urgentCut) {
         urgentCut = message;
         session.interrupt(`an urgent message (inbox id ${message.id}) arrived`);
       }
     }
-    moveCursor();
+    queue.moveCursor();
     notify();
-  };
-  const moveCursor = () => {
-    const lowestOpen = open.size === 0 ? highest + 1 : Math.min(...open);
-    const next = lowestOpen - 1;
-    if (next > cursor) {
-      cursor = next;
-      writeCursor(dir, cursor);
-    }
   };
 
   const watcher = watchFolder(dir, collect);
@@ -186,11 +199,11 @@ async function serve(
         err(`nex: ${displaced}\n`);
         return EXIT.failure;
       }
-      if (releaseRequested()) {
+      if (parts.releaseRequested()) {
         err("nex: a release was requested; handing the chat over.\n");
         return EXIT.done;
       }
-      const next = pending.shift();
+      const next = queue.next();
       if (!next) {
         await new Promise<void>((resolve) => {
           wake = resolve;
@@ -200,26 +213,33 @@ async function serve(
       running = next;
       urgentCut = null;
       writeFileSync(join(dir, WORKING_FILE), `${next.id}\n`);
-      const prompt =
-        crashed === next.id
-          ? `[nex: the previous handler of this chat stopped (it crashed or was killed) while answering this message; what it did is in the conversation above. Check before repeating a step.]\n\n${next.content}`
-          : next.content;
-      const given = next.attachments.length > 0 ? await attach(next.attachments) : null;
-      const terminal = await answer(session, prompt, dir, given ?? {});
+      const given = next.attachments.length > 0 ? await parts.attach(next.attachments) : null;
+      const terminal = await answer(session, promptFor(next, crashed), dir, given ?? {});
       running = null;
+      const notes = [
+        ...(given?.refused.length ? [attachmentNote(given.refused)] : []),
+        ...approvals.endTurn(),
+      ];
       // A stop signal cut the turn: no reply, the next handler answers the message.
       if (stoppedBy) return SIGNAL_EXIT[stoppedBy];
-      await outbox.append(withRefusals(replyFor(next, terminal, urgentCut), given?.refused ?? []));
+      await outbox.append(withNotes(replyFor(next, terminal, urgentCut), notes));
       rmSync(join(dir, WORKING_FILE), { force: true });
       clearStreaming(dir);
-      open.delete(next.id);
-      moveCursor();
+      queue.done(next.id);
     }
   } finally {
     clearInterval(poll);
     watcher?.close();
     stopWatching();
+    approvals.close();
+    await answering;
   }
+}
+
+/** The message as the model gets it: told when the previous handler stopped while answering it. */
+function promptFor(message: InboxMessage, crashedOn: number | null): string {
+  if (crashedOn !== message.id) return message.content;
+  return `[nex: the previous handler of this chat stopped (it crashed or was killed) while answering this message; what it did is in the conversation above. Check before repeating a step.]\n\n${message.content}`;
 }
 
 /** Runs one message, keeping `.streaming` to the reply so far. */
@@ -267,14 +287,18 @@ function replyFor(
   return { ...base, role: "system-error", content: `nex could not answer: ${terminal.message}` };
 }
 
-/** The reply, with what of the message's attachments the model did not get (the sender should know). */
-function withRefusals(reply: OutboxReply, refused: string[]): OutboxReply {
-  if (refused.length === 0) return reply;
-  const lines = refused.map((line) => `- ${line}`).join("\n");
+/** The reply, with what the sender should know about the turn (attachments not given, approvals). */
+function withNotes(reply: OutboxReply, notes: string[]): OutboxReply {
+  if (notes.length === 0) return reply;
   return {
     ...reply,
-    content: `${reply.content}\n\n[nex: ${refused.length === 1 ? "an attachment was" : `${refused.length} attachments were`} not given to the model:\n${lines}]`,
+    content: `${reply.content}\n\n${notes.map((note) => `[nex: ${note}]`).join("\n")}`,
   };
+}
+
+function attachmentNote(refused: string[]): string {
+  const lines = refused.map((line) => `- ${line}`).join("\n");
+  return `${refused.length === 1 ? "an attachment was" : `${refused.length} attachments were`} not given to the model:\n${lines}`;
 }
 
 function watchFolder(dir: string, onChange: () => void): { close(): void } | null {
