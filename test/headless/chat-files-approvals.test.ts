@@ -94,17 +94,25 @@ test("--chat approvals: a question goes to the outbox; `approve N` runs the step
   assert.equal(stub.requestsTo("/v1/chat/completions").length, 5);
 });
 
-test("--chat approvals: a structured deny refuses the step and the model hears the user denied it", async () => {
-  const { stub, box, send, lines, stop } = await setUp([write("x.txt", "x\n"), openaiText("ok")]);
+test("--chat approvals: an answer written before its question approves nothing; a structured deny refuses the step and the model hears the user denied it", async () => {
+  const { stub, box, chat, send, lines, stop } = await setUp([
+    write("x.txt", "x\n"),
+    openaiText("ok"),
+  ]);
   try {
-    send({ id: 1, content: "write x", request_id: "r1" });
+    // Written ahead for the number the question will get (its acknowledgement is line 1).
+    send({ id: 1, content: "always 2", request_id: "r1" });
+    send({ id: 2, content: "write x", request_id: "r2" });
     await until(() => lines("approval-request").length === 1, "the question");
     const asked = lines("approval-request")[0] ?? {};
-    send({ id: 2, request_id: "r2", approval_id: asked.id, answer: "deny" });
+    assert.equal(asked.id, 2);
+    assert.equal(existsSync(join(box.workspace, "x.txt")), false);
+    send({ id: 3, request_id: "r3", approval_id: asked.id, answer: "deny" });
     await until(() => lines("coordinator").length === 1, "the reply");
   } finally {
     await stop();
   }
+  assert.equal(outbox(chat)[0]?.role, "system-error");
   assert.equal(existsSync(join(box.workspace, "x.txt")), false);
   assert.match(
     toolResults(stub.requestsTo("/v1/chat/completions")[1])[0] ?? "",
