@@ -25,7 +25,7 @@ const READ_CHUNK = 1024 * 1024;
 
 /** Starts `--max-time`'s clock and `--inbox`'s watch; `err` gets what the user should know. */
 export function startRunLimits(
-  options: { maxTimeMs?: number; inbox?: string },
+  options: { maxTimeMs?: number; label?: string; inbox?: string },
   err: (text: string) => void,
 ): RunLimits {
   const notes: string[] = [];
@@ -43,7 +43,9 @@ export function startRunLimits(
       }, maxTimeMs * 0.8),
       setTimeout(() => {
         out = true;
-        err(`nex: the time budget of ${budget} (--max-time) is spent; stopping the run.\n`);
+        err(
+          `nex: the time budget of ${budget} (${options.label ?? "--max-time"}) is spent; stopping the run.\n`,
+        );
         stopRun?.();
       }, maxTimeMs),
     );
