@@ -18,11 +18,9 @@ test("--chat through workgraph's alias (a symlink to the session's folder) serve
   const session = join(root, "7f3c9a2e-1b4d-4c8e-9a0f-2d6b8e1c5a37");
   mkdirSync(session);
   symlinkSync(session, join(root, "coordinator-0"));
-  mkdirSync(join(box.env.XDG_CONFIG_HOME, "nex"), { recursive: true });
-  writeFileSync(
-    join(box.env.XDG_CONFIG_HOME, "nex", "config.json"),
-    JSON.stringify({ chatRoot: root }),
-  );
+  const configDir = join(box.workspace, "..", "config", "nex");
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(join(configDir, "config.json"), JSON.stringify({ chatRoot: root }));
   const common = ["--model", "stub-model", "--base-url", `${stub.url}/v1`];
   common.push("--data-dir", box.dataDir);
   const env = { ...box.env, OPENAI_API_KEY: "k" };
