@@ -40,7 +40,8 @@ test("--no-mcp starts none of the config's MCP servers, says so, and still keeps
   await stub.close();
   assert.equal(result.code, 0, result.stderr);
   const tools = JSON.stringify(
-    (stub.requestsTo("/v1/chat/completions")[0]?.body as { tools?: unknown }).tools ?? [],
+    (stub.requestsTo("/v1/chat/completions")[0]?.body as { tools?: unknown } | undefined)?.tools ??
+      [],
   );
   assert.doesNotMatch(tools, /mcp__/);
   assert.equal(existsSync(started), false, "the server never ran");
