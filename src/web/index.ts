@@ -9,6 +9,7 @@ export { UnreadableType } from "./page-content.ts";
 export { redactUrl, redactUrlsIn } from "./redact-url.ts";
 export { type ResearchParts, research, type Summarise } from "./research.ts";
 export {
+  DEFAULT_KEYLESS,
   DEFAULT_URLS,
   type SearchBackend,
   SearchFailure,

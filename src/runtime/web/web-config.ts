@@ -1,6 +1,6 @@
 // The web tools' settings: the config file's `web` section, and search backends found in the
 // environment when the config names none (SEARXNG_URL, BRAVE_API_KEY, TAVILY_API_KEY, EXA_API_KEY).
-import type { SearchBackend } from "../../web/index.ts";
+import { DEFAULT_KEYLESS, DEFAULT_URLS, type SearchBackend } from "../../web/index.ts";
 import type { NexConfig } from "../config/index.ts";
 
 type Env = Record<string, string | undefined>;
@@ -12,15 +12,9 @@ const DEFAULT_KEY_ENV: Record<SearchBackend["type"], string | null> = {
   exa: "EXA_API_KEY",
   duckduckgo: null,
   wikipedia: null,
-};
-
-const PUBLIC_URL: Record<SearchBackend["type"], string> = {
-  searxng: "",
-  brave: "https://api.search.brave.com",
-  tavily: "https://api.tavily.com",
-  exa: "https://api.exa.ai",
-  duckduckgo: "https://html.duckduckgo.com",
-  wikipedia: "https://en.wikipedia.org",
+  hackernews: null,
+  stackexchange: null,
+  github: null,
 };
 
 /** The variables search keys are read from (configured or the usual names), for the scrubber. */
@@ -41,17 +35,17 @@ export function searchBackends(config: NexConfig, env: Env): SearchBackend[] {
       .filter((type) => env[DEFAULT_KEY_ENV[type] ?? ""])
       .map((type) => ({ type })),
   ];
-  const keyless = (["duckduckgo", "wikipedia"] as const)
-    .filter(() => config.web.keyless !== false)
+  const keyless = DEFAULT_KEYLESS.filter(() => config.web.keyless !== false)
     .filter((type) => !chosen.some((entry) => entry.type === type))
     .map((type) => ({ type }));
-  const entries = [...chosen, ...keyless];
+  const entries: { type: SearchBackend["type"]; url?: string; apiKeyEnv?: string }[] = [
+    ...chosen,
+    ...keyless,
+  ];
   return entries.map((entry) => {
-    const keyEnv =
-      "apiKeyEnv" in entry && entry.apiKeyEnv ? entry.apiKeyEnv : DEFAULT_KEY_ENV[entry.type];
+    const keyEnv = entry.apiKeyEnv || DEFAULT_KEY_ENV[entry.type];
     const url =
-      ("url" in entry && entry.url) ||
-      (entry.type === "searxng" ? (env.SEARXNG_URL ?? "") : PUBLIC_URL[entry.type]);
+      entry.url || (entry.type === "searxng" ? (env.SEARXNG_URL ?? "") : DEFAULT_URLS[entry.type]);
     return { type: entry.type, url, keyEnv, key: keyEnv ? env[keyEnv] || null : null };
   });
 }
