@@ -175,12 +175,15 @@ function messageOf(line: string): string | null {
   if (typeof value === "string") return value.trim() ? value : null;
   if (!value || typeof value !== "object") return null;
   const record = value as Record<string, unknown>;
-  for (const key of ["message", "text", "content"]) {
+  // `body` and `sender`: workgraph's messages (`wg msg`) as its message files hold them.
+  const sender = typeof record.sender === "string" ? record.sender.trim().slice(0, 100) : "";
+  const from = sender ? `(from ${sender}) ` : "";
+  for (const key of ["message", "text", "content", "body"]) {
     const field = record[key];
-    if (typeof field === "string" && field.trim()) return field;
+    if (typeof field === "string" && field.trim()) return from + field;
     if (field && typeof field === "object") {
       const content = (field as Record<string, unknown>).content;
-      if (typeof content === "string" && content.trim()) return content;
+      if (typeof content === "string" && content.trim()) return from + content;
     }
   }
   return null;
