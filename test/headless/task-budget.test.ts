@@ -37,30 +37,32 @@ test("a run workgraph spawned keeps the task's time budget: stopped when it is s
   assert.doesNotMatch(result.stderr, /interrupted by the user/);
 });
 
-test("a task whose budget was spent before nex started sends nothing and exits 5", async () => {
+/** A run with workgraph's variables set that must end before any request. */
+async function runRefused(extra: Record<string, string>) {
   const stub = await startStubEndpoint({ scripts: [openaiText("never asked")] });
-  const { box, base, env } = setUp(stub.url, {
+  const { box, base, env } = setUp(stub.url, extra);
+  const result = await runNex([...base, "do it"], { cwd: box.workspace, env });
+  await stub.close();
+  assert.equal(stub.requests.length, 0, "nothing was sent");
+  return result;
+}
+
+test("a task whose budget was spent before nex started sends nothing and exits 5", async () => {
+  const result = await runRefused({
     WG_TASK_TIMEOUT_SECS: "60",
     WG_SPAWN_EPOCH: String(nowSeconds() - 120),
   });
-  const result = await runNex([...base, "do it"], { cwd: box.workspace, env });
-  await stub.close();
   assert.equal(result.code, 5, result.stderr);
   assert.match(result.stderr, /was spent before nex started; nothing was sent/);
-  assert.equal(stub.requestsTo("/v1/chat/completions").length, 0);
 });
 
 test("a budget variable that is not a number of seconds is refused before any request, naming it", async () => {
-  const stub = await startStubEndpoint({ scripts: [openaiText("never asked")] });
-  const { box, base, env } = setUp(stub.url, { WG_TASK_TIMEOUT_SECS: "10m" });
-  const result = await runNex([...base, "do it"], { cwd: box.workspace, env });
-  await stub.close();
+  const result = await runRefused({ WG_TASK_TIMEOUT_SECS: "10m" });
   assert.equal(result.code, 3, result.stderr);
   assert.match(
     result.stderr,
     /WG_TASK_TIMEOUT_SECS \(the task's time budget\) must be a whole number of seconds, not "10m"/,
   );
-  assert.equal(stub.requests.length, 0);
 });
 
 test("the smaller of --max-time and the task's budget holds; a spawn time ahead of the clock never adds time", () => {
