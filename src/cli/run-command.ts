@@ -14,7 +14,6 @@ import {
 import type { CommonOptions } from "./args.ts";
 import type { RunIo } from "./run-flags.ts";
 import { type RunLimits, startRunLimits } from "./run-limits.ts";
-import { taskBudget } from "./task-budget.ts";
 
 /** `nex run`: reads the task and the orchestrator's settings, then runs the chosen output format. */
 export async function runCommand(
@@ -24,7 +23,11 @@ export async function runCommand(
   io: RunIo,
 ): Promise<number> {
   for (const note of io.notes) process.stderr.write(`nex: ${note}\n`);
-  const budget = taskBudget(io.maxTimeMs, process.env, Date.now());
+  // Loaded only when a budget is set: most runs have none.
+  const budget =
+    io.maxTimeMs !== undefined || process.env.WG_TASK_TIMEOUT_SECS
+      ? (await import("./task-budget.ts")).taskBudget(io.maxTimeMs, process.env, Date.now())
+      : null;
   if (budget?.note) process.stderr.write(`nex: ${budget.note}\n`);
   if (budget?.ms === 0) {
     process.stderr.write(

@@ -9,7 +9,6 @@ export { UnreadableType } from "./page-content.ts";
 export { redactUrl, redactUrlsIn } from "./redact-url.ts";
 export { type ResearchParts, research, type Summarise } from "./research.ts";
 export {
-  DEFAULT_KEYLESS,
   DEFAULT_URLS,
   type SearchBackend,
   SearchFailure,

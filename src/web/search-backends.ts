@@ -50,17 +50,6 @@ export const KEYLESS: readonly SearchBackend["type"][] = [
   "github",
 ];
 
-/**
- * The keyless backends asked beside the configured ones unless the user turns them off. GitHub is
- * asked only when named: without a token it allows a few searches a minute.
- */
-export const DEFAULT_KEYLESS: readonly SearchBackend["type"][] = [
-  "duckduckgo",
-  "wikipedia",
-  "hackernews",
-  "stackexchange",
-];
-
 /** Asks one backend; throws SearchFailure saying why it gave no results. */
 export async function searchWith(
   backend: SearchBackend,
