@@ -55,3 +55,14 @@ test("every nex file the parity doc names exists, and every test it quotes is in
   }
   assert.ok(checked > 60, `${checked} test names checked`);
 });
+
+test("every row nex has names a test that proves it", () => {
+  rows.map(cells).forEach((row, i) => {
+    if (!/^has\b/.test(row.at(-1) ?? "")) return;
+    assert.match(
+      nexCells[i] ?? "",
+      /`test\/[^`]+\.test\.ts`: ["']/,
+      `no test named for: ${row[0]}`,
+    );
+  });
+});

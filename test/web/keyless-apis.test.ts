@@ -215,3 +215,14 @@ test("nex run: web_search asks DuckDuckGo, Wikipedia, Hacker News and Stack Exch
   assert.match(told, /news\.ycombinator\.com\/item\?id=38400112/);
   assert.match(told, /stackoverflow\.com\/questions\/47618401/);
 });
+
+test("a search repeated in the session is answered from its cache: no backend is asked again", async () => {
+  const pages = await keylessPages();
+  const search = createWebSearch([keyless("hackernews", `${pages.url}/hn`)], createWebClient());
+  const first = await search.search("Borrow  checker", 5, AbortSignal.timeout(30_000));
+  const before = asked(pages, "/hn/api/v1/search");
+  const again = await search.search("borrow checker", 5, AbortSignal.timeout(30_000));
+  assert.equal(asked(pages, "/hn/api/v1/search"), before);
+  assert.equal(again.cached, true);
+  assert.deepEqual(again.hits, first.hits);
+});
