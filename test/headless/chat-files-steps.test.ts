@@ -133,3 +133,53 @@ test("a transcript of a thousand tool calls stays bounded and keeps its end", ()
   assert.match(text, /^\[… the start of this reply's steps is left out\]\n/);
   assert.match(text, /\$ step 999[\s\S]*All done\.$/);
 });
+
+test("calls that run side by side keep a box each, and a running command's latest lines show in its box until its result", () => {
+  const transcript = chatTranscript();
+  const started = (callId: string, path: string) =>
+    transcript.add({ type: "tool_call_started", callId, name: "read_file", args: { path } });
+  const result = (callId: string, content: string) =>
+    transcript.add({
+      type: "tool_result",
+      callId,
+      name: "read_file",
+      isError: false,
+      code: null,
+      content,
+      details: null,
+    });
+  started("a", "a.txt");
+  started("b", "b.txt");
+  transcript.add({
+    type: "tool_call_started",
+    callId: "c",
+    name: "bash",
+    args: { command: "make" },
+  });
+  transcript.add({
+    type: "tool_output",
+    callId: "c",
+    name: "bash",
+    tail: "cc -c x.c\ncc -c y.c\n\u001b[31mlinking\u001b[0m\n",
+    lines: 3,
+    bytes: 40,
+  });
+  result("b", "contents of b");
+  result("a", "contents of a");
+  const live = transcript.text();
+  assert.match(
+    live,
+    /│ path="a\.txt"\n│ contents of a\n└─\n\n┌─ read_file ─+\n│ path="b\.txt"\n│ contents of b\n└─\n/,
+  );
+  assert.match(live, /┌─ bash ─+\n│ \$ make\n│ cc -c x\.c\n│ cc -c y\.c\n│ linking\n$/);
+  transcript.add({
+    type: "tool_result",
+    callId: "c",
+    name: "bash",
+    isError: false,
+    code: null,
+    content: "Exit code 0.",
+    details: null,
+  });
+  assert.match(transcript.text(), /│ \$ make\n│ Exit code 0\.\n└─\n\n$/);
+});
