@@ -1,7 +1,7 @@
 // A chat reader (workgraph's `wg tui`) sees what nex does while it answers: each tool call of the turn
 // as a box in `.streaming`, and the reply's steps in the outbox's `full_response` beside the answer.
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -182,4 +182,47 @@ test("calls that run side by side keep a box each, and a running command's lates
     details: null,
   });
   assert.match(transcript.text(), /│ \$ make\n│ Exit code 0\.\n└─\n\n$/);
+});
+
+test("--chat: nex's key, printed by a command the model runs, reaches neither .streaming nor the outbox", async () => {
+  const key = "sk-proj-Zq81mXv02LrT5sYwBn7KdPe3HuJcFo9A";
+  let asked = 0;
+  const stub = await startStubEndpoint({
+    handler: () => {
+      asked += 1;
+      return asked === 1
+        ? openaiToolCall({ name: "bash", args: { command: "cat notes.txt" } })
+        : openaiText("Read it.");
+    },
+  });
+  const box = makeSandbox();
+  writeFileSync(join(box.workspace, "notes.txt"), `deploy token: ${key}\n`);
+  const chat = mkdtempSync(join(tmpdir(), "nex-chat-"));
+  appendFileSync(
+    join(chat, "inbox.jsonl"),
+    `${JSON.stringify({ id: 1, role: "user", content: "read the notes", request_id: "r1" })}\n`,
+  );
+  const streamed: string[] = [];
+  const streaming = join(chat, ".streaming");
+  const nex = startNex(
+    ["--chat", chat, "--yes", "--model", "stub-model", "--base-url", `${stub.url}/v1`].concat([
+      "--data-dir",
+      box.dataDir,
+    ]),
+    { cwd: box.workspace, env: { ...box.env, OPENAI_API_KEY: key } },
+  );
+  try {
+    await until(() => {
+      if (existsSync(streaming)) streamed.push(readFileSync(streaming, "utf8"));
+      return outbox(chat).length === 1;
+    }, "the reply");
+  } finally {
+    nex.child.kill("SIGTERM");
+    await nex.done;
+    await stub.close();
+  }
+  const reply = JSON.stringify(outbox(chat));
+  assert.match(reply, /┌─ bash[\s\S]*deploy token: \[redacted: OPENAI_API_KEY\]/);
+  assert.doesNotMatch(reply, /Zq81mXv02LrT5sYwBn7KdPe3HuJcFo9A/);
+  for (const text of streamed) assert.doesNotMatch(text, /Zq81mXv02LrT5sYwBn7KdPe3HuJcFo9A/);
 });
