@@ -29,10 +29,11 @@ interface Waiting {
   timer: NodeJS.Timeout;
 }
 
+/** An answer to a question: its number and what it says. */
+type Answer = { approvalId: number; answer: "approve" | "always" | "deny" };
+
 /** The answer an inbox message gives, or null when it is an ordinary message. */
-export function approvalAnswer(
-  message: InboxMessage,
-): { approvalId: number; answer: "approve" | "always" | "deny" } | null {
+export function approvalAnswer(message: InboxMessage): Answer | null {
   if (message.approval) return message.approval;
   const typed = TYPED.exec(message.content);
   if (!typed) return null;
@@ -47,6 +48,7 @@ export class ChatApprovals {
   /** What the running turn's reply should say about its approvals (timeouts). */
   private notes: string[] = [];
   private readonly unsubscribe: () => void;
+  private acks: Promise<unknown> = Promise.resolve();
   private readonly session: AgentSession;
   private readonly outbox: Outbox;
   /** The message being answered (the question goes out with its request id). */
@@ -74,6 +76,25 @@ export class ChatApprovals {
             if (event.type === "permission_requested") void this.ask(event);
           })
         : () => {};
+  }
+
+  /**
+   * Takes an answer at once (the turn is waiting for it): its acknowledgement is appended after those
+   * before it, then `written` runs.
+   */
+  take(message: InboxMessage, given: Answer, written: () => void): void {
+    this.acks = this.acks
+      .then(() => this.outbox.append(this.answer(message, given)))
+      .then(written, (error: Error) =>
+        this.err(
+          `nex: the answer in inbox id ${message.id} was taken, but its outbox line was not written (${error.message}).\n`,
+        ),
+      );
+  }
+
+  /** Once every acknowledgement taken so far is written. */
+  async settled(): Promise<void> {
+    await this.acks;
   }
 
   /** Answers a waiting question; the outbox line that acknowledges the inbox message. */

@@ -32,6 +32,8 @@ export interface OutboxReply {
   content: string;
   requestId: string;
   inboxId: number;
+  /** The reply with its steps (each tool call as a box), when it had any: workgraph's `full_response`. */
+  fullResponse?: string;
   /** More fields of the line (an approval request's). */
   extra?: Record<string, unknown>;
 }
@@ -83,6 +85,7 @@ export class Outbox {
         content: reply.content,
         request_id: reply.requestId,
         in_reply_to: reply.inboxId,
+        ...(reply.fullResponse === undefined ? {} : { full_response: reply.fullResponse }),
         ...reply.extra,
       });
       const fd = openSync(this.path, "a+", 0o600);

@@ -16,6 +16,7 @@ import { type InboxMessage, InboxReader } from "./chat-inbox.ts";
 import { clearStreaming, Outbox, type OutboxReply, writeStreaming } from "./chat-outbox.ts";
 import { chatFolder } from "./chat-place.ts";
 import { ChatQueue } from "./chat-queue.ts";
+import { type ChatTranscript, chatTranscript } from "./chat-transcript.ts";
 import { acquireHandlerLock, LOCK_FILE } from "./handler-lock.ts";
 import { holdFolder } from "./held-folder.ts";
 
@@ -139,24 +140,6 @@ async function serve(session: AgentSession, parts: ServeParts): Promise<number> 
     timeoutMs: parts.approvalTimeoutMs ?? 0,
     err,
   });
-  // Answers to approvals are taken at once (the turn waits for them), their lines one after another.
-  let answering: Promise<unknown> = Promise.resolve();
-  const answerNow = (
-    message: InboxMessage,
-    given: NonNullable<ReturnType<typeof approvalAnswer>>,
-  ) => {
-    queue.hold(message.id);
-    answering = answering
-      .then(() => outbox.append(approvals.answer(message, given)))
-      .then(
-        () => queue.done(message.id),
-        (error: Error) =>
-          err(
-            `nex: the answer to inbox id ${message.id} was not acknowledged in the outbox (${error.message}).\n`,
-          ),
-      );
-  };
-
   const collect = () => {
     displaced ??= parts.moved();
     if (displaced) {
@@ -168,7 +151,8 @@ async function serve(session: AgentSession, parts: ServeParts): Promise<number> 
       if (!queue.isNew(message) || outbox.has(message.requestId)) continue;
       const given = approvalAnswer(message);
       if (given) {
-        answerNow(message, given);
+        queue.hold(message.id);
+        approvals.take(message, given, () => queue.done(message.id));
         continue;
       }
       queue.queue(message);
@@ -214,7 +198,12 @@ async function serve(session: AgentSession, parts: ServeParts): Promise<number> 
       urgentCut = null;
       writeFileSync(join(dir, WORKING_FILE), `${next.id}\n`);
       const given = next.attachments.length > 0 ? await parts.attach(next.attachments) : null;
-      const terminal = await answer(session, promptFor(next, crashed), dir, given ?? {});
+      const { terminal, transcript } = await answer(
+        session,
+        promptFor(next, crashed),
+        dir,
+        given ?? {},
+      );
       running = null;
       const notes = [
         ...(given?.refused.length ? [attachmentNote(given.refused)] : []),
@@ -222,7 +211,7 @@ async function serve(session: AgentSession, parts: ServeParts): Promise<number> 
       ];
       // A stop signal cut the turn: no reply, the next handler answers the message.
       if (stoppedBy) return SIGNAL_EXIT[stoppedBy];
-      await outbox.append(withNotes(replyFor(next, terminal, urgentCut), notes));
+      await outbox.append(withNotes(replyFor(next, terminal, urgentCut, transcript), notes));
       rmSync(join(dir, WORKING_FILE), { force: true });
       clearStreaming(dir);
       queue.done(next.id);
@@ -232,7 +221,7 @@ async function serve(session: AgentSession, parts: ServeParts): Promise<number> 
     watcher?.close();
     stopWatching();
     approvals.close();
-    await answering;
+    await approvals.settled();
   }
 }
 
@@ -242,26 +231,24 @@ function promptFor(message: InboxMessage, crashedOn: number | null): string {
   return `[nex: the previous handler of this chat stopped (it crashed or was killed) while answering this message; what it did is in the conversation above. Check before repeating a step.]\n\n${message.content}`;
 }
 
-/** Runs one message, keeping `.streaming` to the reply so far. */
+/** Runs one message, keeping `.streaming` to the reply so far, its tool calls as boxes. */
 async function answer(
   session: AgentSession,
   prompt: string,
   dir: string,
   extra: PromptExtra,
-): Promise<TerminalEvent> {
-  let text = "";
+): Promise<{ terminal: TerminalEvent; transcript: ChatTranscript }> {
+  const transcript = chatTranscript();
   let timer: NodeJS.Timeout | null = null;
   const flush = () => {
     timer = null;
-    writeStreaming(dir, text);
+    writeStreaming(dir, transcript.text());
   };
   const unsubscribe = session.subscribe((event: AgentEvent) => {
-    if (event.type !== "text_delta" || event.agent) return;
-    text += event.text;
-    timer ??= setTimeout(flush, STREAM_WRITE_MS);
+    if (transcript.add(event)) timer ??= setTimeout(flush, STREAM_WRITE_MS);
   });
   try {
-    return await session.submit(prompt, extra);
+    return { terminal: await session.submit(prompt, extra), transcript };
   } finally {
     unsubscribe();
     if (timer) clearTimeout(timer);
@@ -272,10 +259,13 @@ function replyFor(
   message: InboxMessage,
   terminal: TerminalEvent,
   cutBy: InboxMessage | null,
+  transcript: ChatTranscript,
 ): OutboxReply {
   const base = { requestId: message.requestId, inboxId: message.id };
+  // The steps (tool calls) with the answer, for the reader's expanded view; the answer alone is `content`.
+  const full = transcript.hasTools() ? { fullResponse: transcript.text() } : {};
   if (terminal.type === "done")
-    return { ...base, role: "coordinator", content: terminal.finalText };
+    return { ...base, role: "coordinator", content: terminal.finalText, ...full };
   if (terminal.type === "aborted")
     return {
       ...base,
@@ -283,8 +273,14 @@ function replyFor(
       content: cutBy
         ? `Interrupted: the urgent message ${cutBy.id} (request ${cutBy.requestId}) cancelled this turn; it is answered next. The conversation keeps what was done.`
         : `Interrupted: ${terminal.reason}.`,
+      ...full,
     };
-  return { ...base, role: "system-error", content: `nex could not answer: ${terminal.message}` };
+  return {
+    ...base,
+    role: "system-error",
+    content: `nex could not answer: ${terminal.message}`,
+    ...full,
+  };
 }
 
 /** The reply, with what the sender should know about the turn (attachments not given, approvals). */
