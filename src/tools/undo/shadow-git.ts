@@ -1,6 +1,7 @@
-import { dirname, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { climbsOut, keyOfBytes, splitNul } from "../files/index.ts";
 import { GitMissing, nulLines, shadowGitCommand, shadowGitInit } from "./shadow-git-command.ts";
+import { cachedIndexTree } from "./shadow-git-index.ts";
 import { stageWorkspace } from "./shadow-git-stage.ts";
 import type {
   Coverage,
@@ -54,7 +55,22 @@ export function createShadowGit({
   const ensure = shadowGitInit(gitDir, git);
   const stage = () => stageWorkspace({ gitDir, workTree, git, ensure, excludes, limits });
 
-  let lastSnapshot: string | null = null;
+  // The tree of what was just staged: git's own cache of it in the index when a staging that
+  // changed nothing left it whole (most commands change nothing), else `write-tree`.
+  const stagedTree = async (): Promise<string> =>
+    cachedIndexTree(join(gitDir, "index")) ?? (await git(["write-tree"])).toString().trim();
+
+  // The newest snapshot commit and its tree: a snapshot of the same tree is that commit again.
+  let lastSnapshot: { commit: string; tree: string } | null = null;
+  const newestSnapshot = async (): Promise<{ commit: string; tree: string } | null> => {
+    const [commit, tree] = (
+      await git(["for-each-ref", "--format=%(objectname) %(tree)", "refs/heads/snapshots"])
+    )
+      .toString()
+      .trim()
+      .split(" ");
+    return commit && tree ? { commit, tree } : null;
+  };
   const listIgnored = async (): Promise<string[]> =>
     splitNul(
       await git(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]),
@@ -83,20 +99,18 @@ export function createShadowGit({
       guarded(async (): Promise<SnapshotResult> => {
         const staged = await stage();
         if (staged.type === "unavailable") return staged;
-        const tree = (await git(["write-tree"])).toString().trim();
+        const tree = await stagedTree();
         // Only this snapshot moves the ref: git is asked once, then the last commit is the parent.
-        const parent =
-          lastSnapshot ??
-          (await git(["for-each-ref", "--format=%(objectname)", "refs/heads/snapshots"]))
-            .toString()
-            .trim();
-        const commit = (
-          await git(["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-m", message])
-        )
-          .toString()
-          .trim();
-        await git(["update-ref", "refs/heads/snapshots", commit]);
-        lastSnapshot = commit;
+        lastSnapshot ??= await newestSnapshot();
+        let commit = lastSnapshot?.commit ?? "";
+        // The same tree as the newest snapshot (nothing changed since): that commit, already held
+        // by the ref, holds this snapshot too.
+        if (lastSnapshot?.tree !== tree) {
+          const parent = lastSnapshot ? ["-p", lastSnapshot.commit] : [];
+          commit = (await git(["commit-tree", tree, ...parent, "-m", message])).toString().trim();
+          await git(["update-ref", "refs/heads/snapshots", commit]);
+          lastSnapshot = { commit, tree };
+        }
         // Ignored directories are listed once, not file by file (node_modules holds many).
         const ignored = await listIgnored();
         return {
@@ -114,7 +128,7 @@ export function createShadowGit({
         if (staged.type === "unavailable") return staged;
         return {
           type: "taken",
-          tree: (await git(["write-tree"])).toString().trim(),
+          tree: await stagedTree(),
           skipped: staged.skipped,
           modes: staged.modes,
         };
