@@ -53,7 +53,8 @@ export function createShadowGit({
   );
   const git = shadowGitCommand(gitDir, workTree, env);
   const ensure = shadowGitInit(gitDir, git);
-  const stage = () => stageWorkspace({ gitDir, workTree, git, ensure, excludes, limits });
+  const clock: { lastStart: number | null } = { lastStart: null };
+  const stage = () => stageWorkspace({ gitDir, workTree, git, ensure, excludes, limits, clock });
 
   // The tree of what was just staged: git's own cache of it in the index when a staging that
   // changed nothing left it whole (most commands change nothing), else `write-tree`.
