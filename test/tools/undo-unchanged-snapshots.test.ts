@@ -181,14 +181,19 @@ for (const { name, skip, options } of modes) {
   });
 }
 
-test("a rewrite in the same second as git last read the file, size and modification time kept, is in the next tree", async () => {
-  const box = sandbox();
-  const shadow = createShadowGit({
+/** The shadow repository of `box`, as a session's checkpoints use it. */
+function shadowOf(box: Sandbox, maxFileBytes = DEFAULT_SNAPSHOT_LIMITS.maxFileBytes) {
+  return createShadowGit({
     gitDir: join(box.root, "shadow.git"),
     workTree: box.workspace,
     env: process.env,
-    limits: DEFAULT_SNAPSHOT_LIMITS,
+    limits: { ...DEFAULT_SNAPSHOT_LIMITS, maxFileBytes },
   });
+}
+
+test("a rewrite in the same second as git last read the file, size and modification time kept, is in the next tree", async () => {
+  const box = sandbox();
+  const shadow = shadowOf(box);
   const file = box.path("a.txt");
   oldFile(box, "a.txt", "v000\n");
   let hits = 0;
@@ -215,12 +220,7 @@ test("a rewrite in the same second as git last read the file, size and modificat
 
 test("a file that grows over the size limit leaves the snapshot, and the snapshot is still taken", async () => {
   const box = sandbox();
-  const shadow = createShadowGit({
-    gitDir: join(box.root, "shadow.git"),
-    workTree: box.workspace,
-    env: process.env,
-    limits: { ...DEFAULT_SNAPSHOT_LIMITS, maxFileBytes: 16 },
-  });
+  const shadow = shadowOf(box, 16);
   writeFileSync(box.path("log.txt"), "small\n");
   writeFileSync(box.path("keep.txt"), "kept\n");
   const first = await shadow.snapshot("one");
