@@ -1,15 +1,19 @@
-import { createChangeQueue } from "./change-queue.ts";
+import { allTools, latestTodos, todoNote } from "./builtin/index.ts";
 import { describeStaging } from "./files/index.ts";
-import { createJobsFacade } from "./host-jobs.ts";
-import type { ToolHostOptions, WorkspaceToolHost } from "./host-options.ts";
-import { checkCall, createHostPermissions } from "./host-permissions.ts";
-import { createHostState } from "./host-state.ts";
-import { createUndoFacade } from "./host-undo.ts";
-import { recordAttachment } from "./record-attachment.ts";
-import { runCall } from "./run-call.ts";
-import { allTools, createToolRegistry } from "./tool-registry.ts";
+import {
+  checkCall,
+  createChangeQueue,
+  createHostPermissions,
+  createHostState,
+  createJobsFacade,
+  createToolRegistry,
+  createUndoFacade,
+  recordAttachment,
+  runCall,
+  type ToolHostOptions,
+  type WorkspaceToolHost,
+} from "./host/index.ts";
 
-export { dispatch } from "./dispatch.ts";
 export {
   atomicWrite,
   describeImage,
@@ -22,7 +26,7 @@ export {
   readOwnFile,
   readWorkspaceOwnFile,
 } from "./files/index.ts";
-export type { ToolHostOptions, WorkspaceToolHost } from "./host-options.ts";
+export { dispatch, type ToolHostOptions, toolSpecs, type WorkspaceToolHost } from "./host/index.ts";
 export {
   defineJsonSchemaTool,
   type JsonSchemaToolDefinition,
@@ -56,9 +60,7 @@ export {
   STATUS_FD,
   stopLeftovers,
 } from "./shell/index.ts";
-export { latestTodos, todoNote } from "./todo-write.ts";
 export { defineTool, type Tool, type ToolContext, ToolFailure } from "./tool.ts";
-export { toolSpecs } from "./tool-registry.ts";
 export type { RunChanges, SnapshotLimits, UndoPreviewStep } from "./undo/index.ts";
 export {
   describePreview,
@@ -68,6 +70,7 @@ export {
   type UndoReport,
   undoWorkspace,
 } from "./undo/index.ts";
+export { latestTodos, todoNote };
 
 /** Builds the tools of one session: read_file, write_file, edit_file, bash, grep, glob, list_dir, todo_write. */
 export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {

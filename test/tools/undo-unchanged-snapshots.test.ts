@@ -18,7 +18,7 @@ import {
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { type ToolHostOptions, undoWorkspace } from "../../src/tools/index.ts";
-import { DEFAULT_SNAPSHOT_LIMITS } from "../../src/tools/undo/checkpoints.ts";
+import { DEFAULT_SNAPSHOT_LIMITS } from "../../src/tools/undo/checkpoints/checkpoints.ts";
 import { createShadowGit } from "../../src/tools/undo/shadow-git.ts";
 import { sandboxMissing } from "../support/bwrap.ts";
 import { host, run, type Sandbox, sandbox } from "./helpers.ts";
