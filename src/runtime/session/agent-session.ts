@@ -67,6 +67,11 @@ export interface AgentSession {
   submit(prompt: string, extra?: PromptExtra): Promise<TerminalEvent>;
   /** Cancels the request in flight and any retry wait at once; the pending `submit` ends `aborted`. */
   interrupt(why?: string): void;
+  /**
+   * A spent time budget: interrupts the running prompt as `interrupt(why)` does, and every later
+   * `submit` ends `aborted` with `why` before anything is sent.
+   */
+  endRuns?(why: string): void;
   /** Answers a `permission_requested` event. */
   answerPermission(callId: string, answer: PermissionAnswer): void;
   setPermissionMode(mode: PermissionMode): void;

@@ -32,6 +32,8 @@ export class NexSession implements AgentSession {
   private readonly answers = new PermissionAnswers();
   private readonly events: SessionEvents;
   private controller: AbortController | null = null;
+  /** Why every prompt stops at its start (a spent time budget), or null. */
+  private endedBy: string | null = null;
   /** The prompt running now, so `close` can wait for it to end before closing the journal. */
   private running: Promise<TerminalEvent> | null = null;
   private turnOffset = 0;
@@ -100,6 +102,7 @@ export class NexSession implements AgentSession {
     }
     const controller = new AbortController();
     this.controller = controller;
+    if (this.endedBy !== null) controller.abort(new StopRequest(this.endedBy));
     const run = this.run(prompt, controller.signal, more);
     this.running = run;
     try {
@@ -139,6 +142,11 @@ export class NexSession implements AgentSession {
     this.controller?.abort(why === undefined ? undefined : new StopRequest(why));
     this.parts.hooks?.interrupt();
     this.answers.denyAll();
+  }
+
+  endRuns(why: string): void {
+    this.endedBy = why;
+    this.interrupt(why);
   }
 
   answerPermission(callId: string, answer: PermissionAnswer): void {
@@ -209,6 +217,7 @@ export class NexSession implements AgentSession {
       return { kind: "busy", reason: "A task is running; compact when it has ended." };
     const controller = new AbortController();
     this.controller = controller;
+    if (this.endedBy !== null) controller.abort(new StopRequest(this.endedBy));
     try {
       const { messages, result } = await this.parts.compactNow(this.messages, controller.signal);
       if (messages) {
