@@ -162,7 +162,10 @@ export function withParentSummary(summary: string | null, task: string, window: 
   if (!summary) return task;
   const cap = Math.min(SUMMARY_SHARE, Math.floor(resultCapForWindow(window) / 2));
   const bytes = Buffer.from(summary, "utf8");
-  const cut = bytes.subarray(0, cap).toString("utf8").replace(/\uFFFD$/, "");
+  const cut = bytes
+    .subarray(0, cap)
+    .toString("utf8")
+    .replace(/\uFFFD$/, "");
   const kept = bytes.length <= cap ? summary : `${cut}\n[… the rest of the summary is left out]`;
   return `[nex: the session that delegated this task keeps this running summary of its work so far; it is background, the task below is what to do.]\n${kept}\n\nYour task:\n${task}`;
 }
