@@ -2,7 +2,6 @@ import { stat } from "node:fs/promises";
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatCount } from "../protocol/index.ts";
-import { globMatches } from "./search/index.ts";
 import { defineTool, existingPath, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most paths a glob result shows. */
@@ -31,6 +30,7 @@ export function globTool(): Tool {
     mutates: false,
     target: (args) => args.path ?? ".",
     async execute(args, ctx): Promise<ToolOutcome> {
+      const { globMatches } = await import("./search/index.ts");
       const dir = await existingPath(
         ctx,
         args.path ?? ".",

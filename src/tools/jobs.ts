@@ -1,6 +1,5 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
-import { jobLine } from "./shell/index.ts";
 import { defineTool, failure, type Tool } from "./tool.ts";
 
 const parameters = v.strictObject({
@@ -23,6 +22,7 @@ export function jobsTool(): Tool {
     words: {},
     summarize: async (args) => `jobs ${args.action}${args.id ? ` ${args.id}` : ""}`,
     async execute(args, ctx): Promise<ToolOutcome> {
+      const { jobLine } = await import("./shell/index.ts");
       if (args.action === "list") {
         const all = ctx.jobs.list();
         return {

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import * as v from "valibot";
 import type { ToolOutcome } from "../protocol/index.ts";
 import { formatBytes, formatCount } from "../protocol/index.ts";
-import { nameText } from "./search/index.ts";
 import { defineTool, existingPath, failure, NON_BLANK, type Tool } from "./tool.ts";
 
 /** Most entries a listing shows. */
@@ -29,6 +28,7 @@ export function listDirTool(): Tool {
     mutates: false,
     target: (args) => args.path ?? ".",
     async execute(args, ctx): Promise<ToolOutcome> {
+      const { nameText } = await import("./search/index.ts");
       const dir = await existingPath(
         ctx,
         args.path ?? ".",

@@ -1,7 +1,7 @@
 import type { ToolSpec } from "../protocol/index.ts";
 import { bashTool } from "./bash.ts";
 import { editFileTool } from "./edit-file.ts";
-import { createPartsStore } from "./files/index.ts";
+import type { PartsStore } from "./files/index.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { jobsTool } from "./jobs.ts";
@@ -69,8 +69,8 @@ export function createToolRegistry(
   };
 }
 
-/** The built-in tools, writing staged parts to `parts`. */
-export function allTools(parts: ReturnType<typeof createPartsStore>): Tool[] {
+/** The built-in tools, writing staged parts to `parts()` (asked at a call, never before). */
+export function allTools(parts: () => PartsStore): Tool[] {
   return [
     readFileTool(),
     writeFileTool(parts),
@@ -99,5 +99,9 @@ function deferredOf(all: Tool[]): string[] {
 
 /** The tool specs published to the model, without building tools for a workspace. */
 export function toolSpecs(): ToolSpec[] {
-  return specsOf(allTools(createPartsStore()));
+  return specsOf(
+    allTools(() => {
+      throw new Error("toolSpecs' tools are never called");
+    }),
+  );
 }
