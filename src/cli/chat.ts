@@ -44,7 +44,7 @@ async function pickResume(options: CommonOptions): Promise<string | null | undef
     );
     return null;
   }
-  const { pickSession } = await import("../tui/session-picker.ts");
+  const { pickSession } = await import("../tui/commands/index.ts");
   const picked = await pickSession(here);
   return picked ?? undefined;
 }

@@ -1,10 +1,14 @@
 import type { ReadRecord } from "../protocol/index.ts";
+import { allTools, latestTodos, todoNote } from "./builtin/index.ts";
 import type { PartsStore } from "./files/index.ts";
-import type { ToolHostOptions, WorkspaceToolHost } from "./host-options.ts";
+import {
+  createToolRegistry,
+  loadToolEngine,
+  type ToolHostOptions,
+  type WorkspaceToolHost,
+} from "./host/index.ts";
 import { createCommandSandbox } from "./sandbox/index.ts";
-import { allTools, createToolRegistry } from "./tool-registry.ts";
 
-export { dispatch } from "./dispatch.ts";
 export {
   atomicWrite,
   describeImage,
@@ -17,7 +21,7 @@ export {
   readOwnFile,
   readWorkspaceOwnFile,
 } from "./files/index.ts";
-export type { ToolHostOptions, WorkspaceToolHost } from "./host-options.ts";
+export { dispatch, type ToolHostOptions, toolSpecs, type WorkspaceToolHost } from "./host/index.ts";
 export {
   defineJsonSchemaTool,
   type JsonSchemaToolDefinition,
@@ -42,9 +46,7 @@ export {
 } from "./sandbox/index.ts";
 export type { OutputCheck, Validate } from "./schema/index.ts";
 export { describeSearch } from "./search/index.ts";
-export { latestTodos, todoNote } from "./todo-write.ts";
 export { defineTool, type Tool, type ToolContext, ToolFailure } from "./tool.ts";
-export { toolSpecs } from "./tool-registry.ts";
 export type {
   RunChanges,
   SnapshotLimits,
@@ -52,6 +54,7 @@ export type {
   UndoPreviewStep,
   UndoReport,
 } from "./undo/index.ts";
+export { latestTodos, todoNote };
 
 // Loaded on first use: a run that calls no tool, starts no hook or server and undoes nothing never
 // loads them (ARCHITECTURE.md, "loads when first used").
@@ -71,7 +74,7 @@ const BEFORE_ANY_CALL = -1;
 /**
  * Builds the tools of one session: read_file, write_file, edit_file, bash, grep, glob, list_dir,
  * jobs, todo_write and the added ones. What the model is offered and what a call would be comes
- * from the tools' definitions; the working host (`host-engine.ts`: permissions, workspace,
+ * from the tools' definitions; the working host (`host/host-engine.ts`: permissions, workspace,
  * checkpoints, jobs) loads at the first call or question that needs it, so a run that calls no tool
  * never loads it. Until then nothing ran: no job, no checkpoint, no staged part, no read.
  */
@@ -94,7 +97,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
   let markAtLoad = 0;
   let loading: Promise<WorkspaceToolHost> | null = null;
   const load = () =>
-    (loading ??= import("./host-engine.ts").then(async ({ createToolEngine }) => {
+    (loading ??= loadToolEngine().then(async ({ createToolEngine }) => {
       const made = createToolEngine({ ...options, mode, ledger }, registry, sandbox);
       parts = made.parts;
       markAtLoad = await made.host.changeMark();

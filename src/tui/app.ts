@@ -21,8 +21,14 @@ import {
 
 export type { AppProps } from "./chat-actions.ts";
 
-import { modeLabel } from "./commands.ts";
-import { type Completion, completionAt, SuggestionList } from "./completion.ts";
+import {
+  ModelPicker,
+  type ModelPickerState,
+  modeLabel,
+  RewindPicker,
+  type RewindPickerState,
+  SessionPicker,
+} from "./commands/index.ts";
 import {
   EntryView,
   PermissionView,
@@ -31,13 +37,24 @@ import {
   ThinkingLine,
   ToolBlock,
 } from "./components/index.ts";
-import { busyKeysGuide, type InputState, initialInput } from "./keymap.ts";
+import {
+  busyKeysGuide,
+  type Completion,
+  completionAt,
+  type InputState,
+  initialInput,
+  SuggestionList,
+} from "./input/index.ts";
 import { busyGuideShown, type LiveLayout, liveLayout, summaryRowsFor } from "./live-layout.ts";
-import { ModelPicker, type ModelPickerState } from "./model-picker.ts";
-import { RewindPicker, type RewindPickerState } from "./rewind-picker.ts";
-import { SessionPicker } from "./session-picker.ts";
-import type { MeterState, UiState, UiStore } from "./state/index.ts";
-import { addEntry, type Entry, initialTranscript, QueuedView } from "./state/index.ts";
+import {
+  addEntry,
+  type Entry,
+  initialTranscript,
+  type MeterState,
+  QueuedView,
+  type UiState,
+  type UiStore,
+} from "./state/index.ts";
 
 const h = React.createElement;
 

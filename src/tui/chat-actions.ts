@@ -12,25 +12,38 @@ import type {
 import { plainText } from "../protocol/plain-text.ts";
 import type { RewindPoint } from "../runtime/history/index.ts";
 import type { AgentSession, SessionSummary } from "../runtime/session/index.ts";
-import { runCommand } from "./command-runner.ts";
-import { isCustomCommand, nextMode, parseCommand } from "./commands.ts";
-import { applySuggestion, type Completion, completionAt, sharedStart } from "./completion.ts";
+import {
+  doRewind,
+  isCustomCommand,
+  type ModelPickerState,
+  modelChosen,
+  modelPickerKey,
+  nextMode,
+  openRewindPicker,
+  parseCommand,
+  pickerKey,
+  type RewindPickerState,
+  rewindKey,
+  runCommand,
+} from "./commands/index.ts";
 import { isHazard, shownSummary } from "./components/index.ts";
-import { type EditorState, editorWith, insert } from "./editor.ts";
 import { expansion, runningExpansion } from "./expansion.ts";
 import {
   answerGuardMs,
+  applySuggestion,
   COMMAND_WAITS_HINT,
+  type Completion,
+  clipboardImage,
+  completionAt,
+  type EditorState,
+  editorWith,
   handleKey,
   type InputAction,
   type InputState,
+  insert,
   isCommandText,
-} from "./keymap.ts";
-import { modelChosen } from "./model-command.ts";
-import { type ModelPickerState, modelPickerKey } from "./model-picker.ts";
-import { doRewind } from "./rewind-command.ts";
-import { openRewindPicker, type RewindPickerState, rewindKey } from "./rewind-picker.ts";
-import { pickerKey } from "./session-picker.ts";
+  sharedStart,
+} from "./input/index.ts";
 import { addEntry, answered, type PendingPermission, type UiStore } from "./state/index.ts";
 import { FOCUS_IN, FOCUS_OUT } from "./terminal-notify.ts";
 
@@ -386,7 +399,7 @@ export function onKey(chat: Chat, typed: string, key: Key) {
 
 /** Ctrl-V: the clipboard's image saved and its path put in the prompt at the cursor, or why not. */
 async function pasteImage(chat: Chat): Promise<void> {
-  const { pasteClipboardImage, promptPath } = await import("./clipboard-image.ts");
+  const { pasteClipboardImage, promptPath } = await clipboardImage();
   const pasted = await pasteClipboardImage();
   if (!pasted.ok) {
     chat.props.store.update((state) =>

@@ -1,11 +1,10 @@
 // The live region's row budget: every live part (streaming text, running tools, the prompt or the
 // permission prompt, suggestions) gets rows so that the region stays shorter than the terminal, or
 // Ink would clear the scrollback and reprint the whole chat on every frame (see fit.ts).
-import type { Completion } from "./completion.ts";
-import { suggestionRows } from "./completion.ts";
+
 import { shownPreview, shownSummary } from "./components/index.ts";
 import { wrappedRows } from "./fit.ts";
-import type { InputState } from "./keymap.ts";
+import { type Completion, type InputState, suggestionRows } from "./input/index.ts";
 import { answerText, renderedTail } from "./markdown/index.ts";
 import { queuedRows, type UiState } from "./state/index.ts";
 

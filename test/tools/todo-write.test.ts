@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { latestTodos, parseTodos, renderTodos, todoNote } from "../../src/tools/todo-write.ts";
+import {
+  latestTodos,
+  parseTodos,
+  renderTodos,
+  todoNote,
+} from "../../src/tools/builtin/todo-write.ts";
 import { host, run, sandbox } from "./helpers.ts";
 
 test("todo_write keeps the whole list, shows progress, and reads back what it rendered", async () => {

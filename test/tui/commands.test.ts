@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { nextMode, parseCommand } from "../../src/tui/commands.ts";
+import { nextMode, parseCommand } from "../../src/tui/commands/commands.ts";
 
 test("slash commands parse with their arguments; a path is a prompt, not a command", () => {
   assert.deepEqual(parseCommand("/undo"), { type: "undo", turns: 1 });

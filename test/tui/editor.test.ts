@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import * as edit from "../../src/tui/editor.ts";
+import * as edit from "../../src/tui/input/editor.ts";
 
 test("a trailing backslash before Enter becomes a newline instead of a submit", () => {
   const r = edit.enter(edit.editorWith("first\\"));

@@ -8,7 +8,7 @@ import {
   initialInput,
   type KeyResult,
   noKey,
-} from "../../src/tui/keymap.ts";
+} from "../../src/tui/input/keymap.ts";
 
 const idle: InputContext = {
   busy: false,

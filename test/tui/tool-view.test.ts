@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { diffLines, keyArgument, maxDiffLines, outcomeLines } from "../../src/tui/tool-view.ts";
+import {
+  diffLines,
+  keyArgument,
+  maxDiffLines,
+  outcomeLines,
+} from "../../src/tui/components/tool-view.ts";
 
 test("the key argument is the path, or the command with a $", () => {
   assert.equal(keyArgument({ path: "src/a.ts", content: "x".repeat(5000) }), "src/a.ts");

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { answerGuardMs } from "../../src/tui/keymap.ts";
+import { answerGuardMs } from "../../src/tui/input/keymap.ts";
 import { keys, type PtyProcess, spawnPty } from "../support/pty.ts";
 
 const runner = resolve(import.meta.dirname, "run-scripted.ts");

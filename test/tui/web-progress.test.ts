@@ -1,8 +1,8 @@
 // The chat shows a long web call's latest step under its block, and the page's size once done.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { outcomeLines } from "../../src/tui/components/tool-view.ts";
 import { initialTranscript, reduceTranscript } from "../../src/tui/state/transcript.ts";
-import { outcomeLines } from "../../src/tui/tool-view.ts";
 
 test("research's progress shows under the running call; its result shows the size", () => {
   let state = reduceTranscript(initialTranscript, {

@@ -5,9 +5,9 @@ import { plainText } from "../../protocol/plain-text.ts";
 import { textWidth, truncateEnd } from "../fit.ts";
 import { answerText, expandTabs } from "../markdown/index.ts";
 import type { Entry } from "../state/index.ts";
-import { keyArgument, outcomeLines, type ToneLine } from "../tool-view.ts";
 import { ColumnsText } from "./columns-text.ts";
 import { diffTone, toneProps } from "./tone.ts";
+import { keyArgument, outcomeLines, type ToneLine } from "./tool-view.ts";
 
 const h = React.createElement;
 

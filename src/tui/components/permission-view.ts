@@ -1,10 +1,9 @@
 import { Box, Text } from "ink";
 import React from "react";
 import { plainText } from "../../protocol/plain-text.ts";
-import type { EditorState } from "../editor.ts";
 import { type Fitted, headAndTailToFit } from "../fit.ts";
+import { type EditorState, savableForProject } from "../input/index.ts";
 import { expandTabs } from "../markdown/index.ts";
-import { savableForProject } from "../project-approval.ts";
 import type { PendingPermission } from "../state/index.ts";
 import { PromptView } from "./prompt-view.ts";
 import { diffTone } from "./tone.ts";

@@ -1,7 +1,7 @@
 import { Box, Text } from "ink";
 import React from "react";
-import type { EditorState } from "../editor.ts";
 import { windowAround } from "../fit.ts";
+import type { EditorState } from "../input/index.ts";
 
 const h = React.createElement;
 

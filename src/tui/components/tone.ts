@@ -1,4 +1,4 @@
-import type { Tone } from "../tool-view.ts";
+import type { Tone } from "./tool-view.ts";
 
 /** Ink `<Text>` props for a tone. */
 export function toneProps(tone: Tone): { color?: string; dimColor?: boolean; bold?: boolean } {
