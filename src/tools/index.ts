@@ -45,7 +45,6 @@ export {
   type SandboxState,
 } from "./sandbox/index.ts";
 export type { OutputCheck, Validate } from "./schema/index.ts";
-export { describeSearch } from "./search/index.ts";
 export { defineTool, type Tool, type ToolContext, ToolFailure } from "./tool.ts";
 export type {
   RunChanges,
@@ -58,6 +57,9 @@ export { latestTodos, todoNote };
 
 // Loaded on first use: a run that calls no tool, starts no hook or server and undoes nothing never
 // loads them (ARCHITECTURE.md, "loads when first used").
+type Search = typeof import("./search/index.ts");
+export const describeSearch = async (...args: Parameters<Search["describeSearch"]>) =>
+  (await import("./search/index.ts")).describeSearch(...args);
 type Schema = typeof import("./schema/index.ts");
 export const compileJsonSchema = async (...args: Parameters<Schema["compileJsonSchema"]>) =>
   (await import("./schema/index.ts")).compileJsonSchema(...args);

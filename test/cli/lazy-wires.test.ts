@@ -72,7 +72,7 @@ const loads = (urls: string[], file: string) => urls.some((url) => url.endsWith(
 
 test("a plain run loads neither the file search's engine nor the web client; a glob loads the search on its call", async () => {
   const plain = await loadedBy(openaiText("hello"), {});
-  assert.ok(loads(plain, "tools/search/index.ts"), "the hook saw the tools load");
+  assert.ok(loads(plain, "tools/builtin/glob.ts"), "the hook saw the tools load");
   assert.ok(!loads(plain, "tools/search/file-search.ts"), "the search engine loaded unused");
   assert.ok(!loads(plain, "web/web-client.ts"), "the web client loaded unused");
   const globbed = await loadedBy(
