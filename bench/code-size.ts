@@ -1,5 +1,6 @@
-// The size of src/: files over 500 lines and functions over 120 lines (a function's lines include
-// the functions inside it), measured with the TypeScript compiler's own parser.
+// The size of src/: files over 500 lines, functions over 120 lines (a function's lines include
+// the functions inside it, measured with the TypeScript compiler's own parser) and folders with more
+// than 20 files side by side.
 //   node bench/code-size.ts            lists them, longest first
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -7,6 +8,7 @@ import ts from "typescript";
 
 export const MAX_FILE_LINES = 500;
 export const MAX_FUNCTION_LINES = 120;
+export const MAX_FOLDER_FILES = 20;
 
 const src = resolve(import.meta.dirname, "..", "src");
 
@@ -72,6 +74,23 @@ export function measureFiles(): { file: string; lines: number }[] {
     .sort((a, b) => b.lines - a.lines);
 }
 
+/** Every folder under src/ (src/ itself included) and how many files it holds side by side, most first. */
+export function measureFolders(): { folder: string; files: number }[] {
+  const walk = (dir: string): { folder: string; files: number }[] => {
+    const entries = readdirSync(dir, { withFileTypes: true });
+    return [
+      {
+        folder: relative(src, dir) || ".",
+        files: entries.filter((entry) => entry.isFile()).length,
+      },
+      ...entries
+        .filter((entry) => entry.isDirectory())
+        .flatMap((entry) => walk(join(dir, entry.name))),
+    ];
+  };
+  return walk(src).sort((a, b) => b.files - a.files);
+}
+
 if (import.meta.main) {
   const functions = measureFunctions().filter((f) => f.lines > MAX_FUNCTION_LINES);
   const files = measureFiles().filter((f) => f.lines > MAX_FILE_LINES);
@@ -80,9 +99,13 @@ if (import.meta.main) {
   console.log(`functions over ${MAX_FUNCTION_LINES} lines: ${functions.length}`);
   for (const f of functions)
     console.log(`  ${String(f.lines).padStart(5)}  ${f.name}  ${f.file}:${f.line}`);
+  const folders = measureFolders();
+  const crowded = folders.filter((f) => f.files > MAX_FOLDER_FILES);
+  console.log(`folders with more than ${MAX_FOLDER_FILES} files side by side: ${crowded.length}`);
+  for (const f of crowded) console.log(`  ${String(f.files).padStart(5)}  ${f.folder}`);
   const [largestFile] = measureFiles();
   const [largestFunction] = measureFunctions();
   console.log(
-    `largest file: ${largestFile?.file} (${largestFile?.lines}); largest function: ${largestFunction?.name} in ${largestFunction?.file} (${largestFunction?.lines})`,
+    `largest file: ${largestFile?.file} (${largestFile?.lines}); largest function: ${largestFunction?.name} in ${largestFunction?.file} (${largestFunction?.lines}); fullest folder: ${folders[0]?.folder} (${folders[0]?.files} files)`,
   );
 }

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { completePath } from "../../src/runtime/session/path-completion.ts";
+import { completePath } from "../../src/runtime/session/input/path-completion.ts";
 
 test("@ completion lists workspace entries only: nothing above it or through a link that leads out, no .git, hidden ones when asked", () => {
   const root = mkdtempSync(join(tmpdir(), "nex-complete-"));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { noteForModel, UserNotes } from "../../src/runtime/session/user-notes.ts";
+import { noteForModel, UserNotes } from "../../src/runtime/session/input/user-notes.ts";
 
 test("notes typed during a turn: steering ones are taken first, a note taken back is never delivered, empty and huge ones are refused", () => {
   const notes = new UserNotes();

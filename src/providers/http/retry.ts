@@ -1,4 +1,4 @@
-// The retry policy, in one place, for every client (ARCHITECTURE.md invariant 3):
+// The retry policy, in one place, for every client (ARCHITECTURE.md, "Never hammer an endpoint"):
 //   400, 404, 413, 422, 401, 403 and any other 4xx: no retry (a byte-identical request would fail again).
 //   408, 429: at most 3 retries; Retry-After (seconds or HTTP date) when given and at most the cap,
 //             else exponential from ~1 s with jitter. Past the cap nex does not sleep: it surfaces the wait.

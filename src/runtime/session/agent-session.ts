@@ -14,8 +14,8 @@ import type {
 import type { RunChanges } from "../../tools/index.ts";
 import type { Price } from "../config/index.ts";
 import type { RewindPoint, SessionSummary } from "../history/index.ts";
+import type { PendingNote } from "./input/index.ts";
 import type { ModelChoices } from "./model-switch.ts";
-import type { PendingNote } from "./user-notes.ts";
 
 export type { RunChanges };
 

@@ -1,4 +1,3 @@
-import { runLoop } from "../../agent/loop.ts";
 import { StopRequest } from "../../agent/stop-words.ts";
 import type {
   AgentEvent,
@@ -12,40 +11,26 @@ import type {
   ToolHost,
   UndoResult,
 } from "../../protocol/index.ts";
-import { isTerminal } from "../../protocol/index.ts";
 import type { RunChanges } from "../../tools/index.ts";
 import type { EffortOrOff, Price } from "../config/index.ts";
 import { type PromptMark, type RewindPoint, rewindPoints } from "../history/index.ts";
-import { createEventRedactor, type EventRedactor } from "../secrets/index.ts";
 import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
-import { contextNote } from "./context-note.ts";
-import { directCommand } from "./direct-command.ts";
-import { childTools, JOURNALED, journaledTools, withoutImageBytes } from "./journal-records.ts";
+import { completePath, type PendingNote } from "./input/index.ts";
+import { childTools, journaledTools } from "./journal-records.ts";
 import type { ModelChoices } from "./model-switch.ts";
-import { completePath } from "./path-completion.ts";
 import { PermissionAnswers } from "./permission-answers.ts";
-import { expandPrompt, type PromptHost, runDirect } from "./prompt-input.ts";
+import type { PromptHost } from "./prompt-input.ts";
+import { FailedRuns, runPrompt } from "./prompt-run.ts";
+import { SessionEvents } from "./session-events.ts";
 import type { SessionParts } from "./session-parts.ts";
-import { SummaryKeeper } from "./summary-keeper.ts";
-import type { PendingNote } from "./user-notes.ts";
-
-/** What a prompt sent in plan mode carries. */
-const PLAN_NOTE =
-  "[nex] Plan mode is on: read and search as much as you need, but change nothing (edits, writes and changing commands are refused). Answer with a plan: what you would change, in which files, and why.";
-
-/** How many times Stop hooks may send the model back to work in one prompt. */
-const MAX_STOP_CONTINUATIONS = 3;
-
-/** After this many consecutive failed runs the session stops sending requests. */
-const CIRCUIT_BREAKER_AT = 3;
+import { SummaryKeeper } from "./summary/index.ts";
 
 /** The `AgentSession` a UI drives: runs the loop, fans its events out, journals, answers permissions. */
 export class NexSession implements AgentSession {
   readonly info: SessionInfo;
   private readonly parts: SessionParts;
-  private readonly redactor: EventRedactor;
-  private readonly listeners = new Set<(event: AgentEvent) => void>();
   private readonly answers = new PermissionAnswers();
+  private readonly events: SessionEvents;
   private controller: AbortController | null = null;
   /** The prompt running now, so `close` can wait for it to end before closing the journal. */
   private running: Promise<TerminalEvent> | null = null;
@@ -54,7 +39,7 @@ export class NexSession implements AgentSession {
   private promptCommands = 0;
   private startContext: { note: string | null; hooks: string | null } = { note: null, hooks: null };
   private requestCounter = 0;
-  private consecutiveFailures = 0;
+  private readonly failures = new FailedRuns();
   private messages: Message[];
   /** The prompts of this process, for `/rewind` (see rewind.ts). */
   private readonly promptMarks: PromptMark[] = [];
@@ -68,7 +53,7 @@ export class NexSession implements AgentSession {
   }));
 
   constructor(parts: SessionParts) {
-    this.redactor = createEventRedactor(parts.secrets);
+    this.events = new SessionEvents(parts, this.answers, () => this.messages.length);
     this.parts = parts;
     this.info = { ...parts.info };
     this.messages = parts.messages;
@@ -82,7 +67,7 @@ export class NexSession implements AgentSession {
 
   /** Text from outside the event stream (a file an editor is shown) with nex's secrets replaced. */
   redact(text: string): string {
-    return this.redactor.text(text);
+    return this.events.text(text);
   }
 
   history(): readonly Message[] {
@@ -90,68 +75,12 @@ export class NexSession implements AgentSession {
   }
 
   subscribe(listener: (event: AgentEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.subscribe(listener);
   }
 
-  /**
-   * Sends an event to the journal and to every listener, redacted (`event-redaction.ts`: the one
-   * path every event takes out of the process).
-   */
+  /** Sends an event to the journal and to every listener, redacted (session-events.ts). */
   emit(raw: AgentEvent): void {
-    for (const event of this.redactor.redact(raw)) this.send(event);
-  }
-
-  private send(event: AgentEvent): void {
-    if (event.type === "permission_requested") this.answers.askedAbout(event.callId);
-    // A child's conversation is kept in the parent's journal as events, which resume leaves out of
-    // the parent's history; its requests count in the session's usage, not in the window's fill.
-    if (event.agent) {
-      if (event.type === "message_added" || JOURNALED.has(event.type))
-        this.parts.journal.event(event);
-      this.notify(event);
-      if (event.type === "request_finished" && event.usage) {
-        const { inputTokens, outputTokens } = event.usage;
-        this.parts.journal.usage(inputTokens, outputTokens);
-        // Counted in the usage shown; a UI keeps the context fill of the parent's conversation.
-        this.notify({
-          type: "usage",
-          inputTokens,
-          outputTokens,
-          contextTokens: inputTokens + outputTokens,
-          contextWindow: this.parts.budget.window(),
-          agent: event.agent,
-        });
-      }
-      return;
-    }
-    if (event.type === "message_added") this.parts.journal.message(event.message);
-    else if (JOURNALED.has(event.type)) this.parts.journal.event(event);
-    this.notify(withoutImageBytes(event));
-    // Someone must answer: a Notification hook (a desktop notifier, say) can tell them.
-    if (event.type === "permission_requested" && this.parts.approvals === "interactive")
-      void this.parts.hooks?.notification(`nex needs your permission: ${event.summary}`);
-    if (event.type === "tool_result" && !event.isError && event.details?.type === "todo")
-      this.emit({ type: "todo_updated", items: event.details.items });
-    // A summary request's prompt is part of the conversation, not all of it: its usage says nothing
-    // of the conversation's size (and would look like a server cutting the prompt).
-    if (event.type === "request_finished" && event.usage && event.purpose === undefined) {
-      const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = event.usage;
-      this.parts.journal.usage(inputTokens, outputTokens);
-      // The prompt of this request was the messages so far; the answer is appended after this
-      // event and estimated with whatever follows it.
-      const warning = this.parts.budget.observeUsage(inputTokens, 0, this.messages.length);
-      if (warning) this.emit({ type: "notice", message: warning });
-      this.emit({
-        type: "usage",
-        inputTokens,
-        outputTokens,
-        ...(cacheReadTokens !== undefined ? { cacheReadTokens } : {}),
-        ...(cacheWriteTokens !== undefined ? { cacheWriteTokens } : {}),
-        contextTokens: inputTokens + outputTokens,
-        contextWindow: this.parts.budget.window(),
-      });
-    }
+    this.events.emit(raw);
   }
 
   async submit(prompt: string): Promise<TerminalEvent> {
@@ -162,11 +91,11 @@ export class NexSession implements AgentSession {
         message: "A task is already running in this session; wait for it or interrupt it first.",
       });
     }
-    if (this.consecutiveFailures >= CIRCUIT_BREAKER_AT) {
+    if (this.failures.tripped) {
       return this.end({
         type: "error",
         code: "network",
-        message: `${this.consecutiveFailures} tasks in a row failed, so this session sends no more requests. Read the errors above (the endpoint is ${this.info.host}), then continue with \`nex resume ${this.info.sessionId}\`.`,
+        message: `${this.failures.count} tasks in a row failed, so this session sends no more requests. Read the errors above (the endpoint is ${this.info.host}), then continue with \`nex resume ${this.info.sessionId}\`.`,
       });
     }
     const controller = new AbortController();
@@ -181,87 +110,27 @@ export class NexSession implements AgentSession {
     }
   }
 
-  /** One prompt to its end. A fault of ours (a journal write failing) ends it with an error event, never a rejection. */
-  private async run(prompt: string, signal: AbortSignal): Promise<TerminalEvent> {
-    const sentAt = new Date().toISOString();
-    let marked = false;
+  /** One prompt to its end (prompt-run.ts). */
+  private run(prompt: string, signal: AbortSignal): Promise<TerminalEvent> {
     // The tools number turns across the whole session, so each prompt's turns get checkpoints of their own.
     this.turnOffset = this.highestTurn;
-    // Undo takes whole prompts as its steps.
-    this.parts.tools.beginPrompt?.();
-    try {
-      const command = directCommand(prompt);
-      if (command !== null) return this.end(await runDirect(this.promptHost(), command, signal));
-      const expanded = await expandPrompt(this.promptHost(), prompt, signal);
-      if (expanded.type !== "prompt") return this.end(expanded);
-      // In plan mode the model hears it with the prompt, not only from its first refused change.
-      let text =
-        this.info.permissionMode === "plan" ? `${expanded.text}\n\n${PLAN_NOTE}` : expanded.text;
-      let images = expanded.images;
-      let terminal: TerminalEvent | null = null;
-      // A Stop hook may send the model back to work (bounded): the prompt keeps one terminal event.
-      for (let again = 0; ; again++) {
-        const loop = runLoop(text, {
-          stream: this.parts.stream,
-          tools: this.journaledTools(),
-          model: this.info.model,
-          system: this.parts.system,
-          messages: this.messages,
-          budget: this.parts.budget,
-          compact: this.parts.compactor,
-          ...(this.parts.shrink ? { shrink: this.parts.shrink } : {}),
-          approve: (request, approvalSignal) => this.approve(request.callId, approvalSignal),
-          maxTurns: this.parts.maxTurns,
-          signal,
-          nextRequestId: () => this.nextRequestId(),
-          ...(images.length > 0 ? { images } : {}),
-          requestNote: contextNote(() => this.parts.budget.window()),
-        });
-        images = [];
-        terminal = null;
-        for await (const event of loop) {
-          if (isTerminal(event)) {
-            terminal = this.scrubbed(event);
-            continue;
-          }
-          if (!marked && event.type === "message_added" && event.message.type === "user") {
-            marked = true;
-            this.promptMarks.push({ message: event.message, text: prompt, time: sentAt });
-          }
-          this.emit(event);
-          // A turn's records (its response and tool results) are made durable as the next request starts.
-          if (event.type === "request_started") this.parts.journal.sync();
-        }
-        const more =
-          terminal?.type === "done" && again < MAX_STOP_CONTINUATIONS && !signal.aborted
-            ? ((await this.parts.hooks?.stop(terminal.finalText, again > 0)) ?? null)
-            : null;
-        if (more === null) break;
-        this.emit({ type: "notice", message: `A Stop hook asked the model to go on: ${more}` });
-        text = `[Stop hook] The task is not finished: ${more}`;
-      }
-      if (terminal) this.emit(terminal);
-      const end = terminal ?? {
-        type: "error",
-        code: "internal",
-        message: "The loop ended without a result; this is a bug in nex, please report it.",
-      };
-      if (end.type === "error" && end.code !== "repeated_failure" && end.code !== "turn_limit")
-        this.consecutiveFailures++;
-      else if (end.type === "done") this.consecutiveFailures = 0;
-      this.parts.journal.sync();
-      if (end.type === "done") this.summary.answeredPrompt(this.messages);
-      return end;
-    } catch (error) {
-      this.consecutiveFailures++;
-      const end: TerminalEvent = this.scrubbed({
-        type: "error",
-        code: "internal",
-        message: `nex stopped this task after a fault of its own: ${(error as Error).message}. Work done so far is on disk; the session journal may miss its last records. Please report this.`,
-      });
-      this.notify(end);
-      return end;
-    }
+    return runPrompt(
+      {
+        parts: this.parts,
+        info: this.info,
+        events: this.events,
+        failures: this.failures,
+        marks: this.promptMarks,
+        messages: () => this.messages,
+        tools: () => this.journaledTools(),
+        promptHost: () => this.promptHost(),
+        approve: (callId, signal) => this.approve(callId, signal),
+        nextRequestId: () => this.nextRequestId(),
+        answered: () => this.summary.answeredPrompt(this.messages),
+      },
+      prompt,
+      signal,
+    );
   }
 
   /** `why`: who stopped it, when not the user (a time budget, a signal); the run's end says so. */
@@ -461,42 +330,24 @@ export class NexSession implements AgentSession {
     const jobs = this.parts.tools.jobsForUser;
     if (!jobs) return "This session runs no background jobs.";
     const text = await (await import("./jobs-command.ts")).runJobsCommand(jobs, args);
-    return this.redactor.text(text);
+    return this.events.text(text);
   }
 
   /** Stops every background job now (the chat is ending): one line per job it stopped. */
   async stopBackgroundJobs(): Promise<string[]> {
     const lines = (await this.parts.tools.stopJobs?.()) ?? [];
-    return lines.map((line) => this.redactor.text(line));
+    return lines.map((line) => this.events.text(line));
   }
 
   /** `/mcp`'s text: each MCP server's state, tools and last error. */
   mcpStatus(): string {
     const text = this.parts.mcpStatus?.();
-    if (text !== undefined) return this.redactor.text(text);
+    if (text !== undefined) return this.events.text(text);
     return "No MCP servers configured. Add one with `nex mcp add NAME -- COMMAND ARGS...`, `mcpServers` in the config, or --mcp-config FILE.";
   }
 
-  /** Sends an event to every listener; a listener that throws does not keep the others from it. */
-  private notify(event: AgentEvent): void {
-    let failure: unknown = null;
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-    if (failure) throw failure;
-  }
-
   private end(event: TerminalEvent): TerminalEvent {
-    this.emit(event);
-    return this.scrubbed(event);
-  }
-
-  private scrubbed<E extends AgentEvent>(event: E): E {
-    return this.redactor.value(event);
+    return this.events.end(event);
   }
 
   /** The tools as a child agent sees them (see journal-records.ts). */

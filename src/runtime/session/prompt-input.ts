@@ -11,7 +11,7 @@ import type {
   ToolHost,
 } from "../../protocol/index.ts";
 import type { CommandRun } from "../extensions/index.ts";
-import { directCommandMessage } from "./direct-command.ts";
+import { directCommandMessage } from "./input/index.ts";
 import type { SessionParts } from "./session-parts.ts";
 
 /** What the session lends prompt input. */

@@ -18,8 +18,8 @@ import type { CommandRun, Expansion } from "../extensions/index.ts";
 import type { UndoStepInfo } from "../history/index.ts";
 import type { Hooks } from "../hooks/index.ts";
 import type { SessionInfo, SessionSummary } from "./agent-session.ts";
+import type { UserNotes } from "./input/index.ts";
 import type { ModelChoices } from "./model-switch.ts";
-import type { UserNotes } from "./user-notes.ts";
 
 /** Where a session's records go; backed by the session journal. */
 export interface JournalSink {

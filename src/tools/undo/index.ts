@@ -4,11 +4,11 @@ export {
   createCheckpointRecorder,
   lastChangedSession,
   SnapshotRequired,
-} from "./checkpoints.ts";
+} from "./checkpoints/index.ts";
 export type { Coverage, SnapshotLimits } from "./shadow-git.ts";
 export { describePreview, type UndoPreviewStep } from "./undo-preview.ts";
 
-import { readCheckpointLog } from "./checkpoint-log.ts";
+import { readCheckpointLog } from "./checkpoints/index.ts";
 import type { UndoOptions, UndoReport } from "./undo.ts";
 import type { UndoPreviewStep } from "./undo-preview.ts";
 

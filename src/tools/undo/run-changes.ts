@@ -3,8 +3,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { displayKey } from "../files/index.ts";
-import { readCheckpointLog } from "./checkpoint-log.ts";
-import type { TurnCheckpoint } from "./checkpoint-record.ts";
+import { readCheckpointLog, type TurnCheckpoint } from "./checkpoints/index.ts";
 import type { ShadowGit } from "./shadow-git.ts";
 import { openStore, type UndoOptions } from "./undo.ts";
 import { planOf } from "./undo-plan.ts";

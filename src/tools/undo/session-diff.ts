@@ -2,8 +2,7 @@
 // session's first change to it (undo's snapshots) against the workspace now. Loaded on first use.
 import { lstat } from "node:fs/promises";
 import { displayKey, shortDiff } from "../files/index.ts";
-import { readCheckpointLog } from "./checkpoint-log.ts";
-import { readBlob } from "./checkpoints.ts";
+import { readBlob, readCheckpointLog } from "./checkpoints/index.ts";
 import type { ShadowGit } from "./shadow-git.ts";
 import type { State } from "./turn-changes.ts";
 import { openStore, type UndoOptions } from "./undo.ts";

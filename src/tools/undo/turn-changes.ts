@@ -5,7 +5,7 @@ import {
   type CommandRun,
   readModes,
   type TurnCheckpoint,
-} from "./checkpoints.ts";
+} from "./checkpoints/index.ts";
 import { impliedMode, type ModeMap, type ShadowGit, type TreeEntry } from "./shadow-git.ts";
 
 /** A state a path was in: absent, a snapshot entry, a saved before-image, a known hash, a directory's mode. */

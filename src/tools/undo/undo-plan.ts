@@ -2,7 +2,7 @@
 // oldest turn that surely changed it, and the state the newest left.
 
 import { sha256 } from "../files/index.ts";
-import type { TurnCheckpoint } from "./checkpoint-record.ts";
+import type { TurnCheckpoint } from "./checkpoints/index.ts";
 import type { ShadowGit } from "./shadow-git.ts";
 import { changesOf, type State, type TurnChange } from "./turn-changes.ts";
 

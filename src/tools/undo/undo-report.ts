@@ -1,6 +1,6 @@
 // What undo says: its report, and the words for what it did and could not do.
 import { basename } from "node:path";
-import type { TurnCheckpoint } from "./checkpoints.ts";
+import type { TurnCheckpoint } from "./checkpoints/index.ts";
 
 /** How a restored path changed back. */
 export type UndoAction = "modified" | "deleted again" | "re-created" | "mode restored";

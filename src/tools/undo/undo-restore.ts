@@ -18,7 +18,7 @@ import {
   unlink,
 } from "node:fs/promises";
 import { bytesOfKey, displayKey, keyWithin, parentKey, sha256 } from "../files/index.ts";
-import { readBlob } from "./checkpoints.ts";
+import { readBlob } from "./checkpoints/index.ts";
 import type { ShadowGit } from "./shadow-git.ts";
 import type { State } from "./turn-changes.ts";
 

@@ -7,7 +7,7 @@ import {
   loadCheckpoints,
   shadowFor,
   type TurnCheckpoint,
-} from "./checkpoints.ts";
+} from "./checkpoints/index.ts";
 import type { SnapshotLimits } from "./shadow-git.ts";
 import { applySteps, restoredOf } from "./undo-apply.ts";
 import { planOf } from "./undo-plan.ts";

@@ -9,7 +9,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { syncDirectory } from "../files/index.ts";
+import { syncDirectory } from "../../files/index.ts";
 import type { TurnCheckpoint } from "./checkpoint-record.ts";
 
 /**

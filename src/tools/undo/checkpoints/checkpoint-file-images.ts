@@ -3,8 +3,7 @@
 import { lstatSync, readFileSync, type Stats } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { Workspace } from "../files/index.ts";
-import { SYNC_WRITE_BYTES } from "../files/index.ts";
+import { SYNC_WRITE_BYTES, type Workspace } from "../../files/index.ts";
 import { present, saveBlob } from "./checkpoint-blobs.ts";
 import { appendCheckpointLog } from "./checkpoint-log.ts";
 import type { TurnCheckpoint } from "./checkpoint-record.ts";

@@ -2,8 +2,8 @@
 import { existsSync, lstatSync, mkdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { atomicWrite, sha256, syncDirectory } from "../files/index.ts";
-import type { ModeMap } from "./shadow-git.ts";
+import { atomicWrite, sha256, syncDirectory } from "../../files/index.ts";
+import type { ModeMap } from "../shadow-git.ts";
 
 /** Reads a saved before-image. */
 export function readBlob(checkpointDir: string, blob: string): Promise<Buffer> {

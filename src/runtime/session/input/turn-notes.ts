@@ -1,4 +1,4 @@
-import type { ToolHost } from "../../protocol/index.ts";
+import type { ToolHost } from "../../../protocol/index.ts";
 
 /**
  * Notes from outside the conversation (a time budget running out, a message from the orchestrator's

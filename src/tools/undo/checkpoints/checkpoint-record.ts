@@ -1,6 +1,6 @@
 // The records of the checkpoint log, apart from the recorder that writes them and the log that
 // stores them, so neither needs the other.
-import type { SnapshotResult, TreeResult } from "./shadow-git.ts";
+import type { SnapshotResult, TreeResult } from "../shadow-git.ts";
 
 /** A file's state before a turn first changed it. */
 export interface BeforeImage {

@@ -1,11 +1,11 @@
 // What a command records in a checkpoint: the workspace just before it (a shadow-git snapshot or
 // tree) and just after it, one window shared by the calls that run beside each other.
 import { lstatSync, type Stats } from "node:fs";
-import { bytesOfKey, type Workspace } from "../files/index.ts";
+import { bytesOfKey, type Workspace } from "../../files/index.ts";
+import type { ShadowGit } from "../shadow-git.ts";
 import { saveModes } from "./checkpoint-blobs.ts";
 import { saveCheckpoint, tick } from "./checkpoint-file-images.ts";
 import type { CommandRun, TurnCheckpoint } from "./checkpoint-record.ts";
-import type { ShadowGit } from "./shadow-git.ts";
 
 /** A command was not run because undo could not have repaired it. */
 export class SnapshotRequired extends Error {}

@@ -1,16 +1,16 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import type { Workspace } from "../files/index.ts";
-import { createCommandWindow } from "./checkpoint-command-window.ts";
-import { noteAfterImage, saveBeforeImage } from "./checkpoint-file-images.ts";
-import { appendCheckpointLog, readCheckpointLog } from "./checkpoint-log.ts";
-import type { TurnCheckpoint } from "./checkpoint-record.ts";
+import type { Workspace } from "../../files/index.ts";
 import {
   type Coverage,
   createShadowGit,
   type ShadowGit,
   type SnapshotLimits,
-} from "./shadow-git.ts";
+} from "../shadow-git.ts";
+import { createCommandWindow } from "./checkpoint-command-window.ts";
+import { noteAfterImage, saveBeforeImage } from "./checkpoint-file-images.ts";
+import { appendCheckpointLog, readCheckpointLog } from "./checkpoint-log.ts";
+import type { TurnCheckpoint } from "./checkpoint-record.ts";
 
 export { readBlob, readModes } from "./checkpoint-blobs.ts";
 export { SnapshotRequired } from "./checkpoint-command-window.ts";

@@ -3,7 +3,7 @@
 // notes do: no request is sent for them, and the wire never carries two user messages in a row).
 // Steering notes go first; queued ones follow in the order they were typed. What no boundary took
 // before the prompt ended is the UI's to send as the next prompt (`takeAll`).
-import type { NoteKind } from "../../protocol/index.ts";
+import type { NoteKind } from "../../../protocol/index.ts";
 
 /** A message typed during a turn, not delivered yet. */
 export interface PendingNote {

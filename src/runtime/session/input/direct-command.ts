@@ -1,7 +1,7 @@
 // `!command` typed as a prompt: the command runs at once (asked and sandboxed like any command) and
 // the command with its output joins the conversation, for the model to see with the next prompt.
 // No request is sent for it.
-import type { UserMessage } from "../../protocol/index.ts";
+import type { UserMessage } from "../../../protocol/index.ts";
 
 /** The command of a prompt `!command`, or null for any other prompt. */
 export function directCommand(prompt: string): string | null {

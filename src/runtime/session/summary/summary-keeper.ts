@@ -1,7 +1,7 @@
 // When the session summary is rewritten: after every few prompts that ended with an answer, in the
 // background (the prompt has ended; the next one does not wait), one at a time, stopped when the
 // session closes. The writer (`session-summary.ts`) loads only when the first one is due.
-import type { Message } from "../../protocol/index.ts";
+import type { Message } from "../../../protocol/index.ts";
 import type { SummaryParts } from "./session-summary.ts";
 
 /** A summary is rewritten after every this many answered prompts. */

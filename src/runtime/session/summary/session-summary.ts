@@ -4,9 +4,9 @@
 // after a prompt has ended, a failure is one notice, and it never holds a turn back. What it writes
 // passes the session's redaction, as every journal record does.
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { createAttemptRelay } from "../../agent/request-events.ts";
-import type { AgentEvent, Message, StreamFn } from "../../protocol/index.ts";
-import { renderMessage } from "../../session/index.ts";
+import { createAttemptRelay } from "../../../agent/request-events.ts";
+import type { AgentEvent, Message, StreamFn } from "../../../protocol/index.ts";
+import { renderMessage } from "../../../session/index.ts";
 
 /** A summary is rewritten after every this many prompts that ended with an answer. */
 export const SUMMARY_EVERY = 5;

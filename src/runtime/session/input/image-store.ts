@@ -3,8 +3,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ImagePart, Message } from "../../protocol/index.ts";
-import { extensionOf } from "../../tools/index.ts";
+import type { ImagePart, Message } from "../../../protocol/index.ts";
+import { extensionOf } from "../../../tools/index.ts";
 
 /** Stores and finds the images of one session. */
 export interface ImageStore {
