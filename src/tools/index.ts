@@ -9,19 +9,15 @@ import {
 } from "./host/index.ts";
 import { createCommandSandbox } from "./sandbox/index.ts";
 
+export { dispatch, type ToolHostOptions, toolSpecs, type WorkspaceToolHost } from "./host/index.ts";
 export {
-  atomicWrite,
   describeImage,
   extensionOf,
   fitImage,
   IMAGE_NAME,
   imageForModel,
   imageHeader,
-  type OwnFileRead,
-  readOwnFile,
-  readWorkspaceOwnFile,
-} from "./files/index.ts";
-export { dispatch, type ToolHostOptions, toolSpecs, type WorkspaceToolHost } from "./host/index.ts";
+} from "./images/index.ts";
 export {
   defineJsonSchemaTool,
   type JsonSchemaToolDefinition,
@@ -53,10 +49,14 @@ export type {
   UndoPreviewStep,
   UndoReport,
 } from "./undo/index.ts";
+export { type OwnFileRead, readOwnFile, readWorkspaceOwnFile } from "./workspace/index.ts";
 export { latestTodos, todoNote };
 
 // Loaded on first use: a run that calls no tool, starts no hook or server and undoes nothing never
 // loads them (ARCHITECTURE.md, "loads when first used").
+type Files = typeof import("./files/index.ts");
+export const atomicWrite = async (...args: Parameters<Files["atomicWrite"]>) =>
+  (await import("./files/index.ts")).atomicWrite(...args);
 type Search = typeof import("./search/index.ts");
 export const describeSearch = async (...args: Parameters<Search["describeSearch"]>) =>
   (await import("./search/index.ts")).describeSearch(...args);
