@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
 import { formatBytes } from "../../protocol/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool, type ToolContext } from "../tool.ts";
+import { checkpoints, processes, storedResults } from "./machinery.ts";
 
 const parameters = v.strictObject({
   command: v.pipe(
@@ -38,7 +39,7 @@ async function checkpointBefore(ctx: ToolContext, command: string): Promise<Tool
     await ctx.checkpoints.beforeExec(ctx.turn, command);
     return null;
   } catch (error) {
-    if (error instanceof (await import("../undo/index.ts")).SnapshotRequired)
+    if (error instanceof (await checkpoints()).SnapshotRequired)
       return failure(
         "failed",
         `The command was not run: ${error.message}, and it was approved only by --yes / a rule. ` +
@@ -103,8 +104,8 @@ export function bashTool(): Tool {
       const env = { PAGER: "cat", GIT_PAGER: "cat", ...ctx.limits.env };
       // The machinery loads at the first command: a run that runs none never loads it.
       const [{ describeLeftovers, liveOutput, runBash }, { storedNote }] = await Promise.all([
-        import("../shell/index.ts"),
-        import("../results/index.ts"),
+        processes(),
+        storedResults(),
       ]);
       const launch = await ctx.sandbox.launch(args.command, ctx.workspace.root);
       if (args.background)

@@ -3,6 +3,7 @@ import type { ToolOutcome } from "../../protocol/index.ts";
 import { formatBytes, formatCount, formatLines } from "../../protocol/index.ts";
 import type { planEdit } from "../files/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "../tool.ts";
+import { fileSafety, fileWriter } from "./machinery.ts";
 
 const parameters = v.strictObject({
   path: v.pipe(
@@ -80,10 +81,7 @@ export function editFileTool(): Tool {
     },
     async execute(args, ctx): Promise<ToolOutcome> {
       // The machinery loads at the first edit: a run that edits nothing never loads it.
-      const [files, writer] = await Promise.all([
-        import("../files/index.ts"),
-        import("./file-writer.ts"),
-      ]);
+      const [files, writer] = await Promise.all([fileSafety(), fileWriter()]);
       const target = await ctx.workspace.resolve(args.path);
       const existing = target.exists
         ? await files.readState(target.abs, target.display, ctx.signal)

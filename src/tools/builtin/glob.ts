@@ -3,6 +3,7 @@ import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
 import { formatCount } from "../../protocol/index.ts";
 import { defineTool, existingPath, failure, NON_BLANK, type Tool } from "../tool.ts";
+import { fileListing } from "./machinery.ts";
 
 /** Most paths a glob result shows. */
 export const GLOB_MAX_FILES = 200;
@@ -30,7 +31,7 @@ export function globTool(): Tool {
     mutates: false,
     target: (args) => args.path ?? ".",
     async execute(args, ctx): Promise<ToolOutcome> {
-      const { globMatches } = await import("../search/index.ts");
+      const { globMatches } = await fileListing();
       const dir = await existingPath(
         ctx,
         args.path ?? ".",

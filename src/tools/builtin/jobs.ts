@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
 import { defineTool, failure, type Tool } from "../tool.ts";
+import { processes } from "./machinery.ts";
 
 const parameters = v.strictObject({
   action: v.picklist(["list", "output", "stop"]),
@@ -22,7 +23,7 @@ export function jobsTool(): Tool {
     words: {},
     summarize: async (args) => `jobs ${args.action}${args.id ? ` ${args.id}` : ""}`,
     async execute(args, ctx): Promise<ToolOutcome> {
-      const { jobLine } = await import("../shell/index.ts");
+      const { jobLine } = await processes();
       if (args.action === "list") {
         const all = ctx.jobs.list();
         return {

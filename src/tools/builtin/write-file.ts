@@ -5,6 +5,7 @@ import { formatBytes, formatLines } from "../../protocol/index.ts";
 import type { FileState, PartsStore, ResolvedPath } from "../files/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool, type ToolContext } from "../tool.ts";
 import type { CommittedChange, NewContent } from "./file-writer.ts";
+import { fileSafety, fileWriter } from "./machinery.ts";
 
 const parameters = v.strictObject({
   path: v.pipe(
@@ -68,8 +69,8 @@ async function written(
   from: string,
 ): Promise<ToolOutcome> {
   const [{ shortDiff, shortHash }, { confirmation }] = await Promise.all([
-    import("../files/index.ts"),
-    import("./file-writer.ts"),
+    fileSafety(),
+    fileWriter(),
   ]);
   const previousBytes = existing?.size ?? 0;
   const what = existing
@@ -114,7 +115,7 @@ async function writeWhole(
       readState,
     },
     { commitChange },
-  ] = await Promise.all([import("../files/index.ts"), import("./file-writer.ts")]);
+  ] = await Promise.all([fileSafety(), fileWriter()]);
   const existing = await readState(target.abs, target.display, ctx.signal);
   const oldText = existing ? existing.bytes.toString("utf8") : "";
   const discarded = sentContent.type === "staged" ? " The staged parts were discarded." : "";
@@ -154,7 +155,7 @@ async function writePart(
   args: { content: string; part: number; parts: number },
 ): Promise<ToolOutcome> {
   const { checkReplace, checkReplaceable, findPlaceholders, placeholderMessage, readState } =
-    await import("../files/index.ts");
+    await fileSafety();
   const bytes = Buffer.from(args.content, "utf8");
   const existing = await readState(target.abs, target.display, ctx.signal);
   const oldText = existing ? existing.bytes.toString("utf8") : "";
