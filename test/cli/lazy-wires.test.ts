@@ -109,6 +109,9 @@ const UNUSED_BY_A_PLAIN_RUN: Record<string, string[]> = {
   ],
   "shell commands and background jobs": ["tools/shell/index.ts", "tools/sandbox/launch.ts"],
   "undo and shadow git": ["tools/undo/index.ts"],
+  "file safety's machinery (read-before-write, edit matching, globs)": ["tools/files/index.ts"],
+  "git's readers (hooks folder, settings)": ["tools/sandbox/git-plants.ts"],
+  compaction: ["runtime/context/compactor.ts"],
   "JSON Schema validation (MCP, skills, --output-schema)": ["tools/schema/index.ts"],
   "the Anthropic and Responses wires": [
     "providers/anthropic/index.ts",
@@ -140,6 +143,7 @@ test("a plain run loads no capability it does not use: tool engine, shell, undo,
     files.filter((file) => loads(urls, file)).map((file) => `${file} (${what})`),
   );
   assert.deepEqual(loaded, []);
+  assert.ok(!urls.some((url) => url.includes("/node_modules/minimatch/")), "minimatch loaded");
 });
 
 test("a tool's first call loads the engine, which checks and runs it", async () => {
