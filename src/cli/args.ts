@@ -53,6 +53,7 @@ export interface CommonOptions {
   reasoningEffort?: string | undefined;
   endpoint?: string | undefined;
   mcpConfig?: string[] | undefined;
+  noMcp?: boolean | undefined;
 }
 
 /** A command line nex cannot make sense of; the message says how to fix it. */
@@ -123,6 +124,7 @@ Options:
   --data-dir DIR        where sessions are kept (default: $XDG_DATA_HOME/nex; "workspace" for ./.nex)
   --config FILE         config file (default: $XDG_CONFIG_HOME/nex/config.json)
   --mcp-config FILE     MCP servers from a file like Claude Code's .mcp.json (repeatable)
+  --no-mcp              start none of the MCP servers the config or the project names
   --version, --help
 
 Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY and are never written anywhere.
@@ -356,6 +358,7 @@ const OPTIONS = {
   "data-dir": { type: "string" },
   config: { type: "string" },
   "mcp-config": { type: "string", multiple: true },
+  "no-mcp": { type: "boolean" },
   transport: { type: "string" },
   env: { type: "string", multiple: true },
   header: { type: "string", multiple: true },
@@ -386,6 +389,10 @@ function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOption
       );
     }
   }
+  if (values["no-mcp"] && values["mcp-config"])
+    throw new UsageError(
+      "--no-mcp starts no MCP server and --mcp-config names servers to start: give one of them.",
+    );
   const claude = values as Record<string, string | boolean | undefined>;
   const yes = values.yes === true || claude["dangerously-skip-permissions"] === true;
   const claudeMode =
@@ -407,6 +414,7 @@ function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOption
     reasoningEffort: values["reasoning-effort"],
     endpoint: values.endpoint,
     mcpConfig: values["mcp-config"],
+    noMcp: values["no-mcp"] === true,
   };
 }
 

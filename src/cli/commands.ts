@@ -27,6 +27,7 @@ export const COMMON_FLAGS = [
   "data-dir",
   "config",
   "mcp-config",
+  "no-mcp",
   "help",
 ] as const;
 
@@ -43,7 +44,8 @@ export const COMMON_HELP = `Common options (every command):
   --max-turns N         stop after N model turns (default 50)
   --reasoning-effort E  low, medium, high, off
   --data-dir DIR        where sessions are kept; --config FILE: the config file
-  --mcp-config FILE     MCP servers from a file like Claude Code's .mcp.json (repeatable)`;
+  --mcp-config FILE     MCP servers from a file like Claude Code's .mcp.json (repeatable);
+                        --no-mcp: start none (the config's, the project's)`;
 
 const RUN_FLAGS = [...Object.keys(runFlagOptions()), "json", "session", "last"];
 const SESSION_FLAGS = ["session", "last"];

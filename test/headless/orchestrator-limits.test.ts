@@ -136,7 +136,7 @@ test("--max-time in --json: the last event and the saved conversation say the bu
   assert.doesNotMatch(result.stdout, /interrupted by the user/);
 });
 
-test("--inbox: a line added while nex runs reaches the model at the next turn boundary; bad lines and a removed inbox are reported", async () => {
+test("--inbox: a line added while nex runs reaches the model at the next turn boundary, workgraph's message lines (body, sender) too; bad lines and a removed inbox are reported", async () => {
   let delivered: () => void = () => {};
   const firstRequest = new Promise<void>((resolve) => {
     delivered = resolve;
@@ -164,7 +164,17 @@ test("--inbox: a line added while nex runs reaches the model at the next turn bo
   writeFileSync(inbox, '{"message":"old news, not for this run"}\n');
   const run = startNex([...base, "--inbox", inbox, "look around"], { cwd: box.workspace, env });
   await firstRequest;
-  appendFileSync(inbox, 'not json\n{"message":"also update the changelog"}\n');
+  // The last line as workgraph's message files hold a `wg msg`.
+  const wgMessage = {
+    id: 1,
+    sender: "coordinator",
+    body: "rebase on main first",
+    priority: "normal",
+  };
+  appendFileSync(
+    inbox,
+    `not json\n{"message":"also update the changelog"}\n${JSON.stringify(wgMessage)}\n`,
+  );
   await until(() => run.stderrSoFar().includes("inbox line 2"));
   unlinkSync(inbox);
   await until(() => run.stderrSoFar().includes("was removed"));
@@ -177,6 +187,7 @@ test("--inbox: a line added while nex runs reaches the model at the next turn bo
   );
   assert.match(second, /also update the changelog/);
   assert.match(second, /orchestrator's inbox \([^)]*inbox\.jsonl, line 3\): also update/);
+  assert.match(second, /inbox\.jsonl, line 4\): \(from coordinator\) rebase on main first/);
   assert.doesNotMatch(second, /old news/);
   assert.match(result.stderr, /inbox line 2 is not a message and was skipped/);
 });

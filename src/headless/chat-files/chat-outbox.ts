@@ -28,6 +28,8 @@ export interface OutboxReply {
   content: string;
   requestId: string;
   inboxId: number;
+  /** The reply with its steps (each tool call as a box), when it had any: workgraph's `full_response`. */
+  fullResponse?: string;
 }
 
 /** The chat's outbox: appends replies and knows which requests have one. */
@@ -55,6 +57,7 @@ export class Outbox {
       content: reply.content,
       request_id: reply.requestId,
       in_reply_to: reply.inboxId,
+      ...(reply.fullResponse === undefined ? {} : { full_response: reply.fullResponse }),
     });
     const fd = openSync(this.path, "a+", 0o600);
     try {

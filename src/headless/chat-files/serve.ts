@@ -13,6 +13,7 @@ import { EXIT } from "../exit-code.ts";
 import { type InboxMessage, InboxReader } from "./chat-inbox.ts";
 import { clearStreaming, Outbox, readCursor, writeCursor, writeStreaming } from "./chat-outbox.ts";
 import { chatFolder } from "./chat-place.ts";
+import { type ChatTranscript, chatTranscript } from "./chat-transcript.ts";
 import { acquireHandlerLock, LOCK_FILE } from "./handler-lock.ts";
 import { holdFolder } from "./held-folder.ts";
 
@@ -176,11 +177,11 @@ async function serve(
         crashed === next.id
           ? `[nex: the previous handler of this chat stopped (it crashed or was killed) while answering this message; what it did is in the conversation above. Check before repeating a step.]\n\n${next.content}`
           : next.content;
-      const terminal = await answer(session, prompt, dir);
+      const { terminal, transcript } = await answer(session, prompt, dir);
       running = null;
       // A stop signal cut the turn: no reply, the next handler answers the message.
       if (stoppedBy) return SIGNAL_EXIT[stoppedBy];
-      outbox.append(replyFor(next, terminal, urgentCut));
+      outbox.append(replyFor(next, terminal, urgentCut, transcript));
       rmSync(join(dir, WORKING_FILE), { force: true });
       clearStreaming(dir);
       open.delete(next.id);
@@ -193,21 +194,23 @@ async function serve(
   }
 }
 
-/** Runs one message, keeping `.streaming` to the reply so far. */
-async function answer(session: AgentSession, prompt: string, dir: string): Promise<TerminalEvent> {
-  let text = "";
+/** Runs one message, keeping `.streaming` to the reply so far, its tool calls as boxes. */
+async function answer(
+  session: AgentSession,
+  prompt: string,
+  dir: string,
+): Promise<{ terminal: TerminalEvent; transcript: ChatTranscript }> {
+  const transcript = chatTranscript();
   let timer: NodeJS.Timeout | null = null;
   const flush = () => {
     timer = null;
-    writeStreaming(dir, text);
+    writeStreaming(dir, transcript.text());
   };
   const unsubscribe = session.subscribe((event: AgentEvent) => {
-    if (event.type !== "text_delta" || event.agent) return;
-    text += event.text;
-    timer ??= setTimeout(flush, STREAM_WRITE_MS);
+    if (transcript.add(event)) timer ??= setTimeout(flush, STREAM_WRITE_MS);
   });
   try {
-    return await session.submit(prompt);
+    return { terminal: await session.submit(prompt), transcript };
   } finally {
     unsubscribe();
     if (timer) clearTimeout(timer);
@@ -218,10 +221,13 @@ function replyFor(
   message: InboxMessage,
   terminal: TerminalEvent,
   cutBy: InboxMessage | null,
+  transcript: ChatTranscript,
 ): Parameters<Outbox["append"]>[0] {
   const base = { requestId: message.requestId, inboxId: message.id };
+  // The steps (tool calls) with the answer, for the reader's expanded view; the answer alone is `content`.
+  const full = transcript.hasTools() ? { fullResponse: transcript.text() } : {};
   if (terminal.type === "done")
-    return { ...base, role: "coordinator", content: terminal.finalText };
+    return { ...base, role: "coordinator", content: terminal.finalText, ...full };
   if (terminal.type === "aborted")
     return {
       ...base,
@@ -229,8 +235,14 @@ function replyFor(
       content: cutBy
         ? `Interrupted: the urgent message ${cutBy.id} (request ${cutBy.requestId}) cancelled this turn; it is answered next. The conversation keeps what was done.`
         : `Interrupted: ${terminal.reason}.`,
+      ...full,
     };
-  return { ...base, role: "system-error", content: `nex could not answer: ${terminal.message}` };
+  return {
+    ...base,
+    role: "system-error",
+    content: `nex could not answer: ${terminal.message}`,
+    ...full,
+  };
 }
 
 function watchFolder(dir: string, onChange: () => void): { close(): void } | null {

@@ -36,6 +36,8 @@ export interface ConfigFlags {
   endpoint?: string | undefined;
   /** `--mcp-config FILE`, each a file like Claude Code's `.mcp.json`. */
   mcpConfig?: string[] | undefined;
+  /** `--no-mcp`: start none of the MCP servers the config or a project names. */
+  noMcp?: boolean | undefined;
 }
 
 /** Everything a session needs to start, resolved once. */
