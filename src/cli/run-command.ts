@@ -94,7 +94,7 @@ export async function runCommand(
     systemPrompt,
   });
   opened.session.subscribe(remember);
-  limits.onTimeout(() => opened.session.interrupt(`the ${budgetLabel(io)} budget was spent`));
+  limits.onTimeout(() => stopForBudget(opened.session, io));
   limits.onUrgent(() => opened.session.interrupt("an urgent message arrived in the --inbox"));
   const code = await runHeadless(opened.session, task, {
     json: io.output === "json-events",
@@ -186,7 +186,7 @@ async function streamJsonRun(
         },
       );
       opened.session.subscribe(remember);
-      limits.onTimeout(() => opened.session.interrupt(`the ${budgetLabel(io)} budget was spent`));
+      limits.onTimeout(() => stopForBudget(opened.session, io));
       if (!schema && settings.jsonSchema) {
         const { compileAnswerSchema } = await import("../headless/answer-schema.ts");
         schema = await compileAnswerSchema(
@@ -222,6 +222,13 @@ function timeFailure(io: RunIo) {
     exitCode: EXIT.timeLimit,
     outcome: "max_time",
   };
+}
+
+/** The budget is spent: the running prompt stops, and so does any prompt not started yet. */
+function stopForBudget(session: AgentSession, io: RunIo): void {
+  const why = `the ${budgetLabel(io)} budget was spent`;
+  if (session.endRuns) session.endRuns(why);
+  else session.interrupt(why);
 }
 
 /** What set the run's time budget, as its messages name it. */

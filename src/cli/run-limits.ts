@@ -8,7 +8,7 @@ export interface RunLimits {
   takeNotes(): string[];
   /** True once `--max-time` ran out. */
   timedOut(): boolean;
-  /** Called when the time budget runs out (the session is interrupted). */
+  /** Called when the time budget runs out (the session is interrupted), at once if it already has. */
   onTimeout(stop: () => void): void;
   /** Messages that arrived but no turn boundary came to deliver them. */
   undelivered(): string[];
@@ -81,6 +81,8 @@ export function startRunLimits(
     timedOut: () => out,
     onTimeout: (stop) => {
       stopRun = stop;
+      // A budget spent while the session was opening (a slow hook, a loaded machine) still stops the run.
+      if (out) stop();
     },
     undelivered: () => [
       ...notes.flatMap((note) => inboxTexts.get(note) ?? []),

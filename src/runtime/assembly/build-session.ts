@@ -181,6 +181,7 @@ export function buildSession(parts: GatheredSession): NexSession {
     approve: (callId, signal) => session.approveCall(callId, signal),
     emit: (event) => session.emit(event),
     nextRequestId: () => session.nextRequestId(),
+    summary: () => readSessionSummary(session.info.journalPath),
   });
   return session;
 }
