@@ -17,8 +17,9 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { type ToolHostOptions, undoWorkspace } from "../../src/tools/index.ts";
+import type { ToolHostOptions } from "../../src/tools/index.ts";
 import { DEFAULT_SNAPSHOT_LIMITS } from "../../src/tools/undo/checkpoints/checkpoints.ts";
+import { undoWorkspace } from "../../src/tools/undo/index.ts";
 import { createShadowGit } from "../../src/tools/undo/shadow-git.ts";
 import { sandboxMissing } from "../support/bwrap.ts";
 import { host, run, type Sandbox, sandbox } from "./helpers.ts";

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { AgentEvent } from "../../protocol/index.ts";
-import { ownerMark } from "../../tools/index.ts";
+import { loadProcesses } from "../../tools/index.ts";
 import type { ConfigFlags, NexConfig } from "../config/index.ts";
 import { openMcpServers } from "../mcp/index.ts";
 import { type sessionScrubber, textRedaction, toolEnvironment } from "../secrets/index.ts";
@@ -71,7 +71,7 @@ export async function openSessionMcp(
         mcpSet,
         {
           workspace: config.workspace,
-          baseEnv: { ...toolEnvironment(env, config), ...ownerMark() },
+          baseEnv: { ...toolEnvironment(env, config), ...(await loadProcesses()).ownerMark() },
           sessionDir: join(config.dataDir, "logs", sessionId),
           oauthDir: await (await import("../mcp/index.ts")).oauthDirOf(config, env),
           ...(restartCheck ? { mayStartAgain: restartCheck } : {}),
