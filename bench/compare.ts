@@ -2,7 +2,15 @@
 // commit in the same run. The machine is shared and noisy, so the two are alternated (A B, B A, ...)
 // and each figure is a median of at least five runs; what matters is the ratio, not the seconds.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { everythingServer } from "../test/support/mcp-servers.ts";
@@ -23,7 +31,7 @@ interface Subject {
 /** One workload: a figure (lower is better) from one run of `bin`. */
 interface Workload {
   name: string;
-  unit: "s CPU" | "ms CPU" | "ms" | "modules";
+  unit: "s CPU" | "ms CPU" | "ms" | "modules" | "per turn";
   measure: (bin: string) => Promise<number>;
 }
 
@@ -102,6 +110,23 @@ function idleIntegrations(dataDir: string): string[] {
   return ["--mcp-config", config];
 }
 
+/** The git processes nex starts per shell turn (sandboxed), counted by a `git` first on PATH. */
+async function gitPerShellTurn(bin: string): Promise<number> {
+  const turns = 20;
+  const dirs = scratch();
+  const shim = join(dirs.dataDir, "bin");
+  const log = join(dirs.dataDir, "git-calls");
+  const git = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+  mkdirSync(shim);
+  writeFileSync(join(shim, "git"), `#!/bin/sh\necho >> '${log}'\nexec '${git}' "$@"\n`, {
+    mode: 0o755,
+  });
+  await runCpu(bin, shellScripts(turns), undefined, { PATH: `${shim}:${process.env.PATH}` });
+  const calls = existsSync(log) ? readFileSync(log, "utf8").length : 0;
+  dirs.remove();
+  return calls / turns;
+}
+
 async function firstRequestMs(bin: string): Promise<number> {
   const dirs = scratch();
   let startedAt = 0;
@@ -178,6 +203,7 @@ const workloads: Workload[] = [
     unit: "s CPU",
     measure: (bin) => runCpu(bin, shellScripts(TURNS), () => ["--sandbox", "off"]),
   },
+  { name: "git processes per shell turn", unit: "per turn", measure: gitPerShellTurn },
   {
     name: `${TURNS} file turns, MCP and web enabled, unused`,
     unit: "s CPU",
@@ -241,6 +267,19 @@ export async function benchCompare(
         `${workload.name}: ${values.map((v, i) => `${subjects[i]?.label} ${v.map((x) => x.toFixed(digits)).join("/")}`).join("; ")}`,
       );
     }
+    const sandboxed = rows.find((row) => row[0]?.includes("shell turns (`true`, sandboxed)"));
+    const unconfined = rows.find((row) => row[0]?.includes("shell turns (`true`, --sandbox off)"));
+    if (sandboxed && unconfined)
+      for (const [i, subject] of subjects.entries()) {
+        const added =
+          ((Number.parseFloat(sandboxed[i + 1] ?? "") -
+            Number.parseFloat(unconfined[i + 1] ?? "")) *
+            1000) /
+          TURNS;
+        say(
+          `${subject.label}: sandboxed − unconfined ${added.toFixed(1)} ms CPU per command (goal ≤ 10)`,
+        );
+      }
     if (bare.length > 0) {
       const nexVersion = rows.find((row) => row[0] === "nex --version");
       const ms = median(bare);

@@ -15,7 +15,14 @@ export type Command =
   | { type: "help"; text: string }
   | { type: "completion"; shell: string }
   | { type: "chat"; options: CommonOptions; resume: string | null; role?: string }
-  | { type: "chat-files"; options: CommonOptions; chat: string; role?: string }
+  | {
+      type: "chat-files";
+      options: CommonOptions;
+      chat: string;
+      role?: string;
+      /** `--approval-timeout`: seconds a question asked in the chat waits; 0 asks none. */
+      approvalTimeout?: number;
+    }
   | { type: "run"; options: CommonOptions; task: string; resume: string | null; io: RunIo }
   | { type: "sessions"; options: CommonOptions }
   | { type: "session-show"; options: CommonOptions; id: string }
@@ -53,6 +60,7 @@ export interface CommonOptions {
   reasoningEffort?: string | undefined;
   endpoint?: string | undefined;
   mcpConfig?: string[] | undefined;
+  noMcp?: boolean | undefined;
 }
 
 /** A command line nex cannot make sense of; the message says how to fix it. */
@@ -120,9 +128,11 @@ Options:
   --inbox FILE          a JSON-lines file whose new lines reach the model at the next turn boundary
   --role NAME           add the role prompt roles/NAME.md (.nex/roles/, then ~/.config/nex/roles/)
   --chat DIR|NAME       serve one conversation from the files of a chat folder (docs/chat-files.md)
+  --approval-timeout S  with --chat: seconds an approval asked in the chat waits (default 600; 0: none)
   --data-dir DIR        where sessions are kept (default: $XDG_DATA_HOME/nex; "workspace" for ./.nex)
   --config FILE         config file (default: $XDG_CONFIG_HOME/nex/config.json)
   --mcp-config FILE     MCP servers from a file like Claude Code's .mcp.json (repeatable)
+  --no-mcp              start none of the MCP servers the config or the project names
   --version, --help
 
 Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY and are never written anywhere.
@@ -229,7 +239,13 @@ export function parseCommand(argv: string[]): Command {
     case undefined:
     case "chat":
       if (typeof claude.chat === "string")
-        return { type: "chat-files", options, chat: claude.chat, ...(role ? { role } : {}) };
+        return {
+          type: "chat-files",
+          options,
+          chat: claude.chat,
+          ...(role ? { role } : {}),
+          ...approvalTimeout(values["approval-timeout"]),
+        };
       return { type: "chat", options, resume: session, ...(role ? { role } : {}) };
     case "run": {
       const task = rest.join(" ").trim();
@@ -356,6 +372,7 @@ const OPTIONS = {
   "data-dir": { type: "string" },
   config: { type: "string" },
   "mcp-config": { type: "string", multiple: true },
+  "no-mcp": { type: "boolean" },
   transport: { type: "string" },
   env: { type: "string", multiple: true },
   header: { type: "string", multiple: true },
@@ -364,9 +381,20 @@ const OPTIONS = {
   list: { type: "boolean" },
   "include-unsure": { type: "boolean" },
   chat: { type: "string" },
+  "approval-timeout": { type: "string" },
   help: { type: "boolean", short: "h" },
   ...runFlagOptions(),
 } as const;
+
+function approvalTimeout(value: string | undefined): { approvalTimeout?: number } {
+  if (value === undefined) return {};
+  const seconds = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(seconds) || seconds > 86_400)
+    throw new UsageError(
+      `--approval-timeout ${value} is not a number of seconds from 0 to 86400 (0: ask no approvals in the chat).`,
+    );
+  return { approvalTimeout: seconds };
+}
 
 function runIo(values: ReturnType<typeof parse>["values"], task: string): RunIo {
   try {
@@ -386,6 +414,10 @@ function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOption
       );
     }
   }
+  if (values["no-mcp"] && values["mcp-config"])
+    throw new UsageError(
+      "--no-mcp starts no MCP server and --mcp-config names servers to start: give one of them.",
+    );
   const claude = values as Record<string, string | boolean | undefined>;
   const yes = values.yes === true || claude["dangerously-skip-permissions"] === true;
   const claudeMode =
@@ -407,6 +439,7 @@ function commonOptions(values: ReturnType<typeof parse>["values"]): CommonOption
     reasoningEffort: values["reasoning-effort"],
     endpoint: values.endpoint,
     mcpConfig: values["mcp-config"],
+    noMcp: values["no-mcp"] === true,
   };
 }
 

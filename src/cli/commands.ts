@@ -27,6 +27,7 @@ export const COMMON_FLAGS = [
   "data-dir",
   "config",
   "mcp-config",
+  "no-mcp",
   "help",
 ] as const;
 
@@ -43,7 +44,8 @@ export const COMMON_HELP = `Common options (every command):
   --max-turns N         stop after N model turns (default 50)
   --reasoning-effort E  low, medium, high, off
   --data-dir DIR        where sessions are kept; --config FILE: the config file
-  --mcp-config FILE     MCP servers from a file like Claude Code's .mcp.json (repeatable)`;
+  --mcp-config FILE     MCP servers from a file like Claude Code's .mcp.json (repeatable);
+                        --no-mcp: start none (the config's, the project's)`;
 
 const RUN_FLAGS = [...Object.keys(runFlagOptions()), "json", "session", "last"];
 const SESSION_FLAGS = ["session", "last"];
@@ -66,12 +68,14 @@ Claude Code's other flags are accepted with no effect or refused, each with the 
 
 export const COMMANDS: Record<string, CommandSpec> = {
   chat: {
-    usage: "nex [chat] [--last | --session ID] [--role NAME] | nex --chat DIR|NAME [--role NAME]",
+    usage:
+      "nex [chat] [--last | --session ID] [--role NAME] | nex --chat DIR|NAME [--role NAME] [--approval-timeout S]",
     about:
       "open the interactive chat in the current directory, or serve a chat folder's files (--chat)",
     flags: [
       ...SESSION_FLAGS,
       "chat",
+      "approval-timeout",
       "role",
       "resume",
       "continue",
@@ -83,7 +87,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
   --role NAME           add the role prompt roles/NAME.md (project's .nex/roles/, then the user's)
   --chat DIR|NAME       serve one conversation from a chat folder's files: inbox.jsonl in,
                         .streaming and outbox.jsonl out, one handler at a time (docs/chat-files.md);
-                        a NAME is looked up under the config's "chatRoot"`,
+                        a NAME is looked up under the config's "chatRoot"
+  --approval-timeout S  with --chat: how long an approval asked in the chat waits for its
+                        answer (default 600 s; 0 asks none, as nex run does)`,
   },
   run: {
     usage: 'nex run [options] "task"',

@@ -23,6 +23,22 @@ export async function runCommand(
   io: RunIo,
 ): Promise<number> {
   for (const note of io.notes) process.stderr.write(`nex: ${note}\n`);
+  // Loaded only when a budget is set: most runs have none.
+  const budget =
+    io.maxTimeMs !== undefined || process.env.WG_TASK_TIMEOUT_SECS
+      ? (await import("./task-budget.ts")).taskBudget(io.maxTimeMs, process.env, Date.now())
+      : null;
+  if (budget?.note) process.stderr.write(`nex: ${budget.note}\n`);
+  if (budget?.ms === 0) {
+    process.stderr.write(
+      `nex: the task's time budget (${budget.label}) was spent before nex started; nothing was sent. Give the task more time, or run it again.\n`,
+    );
+    return EXIT.timeLimit;
+  }
+  if (budget) {
+    io.maxTimeMs = budget.ms;
+    io.maxTimeLabel = budget.label;
+  }
   // Checked before anything is sent: a schema that does not compile costs no request.
   let schema: AnswerSchema | null = null;
   if (io.outputSchema || io.inlineSchema) {
@@ -45,7 +61,7 @@ export async function runCommand(
   const err = (text: string) => process.stderr.write(text);
   const limits = startRunLimits(
     {
-      ...(io.maxTimeMs !== undefined ? { maxTimeMs: io.maxTimeMs } : {}),
+      ...(io.maxTimeMs !== undefined ? { maxTimeMs: io.maxTimeMs, label: budgetLabel(io) } : {}),
       ...(io.inbox !== undefined ? { inbox: io.inbox } : {}),
     },
     err,
@@ -78,7 +94,7 @@ export async function runCommand(
     systemPrompt,
   });
   opened.session.subscribe(remember);
-  limits.onTimeout(() => opened.session.interrupt("the --max-time budget was spent"));
+  limits.onTimeout(() => stopForBudget(opened.session, io));
   limits.onUrgent(() => opened.session.interrupt("an urgent message arrived in the --inbox"));
   const code = await runHeadless(opened.session, task, {
     json: io.output === "json-events",
@@ -170,7 +186,7 @@ async function streamJsonRun(
         },
       );
       opened.session.subscribe(remember);
-      limits.onTimeout(() => opened.session.interrupt("the --max-time budget was spent"));
+      limits.onTimeout(() => stopForBudget(opened.session, io));
       if (!schema && settings.jsonSchema) {
         const { compileAnswerSchema } = await import("../headless/answer-schema.ts");
         schema = await compileAnswerSchema(
@@ -202,10 +218,22 @@ async function streamJsonRun(
 function timeFailure(io: RunIo) {
   return {
     subtype: "error_during_execution",
-    message: `The time budget (--max-time ${Math.round((io.maxTimeMs ?? 0) / 1000)}s) was spent before the task ended; the session is saved.`,
+    message: `The time budget (${budgetLabel(io)}: ${Math.round((io.maxTimeMs ?? 0) / 1000)}s) was spent before the task ended; the session is saved.`,
     exitCode: EXIT.timeLimit,
     outcome: "max_time",
   };
+}
+
+/** The budget is spent: the running prompt stops, and so does any prompt not started yet. */
+function stopForBudget(session: AgentSession, io: RunIo): void {
+  const why = `the ${budgetLabel(io)} budget was spent`;
+  if (session.endRuns) session.endRuns(why);
+  else session.interrupt(why);
+}
+
+/** What set the run's time budget, as its messages name it. */
+function budgetLabel(io: RunIo): string {
+  return io.maxTimeLabel ?? "--max-time";
 }
 
 /** Stops the clock and the inbox watch; says which inbox messages no turn boundary came to deliver. */

@@ -18,6 +18,8 @@ export interface RunIo {
   tools?: string[];
   disallowedTools?: string[];
   maxTimeMs?: number;
+  /** What set `maxTimeMs` when not `--max-time` (workgraph's task budget), for the messages. */
+  maxTimeLabel?: string;
   sessionName?: string;
   inbox?: string;
   /** `--role NAME`: roles/NAME.md joins the system prompt. */

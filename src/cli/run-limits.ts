@@ -8,7 +8,7 @@ export interface RunLimits {
   takeNotes(): string[];
   /** True once `--max-time` ran out. */
   timedOut(): boolean;
-  /** Called when the time budget runs out (the session is interrupted). */
+  /** Called when the time budget runs out (the session is interrupted), at once if it already has. */
   onTimeout(stop: () => void): void;
   /** Messages that arrived but no turn boundary came to deliver them. */
   undelivered(): string[];
@@ -25,7 +25,7 @@ const READ_CHUNK = 1024 * 1024;
 
 /** Starts `--max-time`'s clock and `--inbox`'s watch; `err` gets what the user should know. */
 export function startRunLimits(
-  options: { maxTimeMs?: number; inbox?: string },
+  options: { maxTimeMs?: number; label?: string; inbox?: string },
   err: (text: string) => void,
 ): RunLimits {
   const notes: string[] = [];
@@ -43,7 +43,9 @@ export function startRunLimits(
       }, maxTimeMs * 0.8),
       setTimeout(() => {
         out = true;
-        err(`nex: the time budget of ${budget} (--max-time) is spent; stopping the run.\n`);
+        err(
+          `nex: the time budget of ${budget} (${options.label ?? "--max-time"}) is spent; stopping the run.\n`,
+        );
         stopRun?.();
       }, maxTimeMs),
     );
@@ -79,6 +81,8 @@ export function startRunLimits(
     timedOut: () => out,
     onTimeout: (stop) => {
       stopRun = stop;
+      // A budget spent while the session was opening (a slow hook, a loaded machine) still stops the run.
+      if (out) stop();
     },
     undelivered: () => [
       ...notes.flatMap((note) => inboxTexts.get(note) ?? []),
@@ -173,12 +177,15 @@ function messageOf(line: string): string | null {
   if (typeof value === "string") return value.trim() ? value : null;
   if (!value || typeof value !== "object") return null;
   const record = value as Record<string, unknown>;
-  for (const key of ["message", "text", "content"]) {
+  // `body` and `sender`: workgraph's messages (`wg msg`) as its message files hold them.
+  const sender = typeof record.sender === "string" ? record.sender.trim().slice(0, 100) : "";
+  const from = sender ? `(from ${sender}) ` : "";
+  for (const key of ["message", "text", "content", "body"]) {
     const field = record[key];
-    if (typeof field === "string" && field.trim()) return field;
+    if (typeof field === "string" && field.trim()) return from + field;
     if (field && typeof field === "object") {
       const content = (field as Record<string, unknown>).content;
-      if (typeof content === "string" && content.trim()) return content;
+      if (typeof content === "string" && content.trim()) return from + content;
     }
   }
   return null;

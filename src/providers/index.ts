@@ -1,4 +1,4 @@
-export { type AnthropicClientOptions, createAnthropicClient } from "./anthropic/index.ts";
+export type { AnthropicClientOptions } from "./anthropic/index.ts";
 export { type ClientOptions, hostOf } from "./client-config.ts";
 export {
   backoffMs,
@@ -22,8 +22,9 @@ export {
   serverMessageOf,
   type Timeouts,
 } from "./http/index.ts";
+export { createAnthropicClient, createResponsesClient } from "./lazy-wires.ts";
 export { createOpenAIClient, historyArguments, type OpenAIClientOptions } from "./openai/index.ts";
-export { createResponsesClient, type ResponsesClientOptions } from "./responses/index.ts";
+export type { ResponsesClientOptions } from "./responses/index.ts";
 export {
   type DiscoveredWindow,
   type DiscoverOptions,

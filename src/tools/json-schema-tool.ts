@@ -1,5 +1,5 @@
 import type { JsonSchema, ToolOutcome } from "../protocol/index.ts";
-import { compileJsonSchema, type Validate } from "./schema/index.ts";
+import type { Validate } from "./schema/index.ts";
 import type { Mutation, SchemaCheck, Tool, ToolContext } from "./tool.ts";
 
 /** A tool known only by a JSON Schema (an MCP server's, say): everything the host needs to run it. */
@@ -35,7 +35,7 @@ export async function defineJsonSchemaTool(def: JsonSchemaToolDefinition): Promi
   }
   let validate: Validate;
   try {
-    validate = await compileJsonSchema(def.inputSchema);
+    validate = await (await import("./schema/index.ts")).compileJsonSchema(def.inputSchema);
   } catch (error) {
     throw new ToolSchemaError(
       `The tool ${def.name} has a schema that does not compile (${(error as Error).message}); it is left out.`,

@@ -6,9 +6,18 @@ import type { WebClient, WebResponse } from "./web-client.ts";
 
 export { SearchFailure, type SearchHit } from "./search-hit.ts";
 
-/** A backend: one the user configured, or one of the keyless ones (DuckDuckGo, Wikipedia). */
+/** A backend: one the user configured, or one of the keyless ones (DuckDuckGo, Wikipedia, ...). */
 export interface SearchBackend {
-  type: "searxng" | "brave" | "tavily" | "exa" | "duckduckgo" | "wikipedia";
+  type:
+    | "searxng"
+    | "brave"
+    | "tavily"
+    | "exa"
+    | "duckduckgo"
+    | "wikipedia"
+    | "hackernews"
+    | "stackexchange"
+    | "github";
   /** The API's base address (a SearXNG instance's root; the public API's by default). */
   url: string;
   /** The key, read from `keyEnv`; null when that variable is unset. */
@@ -24,13 +33,22 @@ export const DEFAULT_URLS: Record<SearchBackend["type"], string> = {
   exa: "https://api.exa.ai",
   duckduckgo: "https://html.duckduckgo.com",
   wikipedia: "https://en.wikipedia.org",
+  hackernews: "https://hn.algolia.com",
+  stackexchange: "https://api.stackexchange.com",
+  github: "https://api.github.com",
 };
 
 /** DuckDuckGo's HTML page answers a burst of searches with a bot check: one a second at most. */
 const DUCKDUCKGO_SPACING_MS = 1_000;
 
-/** The backends that need no key: asked beside the configured ones unless the user turns them off. */
-export const KEYLESS: readonly SearchBackend["type"][] = ["duckduckgo", "wikipedia"];
+/** The backends that need no key. */
+export const KEYLESS: readonly SearchBackend["type"][] = [
+  "duckduckgo",
+  "wikipedia",
+  "hackernews",
+  "stackexchange",
+  "github",
+];
 
 /** Asks one backend; throws SearchFailure saying why it gave no results. */
 export async function searchWith(
@@ -94,6 +112,12 @@ export async function searchWith(
       );
       const body = read(answer, "Wikipedia");
       return (await import("./keyless-backends.ts")).readWikipedia(body, base);
+    }
+    case "hackernews":
+    case "stackexchange":
+    case "github": {
+      const { searchKeylessApi } = await import("./keyless-apis.ts");
+      return searchKeylessApi(backend.type, base, query, count, client, signal);
     }
     case "brave": {
       const answer = await client.request(

@@ -10,4 +10,11 @@ export interface SearchHit {
 /** A backend's failure, in words for the model and the user. */
 export class SearchFailure extends Error {
   override readonly name = "SearchFailure";
+  /** How long the service asked nex to wait before asking it again (a limit), when it said. */
+  readonly restMs: number | null;
+
+  constructor(message: string, restMs: number | null = null) {
+    super(message);
+    this.restMs = restMs;
+  }
 }

@@ -1,6 +1,7 @@
 // web_search: every configured backend asked at once, answers merged by URL (reciprocal rank), the
 // top N kept, and the answer cached for the session. No backend, or none answering, is an error
 // that names each backend tried and why it failed: never an empty list the model takes for "none".
+// A backend that keeps failing, or asked for a pause, rests (`backend-breaker.ts`) and is not asked.
 import {
   type SearchBackend,
   SearchFailure,
@@ -43,12 +44,29 @@ export function createWebSearch(backends: readonly SearchBackend[], client: WebC
       if (known) return { ...known, cached: true };
       if (backends.length === 0)
         throw new SearchUnavailable(
-          `No search backend is configured. ${HOW_TO_CONFIGURE} DuckDuckGo and Wikipedia need no key: they are asked unless "web": {"keyless": false}.`,
+          `No search backend is configured. ${HOW_TO_CONFIGURE} DuckDuckGo, Wikipedia, Hacker News and Stack Exchange need no key: they are asked unless "web": {"keyless": false}.`,
         );
+      // Loaded with the first search: most sessions never search.
+      const breaker = await import("./backend-breaker.ts");
+      const keys = backends.map((backend) => breaker.backendKey(backend.type, backend.url));
       const settled = await Promise.allSettled(
-        backends.map((backend) => searchWith(backend, query, count, client, signal)),
+        backends.map(async (backend, i) => {
+          const resting = breaker.restingReason(keys[i] as string);
+          if (resting) throw new SearchFailure(resting);
+          return searchWith(backend, query, count, client, signal);
+        }),
       );
       if (signal.aborted) throw new WebError("aborted", "The search was cancelled.");
+      settled.forEach((result, i) => {
+        const key = keys[i] as string;
+        if (result.status === "fulfilled") breaker.recordSuccess(key);
+        else if (!/^not asked: /.test(reason(result.reason)))
+          breaker.recordFailure(
+            key,
+            reason(result.reason),
+            result.reason instanceof SearchFailure ? result.reason.restMs : null,
+          );
+      });
       const answered: string[] = [];
       const failed: string[] = [];
       const ranked: SearchHit[][] = [];

@@ -1,5 +1,7 @@
-// A wire's modules load only when a session speaks it: a plain run (Chat Completions) loads neither
-// the Responses nor the Anthropic client. A module hook in the nex process lists what it loaded.
+// A capability's modules load only when a session uses it: a plain run (Chat Completions, one
+// answer, no tool called) loads neither the Responses nor the Anthropic client, nor the tool host's
+// engine, nor any mode or tool machinery it does not use; every module costs start-up time. A module
+// hook in the nex process lists what it loaded.
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -70,7 +72,7 @@ const loads = (urls: string[], file: string) => urls.some((url) => url.endsWith(
 
 test("a plain run loads neither the file search's engine nor the web client; a glob loads the search on its call", async () => {
   const plain = await loadedBy(openaiText("hello"), {});
-  assert.ok(loads(plain, "tools/search/index.ts"), "the hook saw the tools load");
+  assert.ok(loads(plain, "tools/builtin/glob.ts"), "the hook saw the tools load");
   assert.ok(!loads(plain, "tools/search/file-search.ts"), "the search engine loaded unused");
   assert.ok(!loads(plain, "web/web-client.ts"), "the web client loaded unused");
   const globbed = await loadedBy(
@@ -97,4 +99,58 @@ test("a plain run loads none of the last tools' machinery: keyless search, arXiv
     urls.some((url) => url.endsWith("/src/runtime/web/scholar-tools.ts")),
     "the hook saw the tools' definitions",
   );
+});
+
+/** What a one-answer run that calls no tool has no use for, by capability (paths under src/). */
+const UNUSED_BY_A_PLAIN_RUN: Record<string, string[]> = {
+  "the tool host's engine (permissions, workspace, the call runner)": [
+    "tools/host/host-engine.ts",
+    "tools/permissions/index.ts",
+  ],
+  "shell commands and background jobs": ["tools/shell/index.ts", "tools/sandbox/launch.ts"],
+  "undo and shadow git": ["tools/undo/index.ts"],
+  "file safety's machinery (read-before-write, edit matching, globs)": ["tools/files/index.ts"],
+  "git's readers (hooks folder, settings)": ["tools/sandbox/git-plants.ts"],
+  compaction: ["runtime/context/compactor.ts"],
+  "JSON Schema validation (MCP, skills, --output-schema)": ["tools/schema/index.ts"],
+  "the Anthropic and Responses wires": [
+    "providers/anthropic/index.ts",
+    "providers/responses/index.ts",
+  ],
+  "sub-agents": ["runtime/subagents/child-agent.ts"],
+  "the web client": ["web/index.ts"],
+  "MCP's client": ["mcp/index.ts"],
+  "hooks, skills and custom commands when none is configured": [
+    "runtime/hooks/index.ts",
+    "runtime/extensions/skills.ts",
+    "runtime/extensions/custom-commands.ts",
+  ],
+  "resuming a session": ["runtime/history/locate-session.ts"],
+  "other modes: the chat, doctor, ACP, stream-json, chat files, first-run set-up": [
+    "tui/index.ts",
+    "runtime/doctor/index.ts",
+    "acp/index.ts",
+    "headless/stream-json/run.ts",
+    "headless/chat-files/index.ts",
+    "runtime/config/first-run.ts",
+  ],
+};
+
+test("a plain run loads no capability it does not use: tool engine, shell, undo, schemas, other wires, sub-agents, web, MCP, hooks, other modes", async () => {
+  const urls = await loadedBy(openaiText("hello"), {});
+  assert.ok(loads(urls, "tools/builtin/bash.ts"), "the hook saw the tools' definitions");
+  const loaded = Object.entries(UNUSED_BY_A_PLAIN_RUN).flatMap(([what, files]) =>
+    files.filter((file) => loads(urls, file)).map((file) => `${file} (${what})`),
+  );
+  assert.deepEqual(loaded, []);
+  assert.ok(!urls.some((url) => url.includes("/node_modules/minimatch/")), "minimatch loaded");
+});
+
+test("a tool's first call loads the engine, which checks and runs it", async () => {
+  const urls = await loadedBy(
+    [openaiToolCall({ name: "glob", args: { pattern: "*.txt" } }), openaiText("done")],
+    {},
+  );
+  assert.ok(loads(urls, "tools/host/host-engine.ts"), "a call ran without the engine");
+  assert.ok(loads(urls, "tools/permissions/index.ts"), "a call ran unchecked");
 });

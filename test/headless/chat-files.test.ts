@@ -15,7 +15,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { outbox, until } from "../support/chat-folder.ts";
+import { chatArgs, outbox, until } from "../support/chat-folder.ts";
 import { makeSandbox, startNex } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { hang, openaiText, status } from "../support/stub-scripts.ts";
@@ -47,16 +47,7 @@ function setUp(url: string) {
   const box = makeSandbox();
   // Outside the workspace, as the trust rules ask: a folder of the test's own.
   const chat = mkdtempSync(join(tmpdir(), "nex-chat-"));
-  const args = [
-    "--chat",
-    chat,
-    "--model",
-    "stub-model",
-    "--base-url",
-    `${url}/v1`,
-    "--data-dir",
-    box.dataDir,
-  ];
+  const args = chatArgs(chat, url, box.dataDir);
   return { box, chat, args, env: { ...box.env, OPENAI_API_KEY: "k" } };
 }
 

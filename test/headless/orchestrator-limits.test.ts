@@ -1,7 +1,7 @@
 // --output-schema, --max-time and --inbox through the real CLI against the stub endpoint.
 import assert from "node:assert/strict";
-import { appendFileSync, unlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex, startNex } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
@@ -136,7 +136,38 @@ test("--max-time in --json: the last event and the saved conversation say the bu
   assert.doesNotMatch(result.stdout, /interrupted by the user/);
 });
 
-test("--inbox: a line added while nex runs reaches the model at the next turn boundary; bad lines and a removed inbox are reported", async () => {
+test("--max-time spent while the session is still opening (a slow SessionStart hook): nothing is sent, the run ends aborted by the budget with exit 5, in text and --json", async () => {
+  for (const json of [false, true]) {
+    const stub = await startStubEndpoint({ scripts: [openaiText("too late")] });
+    const { box, base, env } = setUpBox(stub.url);
+    // The hook outlasts the budget by a second at least, whatever the machine's load.
+    const config = join(box.env.XDG_CONFIG_HOME ?? "", "nex", "config.json");
+    mkdirSync(dirname(config), { recursive: true });
+    writeFileSync(
+      config,
+      JSON.stringify({
+        hooks: { SessionStart: [{ hooks: [{ type: "command", command: "sleep 2" }] }] },
+      }),
+    );
+    const result = await runNex(
+      [...base, ...(json ? ["--json"] : []), "--max-time", "1s", "take your time"],
+      { cwd: box.workspace, env },
+    );
+    await stub.close();
+    assert.equal(result.code, 5, result.stderr);
+    assert.equal(stub.requestsTo("/v1/chat/completions").length, 0, "no request after the budget");
+    assert.doesNotMatch(result.stdout + result.stderr, /too late|interrupted by the user/);
+    if (json) {
+      const last = JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "{}");
+      assert.equal(last.type, "aborted");
+      assert.match(String(last.reason), /--max-time/);
+    } else {
+      assert.match(result.stderr, /interrupted \(the --max-time budget was spent\)/);
+    }
+  }
+});
+
+test("--inbox: a line added while nex runs reaches the model at the next turn boundary, workgraph's message lines (body, sender) too; bad lines and a removed inbox are reported", async () => {
   let delivered: () => void = () => {};
   const firstRequest = new Promise<void>((resolve) => {
     delivered = resolve;
@@ -164,7 +195,17 @@ test("--inbox: a line added while nex runs reaches the model at the next turn bo
   writeFileSync(inbox, '{"message":"old news, not for this run"}\n');
   const run = startNex([...base, "--inbox", inbox, "look around"], { cwd: box.workspace, env });
   await firstRequest;
-  appendFileSync(inbox, 'not json\n{"message":"also update the changelog"}\n');
+  // The last line as workgraph's message files hold a `wg msg`.
+  const wgMessage = {
+    id: 1,
+    sender: "coordinator",
+    body: "rebase on main first",
+    priority: "normal",
+  };
+  appendFileSync(
+    inbox,
+    `not json\n{"message":"also update the changelog"}\n${JSON.stringify(wgMessage)}\n`,
+  );
   await until(() => run.stderrSoFar().includes("inbox line 2"));
   unlinkSync(inbox);
   await until(() => run.stderrSoFar().includes("was removed"));
@@ -177,6 +218,7 @@ test("--inbox: a line added while nex runs reaches the model at the next turn bo
   );
   assert.match(second, /also update the changelog/);
   assert.match(second, /orchestrator's inbox \([^)]*inbox\.jsonl, line 3\): also update/);
+  assert.match(second, /inbox\.jsonl, line 4\): \(from coordinator\) rebase on main first/);
   assert.doesNotMatch(second, /old news/);
   assert.match(result.stderr, /inbox line 2 is not a message and was skipped/);
 });

@@ -2,13 +2,20 @@
 // the session's model writes `<id>.summary.md` beside the journal, redacted; `nex sessions show`
 // prints it, and the next handler's first prompt starts from it.
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex, startNex } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
-import { openaiText, status } from "../support/stub-scripts.ts";
+import { openaiText, openaiToolCall, status } from "../support/stub-scripts.ts";
 
 const KEY = "sk-test-DO-NOT-LEAK-7171";
 
@@ -75,4 +82,53 @@ test("session summary: written every five answered prompts, redacted, shown by n
     last,
     /summary nex kept of this session so far[\s\S]*five answers[\s\S]*message 6|message 6[\s\S]*summary nex kept[\s\S]*five answers/,
   );
+});
+
+test("session summary: a delegated sub-agent starts from the parent's summary, cut to a small share, before its task", {
+  timeout: 120_000,
+}, async () => {
+  const stub = await startStubEndpoint({
+    handler: (request) => {
+      if (!request.path.endsWith("/chat/completions")) return status(404);
+      const body = JSON.stringify(request.body);
+      if (body.includes("running summary of its work so far")) return openaiText("child report");
+      // The parent, back with the delegate's result.
+      if (body.includes('"role":"tool"')) return openaiText("parent done");
+      if (body.includes("delegate the count"))
+        return openaiToolCall({ name: "delegate", args: { task: "count the files" } });
+      return openaiText("ok");
+    },
+  });
+  const box = makeSandbox();
+  const env = { ...box.env, OPENAI_API_KEY: "k" };
+  const common = ["--yes", "--model", "stub-model", "--base-url", `${stub.url}/v1`];
+  common.push("--data-dir", box.dataDir);
+  const first = await runNex(["run", ...common, "hello"], { cwd: box.workspace, env });
+  if (first.code !== 0) await stub.close();
+  assert.equal(first.code, 0, first.stderr);
+  const sessions = join(box.dataDir, "sessions");
+  const journal = readdirSync(sessions).find((name) => name.endsWith(".jsonl")) ?? "";
+  const id = journal.replace(/\.jsonl$/, "");
+  // The summary nex would have written: its start matters, its end is over a child's share.
+  writeFileSync(
+    join(sessions, `${id}.summary.md`),
+    `PARENT-CONTEXT: the user is migrating the build to esbuild.\n${"padding ".repeat(1000)}TAIL-MARK\n`,
+  );
+  const second = await runNex(["resume", id, ...common, "delegate the count"], {
+    cwd: box.workspace,
+    env,
+  });
+  await stub.close();
+  assert.equal(second.code, 0, second.stderr);
+  const child = stub
+    .requestsTo("/v1/chat/completions")
+    .map((request) => JSON.stringify(request.body))
+    .find((body) => body.includes("running summary of its work so far"));
+  assert.ok(child, "the child's request carries the summary");
+  assert.match(
+    child,
+    /PARENT-CONTEXT[\s\S]*rest of the summary is left out[\s\S]*Your task:\\ncount the files/,
+  );
+  assert.doesNotMatch(child, /TAIL-MARK/);
+  assert.ok((child.match(/padding /g) ?? []).length < 520, "cut to at most 4 KiB");
 });

@@ -1,6 +1,8 @@
 // Recorded answers of the keyless search backends and arXiv (test/web/fixtures/), served on
 // 127.0.0.1: DuckDuckGo's HTML results page (results, none, a bot check), Wikipedia's search API
-// (results, an error in the body) and arXiv's Atom feed (papers, none, an error entry, a limit).
+// (results, an error in the body) and arXiv's Atom feed (papers, none, an error entry, a limit);
+// Hacker News, Stack Exchange and GitHub answers in their APIs' documented shapes (results, a
+// throttle, a rate limit, a failing gateway).
 // Each request is counted with its query and time, so tests see what was asked and how often.
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -31,6 +33,7 @@ export function keylessPages(): Promise<KeylessPages> {
       };
       const html = "text/html; charset=UTF-8";
       const atom = "application/atom+xml; charset=utf-8";
+      const json = "application/json; charset=utf-8";
       switch (url.pathname) {
         case "/ddg/html/":
           return url.searchParams.get("q") === "qqzxqzx"
@@ -51,6 +54,23 @@ export function keylessPages(): Promise<KeylessPages> {
         case "/arxiv-limited/api/query":
           res.writeHead(503, { "content-type": "text/plain", "retry-after": "7" });
           return res.end("Rate exceeded.");
+        case "/hn/api/v1/search":
+          return answer(200, json, "hackernews.json");
+        case "/stackexchange/2.3/search/advanced":
+          return answer(200, json, "stackexchange.json");
+        case "/stackexchange-throttled/2.3/search/advanced":
+          return answer(400, json, "stackexchange-throttle.json");
+        case "/github/search/repositories":
+          return answer(200, json, "github.json");
+        case "/github-limited/search/repositories":
+          return answer(403, json, "github-limited.json", {
+            "x-ratelimit-limit": "10",
+            "x-ratelimit-remaining": "0",
+            "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 30),
+          });
+        case "/hn-broken/api/v1/search":
+          res.writeHead(502, { "content-type": "text/html" });
+          return res.end("<html><body>502 Bad Gateway</body></html>");
         default:
           res.writeHead(404, { "content-type": "text/plain" });
           return res.end("not found");

@@ -15,7 +15,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { undoWorkspace } from "../../src/tools/index.ts";
+import { undoWorkspace } from "../../src/tools/undo/index.ts";
 import { host, run, type Sandbox, sandbox } from "./helpers.ts";
 
 // Bytes a text-normalising tool would change: CRLF, a lone CR, no final newline, invalid UTF-8.
@@ -180,7 +180,7 @@ test("`nex undo` works from a new process with the same checkpoint directory", a
   const tools = host(box);
   await run(tools, "bash", { command: "echo after > a.txt" }, { turn: 5 });
   const script = `
-    import { undoWorkspace } from ${JSON.stringify(join(import.meta.dirname, "../../src/tools/index.ts"))};
+    import { undoWorkspace } from ${JSON.stringify(join(import.meta.dirname, "../../src/tools/undo/index.ts"))};
     const report = await undoWorkspace({ workspace: ${JSON.stringify(box.workspace)}, checkpointDir: ${JSON.stringify(box.checkpointDir)}, turns: 1, env: process.env });
     process.stdout.write(report.text);`;
   const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { climbsOut } from "../../src/tools/files/workspace.ts";
+import { climbsOut } from "../../src/tools/workspace/workspace.ts";
 import { host, run, sandbox } from "./helpers.ts";
 
 test("a `..` path out of the workspace is refused for reads and writes, and nothing is created outside", async () => {

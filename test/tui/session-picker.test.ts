@@ -51,7 +51,9 @@ test("nex resume with no id opens the picker; /resume switches sessions in place
       `${error}\nHISTORY:\n${pty.history()}\nRAW:${JSON.stringify(pty.output().slice(-3000))}`,
     );
   });
-  assert.match(pty.screen(), /Ask nex/, "still in the chat: switched in place");
+  // The switched session's transcript is drawn before its prompt box: wait for the box, not a moment.
+  const after = await pty.waitFor("Ask nex", 20_000);
+  assert.match(after, /write the docs/, "still in the chat: switched in place");
 });
 
 test("sessions stay in their project: the picker and /sessions show this workspace's only, and another project's id is not opened here", async (t) => {

@@ -3,6 +3,7 @@
 // as lines are appended, and from the start again when the file is replaced or cut (workgraph's
 // rotation rewrites it), with bounded memory: a line over the cap is dropped as it is read.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
+import type { AttachmentRef } from "../../runtime/extensions/index.ts";
 import { inputLineCap, LineSplitter } from "../../runtime/session/index.ts";
 
 /** One user turn of the inbox. */
@@ -12,6 +13,10 @@ export interface InboxMessage {
   requestId: string;
   /** `"urgent": true` or `"priority": "urgent"`: the running turn is cancelled for it. */
   urgent: boolean;
+  /** Workgraph's `attachments`: files the message carries (read when it is answered). */
+  attachments: AttachmentRef[];
+  /** `approval_id` and `answer`: the message answers nex's question (chat-approvals.ts). */
+  approval?: { approvalId: number; answer: "approve" | "always" | "deny" };
 }
 
 const READ_CHUNK = 1024 * 1024;
@@ -96,10 +101,48 @@ export function inboxMessage(line: string): InboxMessage | string | null {
   const id = record.id;
   if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1)
     return 'has no "id" (a whole number of 1 or more, growing line by line)';
-  const content = record.content ?? record.message ?? record.text;
-  if (typeof content !== "string" || content.trim() === "")
-    return `(id ${id}) has no text in "content"`;
+  const attachments = attachmentsOf(record.attachments);
+  if (typeof attachments === "string") return `(id ${id}) ${attachments}`;
+  const approval = approvalOf(record);
+  if (typeof approval === "string") return `(id ${id}) ${approval}`;
+  const content = record.content ?? record.message ?? record.text ?? "";
+  if (
+    typeof content !== "string" ||
+    (content.trim() === "" && attachments.length === 0 && !approval)
+  )
+    return `(id ${id}) has no text in "content" and no attachments`;
   const requestId = typeof record.request_id === "string" ? record.request_id : String(id);
   const urgent = record.urgent === true || record.priority === "urgent";
-  return { id, content, requestId, urgent };
+  return { id, content, requestId, urgent, attachments, ...(approval ? { approval } : {}) };
+}
+
+/** `"approval_id": 42, "answer": "approve"|"always"|"deny"`, or why the pair is not that. */
+function approvalOf(record: Record<string, unknown>): InboxMessage["approval"] | string | null {
+  if (record.approval_id === undefined && record.answer === undefined) return null;
+  const approvalId = Number(record.approval_id);
+  const answer = record.answer;
+  if (!Number.isSafeInteger(approvalId) || approvalId < 1)
+    return 'has "answer" without the "approval_id" (the approval-request line\'s id) it answers';
+  if (answer !== "approve" && answer !== "always" && answer !== "deny")
+    return `answers approval ${approvalId} with neither "approve", "always" nor "deny"; nothing was approved`;
+  return { approvalId, answer };
+}
+
+/** `[{ "path": …, "mime_type": …, "size_bytes": … }]`, or why the field is not that. */
+function attachmentsOf(value: unknown): AttachmentRef[] | string {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value))
+    return 'has "attachments" that is not a list of {"path","mime_type","size_bytes"}';
+  const refs: AttachmentRef[] = [];
+  for (const item of value) {
+    const entry = (item ?? {}) as Record<string, unknown>;
+    if (typeof entry.path !== "string")
+      return 'has an attachment with no "path" (a file\'s path relative to the project root)';
+    refs.push({
+      path: entry.path,
+      ...(typeof entry.mime_type === "string" ? { mimeType: entry.mime_type } : {}),
+      ...(typeof entry.size_bytes === "number" ? { sizeBytes: entry.size_bytes } : {}),
+    });
+  }
+  return refs;
 }

@@ -8,7 +8,12 @@
 import { mkdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { ConfigError, type ConfigFlags, resolveConfig } from "../../runtime/config/index.ts";
+import {
+  ConfigError,
+  type ConfigFlags,
+  type NexConfig,
+  resolveConfig,
+} from "../../runtime/config/index.ts";
 import { commandWritable, realPathOf, unconfinedReason } from "../../runtime/consent/index.ts";
 
 /** The chat folder `--chat` names, and whether it lies in the workspace (then held read-only). */
@@ -16,6 +21,8 @@ export interface ChatPlace {
   dir: string;
   /** True when the folder is inside the workspace: commands and tools must not change it. */
   held: boolean;
+  /** The configuration the folder was checked against. */
+  config: NexConfig;
 }
 
 /** The chat folder `--chat` names: a path, or a bare name under the config's `chatRoot`. */
@@ -67,7 +74,7 @@ export function chatFolder(
   const uid = process.getuid?.();
   for (const file of [dir, join(dir, "inbox.jsonl")]) refuseOthersWriting(file, given, uid);
   if (held) refuseLinkedInbox(join(dir, "inbox.jsonl"), given);
-  return { dir: realPathOf(dir), held };
+  return { dir: realPathOf(dir), held, config };
 }
 
 function refuseOthersWriting(path: string, given: string, uid: number | undefined): void {

@@ -7,12 +7,16 @@ import { join } from "node:path";
 import type { AgentEvent, TerminalEvent } from "../../protocol/index.ts";
 import type { OpenOptions } from "../../runtime/assembly/index.ts";
 import type { ConfigFlags } from "../../runtime/config/index.ts";
-import type { AgentSession } from "../../runtime/session/index.ts";
+import type { AttachmentRef, GivenAttachments } from "../../runtime/extensions/index.ts";
+import type { AgentSession, PromptExtra } from "../../runtime/session/index.ts";
 import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../../runtime/session/index.ts";
 import { EXIT } from "../exit-code.ts";
+import { approvalAnswer, ChatApprovals } from "./chat-approvals.ts";
 import { type InboxMessage, InboxReader } from "./chat-inbox.ts";
-import { clearStreaming, Outbox, readCursor, writeCursor, writeStreaming } from "./chat-outbox.ts";
+import { clearStreaming, Outbox, type OutboxReply, writeStreaming } from "./chat-outbox.ts";
 import { chatFolder } from "./chat-place.ts";
+import { ChatQueue } from "./chat-queue.ts";
+import { type ChatTranscript, chatTranscript } from "./chat-transcript.ts";
 import { acquireHandlerLock, LOCK_FILE } from "./handler-lock.ts";
 import { holdFolder } from "./held-folder.ts";
 
@@ -23,11 +27,16 @@ const WORKING_FILE = ".nex-working";
 const POLL_MS = 500;
 const STREAM_WRITE_MS = 100;
 
+/** What a message's attachments give the model (runtime/extensions/message-attachments.ts). */
+type Attach = (refs: AttachmentRef[]) => Promise<GivenAttachments>;
+
 export interface ChatFilesOptions {
   /** `--chat`'s value: a folder, or a name under the config's `chatRoot`. */
   chat: string;
   /** What the session is opened with besides resume (system prompt, role, tools). */
   open: Omit<OpenOptions, "resume" | "approvals">;
+  /** How long an approval asked in the chat waits for its answer; 0: none is asked. */
+  approvalTimeoutS: number;
   err: (text: string) => void;
 }
 
@@ -56,7 +65,8 @@ export async function serveChatFiles(
     const opened = await openSession(flags, env, cwd, {
       ...options.open,
       resume: known,
-      approvals: "refuse",
+      // A person answers in the chat, unless --approval-timeout 0 said nobody will.
+      approvals: options.approvalTimeoutS ? "interactive" : "refuse",
       ...(place.held ? { heldFolder: dir } : {}),
     });
     session = opened.session;
@@ -68,8 +78,24 @@ export async function serveChatFiles(
       `nex: serving the chat ${dir} (session ${session.info.sessionId}, lock ${LOCK_FILE} held by pid ${process.pid}).\n`,
     );
     const held = place.held ? holdFolder(dir) : null;
+    const served = session;
+    const attach: Attach = async (refs) =>
+      (await import("../../runtime/extensions/index.ts")).readMessageAttachments(refs, {
+        config: place.config,
+        env,
+        chatDir: dir,
+        model: served.info.model,
+        window: served.info.contextWindow,
+      });
     try {
-      return await serve(held?.path ?? dir, session, lock.releaseRequested, err, held?.moved);
+      return await serve(session, {
+        dir: held?.path ?? dir,
+        releaseRequested: lock.releaseRequested,
+        err,
+        attach,
+        approvalTimeoutMs: options.approvalTimeoutS ? options.approvalTimeoutS * 1000 : null,
+        moved: held?.moved ?? (() => null),
+      });
     } finally {
       held?.close();
     }
@@ -80,20 +106,23 @@ export async function serveChatFiles(
   }
 }
 
-async function serve(
-  dir: string,
-  session: AgentSession,
-  releaseRequested: () => boolean,
-  err: (text: string) => void,
-  moved: () => string | null = () => null,
-): Promise<number> {
-  const outbox = new Outbox(dir);
+/** What serving a chat folder needs besides its session. */
+interface ServeParts {
+  /** The folder's path as nex reads it (through a handle when the folder is held). */
+  dir: string;
+  releaseRequested: () => boolean;
+  err: (text: string) => void;
+  attach: Attach;
+  /** How long an approval question waits; null: none is asked (refused as in `nex run`). */
+  approvalTimeoutMs: number | null;
+  moved: () => string | null;
+}
+
+async function serve(session: AgentSession, parts: ServeParts): Promise<number> {
+  const { dir, err } = parts;
+  const outbox = new Outbox(dir, err);
   const inbox = new InboxReader(join(dir, "inbox.jsonl"), err);
-  let cursor = readCursor(dir);
-  let highest = cursor;
-  const pending: InboxMessage[] = [];
-  /** Ids read and not answered yet: the cursor stops below the lowest. */
-  const open = new Set<number>();
+  const queue = new ChatQueue(dir);
   let running: InboxMessage | null = null;
   let urgentCut: InboxMessage | null = null;
   let stoppedBy: StopSignal | null = null;
@@ -104,41 +133,37 @@ async function serve(
     wake = null;
     resolve?.();
   };
-
+  const approvals = new ChatApprovals({
+    session,
+    outbox,
+    running: () => running,
+    timeoutMs: parts.approvalTimeoutMs ?? 0,
+    err,
+  });
   const collect = () => {
-    displaced ??= moved();
+    displaced ??= parts.moved();
     if (displaced) {
       session.interrupt();
       notify();
       return;
     }
     for (const message of inbox.read()) {
-      if (message.id <= highest) continue;
-      highest = message.id;
-      if (outbox.has(message.requestId)) continue;
-      open.add(message.id);
-      if (!message.urgent) {
-        pending.push(message);
+      if (!queue.isNew(message) || outbox.has(message.requestId)) continue;
+      const given = approvalAnswer(message);
+      if (given) {
+        queue.hold(message.id);
+        approvals.take(message, given, () => queue.done(message.id));
         continue;
       }
-      // Ahead of the ordinary ones (after earlier urgent ones), and the running turn is cancelled.
-      const at = pending.findIndex((m) => !m.urgent);
-      pending.splice(at === -1 ? pending.length : at, 0, message);
-      if (running && !urgentCut) {
+      queue.queue(message);
+      // The running turn is cancelled for an urgent message, which is answered next.
+      if (message.urgent && running && !urgentCut) {
         urgentCut = message;
         session.interrupt(`an urgent message (inbox id ${message.id}) arrived`);
       }
     }
-    moveCursor();
+    queue.moveCursor();
     notify();
-  };
-  const moveCursor = () => {
-    const lowestOpen = open.size === 0 ? highest + 1 : Math.min(...open);
-    const next = lowestOpen - 1;
-    if (next > cursor) {
-      cursor = next;
-      writeCursor(dir, cursor);
-    }
   };
 
   const watcher = watchFolder(dir, collect);
@@ -158,11 +183,11 @@ async function serve(
         err(`nex: ${displaced}\n`);
         return EXIT.failure;
       }
-      if (releaseRequested()) {
+      if (parts.releaseRequested()) {
         err("nex: a release was requested; handing the chat over.\n");
         return EXIT.done;
       }
-      const next = pending.shift();
+      const next = queue.next();
       if (!next) {
         await new Promise<void>((resolve) => {
           wake = resolve;
@@ -172,42 +197,58 @@ async function serve(
       running = next;
       urgentCut = null;
       writeFileSync(join(dir, WORKING_FILE), `${next.id}\n`);
-      const prompt =
-        crashed === next.id
-          ? `[nex: the previous handler of this chat stopped (it crashed or was killed) while answering this message; what it did is in the conversation above. Check before repeating a step.]\n\n${next.content}`
-          : next.content;
-      const terminal = await answer(session, prompt, dir);
+      const given = next.attachments.length > 0 ? await parts.attach(next.attachments) : null;
+      const { terminal, transcript } = await answer(
+        session,
+        promptFor(next, crashed),
+        dir,
+        given ?? {},
+      );
       running = null;
+      const notes = [
+        ...(given?.refused.length ? [attachmentNote(given.refused)] : []),
+        ...approvals.endTurn(),
+      ];
       // A stop signal cut the turn: no reply, the next handler answers the message.
       if (stoppedBy) return SIGNAL_EXIT[stoppedBy];
-      outbox.append(replyFor(next, terminal, urgentCut));
+      await outbox.append(withNotes(replyFor(next, terminal, urgentCut, transcript), notes));
       rmSync(join(dir, WORKING_FILE), { force: true });
       clearStreaming(dir);
-      open.delete(next.id);
-      moveCursor();
+      queue.done(next.id);
     }
   } finally {
     clearInterval(poll);
     watcher?.close();
     stopWatching();
+    approvals.close();
+    await approvals.settled();
   }
 }
 
-/** Runs one message, keeping `.streaming` to the reply so far. */
-async function answer(session: AgentSession, prompt: string, dir: string): Promise<TerminalEvent> {
-  let text = "";
+/** The message as the model gets it: told when the previous handler stopped while answering it. */
+function promptFor(message: InboxMessage, crashedOn: number | null): string {
+  if (crashedOn !== message.id) return message.content;
+  return `[nex: the previous handler of this chat stopped (it crashed or was killed) while answering this message; what it did is in the conversation above. Check before repeating a step.]\n\n${message.content}`;
+}
+
+/** Runs one message, keeping `.streaming` to the reply so far, its tool calls as boxes. */
+async function answer(
+  session: AgentSession,
+  prompt: string,
+  dir: string,
+  extra: PromptExtra,
+): Promise<{ terminal: TerminalEvent; transcript: ChatTranscript }> {
+  const transcript = chatTranscript();
   let timer: NodeJS.Timeout | null = null;
   const flush = () => {
     timer = null;
-    writeStreaming(dir, text);
+    writeStreaming(dir, transcript.text());
   };
   const unsubscribe = session.subscribe((event: AgentEvent) => {
-    if (event.type !== "text_delta" || event.agent) return;
-    text += event.text;
-    timer ??= setTimeout(flush, STREAM_WRITE_MS);
+    if (transcript.add(event)) timer ??= setTimeout(flush, STREAM_WRITE_MS);
   });
   try {
-    return await session.submit(prompt);
+    return { terminal: await session.submit(prompt, extra), transcript };
   } finally {
     unsubscribe();
     if (timer) clearTimeout(timer);
@@ -218,10 +259,13 @@ function replyFor(
   message: InboxMessage,
   terminal: TerminalEvent,
   cutBy: InboxMessage | null,
-): Parameters<Outbox["append"]>[0] {
+  transcript: ChatTranscript,
+): OutboxReply {
   const base = { requestId: message.requestId, inboxId: message.id };
+  // The steps (tool calls) with the answer, for the reader's expanded view; the answer alone is `content`.
+  const full = transcript.hasTools() ? { fullResponse: transcript.text() } : {};
   if (terminal.type === "done")
-    return { ...base, role: "coordinator", content: terminal.finalText };
+    return { ...base, role: "coordinator", content: terminal.finalText, ...full };
   if (terminal.type === "aborted")
     return {
       ...base,
@@ -229,8 +273,28 @@ function replyFor(
       content: cutBy
         ? `Interrupted: the urgent message ${cutBy.id} (request ${cutBy.requestId}) cancelled this turn; it is answered next. The conversation keeps what was done.`
         : `Interrupted: ${terminal.reason}.`,
+      ...full,
     };
-  return { ...base, role: "system-error", content: `nex could not answer: ${terminal.message}` };
+  return {
+    ...base,
+    role: "system-error",
+    content: `nex could not answer: ${terminal.message}`,
+    ...full,
+  };
+}
+
+/** The reply, with what the sender should know about the turn (attachments not given, approvals). */
+function withNotes(reply: OutboxReply, notes: string[]): OutboxReply {
+  if (notes.length === 0) return reply;
+  return {
+    ...reply,
+    content: `${reply.content}\n\n${notes.map((note) => `[nex: ${note}]`).join("\n")}`,
+  };
+}
+
+function attachmentNote(refused: string[]): string {
+  const lines = refused.map((line) => `- ${line}`).join("\n");
+  return `${refused.length === 1 ? "an attachment was" : `${refused.length} attachments were`} not given to the model:\n${lines}`;
 }
 
 function watchFolder(dir: string, onChange: () => void): { close(): void } | null {

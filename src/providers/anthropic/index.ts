@@ -1,2 +1,2 @@
-export type { AnthropicClientOptions } from "./anthropic-lazy.ts";
-export { createAnthropicClient } from "./anthropic-lazy.ts";
+// Anthropic's wire client: loaded by `../lazy-wires.ts` on a session's first Anthropic request.
+export { type AnthropicClientOptions, createAnthropicClient } from "./anthropic.ts";

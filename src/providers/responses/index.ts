@@ -1,14 +1,3 @@
-// The OpenAI Responses API client (`"api": "responses"`), loaded with its wire modules only when a
-// session's model speaks it.
-import type { StreamFn } from "../../protocol/index.ts";
-import { lazyClient } from "../lazy-client.ts";
-import type { ResponsesClientOptions } from "./responses.ts";
-
-export type { ResponsesClientOptions } from "./responses.ts";
-
-/** A client that loads the Responses API wire on its first request. */
-export function createResponsesClient(options: ResponsesClientOptions): StreamFn {
-  return lazyClient(() =>
-    import("./responses.ts").then((wire) => wire.createResponsesClient(options)),
-  );
-}
+// The OpenAI Responses API client (`"api": "responses"`): loaded by `../lazy-wires.ts` on a session's
+// first request to a model that speaks it.
+export { createResponsesClient, type ResponsesClientOptions } from "./responses.ts";

@@ -46,7 +46,7 @@ export interface GatheredSession {
   host: Parameters<typeof sessionToolHost>[0];
   extensions: Extensions;
   subagents: Opened<typeof loadSubagents>;
-  search: Opened<typeof describeSearch>;
+  search?: Opened<typeof describeSearch>;
   userNotes: UserNotes;
   current: CurrentModel;
   reasoning: ReturnType<typeof createReasoningControl>;
@@ -144,7 +144,7 @@ export function buildSession(parts: GatheredSession): NexSession {
     ...sessionInfo(sessionId, config, model, limits, journal.path, tools),
     extensions: extensionsInfo(extensions),
     notifications: config.notifications,
-    search,
+    ...(search !== undefined ? { search } : {}),
   };
   const session: NexSession = new NexSession({
     notes: userNotes,
@@ -181,6 +181,7 @@ export function buildSession(parts: GatheredSession): NexSession {
     approve: (callId, signal) => session.approveCall(callId, signal),
     emit: (event) => session.emit(event),
     nextRequestId: () => session.nextRequestId(),
+    summary: () => readSessionSummary(session.info.journalPath),
   });
   return session;
 }

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { AgentEvent } from "../../protocol/index.ts";
-import { ownerMark } from "../../tools/index.ts";
+import { loadProcesses } from "../../tools/index.ts";
 import type { ConfigFlags, NexConfig } from "../config/index.ts";
 import { openMcpServers } from "../mcp/index.ts";
 import { type sessionScrubber, textRedaction, toolEnvironment } from "../secrets/index.ts";
@@ -10,16 +10,16 @@ export type McpSet = Awaited<ReturnType<typeof openMcpServers>>["set"];
 
 /**
  * Gathers the MCP servers the session may start (config, `--mcp-config` files, the editor's), and
- * the secrets their settings hold. `mcp: false` gathers none (`nex compact` needs no tools).
+ * the secrets their settings hold. `mcp: false` (`nex compact` needs no tools) and `--no-mcp` gather none.
  */
-export function sessionMcpServers(
+export async function sessionMcpServers(
   flags: ConfigFlags,
   config: NexConfig,
   env: Record<string, string | undefined>,
   cwd: string,
   given: { mcp?: boolean; mcpServers?: Record<string, unknown> },
 ) {
-  return openMcpServers({
+  const gathered = await openMcpServers({
     skip: given.mcp === false,
     fromConfig: config.mcpServers,
     ...(given.mcpServers ? { fromEditor: given.mcpServers } : {}),
@@ -31,6 +31,21 @@ export function sessionMcpServers(
     env,
     cwd,
   });
+  // --no-mcp starts none, but their secrets (a token in a server's env) are still scrubbed everywhere.
+  if (flags.noMcp !== true || gathered.set.servers.length + gathered.set.unusable.length === 0)
+    return gathered;
+  const count = gathered.set.servers.length + gathered.set.unusable.length;
+  return {
+    set: {
+      servers: [],
+      unusable: [],
+      notices: [
+        `--no-mcp: the ${count === 1 ? "MCP server" : `${count} MCP servers`} configured here ${count === 1 ? "was" : "were"} not started.`,
+      ],
+      project: null,
+    },
+    secrets: gathered.secrets,
+  };
 }
 
 /**
@@ -56,7 +71,7 @@ export async function openSessionMcp(
         mcpSet,
         {
           workspace: config.workspace,
-          baseEnv: { ...toolEnvironment(env, config), ...ownerMark() },
+          baseEnv: { ...toolEnvironment(env, config), ...(await loadProcesses()).ownerMark() },
           sessionDir: join(config.dataDir, "logs", sessionId),
           oauthDir: await (await import("../mcp/index.ts")).oauthDirOf(config, env),
           ...(restartCheck ? { mayStartAgain: restartCheck } : {}),

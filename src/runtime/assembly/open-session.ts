@@ -76,8 +76,9 @@ export async function openSession(
   // A copy: concealing the secrets below changes what `process.env` shows.
   const env = { ...environment };
   const events: AgentEvent[] = [];
-  // Looked up while the session opens (a few stat calls along PATH), for `/status`.
-  const search = describeSearch(cwd, environment);
+  // Looked up while the session opens (a few stat calls along PATH), for the chat's `/status`; a
+  // session no person talks to has no use for it.
+  const search = options.approvals === "interactive" ? describeSearch(cwd, environment) : undefined;
   const { config, model, resumed } = await resolveSessionConfig(
     flags,
     env,
@@ -166,7 +167,7 @@ export async function openSession(
     host,
     extensions,
     subagents,
-    search: await search,
+    ...(search ? { search: await search } : {}),
     userNotes,
     current,
     reasoning,

@@ -36,7 +36,17 @@ const WebConfigSchema = v.strictObject({
   search: v.optional(
     v.array(
       v.strictObject({
-        type: v.picklist(["searxng", "brave", "tavily", "exa", "duckduckgo", "wikipedia"]),
+        type: v.picklist([
+          "searxng",
+          "brave",
+          "tavily",
+          "exa",
+          "duckduckgo",
+          "wikipedia",
+          "hackernews",
+          "stackexchange",
+          "github",
+        ]),
         url: v.optional(v.pipe(v.string(), v.url())),
         apiKeyEnv: v.optional(v.string()),
       }),

@@ -3,8 +3,8 @@ import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as v from "valibot";
 import type { PermissionMode } from "../../protocol/index.ts";
-import { readOwnFile } from "../../tools/files/index.ts";
 import { allowHostsProblem, type SandboxMode, type SandboxSettings } from "../../tools/index.ts";
+import { readOwnFile } from "../../tools/workspace/index.ts";
 import { commandWritable, realPathOf } from "../consent/index.ts";
 import { type ConfigFile, ConfigFileSchema, type WebConfig } from "./config-schema.ts";
 import { dropUnknownKeys } from "./config-unknown-keys.ts";
@@ -36,6 +36,8 @@ export interface ConfigFlags {
   endpoint?: string | undefined;
   /** `--mcp-config FILE`, each a file like Claude Code's `.mcp.json`. */
   mcpConfig?: string[] | undefined;
+  /** `--no-mcp`: start none of the MCP servers the config or a project names. */
+  noMcp?: boolean | undefined;
 }
 
 /** Everything a session needs to start, resolved once. */

@@ -7,7 +7,7 @@ import {
 } from "../../protocol/index.ts";
 import type { Journal } from "../../session/index.ts";
 import type { RestoreReader } from "./compaction-restore.ts";
-import { type CompactorParts, compactConversation } from "./compactor.ts";
+import type { CompactorParts } from "./compactor.ts";
 import type { SessionBudget } from "./request-budget.ts";
 
 /** A compaction on request: the new conversation (null: unchanged) and what happened, as data. */
@@ -33,6 +33,8 @@ export function sessionCompaction(parts: CompactionParts): {
   automatic: Compactor;
 } {
   const now: CompactNow = async (history, signal) => {
+    // The compactor loads at the first compaction: most sessions never fill their window.
+    const { compactConversation } = await import("./compactor.ts");
     const outcome = await compactConversation(history, signal, parts);
     parts.budget.forgetUsage();
     if (outcome.type !== "compacted")

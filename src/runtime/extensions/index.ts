@@ -59,3 +59,13 @@ type RolePromptModule = typeof import("./role-prompt.ts");
 /** `--role NAME`'s prompt text (loaded only when a role is asked for). */
 export const rolePrompt = async (...args: Parameters<RolePromptModule["rolePrompt"]>) =>
   (await import("./role-prompt.ts")).rolePrompt(...args);
+
+export type {
+  AttachmentContext,
+  AttachmentRef,
+  GivenAttachments,
+} from "./message-attachments.ts";
+/** What a chat message's attachments give the model (loaded at the first message that has some). */
+export const readMessageAttachments = async (
+  ...args: Parameters<typeof import("./message-attachments.ts")["readMessageAttachments"]>
+) => (await import("./message-attachments.ts")).readMessageAttachments(...args);

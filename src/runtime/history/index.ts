@@ -1,4 +1,3 @@
-export { locateSession } from "./locate-session.ts";
 export { ownSessionsOnly, recordOwnSession } from "./own-sessions.ts";
 export type { PromptMark, RewindPoint, UndoStepInfo } from "./rewind.ts";
 export { describeRewindPlan, describeRewindPoints, firstLine, rewindPoints } from "./rewind.ts";
@@ -6,6 +5,9 @@ export type { SessionSummary } from "./session-list.ts";
 export type { UndoSessionAnswer } from "./undo-session.ts";
 
 // Loaded on first use: most sessions never need these (ARCHITECTURE.md, "loads when first used").
+type LocateSessionModule = typeof import("./locate-session.ts");
+export const locateSession = async (...args: Parameters<LocateSessionModule["locateSession"]>) =>
+  (await import("./locate-session.ts")).locateSession(...args);
 type ForkSessionModule = typeof import("./fork-session.ts");
 export const forkJournal = async (...args: Parameters<ForkSessionModule["forkJournal"]>) =>
   (await import("./fork-session.ts")).forkJournal(...args);

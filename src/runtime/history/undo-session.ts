@@ -1,13 +1,7 @@
 import { join } from "node:path";
 import type { UndoResult } from "../../protocol/index.ts";
 import { acquireSessionLock, listSessions } from "../../session/index.ts";
-import {
-  describePreview,
-  lastChangedSession,
-  previewUndo,
-  type UndoPreviewStep,
-  undoWorkspace,
-} from "../../tools/index.ts";
+import { loadUndo, type UndoPreviewStep } from "../../tools/index.ts";
 import { type ConfigFlags, resolveConfig } from "../config/index.ts";
 import { locateSession } from "./locate-session.ts";
 import { ownSessionsOnly } from "./own-sessions.ts";
@@ -48,6 +42,7 @@ export async function undoSession(
   options: { list?: boolean; includeUnsure?: boolean } = {},
 ): Promise<UndoSessionAnswer> {
   const config = resolveConfig(flags, env, cwd);
+  const { describePreview, lastChangedSession, previewUndo, undoWorkspace } = await loadUndo();
   const checkpointDirOf = (sessionId: string) => join(config.dataDir, "checkpoints", sessionId);
   let found: { workspace: string; sessionId: string; journalPath: string };
   const chosen = id === "last";

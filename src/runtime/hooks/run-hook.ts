@@ -1,15 +1,6 @@
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import {
-  commandTag,
-  holdLifeline,
-  killGroupWhenNexDies,
-  type Launch,
-  launchStdio,
-  ownerMark,
-  STATUS_FD,
-  stopLeftovers,
-} from "../../tools/index.ts";
+import { type Launch, loadProcesses } from "../../tools/index.ts";
 
 /** How one hook command ended. */
 export interface HookRun {
@@ -33,7 +24,7 @@ const childProcess = () => process.getBuiltinModule("node:child_process");
  * Runs a hook command as the sandbox launches commands, with the event as JSON on stdin; stopped
  * (its whole process group) at its timeout.
  */
-export function runHook(
+export async function runHook(
   launch: Launch,
   input: unknown,
   options: {
@@ -43,6 +34,15 @@ export function runHook(
     signal?: AbortSignal;
   },
 ): Promise<HookRun> {
+  const {
+    commandTag,
+    holdLifeline,
+    killGroupWhenNexDies,
+    launchStdio,
+    ownerMark,
+    STATUS_FD,
+    stopLeftovers,
+  } = await loadProcesses();
   return new Promise((resolve) => {
     let child: ChildProcessByStdio<Writable, Readable, Readable>;
     // What the hook detaches (setsid, a double fork) carries the tag, and ends with the hook.

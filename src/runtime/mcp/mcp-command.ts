@@ -3,7 +3,7 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { McpConfigError, parseServers } from "../../mcp/config.ts";
-import { ownerMark, readOwnFile } from "../../tools/index.ts";
+import { loadProcesses, readOwnFile } from "../../tools/index.ts";
 import {
   ConfigError,
   type ConfigFlags,
@@ -119,7 +119,7 @@ async function listOrTest(
   prepareDataDir(config.dataDir);
   const session = await startMcpSession(set, {
     workspace: config.workspace,
-    baseEnv: { ...toolEnvironment(env, config), ...ownerMark() },
+    baseEnv: { ...toolEnvironment(env, config), ...(await loadProcesses()).ownerMark() },
     sessionDir: join(config.dataDir, "logs", `mcp-${command.action}`),
     oauthDir: oauthDirOf(config, env),
     redact: textRedaction(secrets),

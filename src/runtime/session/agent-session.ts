@@ -1,6 +1,7 @@
 import type {
   AgentEvent,
   CompactResult,
+  ImagePart,
   Message,
   ModelSwitchResult,
   NoteKind,
@@ -18,6 +19,12 @@ import type { PendingNote } from "./input/index.ts";
 import type { ModelChoices } from "./model-switch.ts";
 
 export type { RunChanges };
+
+/** What goes with a prompt besides its text (a chat message's attachments). */
+export interface PromptExtra {
+  text?: string;
+  images?: ImagePart[];
+}
 
 /** What a UI shows about the session it drives. */
 export interface SessionInfo {
@@ -52,10 +59,19 @@ export interface AgentSession {
   history(): readonly Message[];
   /** Receives every event of the session; returns an unsubscribe function. */
   subscribe(listener: (event: AgentEvent) => void): () => void;
-  /** Runs one user prompt to its terminal event. Rejects never: failures are `error` events. */
-  submit(prompt: string): Promise<TerminalEvent>;
+  /**
+   * Runs one user prompt to its terminal event. Rejects never: failures are `error` events. `extra`
+   * is what a chat message's attachments give: text added after the prompt's expansion (never
+   * expanded itself: an attached file's `@name` attaches nothing) and images after those it names.
+   */
+  submit(prompt: string, extra?: PromptExtra): Promise<TerminalEvent>;
   /** Cancels the request in flight and any retry wait at once; the pending `submit` ends `aborted`. */
   interrupt(why?: string): void;
+  /**
+   * A spent time budget: interrupts the running prompt as `interrupt(why)` does, and every later
+   * `submit` ends `aborted` with `why` before anything is sent.
+   */
+  endRuns?(why: string): void;
   /** Answers a `permission_requested` event. */
   answerPermission(callId: string, answer: PermissionAnswer): void;
   setPermissionMode(mode: PermissionMode): void;

@@ -1,4 +1,10 @@
-export type { AgentSession, RunChanges, SessionInfo, SessionSummary } from "./agent-session.ts";
+export type {
+  AgentSession,
+  PromptExtra,
+  RunChanges,
+  SessionInfo,
+  SessionSummary,
+} from "./agent-session.ts";
 export { describeChildEvent } from "./child-line.ts";
 export {
   boundedLines,

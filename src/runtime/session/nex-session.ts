@@ -14,7 +14,7 @@ import type {
 import type { RunChanges } from "../../tools/index.ts";
 import type { EffortOrOff, Price } from "../config/index.ts";
 import { type PromptMark, type RewindPoint, rewindPoints } from "../history/index.ts";
-import type { AgentSession, SessionInfo, SessionSummary } from "./agent-session.ts";
+import type { AgentSession, PromptExtra, SessionInfo, SessionSummary } from "./agent-session.ts";
 import { completePath, type PendingNote } from "./input/index.ts";
 import { childTools, journaledTools } from "./journal-records.ts";
 import type { ModelChoices } from "./model-switch.ts";
@@ -32,6 +32,8 @@ export class NexSession implements AgentSession {
   private readonly answers = new PermissionAnswers();
   private readonly events: SessionEvents;
   private controller: AbortController | null = null;
+  /** Why every prompt stops at its start (a spent time budget), or null. */
+  private endedBy: string | null = null;
   /** The prompt running now, so `close` can wait for it to end before closing the journal. */
   private running: Promise<TerminalEvent> | null = null;
   private turnOffset = 0;
@@ -83,7 +85,7 @@ export class NexSession implements AgentSession {
     this.events.emit(raw);
   }
 
-  async submit(prompt: string): Promise<TerminalEvent> {
+  async submit(prompt: string, more: PromptExtra = {}): Promise<TerminalEvent> {
     if (this.controller) {
       return this.end({
         type: "error",
@@ -100,7 +102,8 @@ export class NexSession implements AgentSession {
     }
     const controller = new AbortController();
     this.controller = controller;
-    const run = this.run(prompt, controller.signal);
+    if (this.endedBy !== null) controller.abort(new StopRequest(this.endedBy));
+    const run = this.run(prompt, controller.signal, more);
     this.running = run;
     try {
       return await run;
@@ -111,7 +114,7 @@ export class NexSession implements AgentSession {
   }
 
   /** One prompt to its end (prompt-run.ts). */
-  private run(prompt: string, signal: AbortSignal): Promise<TerminalEvent> {
+  private run(prompt: string, signal: AbortSignal, more: PromptExtra): Promise<TerminalEvent> {
     // The tools number turns across the whole session, so each prompt's turns get checkpoints of their own.
     this.turnOffset = this.highestTurn;
     return runPrompt(
@@ -130,6 +133,7 @@ export class NexSession implements AgentSession {
       },
       prompt,
       signal,
+      more,
     );
   }
 
@@ -138,6 +142,11 @@ export class NexSession implements AgentSession {
     this.controller?.abort(why === undefined ? undefined : new StopRequest(why));
     this.parts.hooks?.interrupt();
     this.answers.denyAll();
+  }
+
+  endRuns(why: string): void {
+    this.endedBy = why;
+    this.interrupt(why);
   }
 
   answerPermission(callId: string, answer: PermissionAnswer): void {
@@ -208,6 +217,7 @@ export class NexSession implements AgentSession {
       return { kind: "busy", reason: "A task is running; compact when it has ended." };
     const controller = new AbortController();
     this.controller = controller;
+    if (this.endedBy !== null) controller.abort(new StopRequest(this.endedBy));
     try {
       const { messages, result } = await this.parts.compactNow(this.messages, controller.signal);
       if (messages) {

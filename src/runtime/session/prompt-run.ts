@@ -10,7 +10,7 @@ import {
   type ToolHost,
 } from "../../protocol/index.ts";
 import type { PromptMark } from "../history/index.ts";
-import type { SessionInfo } from "./agent-session.ts";
+import type { PromptExtra, SessionInfo } from "./agent-session.ts";
 import { contextNote } from "./context-note.ts";
 import { directCommand } from "./input/index.ts";
 import { expandPrompt, type PromptHost, runDirect } from "./prompt-input.ts";
@@ -66,6 +66,7 @@ export async function runPrompt(
   host: PromptRunHost,
   prompt: string,
   signal: AbortSignal,
+  more: PromptExtra = {},
 ): Promise<TerminalEvent> {
   const { parts, info, events } = host;
   const sentAt = new Date().toISOString();
@@ -78,8 +79,10 @@ export async function runPrompt(
     const expanded = await expandPrompt(host.promptHost(), prompt, signal);
     if (expanded.type !== "prompt") return events.end(expanded);
     // In plan mode the model hears it with the prompt, not only from its first refused change.
-    let text = info.permissionMode === "plan" ? `${expanded.text}\n\n${PLAN_NOTE}` : expanded.text;
-    let images = expanded.images;
+    // What a chat message's attachments give comes after the expansion: an attached file is not expanded.
+    const given = expanded.text + (more.text ? host.promptHost().redact(more.text) : "");
+    let text = info.permissionMode === "plan" ? `${given}\n\n${PLAN_NOTE}` : given;
+    let images = [...expanded.images, ...(more.images ?? [])];
     let terminal: TerminalEvent | null = null;
     // A Stop hook may send the model back to work (bounded): the prompt keeps one terminal event.
     for (let again = 0; ; again++) {

@@ -22,6 +22,8 @@ export interface ChildParent {
   approve(callId: string, signal: AbortSignal): Promise<PermissionAnswer>;
   emit(event: AgentEvent): void;
   nextRequestId(): number;
+  /** The session's running summary (`<id>.summary.md`), or null: a delegated child starts from it. */
+  summary(): Promise<string | null>;
 }
 
 /** One child run: who it is, what it may use, and its bounds. */

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
-import { defineTool, type Tool, type ToolContext } from "../../tools/index.ts";
+import { defineTool, resultCapForWindow, type Tool, type ToolContext } from "../../tools/index.ts";
 import type { ChildResult } from "./child-agent.ts";
 import { modeTools, type Subagents } from "./subagent-context.ts";
 
@@ -102,12 +102,13 @@ async function runDelegate(
   let result: ChildResult;
   try {
     const { runChild } = await import("./child-agent.ts");
+    const prompt = withParentSummary(await parent.summary(), args.task, parent.window());
     result = await gate(ctx.signal, () =>
       runChild(parent, {
         tag,
         turn: ctx.turn,
         system,
-        prompt: args.task,
+        prompt,
         allowed: modeTools(mode, named?.tools ?? null),
         maxTurns: args.max_turns ?? CHILD_TURNS,
         signal: ctx.signal,
@@ -148,4 +149,23 @@ export function childOutcome(who: string, result: ChildResult): ToolOutcome {
     code: end.type === "aborted" ? "aborted" : "failed",
     content: `${who} ${why.replace(/\.$/, "")}. ${changes}${commands}${partial}`,
   };
+}
+
+/** The most of the parent's summary a child starts from: small beside the task, smaller on small windows. */
+const SUMMARY_SHARE = 4 * 1024;
+
+/**
+ * The task, after what the delegating session has done so far (its running summary, cut to a small
+ * share of the window): a child otherwise starts knowing nothing of the work it is part of.
+ */
+export function withParentSummary(summary: string | null, task: string, window: number): string {
+  if (!summary) return task;
+  const cap = Math.min(SUMMARY_SHARE, Math.floor(resultCapForWindow(window) / 2));
+  const bytes = Buffer.from(summary, "utf8");
+  const cut = bytes
+    .subarray(0, cap)
+    .toString("utf8")
+    .replace(/\uFFFD$/, "");
+  const kept = bytes.length <= cap ? summary : `${cut}\n[… the rest of the summary is left out]`;
+  return `[nex: the session that delegated this task keeps this running summary of its work so far; it is background, the task below is what to do.]\n${kept}\n\nYour task:\n${task}`;
 }

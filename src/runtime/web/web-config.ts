@@ -12,8 +12,13 @@ const DEFAULT_KEY_ENV: Record<SearchBackend["type"], string | null> = {
   exa: "EXA_API_KEY",
   duckduckgo: null,
   wikipedia: null,
+  hackernews: null,
+  stackexchange: null,
+  github: null,
 };
 
+// The web client's own table (web/search-backends.ts) is not imported: this file loads at start-up,
+// the web client only at a web tool's first call.
 const PUBLIC_URL: Record<SearchBackend["type"], string> = {
   searxng: "",
   brave: "https://api.search.brave.com",
@@ -21,7 +26,13 @@ const PUBLIC_URL: Record<SearchBackend["type"], string> = {
   exa: "https://api.exa.ai",
   duckduckgo: "https://html.duckduckgo.com",
   wikipedia: "https://en.wikipedia.org",
+  hackernews: "https://hn.algolia.com",
+  stackexchange: "https://api.stackexchange.com",
+  github: "https://api.github.com",
 };
+
+/** Asked beside the configured backends unless `"keyless": false`; GitHub only when named (its limit). */
+const DEFAULT_KEYLESS = ["duckduckgo", "wikipedia", "hackernews", "stackexchange"] as const;
 
 /** The variables search keys are read from (configured or the usual names), for the scrubber. */
 export function webKeyVariables(config: NexConfig): string[] {
@@ -41,17 +52,17 @@ export function searchBackends(config: NexConfig, env: Env): SearchBackend[] {
       .filter((type) => env[DEFAULT_KEY_ENV[type] ?? ""])
       .map((type) => ({ type })),
   ];
-  const keyless = (["duckduckgo", "wikipedia"] as const)
-    .filter(() => config.web.keyless !== false)
+  const keyless = DEFAULT_KEYLESS.filter(() => config.web.keyless !== false)
     .filter((type) => !chosen.some((entry) => entry.type === type))
     .map((type) => ({ type }));
-  const entries = [...chosen, ...keyless];
+  const entries: { type: SearchBackend["type"]; url?: string; apiKeyEnv?: string }[] = [
+    ...chosen,
+    ...keyless,
+  ];
   return entries.map((entry) => {
-    const keyEnv =
-      "apiKeyEnv" in entry && entry.apiKeyEnv ? entry.apiKeyEnv : DEFAULT_KEY_ENV[entry.type];
+    const keyEnv = entry.apiKeyEnv || DEFAULT_KEY_ENV[entry.type];
     const url =
-      ("url" in entry && entry.url) ||
-      (entry.type === "searxng" ? (env.SEARXNG_URL ?? "") : PUBLIC_URL[entry.type]);
+      entry.url || (entry.type === "searxng" ? (env.SEARXNG_URL ?? "") : PUBLIC_URL[entry.type]);
     return { type: entry.type, url, keyEnv, key: keyEnv ? env[keyEnv] || null : null };
   });
 }

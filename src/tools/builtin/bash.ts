@@ -1,10 +1,8 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
 import { formatBytes } from "../../protocol/index.ts";
-import { storedNote } from "../results/index.ts";
-import { describeLeftovers, liveOutput, runBash } from "../shell/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool, type ToolContext } from "../tool.ts";
-import { SnapshotRequired } from "../undo/index.ts";
+import { checkpoints, processes, storedResults } from "./machinery.ts";
 
 const parameters = v.strictObject({
   command: v.pipe(
@@ -41,7 +39,7 @@ async function checkpointBefore(ctx: ToolContext, command: string): Promise<Tool
     await ctx.checkpoints.beforeExec(ctx.turn, command);
     return null;
   } catch (error) {
-    if (error instanceof SnapshotRequired)
+    if (error instanceof (await checkpoints()).SnapshotRequired)
       return failure(
         "failed",
         `The command was not run: ${error.message}, and it was approved only by --yes / a rule. ` +
@@ -104,6 +102,11 @@ export function bashTool(): Tool {
           content: "Interrupted before the command started: it was not run.",
         };
       const env = { PAGER: "cat", GIT_PAGER: "cat", ...ctx.limits.env };
+      // The machinery loads at the first command: a run that runs none never loads it.
+      const [{ describeLeftovers, liveOutput, runBash }, { storedNote }] = await Promise.all([
+        processes(),
+        storedResults(),
+      ]);
       const launch = await ctx.sandbox.launch(args.command, ctx.workspace.root);
       if (args.background)
         return (await import("./start-job.ts")).startJob(args.command, launch, env, ctx);

@@ -1,21 +1,9 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
 import { formatBytes, formatCount, formatLines } from "../../protocol/index.ts";
-import {
-  applyReplacements,
-  checkReplace,
-  checkReplaceable,
-  dominantLineEnding,
-  findPlaceholders,
-  placeholderMessage,
-  planEdit,
-  readState,
-  shortDiff,
-  shortHash,
-  withLineEnding,
-} from "../files/index.ts";
+import type { planEdit } from "../files/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "../tool.ts";
-import { commitChange, confirmation } from "./file-writer.ts";
+import { fileSafety, fileWriter } from "./machinery.ts";
 
 const parameters = v.strictObject({
   path: v.pipe(
@@ -92,9 +80,11 @@ export function editFileTool(): Tool {
       return `edit_file ${target?.display ?? args.path} (replace ${formatCount(args.old_string.split("\n").length)} lines with ${lines}${args.replace_all ? ", every occurrence" : ""})`;
     },
     async execute(args, ctx): Promise<ToolOutcome> {
+      // The machinery loads at the first edit: a run that edits nothing never loads it.
+      const [files, writer] = await Promise.all([fileSafety(), fileWriter()]);
       const target = await ctx.workspace.resolve(args.path);
       const existing = target.exists
-        ? await readState(target.abs, target.display, ctx.signal)
+        ? await files.readState(target.abs, target.display, ctx.signal)
         : null;
       if (!existing) {
         return failure(
@@ -108,13 +98,13 @@ export function editFileTool(): Tool {
           "old_string and new_string are identical; nothing was changed. Send the text you want instead.",
         );
       }
-      checkReplaceable(existing, target.display, "Nothing was changed.");
+      files.checkReplaceable(existing, target.display, "Nothing was changed.");
       if ((await ctx.editor?.unsaved(target.abs, existing.bytes)) != null)
         return (await import("./editor-buffers.ts")).unsavedChanges(
           target.display,
           "Nothing was changed.",
         );
-      checkReplace({
+      files.checkReplace({
         ledger: ctx.ledger,
         abs: target.abs,
         display: target.display,
@@ -125,32 +115,31 @@ export function editFileTool(): Tool {
       const text = existing.bytes.toString("utf8");
       let newString = args.new_string;
       // Inserted line breaks take the file's style, so an edit never leaves a bare LF in a CRLF file.
-      const ending = dominantLineEnding(text);
+      const ending = files.dominantLineEnding(text);
       if (ending !== null && newString.includes("\n"))
-        newString = withLineEnding(newString, ending);
-      const plan = planEdit(text, args.old_string, newString, args.replace_all === true);
+        newString = files.withLineEnding(newString, ending);
+      const plan = files.planEdit(text, args.old_string, newString, args.replace_all === true);
       if (plan.type !== "match") return planFailure(plan, target.display);
       const oldString = args.old_string;
-      const placeholders = findPlaceholders(newString, oldString);
+      const placeholders = files.findPlaceholders(newString, oldString);
       if (placeholders.length > 0) {
         return failure(
           "placeholder",
-          placeholderMessage(target.display, placeholders).replace(
-            "Nothing was written.",
-            "Nothing was changed.",
-          ),
+          files
+            .placeholderMessage(target.display, placeholders)
+            .replace("Nothing was written.", "Nothing was changed."),
         );
       }
-      const updated = applyReplacements(text, plan.replacements);
+      const updated = files.applyReplacements(text, plan.replacements);
       const bytes = Buffer.from(updated, "utf8");
       const known = ctx.ledger.get(target.abs)?.complete ?? false;
-      const facts = await commitChange(ctx, {
+      const facts = await writer.commitChange(ctx, {
         target,
         existing,
         content: { type: "bytes", bytes },
         complete: known,
       });
-      const diff = await shortDiff(target.display, text, updated);
+      const diff = await files.shortDiff(target.display, text, updated);
       const count = plan.replacements.length;
       const tolerance =
         plan.level === "exact" || plan.level === "line endings"
@@ -160,7 +149,7 @@ export function editFileTool(): Tool {
         isError: false,
         content:
           `Edited ${target.display}: ${count} ${count === 1 ? "replacement" : "replacements"}${tolerance}; now ${formatBytes(facts.bytes)}, ` +
-          `${formatLines(facts.lines)}, sha256 ${shortHash(facts.hash)}${confirmation(facts)}\n${diff}`,
+          `${formatLines(facts.lines)}, sha256 ${files.shortHash(facts.hash)}${writer.confirmation(facts)}\n${diff}`,
         details: {
           type: "edit",
           path: target.display,

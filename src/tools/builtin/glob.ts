@@ -2,8 +2,8 @@ import { stat } from "node:fs/promises";
 import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
 import { formatCount } from "../../protocol/index.ts";
-import { globMatches } from "../search/index.ts";
 import { defineTool, existingPath, failure, NON_BLANK, type Tool } from "../tool.ts";
+import { fileListing } from "./machinery.ts";
 
 /** Most paths a glob result shows. */
 export const GLOB_MAX_FILES = 200;
@@ -31,6 +31,7 @@ export function globTool(): Tool {
     mutates: false,
     target: (args) => args.path ?? ".",
     async execute(args, ctx): Promise<ToolOutcome> {
+      const { globMatches } = await fileListing();
       const dir = await existingPath(
         ctx,
         args.path ?? ".",

@@ -1,6 +1,6 @@
 // The built-in tools the model calls: files (read, write, edit), commands (bash, jobs), search (grep,
 // glob, list_dir) and the todo list. Each file defines one tool; the host (../host/) runs them.
-import type { createPartsStore } from "../files/index.ts";
+import type { PartsStore } from "../files/index.ts";
 import type { Tool } from "../tool.ts";
 import { bashTool } from "./bash.ts";
 import { editFileTool } from "./edit-file.ts";
@@ -16,8 +16,8 @@ export { jobsTool } from "./jobs.ts";
 export { MAX_READ_FILE_BYTES } from "./read-file.ts";
 export { latestTodos, todoNote } from "./todo-write.ts";
 
-/** The built-in tools, writing staged parts to `parts`. */
-export function allTools(parts: ReturnType<typeof createPartsStore>): Tool[] {
+/** The built-in tools, writing staged parts to `parts()` (asked at a call, never before). */
+export function allTools(parts: () => PartsStore): Tool[] {
   return [
     readFileTool(),
     writeFileTool(parts),

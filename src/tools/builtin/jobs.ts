@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
-import { jobLine } from "../shell/index.ts";
 import { defineTool, failure, type Tool } from "../tool.ts";
+import { processes } from "./machinery.ts";
 
 const parameters = v.strictObject({
   action: v.picklist(["list", "output", "stop"]),
@@ -23,6 +23,7 @@ export function jobsTool(): Tool {
     words: {},
     summarize: async (args) => `jobs ${args.action}${args.id ? ` ${args.id}` : ""}`,
     async execute(args, ctx): Promise<ToolOutcome> {
+      const { jobLine } = await processes();
       if (args.action === "list") {
         const all = ctx.jobs.list();
         return {

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
 import { formatBytes, formatCount } from "../../protocol/index.ts";
-import { nameText } from "../search/index.ts";
 import { defineTool, existingPath, failure, NON_BLANK, type Tool } from "../tool.ts";
+import { fileListing } from "./machinery.ts";
 
 /** Most entries a listing shows. */
 export const LIST_MAX_ENTRIES = 500;
@@ -29,6 +29,7 @@ export function listDirTool(): Tool {
     mutates: false,
     target: (args) => args.path ?? ".",
     async execute(args, ctx): Promise<ToolOutcome> {
+      const { nameText } = await fileListing();
       const dir = await existingPath(
         ctx,
         args.path ?? ".",

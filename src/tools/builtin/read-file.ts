@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
 import { formatBytes, formatCount, formatLines } from "../../protocol/index.ts";
-import { imageHeader, isText, readState, statRegular } from "../files/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool } from "../tool.ts";
+import { fileSafety } from "./machinery.ts";
 
 /** Files larger than this are not read at all (search them or read a slice with bash). */
 export const MAX_READ_FILE_BYTES = 20 * 2 ** 20;
@@ -92,6 +92,7 @@ export function readFileTool(): Tool {
     mutates: false,
     target: (args) => args.path,
     async execute(args, ctx): Promise<ToolOutcome> {
+      const { imageHeader, isText, readState, statRegular } = await fileSafety();
       const target = await ctx.workspace.resolveForRead(args.path);
       if (!target.exists) {
         return failure(

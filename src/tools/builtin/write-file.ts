@@ -2,26 +2,10 @@ import { stat } from "node:fs/promises";
 import * as v from "valibot";
 import type { ToolOutcome } from "../../protocol/index.ts";
 import { formatBytes, formatLines } from "../../protocol/index.ts";
-import type { PartsStore, ResolvedPath } from "../files/index.ts";
-import {
-  checkReplace,
-  checkReplaceable,
-  conformToFile,
-  describeKept,
-  type FileState,
-  findPlaceholders,
-  placeholderMessage,
-  readState,
-  shortDiff,
-  shortHash,
-} from "../files/index.ts";
+import type { FileState, PartsStore, ResolvedPath } from "../files/index.ts";
 import { defineTool, failure, NON_BLANK, type Tool, type ToolContext } from "../tool.ts";
-import {
-  type CommittedChange,
-  commitChange,
-  confirmation,
-  type NewContent,
-} from "./file-writer.ts";
+import type { CommittedChange, NewContent } from "./file-writer.ts";
+import { fileSafety, fileWriter } from "./machinery.ts";
 
 const parameters = v.strictObject({
   path: v.pipe(
@@ -84,6 +68,10 @@ async function written(
   newText: string,
   from: string,
 ): Promise<ToolOutcome> {
+  const [{ shortDiff, shortHash }, { confirmation }] = await Promise.all([
+    fileSafety(),
+    fileWriter(),
+  ]);
   const previousBytes = existing?.size ?? 0;
   const what = existing
     ? `Overwrote ${target.display} (was ${formatBytes(previousBytes)})${from}: now`
@@ -115,6 +103,19 @@ async function writeWhole(
   sentContent: NewContent,
   from: string,
 ): Promise<ToolOutcome> {
+  // The machinery loads at the first write: a run that writes nothing never loads it.
+  const [
+    {
+      checkReplace,
+      checkReplaceable,
+      conformToFile,
+      describeKept,
+      findPlaceholders,
+      placeholderMessage,
+      readState,
+    },
+    { commitChange },
+  ] = await Promise.all([fileSafety(), fileWriter()]);
   const existing = await readState(target.abs, target.display, ctx.signal);
   const oldText = existing ? existing.bytes.toString("utf8") : "";
   const discarded = sentContent.type === "staged" ? " The staged parts were discarded." : "";
@@ -153,6 +154,8 @@ async function writePart(
   target: ResolvedPath,
   args: { content: string; part: number; parts: number },
 ): Promise<ToolOutcome> {
+  const { checkReplace, checkReplaceable, findPlaceholders, placeholderMessage, readState } =
+    await fileSafety();
   const bytes = Buffer.from(args.content, "utf8");
   const existing = await readState(target.abs, target.display, ctx.signal);
   const oldText = existing ? existing.bytes.toString("utf8") : "";
@@ -214,7 +217,7 @@ function staged(
 }
 
 /** The `write_file` tool: atomic, verified, read-before-write, optionally in parts. */
-export function writeFileTool(store: PartsStore): Tool {
+export function writeFileTool(store: () => PartsStore): Tool {
   return defineTool({
     name: "write_file",
     description: DESCRIPTION,
@@ -250,7 +253,7 @@ export function writeFileTool(store: PartsStore): Tool {
         const bytes = Buffer.from(args.content, "utf8");
         return writeWhole(ctx, target, args.content, { type: "bytes", bytes }, "");
       }
-      return writePart(ctx, store, target, { content: args.content, part, parts });
+      return writePart(ctx, store(), target, { content: args.content, part, parts });
     },
   });
 }

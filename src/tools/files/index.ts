@@ -1,4 +1,18 @@
 // File safety: the workspace guard, atomic writes, the read ledger, content checks and the write guards.
+
+// Pictures and the workspace guard live in their own folders, small enough for start-up; file
+// safety offers them too.
+export * from "../images/index.ts";
+export {
+  climbsOut,
+  createWorkspace,
+  isWithin,
+  type OwnFileRead,
+  type ResolvedPath,
+  readOwnFile,
+  readWorkspaceOwnFile,
+  type Workspace,
+} from "../workspace/index.ts";
 export {
   type AfterRename,
   atomicWrite,
@@ -11,6 +25,7 @@ export {
   syncDirectory,
 } from "./atomic-write.ts";
 export { shortDiff } from "./diff-text.ts";
+export { applyReplacements, planEdit } from "./edit-match.ts";
 export {
   countLines,
   type FileState,
@@ -23,39 +38,10 @@ export {
 } from "./file-content.ts";
 export { checkReplaceable, ownerNotKept } from "./file-guard.ts";
 export { matchesGlob } from "./glob-match.ts";
-export {
-  describeImage,
-  extensionOf,
-  IMAGE_NAME,
-  type ImageCheck,
-  type ImageHeader,
-  imageForModel,
-  imageHeader,
-  MAX_IMAGE_BYTES,
-} from "./image-file.ts";
 export { createLedger, type ReadLedger, sha256 } from "./ledger.ts";
 export { createLeftoverSweeper, type LeftoverSweeper } from "./leftovers.ts";
 export { conformToFile, describeKept, dominantLineEnding, withLineEnding } from "./line-endings.ts";
-export { type OwnFileRead, readOwnFile, readWorkspaceOwnFile } from "./own-file.ts";
 export { bytesOfKey, displayKey, keyOfBytes, keyWithin, parentKey, splitNul } from "./path-key.ts";
 export { findPlaceholders, placeholderMessage } from "./placeholders.ts";
-export {
-  climbsOut,
-  createWorkspace,
-  isWithin,
-  type ResolvedPath,
-  type Workspace,
-} from "./workspace.ts";
 export { checkReplace } from "./write-guard.ts";
 export { createPartsStore, describeStaging, type PartsStore } from "./write-parts.ts";
-
-import type { FittedImage } from "./image-scale.ts";
-
-export type { FittedImage } from "./image-scale.ts";
-
-/** A picture as a model should get it, scaled down when too large (loads with the first picture). */
-export async function fitImage(bytes: Buffer, size?: number): Promise<FittedImage> {
-  return (await import("./image-scale.ts")).fitImage(bytes, size);
-}
-
-export { applyReplacements, planEdit } from "./edit-match.ts";

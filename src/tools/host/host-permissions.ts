@@ -1,6 +1,6 @@
 import type { PermissionCheck, ToolInvocation } from "../../protocol/index.ts";
 import { createPermissions, mayChange, workspaceHooksDir } from "../permissions/index.ts";
-import { gitSettings } from "../sandbox/index.ts";
+import { loadGitReaders } from "../sandbox/index.ts";
 import { parseCommand } from "../shell/index.ts";
 import type { Tool } from "../tool.ts";
 import { validateArguments } from "./dispatch.ts";
@@ -26,6 +26,7 @@ export function createHostPermissions(state: HostState, tools: Map<string, Tool>
     },
     async hazards() {
       const workspace = await ready.catch(() => null);
+      const { gitHooksDir, gitSettings } = await loadGitReaders();
       return {
         roots: [...new Set([options.workspace, workspace?.root ?? options.workspace])],
         allowedPaths: options.allowedPaths ?? [],
@@ -35,7 +36,7 @@ export function createHostPermissions(state: HostState, tools: Map<string, Tool>
           gitSettings(workspace?.root ?? options.workspace, env, "^remote\\..*\\.push$").some(
             (refspec) => refspec.startsWith("+"),
           ),
-        hooksDir: () => workspaceHooksDir(options.workspace, env),
+        hooksDir: () => workspaceHooksDir(options.workspace, gitHooksDir(options.workspace, env)),
         coverage: async () => {
           const ctx = await sharedContext(state).catch(() => null);
           return ctx

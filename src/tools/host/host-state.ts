@@ -8,7 +8,7 @@ import {
   type Workspace,
 } from "../files/index.ts";
 import { createResultStore, type ResultStore } from "../results/index.ts";
-import { type CommandSandbox, createCommandSandbox } from "../sandbox/index.ts";
+import type { CommandSandbox } from "../sandbox/index.ts";
 import { createFileSearch } from "../search/index.ts";
 import { createJobTable } from "../shell/index.ts";
 import type { ToolContext, ToolLimits } from "../tool.ts";
@@ -52,8 +52,8 @@ export interface HostState {
   promptPending: boolean;
 }
 
-/** The host's shared values from its options; nothing is touched on disk yet. */
-export function createHostState(options: ToolHostOptions): HostState {
+/** The host's shared values from its options and its sandbox; nothing is touched on disk yet. */
+export function createHostState(options: ToolHostOptions, sandbox: CommandSandbox): HostState {
   const env = options.env ?? process.env;
   const fixedCap = options.outputCap ?? 32 * 1024;
   const limits: ToolLimits = {
@@ -80,11 +80,6 @@ export function createHostState(options: ToolHostOptions): HostState {
   );
   // Keep an unhandled rejection from escaping before the first call reports it.
   ready.catch(() => {});
-  const sandbox = createCommandSandbox(
-    options.workspace,
-    options.sandbox ?? { mode: "off", network: true },
-    { platform: process.platform, path: env.PATH, uid: process.getuid?.() ?? -1, home: env.HOME },
-  );
   return {
     options,
     env,

@@ -1,6 +1,5 @@
 import type { ToolSpec } from "../../protocol/index.ts";
 import { allTools } from "../builtin/index.ts";
-import { createPartsStore } from "../files/index.ts";
 import type { Tool } from "../tool.ts";
 
 /** A session's tools by name: the built-in and added ones, and the dynamic ones as they come and go. */
@@ -76,5 +75,9 @@ function deferredOf(all: Tool[]): string[] {
 
 /** The tool specs published to the model, without building tools for a workspace. */
 export function toolSpecs(): ToolSpec[] {
-  return specsOf(allTools(createPartsStore()));
+  return specsOf(
+    allTools(() => {
+      throw new Error("toolSpecs' tools are never called");
+    }),
+  );
 }

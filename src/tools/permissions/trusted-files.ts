@@ -1,6 +1,5 @@
 import { relative } from "node:path";
 import { climbsOut, matchesGlob } from "../files/index.ts";
-import { gitHooksDir } from "../sandbox/index.ts";
 import { baseName, scanWords } from "../shell/index.ts";
 
 /**
@@ -236,15 +235,12 @@ function fileOperands(words: readonly string[]): string[] {
 }
 
 /**
- * The folder git runs hooks from in the workspace `root`, as git itself reads it (`core.hooksPath`
- * from any config file, includes, quoting), relative to the root; null when it lies outside the
- * workspace or there is no repository. Asked afresh each time: an edit may have just changed it.
+ * The folder git runs hooks from in the workspace `root` (`abs`, as git itself reads it:
+ * `core.hooksPath` from any config file, includes, quoting), relative to the root; null when it
+ * lies outside the workspace or there is no repository. Asked afresh each time: an edit may have
+ * just changed it.
  */
-export function workspaceHooksDir(
-  root: string,
-  env: Record<string, string | undefined>,
-): string | null {
-  const abs = gitHooksDir(root, env);
+export function workspaceHooksDir(root: string, abs: string | null): string | null {
   const rel = abs === null ? null : relative(root, abs);
   return rel === null || rel === "" || climbsOut(rel) ? null : rel;
 }

@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { envNamesIn } from "./env-files.ts";
 import { commonDirOf } from "./git-files.ts";
 import { gitControlFiles } from "./git-plants.ts";
-import type { SandboxMode, SandboxPolicy } from "./policy.ts";
+import type { SandboxBackend, SandboxMode, SandboxPolicy } from "./policy.ts";
 
 /** What the user configured and what nex knows about its own files. */
 export interface SandboxSettings {
@@ -75,18 +75,31 @@ function isWithin(path: string, root: string): boolean {
 
 /**
  * `.env*` files in the home directory and in every folder above the workspace: a project's own
- * `.env` is its business, but one beside it or above it belongs to something else.
+ * `.env` is its business, but one beside it or above it belongs to something else. A folder inside
+ * one of the command's private memory-backed folders (a workspace under /tmp) is not listed: that
+ * folder's host contents are out of sight already, and it is often the most crowded and busiest
+ * folder of the machine, read again before every command. Unless a writable path brings it back
+ * into view: then its `.env*` files are hidden as anywhere else.
  */
-function envFilesAround(workspace: string, home: string | undefined): string[] {
+function envFilesAround(
+  workspace: string,
+  home: string | undefined,
+  privateDirs: string[],
+  writable: string[],
+): string[] {
   const dirs = new Set<string>();
   for (let dir = dirname(workspace); ; dir = dirname(dir)) {
     dirs.add(dir);
     if (dirname(dir) === dir) break;
   }
   if (home) dirs.add(home);
+  const outOfSight = (dir: string) =>
+    privateDirs.some((hidden) => isWithin(dir, hidden)) &&
+    !writable.some((shown) => isWithin(dir, shown));
   const found: string[] = [];
   for (const dir of dirs) {
     if (isWithin(dir, workspace)) continue;
+    if (outOfSight(real(dir) ?? dir)) continue;
     for (const name of envNamesIn(dir) ?? []) found.push(join(dir, name));
   }
   return found;
@@ -95,22 +108,33 @@ function envFilesAround(workspace: string, home: string | undefined): string[] {
 /**
  * The policy for commands in `workspace` (its real path). Paths that do not exist are left out (nothing
  * to hide, and bubblewrap cannot mount on a missing path of a read-only tree); `.git/hooks` is made if
- * missing so that it can be held read-only.
+ * missing so that it can be held read-only. `backend` says whether the temp folders are private
+ * (bubblewrap mounts its own over them; Seatbelt leaves the host's in view).
  */
 export function buildPolicy(
   workspace: string,
   settings: SandboxSettings & { mode: Exclude<SandboxMode, "off"> },
   home: string | undefined,
+  backend?: SandboxBackend,
 ): SandboxPolicy {
   const root = real(workspace) ?? workspace;
+  const tmpDirs = ["/tmp", "/var/tmp"].filter((dir) => real(dir) === dir);
+  const runDir =
+    real("/run") === "/run" && !isWithin(root, "/run") && !isWithin("/run", root) ? "/run" : null;
+  const writable = (settings.writable ?? [])
+    .map((path) => real(expand(path, home, root)))
+    .filter((path): path is string => path !== null && path !== "/");
   const hidden = [
     ...DEFAULT_DENIED,
     ...(settings.denyRead ?? []),
     ...(settings.privatePaths ?? []),
   ].map((path) => expand(path, home, root));
+  const privateDirs = backend !== "bwrap" ? [] : runDir ? [...tmpDirs, runDir] : tmpDirs;
   const hiddenDirs: string[] = [];
   const hiddenFiles: string[] = [];
-  for (const path of [...new Set([...hidden, ...envFilesAround(root, home)])]) {
+  for (const path of [
+    ...new Set([...hidden, ...envFilesAround(root, home, privateDirs, writable)]),
+  ]) {
     const target = real(path);
     if (!target || target === "/" || isWithin(root, target)) continue;
     (statSync(target).isDirectory() ? hiddenDirs : hiddenFiles).push(target);
@@ -120,14 +144,11 @@ export function buildPolicy(
   // inside the data folder: --data-dir D with XDG_CONFIG_HOME=D/config).
   const outermost = (path: string) =>
     !hiddenDirs.some((dir) => dir !== path && isWithin(path, dir));
-  const writable = (settings.writable ?? [])
-    .map((path) => real(expand(path, home, root)))
-    .filter((path): path is string => path !== null && path !== "/");
   return {
     mode: settings.mode,
     workspace: root,
     network: settings.network,
-    tmpDirs: ["/tmp", "/var/tmp"].filter((dir) => real(dir) === dir),
+    tmpDirs,
     writable,
     hiddenDirs: [...new Set(hiddenDirs)].filter(outermost),
     hiddenFiles: hiddenFiles.filter(outermost),
@@ -137,8 +158,7 @@ export function buildPolicy(
         .map((path) => real(expand(path, home, root)))
         .filter((path): path is string => path !== null && path !== root && isWithin(path, root)),
     ],
-    runDir:
-      real("/run") === "/run" && !isWithin(root, "/run") && !isWithin("/run", root) ? "/run" : null,
+    runDir,
     resolverPaths: ["/run/systemd/resolve", "/run/resolvconf", "/run/NetworkManager"].filter(
       (path) => real(path) !== null,
     ),

@@ -2,8 +2,6 @@ import { type SandboxHost, sandboxState } from "./availability.ts";
 import type { SandboxSettings } from "./build-policy.ts";
 import { describeNetwork, networkMode } from "./network-mode.ts";
 
-export { gitHooksDir, gitSettings } from "./git-plants.ts";
-
 import { type CommandSandbox, describeSandbox, type Launch, type SandboxState } from "./policy.ts";
 import type { SandboxProbe } from "./probe.ts";
 
@@ -18,6 +16,15 @@ export {
   type SandboxState,
 } from "./policy.ts";
 export type { SandboxProbe } from "./probe.ts";
+
+/**
+ * What git reads for a workspace (its hooks folder, its settings), as git itself reads it; loaded
+ * when a permission check first asks, so a run that calls no tool never loads git's readers.
+ */
+export async function loadGitReaders() {
+  const { gitHooksDir, gitSettings } = await import("./git-plants.ts");
+  return { gitHooksDir, gitSettings };
+}
 
 /** Starts `true` under the sandbox once (`nex doctor`); see `probe.ts`. */
 export async function probeSandbox(

@@ -26,7 +26,7 @@ export async function confinedLaunch(
   state: SandboxState & { type: "active" },
   host: SandboxHost & { home: string | undefined },
 ): Promise<Launch> {
-  const policy = buildPolicy(workspace, settings, host.home);
+  const policy = buildPolicy(workspace, settings, host.home, state.backend);
   const network = networkMode(settings, state.backend);
   // The proxy of this command alone, so what it refused is told with this command's result.
   const filter =

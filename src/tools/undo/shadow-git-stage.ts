@@ -19,6 +19,29 @@ export interface StageContext {
   /** Exclude lines (already escaped) always written to `info/exclude`. */
   excludes: string[];
   limits: SnapshotLimits;
+  /** When the previous staging of this repository by this process began (ms), or null. */
+  clock: { lastStart: number | null };
+}
+
+// git compares a file's change time to the second only (it is built without nanoseconds): a file
+// rewritten with its size kept and its modification time put back (`touch -r`), in the same second
+// as its change time when git last read it, looks unchanged to git, and its new content would be
+// missing from the snapshot. Files whose change time falls in that window (or after) are staged
+// from scratch. Before a process's first staging, when the previous one began is not known: a
+// minute before the index was last written stands for it.
+const UNKNOWN_START_MS = 60_000;
+const CLOCK_SLACK_MS = 1_000;
+
+/** Change times at or after this (ms) may hide a change from git; null: nothing staged yet. */
+async function rehashFrom(gitDir: string, lastStart: number | null): Promise<number | null> {
+  let from = lastStart;
+  if (from === null) {
+    const index = await lstat(join(gitDir, "index")).catch(() => null);
+    if (!index) return null;
+    from = index.mtimeMs - UNKNOWN_START_MS;
+  }
+  // The kernel's file times come from a coarse clock: a whole second earlier, and a little more.
+  return Math.floor((from - CLOCK_SLACK_MS) / 1000) * 1000;
 }
 
 export function escapeExcludeBytes(key: string): Buffer {
@@ -35,8 +58,10 @@ async function measure(
   files: string[],
   limits: SnapshotLimits,
   absBytes: (key: string) => Buffer,
-): Promise<{ skipped: string[]; modes: ModeMap; total: number }> {
+  rehashSince: number | null,
+): Promise<{ skipped: string[]; modes: ModeMap; total: number; recent: string[] }> {
   const skipped: string[] = [];
+  const recent: string[] = [];
   const modes: ModeMap = {};
   const dirs = new Set<string>();
   let total = 0;
@@ -44,7 +69,10 @@ async function measure(
     const info = await lstat(absBytes(path)).catch(() => null);
     if (!info || info.isDirectory()) continue;
     if (info.size > limits.maxFileBytes) skipped.push(path);
-    else total += info.size;
+    else {
+      total += info.size;
+      if (rehashSince !== null && info.ctimeMs >= rehashSince) recent.push(path);
+    }
     if (info.isFile()) {
       const mode = info.mode & 0o7777;
       if (mode !== impliedMode(mode & 0o100 ? "100755" : "100644")) modes[path] = mode;
@@ -57,7 +85,7 @@ async function measure(
     if (info?.isDirectory() && (info.mode & 0o7777) !== 0o755)
       modes[`${dir}/`] = info.mode & 0o7777;
   }
-  return { skipped, modes, total };
+  return { skipped, modes, total, recent };
 }
 
 /** Stages the workspace into the shadow index as it is now, within the limits. */
@@ -68,7 +96,9 @@ export async function stageWorkspace({
   ensure,
   excludes,
   limits,
+  clock,
 }: StageContext): Promise<Staged> {
+  const started = Date.now();
   const rootBytes = Buffer.from(workTree, "utf8");
   const absBytes = (key: string): Buffer =>
     key === "." ? rootBytes : Buffer.concat([rootBytes, Buffer.from("/"), bytesOfKey(key)]);
@@ -89,7 +119,8 @@ export async function stageWorkspace({
       reason: `the workspace has more than ${formatCount(limits.maxFiles)} files`,
     };
   }
-  const { skipped, modes, total } = await measure(files, limits, absBytes);
+  const rehashSince = await rehashFrom(gitDir, clock.lastStart);
+  const { skipped, modes, total, recent } = await measure(files, limits, absBytes, rehashSince);
   if (total > limits.maxTotalBytes) {
     return {
       type: "unavailable",
@@ -105,20 +136,16 @@ export async function stageWorkspace({
       ].flatMap((line) => [line, Buffer.from("\n")]),
     ),
   );
-  if (skipped.length > 0) {
+  // Out of the index, each exact path (a folder replaced by a file keeps its entries for `add`):
+  // the files over the limit stay out (excluded above), the recent ones are hashed again by `add`.
+  const unstaged = [...skipped, ...recent];
+  if (unstaged.length > 0) {
     await git(
-      [
-        "--literal-pathspecs",
-        "rm",
-        "-q",
-        "--cached",
-        "--ignore-unmatch",
-        "--pathspec-from-file=-",
-        "--pathspec-file-nul",
-      ],
-      Buffer.concat(skipped.flatMap((key) => [bytesOfKey(key), Buffer.from([0])])),
+      ["update-index", "--force-remove", "-z", "--stdin"],
+      Buffer.concat(unstaged.flatMap((key) => [bytesOfKey(key), Buffer.from([0])])),
     );
   }
   await git(["add", "-A"]);
+  clock.lastStart = started;
   return { type: "taken", skipped, modes, nested };
 }

@@ -1,6 +1,13 @@
-import { dirname, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { climbsOut, keyOfBytes, splitNul } from "../files/index.ts";
-import { GitMissing, nulLines, shadowGitCommand, shadowGitInit } from "./shadow-git-command.ts";
+import {
+  GitMissing,
+  nulLines,
+  type ShadowGitCommand,
+  shadowGitCommand,
+  shadowGitInit,
+} from "./shadow-git-command.ts";
+import { cachedIndexTree } from "./shadow-git-index.ts";
 import { stageWorkspace } from "./shadow-git-stage.ts";
 import type {
   Coverage,
@@ -34,6 +41,40 @@ async function guarded<T>(
   }
 }
 
+/**
+ * The tree of what was just staged: git's own cache of it in the index when a staging that changed
+ * nothing left it whole (most commands change nothing), else `write-tree`.
+ */
+async function treeOfIndex(gitDir: string, git: ShadowGitCommand): Promise<string> {
+  return cachedIndexTree(join(gitDir, "index")) ?? (await git(["write-tree"])).toString().trim();
+}
+
+/**
+ * The snapshot commit of a tree. Only these snapshots move `refs/heads/snapshots`: git is asked for
+ * the newest once, then the last commit is the parent. A tree equal to the newest snapshot's
+ * (nothing changed since) is that commit again: the ref already holds it.
+ */
+function snapshotCommits(
+  git: ShadowGitCommand,
+): (tree: string, message: string) => Promise<string> {
+  let newest: { commit: string; tree: string } | null = null;
+  const read = async () => {
+    const format = "--format=%(objectname) %(tree)";
+    const line = (await git(["for-each-ref", format, "refs/heads/snapshots"])).toString().trim();
+    const [commit, tree] = line.split(" ");
+    return commit && tree ? { commit, tree } : null;
+  };
+  return async (tree, message) => {
+    newest ??= await read();
+    if (newest?.tree === tree) return newest.commit;
+    const parent = newest ? ["-p", newest.commit] : [];
+    const commit = (await git(["commit-tree", tree, ...parent, "-m", message])).toString().trim();
+    await git(["update-ref", "refs/heads/snapshots", commit]);
+    newest = { commit, tree };
+    return commit;
+  };
+}
+
 /** Opens (lazily creating) the shadow repository. */
 export function createShadowGit({
   gitDir,
@@ -52,9 +93,11 @@ export function createShadowGit({
   );
   const git = shadowGitCommand(gitDir, workTree, env);
   const ensure = shadowGitInit(gitDir, git);
-  const stage = () => stageWorkspace({ gitDir, workTree, git, ensure, excludes, limits });
+  const clock: { lastStart: number | null } = { lastStart: null };
+  const stage = () => stageWorkspace({ gitDir, workTree, git, ensure, excludes, limits, clock });
 
-  let lastSnapshot: string | null = null;
+  const stagedTree = () => treeOfIndex(gitDir, git);
+  const commitOf = snapshotCommits(git);
   const listIgnored = async (): Promise<string[]> =>
     splitNul(
       await git(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]),
@@ -83,20 +126,8 @@ export function createShadowGit({
       guarded(async (): Promise<SnapshotResult> => {
         const staged = await stage();
         if (staged.type === "unavailable") return staged;
-        const tree = (await git(["write-tree"])).toString().trim();
-        // Only this snapshot moves the ref: git is asked once, then the last commit is the parent.
-        const parent =
-          lastSnapshot ??
-          (await git(["for-each-ref", "--format=%(objectname)", "refs/heads/snapshots"]))
-            .toString()
-            .trim();
-        const commit = (
-          await git(["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-m", message])
-        )
-          .toString()
-          .trim();
-        await git(["update-ref", "refs/heads/snapshots", commit]);
-        lastSnapshot = commit;
+        const tree = await stagedTree();
+        const commit = await commitOf(tree, message);
         // Ignored directories are listed once, not file by file (node_modules holds many).
         const ignored = await listIgnored();
         return {
@@ -114,7 +145,7 @@ export function createShadowGit({
         if (staged.type === "unavailable") return staged;
         return {
           type: "taken",
-          tree: (await git(["write-tree"])).toString().trim(),
+          tree: await stagedTree(),
           skipped: staged.skipped,
           modes: staged.modes,
         };
