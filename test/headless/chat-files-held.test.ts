@@ -2,7 +2,14 @@
 // holds it read-only for every command, the file tools keep out, a folder moved away under nex is not
 // followed, and with no sandbox the folder is refused. Real nex processes, real bubblewrap.
 import assert from "node:assert/strict";
-import { appendFileSync, linkSync, mkdirSync, readFileSync } from "node:fs";
+import {
+  appendFileSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { toolResults } from "../faults/scenario.ts";
@@ -158,4 +165,44 @@ test("--chat in the workspace: an inbox with a second name (a hard link elsewher
   assert.equal(result.code, 3, result.stderr);
   assert.match(result.stderr, /has 2 names \(hard links\)[\s\S]*remove the others/);
   assert.equal(stub.requestsTo("/v1/chat/completions").length, 0);
+});
+
+test("--chat: a chat file that is a symbolic link (an inbox a command could write, an outbox leading out of the folder) is refused before anything runs; the link's target is untouched", async () => {
+  for (const [name, target] of [
+    ["inbox.jsonl", "notes.jsonl"],
+    ["outbox.jsonl", "../victim.txt"],
+    [".streaming", "../victim.txt"],
+  ] as const) {
+    const stub = await startStubEndpoint({ scripts: [openaiText("never")] });
+    const { box, chat, args, env } = setUp(stub.url);
+    const victim = join(box.workspace, "..", "victim.txt");
+    writeFileSync(victim, "the user's file\n");
+    writeFileSync(join(box.workspace, "notes.jsonl"), line(1, "please say one"));
+    if (name !== "inbox.jsonl")
+      appendFileSync(join(chat, "inbox.jsonl"), line(1, "please say one"));
+    symlinkSync(name === "inbox.jsonl" ? join(box.workspace, target) : victim, join(chat, name));
+    const nex = startNex(args, { cwd: box.workspace, env });
+    // Served instead of refused, nex would answer and wait for more: the first request ends the test.
+    let exited = false;
+    const done = nex.done.then((result) => {
+      exited = true;
+      return result;
+    });
+    const served = (async () => {
+      while (!exited && stub.requestsTo("/v1/chat/completions").length === 0)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      if (!exited) nex.child.kill("SIGKILL");
+      return null;
+    })();
+    const result = await Promise.race([done, served]);
+    await stub.close();
+    assert.ok(result, `${name}: served through the link instead of refused`);
+    assert.equal(result.code, 3, `${name}: ${result.stderr}`);
+    assert.match(
+      result.stderr,
+      new RegExp(`${name.replace(".", "\\.")} is a symbolic link[\\s\\S]*Remove it`),
+    );
+    assert.equal(stub.requestsTo("/v1/chat/completions").length, 0, name);
+    assert.equal(readFileSync(victim, "utf8"), "the user's file\n", name);
+  }
 });

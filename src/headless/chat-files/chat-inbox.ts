@@ -2,7 +2,7 @@
 // grows, the text in `content` and the `request_id` the answer carries back. Read from a byte offset
 // as lines are appended, and from the start again when the file is replaced or cut (workgraph's
 // rotation rewrites it), with bounded memory: a line over the cap is dropped as it is read.
-import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readSync } from "node:fs";
 import type { AttachmentRef } from "../../runtime/extensions/index.ts";
 import { inputLineCap, LineSplitter } from "../../runtime/session/index.ts";
 
@@ -44,7 +44,9 @@ export class InboxReader {
     let size: number;
     let inode: number;
     try {
-      const stat = statSync(this.path);
+      // Never through a link: nex checked at start that the inbox is a plain file of the folder's own.
+      const stat = lstatSync(this.path);
+      if (!stat.isFile()) return [];
       size = stat.size;
       inode = stat.ino;
     } catch {
@@ -59,7 +61,7 @@ export class InboxReader {
     }
     if (size === this.offset) return [];
     const out: InboxMessage[] = [];
-    const fd = openSync(this.path, "r");
+    const fd = openSync(this.path, constants.O_RDONLY | constants.O_NOFOLLOW);
     try {
       const buffer = Buffer.alloc(Math.min(size - this.offset, READ_CHUNK));
       while (this.offset < size) {

@@ -5,6 +5,7 @@
 // messages past the cursor were answered already, so a crash between the two never answers twice.
 import {
   closeSync,
+  constants,
   fstatSync,
   fsyncSync,
   openSync,
@@ -20,6 +21,9 @@ import { LineSplitter } from "../../runtime/session/index.ts";
 import { lockOutbox, OUTBOX_LOCK } from "./outbox-lock.ts";
 
 export const OUTBOX = "outbox.jsonl";
+/** "a+", but never through a link: a reply goes only into the chat folder's own outbox. */
+const APPEND_NO_LINK =
+  constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 export const STREAMING = ".streaming";
 export const CURSOR = ".coordinator-cursor";
 
@@ -88,7 +92,7 @@ export class Outbox {
         ...(reply.fullResponse === undefined ? {} : { full_response: reply.fullResponse }),
         ...reply.extra,
       });
-      const fd = openSync(this.path, "a+", 0o600);
+      const fd = openSync(this.path, APPEND_NO_LINK, 0o600);
       try {
         // A line torn by a crash of another writer must not swallow this one.
         const size = fstatSync(fd).size;
@@ -111,7 +115,7 @@ export class Outbox {
   private catchUp(): void {
     let fd: number;
     try {
-      fd = openSync(this.path, "r");
+      fd = openSync(this.path, constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch {
       return;
     }

@@ -5,7 +5,7 @@
 // as `--inbox` is. A folder inside the workspace (workgraph's `.wg/chat/NAME`) is served held: the
 // sandbox mounts it read-only for every command and the file tools keep out; with no sandbox to
 // hold it, it is refused.
-import { mkdirSync, statSync } from "node:fs";
+import { lstatSync, mkdirSync, readlinkSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import {
@@ -15,6 +15,26 @@ import {
   resolveConfig,
 } from "../../runtime/config/index.ts";
 import { commandWritable, realPathOf, unconfinedReason } from "../../runtime/consent/index.ts";
+import { CURSOR, OUTBOX, STREAMING } from "./chat-outbox.ts";
+import { LOCK_FILE, RELEASE_MARKER, TAKEOVER_FILE } from "./handler-lock.ts";
+import { OUTBOX_LOCK } from "./outbox-lock.ts";
+
+export const SESSION_FILE = ".nex-session";
+/** The inbox id being answered: after a crash, the next handler tells the model it was interrupted. */
+export const WORKING_FILE = ".nex-working";
+/** Every file nex reads or writes in a chat folder by its name. */
+const CHAT_FILES = [
+  "inbox.jsonl",
+  OUTBOX,
+  OUTBOX_LOCK,
+  STREAMING,
+  CURSOR,
+  LOCK_FILE,
+  RELEASE_MARKER,
+  TAKEOVER_FILE,
+  SESSION_FILE,
+  WORKING_FILE,
+];
 
 /** The chat folder `--chat` names, and whether it lies in the workspace (then held read-only). */
 export interface ChatPlace {
@@ -73,6 +93,7 @@ export function chatFolder(
     throw new ConfigError(`--chat ${given} is not a folder (${dir}); give a chat folder.`);
   const uid = process.getuid?.();
   for (const file of [dir, join(dir, "inbox.jsonl")]) refuseOthersWriting(file, given, uid);
+  refuseLinkedFiles(dir, given);
   if (held) refuseLinkedInbox(join(dir, "inbox.jsonl"), given);
   return { dir: realPathOf(dir), held, config };
 }
@@ -92,6 +113,39 @@ function refuseOthersWriting(path: string, given: string, uid: number | undefine
     throw new ConfigError(
       `--chat ${given}: ${path} is writable by other users (mode ${(stat.mode & 0o777).toString(8)}), who could write the inbox and speak as you. Run \`chmod go-w ${path}\`, then start nex again.`,
     );
+}
+
+/**
+ * A chat file that is a symbolic link (planted by the repository, or by a command of a session that
+ * did not hold the folder) leads where the read-only mount does not reach: an inbox linked to a file a
+ * command can write would speak as the user, an outbox linked elsewhere would have nex append replies
+ * to that file. Each must be a plain file of the folder's own.
+ */
+function refuseLinkedFiles(dir: string, given: string): void {
+  for (const name of CHAT_FILES) {
+    const path = join(dir, name);
+    let stat: ReturnType<typeof lstatSync>;
+    try {
+      stat = lstatSync(path);
+    } catch {
+      continue;
+    }
+    if (stat.isFile()) continue;
+    const what = stat.isSymbolicLink()
+      ? `a symbolic link (to ${linkTarget(path)})`
+      : "not a plain file";
+    throw new ConfigError(
+      `--chat ${given}: ${path} is ${what}; through it a command could write the chat or nex would write outside the chat folder. Remove it (workgraph makes a new one), then start nex again.`,
+    );
+  }
+}
+
+function linkTarget(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return "somewhere else";
+  }
 }
 
 /**

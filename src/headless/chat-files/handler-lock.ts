@@ -16,7 +16,7 @@ import { join } from "node:path";
 
 export const LOCK_FILE = ".handler.pid";
 export const RELEASE_MARKER = ".handler.release-requested";
-const TAKEOVER_FILE = ".handler.pid.takeover";
+export const TAKEOVER_FILE = ".handler.pid.takeover";
 const KIND = "chat-nex";
 
 /** Who holds a chat, as its lock file says. */

@@ -38,7 +38,7 @@ export async function lockOutbox(
   waitMs = LOCK_WAIT_MS,
   helpers = LOCK_HELPERS,
 ): Promise<OutboxLock> {
-  const fd = openSync(lockPath, constants.O_RDWR | constants.O_CREAT, 0o600);
+  const fd = openSync(lockPath, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
   let open = true;
   const release = () => {
     if (!open) return;

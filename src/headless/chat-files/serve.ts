@@ -14,15 +14,12 @@ import { EXIT } from "../exit-code.ts";
 import { approvalAnswer, ChatApprovals } from "./chat-approvals.ts";
 import { type InboxMessage, InboxReader } from "./chat-inbox.ts";
 import { clearStreaming, Outbox, type OutboxReply, writeStreaming } from "./chat-outbox.ts";
-import { chatFolder } from "./chat-place.ts";
+import { chatFolder, SESSION_FILE, WORKING_FILE } from "./chat-place.ts";
 import { ChatQueue } from "./chat-queue.ts";
 import { type ChatTranscript, chatTranscript } from "./chat-transcript.ts";
 import { acquireHandlerLock, LOCK_FILE } from "./handler-lock.ts";
 import { holdFolder } from "./held-folder.ts";
 
-const SESSION_FILE = ".nex-session";
-/** The inbox id being answered: after a crash, the next handler tells the model it was interrupted. */
-const WORKING_FILE = ".nex-working";
 /** The poll under the file-system events, for file systems that send none. */
 const POLL_MS = 500;
 const STREAM_WRITE_MS = 100;
