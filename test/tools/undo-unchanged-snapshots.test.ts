@@ -155,6 +155,20 @@ for (const { name, skip, options } of modes) {
       assert.equal(existsSync(box.path("e.txt")), false);
     });
 
+    test("a tracked file that an ignore rule now covers, rewritten at once, is in the snapshot and undone", {
+      skip,
+    }, async () => {
+      const box = sandbox();
+      const tools = await settled(box);
+      // A file a command writes changed after the last staging began: it is always hashed again.
+      await run(tools, "bash", { command: "printf 'first\\n' > out.log" }, { turn: 3 });
+      await run(tools, "bash", { command: "printf '*.log\\n' > .gitignore" }, { turn: 4 });
+      await run(tools, "bash", { command: "printf 'second\\n' > out.log" }, { turn: 5 });
+      const report = await tools.undo(1);
+      assert.deepEqual(report.restored, [{ path: "out.log", action: "modified" }], report.text);
+      assert.equal(readFileSync(box.path("out.log"), "utf8"), "first\n");
+    });
+
     test("commands that change nothing run no write-tree, commit-tree or update-ref; one that changes a file does", {
       skip,
     }, async () => {
@@ -232,4 +246,20 @@ test("a file that grows over the size limit leaves the snapshot, and the snapsho
   assert.deepEqual(second.type === "taken" ? second.skipped : [], ["log.txt"]);
   const tree = second.type === "taken" ? await shadow.listTree(second.commit) : new Map();
   assert.deepEqual([...tree.keys()], ["keep.txt"]);
+});
+
+test("a tracked file that an ignore rule now covers keeps its new content in a snapshot taken at once", async () => {
+  const box = sandbox();
+  const shadow = shadowOf(box);
+  writeFileSync(box.path("out.log"), "first\n");
+  assert.equal((await shadow.snapshot("made")).type, "taken");
+  writeFileSync(box.path(".gitignore"), "*.log\n");
+  assert.equal((await shadow.snapshot("ignored")).type, "taken");
+  writeFileSync(box.path("out.log"), "second\n");
+  const after = await shadow.snapshot("rewritten");
+  assert.ok(after.type === "taken");
+  const tree = await shadow.listTree(after.commit);
+  assert.deepEqual([...tree.keys()].sort(), [".gitignore", "out.log"]);
+  const blob = tree.get("out.log");
+  assert.equal((await shadow.readBlob(blob?.sha ?? "")).toString(), "second\n");
 });

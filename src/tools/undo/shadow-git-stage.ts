@@ -53,6 +53,11 @@ export function escapeExcludeBytes(key: string): Buffer {
   return Buffer.from(out);
 }
 
+/** Paths as `update-index -z --stdin` reads them: exact bytes, each ended by a NUL. */
+function nulList(keys: string[]): Buffer {
+  return Buffer.concat(keys.flatMap((key) => [bytesOfKey(key), Buffer.from([0])]));
+}
+
 /** Modes git cannot hold, and the size over the limits, of the listed files (and their folders). */
 async function measure(
   files: string[],
@@ -137,14 +142,14 @@ export async function stageWorkspace({
     ),
   );
   // Out of the index, each exact path (a folder replaced by a file keeps its entries for `add`):
-  // the files over the limit stay out (excluded above), the recent ones are hashed again by `add`.
+  // the files over the limit stay out (excluded above); the recent ones are hashed again.
   const unstaged = [...skipped, ...recent];
-  if (unstaged.length > 0) {
-    await git(
-      ["update-index", "--force-remove", "-z", "--stdin"],
-      Buffer.concat(unstaged.flatMap((key) => [bytesOfKey(key), Buffer.from([0])])),
-    );
-  }
+  if (unstaged.length > 0)
+    await git(["update-index", "--force-remove", "-z", "--stdin"], nulList(unstaged));
+  // The recent ones go back by exact path, not by `add -A`: a tracked file that an ignore rule now
+  // matches would be left out by it (and reported deleted). `--remove` drops one gone since.
+  if (recent.length > 0)
+    await git(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], nulList(recent));
   await git(["add", "-A"]);
   clock.lastStart = started;
   return { type: "taken", skipped, modes, nested };
