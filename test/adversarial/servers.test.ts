@@ -1,18 +1,8 @@
 // An endpoint that is down when nex starts: said once, with its address, whatever else was given.
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import { test } from "node:test";
 import { makeSandbox, runNex } from "../support/cli.ts";
-
-/** A local port nothing listens on (taken, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  assert.ok(address && typeof address === "object");
-  return address.port;
-}
+import { closedPort } from "../support/closed-port.ts";
 
 for (const [label, extra] of [
   ["without --model", []],

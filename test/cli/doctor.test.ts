@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import { test } from "node:test";
 import { sandboxMissing } from "../support/bwrap.ts";
 import { makeSandbox, type NexResult, runNex, startNex } from "../support/cli.ts";
+import { closedPort } from "../support/closed-port.ts";
 import { healthyOpenAI, modelList, stream } from "../support/healthy-endpoint.ts";
 import { type StubEndpoint, startStubEndpoint } from "../support/stub-endpoint.ts";
 import {
@@ -415,16 +415,6 @@ test("Ctrl-C stops nex doctor mid-request: the rest is skipped as interrupted an
   assert.match(result.stdout, /Interrupted\./);
   assert.equal(stub.requestsTo("/chat/completions").length, 1);
 });
-
-/** A port with nothing listening: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 test("nex doctor says when commands cannot be sandboxed here, and how to fix it", async () => {
   const stub = await startStubEndpoint({

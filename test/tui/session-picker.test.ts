@@ -41,6 +41,8 @@ test("nex resume with no id opens the picker; /resume switches sessions in place
   await pty.waitFor(/^› fix the parser$/m, 20_000);
   assert.doesNotMatch(pty.screen(), /Resume a session/, "the picker gave its place to the chat");
 
+  // A command typed while the resumed session still opens waits with a hint: type once it is idle.
+  await pty.waitFor("Ask nex", 20_000);
   pty.write(`/resume${keys.enter}`);
   const inChat = await pty.waitFor("(this one)", 20_000);
   assert.match(inChat, /fix the parser.*\(this one\)/);
@@ -91,9 +93,12 @@ test("sessions stay in their project: the picker and /sessions show this workspa
   pty.write(keys.enter);
   await pty.waitFor(/^› fix the parser here$/m, 20_000);
 
+  // A command typed while the resumed session still opens waits with a hint: type once it is idle.
+  await pty.waitFor("Ask nex", 20_000);
   pty.write(`/sessions${keys.enter}`);
   await pty.waitFor("Resume one with", 20_000);
   assert.doesNotMatch(pty.history(), /edit the other project/);
+  await pty.waitFor("Ask nex", 20_000);
 
   pty.write(`/resume ${otherId}${keys.enter}`);
   const refused = await pty.waitFor("belongs to another project", 20_000);
