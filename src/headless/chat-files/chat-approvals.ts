@@ -79,12 +79,14 @@ export class ChatApprovals {
   }
 
   /**
-   * Takes an answer at once (the turn is waiting for it): its acknowledgement is appended after those
-   * before it, then `written` runs.
+   * Takes an answer at once (the turn is waiting for it): it counts only for a question waiting now,
+   * never for one asked while earlier acknowledgements are still being written. Its acknowledgement
+   * is appended after those before it, then `written` runs.
    */
   take(message: InboxMessage, given: Answer, written: () => void): void {
+    const reply = this.answer(message, given);
     this.acks = this.acks
-      .then(() => this.outbox.append(this.answer(message, given)))
+      .then(() => this.outbox.append(reply))
       .then(written, (error: Error) =>
         this.err(
           `nex: the answer in inbox id ${message.id} was taken, but its outbox line was not written (${error.message}).\n`,
