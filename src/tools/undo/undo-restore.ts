@@ -3,6 +3,7 @@
 // change, never followed), what undo replaces or removes is first copied into the checkpoint store,
 // and nothing is removed until everything undo writes back is safely in place.
 import { createHash } from "node:crypto";
+import type { Stats } from "node:fs";
 import {
   chmod,
   lchown,
@@ -65,15 +66,26 @@ export async function blockerOf(root: string, key: string): Promise<string | nul
 
 /** What is at `key` now, never following a link. */
 export async function currentOf(root: string, key: string): Promise<Current> {
-  // Behind a link or a file where a folder was, the path is not in the workspace at all.
-  if ((await blockerOf(root, key)) !== null) return { type: "absent" };
   const abs = absBytes(root, key.endsWith("/") ? key.slice(0, -1) : key);
-  const info = await lstat(abs).catch(() => null);
+  const info = await entryAt(root, key, abs);
   if (!info) return { type: "absent" };
   if (info.isSymbolicLink())
     return { type: "link", target: await readlink(abs, { encoding: "buffer" }) };
   if (info.isDirectory()) return { type: "dir", mode: info.mode & 0o7777 };
   return { type: "file", bytes: await readFile(abs), mode: info.mode & 0o7777 };
+}
+
+/** Whether anything is at `key` now (what `currentOf` calls not absent), without reading it. */
+export async function presentAt(root: string, key: string): Promise<boolean> {
+  return (
+    (await entryAt(root, key, absBytes(root, key.endsWith("/") ? key.slice(0, -1) : key))) !== null
+  );
+}
+
+async function entryAt(root: string, key: string, abs: Buffer): Promise<Stats | null> {
+  // Behind a link or a file where a folder was, the path is not in the workspace at all.
+  if ((await blockerOf(root, key)) !== null) return null;
+  return lstat(abs).catch(() => null);
 }
 
 /** Whether what is there now has the content of `state` (modes aside). */
