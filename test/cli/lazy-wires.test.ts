@@ -28,6 +28,7 @@ process.on("exit", () => appendFileSync(process.env.NEX_TEST_LOADED, [...seen].j
 async function loadedBy(
   script: Script | Script[],
   config: Record<string, unknown>,
+  flags: string[] = [],
 ): Promise<string[]> {
   const stub = await startStubEndpoint({ scripts: Array.isArray(script) ? script : [script] });
   const box = makeSandbox();
@@ -38,15 +39,18 @@ async function loadedBy(
   const dir = join(box.env.XDG_CONFIG_HOME as string, "nex");
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "config.json"), JSON.stringify(config));
-  const result = await runNex(["run", "--base-url", `${stub.url}/v1`, "--model", "m", "hi"], {
-    cwd: box.workspace,
-    env: {
-      ...box.env,
-      OPENAI_API_KEY: "sk-lazy",
-      NEX_TEST_LOADED: loaded,
-      NODE_OPTIONS: `--import=${pathToFileURL(hook).href}`,
+  const result = await runNex(
+    ["run", ...flags, "--base-url", `${stub.url}/v1`, "--model", "m", "hi"],
+    {
+      cwd: box.workspace,
+      env: {
+        ...box.env,
+        OPENAI_API_KEY: "sk-lazy",
+        NEX_TEST_LOADED: loaded,
+        NODE_OPTIONS: `--import=${pathToFileURL(hook).href}`,
+      },
     },
-  });
+  );
   await stub.close();
   assert.equal(result.code, 0, result.stdout + result.stderr);
   return readFileSync(loaded, "utf8").split("\n");
@@ -153,4 +157,20 @@ test("a tool's first call loads the engine, which checks and runs it", async () 
   );
   assert.ok(loads(urls, "tools/host/host-engine.ts"), "a call ran without the engine");
   assert.ok(loads(urls, "tools/permissions/index.ts"), "a call ran unchecked");
+});
+
+test("a run of file writes and reads loads neither the file search nor undo's restore machinery, and reports its changed files", async () => {
+  const urls = await loadedBy(
+    [
+      openaiToolCall({ name: "write_file", args: { path: "a.txt", content: "a\n" }, id: "w" }),
+      openaiToolCall({ name: "read_file", args: { path: "a.txt" }, id: "r" }),
+      openaiText("done"),
+    ],
+    {},
+    ["--yes"],
+  );
+  assert.ok(loads(urls, "tools/builtin/file-writer.ts"), "the write ran without its writer");
+  assert.ok(loads(urls, "tools/undo/run-changes.ts"), "the run's changed files were not measured");
+  for (const file of ["tools/search/index.ts", "tools/undo/undo.ts", "tools/undo/undo-apply.ts"])
+    assert.ok(!loads(urls, file), `${file} was loaded by file writes and reads`);
 });

@@ -9,7 +9,7 @@ import {
 } from "../files/index.ts";
 import { createResultStore, type ResultStore } from "../results/index.ts";
 import type { CommandSandbox } from "../sandbox/index.ts";
-import { createFileSearch } from "../search/index.ts";
+import type { FileSearch } from "../search/index.ts";
 import { createJobTable } from "../shell/index.ts";
 import type { ToolContext, ToolLimits } from "../tool.ts";
 import { createCheckpointRecorder } from "../undo/index.ts";
@@ -118,7 +118,7 @@ export async function sharedContext(state: HostState): Promise<SharedContext> {
     workspace,
     ledger: state.ledger,
     limits,
-    search: createFileSearch(
+    search: searchOnFirstUse(
       workspace.root,
       env,
       limits.useRipgrep,
@@ -144,4 +144,22 @@ export async function sharedContext(state: HostState): Promise<SharedContext> {
   if (state.promptPending) state.shared.checkpoints.beginPrompt();
   state.promptPending = false;
   return state.shared;
+}
+
+type Search = typeof import("../search/index.ts");
+
+/**
+ * The workspace's file search, whose folder loads at the first listing, glob or grep: a session of
+ * file reads and writes never loads it.
+ */
+function searchOnFirstUse(...args: Parameters<Search["createFileSearch"]>): FileSearch {
+  let search: Promise<FileSearch> | null = null;
+  const loaded = () =>
+    (search ??= import("../search/index.ts").then((module) => module.createFileSearch(...args)));
+  return {
+    backend: async () => (await loaded()).backend(),
+    describe: async () => (await loaded()).describe(),
+    listFiles: async (dir, signal) => (await loaded()).listFiles(dir, signal),
+    grep: async (query) => (await loaded()).grep(query),
+  };
 }
