@@ -39,7 +39,7 @@ export async function changesSince(
     // Nothing was there before: whether something is now is the answer, its bytes need no reading.
     const changed =
       change.before.type === "absent"
-        ? await presentAt(ws.root, key)
+        ? presentAt(ws.root, key)
         : !sameState(await currentOf(ws.root, key), change.before);
     if (changed) paths.add(displayKey(key));
   }
