@@ -159,7 +159,7 @@ test("a tool's first call loads the engine, which checks and runs it", async () 
   assert.ok(loads(urls, "tools/permissions/index.ts"), "a call ran unchecked");
 });
 
-test("a run of file writes and reads loads neither the file search nor undo's restore machinery, and reports its changed files", async () => {
+test("a run of file writes and reads loads neither the file search, the process runner nor undo's restore machinery, and reports its changed files", async () => {
   const urls = await loadedBy(
     [
       openaiToolCall({ name: "write_file", args: { path: "a.txt", content: "a\n" }, id: "w" }),
@@ -171,6 +171,11 @@ test("a run of file writes and reads loads neither the file search nor undo's re
   );
   assert.ok(loads(urls, "tools/builtin/file-writer.ts"), "the write ran without its writer");
   assert.ok(loads(urls, "tools/undo/run-changes.ts"), "the run's changed files were not measured");
-  for (const file of ["tools/search/index.ts", "tools/undo/undo.ts", "tools/undo/undo-apply.ts"])
+  for (const file of [
+    "tools/search/index.ts",
+    "tools/undo/undo.ts",
+    "tools/undo/undo-apply.ts",
+    "tools/shell/index.ts",
+  ])
     assert.ok(!loads(urls, file), `${file} was loaded by file writes and reads`);
 });

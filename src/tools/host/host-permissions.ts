@@ -1,7 +1,7 @@
 import type { PermissionCheck, ToolInvocation } from "../../protocol/index.ts";
+import { parseCommand } from "../command-line/index.ts";
 import { createPermissions, mayChange, workspaceHooksDir } from "../permissions/index.ts";
 import { loadGitReaders } from "../sandbox/index.ts";
-import { parseCommand } from "../shell/index.ts";
 import type { Tool } from "../tool.ts";
 import { validateArguments } from "./dispatch.ts";
 import { type HostState, sharedContext } from "./host-state.ts";

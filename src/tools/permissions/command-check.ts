@@ -1,5 +1,5 @@
 import type { PermissionCheck } from "../../protocol/index.ts";
-import { type SubCommand, shortCommand } from "../shell/index.ts";
+import { type SubCommand, shortCommand } from "../command-line/index.ts";
 import { codeOption } from "./code-options.ts";
 import { hazardOf } from "./command-hazards.ts";
 import { matchesDeny, matchesPattern, type Pattern, sessionScope } from "./command-patterns.ts";
