@@ -176,6 +176,7 @@ test("a run of file writes and reads loads neither the file search, the process 
     "tools/undo/undo.ts",
     "tools/undo/undo-apply.ts",
     "tools/shell/index.ts",
+    "tools/permissions/command-check.ts",
   ])
     assert.ok(!loads(urls, file), `${file} was loaded by file writes and reads`);
 });
