@@ -179,4 +179,8 @@ test("a run of file writes and reads loads neither the file search, the process 
     "tools/permissions/command-check.ts",
   ])
     assert.ok(!loads(urls, file), `${file} was loaded by file writes and reads`);
+  assert.ok(
+    !urls.some((url) => url.includes("/node_modules/minimatch/")),
+    "minimatch was loaded by file writes and reads (no rule, no search)",
+  );
 });
