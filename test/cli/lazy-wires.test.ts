@@ -115,6 +115,7 @@ const UNUSED_BY_A_PLAIN_RUN: Record<string, string[]> = {
   "undo and shadow git": ["tools/undo/index.ts"],
   "file safety's machinery (read-before-write, edit matching, globs)": ["tools/files/index.ts"],
   "git's readers (hooks folder, settings)": ["tools/sandbox/git-plants.ts"],
+  "the sandbox network filter's forwarder": ["tools/sandbox/network-proxy/forwarder.ts"],
   compaction: ["runtime/context/compactor.ts"],
   "JSON Schema validation (MCP, skills, --output-schema)": ["tools/schema/index.ts"],
   "the Anthropic and Responses wires": [
