@@ -122,13 +122,13 @@ test("nex chat: /model offers the endpoint's models in a picker and refuses one 
     nex.pty.write(text);
     await nex.pty.settle(100);
     nex.pty.write(keys.enter);
-    return nex.pty.waitFor(until, 20_000);
+    return nex.pty.waitFor(until);
   };
   const listed = await send("/model", /Choose a model/);
   assert.match(listed, /m \(in use\)/);
   assert.match(listed, /^\W*other\s*\W*$/m);
   nex.pty.write(keys.esc);
-  await nex.pty.waitFor(/Model unchanged: still m\./, 20_000);
+  await nex.pty.waitFor(/Model unchanged: still m\./);
   const screen = await send("/model not-served-here", /Model not switched/);
   assert.match(screen.replace(/\s+/g, " "), /does not serve not-served-here; still using m/);
   await send("hello", /still here/);

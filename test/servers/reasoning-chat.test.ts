@@ -12,7 +12,7 @@ test("nex chat: /reasoning effort high sends reasoning_effort from the next requ
     nex.pty.write(text);
     await nex.pty.settle(100);
     nex.pty.write(keys.enter);
-    return nex.pty.waitFor(until, 20_000);
+    return nex.pty.waitFor(until);
   };
   await ask("hello", /first/);
   await ask("/reasoning effort high", /Reasoning effort high: sent as reasoning_effort/);

@@ -1,5 +1,6 @@
 import pty from "@lydell/node-pty";
 import xterm from "@xterm/headless";
+import { patienceMs } from "./until.ts";
 
 /** Options for starting a command in a pseudo-terminal. */
 export interface PtyOptions {
@@ -24,7 +25,10 @@ export interface PtyProcess {
    * included: each such row with the row it continues. A program that measures its lines leaves none.
    */
   terminalWraps(): string[];
-  /** Resolves once the screen shows `text` (or matches the regex); rejects with the screen after `timeoutMs`. */
+  /**
+   * Resolves once the screen shows `text` (or matches the regex); rejects with the screen after
+   * `timeoutMs` (default: `patienceMs`).
+   */
   waitFor(text: string | RegExp, timeoutMs?: number): Promise<string>;
   /** Resolves once `predicate(screen)` holds. */
   waitUntil(
@@ -124,7 +128,7 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
     return rows(term, buffer.viewportY, buffer.viewportY + term.rows);
   };
 
-  const waitUntil = (predicate: (s: string) => boolean, what: string, timeoutMs = 10_000) =>
+  const waitUntil = (predicate: (s: string) => boolean, what: string, timeoutMs = patienceMs) =>
     new Promise<string>((resolve, reject) => {
       const check = () => {
         const now = screen();
