@@ -9,6 +9,7 @@ import { keys } from "../support/pty.ts";
 import { type StubEndpoint, startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { startNexTui } from "../tui/cli-harness.ts";
+import { typeAndSubmit } from "../tui/tui-harness.ts";
 
 const KEY_A = "sk-lambda01-SECRET-never-shown";
 const KEY_B = "sk-lambda02-SECRET-never-shown";
@@ -119,9 +120,7 @@ test("nex chat: /model offers the endpoint's models in a picker and refuses one 
   });
   t.after(() => nex.close());
   const send = async (text: string, until: RegExp) => {
-    nex.pty.write(text);
-    await nex.pty.settle(100);
-    nex.pty.write(keys.enter);
+    await typeAndSubmit(nex.pty, text);
     return nex.pty.waitFor(until);
   };
   const listed = await send("/model", /Choose a model/);

@@ -1,6 +1,7 @@
+import { spawnSync } from "node:child_process";
 import pty from "@lydell/node-pty";
 import xterm from "@xterm/headless";
-import { patienceMs } from "./until.ts";
+import { patienceMs, until } from "./until.ts";
 
 /** Options for starting a command in a pseudo-terminal. */
 export interface PtyOptions {
@@ -36,6 +37,12 @@ export interface PtyProcess {
     what: string,
     timeoutMs?: number,
   ): Promise<string>;
+  /**
+   * Resolves once the program reads keys one at a time (the terminal's line editing off, as Ink sets it
+   * once its input hook runs, a moment after its first frame): keys written before are held by the
+   * terminal until a newline, and Enter reaches the program as a line feed.
+   */
+  readyForKeys(): Promise<void>;
   /** Resolves once no output has arrived for `ms`. */
   settle(ms?: number): Promise<void>;
   /** Resizes the terminal, as dragging its window does: the emulator reflows, the program gets SIGWINCH. */
@@ -176,6 +183,15 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
         timeoutMs,
       ),
     waitUntil,
+    readyForKeys: () => {
+      // The terminal's own settings, read from its other side (the program's end of it).
+      const device = (child as unknown as { ptsName: string }).ptsName;
+      const raw = () =>
+        /(^|\s)-icanon(\s|$)/.test(
+          spawnSync("stty", ["-F", device, "-a"]).stdout?.toString() ?? "",
+        );
+      return until(raw, `the program to read keys one at a time (${device} out of line mode)`);
+    },
     settle: async (ms = 150) => {
       while (pendingWrites > 0 || Date.now() - lastData < ms) {
         await new Promise((resolve) =>

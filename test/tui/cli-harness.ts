@@ -103,12 +103,13 @@ export async function startNexTui(
   });
   try {
     await pty.waitFor("/help for commands");
+    // Ink turns on raw mode just after its first frame; keys sent before that are cooked by the tty.
+    await pty.readyForKeys();
   } catch (error) {
     pty.kill();
     await stub.close();
     throw error;
   }
-  await pty.settle(200);
   return {
     pty,
     stub,

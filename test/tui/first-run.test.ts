@@ -61,6 +61,8 @@ test("nex with no endpoint configured asks four questions, writes the config, th
   });
   assert.ok(!written.includes("secret-local-key"), "the key itself is never written");
 
+  // The chat turns raw mode on just after its first frame: keys typed before would reach it as a line.
+  await pty.readyForKeys();
   pty.write(`hi${keys.enter}`);
   await pty.waitFor("Hello from the chosen model.");
   const chat = stub.requests.find((r) => r.path.endsWith("/chat/completions"));

@@ -31,7 +31,7 @@ test("/fork copies the session, switches to the copy, and leaves the original re
   assert.match(flat, new RegExp(`nex resume ${fork}\``));
   // The chat reopened on the fork: it shows where the conversation left off.
   await nex.pty.waitFor("/help for commands");
-  await nex.pty.settle(300);
+  await nex.pty.readyForKeys();
   nex.pty.write(`another way${keys.enter}`);
   await nex.pty.waitFor("Trying another way.");
   const body = nex.chatRequests()[1]?.body as { messages: WireMessage[] };

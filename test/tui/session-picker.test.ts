@@ -34,19 +34,25 @@ test("nex resume with no id opens the picker; /resume switches sessions in place
   assert.equal(rows.length, 2, picker);
   assert.match(rows[0] ?? "", /› write the docs\s+\d{4}-\d\d-\d\d \d\d:\d\d · 2 msgs · \d/);
   assert.match(rows[1] ?? "", /^│\s+fix the parser/);
+  await pty.readyForKeys();
   pty.write(keys.down);
   await pty.waitFor(/› fix the parser/);
+  await pty.readyForKeys();
   pty.write(keys.enter);
   await pty.waitFor("/help for commands");
   await pty.waitFor(/^› fix the parser$/m);
   assert.doesNotMatch(pty.screen(), /Resume a session/, "the picker gave its place to the chat");
 
   // A command typed while the resumed session still opens waits with a hint: type once it is idle.
+  // Each chat (the picker's, the resumed one's) turns raw mode on just after its first frame: keys
+  // typed before reach it as a line, Enter as a line feed (a new line in the prompt, not a submit).
   await pty.waitFor("Ask nex");
+  await pty.readyForKeys();
   pty.write(`/resume${keys.enter}`);
   const inChat = await pty.waitFor("(this one)");
   assert.match(inChat, /fix the parser.*\(this one\)/);
   // The picker starts on the newest other session.
+  await pty.readyForKeys();
   pty.write(keys.enter);
   await pty.waitFor(/^› write the docs$/m).catch((error) => {
     throw new Error(
@@ -90,16 +96,19 @@ test("sessions stay in their project: the picker and /sessions show this workspa
   saveCapture("session-picker-100x30", picker);
   assert.match(picker, /fix the parser here/);
   assert.doesNotMatch(picker, /edit the other project/, picker);
+  await pty.readyForKeys();
   pty.write(keys.enter);
   await pty.waitFor(/^› fix the parser here$/m);
 
   // A command typed while the resumed session still opens waits with a hint: type once it is idle.
   await pty.waitFor("Ask nex");
+  await pty.readyForKeys();
   pty.write(`/sessions${keys.enter}`);
   await pty.waitFor("Resume one with");
   assert.doesNotMatch(pty.history(), /edit the other project/);
   await pty.waitFor("Ask nex");
 
+  await pty.readyForKeys();
   pty.write(`/resume ${otherId}${keys.enter}`);
   const refused = await pty.waitFor("belongs to another project");
   saveCapture("session-picker-other-project-100x30", refused);

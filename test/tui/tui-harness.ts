@@ -37,7 +37,7 @@ export async function startScripted(
   });
   await pty.waitFor("/help for commands");
   // Ink turns on raw mode just after its first frame; keys sent before that are cooked by the tty.
-  await pty.settle(200);
+  await pty.readyForKeys();
   return {
     pty,
     dir,
