@@ -2,6 +2,7 @@
 // retries quietly with a countdown in the status line (the retry table unchanged: 5 retries, backoff).
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { closedPort } from "../support/closed-port.ts";
 import { keys } from "../support/pty.ts";
 import { startNexTui } from "./cli-harness.ts";
 import { spinnerShown } from "./tui-harness.ts";
@@ -11,6 +12,8 @@ test("a stopped server is said to be unreachable once, and the status line count
   t.after(() => nex.close());
   const host = new URL(nex.stub.url).host;
   await nex.stub.close();
+  // Held from now on: the closed port must not be given to another test's server meanwhile.
+  await closedPort(Number(new URL(nex.stub.url).port));
   nex.pty.write(`hello${keys.enter}`);
   await nex.pty.waitFor(`${host} is unreachable`);
   // Three failed attempts: the countdown moved on without a new line for each.
