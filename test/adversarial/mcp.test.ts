@@ -334,7 +334,7 @@ test("a signal while servers are still starting stops them too", async () => {
       cwd: box.workspace,
       env: box.env,
     });
-    const pid = await waitForPidFile(pidFile, 60_000);
+    const pid = await waitForPidFile(pidFile);
     nex.child.kill("SIGTERM");
     const result = await nex.done;
     assert.ok(
