@@ -48,6 +48,8 @@ export async function startNexTui(
     env?: Record<string, string>;
     /** The model ids the stub's `GET /v1/models` lists (absent: that path is a 404). */
     models?: string[];
+    /** Keys typed the moment nex is launched, while the terminal is still in line mode. */
+    typeahead?: string;
   } = {},
 ): Promise<NexTui> {
   const queue = [...scripts];
@@ -101,6 +103,7 @@ export async function startNexTui(
       ...options.env,
     },
   });
+  if (options.typeahead !== undefined) pty.write(options.typeahead);
   try {
     await pty.waitFor("/help for commands");
     // Ink turns on raw mode just after its first frame; keys sent before that are cooked by the tty.

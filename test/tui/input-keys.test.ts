@@ -1,6 +1,7 @@
 // Keys as a user presses them, in the real chat in a real pseudo-terminal: control keys that arrive
 // in the same read as text act as keys, "Esc then Enter" steers when pressed one after the other,
-// the prompt says what Enter and Esc will do, and Ctrl-O is about the command that is running.
+// the prompt says what Enter and Esc will do, Ctrl-O is about the command that is running, and what
+// is typed while the chat starts is sent as typed.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { keys } from "../support/pty.ts";
@@ -100,4 +101,23 @@ test("Ctrl-O while a command runs shows that command, not the previous one", asy
   const sinceSecond = history.slice(history.lastIndexOf("› second"));
   assert.doesNotMatch(sinceSecond, /\$ echo PREVIOUS-OUTPUT/, "not the previous command's output");
   await nex.pty.waitFor("Second done.");
+});
+
+test("a prompt typed with Enter while the chat starts is sent once it has started; Ctrl-J then still starts a new line", async (t) => {
+  // Written before nex runs, the keys wait in the terminal's line mode, which turns Enter into a line feed.
+  const nex = await startNexTui([openaiText("Typed ahead, answered.")], {
+    typeahead: `fix the bug${keys.enter}`,
+  });
+  t.after(() => nex.close());
+  await nex.pty.waitFor("Typed ahead, answered.");
+  const [request] = nex.chatRequests();
+  assert.match(
+    request?.rawBody ?? "",
+    /"fix the bug"/,
+    "the typed prompt was sent as it was typed",
+  );
+  await nex.pty.waitUntil(idleShown, "idle");
+  nex.pty.write("one\ntwo");
+  const screen = await nex.pty.waitFor("two");
+  assert.match(promptRow(screen), /^│ › one\s*│$/, "Ctrl-J in the chat is a new line in the draft");
 });

@@ -5,6 +5,7 @@ import * as edit from "./editor.ts";
 import * as hist from "./history.ts";
 import { expandPastes, type Pastes, pasteMarker } from "./paste.ts";
 import { savableForProject } from "./project-approval.ts";
+import { typedAhead } from "./typeahead.ts";
 
 /** The prompt's own state: what is typed, the history walk, a deny reason being typed. */
 export interface InputState {
@@ -28,6 +29,8 @@ export interface InputState {
   pasted?: string;
   /** Large pastes in the draft, by the marker that stands for them. */
   pastes?: Pastes;
+  /** The first input was read: anything typed ahead of the chat has come (see typeahead.ts). */
+  started?: boolean;
   /** Ctrl-O opened the live reasoning under the thinking line (see thinking-line.ts). */
   thinkingOpen?: boolean;
   /** Esc was pressed over a draft while a turn runs: Enter now steers, a second Esc interrupts. */
@@ -304,7 +307,9 @@ export function handleKey(
   input: string,
   key: Key,
 ): KeyResult {
-  return fold(current, ctx, input, key, true);
+  if (current.started) return fold(current, ctx, input, key, true);
+  const first = typedAhead(input, key);
+  return fold({ ...current, started: true }, ctx, first.input, first.key, true);
 }
 
 // `lone` is false for the pieces of a chunk that held several keys: none of them is a deliberate answer.
