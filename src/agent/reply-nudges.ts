@@ -17,6 +17,8 @@ export interface ReplyNudges {
   textCalls: number;
   /** The model was asked again on the last turn (cleared by a turn with calls). */
   lastTurn: boolean;
+  /** Replies nex cut because they looped (see providers/turns/repetition.ts). */
+  runaways: number;
 }
 
 /** What nex does with such a reply: ask the model again, or end the run with an error. */
@@ -76,6 +78,27 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
   return null;
 }
 
+/**
+ * A reply nex cut while it looped (`detail`: what repeated): nothing of it ran. The model is told once
+ * a run and asked for one call; a second loop ends the run, saying what to change.
+ */
+export function runawayNudge(detail: string, nudges: ReplyNudges): ReplyNudge {
+  nudges.runaways += 1;
+  if (nudges.runaways > MAX_RUNAWAY_REMINDERS) {
+    return {
+      type: "error",
+      message:
+        `The model's reply looped again (${detail}) after nex told it so: nex stopped the stream, so the server stopped generating, and ran nothing of that reply, so the task is not done. ` +
+        "Small models fall into such loops: a larger model, or a repeat penalty on the server (llama-server `--repeat-penalty 1.1`, or your server's sampling settings), helps; then run the task again.",
+    };
+  }
+  return {
+    type: "ask",
+    notice: `The model's reply looped (${detail}): nex stopped the stream, so the server stopped generating, ran nothing of that reply, and asks the model once for a single call.`,
+    reminder: `nex: your last reply wrote ${detail}, a loop, so nex stopped it and ran none of it. Make one tool call now (one call, once), or answer if the task is done.`,
+  };
+}
+
 function unrunCallMessage(invented: string | null, broken: string | null): string {
   const what =
     invented !== null
@@ -89,5 +112,7 @@ function unrunCallMessage(invented: string | null, broken: string | null): strin
 
 const EMPTY_REPLY_NUDGE =
   "nex: your reply was empty. If the task is not finished, continue with a tool call; if it is, answer with a short summary of what you did.";
+// A looping reply: the model is told this many times a run, then the run ends.
+const MAX_RUNAWAY_REMINDERS = 1;
 // Calls written as JSON text: the model is told once in a row, at most this many times a run.
 const MAX_TEXT_CALL_REMINDERS = 3;
