@@ -17,6 +17,8 @@ export interface ReplyNudges {
   textCalls: number;
   /** The model was asked again on the last turn (cleared by a turn with calls). */
   lastTurn: boolean;
+  /** What the last turn's telling was about: the same problem right after it ends the run. */
+  lastKind?: UnrunKind;
   /** Replies nex cut because they looped (see providers/turns/repetition.ts). */
   runaways: number;
 }
@@ -38,11 +40,18 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
       reminder: EMPTY_REPLY_NUDGE,
     };
   }
-  const mayAsk = !nudges.lastTurn && nudges.textCalls < MAX_TEXT_CALL_REMINDERS;
-  const textCall = findTextToolCall(text, known);
-  if (textCall && !textCall.marked && mayAsk) {
+  // Told once in a row per problem: a reply with a new problem (a real tool now, its JSON broken)
+  // is progress and is told too, within the run's few.
+  const mayAsk = (kind: UnrunKind) =>
+    nudges.textCalls < MAX_TEXT_CALL_REMINDERS && !(nudges.lastTurn && nudges.lastKind === kind);
+  const told = (kind: UnrunKind) => {
     nudges.textCalls += 1;
     nudges.lastTurn = true;
+    nudges.lastKind = kind;
+  };
+  const textCall = findTextToolCall(text, known);
+  if (textCall && !textCall.marked && mayAsk("text")) {
+    told("text");
     return {
       type: "ask",
       notice: `The model wrote a ${textCall.tool} call as JSON text instead of calling the tool; nex told it so and asks again.`,
@@ -53,22 +62,22 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
     return { type: "error", message: textToolCallMessage(textCall.tool, textCall.marked) };
   const invented = inventedToolCall(text, known);
   const broken = invented === null ? brokenJsonCall(text, known) : null;
-  if ((invented ?? broken) !== null && !mayAsk && nudges.textCalls > 0) {
-    // Told once already: the reply is still a call nex cannot run, and the task is not done.
-    return { type: "error", message: unrunCallMessage(invented, broken) };
+  const kind: UnrunKind = invented !== null ? "invented" : "broken";
+  if ((invented ?? broken) !== null && !mayAsk(kind) && nudges.textCalls > 0) {
+    // Told already: the reply is still a call nex cannot run, and the task is not done.
+    const again = nudges.lastTurn && nudges.lastKind === kind;
+    return { type: "error", message: unrunCallMessage(invented, broken, again) };
   }
-  if (invented !== null && mayAsk) {
-    nudges.textCalls += 1;
-    nudges.lastTurn = true;
+  if (invented !== null && mayAsk(kind)) {
+    told(kind);
     return {
       type: "ask",
       notice: `The model called a tool that does not exist (${invented}) in JSON text; nex told it which tools there are and asks again.`,
       reminder: inventedToolReminder(invented, known),
     };
   }
-  if (broken !== null && mayAsk) {
-    nudges.textCalls += 1;
-    nudges.lastTurn = true;
+  if (broken !== null && mayAsk(kind)) {
+    told(kind);
     return {
       type: "ask",
       notice: `The model wrote a ${broken} call as JSON text that does not parse; nex told it so and asks again.`,
@@ -99,13 +108,19 @@ export function runawayNudge(detail: string, nudges: ReplyNudges): ReplyNudge {
   };
 }
 
-function unrunCallMessage(invented: string | null, broken: string | null): string {
+/** The problems of a reply the loop tells the model about. */
+type UnrunKind = "text" | "invented" | "broken";
+
+function unrunCallMessage(invented: string | null, broken: string | null, again: boolean): string {
   const what =
     invented !== null
       ? `a call to a tool that does not exist (${invented})`
       : `a ${broken} call in JSON that does not parse`;
+  const when = again
+    ? "again after nex told it so"
+    : `after nex had asked it again ${MAX_TEXT_CALL_REMINDERS} times this run`;
   return (
-    `The model's reply was ${what}, again after nex told it so, so nex ran nothing and the task is not done. ` +
+    `The model's reply was ${what}, ${when}, so nex ran nothing and the task is not done. ` +
     "The model writes calls outside its chat format's tool-call syntax: a model trained for tool calls does better; `nex doctor` checks a model's tool calls."
   );
 }

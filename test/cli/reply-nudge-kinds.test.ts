@@ -1,0 +1,59 @@
+// A small model told of one problem often fixes it and makes another (Qwen2.5-Coder 0.5B in
+// bench/eval: an invented tool, then a real list_dir call with its last brace missing). Each new
+// problem is told, within the run's few reminders; a message that ends the run never says the model
+// was told what it was not.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { makeSandbox, runNex } from "../support/cli.ts";
+import { startStubEndpoint } from "../support/stub-endpoint.ts";
+import { openaiText } from "../support/stub-scripts.ts";
+
+const invented = (name: string) => JSON.stringify({ name, arguments: { content: "x" } });
+const unclosed = (tool: string) => `{"name": "${tool}", "arguments": {"path": "."}`;
+const write = JSON.stringify({ name: "write_file", arguments: { path: "a.txt", content: "a\n" } });
+
+function runArgs(url: string, dataDir: string): string[] {
+  return ["run", "--yes", "--model", "m", "--base-url", `${url}/v1`, "--data-dir", dataDir, "go"];
+}
+
+test("a real tool with broken JSON right after an invented tool is told its own problem, and the call runs once it parses", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiText(invented("legacyFormat")),
+      openaiText(unclosed("list_dir")),
+      openaiText(write),
+      openaiText("Wrote a.txt."),
+    ],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(readFileSync(join(box.workspace, "a.txt"), "utf8"), "a\n");
+  const third = JSON.stringify(stub.requestsTo("/v1/chat/completions")[2]?.body);
+  assert.match(third, /list_dir call written as JSON text that is not valid JSON/);
+  assert.doesNotMatch(result.stderr, /again after nex told it so/);
+});
+
+test("when the run's reminders are spent, the end says so, not that the model was told of this very problem", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiText(invented("a.py")),
+      openaiText(unclosed("list_dir")),
+      openaiText(invented("b.py")),
+      openaiText(unclosed("read_file")),
+    ],
+    handler: () => openaiText("unused"),
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.notEqual(result.code, 0);
+  assert.equal(stub.requestsTo("/v1/chat/completions").length, 4);
+  assert.match(
+    result.stderr,
+    /a read_file call in JSON that does not parse, after nex had asked it again 3 times this run, so nex ran nothing/,
+  );
+});
