@@ -97,6 +97,31 @@ test("a second loop in the same run ends it, saying what happened and what to ch
   assert.match(last.message ?? "", /--repeat-penalty/);
 });
 
+test("a whole native call before the loop in the same reply does not run either: the reply did not end, and its result says so", async () => {
+  const call = openaiToolCall({ name: "write_file", args: { path: "native.txt", content: "n\n" } });
+  const loop = looping(writeLoop);
+  assert.ok(call.type === "stream" && loop.type === "stream");
+  // The call's chunks without its finish, usage and [DONE]; then the loop's text chunks.
+  const parts = [...call.parts.slice(0, -3), ...loop.parts.slice(1)];
+  const stub = await startStubEndpoint({
+    scripts: [{ ...loop, parts }, openaiText("I will stop repeating myself.")],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(existsSync(join(box.workspace, "native.txt")), false);
+  assert.equal(existsSync(join(box.workspace, "loop.txt")), false);
+  assert.equal(modelRequests(stub)[0]?.stream?.clientLeftEarly, true);
+  const second = modelRequests(stub)[1]?.body as { messages: WireMessage[] };
+  const toolResult = second.messages.find((m) => m.role === "tool");
+  assert.match(String(toolResult?.content), /a loop\), so nex stopped the stream/);
+  assert.match(
+    String(second.messages.at(-1)?.content),
+    /^nex: your last reply wrote the same write_file call/,
+  );
+});
+
 test("repetitive output a user asked for streams to its end: identical CSV rows and JSON records in an answer, and a file of repeated rows written by a call", async () => {
   const rows = "2026-11-27,widget,10\n".repeat(400);
   const records = `${JSON.stringify({ name: "Alice", age: 30, tags: ["admin"] })}\n`;
