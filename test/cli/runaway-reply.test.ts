@@ -66,6 +66,32 @@ test("a reply that loops on one call written as text is stopped while it streams
   assert.equal(modelRequests(stub).length, 2);
 });
 
+test("after a loop nex cut, the next request waits until llama-server's /slots shows no slot busy, so it reuses the cut slot's prompt cache", async () => {
+  const busy: Script = { type: "reply", status: 200, body: [{ id: 0, is_processing: true }] };
+  const idle: Script = { type: "reply", status: 200, body: [{ id: 0, is_processing: false }] };
+  const stub = await startStubEndpoint({
+    scripts: [looping(writeLoop), openaiText("I will stop repeating myself.")],
+    routes: { "GET /slots": busy },
+  });
+  // The server notices the closed connection a little later: idle from its second look on.
+  const looks = () => stub.requestsTo("/slots").length;
+  const watcher = setInterval(() => {
+    if (looks() >= 1) stub.setRoute("GET /slots", idle);
+  }, 5);
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  clearInterval(watcher);
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  const [, second] = modelRequests(stub);
+  const lastLook = stub.requestsTo("/slots").at(-1);
+  assert.ok(looks() >= 2, `looked ${looks()} times`);
+  assert.ok(
+    second && lastLook && lastLook.index < second.index,
+    "the request waited for an idle server",
+  );
+});
+
 test("a second loop in the same run ends it, saying what happened and what to change: never a third request", async () => {
   const round = ["read_file", "list_dir", "grep"]
     .map((name) => JSON.stringify({ name, arguments: "path" }))
