@@ -57,3 +57,31 @@ test("when the run's reminders are spent, the end says so, not that the model wa
     /a read_file call in JSON that does not parse, after nex had asked it again 3 times this run, so nex ran nothing/,
   );
 });
+
+test("a JSON call named by the command it runs, with bash's arguments, runs as that bash call; a name the command does not start with is still an invented tool", async () => {
+  const named = JSON.stringify({
+    name: "node --version",
+    arguments: { command: "node --version > out.txt" },
+  });
+  const stub = await startStubEndpoint({ scripts: [openaiText(named), openaiText("Done.")] });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stderr, /wrote its bash call as JSON text/);
+  assert.match(readFileSync(join(box.workspace, "out.txt"), "utf8"), /^v\d+/);
+
+  const other = JSON.stringify({
+    name: "node show.js",
+    arguments: { command: "bash -c 'node show.js > out.txt'" },
+  });
+  const second = await startStubEndpoint({ handler: () => openaiText(other) });
+  const box2 = makeSandbox();
+  const refused = await runNex(runArgs(second.url, box2.dataDir), {
+    cwd: box2.workspace,
+    env: box2.env,
+  });
+  await second.close();
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.stderr, /tool that does not exist \(node show\.js\)/);
+});
