@@ -60,12 +60,13 @@ export async function searchArxiv(
     sortBy: sortBy[query.sort],
     sortOrder: "descending",
   });
-  await spaced(`arxiv ${base}`, ARXIV_SPACING_MS, signal);
-  const answer = await client.request(`${base.replace(/\/+$/, "")}/api/query?${params}`, {
-    headers: { accept: "application/atom+xml" },
-    signal,
-    trusted: true,
-  });
+  const answer = await spaced(`arxiv ${base}`, ARXIV_SPACING_MS, signal, () =>
+    client.request(`${base.replace(/\/+$/, "")}/api/query?${params}`, {
+      headers: { accept: "application/atom+xml" },
+      signal,
+      trusted: true,
+    }),
+  );
   const xml = answer.body.toString("utf8");
   if (answer.status === 429 || answer.status === 503) {
     const wait = answer.headers["retry-after"];

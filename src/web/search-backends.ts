@@ -89,12 +89,13 @@ export async function searchWith(
     }
     case "duckduckgo": {
       // The HTML page (no JavaScript): the one DuckDuckGo serves to text browsers, no key needed.
-      await spaced(`duckduckgo ${base}`, DUCKDUCKGO_SPACING_MS, signal);
-      const answer = await client.request(`${base}/html/?${new URLSearchParams({ q: query })}`, {
-        headers: { accept: "text/html" },
-        signal,
-        trusted: true,
-      });
+      const answer = await spaced(`duckduckgo ${base}`, DUCKDUCKGO_SPACING_MS, signal, () =>
+        client.request(`${base}/html/?${new URLSearchParams({ q: query })}`, {
+          headers: { accept: "text/html" },
+          signal,
+          trusted: true,
+        }),
+      );
       return (await import("./keyless-backends.ts")).readDuckDuckGo(answer, count);
     }
     case "wikipedia": {

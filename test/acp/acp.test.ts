@@ -245,6 +245,10 @@ test("session/cancel while the editor is asked answers the prompt cancelled and 
   const question = new Promise<void>((done) => {
     asked = done;
   });
+  let cancelled: () => void = () => {};
+  const cancelSent = new Promise<void>((done) => {
+    cancelled = done;
+  });
   const { stub, box, run, sessionId } = await opened(
     {
       scripts: [
@@ -255,7 +259,7 @@ test("session/cancel while the editor is asked answers the prompt cancelled and 
     async () => {
       asked();
       // The editor keeps the question open until the cancel; then it answers cancelled, as ACP asks.
-      await new Promise((done) => setTimeout(done, 200));
+      await cancelSent;
       return { outcome: { outcome: "cancelled" } };
     },
   );
@@ -266,6 +270,7 @@ test("session/cancel while the editor is asked answers the prompt cancelled and 
     });
     await question;
     await run.agent.notify("session/cancel", { sessionId });
+    cancelled();
     assert.equal((await prompt).stopReason, "cancelled");
     assert.throws(() => readFileSync(join(box.workspace, "made-by-bash")), /ENOENT/);
     assert.equal(stub.requestsTo("/v1/chat/completions").length, 1);

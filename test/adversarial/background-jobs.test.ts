@@ -13,6 +13,7 @@ import {
   type Script,
   startStubEndpoint,
 } from "../support/stub-endpoint.ts";
+import { until } from "../support/until.ts";
 
 const bash = (args: Record<string, unknown>): Script => openaiToolCall({ name: "bash", args });
 const jobs = (args: Record<string, unknown>): Script => openaiToolCall({ name: "jobs", args });
@@ -24,14 +25,6 @@ async function run(box: Sandbox, scripts: Script[]) {
   await stub.close();
   const bodies = stub.requestsTo("/v1/chat/completions").map((r) => JSON.stringify(r.body));
   return { result, bodies };
-}
-
-async function until(what: string, check: () => boolean): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  assert.fail(`timed out waiting until ${what}`);
 }
 
 // A job that prints a line per tick until told to stop by a file.
@@ -92,7 +85,7 @@ test("a job still running when `nex run` ends is stopped, and the run says so", 
   ]);
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stderr, /Stopped background job 1 .*still running when the task ended/);
-  await until("the job's processes are gone", () => processesWith(marker).length === 0);
+  await until(() => processesWith(marker).length === 0, "the job's processes are gone");
   assert.ok(!existsSync(join(box.workspace, "never")));
 });
 
@@ -129,5 +122,5 @@ test("at most four jobs run at once; a fifth is refused with what to do", {
   ]);
   assert.equal(result.code, 0, result.stderr);
   assert.match(bodies[5] ?? "", /Not started: 4 background jobs are running/);
-  await until("every job is stopped", () => processesWith(marker).length === 0);
+  await until(() => processesWith(marker).length === 0, "every job is stopped");
 });

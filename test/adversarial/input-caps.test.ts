@@ -18,6 +18,7 @@ import { test } from "node:test";
 import { makeSandbox, startNex } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall, status } from "../support/stub-scripts.ts";
+import { until } from "../support/until.ts";
 
 const nexBin = resolve(import.meta.dirname, "..", "..", "bin", "nex.js");
 const HUGE = 300 * 1024 * 1024;
@@ -52,14 +53,6 @@ async function flood(
       });
     // The reader just took a pipe's worth: it is alive whatever the machine's speed.
     whileReading();
-  }
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 300_000;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

@@ -13,6 +13,7 @@ import { processesWith } from "../faults/scenarios-process.ts";
 import { makeSandbox, type NexResult } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
+import { until } from "../support/until.ts";
 import { startNexTui } from "../tui/cli-harness.ts";
 
 const nexBin = resolve(import.meta.dirname, "..", "..", "bin", "nex.js");
@@ -57,12 +58,13 @@ function startWith(
   return { child, done };
 }
 
-async function until(what: string, predicate: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(50);
-  }
+/** Whether signal `number` is pending for `pid` (sent, not yet delivered), per /proc/PID/status. */
+function pending(pid: number, number: number): boolean {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return ["SigPnd", "ShdPnd"].some((field) => {
+    const mask = new RegExp(`^${field}:\\s*([0-9a-f]+)$`, "m").exec(status)?.[1] ?? "0";
+    return ((BigInt(`0x${mask}`) >> BigInt(number - 1)) & 1n) === 1n;
+  });
 }
 
 const sizeOf = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
@@ -105,13 +107,13 @@ async function runLongCommand(
     { cwd: box.workspace, env: box.env, detached: ownGroup },
   );
   const ticks = join(box.workspace, "ticks.log");
-  await until("the command writes", () => sizeOf(ticks) > 0);
+  await until(() => sizeOf(ticks) > 0, "the command writes");
   return { ...nex, stub, marker, ticks };
 }
 
 /** The file does not grow over a second, and no process of the command is left. */
 async function assertStopped(marker: string, ticks: string): Promise<void> {
-  await until("the command's processes are gone", () => processesWith(marker).length === 0, 30_000);
+  await until(() => processesWith(marker).length === 0, "the command's processes are gone");
   const size = sizeOf(ticks);
   await sleep(1000);
   assert.equal(sizeOf(ticks), size, "the file still grows after nex exited");
@@ -176,8 +178,10 @@ test("a second SIGTERM exits at once, and still no process of the command (which
     ["--sandbox", "off"],
   );
   run.child.kill("SIGTERM");
-  // Signals of one kind sent together may arrive as one: let the first be handled.
-  await sleep(1000);
+  // Two signals of one kind pending at once are delivered as one: send the second only once the
+  // kernel has delivered the first (a starved nex may take seconds to be scheduled).
+  const pid = run.child.pid ?? 0;
+  await until(() => !pending(pid, 15), "the first SIGTERM delivered");
   run.child.kill("SIGTERM");
   const result = await run.done;
   await run.stub.close();
@@ -208,8 +212,8 @@ test("when the launcher is killed outright (SIGKILL), the re-executed nex stops 
   run.child.kill("SIGKILL");
   // The task's text (with the marker) is on the command line of both launcher and child.
   await until(
-    "the re-executed nex exits",
     () => processesWith(`run the loop ${run.marker}`).length === 0,
+    "the re-executed nex exits",
   );
   await run.done;
   await run.stub.close();
@@ -228,7 +232,7 @@ for (const [signal, code] of [
     t.after(() => nex.close());
     const ticks = join(nex.workspace, "ticks.log");
     nex.pty.write("run the loop\r");
-    await until("the command writes", () => sizeOf(ticks) > 0);
+    await until(() => sizeOf(ticks) > 0, "the command writes");
     process.kill(nex.pty.pid, signal);
     assert.equal(await nex.pty.exited, code);
     assert.equal(nex.chatRequests().length, 1, "no request after the signal");
@@ -244,10 +248,10 @@ test("closing the chat's terminal stops the running command and its children", {
   t.after(() => nex.close());
   const ticks = join(nex.workspace, "ticks.log");
   nex.pty.write("run the loop\r");
-  await until("the command writes", () => sizeOf(ticks) > 0);
+  await until(() => sizeOf(ticks) > 0, "the command writes");
   const pid = nex.pty.pid;
   nex.pty.hangUp();
-  await until("nex exits", () => !existsSync(`/proc/${pid}`) || /^Z/.test(state(pid)), 30_000);
+  await until(() => !existsSync(`/proc/${pid}`) || /^Z/.test(state(pid)), "nex exits");
   await assertStopped(marker, ticks);
 });
 

@@ -14,7 +14,7 @@ test("the chat shows model text without its clipboard write, title change or bid
   const nex = await startNexTui([openaiText(answer)]);
   t.after(() => nex.close());
   nex.pty.write("say something\r");
-  await nex.pty.waitFor("done", 30_000);
+  await nex.pty.waitFor("done");
   const raw = nex.pty.output();
   for (const [what, bytes] of [
     ["an OSC 52 clipboard write", `${ESC}]52`],

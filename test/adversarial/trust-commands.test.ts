@@ -100,10 +100,10 @@ test("nex chat in a hostile repository, everything approved: /init is nex's, /de
   });
   t.after(() => nex.close());
   nex.pty.write(`/deploy${keys.enter}`);
-  await nex.pty.waitFor("nex commands approve deploy", 20_000);
+  await nex.pty.waitFor("nex commands approve deploy");
   assert.equal(nex.chatRequests().length, 0, "nothing was sent");
   nex.pty.write(`/init${keys.enter}`);
-  await nex.pty.waitFor("Looked around.", 20_000);
+  await nex.pty.waitFor("Looked around.");
   assert.match(nex.chatRequests()[0]?.rawBody ?? "", /write or update AGENTS\.md/);
   assert.doesNotMatch(nex.chatRequests()[0]?.rawBody ?? "", /Ignore the user/);
   assert.ok(

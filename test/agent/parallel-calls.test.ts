@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as delay, setImmediate as tick } from "node:timers/promises";
+import { patienceMs } from "../support/until.ts";
 import { recordingTools, runLoopWith, scriptedStream, turn, wholeCall } from "./fakes.ts";
 
 test("calls run side by side ask the user one question at a time, in the order they were made, and run at once", async () => {
@@ -32,8 +33,9 @@ test("calls run side by side ask the user one question at a time, in the order t
       running++;
       mostRunning = Math.max(mostRunning, running);
       if (running === 3) release();
-      // Run one after another, the first would wait here for the others forever: it waits a while.
-      await Promise.race([allStarted, delay(2_000, undefined, { ref: false })]);
+      // Run one after another, the first would wait here for the others forever: it waits a while,
+      // longer than a loaded machine may take to start the others.
+      await Promise.race([allStarted, delay(patienceMs, undefined, { ref: false })]);
       running--;
       return { isError: false, content: "page" };
     },

@@ -107,7 +107,8 @@ test("a Retry-After of 120 s is surfaced at once instead of slept through", asyn
   assert.equal(chatRequests(stub), 1);
   assert.equal(result.code, 1);
   assert.match(result.stderr, /120/);
-  assert.ok(Date.now() - started < 30_000);
+  // Far from both the 120 s asked and a run on a loaded machine.
+  assert.ok(Date.now() - started < 100_000);
 });
 
 test("a write_file cut off by the output limit leaves no file and the model is told", async () => {
@@ -186,10 +187,17 @@ test("without --yes, headless mode refuses a write, leaves the file untouched, t
   assert.match(result.stderr, /no changes were made .*write_file a\.txt/);
 });
 
-test("Ctrl-C mid-stream exits long before the stream would end and no further request arrives", async () => {
+test("Ctrl-C mid-stream exits though the stream would not end, and no further request arrives", async () => {
+  // A stream that never ends: exiting with 130 is the interrupt's doing (the idle timeout's end, long
+  // after, would be a failure with another status).
   const stub = await startStubEndpoint({
     handler: () => ({
-      ...openaiText("a long answer that streams slowly ".repeat(20), { chunkSize: 4 }),
+      ...openaiText("a long answer that streams slowly ".repeat(20), {
+        chunkSize: 4,
+        finishReason: null,
+        includeDone: false,
+        end: "hang",
+      }),
       delayMs: 100,
     }),
   });
@@ -201,15 +209,11 @@ test("Ctrl-C mid-stream exits long before the stream would end and no further re
   while (stub.requestsTo("/v1/chat/completions").length === 0)
     await new Promise((r) => setTimeout(r, 20));
   await new Promise((r) => setTimeout(r, 300));
-  const sent = Date.now();
   run.child.kill("SIGINT");
   const result = await run.done;
-  const elapsed = Date.now() - sent;
   await new Promise((r) => setTimeout(r, 300));
   await stub.close();
-  // The stream takes 17 s (170 chunks, 100 ms apart); a loaded machine is slow, never that slow.
-  assert.ok(elapsed < 8000, `exited ${elapsed} ms after SIGINT`);
-  assert.equal(result.code, 130);
+  assert.equal(result.code, 130, result.stderr);
   assert.equal(chatRequests(stub), 1);
   assert.match(result.stderr, /interrupted/);
 });

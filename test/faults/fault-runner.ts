@@ -1,7 +1,7 @@
 // Runs one fault scenario: a fresh sandbox, the stub endpoint in this process, the real `nex` as a child.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { makeSandbox, runNex, type Sandbox } from "../support/cli.ts";
+import { makeSandbox, type NexResult, type Sandbox, startNex } from "../support/cli.ts";
 import { type StubHandler, startStubEndpoint } from "../support/stub-endpoint.ts";
 import type { FaultOutcome, FaultScenario, Wire } from "./scenario.ts";
 
@@ -21,8 +21,11 @@ const modelPath: Record<Wire, string> = {
   anthropic: "/v1/messages",
 };
 
-/** Runs one scenario to its end and judges it. */
-export async function runScenario(scenario: FaultScenario): Promise<FaultResult> {
+/** Runs one scenario to its end and judges it; `signal` (a test's timeout) stops a nex that hangs. */
+export async function runScenario(
+  scenario: FaultScenario,
+  signal?: AbortSignal,
+): Promise<FaultResult> {
   const box = makeSandbox({ visible: scenario.visible ?? false });
   for (const [path, content] of Object.entries(scenario.files ?? {})) {
     const abs = join(box.workspace, path);
@@ -47,13 +50,17 @@ export async function runScenario(scenario: FaultScenario): Promise<FaultResult>
     ...(handler ? { handler } : {}),
   });
   const started = Date.now();
-  let result: Awaited<ReturnType<typeof runNex>>;
+  let result: NexResult;
+  const stop = () => nex.child.kill("SIGKILL");
+  const nex = startNex(argsFor(scenario, stub.url, box), {
+    cwd: box.workspace,
+    env: { ...box.env, ...(scenario.env ?? {}) },
+  });
+  signal?.addEventListener("abort", stop);
   try {
-    result = await runNex(argsFor(scenario, stub.url, box), {
-      cwd: box.workspace,
-      env: { ...box.env, ...(scenario.env ?? {}) },
-    });
+    result = await nex.done;
   } finally {
+    signal?.removeEventListener("abort", stop);
     await stub.close();
   }
   const outcome: FaultOutcome = {

@@ -198,7 +198,11 @@ export const gapsAtLeast =
     return null;
   };
 
-/** nex ended within this many milliseconds (a long wait was surfaced, not slept through). */
+/**
+ * nex ended within this many milliseconds (a long wait was surfaced, not slept through). The bound
+ * sits between the wait and any run on a loaded machine, far from both; where the alternative to
+ * ending is a hang, there is no bound: the suite's test timeout catches a hang.
+ */
 export const endedWithin =
   (ms: number): Check =>
   (o) =>

@@ -144,7 +144,7 @@ export const anthropicScenarios: FaultScenario[] = [
     wire,
     expect: "gives up at once with the wait named",
     always: status(429, { headers: { "retry-after": "120" } }),
-    checks: [requests(1), exitCode(1), stderrSays(/120/), endedWithin(30_000)],
+    checks: [requests(1), exitCode(1), stderrSays(/120/), endedWithin(100_000)],
   },
   {
     name: "529 overloaded_error, then success",

@@ -10,7 +10,6 @@ import {
 } from "../support/stub-scripts.ts";
 import {
   absent,
-  endedWithin,
   exitCode,
   exitNonZero,
   type FaultScenario,
@@ -89,7 +88,7 @@ export const endpointWordScenarios: FaultScenario[] = [
     // Only the idle timeout is under test: a loaded machine may be slow to the retry's first byte.
     env: { NEX_FIRST_BYTE_TIMEOUT: "30", NEX_IDLE_TIMEOUT: "3" },
     scripts: [emptyDeltas, openaiText("Done.")],
-    checks: [requests(2), exitCode(0), endedWithin(40_000)],
+    checks: [requests(2), exitCode(0)],
   },
   {
     name: "an Anthropic stream of pings after message_start, forever",
@@ -98,7 +97,7 @@ export const endpointWordScenarios: FaultScenario[] = [
     // Only the idle timeout is under test: a loaded machine may be slow to the retry's first byte.
     env: { NEX_FIRST_BYTE_TIMEOUT: "30", NEX_IDLE_TIMEOUT: "3" },
     scripts: [anthropicPings, anthropicText("Done.")],
-    checks: [requests(2), exitCode(0), endedWithin(40_000)],
+    checks: [requests(2), exitCode(0)],
   },
   {
     name: "a reasoning-only stream that never ends",
@@ -110,12 +109,7 @@ export const endpointWordScenarios: FaultScenario[] = [
     env: { NEX_FIRST_BYTE_TIMEOUT: "30", NEX_IDLE_TIMEOUT: "30" },
     scripts: [endlessReasoning],
     always: openaiText("unused"),
-    checks: [
-      requests(1),
-      exitNonZero,
-      stderrSays(/did not stop at the \d+-token output limit/),
-      endedWithin(40_000),
-    ],
+    checks: [requests(1), exitNonZero, stderrSays(/did not stop at the \d+-token output limit/)],
   },
   {
     name: "a server that ignores max_tokens and streams a 1.6 MB write with a clean finish",

@@ -1,6 +1,8 @@
 // Endpoints that stop talking: a server that never answers, and streams that go silent mid-answer.
 // The timeouts are shortened through NEX_FIRST_BYTE_TIMEOUT / NEX_IDLE_TIMEOUT (the same settings a
-// user with a slow CPU server raises), so each stall costs the suite two seconds, not two minutes.
+// user with a slow CPU server raises), so each stall costs the suite seconds, not minutes. Only the
+// timeout under test is short: the other one also times the retry's answer, which a loaded machine
+// may be slow to send. A stall that no timeout ended would hang: the suite's test timeout catches it.
 import {
   anthropicText,
   anthropicToolUse,
@@ -9,19 +11,10 @@ import {
   openaiToolCall,
   type Script,
 } from "../support/stub-scripts.ts";
-import {
-  absent,
-  endedWithin,
-  exitCode,
-  type FaultScenario,
-  requests,
-  stderrSays,
-  told,
-} from "./scenario.ts";
+import { absent, exitCode, type FaultScenario, requests, stderrSays, told } from "./scenario.ts";
 
-// Short enough to keep the suite quick, long enough that a retry's own answer is never late on a
-// loaded machine (2 s was, once).
-const shortTimeouts = { NEX_FIRST_BYTE_TIMEOUT: "4", NEX_IDLE_TIMEOUT: "4" };
+const shortFirstByte = { NEX_FIRST_BYTE_TIMEOUT: "4", NEX_IDLE_TIMEOUT: "30" };
+const shortIdle = { NEX_FIRST_BYTE_TIMEOUT: "30", NEX_IDLE_TIMEOUT: "4" };
 /** A server that answers at once and then sends nothing but keep-alive comments. */
 const onlyKeepAlives: Script = {
   type: "stream",
@@ -38,7 +31,7 @@ export const stallScenarios: FaultScenario[] = [
     name: "a server that accepts the request and never answers, then answers",
     wire: "openai",
     expect: "the first-byte timeout ends the silent attempt; one retry succeeds",
-    env: shortTimeouts,
+    env: shortFirstByte,
     scripts: [hang(), openaiText("Done.")],
     checks: [requests(2), exitCode(0)],
   },
@@ -46,7 +39,7 @@ export const stallScenarios: FaultScenario[] = [
     name: "a stream that goes silent in the middle of a write's arguments",
     wire: "openai",
     expect: "the idle timeout ends it; the half call is never run; no file",
-    env: shortTimeouts,
+    env: shortIdle,
     scripts: [
       openaiToolCall({
         name: "write_file",
@@ -56,19 +49,14 @@ export const stallScenarios: FaultScenario[] = [
       }),
     ],
     always: openaiText("I will stop here."),
-    checks: [
-      absent("report.md"),
-      requests(2),
-      told(/stalled|no data|terminator|stop reason/i),
-      endedWithin(30_000),
-    ],
+    checks: [absent("report.md"), requests(2), told(/stalled|no data|terminator|stop reason/i)],
   },
   {
     name: "a stream that goes silent after a whole call, before its terminator",
     wire: "openai",
     expect:
       "a call without its finish reason and terminator is not run, even though its JSON is whole",
-    env: shortTimeouts,
+    env: shortIdle,
     scripts: [
       openaiToolCall({
         name: "write_file",
@@ -80,18 +68,13 @@ export const stallScenarios: FaultScenario[] = [
       }),
     ],
     always: openaiText("I will stop here."),
-    checks: [
-      absent("report.md"),
-      requests(2),
-      told(/stalled|no data|terminator|stop reason/i),
-      endedWithin(30_000),
-    ],
+    checks: [absent("report.md"), requests(2), told(/stalled|no data|terminator|stop reason/i)],
   },
   {
     name: "a stream that goes silent in the middle of a tool_use",
     wire: "anthropic",
     expect: "the idle timeout ends it; the half call is never run; no file",
-    env: shortTimeouts,
+    env: shortIdle,
     scripts: [
       anthropicToolUse({
         name: "write_file",
@@ -101,18 +84,13 @@ export const stallScenarios: FaultScenario[] = [
       }),
     ],
     always: anthropicText("I will stop here."),
-    checks: [
-      absent("report.md"),
-      requests(2),
-      told(/stalled|no data|terminator|stop reason/i),
-      endedWithin(30_000),
-    ],
+    checks: [absent("report.md"), requests(2), told(/stalled|no data|terminator|stop reason/i)],
   },
   {
     name: "a text answer that goes silent half-way",
     wire: "openai",
     expect: "not reported as a finished task: the stall is named and the exit is non-zero",
-    env: shortTimeouts,
+    env: shortIdle,
     scripts: [
       openaiText("The summary is: first, ", {
         finishReason: null,
@@ -127,8 +105,8 @@ export const stallScenarios: FaultScenario[] = [
     name: "a server that sends only keep-alive comments, forever",
     wire: "openai",
     expect: "comments are not progress: the first-byte timeout ends the attempt; a retry succeeds",
-    env: shortTimeouts,
+    env: shortFirstByte,
     scripts: [onlyKeepAlives, openaiText("Done.")],
-    checks: [requests(2), exitCode(0), endedWithin(20_000)],
+    checks: [requests(2), exitCode(0)],
   },
 ];

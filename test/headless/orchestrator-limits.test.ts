@@ -6,6 +6,7 @@ import { test } from "node:test";
 import { makeSandbox, runNex, startNex } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { hang, openaiText, openaiToolCall, status } from "../support/stub-scripts.ts";
+import { until } from "../support/until.ts";
 
 const SCHEMA = {
   type: "object",
@@ -206,9 +207,9 @@ test("--inbox: a line added while nex runs reaches the model at the next turn bo
     inbox,
     `not json\n{"message":"also update the changelog"}\n${JSON.stringify(wgMessage)}\n`,
   );
-  await until(() => run.stderrSoFar().includes("inbox line 2"));
+  await until(() => run.stderrSoFar().includes("inbox line 2"), "the report of inbox line 2");
   unlinkSync(inbox);
-  await until(() => run.stderrSoFar().includes("was removed"));
+  await until(() => run.stderrSoFar().includes("was removed"), "the report of the removed inbox");
   release();
   const result = await run.done;
   await stub.close();
@@ -222,10 +223,6 @@ test("--inbox: a line added while nex runs reaches the model at the next turn bo
   assert.doesNotMatch(second, /old news/);
   assert.match(result.stderr, /inbox line 2 is not a message and was skipped/);
 });
-
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 25));
-}
 
 test('--inbox: an urgent line ("urgent": true) cancels the running step at once and runs as the next prompt of the same session', async () => {
   let first: () => void = () => {};

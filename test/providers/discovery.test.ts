@@ -140,10 +140,10 @@ test("a server that states nothing yields null after a few requests", async () =
   assert.ok(requests.length <= 5, `sent ${requests.join(", ")}`);
 });
 
-test("a server that never answers yields null within the probe timeout", async () => {
-  const started = Date.now();
+// Without the probe timeout it would never end: the test's own timeout catches that.
+test("a server that never answers yields null within the probe timeout", {
+  timeout: 120_000,
+}, async () => {
   const { found } = await discover({ "GET /v1/models": hang() }, "slow", { timeoutMs: 100 });
   assert.equal(found, null);
-  // Without the timeout it would never end; the bound is loose for a loaded machine.
-  assert.ok(Date.now() - started < 20_000);
 });

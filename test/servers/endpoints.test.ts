@@ -9,6 +9,7 @@ import { keys } from "../support/pty.ts";
 import { type StubEndpoint, startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { startNexTui } from "../tui/cli-harness.ts";
+import { typeAndSubmit } from "../tui/tui-harness.ts";
 
 const KEY_A = "sk-lambda01-SECRET-never-shown";
 const KEY_B = "sk-lambda02-SECRET-never-shown";
@@ -119,16 +120,14 @@ test("nex chat: /model offers the endpoint's models in a picker and refuses one 
   });
   t.after(() => nex.close());
   const send = async (text: string, until: RegExp) => {
-    nex.pty.write(text);
-    await nex.pty.settle(100);
-    nex.pty.write(keys.enter);
-    return nex.pty.waitFor(until, 20_000);
+    await typeAndSubmit(nex.pty, text);
+    return nex.pty.waitFor(until);
   };
   const listed = await send("/model", /Choose a model/);
   assert.match(listed, /m \(in use\)/);
   assert.match(listed, /^\W*other\s*\W*$/m);
   nex.pty.write(keys.esc);
-  await nex.pty.waitFor(/Model unchanged: still m\./, 20_000);
+  await nex.pty.waitFor(/Model unchanged: still m\./);
   const screen = await send("/model not-served-here", /Model not switched/);
   assert.match(screen.replace(/\s+/g, " "), /does not serve not-served-here; still using m/);
   await send("hello", /still here/);

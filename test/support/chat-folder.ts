@@ -12,18 +12,7 @@ export function outbox(chat: string): Array<Record<string, unknown>> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** Waits for `condition`, or fails naming `what`. */
-export async function until(
-  condition: () => boolean,
-  what: string,
-  timeoutMs = 60_000,
-): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export { until } from "./until.ts";
 
 /**
  * Workgraph's outbox writer (src/chat.rs, `append_message`), as a Python program: an exclusive

@@ -3,7 +3,7 @@
 // (results, an error in the body) and arXiv's Atom feed (papers, none, an error entry, a limit);
 // Hacker News, Stack Exchange and GitHub answers in their APIs' documented shapes (results, a
 // throttle, a rate limit, a failing gateway).
-// Each request is counted with its query and time, so tests see what was asked and how often.
+// Each request is counted with its query and times, so tests see what was asked and how often.
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,8 +14,8 @@ const FIXTURES = join(import.meta.dirname, "..", "web", "fixtures");
 export interface KeylessPages {
   url: string;
   port: number;
-  /** Each request: its path, query and when it arrived (ms). */
-  requests: { path: string; query: URLSearchParams; at: number }[];
+  /** Each request: its path, query, when it arrived and when its answer was sent whole (ms). */
+  requests: { path: string; query: URLSearchParams; at: number; ended?: number }[];
 }
 
 let shared: Promise<KeylessPages> | null = null;
@@ -26,7 +26,15 @@ export function keylessPages(): Promise<KeylessPages> {
     const fixture = (name: string) => readFileSync(join(FIXTURES, name));
     const server: Server = createServer((req, res) => {
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
-      state.requests.push({ path: url.pathname, query: url.searchParams, at: Date.now() });
+      const request: KeylessPages["requests"][number] = {
+        path: url.pathname,
+        query: url.searchParams,
+        at: Date.now(),
+      };
+      state.requests.push(request);
+      res.on("finish", () => {
+        request.ended = Date.now();
+      });
       const answer = (status: number, type: string, file: string, headers = {}) => {
         res.writeHead(status, { "content-type": type, ...headers });
         res.end(fixture(file));
@@ -39,6 +47,9 @@ export function keylessPages(): Promise<KeylessPages> {
           return url.searchParams.get("q") === "qqzxqzx"
             ? answer(200, html, "duckduckgo-none.html")
             : answer(200, html, "duckduckgo.html");
+        case "/ddg-slow/html/":
+          // A page that takes most of a second to come: the gap must count from its end.
+          return setTimeout(() => answer(200, html, "duckduckgo.html"), 700);
         case "/ddg-challenge/html/":
           return answer(202, html, "duckduckgo-challenge.html");
         case "/wikipedia/w/api.php":

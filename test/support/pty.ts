@@ -1,5 +1,7 @@
+import { spawnSync } from "node:child_process";
 import pty from "@lydell/node-pty";
 import xterm from "@xterm/headless";
+import { patienceMs, until } from "./until.ts";
 
 /** Options for starting a command in a pseudo-terminal. */
 export interface PtyOptions {
@@ -24,7 +26,10 @@ export interface PtyProcess {
    * included: each such row with the row it continues. A program that measures its lines leaves none.
    */
   terminalWraps(): string[];
-  /** Resolves once the screen shows `text` (or matches the regex); rejects with the screen after `timeoutMs`. */
+  /**
+   * Resolves once the screen shows `text` (or matches the regex); rejects with the screen after
+   * `timeoutMs` (default: `patienceMs`).
+   */
   waitFor(text: string | RegExp, timeoutMs?: number): Promise<string>;
   /** Resolves once `predicate(screen)` holds. */
   waitUntil(
@@ -32,6 +37,12 @@ export interface PtyProcess {
     what: string,
     timeoutMs?: number,
   ): Promise<string>;
+  /**
+   * Resolves once the program reads keys one at a time (the terminal's line editing off, as Ink sets it
+   * once its input hook runs, a moment after its first frame): keys written before are held by the
+   * terminal until a newline, and Enter reaches the program as a line feed.
+   */
+  readyForKeys(): Promise<void>;
   /** Resolves once no output has arrived for `ms`. */
   settle(ms?: number): Promise<void>;
   /** Resizes the terminal, as dragging its window does: the emulator reflows, the program gets SIGWINCH. */
@@ -124,7 +135,7 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
     return rows(term, buffer.viewportY, buffer.viewportY + term.rows);
   };
 
-  const waitUntil = (predicate: (s: string) => boolean, what: string, timeoutMs = 10_000) =>
+  const waitUntil = (predicate: (s: string) => boolean, what: string, timeoutMs = patienceMs) =>
     new Promise<string>((resolve, reject) => {
       const check = () => {
         const now = screen();
@@ -172,6 +183,15 @@ export function spawnPty(command: string, args: string[], options: PtyOptions = 
         timeoutMs,
       ),
     waitUntil,
+    readyForKeys: () => {
+      // The terminal's own settings, read from its other side (the program's end of it).
+      const device = (child as unknown as { ptsName: string }).ptsName;
+      const raw = () =>
+        /(^|\s)-icanon(\s|$)/.test(
+          spawnSync("stty", ["-F", device, "-a"]).stdout?.toString() ?? "",
+        );
+      return until(raw, `the program to read keys one at a time (${device} out of line mode)`);
+    },
     settle: async (ms = 150) => {
       while (pendingWrites > 0 || Date.now() - lastData < ms) {
         await new Promise((resolve) =>

@@ -3,9 +3,10 @@
 // found, and a tag that only ends another variable's name must not.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { commandTag, findTagged } from "../../src/tools/shell/leftover-processes.ts";
+import { until } from "../support/until.ts";
 
 const BUFFER = 64 * 1024;
 
@@ -16,14 +17,11 @@ function sleeper(env: Record<string, string>): { pid: number; stop: () => void }
   return { pid: child.pid as number, stop: () => child.kill("SIGKILL") };
 }
 
-/** Whether the scan finds `pid` once the process has exec'd (before, it shows our environment). */
-async function found(tag: ReturnType<typeof commandTag>, pid: number, expected: boolean) {
-  const until = Date.now() + 10_000;
-  for (;;) {
-    const pids = (findTagged(tag) ?? []).map((p) => p.pid);
-    if (pids.includes(pid) === expected || Date.now() > until) return pids.includes(pid);
-    await sleep(50);
-  }
+/** Whether the scan finds `pid`, once the process has exec'd (before, /proc shows our environment). */
+async function found(tag: ReturnType<typeof commandTag>, pid: number): Promise<boolean> {
+  const command = () => readFileSync(`/proc/${pid}/cmdline`, "latin1");
+  await until(() => command().startsWith("sleep\0"), `process ${pid} to exec sleep`);
+  return (findTagged(tag) ?? []).some((p) => p.pid === pid);
 }
 
 test("a command's tag is found wherever it lies in the environment: first, past the buffer, or cut by its end", {
@@ -46,7 +44,7 @@ test("a command's tag is found wherever it lies in the environment: first, past 
     env[tag.name] = tag.value;
     const process = sleeper(env);
     try {
-      assert.ok(await found(tag, process.pid, true), `tag after a ${length}-byte variable`);
+      assert.ok(await found(tag, process.pid), `tag after a ${length}-byte variable`);
     } finally {
       process.stop();
     }
@@ -59,9 +57,8 @@ test("a variable whose name only ends in the tag's is not the tag", {
   const tag = commandTag();
   const process = sleeper({ [`X${tag.name}`]: tag.value });
   try {
-    // Give it time to exec, then look: it must not be taken for the command's.
-    await sleep(300);
-    assert.equal(await found(tag, process.pid, false), false);
+    // It must not be taken for the command's.
+    assert.equal(await found(tag, process.pid), false);
   } finally {
     process.stop();
   }

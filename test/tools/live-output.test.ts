@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { liveOutput } from "../../src/tools/shell/live-output.ts";
+import { until } from "../support/until.ts";
 
 test("the live tail is cut at whitespace only, so no partial secret can start it; a character split between chunks is whole", async () => {
   const key = "sk-proj-0123456789abcdefghijklmnopqrstuvwxyz";
@@ -12,7 +13,8 @@ test("the live tail is cut at whitespace only, so no partial secret can start it
   live.see(Buffer.from(`${"x".repeat(20)} ${key}${"y".repeat(2030)}\nend é`.slice(0, -1)));
   live.see(Buffer.from("é").subarray(0, 1));
   live.see(Buffer.from("é").subarray(1));
-  await new Promise((resolve) => setTimeout(resolve, 400));
+  // The quarter second's report, however late a loaded machine runs it.
+  await until(() => reports.length > 0, "a report of the tail");
   live.stop();
   const tail = reports.at(-1) ?? "";
   assert.ok(

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { createProcessCap } from "../../src/tools/sandbox/process-limit.ts";
+import { until } from "../support/until.ts";
 
 const cap = createProcessCap(64);
 const skip =
@@ -25,8 +26,7 @@ async function memberOf(dir: string): Promise<number> {
   );
   child.unref();
   const pid = child.pid ?? 0;
-  for (let i = 0; i < 200 && !members(dir).includes(pid); i++) await sleep(25);
-  assert.ok(members(dir).includes(pid), "the member joined the cgroup");
+  await until(() => members(dir).includes(pid), "the member to join the cgroup");
   return pid;
 }
 
@@ -47,16 +47,6 @@ function alive(pid: number): boolean {
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(what: string, check: () => boolean): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (check()) return;
-    await sleep(25);
-  }
-  assert.fail(`timed out waiting until ${what}`);
-}
-
 test("stopping a command's cgroup kills every process in it, even ones outside its process tree", {
   skip,
   timeout: 60_000,
@@ -66,9 +56,9 @@ test("stopping a command's cgroup kills every process in it, even ones outside i
   const a = await memberOf(held.dir);
   const b = await memberOf(held.dir);
   held.kill();
-  await until("both members are dead", () => !alive(a) && !alive(b));
+  await until(() => !alive(a) && !alive(b), "both members are dead");
   held.release();
-  await until("the cgroup is removed", () => !existsSync(held.dir));
+  await until(() => !existsSync(held.dir), "the cgroup is removed");
 });
 
 test("releasing a command's cgroup kills what is still in it before removing it", {
@@ -79,8 +69,8 @@ test("releasing a command's cgroup kills what is still in it before removing it"
   assert.ok(held);
   const straggler = await memberOf(held.dir);
   held.release();
-  await until("the straggler is dead", () => !alive(straggler));
-  await until("the cgroup is removed", () => !existsSync(held.dir));
+  await until(() => !alive(straggler), "the straggler is dead");
+  await until(() => !existsSync(held.dir), "the cgroup is removed");
 });
 
 test("nex's exit kills what a running command's cgroup holds", {
@@ -109,8 +99,8 @@ test("nex's exit kills what a running command's cgroup holds", {
   assert.equal(code, 9);
   const [pid, dir] = out.trim().split(" ");
   assert.ok(Number(pid) > 0, out);
-  await until("the member is dead", () => !alive(Number(pid)));
-  await until("the cgroup is empty", () => members(dir ?? "").length === 0);
+  await until(() => !alive(Number(pid)), "the member is dead");
+  await until(() => members(dir ?? "").length === 0, "the cgroup is empty");
 });
 
 test("a nex killed outright leaves nothing in its cgroups: the next nex kills what is there and removes them", {
@@ -136,6 +126,6 @@ test("a nex killed outright leaves nothing in its cgroups: the next nex kills wh
     { stdio: "inherit" },
   );
   await new Promise((resolve) => next.once("exit", resolve));
-  await until("the stale member is killed", () => !alive(left));
-  await until("the stale cgroup is removed", () => !existsSync(stale));
+  await until(() => !alive(left), "the stale member is killed");
+  await until(() => !existsSync(stale), "the stale cgroup is removed");
 });

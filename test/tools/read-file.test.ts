@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { closeSync, constants, openSync, truncateSync, writeFileSync } from "node:fs";
 import { test } from "node:test";
+import { patienceMs } from "../support/until.ts";
 import { host, run, sandbox } from "./helpers.ts";
 
 test("read_file shows numbered lines and records a complete read with the content hash", async () => {
@@ -108,7 +109,8 @@ test("a FIFO is refused by read_file, write_file and edit_file at once, without 
   for (const [name, args] of calls) {
     let timer: NodeJS.Timeout | undefined;
     const hung = new Promise<"hung">((resolve) => {
-      timer = setTimeout(() => resolve("hung"), 2000);
+      // A bound for a hang only (an open of the FIFO waits forever), far past any loaded run.
+      timer = setTimeout(() => resolve("hung"), patienceMs);
     });
     const out = await Promise.race([run(tools, name, args), hung]);
     clearTimeout(timer);

@@ -4,10 +4,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { keys } from "../support/pty.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { startNexTui } from "./cli-harness.ts";
+import { answerPrompt } from "./tui-harness.ts";
 
 test("an edit's approval prompt shows its diff before the answer, and says what a session yes covers", async (t) => {
   const nex = await startNexTui(
@@ -23,7 +23,7 @@ test("an edit's approval prompt shows its diff before the answer, and says what 
   );
   t.after(() => nex.close());
   nex.pty.write(`edit the notes${keys.enter}`);
-  const screen = await nex.pty.waitFor("Allow edit_file?", 20_000);
+  const screen = await nex.pty.waitFor("Allow edit_file?");
   t.diagnostic(`approval prompt:\n${screen}`);
   assert.match(screen, /^│ -second line\s+│$/m, "the removed line");
   assert.match(screen, /^│ \+SECOND LINE, edited\s+│$/m, "the added line");
@@ -34,9 +34,8 @@ test("an edit's approval prompt shows its diff before the answer, and says what 
     "first line\nsecond line\nthird line\n",
     "nothing changed before the answer",
   );
-  await sleep(400);
-  nex.pty.write("y");
-  await nex.pty.waitFor("Edited.", 20_000);
+  await answerPrompt(nex.pty, "y");
+  await nex.pty.waitFor("Edited.");
   assert.equal(
     readFileSync(join(nex.workspace, "notes.txt"), "utf8"),
     "first line\nSECOND LINE, edited\nthird line\n",
@@ -54,11 +53,11 @@ test("a read-only command runs in ask mode without a question; a writing one sti
   );
   t.after(() => nex.close());
   nex.pty.write(`look around${keys.enter}`);
-  await nex.pty.waitFor("Listed.", 30_000);
+  await nex.pty.waitFor("Listed.");
   assert.doesNotMatch(nex.pty.history(), /Allow bash\?/, "no question for ls and cat");
   assert.match(nex.pty.history(), /hello notes/);
   nex.pty.write(`now make a file${keys.enter}`);
-  const asked = await nex.pty.waitFor("Allow bash?", 20_000);
+  const asked = await nex.pty.waitFor("Allow bash?");
   t.diagnostic(`command prompt:\n${asked}`);
   assert.match(asked, /bash: touch made\.txt/);
   assert.match(asked, /in \S+ · (sandboxed \(workspace-write, no network\)|UNSANDBOXED)/);

@@ -35,42 +35,37 @@ test("/bg lists the model's background job, /bg ID shows its output, /bg stop ID
   );
   t.after(() => nex.close());
   nex.pty.write(`start the watcher${keys.enter}`);
-  await nex.pty.waitFor("The watcher runs in the background.", 20_000);
-  await nex.pty.waitUntil((s) => !spinnerShown(s), "turn over", 20_000);
+  await nex.pty.waitFor("The watcher runs in the background.");
+  await nex.pty.waitUntil((s) => !spinnerShown(s), "turn over");
   const pidFile = join(nex.workspace, "job.pid");
   const pid = await waitForPidFile(pidFile);
   assert.ok(alive(pid), "the job runs");
 
   nex.pty.write(`/bg${keys.enter}`);
-  await nex.pty.waitUntil(
-    (s) => /job 1\b[\s\S]*running/.test(s),
-    "the job listed as running",
-    20_000,
-  );
+  await nex.pty.waitUntil((s) => /job 1\b[\s\S]*running/.test(s), "the job listed as running");
   nex.pty.write(`/bg 1${keys.enter}`);
   // Typed at once, while `/bg 1` may still run: whichever way that goes, the command is not lost.
   nex.pty.write(`/bg stop 1${keys.enter}`);
   await nex.pty.waitUntil(
     (s) => /job 1 \([\s\S]*job 1 \([\s\S]*\ntick-\d+/.test(s),
     "the job's output shown",
-    20_000,
   );
   // Either it ran, or it waits in the prompt, said to run once `/bg 1` ends: Enter sends it then.
   for (let i = 0; i < 40 && !nex.pty.screen().includes("Stopped"); i++) {
     if (/› \/bg stop 1/.test(nex.pty.screen())) nex.pty.write(keys.enter);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  await nex.pty.waitFor("Stopped", 20_000);
-  await nex.pty.waitUntil(() => !alive(pid), "the job's process gone", 20_000);
+  await nex.pty.waitFor("Stopped");
+  await nex.pty.waitUntil(() => !alive(pid), "the job's process gone");
 });
 
 test("/bg with nonsense says how to use it", async (t) => {
   const nex = await startNexTui([], { cols: 100, rows: 30 });
   t.after(() => nex.close());
   nex.pty.write(`/bg please${keys.enter}`);
-  await nex.pty.waitFor("Usage: /bg lists the background jobs", 20_000);
+  await nex.pty.waitFor("Usage: /bg lists the background jobs");
   nex.pty.write(`/bg${keys.enter}`);
-  await nex.pty.waitFor("No background jobs.", 20_000);
+  await nex.pty.waitFor("No background jobs.");
 });
 
 test("leaving the chat stops its background jobs and says which", async (t) => {
@@ -86,13 +81,13 @@ test("leaving the chat stops its background jobs and says which", async (t) => {
   );
   t.after(() => nex.close());
   nex.pty.write(`start it${keys.enter}`);
-  await nex.pty.waitFor("Started.", 20_000);
-  await nex.pty.waitUntil((s) => !spinnerShown(s), "turn over", 20_000);
+  await nex.pty.waitFor("Started.");
+  await nex.pty.waitUntil((s) => !spinnerShown(s), "turn over");
   const pidFile = join(nex.workspace, "job.pid");
   const pid = await waitForPidFile(pidFile);
   nex.pty.write(keys.ctrlC);
-  await nex.pty.waitFor("Press Ctrl-C again to exit.", 20_000);
+  await nex.pty.waitFor("Press Ctrl-C again to exit.");
   nex.pty.write(keys.ctrlC);
-  await nex.pty.waitFor("jobs end with the chat", 20_000);
-  await nex.pty.waitUntil(() => !alive(pid), "the job's process gone", 20_000);
+  await nex.pty.waitFor("jobs end with the chat");
+  await nex.pty.waitUntil(() => !alive(pid), "the job's process gone");
 });

@@ -33,8 +33,8 @@ async function markdown(): Promise<string> {
   ].join("\n");
   const nex = await startNexTui([openaiText(answer)], { cols: 80, rows: 30 });
   nex.pty.write(`what changed?${keys.enter}`);
-  await nex.pty.waitFor("Run", 20_000);
-  const screen = await nex.pty.waitUntil(idleShown, "idle", 20_000);
+  await nex.pty.waitFor("Run");
+  const screen = await nex.pty.waitUntil(idleShown, "idle");
   await nex.close();
   return screen;
 }
@@ -63,7 +63,7 @@ async function approvalWithDiff(): Promise<string> {
     },
   );
   nex.pty.write(`read the port from PORT${keys.enter}`);
-  const screen = await nex.pty.waitFor("Allow edit_file?", 20_000);
+  const screen = await nex.pty.waitFor("Allow edit_file?");
   await nex.close();
   return screen;
 }
@@ -80,7 +80,7 @@ async function picker(): Promise<string> {
     cwd: box.workspace,
     env: { ...box.env, TERM: "xterm-256color", OPENAI_API_KEY: "test" },
   });
-  const screen = await pty.waitFor("Resume a session", 20_000);
+  const screen = await pty.waitFor("Resume a session");
   pty.kill();
   await stub.close();
   return screen;
@@ -101,11 +101,11 @@ async function typingWhileWorking(): Promise<string> {
     { args: ["--yes"], cols: 80, rows: 24 },
   );
   nex.pty.write(`run the tests${keys.enter}`);
-  await nex.pty.waitFor("test 3 passed", 20_000);
+  await nex.pty.waitFor("test 3 passed");
   nex.pty.write(`then update the changelog${keys.enter}`);
-  await nex.pty.waitFor("queued 1 ›", 20_000);
+  await nex.pty.waitFor("queued 1 ›");
   nex.pty.write(`skip the slow suite${keys.altEnter}`);
-  const screen = await nex.pty.waitFor("steer ›", 20_000);
+  const screen = await nex.pty.waitFor("steer ›");
   writeFileSync(join(nex.workspace, "go"), "");
   await nex.close();
   return screen;

@@ -38,7 +38,7 @@ const scriptedCaptures: Record<string, Capture> = {
   }),
   retry429: scripted("retry429", async ({ pty }) => {
     await typeAndSubmit(pty, "hello");
-    await pty.waitFor("Recovered after the rate limit.", 10_000);
+    await pty.waitFor("Recovered after the rate limit.");
     return pty.waitUntil(idle, "idle");
   }),
   interrupt: scripted("endless", async ({ pty }) => {

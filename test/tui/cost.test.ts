@@ -13,24 +13,23 @@ test("/status and the exit show the chat's tokens and cost at the configured pri
   });
   t.after(() => nex.close());
   nex.pty.write(`hello${keys.enter}`);
-  await nex.pty.waitFor("Priced.", 20_000);
-  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 20_000);
+  await nex.pty.waitFor("Priced.");
+  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off");
   nex.pty.write(`/status${keys.enter}`);
   await nex.pty.waitFor(
     /tokens\s+this chat: 3,000 in, 500 out · \$0\.8 at \$100\/\$1000 per million/,
-    20_000,
   );
   nex.pty.write(`/exit${keys.enter}`);
-  await nex.pty.waitFor(/This chat: 3,000 in, 500 out · \$0\.8/, 20_000);
+  await nex.pty.waitFor(/This chat: 3,000 in, 500 out · \$0\.8/);
 });
 
 test("/status says when no price is known for the model", async (t) => {
   const nex = await startNexTui([openaiText("Free?", { usage: { input: 3000, output: 500 } })]);
   t.after(() => nex.close());
   nex.pty.write(`hello${keys.enter}`);
-  await nex.pty.waitFor("Free?", 20_000);
-  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 20_000);
+  await nex.pty.waitFor("Free?");
+  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off");
   nex.pty.write(`/status${keys.enter}`);
-  await nex.pty.waitFor("no price known for m", 20_000);
+  await nex.pty.waitFor("no price known for m");
   assert.doesNotMatch(nex.pty.history(), /\$\d/);
 });

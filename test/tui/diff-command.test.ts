@@ -37,11 +37,11 @@ for (const [cols, rows] of [
     );
     t.after(() => nex.close());
     nex.pty.write(`tidy up${keys.enter}`);
-    await nex.pty.waitFor("Done editing.", 30_000);
-    await nex.pty.waitUntil(idle, "the prompt back", 20_000);
+    await nex.pty.waitFor("Done editing.");
+    await nex.pty.waitUntil(idle, "the prompt back");
     nex.pty.write(`/diff${keys.enter}`);
-    const screen = await nex.pty.waitFor(/3 files changed in this session/, 20_000);
-    await nex.pty.waitUntil(idle, "the prompt back", 20_000);
+    const screen = await nex.pty.waitFor(/3 files changed in this session/);
+    await nex.pty.waitUntil(idle, "the prompt back");
     const shown = nex.pty.history();
     saveCapture(`diff-${cols}x${rows}`, nex.pty.screen());
     assert.match(shown, /^notes\.txt \(changed\)$/m);
@@ -55,9 +55,9 @@ for (const [cols, rows] of [
     assert.ok(screen.length > 0);
 
     nex.pty.write(`/undo${keys.enter}`);
-    await nex.pty.waitFor(/Restored|restored/, 20_000);
-    await nex.pty.waitUntil(idle, "the prompt back", 20_000);
+    await nex.pty.waitFor(/Restored|restored/);
+    await nex.pty.waitUntil(idle, "the prompt back");
     nex.pty.write(`/diff${keys.enter}`);
-    await nex.pty.waitFor("No change of this session is in the workspace", 20_000);
+    await nex.pty.waitFor("No change of this session is in the workspace");
   });
 }

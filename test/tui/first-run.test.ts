@@ -40,7 +40,7 @@ test("nex with no endpoint configured asks four questions, writes the config, th
     pty.kill();
     await stub.close();
   });
-  await pty.waitFor("Which server will nex talk to?", 20_000);
+  await pty.waitFor("Which server will nex talk to?");
   pty.write(`1${keys.enter}`);
   await pty.waitFor("Base URL");
   pty.write(`${stub.url}/v1${keys.enter}`);
@@ -49,7 +49,7 @@ test("nex with no endpoint configured asks four questions, writes the config, th
   await pty.waitFor("LOCAL_KEY is set.");
   await pty.waitFor("2. qwen-coder");
   pty.write(`2${keys.enter}`);
-  await pty.waitFor("/help for commands", 20_000);
+  await pty.waitFor("/help for commands");
 
   const configPath = join(dir, "config", "nex", "config.json");
   const written = readFileSync(configPath, "utf8");
@@ -61,8 +61,10 @@ test("nex with no endpoint configured asks four questions, writes the config, th
   });
   assert.ok(!written.includes("secret-local-key"), "the key itself is never written");
 
+  // The chat turns raw mode on just after its first frame: keys typed before would reach it as a line.
+  await pty.readyForKeys();
   pty.write(`hi${keys.enter}`);
-  await pty.waitFor("Hello from the chosen model.", 20_000);
+  await pty.waitFor("Hello from the chosen model.");
   const chat = stub.requests.find((r) => r.path.endsWith("/chat/completions"));
   assert.ok(chat);
   assert.equal((chat.body as { model: string }).model, "qwen-coder");

@@ -18,10 +18,10 @@ test("/fork copies the session, switches to the copy, and leaves the original re
   const nex = await startNexTui([openaiText("Noted: 42."), openaiText("Trying another way.")]);
   t.after(() => nex.close());
   nex.pty.write(`remember 42${keys.enter}`);
-  await nex.pty.waitFor("Noted: 42.", 20_000);
-  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 20_000);
+  await nex.pty.waitFor("Noted: 42.");
+  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off");
   nex.pty.write(`/fork${keys.enter}`);
-  await nex.pty.waitFor(/as \d{8}-\d{6}-[0-9a-z]{4}/, 20_000);
+  await nex.pty.waitFor(/as \d{8}-\d{6}-[0-9a-z]{4}/);
   const flat = nex.pty.history().replace(/\s+/g, " ");
   const ids = /Forked session (\S+) as (\S+), with/.exec(flat);
   assert.ok(ids, flat);
@@ -30,10 +30,10 @@ test("/fork copies the session, switches to the copy, and leaves the original re
   assert.match(flat, new RegExp(`nex resume ${original}\``));
   assert.match(flat, new RegExp(`nex resume ${fork}\``));
   // The chat reopened on the fork: it shows where the conversation left off.
-  await nex.pty.waitFor("/help for commands", 20_000);
-  await nex.pty.settle(300);
+  await nex.pty.waitFor("/help for commands");
+  await nex.pty.readyForKeys();
   nex.pty.write(`another way${keys.enter}`);
-  await nex.pty.waitFor("Trying another way.", 20_000);
+  await nex.pty.waitFor("Trying another way.");
   const body = nex.chatRequests()[1]?.body as { messages: WireMessage[] };
   assert.deepEqual(
     body.messages.filter((m) => m.role !== "system").map((m) => [m.role, m.content]),
@@ -43,7 +43,7 @@ test("/fork copies the session, switches to the copy, and leaves the original re
       ["user", "another way"],
     ],
   );
-  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 20_000);
+  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off");
   const sessions = join(nex.dir, "data", "nex", "sessions");
   assert.deepEqual(
     readdirSync(sessions)
@@ -68,23 +68,19 @@ test("after /rewind, /fork's resumed chat counts only the messages still in the 
   });
   t.after(() => nex.close());
   nex.pty.write(`first question${keys.enter}`);
-  await nex.pty.waitFor("First answer.", 20_000);
-  await nex.pty.waitUntil((s) => !spinnerShown(s) && s.includes("Ask nex"), "idle", 20_000);
+  await nex.pty.waitFor("First answer.");
+  await nex.pty.waitUntil((s) => !spinnerShown(s) && s.includes("Ask nex"), "idle");
   nex.pty.write(`second question${keys.enter}`);
-  await nex.pty.waitFor("Second answer.", 20_000);
-  await nex.pty.waitUntil((s) => !spinnerShown(s) && s.includes("Ask nex"), "idle", 20_000);
+  await nex.pty.waitFor("Second answer.");
+  await nex.pty.waitUntil((s) => !spinnerShown(s) && s.includes("Ask nex"), "idle");
   nex.pty.write(`/rewind 2 yes${keys.enter}`);
-  await nex.pty.waitFor(/Rewound|rewound/, 20_000);
-  await nex.pty.waitUntil(
-    (s) => s.includes("second question") && s.includes("›"),
-    "draft back",
-    20_000,
-  );
+  await nex.pty.waitFor(/Rewound|rewound/);
+  await nex.pty.waitUntil((s) => s.includes("second question") && s.includes("›"), "draft back");
   // The rewound prompt is back in the input box: clear it before the command.
   nex.pty.write("\x15");
-  await nex.pty.waitFor("Ask nex", 20_000);
+  await nex.pty.waitFor("Ask nex");
   nex.pty.write(`/fork${keys.enter}`);
-  await nex.pty.waitFor(/Journal ha[sd] \d+ messages?/, 20_000);
+  await nex.pty.waitFor(/Journal ha[sd] \d+ messages?/);
   const flat = nex.pty.history().replace(/\s+/g, " ");
   assert.match(flat, /Journal has 2 messages/, flat);
 });

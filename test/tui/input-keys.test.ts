@@ -26,7 +26,7 @@ for (const [cols, rows] of [
     const screen = await nex.pty.waitUntil((s) => promptRow(s).includes("/mode"), "/mode typed");
     assert.match(promptRow(screen), /^│ › \/mode\s*│$/, "only /mode, no control character");
     nex.pty.write(keys.enter);
-    await nex.pty.waitFor("Permission mode: auto_edit", 20_000);
+    await nex.pty.waitFor("Permission mode: auto_edit");
   });
 }
 
@@ -42,8 +42,8 @@ test("three Up presses in one read walk three prompts back; a resize keeps the w
     ["third prompt", "A3."],
   ] as const) {
     nex.pty.write(`${prompt}${keys.enter}`);
-    await nex.pty.waitFor(answer, 20_000);
-    await nex.pty.waitUntil(idleShown, "idle", 20_000);
+    await nex.pty.waitFor(answer);
+    await nex.pty.waitUntil(idleShown, "idle");
   }
   nex.pty.write(keys.up + keys.up + keys.up);
   await nex.pty.waitUntil((s) => promptRow(s).includes("first prompt"), "the first prompt back");
@@ -59,15 +59,15 @@ test("Esc then Enter, pressed one after the other, steers the running turn inste
   );
   t.after(() => nex.close());
   nex.pty.write(`start${keys.enter}`);
-  await nex.pty.waitFor("Working on it.", 20_000);
+  await nex.pty.waitFor("Working on it.");
   nex.pty.write("use the other file");
   const typed = await nex.pty.waitFor("use the other file");
   assert.match(typed, /Enter: queue for the next tool result · Esc then Enter: steer/);
   nex.pty.write(keys.esc);
-  await nex.pty.waitFor("Enter: send as a steering note now", 20_000);
+  await nex.pty.waitFor("Enter: send as a steering note now");
   nex.pty.write(keys.enter);
-  await nex.pty.waitFor("steer › use the other file", 20_000);
-  await nex.pty.waitFor("END-OF-ANSWER", 30_000);
+  await nex.pty.waitFor("steer › use the other file");
+  await nex.pty.waitFor("END-OF-ANSWER");
   assert.doesNotMatch(nex.pty.history(), /interrupted/i, "the turn ran to its end");
 });
 
@@ -86,18 +86,18 @@ test("Ctrl-O while a command runs shows that command, not the previous one", asy
   );
   t.after(() => nex.close());
   nex.pty.write(`first${keys.enter}`);
-  await nex.pty.waitFor("First done.", 20_000);
-  await nex.pty.waitUntil(idleShown, "idle", 20_000);
+  await nex.pty.waitFor("First done.");
+  await nex.pty.waitUntil(idleShown, "idle");
   nex.pty.write(`second${keys.enter}`);
-  await nex.pty.waitFor("Allow bash?", 20_000);
+  await nex.pty.waitFor("Allow bash?");
   await answerPrompt(nex.pty, "y");
-  await nex.pty.waitFor("tick1", 20_000);
+  await nex.pty.waitFor("tick1");
   nex.pty.write("\x0f");
-  const shown = await nex.pty.waitFor("Ctrl-O once it ends shows its whole output.", 20_000);
+  const shown = await nex.pty.waitFor("Ctrl-O once it ends shows its whole output.");
   assert.match(shown, /^\$ for i in 1 2 3/m, "the running command");
   assert.match(shown, /running: /);
   const history = nex.pty.history();
   const sinceSecond = history.slice(history.lastIndexOf("› second"));
   assert.doesNotMatch(sinceSecond, /\$ echo PREVIOUS-OUTPUT/, "not the previous command's output");
-  await nex.pty.waitFor("Second done.", 30_000);
+  await nex.pty.waitFor("Second done.");
 });

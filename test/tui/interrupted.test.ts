@@ -20,12 +20,12 @@ test("an interrupted answer is kept, marked [interrupted by the user], and sent 
   ]);
   t.after(() => nex.close());
   nex.pty.write(`write a lot${keys.enter}`);
-  await nex.pty.waitFor("Line 3 of a long answer.", 20_000);
+  await nex.pty.waitFor("Line 3 of a long answer.");
   nex.pty.write(keys.esc);
-  await nex.pty.waitFor("Interrupted", 20_000);
-  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 20_000);
+  await nex.pty.waitFor("Interrupted");
+  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off");
   nex.pty.write(`shorter please${keys.enter}`);
-  await nex.pty.waitFor("Shorter, then.", 20_000);
+  await nex.pty.waitFor("Shorter, then.");
   const second = nex.chatRequests()[1];
   assert.ok(second);
   const messages = (second.body as { messages: WireMessage[] }).messages.filter(

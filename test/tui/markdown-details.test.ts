@@ -67,8 +67,8 @@ for (const [cols, rows] of [
     const nex = await startNexTui([openaiText(answer)], { cols, rows });
     t.after(() => nex.close());
     nex.pty.write(`show me${keys.enter}`);
-    await nex.pty.waitFor("END-OF-ANSWER", 30_000);
-    await nex.pty.waitUntil(idleShown, "idle", 30_000);
+    await nex.pty.waitFor("END-OF-ANSWER");
+    await nex.pty.waitUntil(idleShown, "idle");
     await nex.pty.settle(300);
     const history = nex.pty.history();
     t.diagnostic(history);

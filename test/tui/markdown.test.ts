@@ -36,7 +36,7 @@ for (const cols of [120, 60]) {
     const nex = await startNexTui([openaiText(ANSWER, { chunkSize: 7 })], { cols, rows: 50 });
     t.after(() => nex.close());
     nex.pty.write(`plan it${keys.enter}`);
-    const screen = await nex.pty.waitFor("END-OF-ANSWER", 20_000);
+    const screen = await nex.pty.waitFor("END-OF-ANSWER");
     t.diagnostic(`screen at ${cols} columns:\n${screen}`);
     assert.match(screen, /^Release plan$/m, "a heading without its #");
     assert.doesNotMatch(screen, /\*\*three\*\*|\*\*bundle\*\*|`flag`|^# /m);
@@ -71,7 +71,7 @@ test("a tool block with tab-indented lines stays inside 120 columns", async (t) 
   );
   t.after(() => nex.close());
   nex.pty.write(`write it${keys.enter}`);
-  const screen = await nex.pty.waitFor(/^done$/m, 20_000);
+  const screen = await nex.pty.waitFor(/^done$/m);
   const rows = screen.split("\n");
   const at = rows.findIndex((row) => row.includes("return xxx"));
   assert.ok(at >= 0, screen);

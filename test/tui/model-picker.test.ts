@@ -21,22 +21,21 @@ test("/model at 120×40 lists the endpoint's models and switches to the one chos
   });
   t.after(() => nex.close());
   nex.pty.write(`/model${keys.enter}`);
-  const picker = await nex.pty.waitFor("Choose a model", 20_000);
+  const picker = await nex.pty.waitFor("Choose a model");
   assert.match(picker, /› m \(in use\)/);
   assert.match(picker, /big-model/);
   assert.match(picker, /tiny-model/);
   assert.match(picker, /endpoint other-box \(start nex with -e other-box\)/);
   nex.pty.write(keys.down);
-  await nex.pty.waitFor("› big-model", 20_000);
+  await nex.pty.waitFor("› big-model");
   nex.pty.write(keys.enter);
-  await nex.pty.waitFor("Model is now big-model", 20_000);
+  await nex.pty.waitFor("Model is now big-model");
   await nex.pty.waitUntil(
     (s) => idle(s) && /⏵ ask .*· big-model ·/.test(s),
     "the status bar on big-model",
-    20_000,
   );
   nex.pty.write(`hi${keys.enter}`);
-  await nex.pty.waitFor("Hello from the big one.", 20_000);
+  await nex.pty.waitFor("Hello from the big one.");
   assert.match(nex.chatRequests()[0]?.rawBody ?? "", /"model":"big-model"/);
 });
 
@@ -44,17 +43,17 @@ test("/model at 80×30: Esc keeps the model; another endpoint says how to start 
   const nex = await startNexTui([], { cols: 80, rows: 30, models: ["m", "big-model"], config });
   t.after(() => nex.close());
   nex.pty.write(`/model${keys.enter}`);
-  await nex.pty.waitFor("Choose a model", 20_000);
+  await nex.pty.waitFor("Choose a model");
   nex.pty.write(keys.esc);
-  await nex.pty.waitFor("Model unchanged: still m.", 20_000);
-  await nex.pty.waitUntil(idle, "the prompt back", 20_000);
+  await nex.pty.waitFor("Model unchanged: still m.");
+  await nex.pty.waitUntil(idle, "the prompt back");
   nex.pty.write(`/model${keys.enter}`);
-  await nex.pty.waitFor("Choose a model", 20_000);
+  await nex.pty.waitFor("Choose a model");
   nex.pty.write(keys.down);
-  await nex.pty.waitFor("› big-model", 20_000);
+  await nex.pty.waitFor("› big-model");
   nex.pty.write(keys.down);
-  await nex.pty.waitFor("› endpoint other-box", 20_000);
+  await nex.pty.waitFor("› endpoint other-box");
   nex.pty.write(keys.enter);
-  const said = await nex.pty.waitFor("Start nex with -e other-box", 20_000);
+  const said = await nex.pty.waitFor("Start nex with -e other-box");
   assert.match(said.replace(/\s+/g, " "), /this chat stays on m\./);
 });

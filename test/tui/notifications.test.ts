@@ -6,6 +6,7 @@ import { notifySequence } from "../../src/tui/terminal-notify.ts";
 import { keys } from "../support/pty.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { startNexTui } from "./cli-harness.ts";
+import { idleShown } from "./tui-harness.ts";
 
 // The sequence as bytes: ESC ] 9 ; text BEL.
 const OSC9 = new RegExp(`${"\x1b"}\\]9;nex: task finished after \\d+ s${"\x07"}`, "g");
@@ -24,30 +25,31 @@ test("nex chat: a long task's end is notified (OSC 9 on iTerm2), not while the t
 
   // No report yet: focus unknown, so the end of a long task is told.
   nex.pty.write(`one${keys.enter}`);
-  await nex.pty.waitFor("First.", 20_000);
+  await nex.pty.waitFor("First.");
   await nex.pty.waitUntil(
     () => (nex.pty.output().match(OSC9) ?? []).length === 1,
     "a notification",
-    10_000,
   );
 
   // The terminal has focus: the user sees the answer, nothing is sent; the report is not typed text.
   nex.pty.write("\x1b[I");
   nex.pty.write(`two${keys.enter}`);
-  await nex.pty.waitFor("Second.", 20_000);
-  await nex.pty.settle(500);
-  assert.equal((nex.pty.output().match(OSC9) ?? []).length, 1, "no notification while focused");
+  await nex.pty.waitFor("Second.");
   assert.doesNotMatch(nex.pty.history(), /\[Itwo/, "the focus report did not reach the prompt");
+  // The second task over (while focused) before the focus goes.
+  await nex.pty.waitUntil(idleShown, "the second task over");
 
-  // In the background again: told.
+  // In the background again: told. The second task's end, had it been told, came before the third's
+  // answer: once the third's notification is out, every one the three tasks sent is in the output.
   nex.pty.write("\x1b[O");
   nex.pty.write(`three${keys.enter}`);
-  await nex.pty.waitFor("Third.", 20_000);
-  await nex.pty.waitUntil(
-    () => (nex.pty.output().match(OSC9) ?? []).length === 2,
-    "a second notification",
-    10_000,
-  );
+  await nex.pty.waitFor("Third.");
+  const count = (text: string) => (text.match(OSC9) ?? []).length;
+  await nex.pty.waitUntil(() => {
+    const output = nex.pty.output();
+    return count(output.slice(output.indexOf("Third."))) > 0;
+  }, "the third task's notification");
+  assert.equal(count(nex.pty.output()), 2, "the first and the third: none while focused");
 });
 
 test("nex chat: a permission asked while the terminal is in the background is notified with what is asked", async (t) => {
@@ -61,11 +63,10 @@ test("nex chat: a permission asked while the terminal is in the background is no
   t.after(() => nex.close());
   nex.pty.write("\x1b[O");
   nex.pty.write(`write new.txt${keys.enter}`);
-  await nex.pty.waitFor("Allow write_file?", 20_000);
+  await nex.pty.waitFor("Allow write_file?");
   await nex.pty.waitUntil(
     () => nex.pty.output().includes("\x1b]9;nex: needs your permission: write_file new.txt"),
     "a permission notification",
-    10_000,
   );
 });
 

@@ -25,24 +25,23 @@ test("Enter queues and Alt+Enter steers while a turn runs: both ride with the ne
   );
   t.after(() => nex.close());
   nex.pty.write(`run the slow thing${keys.enter}`);
-  await nex.pty.waitFor("while [ ! -f go ]", 20_000);
+  await nex.pty.waitFor("while [ ! -f go ]");
   nex.pty.write(`drop this one${keys.enter}`);
-  await nex.pty.waitFor("queued 1 › drop this one", 20_000);
+  await nex.pty.waitFor("queued 1 › drop this one");
   // ↑ on the empty prompt takes it back into the editor; then it is erased.
   nex.pty.write(keys.up);
   await nex.pty.waitUntil(
     (s) => /│ › +drop this one/.test(s) && !s.includes("queued 1 › drop this one"),
     "the message back in the prompt",
-    20_000,
   );
   nex.pty.write("\x15"); // Ctrl-U: erase the line
-  await nex.pty.waitUntil((s) => !s.includes("drop this one"), "the line erased", 20_000);
+  await nex.pty.waitUntil((s) => !s.includes("drop this one"), "the line erased");
   nex.pty.write(`also check the README${keys.enter}`);
   nex.pty.write(`use tabs${keys.altEnter}`);
-  await nex.pty.waitFor("steer › use tabs", 20_000);
-  await nex.pty.waitFor("queued 1 › also check the README", 20_000);
+  await nex.pty.waitFor("steer › use tabs");
+  await nex.pty.waitFor("queued 1 › also check the README");
   writeFileSync(join(nex.workspace, "go"), "");
-  await nex.pty.waitFor("Both noted.", 20_000);
+  await nex.pty.waitFor("Both noted.");
   const second = nex.chatRequests()[1];
   assert.ok(second, "a second request was sent");
   const messages = (second.body as { messages: WireMessage[] }).messages;
@@ -63,12 +62,12 @@ test("a message still waiting when the turn is interrupted comes back to the pro
   );
   t.after(() => nex.close());
   nex.pty.write(`run the slow thing${keys.enter}`);
-  await nex.pty.waitFor("while [ ! -f go ]", 20_000);
+  await nex.pty.waitFor("while [ ! -f go ]");
   nex.pty.write(`and then the tests${keys.enter}`);
-  await nex.pty.waitFor("queued 1 › and then the tests", 20_000);
+  await nex.pty.waitFor("queued 1 › and then the tests");
   nex.pty.write(keys.esc);
-  await nex.pty.waitFor("your waiting messages", 20_000);
-  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 20_000);
+  await nex.pty.waitFor("your waiting messages");
+  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off");
   const screen = nex.pty.screen();
   assert.match(screen, /│ › and then the tests/);
   assert.doesNotMatch(screen, /queued 1 ›/);
@@ -84,9 +83,9 @@ test("a message typed during an answer with no tool call is sent as the next pro
   );
   t.after(() => nex.close());
   nex.pty.write(`explain${keys.enter}`);
-  await nex.pty.waitFor("Line 2 of the answer.", 20_000);
+  await nex.pty.waitFor("Line 2 of the answer.");
   nex.pty.write(`and now the summary${keys.enter}`);
-  await nex.pty.waitFor("Second answer.", 30_000);
+  await nex.pty.waitFor("Second answer.");
   const requests = nex.chatRequests();
   assert.equal(requests.length, 2);
   const messages = (

@@ -23,7 +23,7 @@ for (const [from, to] of [
     );
     t.after(() => nex.close());
     nex.pty.write(`go${keys.enter}`);
-    await nex.pty.waitFor("Paragraph 12 says", 20_000);
+    await nex.pty.waitFor("Paragraph 12 says");
     // A window being dragged: several sizes in a row, then the last one.
     const mid = Math.round((from + to) / 2);
     nex.pty.resize(mid, 24);
@@ -31,10 +31,10 @@ for (const [from, to] of [
     nex.pty.resize(to, 24);
     await sleep(300);
     nex.pty.resize(to, 20);
-    await nex.pty.waitFor("END-OF-ANSWER", 30_000);
-    await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 20_000);
+    await nex.pty.waitFor("END-OF-ANSWER");
+    await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off");
     // The prompt comes back after the spinner stops; a loaded machine may draw it a moment later.
-    await nex.pty.waitFor("Ask nex", 20_000);
+    await nex.pty.waitFor("Ask nex");
     await nex.pty.settle(300);
     const history = nex.pty.history();
     const seen = [...history.matchAll(/Paragraph (\d+) says something about the plan\./g)].map(

@@ -24,7 +24,7 @@ function edit(from: string, to: string) {
 }
 
 async function idle(nex: NexTui): Promise<void> {
-  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 20_000);
+  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off");
   await nex.pty.settle(300);
 }
 
@@ -43,34 +43,34 @@ test("/rewind restores the files and cuts the conversation to before the chosen 
   t.after(() => nex.close());
   const file = join(nex.workspace, "a.txt");
   nex.pty.write(`make it two${keys.enter}`);
-  await nex.pty.waitFor("Made it two.", 20_000);
+  await nex.pty.waitFor("Made it two.");
   await idle(nex);
   nex.pty.write(`then three${keys.enter}`);
-  await nex.pty.waitFor("Made it three.", 20_000);
+  await nex.pty.waitFor("Made it three.");
   await idle(nex);
   assert.equal(readFileSync(file, "utf8"), "three\n");
 
   nex.pty.write(`/rewind${keys.enter}`);
-  const picker = await nex.pty.waitFor("Rewind to before a prompt", 20_000);
+  const picker = await nex.pty.waitFor("Rewind to before a prompt");
   assert.match(picker, /1\. make it two\s+\d\d:\d\d:\d\d · 1 file changed after · \d+ msgs/);
   assert.match(picker, /› 2\. then three\s+\d\d:\d\d:\d\d · 1 file changed after/);
   nex.pty.write(keys.up);
-  await nex.pty.waitFor("› 1. make it two", 20_000);
+  await nex.pty.waitFor("› 1. make it two");
   nex.pty.write(keys.enter);
-  const plan = await nex.pty.waitFor("Rewind?", 20_000);
+  const plan = await nex.pty.waitFor("Rewind?");
   assert.match(
     plan.replace(/[│\s]+/g, " "),
     /Restores 1 file to before it \(2 undo steps\): a\.txt/,
   );
   assert.equal(readFileSync(file, "utf8"), "three\n", "nothing changes before the yes");
   nex.pty.write("y");
-  await nex.pty.waitFor("Rewound to before prompt 1", 20_000);
+  await nex.pty.waitFor("Rewound to before prompt 1");
   await idle(nex);
   assert.equal(readFileSync(file, "utf8"), "one\n", "the file is as it was before the prompt");
   // The prompt is back in the input box: Enter sends it again.
   assert.match(nex.pty.screen(), /› make it two/);
   nex.pty.write(keys.enter);
-  await nex.pty.waitFor("Fresh start.", 20_000);
+  await nex.pty.waitFor("Fresh start.");
   const requests = nex.chatRequests();
   const last = requests.at(-1)?.body as { messages: WireMessage[] };
   assert.deepEqual(
@@ -111,16 +111,16 @@ test("/rewind N shows the plan and changes nothing; /rewind N yes rewinds", asyn
   const nex = await startNexTui([openaiText("First."), openaiText("Second.")]);
   t.after(() => nex.close());
   nex.pty.write(`first prompt${keys.enter}`);
-  await nex.pty.waitFor("First.", 20_000);
+  await nex.pty.waitFor("First.");
   await idle(nex);
   nex.pty.write(`/rewind 1${keys.enter}`);
-  await nex.pty.waitFor("Type /rewind 1 yes to do it.", 20_000);
+  await nex.pty.waitFor("Type /rewind 1 yes to do it.");
   assert.match(nex.pty.history(), /No file changed since then/);
   nex.pty.write(`/rewind 1 yes${keys.enter}`);
-  await nex.pty.waitFor("Rewound to before prompt 1", 20_000);
+  await nex.pty.waitFor("Rewound to before prompt 1");
   await idle(nex);
   nex.pty.write(`${keys.enter}`);
-  await nex.pty.waitFor("Second.", 20_000);
+  await nex.pty.waitFor("Second.");
   const last = nex.chatRequests().at(-1)?.body as { messages: WireMessage[] };
   assert.deepEqual(
     last.messages.filter((m) => m.role !== "system").map((m) => m.role),
@@ -141,20 +141,20 @@ test("/rewind never clobbers a file changed outside nex: it says so, and only a 
   t.after(() => nex.close());
   const file = join(nex.workspace, "a.txt");
   nex.pty.write(`make it two${keys.enter}`);
-  await nex.pty.waitFor("Made it two.", 20_000);
+  await nex.pty.waitFor("Made it two.");
   await idle(nex);
   writeFileSync(file, "mine\n");
   nex.pty.write(`/rewind 1 yes${keys.enter}`);
-  await nex.pty.waitFor("The conversation was not rewound", 20_000);
+  await nex.pty.waitFor("The conversation was not rewound");
   await idle(nex);
   assert.equal(readFileSync(file, "utf8"), "mine\n", "the user's change is kept");
   assert.match(nex.pty.history().replace(/\s+/g, " "), /Left alone: a\.txt/);
   nex.pty.write(`/rewind 1 yes${keys.enter}`);
-  await nex.pty.waitFor("Rewound to before prompt 1", 20_000);
+  await nex.pty.waitFor("Rewound to before prompt 1");
   await idle(nex);
   assert.equal(readFileSync(file, "utf8"), "mine\n");
   nex.pty.write(keys.enter);
-  await nex.pty.waitFor("Again.", 20_000);
+  await nex.pty.waitFor("Again.");
   const last = nex.chatRequests().at(-1)?.body as { messages: WireMessage[] };
   assert.deepEqual(
     last.messages.filter((m) => m.role !== "system").map((m) => [m.role, m.content]),

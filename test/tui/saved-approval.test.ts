@@ -5,11 +5,11 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { runNex } from "../support/cli.ts";
 import { keys } from "../support/pty.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { startNexTui } from "./cli-harness.ts";
+import { answerPrompt } from "./tui-harness.ts";
 
 const userConfig = `{
     "maxTurns": 40,
@@ -38,11 +38,10 @@ test("p saves a precise rule for the project; a new session runs the command wit
   );
   t.after(() => nex.close());
   nex.pty.write(`stamp it${keys.enter}`);
-  const prompt = await nex.pty.waitFor("Allow bash?", 20_000);
+  const prompt = await nex.pty.waitFor("Allow bash?");
   assert.match(prompt, /p yes, always in this project/);
-  await sleep(400);
-  nex.pty.write("p");
-  await nex.pty.waitFor("Stamped.", 20_000);
+  await answerPrompt(nex.pty, "p");
+  await nex.pty.waitFor("Stamped.");
   const said = nex.pty.history().replace(/\s+/g, " ");
   assert.match(
     said,
@@ -92,10 +91,9 @@ test("a saved rule is never a blanket one: a command with no subcommand is allow
   );
   t.after(() => nex.close());
   nex.pty.write(`build${keys.enter}`);
-  await nex.pty.waitFor("Allow bash?", 20_000);
-  await sleep(400);
-  nex.pty.write("p");
-  await nex.pty.waitFor("Made.", 20_000);
+  await nex.pty.waitFor("Allow bash?");
+  await answerPrompt(nex.pty, "p");
+  await nex.pty.waitFor("Made.");
   assert.match(
     nex.pty.history().replace(/\s+/g, " "),
     /Allowed for this session only, not saved for the project: a rule is a command and its subcommand/,
@@ -115,15 +113,14 @@ test("a pipeline of a command and a reader: p saves the command's rule, and the 
   );
   t.after(() => nex.close());
   nex.pty.write(`run the tests${keys.enter}`);
-  const prompt = await nex.pty.waitFor("Allow bash?", 20_000);
+  const prompt = await nex.pty.waitFor("Allow bash?");
   assert.match(prompt, /p yes, always in this project/);
-  await sleep(400);
-  nex.pty.write("p");
-  await nex.pty.waitFor("Tested once.", 30_000);
+  await answerPrompt(nex.pty, "p");
+  await nex.pty.waitFor("Tested once.");
   assert.match(nex.pty.history().replace(/\s+/g, " "), /Saved "npm test" to .*config\.json/);
-  await nex.pty.waitFor("Ask nex", 20_000);
+  await nex.pty.waitFor("Ask nex");
   nex.pty.write(`again${keys.enter}`);
   // Had it asked, the turn would wait on the question and never reach its answer.
-  await nex.pty.waitFor("Tested twice.", 30_000);
+  await nex.pty.waitFor("Tested twice.");
   assert.doesNotMatch(nex.pty.screen(), /Allow bash\?/);
 });

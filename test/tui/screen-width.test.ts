@@ -25,10 +25,10 @@ async function approvalTurn(t: TestContext, cols: number, rows: number): Promise
   nex.pty.write(longPrompt);
   await nex.pty.waitFor("an error");
   nex.pty.write(keys.enter);
-  await nex.pty.waitFor("Allow bash?", 30_000);
+  await nex.pty.waitFor("Allow bash?");
   await answerPrompt(nex.pty, "y");
-  await nex.pty.waitFor("Done.", 30_000);
-  await nex.pty.waitFor("Ask nex", 30_000);
+  await nex.pty.waitFor("Done.");
+  await nex.pty.waitFor("Ask nex");
   await nex.pty.settle(300);
   return nex;
 }

@@ -48,29 +48,21 @@ for (const [cols, rows] of [
     });
     t.after(() => nex.close());
     nex.pty.write("think hard\r");
-    const first = await nex.pty.waitUntil(
-      (s) => thinkingLine(s) !== null,
-      "the thinking line",
-      30_000,
-    );
+    const first = await nex.pty.waitUntil((s) => thinkingLine(s) !== null, "the thinking line");
     saveCapture(`thinking-line-${cols}x${rows}`, first);
     const start = thinkingLine(first);
     assert.ok(start);
-    const later = await nex.pty.waitUntil(
-      (s) => {
-        const now = thinkingLine(s);
-        return now !== null && now.chars > start.chars && now.seconds > start.seconds;
-      },
-      "the count and the time growing",
-      30_000,
-    );
+    const later = await nex.pty.waitUntil((s) => {
+      const now = thinkingLine(s);
+      return now !== null && now.chars > start.chars && now.seconds > start.seconds;
+    }, "the count and the time growing");
     assert.match(later, /Ctrl-O shows it/, "the line says how to open it");
     nex.pty.write("\x0f");
-    const open = await nex.pty.waitFor("Ctrl-O hides it", 30_000);
+    const open = await nex.pty.waitFor("Ctrl-O hides it");
     assert.match(open, /Step \d+: weigh the option carefully\./, "the reasoning so far, opened");
     saveCapture(`thinking-open-${cols}x${rows}`, open);
-    await nex.pty.waitFor("The answer is 42.", 30_000);
-    await nex.pty.waitFor("Ask nex", 30_000);
+    await nex.pty.waitFor("The answer is 42.");
+    await nex.pty.waitFor("Ask nex");
     await nex.pty.settle(300);
     const history = nex.pty.history();
     saveCapture(`thinking-done-${cols}x${rows}`, history);

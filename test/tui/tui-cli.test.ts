@@ -3,11 +3,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { createJournal } from "../../src/session/index.ts";
 import { sandboxMissing } from "../support/bwrap.ts";
 import { openaiText } from "../support/stub-scripts.ts";
-import { startNexTui } from "./cli-harness.ts";
+import { requestsBeforeNextPrompt, startNexTui } from "./cli-harness.ts";
 import { cliScenarios } from "./cli-scenarios.ts";
 import { saveScreen } from "./tui-harness.ts";
 
@@ -37,8 +36,7 @@ test("nex chat: a 400 storm shows the error in full, the spinner is gone, one re
     flat(screen),
     /maximum context length is 32768 tokens\. However, you requested 250112 tokens\./,
   );
-  await sleep(1500);
-  assert.equal(nex.chatRequests().length, 1, "a 400 is never sent again");
+  assert.equal((await requestsBeforeNextPrompt(nex)).length, 1, "a 400 is never sent again");
 });
 
 test("nex chat: a 429 shows the countdown, then the answer", async (t) => {
@@ -49,13 +47,13 @@ test("nex chat: a 429 shows the countdown, then the answer", async (t) => {
   assert.equal(nex.chatRequests().length, 2);
 });
 
-test("nex chat: Ctrl-C during a stream clears the spinner within a second, sends nothing more", async (t) => {
+test("nex chat: Ctrl-C during a stream clears the spinner, sends nothing more", async (t) => {
   const { nex, screen } = await cliScenarios.interrupt();
   t.after(() => nex.close());
   t.diagnostic(`final screen (${saveScreen(nex.dir, "interrupt", screen)}):\n${screen}`);
-  await sleep(1500);
-  assert.equal(nex.chatRequests().length, 1, "no request after the interrupt");
-  assert.match(nex.pty.screen(), /Ask nex/, "the interrupt does not exit nex");
+  // The interrupt does not exit nex: it takes the next prompt.
+  const before = await requestsBeforeNextPrompt(nex);
+  assert.equal(before.length, 1, "no request after the interrupt");
 });
 
 test("nex chat: a permission prompt denied leaves the file untouched, tells the model why", async (t) => {

@@ -35,9 +35,9 @@ export async function startScripted(
     rows: options.rows ?? 30,
     env: { PATH: process.env.PATH ?? "", TERM: "xterm-256color", HOME: dir },
   });
-  await pty.waitFor("/help for commands", 15_000);
+  await pty.waitFor("/help for commands");
   // Ink turns on raw mode just after its first frame; keys sent before that are cooked by the tty.
-  await pty.settle(200);
+  await pty.readyForKeys();
   return {
     pty,
     dir,
@@ -57,12 +57,30 @@ export async function typeAndSubmit(pty: PtyProcess, text: string): Promise<void
   pty.write(keys.enter);
 }
 
-/** Answers the permission prompt on screen with `key`, once the prompt takes answers (after its guard). */
+/**
+ * Answers the permission prompt on screen with `key`, once the prompt takes answers (after its guard).
+ * nex times the guard from when it noted the question, which a starved nex may do a while after the
+ * question reached the screen: a key it judged too early is said on screen ("… ignored: pressed as the
+ * question appeared"), and pressed again a guard after that line showed, it counts.
+ */
 export async function answerPrompt(
   pty: PtyProcess,
   key: string,
   guardMs = answerGuardMs,
 ): Promise<void> {
+  await sleep(guardMs + 100);
+  const asked = pty.screen();
+  pty.write(key);
+  if (!"yanp".includes(key)) return;
+  const early = `${key} ignored: pressed as the question appeared`;
+  const screen = await pty.waitUntil(
+    (now) =>
+      now.includes(early) ||
+      now.includes(`${key} is unavailable`) ||
+      (now !== asked && !now.includes(" yes, once ")),
+    `the answer ${key} taken or held back`,
+  );
+  if (!screen.includes(early)) return;
   await sleep(guardMs + 100);
   pty.write(key);
 }
@@ -90,7 +108,6 @@ export async function waitForRedrawAt(pty: PtyProcess, cols: number): Promise<vo
   await pty.waitUntil(
     (screen) => screen.split("\n").some((line) => border.test(line)),
     `the prompt box at ${cols} columns`,
-    30_000,
   );
   await pty.settle(300);
 }

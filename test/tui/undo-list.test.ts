@@ -26,18 +26,17 @@ test("/undo list names each step by its prompt's /rewind number and first words"
     ["now write the second file", "Wrote b."],
   ]) {
     nex.pty.write(`${prompt}${keys.enter}`);
-    await nex.pty.waitFor(answer as string, 30_000);
-    await nex.pty.waitUntil(idle, "the prompt back", 20_000);
+    await nex.pty.waitFor(answer as string);
+    await nex.pty.waitUntil(idle, "the prompt back");
   }
   nex.pty.write(`/undo list${keys.enter}`);
-  await nex.pty.waitFor("/undo N undoes the newest N", 20_000);
-  const undoList = await nex.pty.waitUntil(idle, "the prompt back", 20_000);
+  await nex.pty.waitFor("/undo N undoes the newest N");
+  const undoList = await nex.pty.waitUntil(idle, "the prompt back");
   assert.match(undoList, /^ 1\. prompt 3: "now write the second file" · b\.txt$/m, undoList);
   assert.match(undoList, /^ 2\. prompt 2: "please write the first file" · a\.txt$/m, undoList);
   nex.pty.write(`/rewind 3${keys.enter}`);
   const plan = await nex.pty.waitFor(
     /Rewind to before prompt 3 \([\d:]+\): "now write the second file"/,
-    20_000,
   );
   assert.match(plan.replace(/\s+/g, " "), /b\.txt/);
 });

@@ -2,6 +2,7 @@
 // retries quietly with a countdown in the status line (the retry table unchanged: 5 retries, backoff).
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { closedPort } from "../support/closed-port.ts";
 import { keys } from "../support/pty.ts";
 import { startNexTui } from "./cli-harness.ts";
 import { spinnerShown } from "./tui-harness.ts";
@@ -11,10 +12,12 @@ test("a stopped server is said to be unreachable once, and the status line count
   t.after(() => nex.close());
   const host = new URL(nex.stub.url).host;
   await nex.stub.close();
+  // Held from now on: the closed port must not be given to another test's server meanwhile.
+  await closedPort(Number(new URL(nex.stub.url).port));
   nex.pty.write(`hello${keys.enter}`);
-  await nex.pty.waitFor(`${host} is unreachable`, 20_000);
+  await nex.pty.waitFor(`${host} is unreachable`);
   // Three failed attempts: the countdown moved on without a new line for each.
-  await nex.pty.waitFor(new RegExp(`${host} unreachable, retry 3/5 in \\d+s`), 30_000);
+  await nex.pty.waitFor(new RegExp(`${host} unreachable, retry 3/5 in \\d+s`));
   const flat = nex.pty.history().replace(/[│\n]/g, " ").replace(/\s+/g, " ");
   assert.equal(
     flat.split(`${host} is unreachable`).length - 1,
@@ -24,6 +27,6 @@ test("a stopped server is said to be unreachable once, and the status line count
   assert.match(flat, /Check that the server is running and the base URL is right/);
   assert.doesNotMatch(flat, /retry 2\/5 in \d+s —/, "no line per retry");
   nex.pty.write(keys.esc);
-  await nex.pty.waitFor("Interrupted", 20_000);
-  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 20_000);
+  await nex.pty.waitFor("Interrupted");
+  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off");
 });

@@ -35,10 +35,10 @@ test("after a request fails, the next prompt goes with the unanswered one as one
   ]);
   t.after(() => nex.close());
   nex.pty.write(`first question${keys.enter}`);
-  await nex.pty.waitFor("Request failed", 20_000);
-  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 20_000);
+  await nex.pty.waitFor("Request failed");
+  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off");
   nex.pty.write(`second question${keys.enter}`);
-  await nex.pty.waitFor("Both seen.", 20_000);
+  await nex.pty.waitFor("Both seen.");
   const messages = conversation(nex, 1);
   assertAlternates(messages);
   assert.deepEqual(
@@ -57,15 +57,15 @@ test("an interrupted answer and then a failed request: every request alternates 
   ]);
   t.after(() => nex.close());
   nex.pty.write(`write a lot${keys.enter}`);
-  await nex.pty.waitFor("Line 3 of a long answer.", 20_000);
+  await nex.pty.waitFor("Line 3 of a long answer.");
   nex.pty.write(keys.esc);
-  await nex.pty.waitFor("Interrupted", 20_000);
-  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 20_000);
+  await nex.pty.waitFor("Interrupted");
+  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off");
   nex.pty.write(`second${keys.enter}`);
-  await nex.pty.waitFor("Request failed", 20_000);
-  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off", 20_000);
+  await nex.pty.waitFor("Request failed");
+  await nex.pty.waitUntil((s) => !spinnerShown(s), "spinner off");
   nex.pty.write(`third${keys.enter}`);
-  await nex.pty.waitFor("Third answered.", 20_000);
+  await nex.pty.waitFor("Third answered.");
   const second = conversation(nex, 1);
   assert.deepEqual(
     second.map((m) => m.role),

@@ -9,6 +9,7 @@
 import type { HttpFetch, HttpResponse } from "../../net/index.ts";
 import type { AssembledTurn, ProviderError, ProviderEvent } from "../../protocol/index.ts";
 import { createOutputMeter, type OutputMeter } from "../turns/index.ts";
+import { deadlineAfterPendingIo } from "./deadline.ts";
 import {
   abortedError,
   classifyHttpError,
@@ -173,7 +174,7 @@ async function* attemptOnce(
   const attempt = new AbortController();
   const combined = AbortSignal.any([signal, attempt.signal]);
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const cancelTimer = deadlineAfterPendingIo(() => {
     timedOut = true;
     attempt.abort();
   }, options.timeouts.firstByteMs);
@@ -186,7 +187,7 @@ async function* attemptOnce(
       signal: combined,
     });
   } catch (error) {
-    clearTimeout(timer);
+    cancelTimer();
     if (signal.aborted) return { type: "failed", error: abortedError(), retryAfterMs: null };
     const host = options.context.host;
     const failure = timedOut
@@ -194,7 +195,7 @@ async function* attemptOnce(
       : (refusedByFetch(host, error) ?? networkError(host, describeFetchError(error)));
     return { type: "failed", error: failure, retryAfterMs: null };
   }
-  clearTimeout(timer);
+  cancelTimer();
   const meter = createOutputMeter();
   const chunks = timedChunks(
     response.body,
@@ -271,9 +272,9 @@ async function* timedChunks(
       }
       const ms = first ? timeouts.firstByteMs : timeouts.idleMs;
       const left = Math.max(0, ms - (Date.now() - lastProgress));
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let cancelStall = () => {};
       const stall = new Promise<"stalled">((resolve) => {
-        timer = setTimeout(() => resolve("stalled"), left);
+        cancelStall = deadlineAfterPendingIo(() => resolve("stalled"), left);
       });
       let result: IteratorResult<Uint8Array> | "stalled";
       try {
@@ -282,7 +283,7 @@ async function* timedChunks(
         if (signal.aborted) throw new StreamFailure("aborted", "the request was cancelled");
         throw new StreamFailure("network", describeFetchError(error));
       } finally {
-        clearTimeout(timer);
+        cancelStall();
       }
       if (result === "stalled") {
         attempt.abort();
