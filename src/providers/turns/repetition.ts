@@ -2,8 +2,9 @@
 // as text over and over (Qwen2.5-Coder 0.5B on llama-server streamed one todo_write line until its
 // time ran out, minutes at 1.5 tokens/s). Only calls count: a JSON object with a string `name` and
 // `arguments` or `parameters`. No reply needs the same call three times in a row, the same round of
-// several calls twice, or a call that differs only in its numbers six times; repeated rows, tables, test data and lists in an answer
-// are no calls, and a native call's arguments (a file's content) are never watched.
+// several calls twice, or a call that differs only in its numbers six times; repeated rows, tables,
+// test data and lists in an answer are no calls, and a native call's arguments (a file's content) are
+// never watched.
 
 /** A loop found in the text: what repeated, and where the text stops being worth keeping. */
 export interface Repetition {
@@ -46,6 +47,7 @@ interface Unit {
   shape: string;
   /** The tool's name when the unit is a call written as text. */
   call: string | null;
+  /** Where the unit ends in the text, in characters. */
   end: number;
 }
 
@@ -53,6 +55,7 @@ interface Unit {
 const EXACT_ROUNDS = 3;
 /** A round of several calls (and the words between them) written twice over is already a loop. */
 const ROUNDS_OF_SEVERAL = 2;
+/** A call alike but for its numbers (a paging loop: offset 1, 2, 3 ...) six times in a row. */
 const SHAPE_ROUNDS = 6;
 /** The longest loop looked for, in units (dead-code's loop went through ten calls). */
 const MAX_PERIOD = 16;
