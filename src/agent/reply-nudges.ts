@@ -62,11 +62,21 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
     return { type: "error", message: textToolCallMessage(textCall.tool, textCall.marked) };
   const invented = inventedToolCall(text, known);
   const broken = invented === null ? brokenJsonCall(text, known) : null;
-  const kind: UnrunKind = invented !== null ? "invented" : "broken";
-  if ((invented ?? broken) !== null && !mayAsk(kind) && nudges.textCalls > 0) {
+  const echoed = invented === null && broken === null && echoedToolList(text);
+  const kind: UnrunKind = invented !== null ? "invented" : broken !== null ? "broken" : "echo";
+  if (((invented ?? broken) !== null || echoed) && !mayAsk(kind) && nudges.textCalls > 0) {
     // Told already: the reply is still a call nex cannot run, and the task is not done.
     const again = nudges.lastTurn && nudges.lastKind === kind;
     return { type: "error", message: unrunCallMessage(invented, broken, again) };
+  }
+  if (echoed && mayAsk(kind)) {
+    told(kind);
+    return {
+      type: "ask",
+      notice:
+        "The model answered with its tool list (tool definitions in <tools>), not a call or an answer; nex told it so and asks again.",
+      reminder: ECHO_NUDGE,
+    };
   }
   if (invented !== null && mayAsk(kind)) {
     told(kind);
@@ -109,13 +119,15 @@ export function runawayNudge(detail: string, nudges: ReplyNudges): ReplyNudge {
 }
 
 /** The problems of a reply the loop tells the model about. */
-type UnrunKind = "text" | "invented" | "broken";
+type UnrunKind = "text" | "invented" | "broken" | "echo";
 
 function unrunCallMessage(invented: string | null, broken: string | null, again: boolean): string {
   const what =
     invented !== null
       ? `a call to a tool that does not exist (${invented})`
-      : `a ${broken} call in JSON that does not parse`;
+      : broken !== null
+        ? `a ${broken} call in JSON that does not parse`
+        : "its tool list (tool definitions), not a call or an answer";
   const when = again
     ? "again after nex told it so"
     : `after nex had asked it again ${MAX_TEXT_CALL_REMINDERS} times this run`;
@@ -124,6 +136,20 @@ function unrunCallMessage(invented: string | null, broken: string | null, again:
     "The model writes calls outside its chat format's tool-call syntax: a model trained for tool calls does better; `nex doctor` checks a model's tool calls."
   );
 }
+
+/**
+ * A reply that echoes the tool list the chat template showed the model (Qwen2.5-Coder 0.5B, r11
+ * new-module: `<tools>` and a `{"type": "function", "function": {...}}` per tool) is no answer: as
+ * one it would end the task as done. The tag and a definition together; either alone may be an answer.
+ */
+function echoedToolList(text: string): boolean {
+  return (
+    /<tools>/.test(text) && /\{\s*"type"\s*:\s*"function"\s*,\s*"function"\s*:\s*\{/.test(text)
+  );
+}
+
+const ECHO_NUDGE =
+  "nex: your reply was a list of tool definitions, not a tool call or an answer, so nothing ran. Call one of your tools now with a real tool call, or, if you are finished, answer in plain words.";
 
 const EMPTY_REPLY_NUDGE =
   "nex: your reply was empty. If the task is not finished, continue with a tool call; if it is, answer with a short summary of what you did.";

@@ -85,3 +85,34 @@ test("a JSON call named by the command it runs, with bash's arguments, runs as t
   assert.notEqual(refused.code, 0);
   assert.match(refused.stderr, /tool that does not exist \(node show\.js\)/);
 });
+
+test("a reply that echoes the tool list (<tools> and tool definitions: Qwen2.5-Coder 0.5B, r11 new-module) is told once, not ended as done; a definition shown in an answer stays an answer", async () => {
+  const definition = JSON.stringify({
+    type: "function",
+    function: { name: "Stack", parameters: { type: "object" } },
+  });
+  const echo = `\`\`\`xml\n<tools>\n${definition}\n${definition}\n</tools>\n\`\`\``;
+  const stub = await startStubEndpoint({
+    scripts: [openaiText(echo), openaiText(write), openaiText("Wrote a.txt.")],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(readFileSync(join(box.workspace, "a.txt"), "utf8"), "a\n");
+  assert.match(result.stderr, /answered with its tool list/);
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /your reply was a list of tool definitions, not a tool call or an answer/);
+
+  const shown = `A tool is defined like this:\n\`\`\`json\n${definition}\n\`\`\``;
+  const answer = await startStubEndpoint({ scripts: [openaiText(shown)] });
+  const box2 = makeSandbox();
+  const answered = await runNex(runArgs(answer.url, box2.dataDir), {
+    cwd: box2.workspace,
+    env: box2.env,
+  });
+  await answer.close();
+  assert.equal(answered.code, 0, answered.stderr);
+  assert.equal(answered.stdout.trim(), shown);
+  assert.equal(answer.requestsTo("/v1/chat/completions").length, 1);
+});
