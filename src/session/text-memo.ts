@@ -7,20 +7,27 @@ export function textMemo<T>(
   compute: (text: string) => T,
   limits: { entries: number; textChars: number; totalChars: number } = DEFAULT_LIMITS,
 ): (text: string) => T {
-  const known = new Map<string, T>();
-  let chars = 0;
+  // Two generations, each within half the bounds: when the newer fills, the older is dropped whole
+  // and the newer takes its place. Forgetting one entry at a time cost a delete and an iterator for
+  // every text once the memo was full (most of a long session); a text found in the older
+  // generation is kept in the newer, so what comes again stays.
+  const entries = Math.max(1, Math.floor(limits.entries / 2));
+  const totalChars = limits.totalChars / 2;
+  let recent = new Map<string, T>();
+  let recentChars = 0;
+  let older = new Map<string, T>();
   return (text) => {
-    const remembered = known.get(text);
+    const remembered = recent.get(text);
     if (remembered !== undefined) return remembered;
-    const answer = compute(text);
+    const answer = older.get(text) ?? compute(text);
     if (text.length > limits.textChars) return answer;
-    while (known.size >= limits.entries || chars + text.length > limits.totalChars) {
-      const oldest = known.keys().next().value as string;
-      known.delete(oldest);
-      chars -= oldest.length;
+    if (recent.size >= entries || recentChars + text.length > totalChars) {
+      older = recent;
+      recent = new Map();
+      recentChars = 0;
     }
-    known.set(text, answer);
-    chars += text.length;
+    recent.set(text, answer);
+    recentChars += text.length;
     return answer;
   };
 }

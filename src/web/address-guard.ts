@@ -3,39 +3,48 @@
 // such an IPv4 address need the host in `web.allowPrivateHosts` or a person's yes for the call.
 import { BlockList, isIP } from "node:net";
 
-const blocked = new BlockList();
-// IPv4: "this" network, private, CGNAT (also Alibaba's metadata 100.100.100.200), loopback,
-// link-local (AWS/GCP/Azure metadata), IETF protocol assignments, documentation, benchmarking,
-// multicast, reserved and broadcast.
-for (const [net, prefix] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.0.2.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["198.51.100.0", 24],
-  ["203.0.113.0", 24],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4],
-] as const) {
-  blocked.addSubnet(net, prefix, "ipv4");
-}
-// IPv6: unspecified and loopback, unique-local (AWS metadata fd00:ec2::254), link-local, the old
-// site-local, multicast, documentation.
-for (const [net, prefix] of [
-  ["::", 127],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["fec0::", 10],
-  ["ff00::", 8],
-  ["2001:db8::", 32],
-] as const) {
-  blocked.addSubnet(net, prefix, "ipv6");
+// Built on the first address checked: a session that fetches nothing and runs no filtered command
+// never needs it, and every session loads this module (the tools' definitions name privateKind).
+let blockList: BlockList | null = null;
+
+function blocked(): BlockList {
+  if (blockList) return blockList;
+  const list = new BlockList();
+  // IPv4: "this" network, private, CGNAT (also Alibaba's metadata 100.100.100.200), loopback,
+  // link-local (AWS/GCP/Azure metadata), IETF protocol assignments, documentation, benchmarking,
+  // multicast, reserved and broadcast.
+  for (const [net, prefix] of [
+    ["0.0.0.0", 8],
+    ["10.0.0.0", 8],
+    ["100.64.0.0", 10],
+    ["127.0.0.0", 8],
+    ["169.254.0.0", 16],
+    ["172.16.0.0", 12],
+    ["192.0.0.0", 24],
+    ["192.0.2.0", 24],
+    ["192.168.0.0", 16],
+    ["198.18.0.0", 15],
+    ["198.51.100.0", 24],
+    ["203.0.113.0", 24],
+    ["224.0.0.0", 4],
+    ["240.0.0.0", 4],
+  ] as const) {
+    list.addSubnet(net, prefix, "ipv4");
+  }
+  // IPv6: unspecified and loopback, unique-local (AWS metadata fd00:ec2::254), link-local, the old
+  // site-local, multicast, documentation.
+  for (const [net, prefix] of [
+    ["::", 127],
+    ["fc00::", 7],
+    ["fe80::", 10],
+    ["fec0::", 10],
+    ["ff00::", 8],
+    ["2001:db8::", 32],
+  ] as const) {
+    list.addSubnet(net, prefix, "ipv6");
+  }
+  blockList = list;
+  return list;
 }
 
 /** Why an address is not public ("loopback", "private", ...), or null for a public one. */
@@ -49,7 +58,7 @@ export function privateKind(address: string): string | null {
     const kind = ipv4Kind(embedded);
     return kind ? `${kind} (as IPv6 ${bare})` : null;
   }
-  if (blocked.check(bare, "ipv6")) {
+  if (blocked().check(bare, "ipv6")) {
     const lower = bare.toLowerCase();
     if (lower === "::1") return "loopback";
     if (/^f[cd]/.test(lower)) return "unique-local";
@@ -60,7 +69,7 @@ export function privateKind(address: string): string | null {
 }
 
 function ipv4Kind(address: string): string | null {
-  if (!blocked.check(address, "ipv4")) return null;
+  if (!blocked().check(address, "ipv4")) return null;
   if (address.startsWith("127.")) return "loopback";
   if (address === "169.254.169.254") return "cloud metadata";
   if (address.startsWith("169.254.")) return "link-local";

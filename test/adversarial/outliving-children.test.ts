@@ -10,11 +10,12 @@ import { makeSandbox, startNex } from "../support/cli.ts";
 import { largeWindow, runArgs, scriptServer, writeMcpConfig } from "../support/mcp-servers.ts";
 import { type LoggedRequest, startStubEndpoint } from "../support/stub-endpoint.ts";
 import { hang, openaiText, openaiToolCall, status } from "../support/stub-scripts.ts";
+import { patienceMs } from "../support/until.ts";
 
 const HOSTILE = join(import.meta.dirname, "..", "support", "hostile-mcp-server.ts");
 
 async function gone(pid: number): Promise<boolean> {
-  const until = Date.now() + 30_000;
+  const until = Date.now() + patienceMs;
   while (Date.now() < until) {
     try {
       process.kill(pid, 0);

@@ -23,6 +23,7 @@ import {
   startStubEndpoint,
   status,
 } from "../support/stub-endpoint.ts";
+import { until } from "../support/until.ts";
 
 const call = (name: string, args: Record<string, unknown>): Script =>
   openaiToolCall({ name, args });
@@ -164,14 +165,15 @@ test("two explore children run at once: each one's request is answered only once
 }, async () => {
   const box = makeSandbox();
   let seen: LoggedRequest[] = [];
-  const waitFor = async (word: string) => {
-    for (let i = 0; i < 400; i++) {
-      if (seen.some((r) => systemOf(r).includes("sub-agent") && lastUser(r).includes(word)))
-        return true;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    return false;
-  };
+  // Run one after the other, a child would wait here for the other forever: it waits a while.
+  const waitFor = (word: string) =>
+    until(
+      () => seen.some((r) => systemOf(r).includes("sub-agent") && lastUser(r).includes(word)),
+      `the ${word} child's request`,
+    ).then(
+      () => true,
+      () => false,
+    );
   const handler: StubHandler = async (request) => {
     seen = [...seen, request];
     if (systemOf(request).includes("sub-agent")) {
@@ -211,8 +213,7 @@ test("an interrupt cancels a running child: the run ends as interrupted and no r
     ["run", "--yes", "--json", "--model", "stub-model", "--base-url", `${stub.url}/v1`, "go"],
     { cwd: box.workspace, env: box.env },
   );
-  for (let i = 0; i < 600 && stub.requestsTo("/v1/chat/completions").length < 2; i++)
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  await until(() => stub.requestsTo("/v1/chat/completions").length >= 2, "the child's request");
   assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
   nex.child.kill("SIGINT");
   const result = await nex.done;
@@ -287,7 +288,8 @@ test("a map item past its time limit says so, never 'interrupted' or 'the user'"
       return openaiText("quick result");
     }
     if (!hasToolResult(request))
-      return call("map", { inputs: ["quick", "slow"], task: "look", timeout_seconds: 5 });
+      // Long enough for the quick item on a loaded machine: only the slow one is to pass it.
+      return call("map", { inputs: ["quick", "slow"], task: "look", timeout_seconds: 20 });
     return openaiText("mapped");
   };
   const { result, bodies } = await run(box, [], { handler });
@@ -302,7 +304,7 @@ test("a map item past its time limit says so, never 'interrupted' or 'the user'"
     .find((path) => path.endsWith(name.slice("@results/".length)));
   assert.ok(file, `stored ${name}`);
   const text = readFileSync(file, "utf8");
-  assert.match(text, /## 2\. slow\nFAILED: no result within 5 s/);
+  assert.match(text, /## 2\. slow\nFAILED: no result within 20 s/);
   assert.doesNotMatch(text, /interrupted|the user/);
 });
 

@@ -28,6 +28,7 @@ process.on("exit", () => appendFileSync(process.env.NEX_TEST_LOADED, [...seen].j
 async function loadedBy(
   script: Script | Script[],
   config: Record<string, unknown>,
+  flags: string[] = [],
 ): Promise<string[]> {
   const stub = await startStubEndpoint({ scripts: Array.isArray(script) ? script : [script] });
   const box = makeSandbox();
@@ -38,15 +39,18 @@ async function loadedBy(
   const dir = join(box.env.XDG_CONFIG_HOME as string, "nex");
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "config.json"), JSON.stringify(config));
-  const result = await runNex(["run", "--base-url", `${stub.url}/v1`, "--model", "m", "hi"], {
-    cwd: box.workspace,
-    env: {
-      ...box.env,
-      OPENAI_API_KEY: "sk-lazy",
-      NEX_TEST_LOADED: loaded,
-      NODE_OPTIONS: `--import=${pathToFileURL(hook).href}`,
+  const result = await runNex(
+    ["run", ...flags, "--base-url", `${stub.url}/v1`, "--model", "m", "hi"],
+    {
+      cwd: box.workspace,
+      env: {
+        ...box.env,
+        OPENAI_API_KEY: "sk-lazy",
+        NEX_TEST_LOADED: loaded,
+        NODE_OPTIONS: `--import=${pathToFileURL(hook).href}`,
+      },
     },
-  });
+  );
   await stub.close();
   assert.equal(result.code, 0, result.stdout + result.stderr);
   return readFileSync(loaded, "utf8").split("\n");
@@ -111,6 +115,7 @@ const UNUSED_BY_A_PLAIN_RUN: Record<string, string[]> = {
   "undo and shadow git": ["tools/undo/index.ts"],
   "file safety's machinery (read-before-write, edit matching, globs)": ["tools/files/index.ts"],
   "git's readers (hooks folder, settings)": ["tools/sandbox/git-plants.ts"],
+  "the sandbox network filter's forwarder": ["tools/sandbox/network-proxy/forwarder.ts"],
   compaction: ["runtime/context/compactor.ts"],
   "JSON Schema validation (MCP, skills, --output-schema)": ["tools/schema/index.ts"],
   "the Anthropic and Responses wires": [
@@ -153,4 +158,30 @@ test("a tool's first call loads the engine, which checks and runs it", async () 
   );
   assert.ok(loads(urls, "tools/host/host-engine.ts"), "a call ran without the engine");
   assert.ok(loads(urls, "tools/permissions/index.ts"), "a call ran unchecked");
+});
+
+test("a run of file writes and reads loads neither the file search, the process runner nor undo's restore machinery, and reports its changed files", async () => {
+  const urls = await loadedBy(
+    [
+      openaiToolCall({ name: "write_file", args: { path: "a.txt", content: "a\n" }, id: "w" }),
+      openaiToolCall({ name: "read_file", args: { path: "a.txt" }, id: "r" }),
+      openaiText("done"),
+    ],
+    {},
+    ["--yes"],
+  );
+  assert.ok(loads(urls, "tools/builtin/file-writer.ts"), "the write ran without its writer");
+  assert.ok(loads(urls, "tools/undo/run-changes.ts"), "the run's changed files were not measured");
+  for (const file of [
+    "tools/search/index.ts",
+    "tools/undo/undo.ts",
+    "tools/undo/undo-apply.ts",
+    "tools/shell/index.ts",
+    "tools/permissions/command-check.ts",
+  ])
+    assert.ok(!loads(urls, file), `${file} was loaded by file writes and reads`);
+  assert.ok(
+    !urls.some((url) => url.includes("/node_modules/minimatch/")),
+    "minimatch was loaded by file writes and reads (no rule, no search)",
+  );
 });

@@ -13,14 +13,24 @@ import { openaiText, openaiToolCalls, status } from "../support/stub-scripts.ts"
 
 const HOSTILE = join(import.meta.dirname, "..", "support", "hostile-mcp-server.ts");
 
-/** One turn of three `gather` calls (each with `args`), then an answer; what came back. */
+/**
+ * One turn of three `gather` calls (each with `args`), then an answer; what came back. A call waits
+ * for the other two up to `patienceMs`: where they run side by side, long enough for a loaded
+ * machine to start all three; where one at a time is expected, the wait each call costs.
+ */
 async function gatherThree(
-  options: { entry?: object; flags?: string[]; args?: (n: number) => object } = {},
+  options: {
+    entry?: object;
+    flags?: string[];
+    args?: (n: number) => object;
+    patienceMs?: number;
+  } = {},
 ) {
   const box = makeSandbox();
+  const patience = String(options.patienceMs ?? 60_000);
   const config = writeMcpConfig(join(box.workspace, "..", "mcp.json"), {
     hostile: {
-      ...scriptServer(HOSTILE, { GATHER_AT: "3", GATHER_PATIENCE_MS: "1500" }),
+      ...scriptServer(HOSTILE, { GATHER_AT: "3", GATHER_PATIENCE_MS: patience }),
       ...options.entry,
     },
   });
@@ -60,7 +70,10 @@ test("three calls of an MCP tool marked read-only are in flight at once", {
 test('an entry with "readOnlyHints": false runs the server\'s calls one at a time, whatever it says', {
   timeout: 120_000,
 }, async () => {
-  const { result, results } = await gatherThree({ entry: { readOnlyHints: false } });
+  const { result, results } = await gatherThree({
+    entry: { readOnlyHints: false },
+    patienceMs: 1500,
+  });
   assert.equal(result.code, 0, result.stderr);
   for (const text of results) assert.match(text, /most in flight: 1/);
 });

@@ -8,6 +8,8 @@ import { join, resolve } from "node:path";
 import { test } from "node:test";
 
 const checkout = resolve(import.meta.dirname, "..", "..");
+// Git as a fresh install has it: the machine's own settings (signed commits, hooks) play no part.
+const env = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
 
 function repository(changelog: string): string {
   const dir = mkdtempSync(join(tmpdir(), "nex-release-"));
@@ -17,7 +19,7 @@ function repository(changelog: string): string {
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "x", version: "1.2.3" }));
   writeFileSync(join(dir, "CHANGELOG.md"), changelog);
   const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir });
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir, env });
   git("init", "-q");
   git("add", ".");
   git("commit", "-qm", "release");
@@ -27,6 +29,7 @@ function repository(changelog: string): string {
 function release(dir: string): { code: number | null; stderr: string } {
   const result = spawnSync(process.execPath, [join(dir, "scripts", "release.ts")], {
     cwd: dir,
+    env,
     encoding: "utf8",
   });
   return { code: result.status, stderr: result.stderr };
@@ -39,7 +42,7 @@ test("the release stops at an untagged commit, a dirty tree or a version the cha
     assert.equal(untagged.code, 1);
     assert.match(untagged.stderr, /no tag v1\.2\.3: tag the release commit first/);
 
-    execFileSync("git", ["tag", "v1.2.3"], { cwd: dir });
+    execFileSync("git", ["tag", "v1.2.3"], { cwd: dir, env });
     writeFileSync(join(dir, "stray.txt"), "uncommitted");
     const dirty = release(dir);
     assert.equal(dirty.code, 1);
@@ -50,7 +53,7 @@ test("the release stops at an untagged commit, a dirty tree or a version the cha
   }
   const unnamed = repository("# Changelog\n\n## 1.2.2\n");
   try {
-    execFileSync("git", ["tag", "v1.2.3"], { cwd: unnamed });
+    execFileSync("git", ["tag", "v1.2.3"], { cwd: unnamed, env });
     const result = release(unnamed);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /CHANGELOG\.md has no "## 1\.2\.3" section/);

@@ -44,3 +44,12 @@ test("a text longer than one entry may be is computed every time, never kept", (
   assert.equal(memo("long text"), "LONG TEXT");
   assert.deepEqual(calls, ["long text", "long text"]);
 });
+
+test("a text that keeps coming back is kept while others come and go", () => {
+  const { memo, calls } = counted({ entries: 4, textChars: 100, totalChars: 1000 });
+  for (const text of ["a", "b", "c", "a", "d", "a", "e", "a", "f", "g", "a"]) memo(text);
+  assert.deepEqual(
+    calls.filter((text) => text === "a"),
+    ["a"],
+  );
+});

@@ -1,5 +1,6 @@
 // The processes a test started, found by a marker in their command line.
 import { readdirSync, readFileSync } from "node:fs";
+import { patienceMs } from "./until.ts";
 
 /** Live processes (not zombies) whose command line holds `marker`. */
 export function processesWith(marker: string): number[] {
@@ -23,7 +24,7 @@ export function processesWith(marker: string): number[] {
  * shell creates the file before it writes, and an empty file read as pid 0 would name the test's own
  * process group, which `kill(0, 0)` always finds alive.
  */
-export async function waitForPidFile(file: string, timeoutMs = 30_000): Promise<number> {
+export async function waitForPidFile(file: string, timeoutMs = patienceMs): Promise<number> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     let text = "";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { namedPaths } from "../../src/tools/command-line/command-paths.ts";
 import { keyOfBytes } from "../../src/tools/files/path-key.ts";
-import { namedPaths } from "../../src/tools/shell/command-paths.ts";
 
 const root = "/w";
 

@@ -5,7 +5,7 @@ import {
   findStarts,
   gitSubcommand,
   scanWords,
-} from "../../src/tools/shell/command-words.ts";
+} from "../../src/tools/command-line/command-words.ts";
 
 test("a command's words sort into operands, short flags and long options; `--` ends the options", () => {
   const scan = scanWords(["rm", "-rf", "--no-preserve-root", "a", "-", "--", "-b", "--c=d"]);

@@ -3,7 +3,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Minimatch } from "minimatch";
-import { matchesGlob } from "../../src/tools/files/glob-match.ts";
+import { loadGlobMatcher, matchesGlob } from "../../src/tools/files/glob-match.ts";
+
+await loadGlobMatcher();
 
 const OPTIONS = {
   nocase: process.platform === "win32" || process.platform === "darwin",

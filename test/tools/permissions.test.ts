@@ -4,8 +4,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { PermissionCheck, ToolInvocation } from "../../src/protocol/index.ts";
+import { parseCommand } from "../../src/tools/command-line/shell-commands.ts";
 import type { WorkspaceToolHost } from "../../src/tools/index.ts";
-import { parseCommand } from "../../src/tools/shell/shell-commands.ts";
 import { host, sandbox } from "./helpers.ts";
 
 const call = (name: string, args: Record<string, unknown>): ToolInvocation => ({

@@ -51,11 +51,11 @@ test("/bg lists the model's background job, /bg ID shows its output, /bg stop ID
     "the job's output shown",
   );
   // Either it ran, or it waits in the prompt, said to run once `/bg 1` ends: Enter sends it then.
-  for (let i = 0; i < 40 && !nex.pty.screen().includes("Stopped"); i++) {
-    if (/› \/bg stop 1/.test(nex.pty.screen())) nex.pty.write(keys.enter);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  await nex.pty.waitFor("Stopped");
+  await nex.pty.waitUntil((screen) => {
+    if (screen.includes("Stopped")) return true;
+    if (/› \/bg stop 1/.test(screen)) nex.pty.write(keys.enter);
+    return false;
+  }, "Stopped");
   await nex.pty.waitUntil(() => !alive(pid), "the job's process gone");
 });
 

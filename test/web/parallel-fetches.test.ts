@@ -41,7 +41,9 @@ async function gatheringServer(together: number, patienceMs: number) {
 }
 
 test("three web_fetch calls of one turn are in flight at once", { timeout: 120_000 }, async () => {
-  const pages = await gatheringServer(3, 5_000);
+  // Fetched one at a time, each would wait here for the others: the patience is only that bound,
+  // long enough for a loaded machine to start all three.
+  const pages = await gatheringServer(3, 60_000);
   const box = makeSandbox();
   const configDir = join(box.env.XDG_CONFIG_HOME ?? "", "nex");
   mkdirSync(configDir, { recursive: true });

@@ -14,7 +14,7 @@ export async function startJob(
   ctx: ToolContext,
 ): Promise<ToolOutcome> {
   const spool = ctx.results.spool("job", 0);
-  const started = ctx.jobs.start(command, launch, ctx.workspace.root, env, {
+  const started = await ctx.jobs.start(command, launch, ctx.workspace.root, env, {
     write: (chunk) => spool.write(chunk),
     name: () => spool.name(),
     finish: () => {

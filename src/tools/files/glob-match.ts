@@ -1,4 +1,4 @@
-import { Minimatch, type MinimatchOptions } from "minimatch";
+import type { Minimatch, MinimatchOptions } from "minimatch";
 
 // Node's `path.matchesGlob` is minimatch with these options, but it is experimental on Node.js 22 (it
 // prints an ExperimentalWarning on first use, mid-frame in the chat): the library itself matches the
@@ -11,6 +11,16 @@ const OPTIONS: MinimatchOptions = {
   optimizationLevel: 2,
   nocaseMagicOnly: true,
 };
+
+// minimatch (eight modules) loads when something may match a real glob: a search, a command checked
+// against the rules, an edit checked against trusted commands' files. A plain name is matched
+// without it, which is all a session of file edits with no rules ever asks.
+let matcher: typeof import("minimatch") | null = null;
+
+/** Loads the glob matcher; a caller that may match a pattern with glob characters awaits it first. */
+export async function loadGlobMatcher(): Promise<void> {
+  matcher ??= await import("minimatch");
+}
 
 // Patterns come from a handful of rules and tool calls; compiled ones are kept, a bounded few.
 const compiled = new Map<string, Minimatch>();
@@ -31,11 +41,15 @@ export function matchesGlob(path: string, pattern: string): boolean {
     pattern !== ".."
   )
     return OPTIONS.nocase ? path.toLowerCase() === pattern.toLowerCase() : path === pattern;
-  let matcher = compiled.get(pattern);
-  if (!matcher) {
-    matcher = new Minimatch(pattern, OPTIONS);
+  if (!matcher)
+    throw new Error(
+      `matchesGlob(${JSON.stringify(pattern)}) before loadGlobMatcher(): a bug in nex`,
+    );
+  let glob = compiled.get(pattern);
+  if (!glob) {
+    glob = new matcher.Minimatch(pattern, OPTIONS);
     if (compiled.size >= KEPT) compiled.delete(compiled.keys().next().value as string);
-    compiled.set(pattern, matcher);
+    compiled.set(pattern, glob);
   }
-  return matcher.match(path);
+  return glob.match(path);
 }

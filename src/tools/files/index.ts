@@ -37,7 +37,7 @@ export {
   type WrittenFacts,
 } from "./file-content.ts";
 export { checkReplaceable, ownerNotKept } from "./file-guard.ts";
-export { matchesGlob } from "./glob-match.ts";
+export { loadGlobMatcher, matchesGlob } from "./glob-match.ts";
 export { createLedger, type ReadLedger, sha256 } from "./ledger.ts";
 export { createLeftoverSweeper, type LeftoverSweeper } from "./leftovers.ts";
 export { conformToFile, describeKept, dominantLineEnding, withLineEnding } from "./line-endings.ts";

@@ -1,5 +1,4 @@
 import { jobsTool } from "../builtin/index.ts";
-import { jobLine } from "../shell/index.ts";
 import type { WorkspaceToolHost } from "./host-options.ts";
 import { type HostState, sharedContext } from "./host-state.ts";
 
@@ -7,7 +6,7 @@ type JobsFacade = Pick<WorkspaceToolHost, "notices" | "endOfPrompt" | "stopJobs"
 
 /** The background jobs as the loop and a person see them: ended ones, stops, and the jobs tool. */
 export function createJobsFacade(state: HostState): JobsFacade {
-  const { options, jobs } = state;
+  const { options, jobs, jobLine } = state;
   return {
     notices: () =>
       jobs

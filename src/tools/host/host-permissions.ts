@@ -1,7 +1,7 @@
 import type { PermissionCheck, ToolInvocation } from "../../protocol/index.ts";
-import { createPermissions, mayChange, workspaceHooksDir } from "../permissions/index.ts";
+import { parseCommand } from "../command-line/index.ts";
+import { anyMayChange, createPermissions, workspaceHooksDir } from "../permissions/index.ts";
 import { loadGitReaders } from "../sandbox/index.ts";
-import { parseCommand } from "../shell/index.ts";
 import type { Tool } from "../tool.ts";
 import { validateArguments } from "./dispatch.ts";
 import { type HostState, sharedContext } from "./host-state.ts";
@@ -81,7 +81,8 @@ export async function checkCall(
     state.cautioned.add(call.id);
   if (check.type === "allow" && tools.get(call.name)?.mutates === "exec") {
     const parsed = await parseCommand(String(call.args.command ?? "")).catch(() => null);
-    if (parsed?.type !== "parsed" || parsed.commands.some(mayChange)) state.unattended.add(call.id);
+    if (parsed?.type !== "parsed" || (await anyMayChange(parsed.commands)))
+      state.unattended.add(call.id);
   }
   return check;
 }

@@ -9,11 +9,12 @@ import {
 } from "../files/index.ts";
 import { createResultStore, type ResultStore } from "../results/index.ts";
 import type { CommandSandbox } from "../sandbox/index.ts";
-import { createFileSearch } from "../search/index.ts";
-import { createJobTable } from "../shell/index.ts";
+import type { FileSearch } from "../search/index.ts";
+import type { JobInfo, JobTable } from "../shell/index.ts";
 import type { ToolContext, ToolLimits } from "../tool.ts";
 import { createCheckpointRecorder } from "../undo/index.ts";
 import type { ToolHostOptions } from "./host-options.ts";
+import { jobsOnFirstStart } from "./jobs-on-first-start.ts";
 
 /** What every call of a session shares; built on the first call, when the workspace is known. */
 export type SharedContext = Omit<ToolContext, "signal" | "turn">;
@@ -45,7 +46,10 @@ export interface HostState {
   /** Calls in flight that run with no person's yes (several, when calls run side by side). */
   runningUnattended: Set<string>;
   parts: ReturnType<typeof createPartsStore>;
-  jobs: ReturnType<typeof createJobTable>;
+  /** The background jobs (the process runner loads with the first one). */
+  jobs: JobTable;
+  /** A job as one line (`job 2 (running): npm run dev`). */
+  jobLine: (job: JobInfo) => string;
   /** Built by the first call that needs it. */
   shared: SharedContext | null;
   /** A prompt began before the context was built: its checkpoint step begins when it is. */
@@ -80,6 +84,10 @@ export function createHostState(options: ToolHostOptions, sandbox: CommandSandbo
   );
   // Keep an unhandled rejection from escaping before the first call reports it.
   ready.catch(() => {});
+  const { jobs, line } = jobsOnFirstStart({
+    max: options.maxJobs ?? 4,
+    killGraceMs: limits.killGraceMs,
+  });
   return {
     options,
     env,
@@ -93,7 +101,8 @@ export function createHostState(options: ToolHostOptions, sandbox: CommandSandbo
     cautioned: new Set(),
     runningUnattended: new Set(),
     parts: createPartsStore(),
-    jobs: createJobTable({ max: options.maxJobs ?? 4, killGraceMs: limits.killGraceMs }),
+    jobs,
+    jobLine: line,
     shared: null,
     promptPending: false,
   };
@@ -118,7 +127,7 @@ export async function sharedContext(state: HostState): Promise<SharedContext> {
     workspace,
     ledger: state.ledger,
     limits,
-    search: createFileSearch(
+    search: searchOnFirstUse(
       workspace.root,
       env,
       limits.useRipgrep,
@@ -144,4 +153,22 @@ export async function sharedContext(state: HostState): Promise<SharedContext> {
   if (state.promptPending) state.shared.checkpoints.beginPrompt();
   state.promptPending = false;
   return state.shared;
+}
+
+type Search = typeof import("../search/index.ts");
+
+/**
+ * The workspace's file search, whose folder loads at the first listing, glob or grep: a session of
+ * file reads and writes never loads it.
+ */
+function searchOnFirstUse(...args: Parameters<Search["createFileSearch"]>): FileSearch {
+  let search: Promise<FileSearch> | null = null;
+  const loaded = () =>
+    (search ??= import("../search/index.ts").then((module) => module.createFileSearch(...args)));
+  return {
+    backend: async () => (await loaded()).backend(),
+    describe: async () => (await loaded()).describe(),
+    listFiles: async (dir, signal) => (await loaded()).listFiles(dir, signal),
+    grep: async (query) => (await loaded()).grep(query),
+  };
 }

@@ -1,4 +1,4 @@
-import { baseName } from "../shell/index.ts";
+import { baseName } from "../command-line/index.ts";
 
 /**
  * Options that make a command load code or configuration named on its own command line, by command.

@@ -1,11 +1,16 @@
 import type { PermissionCheck } from "../../protocol/index.ts";
-import { type SubCommand, shortCommand } from "../shell/index.ts";
+import { type SubCommand, shortCommand } from "../command-line/index.ts";
+import { loadGlobMatcher } from "../files/index.ts";
 import { codeOption } from "./code-options.ts";
 import { hazardOf } from "./command-hazards.ts";
 import { matchesDeny, matchesPattern, type Pattern, sessionScope } from "./command-patterns.ts";
 import { coverageHazard } from "./coverage-hazards.ts";
 import type { PermissionState } from "./permission-state.ts";
 import { isReadOnlyCommandLine } from "./read-only-commands.ts";
+
+// A rule's words may be globs (`np?`, `rm *`): the matcher is loaded with the command checks, which
+// load with the first command checked.
+await loadGlobMatcher();
 
 // A command that would run without a person's yes must be confined; when it cannot be, a person
 // decides (warned that it runs unconfined), and without one it is refused with the reason.

@@ -3,7 +3,6 @@
 // databases), a remote's history, a disk or the machine itself is beyond it. These commands need a
 // person's yes (or an explicit allow rule); `--yes` alone does not run them.
 import { isAbsolute, resolve } from "node:path";
-import { isWithin } from "../files/index.ts";
 import {
   commandName,
   findStarts,
@@ -11,7 +10,8 @@ import {
   type SubCommand,
   scanWords,
   shortCommand,
-} from "../shell/index.ts";
+} from "../command-line/index.ts";
+import { isWithin } from "../files/index.ts";
 import type { Coverage } from "../undo/index.ts";
 
 /** Where a command line runs and which places outside the workspace the user allowed. */

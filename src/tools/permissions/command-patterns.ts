@@ -1,5 +1,5 @@
+import { baseName, type ParsedCommand, type SubCommand, scanWords } from "../command-line/index.ts";
 import { matchesGlob } from "../files/index.ts";
-import { baseName, type ParsedCommand, type SubCommand, scanWords } from "../shell/index.ts";
 
 /** A rule's words, or an approval remembered for the session. */
 export interface Pattern {

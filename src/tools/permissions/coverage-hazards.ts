@@ -4,7 +4,6 @@
 // command that deletes or overwrites such a path, so that it needs a person's yes.
 import { type Dirent, existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { displayKey, keyWithin } from "../files/index.ts";
 import {
   afterCd,
   commandName,
@@ -15,7 +14,8 @@ import {
   segmentMatcher,
   shortCommand,
   wordPaths,
-} from "../shell/index.ts";
+} from "../command-line/index.ts";
+import { displayKey, keyWithin } from "../files/index.ts";
 import type { Coverage } from "../undo/index.ts";
 
 // Commands that change nothing in the workspace (unless they redirect into a file).

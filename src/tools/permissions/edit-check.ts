@@ -1,4 +1,5 @@
 import type { PermissionCheck } from "../../protocol/index.ts";
+import { loadGlobMatcher } from "../files/index.ts";
 import type { Tool } from "../tool.ts";
 import type { PermissionState } from "./permission-state.ts";
 import { controlledEdit } from "./trusted-files.ts";
@@ -18,10 +19,11 @@ export async function checkEdit(
   // A path the guard refuses is not worth asking about: the tool refuses it with `outside_workspace`.
   if (located === null) return { type: "allow" };
   const { hooksDir } = await state.options.hazards();
+  const trusted = state.trusted();
+  // Trusted commands' files are matched as globs (`*.mk`); the edit guards' own are plain names.
+  if (trusted.length > 0) await loadGlobMatcher();
   const controlled =
-    path === null
-      ? null
-      : controlledEdit(located.display, state.trusted(), () => hooksDir?.() ?? null);
+    path === null ? null : controlledEdit(located.display, trusted, () => hooksDir?.() ?? null);
   if (state.mode === "approve_all") {
     if (!controlled?.hidden) return { type: "allow" };
     return {

@@ -1,6 +1,6 @@
 import type { PermissionMode } from "../../protocol/index.ts";
-import type { ParsedCommand } from "../shell/index.ts";
-import { parseCommand } from "../shell/index.ts";
+import type { ParsedCommand } from "../command-line/index.ts";
+import { parseCommand } from "../command-line/index.ts";
 import type { Tool } from "../tool.ts";
 import type { HazardContext } from "./command-hazards.ts";
 import { type Pattern, wordsOf } from "./command-patterns.ts";

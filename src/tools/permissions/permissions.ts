@@ -1,12 +1,9 @@
 import type { PermissionCheck, PermissionMode, ToolInvocation } from "../../protocol/index.ts";
-import { checkCommand } from "./command-check.ts";
-import { hazardOf } from "./command-hazards.ts";
 import { rememberedPattern } from "./command-patterns.ts";
 import { checkEdit } from "./edit-check.ts";
 import { createPermissionState, type PermissionOptions } from "./permission-state.ts";
 import { planRefusal } from "./plan-mode.ts";
 import { checkReach } from "./reach-check.ts";
-import { isReadOnlyCommandLine } from "./read-only-commands.ts";
 
 export type { CommandRules, PermissionOptions } from "./permission-state.ts";
 
@@ -23,6 +20,19 @@ export interface Permissions {
   setMode(mode: PermissionMode): void;
   mode(): PermissionMode;
 }
+
+// What judges a command line (the rules, the hazards, what only reads) loads with the first command
+// checked: a session of file edits never loads it. Kept once loaded (each `import()` still resolves).
+let commandJudge: Promise<CommandJudge> | null = null;
+type CommandJudge = typeof import("./command-check.ts") &
+  typeof import("./command-hazards.ts") &
+  typeof import("./read-only-commands.ts");
+const judge = (): Promise<CommandJudge> =>
+  (commandJudge ??= Promise.all([
+    import("./command-check.ts"),
+    import("./command-hazards.ts"),
+    import("./read-only-commands.ts"),
+  ]).then(([check, hazards, reads]) => ({ ...check, ...hazards, ...reads })));
 
 /** Builds the permission rules; read-only tools never ask, deny rules always win. */
 export function createPermissions(options: PermissionOptions): Permissions {
@@ -42,6 +52,7 @@ export function createPermissions(options: PermissionOptions): Permissions {
       const command = tool.command(call.args);
       if (state.mode === "plan") {
         // Plan mode: only what reads runs; the model is told to propose instead.
+        const { checkCommand, isReadOnlyCommandLine } = await judge();
         const parsed = command === null ? null : await state.parse(command);
         const { roots, allowedPaths } = await options.hazards();
         const reads =
@@ -53,7 +64,7 @@ export function createPermissions(options: PermissionOptions): Permissions {
           ? verdict
           : planRefusal(tool.name, command, verdict);
       }
-      if (command !== null) return checkCommand(state, command, summarize);
+      if (command !== null) return (await judge()).checkCommand(state, command, summarize);
       if (tool.mutates === "exec") {
         // A tool that acts outside the workspace in its own way (a server's deploy): nothing can
         // confine or undo it, so only a person, or --yes, lets it run.
@@ -73,6 +84,7 @@ export function createPermissions(options: PermissionOptions): Permissions {
       const result = await state.parse(command);
       if (result.type !== "parsed" || result.commands.length === 0)
         return { refused: "nex could not parse this command, so it cannot write a precise rule" };
+      const { hazardOf, isReadOnlyCommandLine } = await judge();
       if (result.commands.some((sub) => sub.opaque))
         return {
           refused:

@@ -2,7 +2,7 @@
 // tools, read-only command lines, web fetches that ask); every edit, every command that could change
 // anything and every tool that acts elsewhere is refused with words that say what to do instead.
 import type { PermissionCheck } from "../../protocol/index.ts";
-import { shortCommand } from "../shell/index.ts";
+import { shortCommand } from "../command-line/index.ts";
 
 /** The refusal of a changing call in plan mode: why, and what the model should do now. */
 export function planRefusal(

@@ -5,7 +5,7 @@
 // allowed path). Anything else asks as before; the sandbox confines these like every command.
 import { homedir } from "node:os";
 import { isAbsolute, relative, resolve } from "node:path";
-import type { SubCommand } from "../shell/index.ts";
+import type { SubCommand } from "../command-line/index.ts";
 
 /** Readers whose every option only changes what is shown; `null` means no option is refused. */
 const READERS: Record<string, RegExp | null> = {

@@ -1,6 +1,6 @@
 import { relative } from "node:path";
+import { baseName, scanWords } from "../command-line/index.ts";
 import { climbsOut, matchesGlob } from "../files/index.ts";
-import { baseName, scanWords } from "../shell/index.ts";
 
 /**
  * Files that decide what a command runs (its scripts, hooks, build definitions and the configuration

@@ -1,5 +1,8 @@
 import { basename } from "node:path";
-import { matchesGlob } from "../files/index.ts";
+import { loadGlobMatcher, matchesGlob } from "../files/index.ts";
+
+// Every search may match a glob: the matcher is loaded with this folder (which loads on first use).
+await loadGlobMatcher();
 
 /**
  * Whether a file matches a glob: a pattern without `/` matches the file name at any depth,

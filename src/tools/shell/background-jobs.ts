@@ -24,7 +24,7 @@ export interface JobTable {
     cwd: string,
     env: Record<string, string | undefined>,
     log: JobLog,
-  ): JobInfo | string;
+  ): Promise<JobInfo | string>;
   list(): JobInfo[];
   info(id: number): JobInfo | null;
   /** The last `lines` lines of a job's output (within `maxBytes`). */
@@ -49,7 +49,7 @@ export function createJobTable(options: { max: number; killGraceMs: number }): J
   const stop = (job: Job): Promise<void> => stopJob(job, options.killGraceMs);
 
   return {
-    start(command, launch, cwd, env, log) {
+    async start(command, launch, cwd, env, log) {
       const running = [...jobs.values()].filter((job) => job.state === "running");
       if (running.length >= options.max) {
         return `Not started: ${running.length} background jobs are running, the most nex allows (${running.map((j) => `job ${j.id}`).join(", ")}). Stop one with the jobs tool (action "stop") first.`;

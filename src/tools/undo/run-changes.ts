@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { displayKey } from "../files/index.ts";
 import { readCheckpointLog, type TurnCheckpoint } from "./checkpoints/index.ts";
 import type { ShadowGit } from "./shadow-git.ts";
-import { openStore, type UndoOptions } from "./undo.ts";
 import { planOf } from "./undo-plan.ts";
-import { currentOf, sameState } from "./undo-restore.ts";
+import { currentOf, presentAt, sameState } from "./undo-restore.ts";
+import { openStore, type UndoOptions } from "./undo-store.ts";
 
 /** The paths whose bytes or mode differ from before the run, and what could not be measured. */
 export interface RunChanges {
@@ -36,7 +36,12 @@ export async function changesSince(
   for (const [key, change] of plan) {
     // Folders are not files: a folder a write created is there because its file is.
     if (key.endsWith("/")) continue;
-    if (!sameState(await currentOf(ws.root, key), change.before)) paths.add(displayKey(key));
+    // Nothing was there before: whether something is now is the answer, its bytes need no reading.
+    const changed =
+      change.before.type === "absent"
+        ? presentAt(ws.root, key)
+        : !sameState(await currentOf(ws.root, key), change.before);
+    if (changed) paths.add(displayKey(key));
   }
   const unmeasured: string[] = [];
   for (const checkpoint of checkpoints) {

@@ -5,9 +5,9 @@ import { displayKey, shortDiff } from "../files/index.ts";
 import { readBlob, readCheckpointLog } from "./checkpoints/index.ts";
 import type { ShadowGit } from "./shadow-git.ts";
 import type { State } from "./turn-changes.ts";
-import { openStore, type UndoOptions } from "./undo.ts";
 import { planOf } from "./undo-plan.ts";
 import { absBytes, type Current, currentOf, sameState } from "./undo-restore.ts";
+import { openStore, type UndoOptions } from "./undo-store.ts";
 
 /** A file larger than this is named, not diffed: a diff is for reading. */
 const MAX_DIFF_BYTES = 1024 * 1024;

@@ -1,5 +1,5 @@
+import { type NamedPaths, namedPaths } from "../command-line/index.ts";
 import { keyWithin, parentKey } from "../files/index.ts";
-import { type NamedPaths, namedPaths } from "../shell/index.ts";
 import {
   type BeforeImage,
   type CommandRun,

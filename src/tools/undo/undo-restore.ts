@@ -3,6 +3,7 @@
 // change, never followed), what undo replaces or removes is first copied into the checkpoint store,
 // and nothing is removed until everything undo writes back is safely in place.
 import { createHash } from "node:crypto";
+import { lstatSync, type Stats } from "node:fs";
 import {
   chmod,
   lchown,
@@ -51,11 +52,16 @@ function gitBlobId(bytes: Buffer): string {
   return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 }
 
-/** The first folder on the way to `key` that is a link or not a folder, or null. */
-export async function blockerOf(root: string, key: string): Promise<string | null> {
+/** The folders on the way to `key`, outermost first. */
+function ancestorsOf(key: string): string[] {
   const ancestors: string[] = [];
   for (let d = parentKey(key); d !== "."; d = parentKey(d)) ancestors.unshift(d);
-  for (const dir of ancestors) {
+  return ancestors;
+}
+
+/** The first folder on the way to `key` that is a link or not a folder, or null. */
+export async function blockerOf(root: string, key: string): Promise<string | null> {
+  for (const dir of ancestorsOf(key)) {
     const info = await lstat(absBytes(root, dir)).catch(() => null);
     if (!info) return null;
     if (!info.isDirectory()) return dir;
@@ -65,15 +71,39 @@ export async function blockerOf(root: string, key: string): Promise<string | nul
 
 /** What is at `key` now, never following a link. */
 export async function currentOf(root: string, key: string): Promise<Current> {
-  // Behind a link or a file where a folder was, the path is not in the workspace at all.
-  if ((await blockerOf(root, key)) !== null) return { type: "absent" };
   const abs = absBytes(root, key.endsWith("/") ? key.slice(0, -1) : key);
-  const info = await lstat(abs).catch(() => null);
+  const info = await entryAt(root, key, abs);
   if (!info) return { type: "absent" };
   if (info.isSymbolicLink())
     return { type: "link", target: await readlink(abs, { encoding: "buffer" }) };
   if (info.isDirectory()) return { type: "dir", mode: info.mode & 0o7777 };
   return { type: "file", bytes: await readFile(abs), mode: info.mode & 0o7777 };
+}
+
+/**
+ * Whether anything is at `key` now (what `currentOf` calls not absent), without reading it: a run's
+ * changed files ask this of every path it created, so it is synchronous (no thread-pool round trips).
+ */
+export function presentAt(root: string, key: string): boolean {
+  // Behind a link or a file where a folder was, the path is not in the workspace at all.
+  // A folder that cannot be read counts as nothing there, as `currentOf` has it.
+  for (const dir of ancestorsOf(key))
+    if (!entryNow(absBytes(root, dir))?.isDirectory()) return false;
+  return entryNow(absBytes(root, key.endsWith("/") ? key.slice(0, -1) : key)) !== null;
+}
+
+function entryNow(abs: Buffer): Stats | null {
+  try {
+    return lstatSync(abs, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+async function entryAt(root: string, key: string, abs: Buffer): Promise<Stats | null> {
+  // Behind a link or a file where a folder was, the path is not in the workspace at all.
+  if ((await blockerOf(root, key)) !== null) return null;
+  return lstat(abs).catch(() => null);
 }
 
 /** Whether what is there now has the content of `state` (modes aside). */

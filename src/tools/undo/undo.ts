@@ -1,41 +1,22 @@
 import { join } from "node:path";
-import { createWorkspace, displayKey } from "../files/index.ts";
+import { displayKey } from "../files/index.ts";
 import {
   changedAnything,
   dropCheckpoints,
   keepOnlyUnsure,
   loadCheckpoints,
-  shadowFor,
   type TurnCheckpoint,
 } from "./checkpoints/index.ts";
-import type { SnapshotLimits } from "./shadow-git.ts";
 import { applySteps, restoredOf } from "./undo-apply.ts";
 import { planOf } from "./undo-plan.ts";
 import type { UndoPreviewStep } from "./undo-preview.ts";
 import { describe, limitsOf, shortCommand, type UndoReport } from "./undo-report.ts";
 import { currentOf, type RestoreContext } from "./undo-restore.ts";
 import { decideSteps } from "./undo-steps.ts";
+import { openStore, type UndoOptions } from "./undo-store.ts";
 
 export type { UndoAction, UndoReport } from "./undo-report.ts";
-
-/** Where the checkpoints are and how many steps to undo. */
-export interface UndoOptions {
-  workspace: string;
-  checkpointDir: string;
-  /** How many of the most recent steps (user prompts that changed something) to undo (at least 1). */
-  turns: number;
-  allowedPaths?: string[];
-  /** nex's own data directories, left out of snapshots (see ToolHostOptions.privatePaths). */
-  privatePaths?: string[];
-  /** Environment for git (default: this process's). */
-  env?: Record<string, string | undefined>;
-  limits?: Partial<SnapshotLimits>;
-  /**
-   * Also revert changes made while a command ran that the command does not name (they may be
-   * someone else's; only the user can say).
-   */
-  includeUnsure?: boolean;
-}
+export type { UndoOptions } from "./undo-store.ts";
 
 /** One step undo can take: the checkpoints of one user prompt (or one turn, in older logs). */
 interface UndoStep {
@@ -94,22 +75,6 @@ async function goneUnheld(
     }
   }
   return gone;
-}
-
-/** The workspace guard and the shadow repository of a checkpoint store, as undo and its preview read them. */
-export async function openStore(options: Omit<UndoOptions, "turns">) {
-  const ws = await createWorkspace(
-    options.workspace,
-    options.allowedPaths ?? [],
-    options.privatePaths ?? [],
-  );
-  const shadow = shadowFor({
-    checkpointDir: options.checkpointDir,
-    workspace: ws,
-    env: options.env ?? process.env,
-    ...(options.limits ? { limits: options.limits } : {}),
-  });
-  return { ws, shadow };
 }
 
 /**

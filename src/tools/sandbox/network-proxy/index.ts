@@ -1,12 +1,12 @@
 // A sandbox network by host: commands reach only the hosts the user allowed, through a proxy nex
-// runs. The proxy itself (node:http) loads with the first filtered command.
+// runs. The proxy itself (node:http) and its forwarder load with the first filtered command; the
+// allow list's check of an entry is what a session's configuration needs at start-up.
 import { hostAllowlist } from "./allowlist.ts";
 import type { FilterProxyOptions } from "./filter-proxy.ts";
-import { type FilterMount, filterMount } from "./forwarder.ts";
+import type { FilterMount } from "./forwarder.ts";
 
 export { entryProblem, HOST_PRESETS } from "./allowlist.ts";
 export type { FilterMount } from "./forwarder.ts";
-export { proxyEnvironment, SANDBOX_PROXY_PORT } from "./forwarder.ts";
 
 /** One command's network filter: what bubblewrap adds, what was refused, and its end. */
 export interface NetworkFilter {
@@ -28,7 +28,10 @@ export async function openNetworkFilter(options: {
   node: string;
   lifelineFd: number;
 }): Promise<NetworkFilter> {
-  const { refusalText, startFilterProxy } = await import("./filter-proxy.ts");
+  const [{ refusalText, startFilterProxy }, { filterMount }] = await Promise.all([
+    import("./filter-proxy.ts"),
+    import("./forwarder.ts"),
+  ]);
   const proxy = await startFilterProxy({
     allow: hostAllowlist(options.allowHosts),
     addressKind: options.addressKind,
