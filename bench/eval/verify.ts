@@ -17,8 +17,9 @@ export function verifyTask(task: Task): Verdict {
   const problems: string[] = [];
   const untouched = prepareWorkspace(task);
   try {
-    const before = checkTask(task, untouched, "");
     const changeNothing = task.unchanged === true;
+    // Where changing nothing is right, the untouched repository with the right answer passes.
+    const before = checkTask(task, untouched, changeNothing ? (task.solutionAnswer ?? "") : "");
     if (before.solved !== changeNothing)
       problems.push(
         changeNothing

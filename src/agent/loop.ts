@@ -14,7 +14,7 @@ import type { LoopOptions } from "./loop-options.ts";
 import { namedCalls } from "./named-calls.ts";
 import { RefusalTracker } from "./refusal-tracker.ts";
 import { RepeatGuard } from "./repeat-guard.ts";
-import { type ReplyNudges, replyNudge } from "./reply-nudges.ts";
+import { type ReplyNudges, replyNudge, runawayNudge } from "./reply-nudges.ts";
 import { createAttemptRelay } from "./request-events.ts";
 import { abortReason, SESSION_WORDS, type StopWords } from "./stop-words.ts";
 import type { AliasedCall } from "./tool-aliases.ts";
@@ -54,7 +54,12 @@ export async function* runLoop(
   // Once a cut answer was asked again with more tokens, later requests of the prompt may use them too.
   const raise = { maxTokens: null as number | null };
   const reminded = { ofParts: false };
-  const nudges: ReplyNudges = { askedForAnswer: false, textCalls: 0, lastTurn: false };
+  const nudges: ReplyNudges = {
+    askedForAnswer: false,
+    textCalls: 0,
+    lastTurn: false,
+    runaways: 0,
+  };
   // Every end of a run removes the staging of writes in parts left unfinished: they would otherwise
   // stay in the user's workspace as hidden files no later run can complete.
   const finish = async function* (event: TerminalEvent): AsyncGenerator<AgentEvent, TerminalEvent> {
@@ -129,6 +134,10 @@ export async function* runLoop(
     yield* runCalls(assembled.toolCalls, run);
     const stop = tracker.endTurn(run.refusals);
     if (stop) return yield* finish({ type: "error", code: "repeated_failure", message: stop });
+    const loop = assembled.runaway
+      ? yield* askAfterRunaway(assembled.runaway, options, nudges)
+      : null;
+    if (loop) return yield* finish(loop);
     if (signal.aborted) {
       yield* keepInterrupted(messages, abortReason(signal));
       return yield* finish({ type: "aborted", reason: abortReason(signal) });
@@ -239,6 +248,8 @@ async function* endWithoutCalls(
     yield { type: "notice", message: "The model refused the request; its answer follows." };
     return { type: "done", finalText: assembled.refusal, turns: turn };
   }
+  if (assembled.runaway)
+    return (yield* askAfterRunaway(assembled.runaway, options, nudges)) ?? "continue";
   const cut = describeCutAnswer(assembled, maxTokens, words);
   if (cut) return { type: "error", code: "invalid_response", message: cut };
   if (turn === 1 && !assembled.text.trim()) {
@@ -277,6 +288,22 @@ async function* endWithoutCalls(
     };
   }
   return { type: "done", finalText: assembled.text, turns: turn };
+}
+
+/** After a reply nex cut while it looped: the model asked once (null), or the run's end. */
+async function* askAfterRunaway(
+  detail: string,
+  options: LoopOptions,
+  nudges: ReplyNudges,
+): AsyncGenerator<AgentEvent, TerminalEvent | null> {
+  const nudge = runawayNudge(detail, nudges);
+  if (nudge.type === "error")
+    return { type: "error", code: "invalid_response", message: nudge.message };
+  yield { type: "notice", message: nudge.notice };
+  const reminder: Message = { type: "user", text: nudge.reminder };
+  options.messages.push(reminder);
+  yield { type: "message_added", message: reminder };
+  return null;
 }
 
 /**
@@ -392,8 +419,9 @@ async function* request(
 }
 
 function wasCutByOutputLimit(turn: AssembledTurn): boolean {
-  // A server that streamed far past the limit ignores it: a larger one would only bring a larger flood.
-  if (turn.outputOverrun) return false;
+  // A server that streamed far past the limit ignores it: a larger one would only bring a larger flood;
+  // a loop nex cut would loop longer.
+  if (turn.outputOverrun || turn.runaway) return false;
   if (turn.stopReason === "length") return true;
   return turn.toolCalls.some(
     (call) => call.verdict.type === "poisoned" && call.verdict.cause === "output_limit",

@@ -22,7 +22,10 @@ export async function* namedCalls(
 ): AsyncGenerator<AgentEvent, AssembledTurn> {
   const { turn, specs, explained, aliases } = context;
   const known = specs.map((spec) => spec.name);
-  const written = reply.toolCalls.length === 0 ? jsonReplyCalls(reply.text, known) : null;
+  // Calls written in a reply that did not end whole (cut at its limit, dropped, a loop nex stopped)
+  // never run: the same rule as a native call's verdict.
+  const whole = reply.terminated && reply.stopReason !== "length" && reply.runaway === undefined;
+  const written = reply.toolCalls.length === 0 && whole ? jsonReplyCalls(reply.text, known) : null;
   if (written) {
     yield {
       type: "notice",

@@ -17,6 +17,10 @@ export interface ReplyNudges {
   textCalls: number;
   /** The model was asked again on the last turn (cleared by a turn with calls). */
   lastTurn: boolean;
+  /** What the last turn's telling was about: the same problem right after it ends the run. */
+  lastKind?: UnrunKind;
+  /** Replies nex cut because they looped (see providers/turns/repetition.ts). */
+  runaways: number;
 }
 
 /** What nex does with such a reply: ask the model again, or end the run with an error. */
@@ -36,11 +40,18 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
       reminder: EMPTY_REPLY_NUDGE,
     };
   }
-  const mayAsk = !nudges.lastTurn && nudges.textCalls < MAX_TEXT_CALL_REMINDERS;
-  const textCall = findTextToolCall(text, known);
-  if (textCall && !textCall.marked && mayAsk) {
+  // Told once in a row per problem: a reply with a new problem (a real tool now, its JSON broken)
+  // is progress and is told too, within the run's few.
+  const mayAsk = (kind: UnrunKind) =>
+    nudges.textCalls < MAX_TEXT_CALL_REMINDERS && !(nudges.lastTurn && nudges.lastKind === kind);
+  const told = (kind: UnrunKind) => {
     nudges.textCalls += 1;
     nudges.lastTurn = true;
+    nudges.lastKind = kind;
+  };
+  const textCall = findTextToolCall(text, known);
+  if (textCall && !textCall.marked && mayAsk("text")) {
+    told("text");
     return {
       type: "ask",
       notice: `The model wrote a ${textCall.tool} call as JSON text instead of calling the tool; nex told it so and asks again.`,
@@ -51,22 +62,32 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
     return { type: "error", message: textToolCallMessage(textCall.tool, textCall.marked) };
   const invented = inventedToolCall(text, known);
   const broken = invented === null ? brokenJsonCall(text, known) : null;
-  if ((invented ?? broken) !== null && !mayAsk && nudges.textCalls > 0) {
-    // Told once already: the reply is still a call nex cannot run, and the task is not done.
-    return { type: "error", message: unrunCallMessage(invented, broken) };
+  const echoed = invented === null && broken === null && echoedToolList(text);
+  const kind: UnrunKind = invented !== null ? "invented" : broken !== null ? "broken" : "echo";
+  if (((invented ?? broken) !== null || echoed) && !mayAsk(kind) && nudges.textCalls > 0) {
+    // Told already: the reply is still a call nex cannot run, and the task is not done.
+    const again = nudges.lastTurn && nudges.lastKind === kind;
+    return { type: "error", message: unrunCallMessage(invented, broken, again) };
   }
-  if (invented !== null && mayAsk) {
-    nudges.textCalls += 1;
-    nudges.lastTurn = true;
+  if (echoed && mayAsk(kind)) {
+    told(kind);
+    return {
+      type: "ask",
+      notice:
+        "The model answered with its tool list (tool definitions in <tools>), not a call or an answer; nex told it so and asks again.",
+      reminder: ECHO_NUDGE,
+    };
+  }
+  if (invented !== null && mayAsk(kind)) {
+    told(kind);
     return {
       type: "ask",
       notice: `The model called a tool that does not exist (${invented}) in JSON text; nex told it which tools there are and asks again.`,
       reminder: inventedToolReminder(invented, known),
     };
   }
-  if (broken !== null && mayAsk) {
-    nudges.textCalls += 1;
-    nudges.lastTurn = true;
+  if (broken !== null && mayAsk(kind)) {
+    told(kind);
     return {
       type: "ask",
       notice: `The model wrote a ${broken} call as JSON text that does not parse; nex told it so and asks again.`,
@@ -76,18 +97,63 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
   return null;
 }
 
-function unrunCallMessage(invented: string | null, broken: string | null): string {
+/**
+ * A reply nex cut while it looped (`detail`: what repeated): nothing of it ran. The model is told once
+ * a run and asked for one call; a second loop ends the run, saying what to change.
+ */
+export function runawayNudge(detail: string, nudges: ReplyNudges): ReplyNudge {
+  nudges.runaways += 1;
+  if (nudges.runaways > MAX_RUNAWAY_REMINDERS) {
+    return {
+      type: "error",
+      message:
+        `The model's reply looped again (${detail}) after nex told it so: nex stopped the stream, so the server stopped generating, and ran nothing of that reply, so the task is not done. ` +
+        "Small models fall into such loops: a larger model, or a repeat penalty on the server (llama-server `--repeat-penalty 1.1`, or your server's sampling settings), helps; then run the task again.",
+    };
+  }
+  return {
+    type: "ask",
+    notice: `The model's reply looped (${detail}): nex stopped the stream, so the server stopped generating, ran nothing of that reply, and asks the model once for a single call.`,
+    reminder: `nex: your last reply wrote ${detail}, a loop, so nex stopped it and ran none of it. Make one tool call now (one call, once), or answer if the task is done.`,
+  };
+}
+
+/** The problems of a reply the loop tells the model about. */
+type UnrunKind = "text" | "invented" | "broken" | "echo";
+
+function unrunCallMessage(invented: string | null, broken: string | null, again: boolean): string {
   const what =
     invented !== null
       ? `a call to a tool that does not exist (${invented})`
-      : `a ${broken} call in JSON that does not parse`;
+      : broken !== null
+        ? `a ${broken} call in JSON that does not parse`
+        : "its tool list (tool definitions), not a call or an answer";
+  const when = again
+    ? "again after nex told it so"
+    : `after nex had asked it again ${MAX_TEXT_CALL_REMINDERS} times this run`;
   return (
-    `The model's reply was ${what}, again after nex told it so, so nex ran nothing and the task is not done. ` +
+    `The model's reply was ${what}, ${when}, so nex ran nothing and the task is not done. ` +
     "The model writes calls outside its chat format's tool-call syntax: a model trained for tool calls does better; `nex doctor` checks a model's tool calls."
   );
 }
 
+/**
+ * A reply that echoes the tool list the chat template showed the model (Qwen2.5-Coder 0.5B, r11
+ * new-module: `<tools>` and a `{"type": "function", "function": {...}}` per tool) is no answer: as
+ * one it would end the task as done. The tag and a definition together; either alone may be an answer.
+ */
+function echoedToolList(text: string): boolean {
+  return (
+    /<tools>/.test(text) && /\{\s*"type"\s*:\s*"function"\s*,\s*"function"\s*:\s*\{/.test(text)
+  );
+}
+
+const ECHO_NUDGE =
+  "nex: your reply was a list of tool definitions, not a tool call or an answer, so nothing ran. Call one of your tools now with a real tool call, or, if you are finished, answer in plain words.";
+
 const EMPTY_REPLY_NUDGE =
   "nex: your reply was empty. If the task is not finished, continue with a tool call; if it is, answer with a short summary of what you did.";
+// A looping reply: the model is told this many times a run, then the run ends.
+const MAX_RUNAWAY_REMINDERS = 1;
 // Calls written as JSON text: the model is told once in a row, at most this many times a run.
 const MAX_TEXT_CALL_REMINDERS = 3;

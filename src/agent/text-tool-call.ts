@@ -3,7 +3,7 @@
 // such a run as "done" would report a task as finished while nothing of it ran, so the loop asks.
 
 import type { AssembledToolCall } from "../protocol/index.ts";
-import { canonicalToolName } from "./tool-names.ts";
+import { canonicalToolName, commandNamedTool } from "./tool-names.ts";
 
 /** The shapes open models use to write a call as text, when the server leaves it unparsed. */
 const MARKERS = [
@@ -151,7 +151,9 @@ function objectEnd(text: string, start: number): number | null {
  * the reply never ends the task as done; one invented call alone is left to `inventedToolCall`.
  */
 export function jsonReplyCalls(text: string, toolNames: readonly string[]): JsonReplyCall[] | null {
-  const calls = (jsonObjects(text) ?? []).flatMap((body) => callOf(body) ?? []);
+  const calls = (jsonObjects(text) ?? [])
+    .flatMap((body) => callOf(body) ?? [])
+    .map((call) => ({ ...call, name: commandNamedTool(call.name, call.args, toolNames) }));
   const known = calls.some((call) => toolNames.includes(canonicalToolName(call.name, toolNames)));
   return known ? calls : null;
 }

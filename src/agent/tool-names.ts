@@ -17,3 +17,20 @@ export function canonicalToolName(name: string, known: readonly string[]): strin
   if (first !== undefined && known.includes(first)) return first;
   return name;
 }
+
+/**
+ * A call named by the command it runs, with bash's arguments (tool `node --test` with
+ * {"command": "node --test src/slugify.js"}: Qwen2.5-Coder 0.5B, fix-test-js) is that bash call: the
+ * command starts with the name, so nothing about it is guessed. Any other name stays as it came.
+ */
+export function commandNamedTool(name: string, args: unknown, known: readonly string[]): string {
+  if (known.includes(name) || !known.includes("bash")) return name;
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return name;
+  const { command, ...rest } = args as Record<string, unknown>;
+  if (typeof command !== "string" || Object.keys(rest).some((key) => !BASH_KEYS.has(key)))
+    return name;
+  const words = command.trim();
+  return words === name.trim() || words.startsWith(`${name.trim()} `) ? "bash" : name;
+}
+
+const BASH_KEYS = new Set(["timeout_seconds", "background"]);

@@ -20,6 +20,8 @@ export interface LoggedRequest {
   body: unknown;
   /** `Date.now()` when the request's body had been read. */
   receivedAt: number;
+  /** A streamed answer: the parts written, and whether the client closed the connection before the last one. */
+  stream?: { partsWritten: number; clientLeftEarly: boolean };
 }
 
 /** Chooses a script for a request; `index` counts every request the stub received, from 0. */
@@ -89,7 +91,7 @@ export async function startStubEndpoint(options: StubOptions = {}): Promise<Stub
       (forModel ? queue.shift() : undefined) ??
       (handler && forModel ? await handler(logged, logged.index) : null) ??
       unscripted(logged);
-    await play(script, req, res);
+    await play(script, req, res, logged);
   }
 
   function control(method: string, path: string, rawBody: string, res: ServerResponse): void {
@@ -139,7 +141,12 @@ function unscripted(request: LoggedRequest): Script {
   };
 }
 
-async function play(script: Script, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function play(
+  script: Script,
+  req: IncomingMessage,
+  res: ServerResponse,
+  logged: LoggedRequest,
+): Promise<void> {
   // The client may leave at any time (abort, timeout); stop writing then.
   let gone = false;
   res.on("close", () => {
@@ -177,10 +184,16 @@ async function play(script: Script, req: IncomingMessage, res: ServerResponse): 
       });
       res.flushHeaders();
       let budget = script.cutBodyAt ?? Number.POSITIVE_INFINITY;
+      const stream = { partsWritten: 0, clientLeftEarly: false };
+      logged.stream = stream;
       for (const part of script.parts) {
         const { data, delayMs } = normalise(part, script.delayMs ?? 0);
         if (delayMs > 0) await sleep(delayMs);
-        if (gone) return;
+        if (gone) {
+          stream.clientLeftEarly = true;
+          return;
+        }
+        stream.partsWritten += 1;
         const bytes = Buffer.from(data, "utf8");
         if (bytes.length >= budget) {
           if (budget > 0) res.write(bytes.subarray(0, budget));

@@ -64,6 +64,8 @@ export interface AssembledTurn {
   dropDetail?: string;
   /** nex cut the stream: its output went far past `max_tokens` (the server ignored the limit). */
   outputOverrun?: boolean;
+  /** nex cut the stream: the text looped (e.g. "the same read_file call 3 times in a row"). */
+  runaway?: string;
   usage: Usage | null;
   /** The model's reasoning, apart from its text (reasoning fields, thinking blocks, `<think>` tags). */
   reasoning?: string;

@@ -61,6 +61,9 @@ export function createWireClient(options: ClientOptions, spec: WireSpec): Stream
     ...(options.headers ?? {}),
     ...spec.auth,
   };
+  // Set when nex stopped reading a response itself: the server may still be busy with it.
+  let cut = false;
+  const settle = { accept: "application/json", ...(options.headers ?? {}), ...spec.auth };
   return (request, signal) => {
     const exchange: WireExchange = {
       url: spec.url,
@@ -78,11 +81,32 @@ export function createWireClient(options: ClientOptions, spec: WireSpec): Stream
           meter,
         });
         const read = asStream ? spec.readStream : spec.readWhole;
-        return yield* read(rest, assembler, transport.context);
+        const outcome = yield* read(rest, assembler, transport.context);
+        cut ||= assembler.isCut();
+        return outcome;
       },
     };
-    return runRequest(exchange, signal, transport);
+    if (!cut) return runRequest(exchange, signal, transport);
+    cut = false;
+    return afterSettling(
+      signal,
+      () => runRequest(exchange, signal, transport),
+      async () => {
+        const { settleAfterCut } = await import("./settle-after-cut.ts");
+        await settleAfterCut(transport.fetch, spec.url, settle, signal);
+      },
+    );
   };
+}
+
+/** The request, sent once the server has settled after a response nex cut (loaded only then). */
+async function* afterSettling<T, R>(
+  signal: AbortSignal,
+  request: () => AsyncGenerator<T, R>,
+  settled: () => Promise<void>,
+): AsyncGenerator<T, R> {
+  if (!signal.aborted) await settled();
+  return yield* request();
 }
 
 /**

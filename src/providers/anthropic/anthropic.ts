@@ -128,7 +128,7 @@ async function* readStream(
         );
         break;
       }
-      if (assembler.isOverrun()) break;
+      if (assembler.isCut()) break;
     }
   } catch (error) {
     if (!(error instanceof StreamFailure) || error.kind === "aborted" || !assembler.hasOutput())

@@ -86,8 +86,8 @@ async function* readStream(
         }
         if (typeof choice.finish_reason === "string") assembler.setStopReason(choice.finish_reason);
       }
-      // Far past max_tokens: stop reading (the assembler has cut the turn).
-      if (assembler.isOverrun()) break;
+      // Far past max_tokens, or a loop: stop reading (the assembler has cut the turn).
+      if (assembler.isCut()) break;
     }
   } catch (error) {
     if (!(error instanceof StreamFailure) || error.kind === "aborted" || !assembler.hasOutput())

@@ -119,7 +119,7 @@ async function* readStream(
         assembler.markDropped(`the endpoint reported an error mid-stream: ${failureWords(data)}`);
         break;
       }
-      if (assembler.isOverrun()) break;
+      if (assembler.isCut()) break;
     }
   } catch (error) {
     if (!(error instanceof StreamFailure) || error.kind === "aborted" || !assembler.hasOutput())

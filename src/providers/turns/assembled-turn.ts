@@ -1,6 +1,7 @@
 // The end of one response: what the assembler collected, judged once into an AssembledTurn (the
 // answer without orphan reasoning, usage, stop reason, and a verdict per tool call).
 import type { AssembledToolCall, AssembledTurn, Replay, Usage } from "../../protocol/index.ts";
+import type { Repetition } from "./repetition.ts";
 import { historyReplay } from "./replay.ts";
 import { isNormalStop, mapStopReason, terminatorName, type WireFormat } from "./stop-reason.ts";
 import { judgeCall } from "./verdict.ts";
@@ -57,6 +58,8 @@ export interface CollectedTurn {
   tagged: boolean;
   overrun: boolean;
   dropDetail: string | null;
+  /** The text looped and nex stopped reading (see repetition.ts). */
+  repetition: Repetition | null;
   reasoningInContent: boolean;
   calls: CallState[];
   rawStop: string | null;
@@ -69,20 +72,19 @@ export function finishTurn(
   parts: CollectedTurn,
   options: { wire: WireFormat; streaming: boolean; maxTokens: number },
 ): AssembledTurn {
-  const {
-    text,
-    reasoning,
-    refusal,
-    replay,
-    tagged,
-    overrun,
-    dropDetail,
-    calls,
-    rawStop,
-    usage,
-    terminated,
-  } = parts;
-  const answer = splitOrphanClose(text.join(""), tagged && reasoning.length === 0);
+  const { text, reasoning, refusal, replay, tagged, overrun, calls, rawStop, usage, repetition } =
+    parts;
+  // A loop cut by nex: the text keeps its first round (what the model said), and the turn did not
+  // end on its own, so nothing in it counts as arrived whole.
+  const terminated = parts.terminated && repetition === null;
+  const dropDetail = repetition
+    ? `the model wrote ${repetition.detail} (a loop), so nex stopped the stream`
+    : parts.dropDetail;
+  const said = text.join("");
+  const answer = splitOrphanClose(
+    repetition ? said.slice(0, repetition.keepChars) : said,
+    tagged && reasoning.length === 0,
+  );
   let reasoningInContent = parts.reasoningInContent;
   if (answer.reasoning) {
     reasoning.push(answer.reasoning);
@@ -135,6 +137,7 @@ export function finishTurn(
     terminated,
     ...(dropDetail ? { dropDetail } : {}),
     ...(overrun ? { outputOverrun: true } : {}),
+    ...(repetition ? { runaway: repetition.detail } : {}),
     usage: finalUsage,
     ...(reasoning.length > 0 ? { reasoning: reasoning.join("") } : {}),
     ...(reasoningInContent ? { reasoningInContent: true } : {}),

@@ -5,12 +5,8 @@ import { addCallDelta, type CallDelta, type CallState, finishTurn } from "./asse
 
 export type { CallDelta } from "./assembled-turn.ts";
 
-import {
-  createOutputMeter,
-  type OutputMeter,
-  outputCharLimit,
-  overrunDetail,
-} from "./output-meter.ts";
+import { createOutputCount, createOutputMeter, type OutputMeter } from "./output-meter.ts";
+import { createWatchedText } from "./repetition.ts";
 import type { WireFormat } from "./stop-reason.ts";
 import { type ContentPiece, createThinkSplitter } from "./think-tags.ts";
 
@@ -42,6 +38,8 @@ export interface TurnAssembler {
   hasOutput(): boolean;
   /** The output went far past `max_tokens` (see output-meter.ts): stop reading, the turn is cut. */
   isOverrun(): boolean;
+  /** Stop reading: the output ran far past `max_tokens`, or the text loops (see repetition.ts). */
+  isCut(): boolean;
   isTerminated(): boolean;
   finish(): AssembledTurn;
 }
@@ -58,7 +56,8 @@ export interface AssemblerOptions {
 }
 
 export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
-  const text: string[] = [];
+  // The answer's text, watched for a loop of calls written as text (reasoning and arguments are not).
+  const text = createWatchedText();
   const reasoning: string[] = [];
   const refusal: string[] = [];
   let replay: Replay | null = null;
@@ -66,23 +65,17 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
   // Answer text came as content that may carry reasoning tags (not Anthropic text blocks).
   let tagged = false;
   const meter = options.meter ?? createOutputMeter();
-  const limit = outputCharLimit(options.maxTokens);
-  let overrun = false;
-  let dropDetail: string | null = null;
   // Text, reasoning and tool-call bytes are output: they count against max_tokens and as progress.
-  const count = (chars: number) => {
-    meter.chars += chars;
-    if (meter.chars > limit && !overrun) {
-      overrun = true;
-      dropDetail = overrunDetail(meter.chars, options.maxTokens);
-    }
-  };
+  const output = createOutputCount(meter, options.maxTokens);
+  const count = output.add;
+  let dropDetail: string | null = null;
   // Reasoning came inside the answer's text (`<think>`): the server has no reasoning parser on.
   let reasoningInContent = false;
   const relay = (pieces: ContentPiece[]): ProviderEvent[] =>
     pieces.map((piece) => {
       if (piece.kind !== "text") reasoningInContent = true;
-      (piece.kind === "text" ? text : reasoning).push(piece.text);
+      if (piece.kind === "text") text.add(piece.text);
+      else reasoning.push(piece.text);
       count(piece.text.length);
       return piece.kind === "text"
         ? { type: "text_delta", text: piece.text }
@@ -96,7 +89,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
   return {
     addText(piece) {
       if (!piece) return;
-      text.push(piece);
+      text.add(piece);
       count(piece.length);
     },
     addContent(piece) {
@@ -143,28 +136,32 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       terminated = true;
     },
     markDropped(detail) {
-      if (!overrun) dropDetail = detail;
+      dropDetail = detail;
     },
     hasOutput() {
       // Reasoning is output too: it was shown, and it took the model's time and tokens.
-      return text.length > 0 || calls.size > 0 || reasoning.length > 0 || refusal.length > 0;
+      return text.pieces.length > 0 || calls.size > 0 || reasoning.length > 0 || refusal.length > 0;
     },
     isTerminated() {
       return terminated;
     },
     isOverrun() {
-      return overrun;
+      return output.overrun !== null;
+    },
+    isCut() {
+      return output.overrun !== null || text.loop !== null;
     },
     finish: () =>
       finishTurn(
         {
-          text,
+          text: text.pieces,
           reasoning,
           refusal,
           replay,
           tagged,
-          overrun,
-          dropDetail,
+          overrun: output.overrun !== null,
+          dropDetail: output.overrun ?? dropDetail,
+          repetition: text.loop,
           reasoningInContent,
           calls: [...calls.values()],
           rawStop,

@@ -29,6 +29,23 @@ export function outputCharLimit(maxTokens: number): number {
   return (2 * maxTokens + SLACK_TOKENS) * CHARS_PER_TOKEN;
 }
 
+/** Counts a response's output against its bound: `overrun` says how far past it, once it went far past. */
+export function createOutputCount(
+  meter: OutputMeter,
+  maxTokens: number,
+): { add(chars: number): void; overrun: string | null } {
+  const limit = outputCharLimit(maxTokens);
+  const output = {
+    overrun: null as string | null,
+    add(chars: number) {
+      meter.chars += chars;
+      if (meter.chars > limit && output.overrun === null)
+        output.overrun = overrunDetail(meter.chars, maxTokens);
+    },
+  };
+  return output;
+}
+
 /** The drop detail of a cut response, for the user and the refused calls' results. */
 export function overrunDetail(chars: number, maxTokens: number): string {
   const tokens = Math.round(chars / CHARS_PER_TOKEN);
