@@ -49,10 +49,11 @@ test("any value written with escaped keys and strings reads back exact, keys in 
     ),
   })).value;
   fc.assert(
-    fc.property(json, fc.boolean(), (built, escape) => {
+    fc.property(json, fc.boolean(), (built, withEscapes) => {
+      poison();
       // Through JSON once: the value as a parser without the bug gives it (__proto__ an own key).
       const value: unknown = JSON.parse(JSON.stringify(built));
-      const text = escape ? escaped(value) : JSON.stringify(value, null, 1);
+      const text = withEscapes ? escaped(value) : JSON.stringify(value, null, 1);
       assert.equal(JSON.stringify(parseJson(text)), JSON.stringify(value));
     }),
     { numRuns: 500 },
