@@ -45,12 +45,15 @@ function standIn(text: string): string {
 
 /** The index just past the string that opens at `start`, or -1 if it never closes. */
 function stringEnd(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5c) i++;
-    else if (c === 0x22) return i + 1;
+  // indexOf, not a loop over every character: an argument may hold a whole file.
+  for (let from = start + 1; ; ) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) return -1;
+    let slashes = 0;
+    while (text.charCodeAt(quote - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) return quote + 1;
+    from = quote + 1;
   }
-  return -1;
 }
 
 /** True when the string that ended at `end` is an object's key: a colon follows it. */
