@@ -3,6 +3,7 @@
 // such a run as "done" would report a task as finished while nothing of it ran, so the loop asks.
 
 import type { AssembledToolCall } from "../protocol/index.ts";
+import { parseJson } from "../protocol/index.ts";
 import { canonicalToolName, commandNamedTool } from "./tool-names.ts";
 
 /** The shapes open models use to write a call as text, when the server leaves it unparsed. */
@@ -47,7 +48,7 @@ export function findTextToolCall(
     .replace(/\s*```$/, "");
   if (!whole.startsWith("{") || !whole.endsWith("}")) return null;
   try {
-    const value = JSON.parse(whole) as {
+    const value = parseJson(whole) as {
       name?: unknown;
       arguments?: unknown;
       parameters?: unknown;
@@ -193,7 +194,7 @@ const DOUBLED = /^\{\{[\s\S]*\}\}$/;
 
 function parsed(json: string): unknown {
   try {
-    return JSON.parse(json);
+    return parseJson(json);
   } catch {
     return null;
   }
@@ -208,7 +209,7 @@ export function inventedToolCall(text: string, toolNames: readonly string[]): st
   const body = unfenced(text);
   if (!body.startsWith("{")) return null;
   try {
-    const value = JSON.parse(body) as Record<string, unknown> | null;
+    const value = parseJson(body) as Record<string, unknown> | null;
     if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
     const named = typeof value.name === "string" ? value.name : null;
     const hasArgs = "arguments" in value || "parameters" in value;

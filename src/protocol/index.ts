@@ -3,6 +3,7 @@ export { cutOffBy } from "./cut-off.ts";
 export type * from "./errors.ts";
 export type * from "./events.ts";
 export { isTerminal } from "./events.ts";
+export { parseJson } from "./json-text.ts";
 export type * from "./messages.ts";
 export { plainText } from "./plain-text.ts";
 export type * from "./provider.ts";

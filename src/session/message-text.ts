@@ -1,5 +1,5 @@
 import type { Message, ToolCall } from "../protocol/index.ts";
-import { formatCount } from "../protocol/index.ts";
+import { formatCount, parseJson } from "../protocol/index.ts";
 
 /**
  * Messages as plain text for a summariser. Historical tool arguments are never quoted in part: a short
@@ -30,7 +30,7 @@ function inlineValue(value: unknown): string | null {
 export function describeToolCall(call: ToolCall): string {
   let args: unknown;
   try {
-    args = JSON.parse(call.argumentsText);
+    args = parseJson(call.argumentsText);
   } catch {
     return `[${call.name}: ${formatCount(bytes(call.argumentsText))} bytes of arguments omitted (not valid JSON)]`;
   }

@@ -1,4 +1,5 @@
 import type { AgentEvent, Message, ReadRecord } from "../protocol/index.ts";
+import { parseJson } from "../protocol/index.ts";
 
 /** The journal format version written in every record's `v`. */
 export const JOURNAL_VERSION = 1;
@@ -199,7 +200,7 @@ function validShape(r: Obj): boolean {
 export function parseRecord(line: string): ParsedLine {
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    value = parseJson(line);
   } catch {
     return { ok: false, reason: "not valid JSON" };
   }

@@ -1,3 +1,4 @@
+import { parseJson } from "../../protocol/index.ts";
 /** One line of `--input-format stream-json`, understood. */
 export type InputLine =
   /**
@@ -27,7 +28,7 @@ export type InputLine =
 export function readInputLine(line: string): InputLine {
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    value = parseJson(line);
   } catch (error) {
     return {
       type: "invalid",

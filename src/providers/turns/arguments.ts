@@ -8,6 +8,7 @@
 // Empty text is refused here; the verdict turns "" into {} only when every integrity signal of the
 // turn is clean (many servers send "" for a tool without parameters).
 import type { ArgumentRecovery } from "../../protocol/index.ts";
+import { parseJson } from "../../protocol/json-text.ts";
 import { balancedEnd, scanJson } from "./json-scan.ts";
 
 /** The outcome of parsing argument text: a value and how it was obtained, or why it was refused. */
@@ -120,7 +121,7 @@ function describeFailure(text: string, error: string): string {
 
 function tryParse(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: parseJson(text) };
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
