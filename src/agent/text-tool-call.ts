@@ -159,7 +159,7 @@ export function jsonReplyCalls(text: string, toolNames: readonly string[]): Json
   return known ? calls : null;
 }
 
-/** The call one JSON object is (`name`, then `arguments` or `parameters`), or null. */
+/** The call one JSON object is (`name`, then `arguments`, `parameters` or the keys beside it), or null. */
 function callOf(json: string): JsonReplyCall | null {
   const value = parsed(json) ?? (DOUBLED.test(json) ? parsed(json.slice(1, -1)) : null);
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
@@ -169,8 +169,12 @@ function callOf(json: string): JsonReplyCall | null {
   // and arguments, which nex already names as a call when it tells the model it wrote one as text.
   if (typeof name !== "string") return null;
   const given = args !== undefined ? args : parameters;
-  if (given === undefined) return null;
-  return { name, args: argumentsOf(given) };
+  if (given !== undefined) return { name, args: argumentsOf(given) };
+  // No arguments key: the keys beside the name are its arguments (`{"name": "bash", "command": ...}`),
+  // and a name alone is a call without any (`{"name": "list_dir"}`: Qwen2.5-Coder 0.5B, r12), judged
+  // by the tool as any call; a name that is no tool keeps the object an answer (jsonReplyCalls).
+  const { name: _name, ...beside } = value as Record<string, unknown>;
+  return { name, args: beside };
 }
 
 /**

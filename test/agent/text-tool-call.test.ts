@@ -71,7 +71,9 @@ test("a reply of nothing but JSON calls to the session's tools is those calls; a
     ),
     [{ name: "grep", args: { pattern: "north", path: "sales.csv" } }],
   );
-  assert.equal(jsonReplyCalls('{{"name": "grep"}}', tools.concat("grep")), null);
+  assert.deepEqual(jsonReplyCalls('{{"name": "grep"}}', tools.concat("grep")), [
+    { name: "grep", args: {} },
+  ]);
   // One fence of the pair missing (Qwen2.5-Coder 0.5B closes a bare call with a fence).
   assert.equal(jsonReplyCalls(`${call}\n\`\`\``, tools)?.length, 1);
   assert.equal(jsonReplyCalls(`\`\`\`json\n${call}`, tools)?.length, 1);
@@ -220,4 +222,23 @@ test("the no-such-tool reminder names the call a file or command name meant, and
   assert.doesNotMatch(inventedToolReminder("count.js", ["bash"]), /read_file/);
   // The list names the tools that do the work; load_tools only invites a call that loads them all.
   assert.doesNotMatch(inventedToolReminder("x", [...tools, "load_tools"]), /load_tools/);
+});
+
+test("a JSON call without an arguments key: the keys beside its name are its arguments, a name alone a call without any (r12)", () => {
+  const names = tools.concat("list_dir", "bash");
+  // Qwen2.5-Coder 0.5B, indent-py and add-flag-js: the run ended "done" with this as its answer.
+  assert.deepEqual(jsonReplyCalls('{"name": "list_dir"}', names), [{ name: "list_dir", args: {} }]);
+  // fix-json: a bash call with its parameter beside the name, after an edit_file call.
+  assert.deepEqual(
+    jsonReplyCalls(
+      '{"name": "read_file", "arguments": {"path": "a.json"}}\n{"name": "bash", "command": "python3 -m json.tool a.json"}',
+      names,
+    ),
+    [
+      { name: "read_file", args: { path: "a.json" } },
+      { name: "bash", args: { command: "python3 -m json.tool a.json" } },
+    ],
+  );
+  // An object that names no tool stays an answer.
+  assert.equal(jsonReplyCalls('{"name": "Alice", "age": 31}', names), null);
 });
