@@ -40,6 +40,14 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
       reminder: EMPTY_REPLY_NUDGE,
     };
   }
+  if (!text.trim()) {
+    // Empty again after being asked (r12 fix-test-js): no answer came, so the run cannot say it is done.
+    return {
+      type: "error",
+      message:
+        "The model's reply was empty again after nex asked it to go on or answer, so the run ends without an answer and the task may not be finished. What its tool calls changed stays; check it, or try again with a larger model.",
+    };
+  }
   // Told once in a row per problem: a reply with a new problem (a real tool now, its JSON broken)
   // is progress and is told too, within the run's few.
   const mayAsk = (kind: UnrunKind) =>

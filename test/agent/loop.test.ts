@@ -258,6 +258,22 @@ test("an empty first response (no text, no tool calls) is an error, not a finish
   assert.ok(terminal?.type === "error" && /empty/.test(terminal.message));
 });
 
+test("an empty reply after work is asked about once; empty again, the run ends as an error, not done (r12 fix-test-js)", async () => {
+  const { stream, requests } = scriptedStream([
+    () => [
+      { type: "done", turn: turn({ toolCalls: [wholeCall("c", "bash", { command: "ls" })] }) },
+    ],
+    () => [{ type: "done", turn: turn({ text: "" }) }],
+    () => [{ type: "done", turn: turn({ text: " " }) }],
+  ]);
+  const { terminal } = await run("fix the test", { stream, tools: recordingTools() });
+  assert.equal(requests.length, 3, "asked once more, then no further request");
+  assert.ok(
+    terminal?.type === "error" && /empty again/.test(terminal.message),
+    JSON.stringify(terminal),
+  );
+});
+
 test("a tool call without a name is refused, never dispatched", async () => {
   const { stream } = scriptedStream([
     () => [{ type: "done", turn: turn({ toolCalls: [wholeCall("c", "", { path: "a" })] }) }],
