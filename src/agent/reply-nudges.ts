@@ -7,6 +7,7 @@ import {
   findTextToolCall,
   inventedToolCall,
   inventedToolReminder,
+  proseToolCall,
   textToolCallMessage,
   textToolCallReminder,
 } from "./text-tool-call.ts";
@@ -66,8 +67,10 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
       reminder: textToolCallReminder(textCall.tool),
     };
   }
-  if (textCall)
-    return { type: "error", message: textToolCallMessage(textCall.tool, textCall.marked) };
+  if (textCall) {
+    const again = textCall.marked || (nudges.lastTurn && nudges.lastKind === "text");
+    return { type: "error", message: textToolCallMessage(textCall.tool, textCall.marked, again) };
+  }
   const invented = inventedToolCall(text, known);
   const broken = invented === null ? brokenJsonCall(text, known) : null;
   const echoed = invented === null && broken === null && echoedToolList(text);
@@ -101,6 +104,21 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
       notice: `The model wrote a ${broken} call as JSON text that does not parse; nex told it so and asks again.`,
       reminder: brokenJsonCallReminder(broken),
     };
+  }
+  // A call among the reply's words (r12 rename-py wrote one after a stray mark; others after "Let
+  // me list the directory:"): nothing ran, so it is no answer. Told once in a row, then an error.
+  const inProse = proseToolCall(text, known);
+  if (inProse !== null && mayAsk("text")) {
+    told("text");
+    return {
+      type: "ask",
+      notice: `The model wrote a ${inProse} call as JSON text among its words instead of calling the tool; nex told it so and asks again.`,
+      reminder: textToolCallReminder(inProse, true),
+    };
+  }
+  if (inProse !== null) {
+    const again = nudges.lastTurn && nudges.lastKind === "text";
+    return { type: "error", message: textToolCallMessage(inProse, false, again) };
   }
   return null;
 }

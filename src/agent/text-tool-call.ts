@@ -42,39 +42,58 @@ export function findTextToolCall(
     const name = named(text.slice(match.index, match.index + 400));
     if (name) return { tool: name, marked: true };
   }
-  const whole = text
-    .trim()
-    .replace(/^```(?:json)?\s*/i, "")
-    .replace(/\s*```$/, "");
+  const whole = unwrapped(text) ?? unfenced(text);
   if (!whole.startsWith("{") || !whole.endsWith("}")) return null;
-  try {
-    const value = parseJson(whole) as {
-      name?: unknown;
-      arguments?: unknown;
-      parameters?: unknown;
-    };
-    const hasArgs = value.arguments !== undefined || value.parameters !== undefined;
-    return typeof value.name === "string" && hasArgs && toolNames.includes(value.name)
-      ? { tool: value.name, marked: false }
-      : null;
-  } catch {
-    return null;
-  }
+  const value = objectOf(whole);
+  const hasArgs = value !== null && ("arguments" in value || "parameters" in value);
+  return hasArgs && typeof value.name === "string" && toolNames.includes(value.name)
+    ? { tool: value.name, marked: false }
+    : null;
 }
+
+/**
+ * The session tool a reply calls in JSON among its words (`Let me list the directory:` and then
+ * `{"name": "list_dir", "arguments": ...}`), or null. Only an object that opens as a call (the
+ * tool's name, then its `arguments`) to a tool of the session counts, whether or not it closes: a
+ * model that writes that has tried to call the tool, and nothing ran. JSON of anything else (a
+ * config file, package.json's `{"name": "glob", "version": ...}`) stays part of an answer. Replies
+ * that are JSON and nothing else are judged whole (`jsonReplyCalls`, `inventedToolCall`,
+ * `brokenJsonCall`), never here.
+ */
+export function proseToolCall(text: string, toolNames: readonly string[]): string | null {
+  if (jsonPieces(unwrapped(text) ?? text) !== null) return null;
+  for (const match of text.matchAll(CALL_ANYWHERE)) {
+    const name = canonicalToolName(match[1] ?? "", toolNames);
+    if (toolNames.includes(name)) return name;
+  }
+  return null;
+}
+
+/** A call opening anywhere in a text, as `CALL_OPENING` is at a reply's start. */
+const CALL_ANYWHERE = /\{\s*"name"\s*:\s*"([^"\n]{1,100})"\s*,\s*"(?:arguments|parameters)"\s*:/g;
 
 /**
  * What the model is told the first time its answer is a call written as JSON outside its chat
  * format: small models do this now and then, and do call the tool when told.
  */
-export function textToolCallReminder(tool: string): string {
-  return `nex: your reply was a ${tool} call written as JSON text, so nothing ran. Use the tool-calling interface to call ${tool} (a real tool call, not JSON in your answer); if you are finished, answer in plain words.`;
+export function textToolCallReminder(tool: string, inProse = false): string {
+  const what = inProse
+    ? `your reply wrote a ${tool} call as JSON text among its words`
+    : `your reply was a ${tool} call written as JSON text`;
+  return `nex: ${what}, so nothing ran. Use the tool-calling interface to call ${tool} (a real tool call, not JSON in your answer); if you are finished, answer in plain words.`;
 }
 
-/** What the user is told when a run's final answer is a call written as text. */
-export function textToolCallMessage(tool: string, marked = true): string {
+/**
+ * What the user is told when a run's final answer is a call written as text: `again` right after
+ * nex told the model so, else after the run's reminders were spent on other problems.
+ */
+export function textToolCallMessage(tool: string, marked = true, again = true): string {
+  const when = again
+    ? "again after nex told it to make a real tool call"
+    : "after nex had told it of calls it could not run as often as it does in a run";
   if (!marked)
     return (
-      `The model wrote a ${tool} call as JSON text instead of calling the tool, again after nex told it to make a real tool call, so nex ran nothing and the task is not done. ` +
+      `The model wrote a ${tool} call as JSON text instead of calling the tool, ${when}, so nex ran nothing and the task is not done. ` +
       "The model writes calls outside its chat format's tool-call syntax, which no server parses: a model trained for tool calls does better. " +
       "If it never calls tools at all, check that the server parses tool calls (llama.cpp needs --jinja); `nex doctor` checks this."
     );
@@ -99,7 +118,7 @@ export interface JsonReplyCall {
  * content with fences or braces in it stays whole.
  */
 function jsonObjects(text: string): string[] | null {
-  const pieces = jsonPieces(text);
+  const pieces = jsonPieces(unwrapped(text) ?? text);
   return pieces !== null && pieces.tail === null ? pieces.objects : null;
 }
 
@@ -107,9 +126,9 @@ function jsonObjects(text: string): string[] | null {
 function jsonPieces(text: string): { objects: string[]; tail: string | null } | null {
   const objects: string[] = [];
   let i = 0;
-  // Between objects: space, fences, and closing braces the model added one too many of (r9
-  // fix-import: a complete bash call, then a lone `}`): the object before them is whole.
-  const gap = /(?:\s|```(?:json)?|\})+/iy;
+  // Between objects: space, fences, commas (a list of calls), and closing braces the model added
+  // one too many of (r9 fix-import: a complete bash call, then a lone `}`): the object before them is whole.
+  const gap = /(?:\s|```(?:json)?|\}|,)+/iy;
   while (i < text.length) {
     gap.lastIndex = i;
     if (gap.test(text)) {
@@ -161,9 +180,9 @@ export function jsonReplyCalls(text: string, toolNames: readonly string[]): Json
 
 /** The call one JSON object is (`name`, then `arguments`, `parameters` or the keys beside it), or null. */
 function callOf(json: string): JsonReplyCall | null {
-  const value = parsed(json) ?? (DOUBLED.test(json) ? parsed(json.slice(1, -1)) : null);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
-  const { name, arguments: args, parameters } = value as Record<string, unknown>;
+  const value = objectOf(json);
+  if (value === null) return null;
+  const { name, arguments: args, parameters } = value;
   // Keys beside the name and the arguments reach no tool (`"additionalProperties": false` copied from
   // the schema, `"status": "pending"` from todo_write's: Qwen2.5-Coder 0.5B): the call is its name
   // and arguments, which nex already names as a call when it tells the model it wrote one as text.
@@ -173,7 +192,7 @@ function callOf(json: string): JsonReplyCall | null {
   // No arguments key: the keys beside the name are its arguments (`{"name": "bash", "command": ...}`),
   // and a name alone is a call without any (`{"name": "list_dir"}`: Qwen2.5-Coder 0.5B, r12), judged
   // by the tool as any call; a name that is no tool keeps the object an answer (jsonReplyCalls).
-  const { name: _name, ...beside } = value as Record<string, unknown>;
+  const { name: _name, ...beside } = value;
   return { name, args: beside };
 }
 
@@ -196,6 +215,14 @@ function argumentsOf(given: unknown): unknown {
 // template that escapes them): one pair of braces less is the call it meant.
 const DOUBLED = /^\{\{[\s\S]*\}\}$/;
 
+/** The JSON object a text is (doubled braces read as one pair), or null when it is none. */
+function objectOf(json: string): Record<string, unknown> | null {
+  const value = parsed(json) ?? (DOUBLED.test(json) ? parsed(json.slice(1, -1)) : null);
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
+}
+
 function parsed(json: string): unknown {
   try {
     return parseJson(json);
@@ -210,19 +237,18 @@ function parsed(json: string): unknown {
  * function of the repository, a file name); as an answer, that JSON would end the task as done.
  */
 export function inventedToolCall(text: string, toolNames: readonly string[]): string | null {
-  const body = unfenced(text);
+  const body = unwrapped(text) ?? unfenced(text);
   if (!body.startsWith("{")) return null;
-  try {
-    const value = parseJson(body) as Record<string, unknown> | null;
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
-    const named = typeof value.name === "string" ? value.name : null;
-    const hasArgs = "arguments" in value || "parameters" in value;
-    return named !== null && hasArgs && !toolNames.includes(named) ? named : null;
-  } catch {
-    // Broken JSON that opens as a call (a brace missing: Qwen2.5-Coder 0.5B, yaml-edit) still names it.
-    const named = CALL_OPENING.exec(body)?.[1];
+  const value = objectOf(body);
+  if (value === null) {
+    // Broken JSON that opens as a call (a brace missing: Qwen2.5-Coder 0.5B, yaml-edit) still names
+    // it; text that parses as something else (a list, a string) is no call.
+    const named = parsed(body) === null ? CALL_OPENING.exec(body)?.[1] : undefined;
     return named !== undefined && !toolNames.includes(named) ? named : null;
   }
+  const named = typeof value.name === "string" ? value.name : null;
+  const hasArgs = "arguments" in value || "parameters" in value;
+  return named !== null && hasArgs && !toolNames.includes(named) ? named : null;
 }
 
 /** A reply without the fences around it (either may be missing). */
@@ -233,6 +259,44 @@ function unfenced(text: string): string {
     .replace(/\s*```$/, "");
 }
 
+/**
+ * A reply's JSON without what may stand around it and still leave the JSON the whole reply: space,
+ * fences, chat-template tokens (`<|im_end|>`, `</s>`), a label before it (`json`, `Tool call:`) and
+ * a few stray punctuation marks (`>`: Qwen2.5-Coder 0.5B, r12 rename-py; a trailing `.`; list
+ * brackets). None of them is content, so the reply reads as the bare JSON would. Null when anything
+ * else stands there: words (the JSON sits in prose: `proseToolCall`) or a tool-call marker (the
+ * server left its own format unparsed: `findTextToolCall`).
+ */
+function unwrapped(text: string): string | null {
+  const first = text.indexOf("{");
+  if (first < 0) return null;
+  // A reply that ends inside an object (a brace missing) has nothing after it.
+  const last = text.lastIndexOf("}");
+  const end = last > text.lastIndexOf("{") ? last + 1 : text.length;
+  const lead = text.slice(0, first);
+  const trail = text.slice(end);
+  if (MARKERS.some((marker) => marker.test(lead) || marker.test(trail))) return null;
+  return isWrapping(lead.replace(LABELS, "")) && isWrapping(trail) ? text.slice(first, end) : null;
+}
+
+/** True when a text beside a reply's JSON is no content: tokens, fences, space, a few stray marks. */
+function isWrapping(text: string): boolean {
+  const left = text
+    .replace(TEMPLATE_TOKENS, "")
+    .replace(/```[\w-]*/g, "")
+    .replace(/\s+/g, "");
+  return left.length <= MAX_STRAY_MARKS && !/[\p{L}\p{N}_{}]/u.test(left);
+}
+
+// Chat-template tokens a server passes on as text (ChatML, Llama 3, DeepSeek, Mistral, Gemma) and a
+// closing `</tool_call>` without its opening tag; tool-call markers are checked before these.
+const TEMPLATE_TOKENS =
+  /<\|[^<>|\s]{1,40}\|>|<｜[^<>｜]{1,40}｜>|<\/?s>|<\/?(?:eos|bos|start_of_turn|end_of_turn)>|<\/tool_call>|\[\/?INST\]/gi;
+// A word a model puts before its call, as a label: never a sentence.
+const LABELS = /\b(?:json|assistant|model|(?:tool|function)[ _-]?calls?|call|action)\b\s*:?/gi;
+// `**Call:**` leaves four: markdown's emphasis around a label; a stray mark or two is the usual.
+const MAX_STRAY_MARKS = 4;
+
 /** How a call written as JSON opens: its name, then its arguments. */
 const CALL_OPENING = /^\{\s*"name"\s*:\s*"([^"]+)"\s*,\s*"(?:arguments|parameters)"\s*:/;
 
@@ -241,12 +305,13 @@ const CALL_OPENING = /^\{\s*"name"\s*:\s*"([^"]+)"\s*,\s*"(?:arguments|parameter
  * Qwen2.5-Coder 0.5B), or null. Such a reply is no answer: as one, it would end the task as done.
  */
 export function brokenJsonCall(text: string, toolNames: readonly string[]): string | null {
-  const pieces = jsonPieces(text);
+  const body = unwrapped(text);
+  const pieces = jsonPieces(body ?? text);
   // Of several calls (one per line), the one that does not parse is named, not the first; a reply
   // that is no sequence of objects at all is judged whole, by how it opens.
   const candidates =
     pieces === null
-      ? [unfenced(text)]
+      ? [body ?? unfenced(text)]
       : [...pieces.objects, ...(pieces.tail === null ? [] : [pieces.tail])];
   for (const piece of candidates) {
     const named = CALL_OPENING.exec(piece)?.[1];
