@@ -1,12 +1,15 @@
 // A reply with no tool call that is not an answer either (empty, a call written as JSON text, a call
 // to a tool that does not exist): small models do this now and then, and do go on when told. Ending
 // the run as "done" would report a task as finished while nothing of it ran.
+import type { ToolHost } from "../protocol/index.ts";
 import {
   brokenJsonCall,
   brokenJsonCallReminder,
+  type FilesFound,
   findTextToolCall,
   inventedToolCall,
   inventedToolReminder,
+  namesAFile,
   proseToolCall,
   textToolCallMessage,
   textToolCallReminder,
@@ -29,8 +32,17 @@ export type ReplyNudge =
   | { type: "ask"; notice: string; reminder: string }
   | { type: "error"; message: string };
 
-/** The nudge for a reply without calls, or null when the reply is an answer (or a first empty turn). */
-export function replyNudge(text: string, known: string[], nudges: ReplyNudges): ReplyNudge | null {
+/**
+ * The nudge for a reply without calls, or null when the reply is an answer (or a first empty turn).
+ * `tools` looks up a file an invented tool was named after, so the reminder names only paths that exist.
+ */
+export async function replyNudge(
+  text: string,
+  known: string[],
+  nudges: ReplyNudges,
+  tools: Pick<ToolHost, "filesNamed"> = {},
+  signal: AbortSignal = new AbortController().signal,
+): Promise<ReplyNudge | null> {
   if (!text.trim() && !nudges.askedForAnswer) {
     // An empty reply after some work is no answer (small models stop so mid-task): asked once.
     nudges.askedForAnswer = true;
@@ -94,7 +106,11 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
     return {
       type: "ask",
       notice: `The model called a tool that does not exist (${invented}) in JSON text; nex told it which tools there are and asks again.`,
-      reminder: inventedToolReminder(invented, known),
+      reminder: inventedToolReminder(
+        invented,
+        known,
+        await filesFound(invented, known, tools, signal),
+      ),
     };
   }
   if (broken !== null && mayAsk(kind)) {
@@ -121,6 +137,23 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
     return { type: "error", message: textToolCallMessage(inProse, false, again) };
   }
   return null;
+}
+
+/** The paths a file name an invented tool was named after may mean, or null when nex cannot look. */
+async function filesFound(
+  name: string,
+  known: string[],
+  tools: Pick<ToolHost, "filesNamed">,
+  signal: AbortSignal,
+): Promise<FilesFound | null> {
+  if (!tools.filesNamed || !namesAFile(name) || !known.includes("read_file")) return null;
+  try {
+    const paths = await tools.filesNamed(name, HINT_PATHS + 1, signal);
+    return { paths: paths.slice(0, HINT_PATHS), more: paths.length > HINT_PATHS };
+  } catch {
+    // The workspace could not be listed: the reminder then claims nothing about what exists.
+    return null;
+  }
 }
 
 /**
@@ -179,6 +212,8 @@ const ECHO_NUDGE =
 
 const EMPTY_REPLY_NUDGE =
   "nex: your reply was empty. If the task is not finished, continue with a tool call; if it is, answer with a short summary of what you did.";
+// Paths a reminder names for a file name: a few are a choice, more are glob's to list.
+const HINT_PATHS = 3;
 // A looping reply: the model is told this many times a run, then the run ends.
 const MAX_RUNAWAY_REMINDERS = 1;
 // Calls written as JSON text: the model is told once in a row, at most this many times a run.

@@ -325,12 +325,30 @@ export function brokenJsonCallReminder(tool: string): string {
   return `nex: your reply was a ${tool} call written as JSON text that is not valid JSON (check its braces and quotes), so nothing ran. Call ${tool} with a real tool call; if you are finished, answer in plain words.`;
 }
 
+/**
+ * What nex found of a file name the model used as a tool's name: the workspace paths that exist (a
+ * few; `more` when there were others), or null when it could not look.
+ */
+export interface FilesFound {
+  paths: readonly string[];
+  more: boolean;
+}
+
 /** What the model is told when it called a tool that does not exist. */
-export function inventedToolReminder(name: string, toolNames: readonly string[]): string {
+export function inventedToolReminder(
+  name: string,
+  toolNames: readonly string[],
+  found: FilesFound | null = null,
+): string {
   // load_tools is left out of the list: Qwen2.5-Coder 0.5B, told it among the rest, asked load_tools
   // for every tool of the list instead of calling one (fix-test-js, change-nothing).
   const working = toolNames.filter((tool) => tool !== "load_tools");
-  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${working.join(", ")}.${meantCall(name, toolNames)} Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
+  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${working.join(", ")}.${meantCall(name, toolNames, found)} Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
+}
+
+/** True when a name the model gave a tool is a file's (`stats.py`, `test/clamp.test.js`). */
+export function namesAFile(name: string): boolean {
+  return FILE_NAME.test(name) && !COMMAND.test(name);
 }
 
 // Small models name their call after the task's words: a file (stats.py, count.js) or a command
@@ -339,14 +357,48 @@ const COMMAND =
   /^(?:node|npm|npx|python3?|pytest|pip|git|make|cargo|go|bash|sh|ls|cat|grep)(?:\s|$)/;
 const FILE_NAME = /^[\w./-]+\.[A-Za-z]{1,5}$/;
 
-function meantCall(name: string, toolNames: readonly string[]): string {
+function meantCall(name: string, toolNames: readonly string[], found: FilesFound | null): string {
   if (COMMAND.test(name) && toolNames.includes("bash"))
     return ` To run \`${name}\`, call bash with {"command": ${JSON.stringify(name)}}.`;
   if (FILE_NAME.test(name) && toolNames.includes("read_file"))
-    return ` To look at the file ${name}, call read_file with {"path": ${JSON.stringify(name)}}, then change it with edit_file.`;
+    return fileHint(name, toolNames, found);
   if (toolNames.includes("list_dir") && toolNames.includes("read_file"))
     return " To see the project's files, call list_dir; to read one, call read_file with its path.";
   return "";
+}
+
+/**
+ * The read_file call a file name meant, naming only paths nex found (r12 add-test-js: told to read
+ * `clamp.test.js`, the model read a path that was not there; the file was `test/clamp.test.js`).
+ */
+function fileHint(name: string, toolNames: readonly string[], found: FilesFound | null): string {
+  const base = name.slice(name.lastIndexOf("/") + 1);
+  const read = (path: string) =>
+    `call read_file with {"path": ${JSON.stringify(path)}}, then change it with edit_file`;
+  const find = toolNames.includes("glob")
+    ? `call glob with {"pattern": ${JSON.stringify(found === null ? base : `*${base.slice(base.lastIndexOf("."))}`)}}`
+    : toolNames.includes("list_dir")
+      ? "call list_dir"
+      : null;
+  if (found === null)
+    // Nothing is known of what exists, so nothing is claimed.
+    return find === null
+      ? ` If you mean a file named ${base}, call read_file with its path.`
+      : ` If you mean a file named ${base}, ${find} to find its path, then read it with read_file.`;
+  const [first, ...others] = found.paths;
+  if (first === undefined) {
+    const create = toolNames.includes("write_file")
+      ? " To create it, call write_file with its path and content."
+      : "";
+    const search = find === null ? "" : ` To find the file you meant, ${find}.`;
+    return ` No file named ${base} is in the workspace (ignored files aside).${create}${search}`;
+  }
+  if (others.length === 0 && !found.more)
+    return first === name.replace(/^\.\//, "")
+      ? ` To look at the file ${first}, ${read(first)}.`
+      : ` The file ${base} is at ${first}: to look at it, ${read(first)}.`;
+  const more = found.more ? ", and more (glob lists them all)" : "";
+  return ` Files named ${base}: ${found.paths.join(", ")}${more}. To look at one, call read_file with its path (as {"path": ${JSON.stringify(first)}}), then change it with edit_file.`;
 }
 
 /** A reply's JSON calls as the calls they are, ids marked as nex's; wrong-shaped arguments refused. */

@@ -71,7 +71,7 @@ test("a JSON call with only stray marks, template tokens or a label around it is
   });
 });
 
-test("a call to a session tool among words is found, whole or broken, under a namespace too; JSON that calls no session tool stays an answer; JSON-only replies are left to their own checks", () => {
+test("a call to a session tool among words is found, whole or broken, under a namespace too; JSON that calls no session tool stays an answer; JSON-only replies are left to their own checks", async () => {
   assert.equal(proseToolCall(`Let me list the directory:\n${call}`, tools), "list_dir");
   assert.equal(
     proseToolCall(
@@ -104,7 +104,7 @@ test("a call to a session tool among words is found, whole or broken, under a na
   for (const text of answers) {
     assert.equal(jsonReplyCalls(text, tools), null, text);
     assert.equal(proseToolCall(text, tools), null, text);
-    const nudge = replyNudge(text, tools, fresh());
+    const nudge = await replyNudge(text, tools, fresh());
     assert.equal(nudge, null, text);
   }
 });
@@ -127,16 +127,16 @@ test("an invented or broken JSON call with stray marks or doubled braces is name
   );
 });
 
-test("a call among words is told once that nothing ran; the same again ends the run as an error that says so, never as done", () => {
+test("a call among words is told once that nothing ran; the same again ends the run as an error that says so, never as done", async () => {
   const nudges = fresh();
   const text = `Let me list the directory:\n${call}`;
-  const first = replyNudge(text, tools, nudges);
+  const first = await replyNudge(text, tools, nudges);
   assert.equal(first?.type, "ask");
   assert.match(
     first?.type === "ask" ? first.reminder : "",
     /list_dir call as JSON text among its words, so nothing ran/,
   );
-  const second = replyNudge(text, tools, nudges);
+  const second = await replyNudge(text, tools, nudges);
   assert.equal(second?.type, "error");
   assert.match(
     second?.type === "error" ? second.message : "",
@@ -144,15 +144,16 @@ test("a call among words is told once that nothing ran; the same again ends the 
   );
 });
 
-test("a call among words after the run's reminders went to other problems ends the run without claiming the model was told of this one", () => {
+test("a call among words after the run's reminders went to other problems ends the run without claiming the model was told of this one", async () => {
   const nudges = fresh();
   const problems = [
     '{"name": "a.py", "arguments": {}}',
     '{"name": "read_file", "arguments": {"path": "a"}',
     '{"name": "b.py", "arguments": {}}',
   ];
-  for (const text of problems) assert.equal(replyNudge(text, tools, nudges)?.type, "ask", text);
-  const end = replyNudge(`Now: ${call}`, tools, nudges);
+  for (const text of problems)
+    assert.equal((await replyNudge(text, tools, nudges))?.type, "ask", text);
+  const end = await replyNudge(`Now: ${call}`, tools, nudges);
   assert.equal(end?.type, "error");
   const message = end?.type === "error" ? end.message : "";
   assert.doesNotMatch(message, /again after nex told it/);

@@ -146,6 +146,7 @@ test("a model told there is no such tool that calls it again ends the run as an 
   const invented = fenced({ name: "stats.py", arguments: { content: "2 3" } });
   const stub = await startStubEndpoint({ handler: () => openaiText(invented) });
   const box = makeSandbox();
+  writeFileSync(join(box.workspace, "stats.py"), "print(2 + 3)\n");
   const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
   await stub.close();
   assert.notEqual(result.code, 0);
