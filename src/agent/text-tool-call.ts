@@ -126,9 +126,9 @@ function jsonObjects(text: string): string[] | null {
 function jsonPieces(text: string): { objects: string[]; tail: string | null } | null {
   const objects: string[] = [];
   let i = 0;
-  // Between objects: space, fences, commas (a list of calls), and closing braces the model added
-  // one too many of (r9 fix-import: a complete bash call, then a lone `}`): the object before them is whole.
-  const gap = /(?:\s|```(?:json)?|\}|,)+/iy;
+  // Between objects: space, fences, and closing braces the model added one too many of (r9
+  // fix-import: a complete bash call, then a lone `}`): the object before them is whole.
+  const gap = /(?:\s|```(?:json)?|\})+/iy;
   while (i < text.length) {
     gap.lastIndex = i;
     if (gap.test(text)) {
@@ -262,9 +262,9 @@ function unfenced(text: string): string {
 /**
  * A reply's JSON without what may stand around it and still leave the JSON the whole reply: space,
  * fences, chat-template tokens (`<|im_end|>`, `</s>`), a label before it (`json`, `Tool call:`) and
- * a few stray punctuation marks (`>`: Qwen2.5-Coder 0.5B, r12 rename-py; a trailing `.`; list
- * brackets). None of them is content, so the reply reads as the bare JSON would. Null when anything
- * else stands there: words (the JSON sits in prose: `proseToolCall`) or a tool-call marker (the
+ * a few stray punctuation marks (`>`: Qwen2.5-Coder 0.5B, r12 rename-py; a trailing `.`). None of
+ * them is content, so the reply reads as the bare JSON would. Null when anything else stands there:
+ * words (the JSON sits in prose: `proseToolCall`), brackets (a list) or a tool-call marker (the
  * server left its own format unparsed: `findTextToolCall`).
  */
 function unwrapped(text: string): string | null {
@@ -285,7 +285,9 @@ function isWrapping(text: string): boolean {
     .replace(TEMPLATE_TOKENS, "")
     .replace(/```[\w-]*/g, "")
     .replace(/\s+/g, "");
-  return left.length <= MAX_STRAY_MARKS && !/[\p{L}\p{N}_{}]/u.test(left);
+  // Brackets are content: a JSON list of objects (packages, records) is an answer, unless one of
+  // them opens as a call (`proseToolCall`).
+  return left.length <= MAX_STRAY_MARKS && !/[\p{L}\p{N}_{}[\]]/u.test(left);
 }
 
 // Chat-template tokens a server passes on as text (ChatML, Llama 3, DeepSeek, Mistral, Gemma) and a

@@ -35,7 +35,6 @@ test("a JSON call with only stray marks, template tokens or a label around it is
     `**Call:** ${call}`,
     `${call}.`,
     `\`${call}\``,
-    `[${call}]`,
     `- ${call}`,
     `${call}<|im_end|>`,
     `<|im_start|>assistant\n${call}<|im_end|>`,
@@ -46,12 +45,6 @@ test("a JSON call with only stray marks, template tokens or a label around it is
     `\`\`\`json\n${call}\n\`\`\`.`,
   ];
   for (const text of wrapped) assert.deepEqual(jsonReplyCalls(text, tools), listed, text);
-  // A list of calls, brackets and commas around them.
-  const read = '{"name": "read_file", "arguments": {"path": "a.py"}}';
-  assert.deepEqual(
-    jsonReplyCalls(`[${read}, ${call}]`, tools)?.map((c) => c.name),
-    ["read_file", "list_dir"],
-  );
   // Not the reply's call: words, a tool-call marker, more than a few marks.
   const notTheReply = [
     `Let me list the directory:\n${call}`,
@@ -61,6 +54,7 @@ test("a JSON call with only stray marks, template tokens or a label around it is
     `<|python_tag|>${call}`,
     `[TOOL_CALLS]${call}`,
     `----->>>>> ${call}`,
+    `[${call}]`,
     `让我列出目录：${call}`,
   ];
   for (const text of notTheReply) assert.equal(jsonReplyCalls(text, tools), null, text);
@@ -91,6 +85,8 @@ test("a call to a session tool among words is found, whole or broken, under a na
   assert.equal(proseToolCall(call, tools), null);
   assert.equal(proseToolCall('{"name": "read_file", "arguments": {"path": "a.py"}', tools), null);
   assert.equal(proseToolCall(`>${call}`, tools), null);
+  // A list of calls is no reply of calls (a list is content), but its calls never run unsaid.
+  assert.equal(proseToolCall(`[${call}, ${call}]`, tools), "list_dir");
   // JSON that calls no session tool stays an answer, wrapped or among words.
   const answers = [
     '> {"name": "my-package", "version": "1.0.0", "scripts": {"test": "node --test"}}',
@@ -99,6 +95,9 @@ test("a call to a session tool among words is found, whole or broken, under a na
     'The tool is defined as {"name": "read_file", "description": "Reads a file", "parameters": {}}.',
     "I ran read_file on a.py and bash with `npm test`; all tests pass.",
     'The reply {"name": "deploy", "arguments": {"env": "prod"}} is what the API expects.',
+    // package-lock's packages, two of them named as tools are: a list of records, not calls.
+    '[{"name": "glob", "version": "10.3.1"}, {"name": "bash", "version": "5.2"}]',
+    '> [{"name": "glob", "version": "10.3.1"}]',
     "Done.",
   ];
   for (const text of answers) {
