@@ -5,12 +5,12 @@ import type { ToolHost } from "../protocol/index.ts";
 import {
   brokenJsonCall,
   brokenJsonCallReminder,
+  embeddedToolCall,
   type FilesFound,
   findTextToolCall,
   inventedToolCall,
   inventedToolReminder,
   namesAFile,
-  proseToolCall,
   textToolCallMessage,
   textToolCallReminder,
 } from "./text-tool-call.ts";
@@ -65,6 +65,9 @@ export async function replyNudge(
   // is progress and is told too, within the run's few.
   const mayAsk = (kind: UnrunKind) =>
     nudges.textCalls < MAX_TEXT_CALL_REMINDERS && !(nudges.lastTurn && nudges.lastKind === kind);
+  // Why a text call ends the run: told of it right before, or the run's reminders spent (a count).
+  const spent = () =>
+    nudges.lastTurn && nudges.lastKind === "text" ? undefined : MAX_TEXT_CALL_REMINDERS;
   const told = (kind: UnrunKind) => {
     nudges.textCalls += 1;
     nudges.lastTurn = true;
@@ -79,10 +82,8 @@ export async function replyNudge(
       reminder: textToolCallReminder(textCall.tool),
     };
   }
-  if (textCall) {
-    const again = textCall.marked || (nudges.lastTurn && nudges.lastKind === "text");
-    return { type: "error", message: textToolCallMessage(textCall.tool, textCall.marked, again) };
-  }
+  if (textCall)
+    return { type: "error", message: textToolCallMessage(textCall.tool, textCall.marked, spent()) };
   const invented = inventedToolCall(text, known);
   const broken = invented === null ? brokenJsonCall(text, known) : null;
   const echoed = invented === null && broken === null && echoedToolList(text);
@@ -121,21 +122,19 @@ export async function replyNudge(
       reminder: brokenJsonCallReminder(broken),
     };
   }
-  // A call among the reply's words (r12 rename-py wrote one after a stray mark; others after "Let
-  // me list the directory:"): nothing ran, so it is no answer. Told once in a row, then an error.
-  const inProse = proseToolCall(text, known);
-  if (inProse !== null && mayAsk("text")) {
+  // A call inside other text ("Let me list the directory:" and the call): nothing ran, so it is no
+  // answer. Told once in a row, then an error.
+  const embedded = embeddedToolCall(text, known);
+  if (embedded !== null && mayAsk("text")) {
     told("text");
     return {
       type: "ask",
-      notice: `The model wrote a ${inProse} call as JSON text among its words instead of calling the tool; nex told it so and asks again.`,
-      reminder: textToolCallReminder(inProse, true),
+      notice: `The model wrote a ${embedded} call as JSON inside other text instead of calling the tool; nex told it so and asks again.`,
+      reminder: textToolCallReminder(embedded, true),
     };
   }
-  if (inProse !== null) {
-    const again = nudges.lastTurn && nudges.lastKind === "text";
-    return { type: "error", message: textToolCallMessage(inProse, false, again) };
-  }
+  if (embedded !== null)
+    return { type: "error", message: textToolCallMessage(embedded, false, spent()) };
   return null;
 }
 

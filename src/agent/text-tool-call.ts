@@ -52,16 +52,15 @@ export function findTextToolCall(
 }
 
 /**
- * The session tool a reply calls in JSON among its words (`Let me list the directory:` and then
- * `{"name": "list_dir", "arguments": ...}`), or null. Only an object that opens as a call (the
- * tool's name, then its `arguments`) to a tool of the session counts, whether or not it closes: a
- * model that writes that has tried to call the tool, and nothing ran. JSON of anything else (a
- * config file, package.json's `{"name": "glob", "version": ...}`) stays part of an answer. Replies
- * that are JSON and nothing else are judged whole (`jsonReplyCalls`, `inventedToolCall`,
- * `brokenJsonCall`), never here.
+ * The session tool a reply calls in JSON inside other text (`Let me list the directory:` and then
+ * `{"name": "list_dir", "arguments": ...}`; a call nested in another object), or null. Only an
+ * object that opens as a call (the tool's name, then its `arguments`) to a tool of the session
+ * counts, whether or not it closes: a model that writes that has tried to call the tool, and nothing
+ * ran. JSON of anything else (a config file, package.json's `{"name": "glob", "version": ...}`)
+ * stays part of an answer. `replyNudge` asks this last: a reply that is JSON and nothing else runs
+ * (`jsonReplyCalls`) or is told as invented or broken first.
  */
-export function proseToolCall(text: string, toolNames: readonly string[]): string | null {
-  if (jsonPieces(unwrapped(text) ?? text) !== null) return null;
+export function embeddedToolCall(text: string, toolNames: readonly string[]): string | null {
   for (const match of text.matchAll(CALL_ANYWHERE)) {
     const name = canonicalToolName(match[1] ?? "", toolNames);
     if (toolNames.includes(name)) return name;
@@ -76,21 +75,22 @@ const CALL_ANYWHERE = /\{\s*"name"\s*:\s*"([^"\n]{1,100})"\s*,\s*"(?:arguments|p
  * What the model is told the first time its answer is a call written as JSON outside its chat
  * format: small models do this now and then, and do call the tool when told.
  */
-export function textToolCallReminder(tool: string, inProse = false): string {
-  const what = inProse
-    ? `your reply wrote a ${tool} call as JSON text among its words`
+export function textToolCallReminder(tool: string, embedded = false): string {
+  const what = embedded
+    ? `your reply wrote a ${tool} call as JSON inside other text`
     : `your reply was a ${tool} call written as JSON text`;
   return `nex: ${what}, so nothing ran. Use the tool-calling interface to call ${tool} (a real tool call, not JSON in your answer); if you are finished, answer in plain words.`;
 }
 
 /**
- * What the user is told when a run's final answer is a call written as text: `again` right after
- * nex told the model so, else after the run's reminders were spent on other problems.
+ * What the user is told when a run's final answer is a call written as text: right after nex told
+ * the model so, or (`asked`) after the run's reminders went to other problems.
  */
-export function textToolCallMessage(tool: string, marked = true, again = true): string {
-  const when = again
-    ? "again after nex told it to make a real tool call"
-    : "after nex had told it of calls it could not run as often as it does in a run";
+export function textToolCallMessage(tool: string, marked = true, asked?: number): string {
+  const when =
+    asked === undefined
+      ? "again after nex told it to make a real tool call"
+      : `after nex had asked it again ${asked} times this run`;
   if (!marked)
     return (
       `The model wrote a ${tool} call as JSON text instead of calling the tool, ${when}, so nex ran nothing and the task is not done. ` +
@@ -264,7 +264,7 @@ function unfenced(text: string): string {
  * fences, chat-template tokens (`<|im_end|>`, `</s>`), a label before it (`json`, `Tool call:`) and
  * a few stray punctuation marks (`>`: Qwen2.5-Coder 0.5B, r12 rename-py; a trailing `.`). None of
  * them is content, so the reply reads as the bare JSON would. Null when anything else stands there:
- * words (the JSON sits in prose: `proseToolCall`), brackets (a list) or a tool-call marker (the
+ * words (the JSON sits in prose: `embeddedToolCall`), brackets (a list) or a tool-call marker (the
  * server left its own format unparsed: `findTextToolCall`).
  */
 function unwrapped(text: string): string | null {
@@ -286,7 +286,7 @@ function isWrapping(text: string): boolean {
     .replace(/```[\w-]*/g, "")
     .replace(/\s+/g, "");
   // Brackets are content: a JSON list of objects (packages, records) is an answer, unless one of
-  // them opens as a call (`proseToolCall`).
+  // them opens as a call (`embeddedToolCall`).
   return left.length <= MAX_STRAY_MARKS && !/[\p{L}\p{N}_{}[\]]/u.test(left);
 }
 

@@ -7,10 +7,10 @@ import { test } from "node:test";
 import { type ReplyNudges, replyNudge } from "../../src/agent/reply-nudges.ts";
 import {
   brokenJsonCall,
+  embeddedToolCall,
   findTextToolCall,
   inventedToolCall,
   jsonReplyCalls,
-  proseToolCall,
 } from "../../src/agent/text-tool-call.ts";
 
 const tools = ["read_file", "write_file", "edit_file", "bash", "glob", "list_dir"];
@@ -24,7 +24,7 @@ const fresh = (): ReplyNudges => ({
   runaways: 0,
 });
 
-test("a JSON call with only stray marks, template tokens or a label around it is the reply's call (r12 rename-py: a stray '>'); among words, after a tool-call marker or with more marks it is not", () => {
+test("a JSON call with only stray marks, template tokens or a label around it is the reply's call (r12 rename-py: a stray '>'); among words or brackets, after a tool-call marker or with more marks it is not", () => {
   const wrapped = [
     `>${call}\n`,
     `> ${call}`,
@@ -65,28 +65,35 @@ test("a JSON call with only stray marks, template tokens or a label around it is
   });
 });
 
-test("a call to a session tool among words is found, whole or broken, under a namespace too; JSON that calls no session tool stays an answer; JSON-only replies are left to their own checks", async () => {
-  assert.equal(proseToolCall(`Let me list the directory:\n${call}`, tools), "list_dir");
+test("a call to a session tool inside other text (words, a list, another object) is found, whole or broken, under a namespace too; JSON that calls no session tool stays an answer", async () => {
+  assert.equal(embeddedToolCall(`Let me list the directory:\n${call}`, tools), "list_dir");
   assert.equal(
-    proseToolCall(
+    embeddedToolCall(
       `I will read it:\n\`\`\`json\n{"name": "read_file", "arguments": {"path": "a`,
       tools,
     ),
     "read_file",
   );
   assert.equal(
-    proseToolCall(
+    embeddedToolCall(
       'Calling: {"name": "functions.bash", "parameters": {"command": "ls"}} now',
       tools,
     ),
     "bash",
   );
-  // Replies of JSON alone run, or are told as broken or invented, by the checks made for them.
-  assert.equal(proseToolCall(call, tools), null);
-  assert.equal(proseToolCall('{"name": "read_file", "arguments": {"path": "a.py"}', tools), null);
-  assert.equal(proseToolCall(`>${call}`, tools), null);
-  // A list of calls is no reply of calls (a list is content), but its calls never run unsaid.
-  assert.equal(proseToolCall(`[${call}, ${call}]`, tools), "list_dir");
+  // A list of calls is no reply of calls (a list is content), nor a call nested in another
+  // object; neither runs, and neither is an answer.
+  assert.equal(embeddedToolCall(`[${call}, ${call}]`, tools), "list_dir");
+  assert.equal(embeddedToolCall(`{"tool_calls": [${call}]}`, tools), "list_dir");
+  const nested = await replyNudge(`{"tool_calls": [${call}]}`, tools, fresh());
+  assert.match(nested?.type === "ask" ? nested.reminder : "", /list_dir call as JSON inside other/);
+  // A reply that is JSON alone is judged by the checks made for it first: broken JSON is told so.
+  const broken = await replyNudge(
+    '{"name": "read_file", "arguments": {"path": "a.py"}',
+    tools,
+    fresh(),
+  );
+  assert.match(broken?.type === "ask" ? broken.reminder : "", /is not valid JSON/);
   // JSON that calls no session tool stays an answer, wrapped or among words.
   const answers = [
     '> {"name": "my-package", "version": "1.0.0", "scripts": {"test": "node --test"}}',
@@ -102,7 +109,7 @@ test("a call to a session tool among words is found, whole or broken, under a na
   ];
   for (const text of answers) {
     assert.equal(jsonReplyCalls(text, tools), null, text);
-    assert.equal(proseToolCall(text, tools), null, text);
+    assert.equal(embeddedToolCall(text, tools), null, text);
     const nudge = await replyNudge(text, tools, fresh());
     assert.equal(nudge, null, text);
   }
@@ -133,7 +140,7 @@ test("a call among words is told once that nothing ran; the same again ends the 
   assert.equal(first?.type, "ask");
   assert.match(
     first?.type === "ask" ? first.reminder : "",
-    /list_dir call as JSON text among its words, so nothing ran/,
+    /list_dir call as JSON inside other text, so nothing ran/,
   );
   const second = await replyNudge(text, tools, nudges);
   assert.equal(second?.type, "error");

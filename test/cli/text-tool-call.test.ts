@@ -66,7 +66,7 @@ test("two fenced JSON calls in one reply run in order; a JSON call among prose n
   assert.match(answered.stdout, /That was an example/);
   assert.match(
     JSON.stringify(prose.requestsTo("/v1/chat/completions")[1]?.body),
-    /your reply wrote a write_file call as JSON text among its words, so nothing ran/,
+    /your reply wrote a write_file call as JSON inside other text, so nothing ran/,
   );
 });
 

@@ -44,8 +44,8 @@ test("a JSON call after a line of prose, twice, never runs and ends the run as a
   assert.equal(existsSync(join(box.workspace, "hello.txt")), false);
   assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
   const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
-  assert.match(second, /your reply wrote a write_file call as JSON text among its words/);
-  assert.match(result.stderr, /among its words instead of calling the tool; nex told it so/);
+  assert.match(second, /your reply wrote a write_file call as JSON inside other text/);
+  assert.match(result.stderr, /inside other text instead of calling the tool; nex told it so/);
   assert.match(
     result.stderr,
     /write_file call as JSON text instead of calling the tool, again after nex told it to make a real tool call, so nex ran nothing and the task is not done/,
