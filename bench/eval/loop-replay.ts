@@ -106,11 +106,15 @@ for (const dir of fileDirs)
   for (const file of walk(dir, (name) => TEXT_FILE.test(name) && statSync(name).size < 4 << 20))
     texts.push({ kind: "file", where: file, text: readFileSync(file, "utf8") });
 
-const counts = new Map<string, { texts: number; chars: number; calls: number; units: number }>();
+const counts = new Map<
+  string,
+  { texts: number; empty: number; chars: number; calls: number; units: number }
+>();
 for (const { kind, where, text } of texts) {
-  const count = counts.get(kind) ?? { texts: 0, chars: 0, calls: 0, units: 0 };
+  const count = counts.get(kind) ?? { texts: 0, empty: 0, chars: 0, calls: 0, units: 0 };
   counts.set(kind, count);
   count.texts += 1;
+  if (text === "") count.empty += 1;
   count.chars += text.length;
   for (const [name, watch] of [
     ["calls", createRepetitionWatch()],
@@ -128,5 +132,5 @@ for (const { kind, where, text } of texts) {
 console.log(`\n${distinctStreams} distinct event streams (${streams.length} files)`);
 for (const [kind, count] of counts)
   console.log(
-    `${kind}: ${count.texts} (${(count.chars / 1e6).toFixed(2)} MB); the call watch fires on ${count.calls}, the unit watch on ${count.units}`,
+    `${kind}: ${count.texts}, ${count.empty} of them empty (${(count.chars / 1e6).toFixed(2)} MB); the call watch fires on ${count.calls}, the unit watch on ${count.units}`,
   );

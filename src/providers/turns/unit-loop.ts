@@ -33,7 +33,7 @@ const MIN_TIMES = 64;
 const MIN_CHARS = 512;
 /** Characters of a long line between two looks: the loop is found at most this late. */
 const LOOK_EVERY = 32;
-/** The line's tail kept: the longest run a loop needs, and a look's worth more. */
+/** The line's tail kept (at least; up to twice between two trims): the longest run a loop needs, and a look's worth more. */
 const KEPT_CHARS = MAX_UNIT * MIN_TIMES + LOOK_EVERY;
 
 const BACKSLASH = 92;
@@ -64,12 +64,18 @@ export function createUnitLoopWatch(): UnitLoopWatch {
       }
       backslashLast = text.charCodeAt(text.length - 1) === BACKSLASH;
       seen += text.length;
+      if (lineChars > 2 * KEPT_CHARS) {
+        const kept = line.join("");
+        line = [kept.slice(kept.length - KEPT_CHARS)];
+        lineChars = KEPT_CHARS;
+      }
       if (lineChars < MIN_CHARS || sinceLook < LOOK_EVERY) return null;
       sinceLook = 0;
-      let tail = line.join("");
-      if (tail.length > KEPT_CHARS) tail = tail.slice(tail.length - KEPT_CHARS);
+      // Most long lines are prose or code, whose last characters repeat no unit, or rules and
+      // padding, whose unit is too short (then so is any unit of a run through them).
+      if (shortestUnit(lastChars(line, 2 * MAX_UNIT)) < MIN_UNIT) return null;
+      const tail = line.join("");
       line = [tail];
-      lineChars = tail.length;
       found = loopAtEnd(tail, seen - tail.length);
       return found;
     },
@@ -105,17 +111,38 @@ export function createArgumentsWatch(): {
   return watched;
 }
 
+/** The last `count` characters of the pieces (fewer when they hold fewer). */
+function lastChars(pieces: string[], count: number): string {
+  let chars = 0;
+  let from = pieces.length;
+  while (from > 0 && chars < count) {
+    from -= 1;
+    chars += (pieces[from] as string).length;
+  }
+  const text = pieces.slice(from).join("");
+  return text.slice(Math.max(0, text.length - count));
+}
+
+/** The shortest unit of at most MAX_UNIT characters the whole text repeats; 0 for none. */
+function shortestUnit(text: string): number {
+  for (let unit = 1; unit <= MAX_UNIT && unit < text.length; unit++) {
+    let at = text.length - 1;
+    while (at >= unit && text.charCodeAt(at) === text.charCodeAt(at - unit)) at -= 1;
+    if (at < unit) return unit;
+  }
+  return 0;
+}
+
 /** Where the text after its last line break starts (a newline, a return, or their JSON escape); -1 for none. */
 function afterLastBreak(text: string, backslashLast: boolean): number {
-  const at = Math.max(
-    text.lastIndexOf("\n"),
-    text.lastIndexOf("\r"),
-    text.lastIndexOf("\\n") + 1,
-    text.lastIndexOf("\\r") + 1,
-  );
-  if (at > 0 || text.charCodeAt(0) === 10 || text.charCodeAt(0) === 13) return at + 1;
-  const first = text.charCodeAt(0);
-  return backslashLast && (first === 110 || first === 114) ? 1 : -1; // `n`, `r`
+  for (let at = text.length - 1; at >= 0; at--) {
+    const ch = text.charCodeAt(at);
+    if (ch === 10 || ch === 13) return at + 1;
+    // `n` or `r` after a backslash: a JSON escape (a line of a file inside a call's arguments).
+    if (ch !== 110 && ch !== 114) continue;
+    if (at > 0 ? text.charCodeAt(at - 1) === BACKSLASH : backslashLast) return at + 1;
+  }
+  return -1;
 }
 
 /**
