@@ -7,8 +7,9 @@
 // `=====`, padding, `0,0,0`, `\x00\x00`, `---|` in a table). A line break ends a unit's run, a JSON
 // `\n` escape too (a file written through a call), so repeated rows, lines and records never count.
 // In 187 MB of published npm code (minified bundles and data tables included) the longest such run
-// of a 5 to 64 character unit is 43 times (348 characters), outside source maps; r3 to r12's 529
-// model replies hold nothing past 2 times but the loops, which run 80 to 700 times.
+// of a 5 to 64 character unit is 43 times (348 characters), outside source maps; in the replies
+// recorded in bench/eval r3 to r12 it is 6 times (76 characters) but for six loops that ran to the
+// budget, 80 to 700 times (bench/eval/loop-replay.ts replays them through this watch).
 
 /** A loop found (the shape of repetition.ts's `Repetition`, which runs this watch on the text). */
 export interface UnitLoop {
