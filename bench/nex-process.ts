@@ -43,7 +43,8 @@ export async function runNex(
   args: string[],
   options: {
     cwd: string;
-    onSpawn?: (startedAt: number) => void;
+    /** Called once the child is spawned: when (performance.now()) and its pid. */
+    onSpawn?: (startedAt: number, pid: number | undefined) => void;
     /** Preload the usage probe (default true); off where its few milliseconds of loading would count. */
     probe?: boolean;
     /** More plain-JavaScript modules to preload (`--import`), e.g. without-fsync.js. */
@@ -77,7 +78,7 @@ export async function runNex(
     },
     stdio: ["ignore", "ignore", "pipe"],
   });
-  options.onSpawn?.(start);
+  options.onSpawn?.(start, child.pid);
   let stderr = "";
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
@@ -139,4 +140,23 @@ export function endpointArgs(stubUrl: string, dataDir: string, window?: number):
   const config = join(dataDir, "bench-config.json");
   writeFileSync(config, JSON.stringify({ models: { "bench-model": { contextWindow: window } } }));
   return [...args, "--config", config];
+}
+
+/**
+ * The CPU time a running process has used so far, in ms: the sum over its threads (V8's and libuv's
+ * too) of the kernel's scheduler statistics, in nanoseconds, where rusage's ticks are 10 ms coarse;
+ * null where there are none (not Linux).
+ */
+export function cpuSoFarMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    let onCpuNs = 0;
+    for (const thread of readdirSync(`/proc/${pid}/task`))
+      onCpuNs += Number(
+        readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[0],
+      );
+    return Number.isFinite(onCpuNs) ? onCpuNs / 1e6 : null;
+  } catch {
+    return null;
+  }
 }

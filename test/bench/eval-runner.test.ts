@@ -2,12 +2,12 @@
 // is recorded as solved with its requests, tokens and files; one that answers wrongly and calls a
 // tool that does not exist is recorded as unsolved, with the refused call and its cause.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { runSuite } from "../../bench/eval/suite.ts";
 import { loadTasks, selectTasks } from "../../bench/eval/tasks.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import {
   type LoggedRequest,
   openaiText,
@@ -40,7 +40,7 @@ function scriptedModel(request: LoggedRequest): Script {
 
 test("the eval runner records a solved and an unsolved task with their figures and refused calls", async (t) => {
   const stub = await startStubEndpoint({ handler: scriptedModel });
-  const outDir = mkdtempSync(join(tmpdir(), "nex-eval-test-"));
+  const outDir = scratchDir("nex-eval-test-");
   t.after(async () => {
     await stub.close();
     rmSync(outDir, { recursive: true, force: true });

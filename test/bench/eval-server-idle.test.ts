@@ -2,13 +2,12 @@
 // starts the next task (run r8: `checklist` got no answer in 8 minutes while the server still read
 // `big-log`'s prompt), against the stub endpoint serving llama.cpp's `/slots`.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { test } from "node:test";
 import { waitForIdleServer } from "../../bench/eval/server-idle.ts";
 import { runSuite } from "../../bench/eval/suite.ts";
 import { loadTasks, selectTasks } from "../../bench/eval/tasks.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { json, openaiText, startStubEndpoint } from "../support/stub-endpoint.ts";
 
 const busy = json([
@@ -58,7 +57,7 @@ test("a server that stays busy is waited for only within the bound; one without 
 
 test("a task's first model request is sent only once the server has finished earlier work, and the record says it waited", async (t) => {
   const stub = await serverBusyFor(2);
-  const outDir = mkdtempSync(join(tmpdir(), "nex-eval-idle-"));
+  const outDir = scratchDir("nex-eval-idle-");
   t.after(async () => {
     await stub.close();
     rmSync(outDir, { recursive: true, force: true });

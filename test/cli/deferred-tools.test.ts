@@ -60,7 +60,7 @@ test("on an 8k window a deferred tool is absent until the model loads it, then p
   assert.match(results[1] ?? "", /Ticket 42: "Crash on empty config" \(open\)/);
 });
 
-test("a deferred tool's arguments are checked against its schema like any tool's", async (t) => {
+test("load_tools loads the names that exist beside unknown ones and says which it did not load; a deferred tool's arguments are checked like any tool's", async (t) => {
   const box = makeSandbox();
   withWindow(box, 8192);
   const stub = await startStubEndpoint({
@@ -83,11 +83,14 @@ test("a deferred tool's arguments are checked against its schema like any tool's
     },
   );
   assert.equal(result.code, 0, result.stderr);
-  const last = stub.requestsTo("/v1/chat/completions").at(-1)?.body as ChatBody;
+  const bodies = stub.requestsTo("/v1/chat/completions").map((r) => r.body as ChatBody);
+  assert.ok(names(bodies[1] as ChatBody).includes("lookup_ticket"), "loaded beside unknown names");
+  const last = bodies.at(-1) as ChatBody;
   const results = last.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+  assert.match(results[0] ?? "", /^Loaded lookup_ticket: call it from your next turn\./);
   assert.match(
     results[0] ?? "",
-    /No tool named no_such_tool, greet.py\. Tools you can load: [a-z_, ]*lookup_ticket/,
+    /Not loaded: No tool named no_such_tool, greet.py\. Tools you can load: [a-z_, ]*lookup_ticket/,
   );
   assert.match(
     results[0] ?? "",

@@ -5,20 +5,20 @@
 // network: those are checked by the parser (docs.test.ts) only.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { parseCommand } from "../../src/cli/args.ts";
 import { makeSandbox } from "../support/cli.ts";
 import { healthyOpenAI, modelList } from "../support/healthy-endpoint.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText } from "../support/stub-scripts.ts";
 import { nexLines, root, words } from "./doc-examples.ts";
 
 /** A `nex` on PATH that runs this checkout, as `npm install -g` or `npx nex` would. */
 function nexOnPath(): string {
-  const dir = mkdtempSync(join(tmpdir(), "nex-docs-bin-"));
+  const dir = scratchDir("nex-docs-bin-");
   const shim = join(dir, "nex");
   writeFileSync(
     shim,

@@ -2,13 +2,13 @@
 // example is a config nex accepts as it is (no setting it would ignore), and every `nex` command line
 // in a shell example is one nex accepts.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { commandsPage, configSchema } from "../../scripts/docs.ts";
 import { parseCommand } from "../../src/cli/args.ts";
 import { resolveConfig } from "../../src/runtime/config/config.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { blocks, nexLines, root, words } from "./doc-examples.ts";
 
 test("docs/commands.md and docs/config.schema.json are what the code makes (npm run docs)", () => {
@@ -21,7 +21,7 @@ test("docs/commands.md and docs/config.schema.json are what the code makes (npm 
 });
 
 test("every config example in the docs is a config nex accepts whole, $schema included", () => {
-  const dir = mkdtempSync(join(tmpdir(), "nex-docs-"));
+  const dir = scratchDir("nex-docs-");
   const examples = blocks(/^json$/).filter(({ page }) => page !== "docs/editors.md");
   assert.ok(examples.length >= 5, "the examples were found");
   for (const { page, body } of [

@@ -2,19 +2,19 @@
 // (`.wg/chat/<uuid>`). nex served under either name must be one handler of one folder, and, as a
 // handler, write nothing to stdout (workgraph reads a handler's stdout as protocol).
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { outbox, until } from "../support/chat-folder.ts";
 import { makeSandbox, runNex, startNex } from "../support/cli.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText } from "../support/stub-scripts.ts";
 
 test("--chat through workgraph's alias (a symlink to the session's folder) serves that folder, one handler whichever name starts it, and writes nothing to stdout", async () => {
   const stub = await startStubEndpoint({ handler: () => openaiText("answer: hello") });
   const box = makeSandbox();
-  const root = mkdtempSync(join(tmpdir(), "nex-chat-root-"));
+  const root = scratchDir("nex-chat-root-");
   const session = join(root, "7f3c9a2e-1b4d-4c8e-9a0f-2d6b8e1c5a37");
   mkdirSync(session);
   symlinkSync(session, join(root, "coordinator-0"));

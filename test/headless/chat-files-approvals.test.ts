@@ -3,13 +3,13 @@
 // lines (typed `approve N`, or `approval_id` + `answer`), lets one time out, sends stale answers, and
 // checks what ran, what the model was told, and what the outbox says.
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { toolResults } from "../faults/scenario.ts";
 import { chatArgs, outbox, until } from "../support/chat-folder.ts";
 import { makeSandbox, startNex } from "../support/cli.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall, type Script } from "../support/stub-scripts.ts";
 
@@ -19,7 +19,7 @@ const write = (path: string, content: string): Script =>
 async function setUp(scripts: Script[], extra: string[] = []) {
   const stub = await startStubEndpoint({ scripts });
   const box = makeSandbox();
-  const chat = mkdtempSync(join(tmpdir(), "nex-chat-"));
+  const chat = scratchDir("nex-chat-");
   const nex = startNex([...chatArgs(chat, stub.url, box.dataDir), ...extra], {
     cwd: box.workspace,
     env: { ...box.env, OPENAI_API_KEY: "k" },

@@ -3,13 +3,13 @@
 // stub endpoint: a picture as an image, a text file as bounded text, anything else named; a path
 // outside the workspace and the chat folder, or a link leading out, is refused, and the reply says so.
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { chatArgs, outbox, until } from "../support/chat-folder.ts";
 import { makeSandbox, startNex } from "../support/cli.ts";
 import { Jimp, JimpMime } from "../support/jimp.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, status } from "../support/stub-scripts.ts";
 
@@ -19,7 +19,7 @@ async function setUp(options: { images: boolean }) {
       request.path.endsWith("/chat/completions") ? openaiText("seen") : status(404),
   });
   const box = makeSandbox();
-  const chat = mkdtempSync(join(tmpdir(), "nex-chat-"));
+  const chat = scratchDir("nex-chat-");
   if (options.images) {
     mkdirSync(join(box.env.XDG_CONFIG_HOME ?? "", "nex"), { recursive: true });
     writeFileSync(

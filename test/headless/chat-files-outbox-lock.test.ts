@@ -3,13 +3,13 @@
 // may be torn and no id repeated; and the lock helper holds workgraph's lock on nex's descriptor.
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { LOCK_HELPERS, lockOutbox } from "../../src/headless/chat-files/outbox-lock.ts";
 import { chatArgs, until, WORKGRAPH_WRITER } from "../support/chat-folder.ts";
 import { makeSandbox, startNex } from "../support/cli.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, status } from "../support/stub-scripts.ts";
 
@@ -31,7 +31,7 @@ test("--chat outbox: workgraph's writer appending at the same time: no line torn
         : status(404),
   });
   const box = makeSandbox();
-  const chat = mkdtempSync(join(tmpdir(), "nex-chat-"));
+  const chat = scratchDir("nex-chat-");
   const messages = 25;
   for (let id = 1; id <= messages; id++)
     appendFileSync(
@@ -93,7 +93,7 @@ test("--chat outbox: workgraph's writer appending at the same time: no line torn
 test("outbox lock: held on nex's descriptor after the helper exits, excludes workgraph's flock, waits for it, and says when it could not be taken", {
   skip,
 }, async () => {
-  const chat = mkdtempSync(join(tmpdir(), "nex-chat-"));
+  const chat = scratchDir("nex-chat-");
   const lockPath = join(chat, "outbox.jsonl.lock");
   const tryLock = () =>
     spawnSync("python3", [

@@ -1,13 +1,13 @@
 // A chat reader (workgraph's `wg tui`) sees what nex does while it answers: each tool call of the turn
 // as a box in `.streaming`, and the reply's steps in the outbox's `full_response` beside the answer.
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { chatTranscript } from "../../src/headless/chat-files/chat-transcript.ts";
 import { outbox, until } from "../support/chat-folder.ts";
 import { makeSandbox, startNex } from "../support/cli.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 
@@ -32,7 +32,7 @@ test("--chat: a running turn's tool call shows in .streaming as a box with its c
     },
   });
   const box = makeSandbox();
-  const chat = mkdtempSync(join(tmpdir(), "nex-chat-"));
+  const chat = scratchDir("nex-chat-");
   appendFileSync(
     join(chat, "inbox.jsonl"),
     `${JSON.stringify({ id: 1, role: "user", content: "count the lines", request_id: "r1" })}\n`,
@@ -197,7 +197,7 @@ test("--chat: nex's key, printed by a command the model runs, reaches neither .s
   });
   const box = makeSandbox();
   writeFileSync(join(box.workspace, "notes.txt"), `deploy token: ${key}\n`);
-  const chat = mkdtempSync(join(tmpdir(), "nex-chat-"));
+  const chat = scratchDir("nex-chat-");
   appendFileSync(
     join(chat, "inbox.jsonl"),
     `${JSON.stringify({ id: 1, role: "user", content: "read the notes", request_id: "r1" })}\n`,

@@ -8,15 +8,14 @@ import {
   chmodSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { chatArgs, outbox, until } from "../support/chat-folder.ts";
 import { makeSandbox, startNex } from "../support/cli.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { hang, openaiText, status } from "../support/stub-scripts.ts";
 
@@ -46,7 +45,7 @@ async function chatStub() {
 function setUp(url: string) {
   const box = makeSandbox();
   // Outside the workspace, as the trust rules ask: a folder of the test's own.
-  const chat = mkdtempSync(join(tmpdir(), "nex-chat-"));
+  const chat = scratchDir("nex-chat-");
   const args = chatArgs(chat, url, box.dataDir);
   return { box, chat, args, env: { ...box.env, OPENAI_API_KEY: "k" } };
 }
@@ -214,7 +213,7 @@ test("--chat: a chat folder inside the workspace with no sandbox to hold it, or 
   }).done;
   assert.equal(refused.code, 3);
   assert.match(refused.stderr, /inside the workspace[\s\S]*speak as the user/);
-  const open = mkdtempSync(join(tmpdir(), "nex-chat-open-"));
+  const open = scratchDir("nex-chat-open-");
   chmodSync(open, 0o777);
   const shared = await startNex(["--chat", open, ...args.slice(2)], { cwd: box.workspace, env })
     .done;

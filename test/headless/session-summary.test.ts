@@ -2,18 +2,11 @@
 // the session's model writes `<id>.summary.md` beside the journal, redacted; `nex sessions show`
 // prints it, and the next handler's first prompt starts from it.
 import assert from "node:assert/strict";
-import {
-  appendFileSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex, startNex } from "../support/cli.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall, status } from "../support/stub-scripts.ts";
 
@@ -30,7 +23,7 @@ test("session summary: written every five answered prompts, redacted, shown by n
     },
   });
   const box = makeSandbox();
-  const chat = mkdtempSync(join(tmpdir(), "nex-chat-"));
+  const chat = scratchDir("nex-chat-");
   const env = { ...box.env, OPENAI_API_KEY: KEY };
   const common = [
     "--model",

@@ -5,20 +5,12 @@
 // `.ci/run` (scripts/check-package.ts) runs the package on the exact floor and the newest Node.js.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
 import { startForwardProxy } from "../support/forward-proxy.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, status } from "../support/stub-scripts.ts";
 
@@ -68,7 +60,7 @@ test("npm install -g of the packed tarball puts a nex on PATH that runs on the m
   timeout: 600_000,
 }, async () => {
   const nodeDir = (found as { dir: string }).dir;
-  const base = mkdtempSync(join(tmpdir(), "nex-install-"));
+  const base = scratchDir("nex-install-");
   // Pack a copy, so the checkout's own files (dist/ included) are left as they are.
   const source = join(base, "source");
   mkdirSync(source);

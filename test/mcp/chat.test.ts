@@ -1,17 +1,16 @@
 // The real `nex chat` in a pseudo-terminal with a real MCP server: /mcp shows the server, and an MCP
 // tool asks before it runs in ask mode.
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { everythingServer, writeMcpConfig } from "../support/mcp-servers.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 import { startNexTui } from "../tui/cli-harness.ts";
 import { answerPrompt, idleShown, typeAndSubmit } from "../tui/tui-harness.ts";
 
 test("nex chat: /mcp shows each server's state and tools; an MCP tool asks first in ask mode, then runs", async (t) => {
-  const config = writeMcpConfig(join(mkdtempSync(join(tmpdir(), "nex-mcp-chat-")), "mcp.json"), {
+  const config = writeMcpConfig(join(scratchDir("nex-mcp-chat-"), "mcp.json"), {
     everything: everythingServer(),
   });
   const nex = await startNexTui(

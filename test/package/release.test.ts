@@ -2,17 +2,17 @@
 // missing precondition stops it, before anything is packed, with what to do.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
+import { scratchDir } from "../support/scratch-dir.ts";
 
 const checkout = resolve(import.meta.dirname, "..", "..");
 // Git as a fresh install has it: the machine's own settings (signed commits, hooks) play no part.
 const env = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
 
 function repository(changelog: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "nex-release-"));
+  const dir = scratchDir("nex-release-");
   mkdirSync(join(dir, "scripts"));
   for (const file of ["release.ts", "exact-node.ts"])
     cpSync(join(checkout, "scripts", file), join(dir, "scripts", file));

@@ -3,12 +3,12 @@
 // sockets are read, so a timeout must first let the bytes that are waiting in.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { ProviderEvent } from "../../src/protocol/index.ts";
 import { createOpenAIClient } from "../../src/providers/index.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { openaiText } from "../support/stub-scripts.ts";
 import { doneTurn, sampleRequest } from "./helpers.ts";
 
@@ -35,7 +35,7 @@ createServer((req, res) => {
 `;
 
 async function endpoint(t: { after(fn: () => void): void }, text: string, early: number) {
-  const dir = mkdtempSync(join(tmpdir(), "nex-starved-"));
+  const dir = scratchDir("nex-starved-");
   const script = openaiText(text);
   const parts = script.type === "stream" ? script.parts : [];
   writeFileSync(join(dir, "parts.json"), JSON.stringify(parts));

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { scratchDir } from "../support/scratch-dir.ts";
 import {
   anthropicToolUse,
   openaiText,
@@ -58,7 +58,7 @@ test("stub endpoint cuts a tool call mid-arguments with no terminator", async ()
 });
 
 test("stub server runs as a child process from a script file and prints its URL", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "nex-stub-"));
+  const dir = scratchDir("nex-stub-");
   const scriptPath = join(dir, "script.json");
   const logPath = join(dir, "requests.jsonl");
   writeFileSync(scriptPath, JSON.stringify({ scripts: [openaiText("from child")] }));

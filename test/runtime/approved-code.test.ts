@@ -2,14 +2,14 @@
 // What an approval covers: every workspace file the approved command executes, found the ways
 // scripts name each other.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { approvedCode } from "../../src/runtime/consent/approved-code.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 
 function workspace(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), "nex-approved-"));
+  const root = scratchDir("nex-approved-");
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);
@@ -57,7 +57,7 @@ test("a script the command names that is missing now is part of the approval: cr
 
 test("a workspace link that leads out of it is approved with what it leads to", () => {
   const root = workspace({ "hooks/check.sh": ". hooks/lib.sh\n" });
-  const elsewhere = mkdtempSync(join(tmpdir(), "nex-approved-target-"));
+  const elsewhere = scratchDir("nex-approved-target-");
   writeFileSync(join(elsewhere, "lib.sh"), "v1\n");
   symlinkSync(join(elsewhere, "lib.sh"), join(root, "hooks/lib.sh"));
   const before = approvedCode(["bash hooks/check.sh"], root);

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { ConfigError, resolveConfig } from "../../src/runtime/config/config.ts";
 import { DEFAULT_CONTEXT_WINDOW, resolveLimits } from "../../src/runtime/config/model-registry.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 
 function home(): { dir: string; env: Record<string, string> } {
-  const dir = mkdtempSync(join(tmpdir(), "nex-config-"));
+  const dir = scratchDir("nex-config-");
   return {
     dir,
     env: { HOME: dir, XDG_CONFIG_HOME: join(dir, "config"), XDG_DATA_HOME: join(dir, "data") },

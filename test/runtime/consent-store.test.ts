@@ -1,15 +1,7 @@
 // The consent store: keyed by the workspace's real path and the approved hash; never read from, or
 // written to, a place the workspace holds; never written over when it cannot be read.
 import assert from "node:assert/strict";
-import {
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import {
@@ -17,9 +9,10 @@ import {
   hasConsent,
   recordConsent,
 } from "../../src/runtime/consent/consent-store.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 
 function home() {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), "nex-consent-")));
+  const base = realpathSync(scratchDir("nex-consent-"));
   const workspace = join(base, "project");
   mkdirSync(workspace);
   symlinkSync(workspace, join(base, "link"));

@@ -1,13 +1,13 @@
 // `"api": "responses"` in the config: where it may be set, what it refuses, and that each request
 // goes out on its model's API.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { ConfigError, type NexConfig, resolveConfig } from "../../src/runtime/config/config.ts";
 import { createClient, wireFormatOf } from "../../src/runtime/config/endpoint-client.ts";
 import { collect, doneTurn, sampleRequest } from "../providers/helpers.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import {
   openaiText,
   responsesStream,
@@ -16,7 +16,7 @@ import {
 } from "../support/stub-endpoint.ts";
 
 function configWith(file: Record<string, unknown>, flags: Record<string, string> = {}): NexConfig {
-  const dir = mkdtempSync(join(tmpdir(), "nex-api-"));
+  const dir = scratchDir("nex-api-");
   mkdirSync(join(dir, "config", "nex"), { recursive: true });
   writeFileSync(join(dir, "config", "nex", "config.json"), JSON.stringify(file));
   const env = { HOME: dir, XDG_CONFIG_HOME: join(dir, "config"), XDG_DATA_HOME: join(dir, "data") };

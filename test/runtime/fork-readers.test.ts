@@ -1,14 +1,14 @@
 // A fork carries the session's readers' notes (beside its images and stored results): an
 // interrupted reader asked again in the fork goes on from the same notes.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { forkJournal } from "../../src/runtime/history/fork-session.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 
 test("a fork copies the readers' notes of the session it forks", async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "nex-fork-readers-"));
+  const dataDir = scratchDir("nex-fork-readers-");
   const id = "s-original";
   mkdirSync(join(dataDir, "sessions"), { recursive: true });
   const journal = join(dataDir, "sessions", `${id}.jsonl`);

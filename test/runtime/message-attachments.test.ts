@@ -3,15 +3,15 @@
 // would block a read), and a file in a held chat folder is read through the chat folder's guard.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { resolveConfig } from "../../src/runtime/config/index.ts";
 import { readMessageAttachments } from "../../src/runtime/extensions/index.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 
 test("chat attachments: nex's own data in the workspace and a FIFO are refused, a held chat folder's file is read", async () => {
-  const base = mkdtempSync(join(tmpdir(), "nex-attach-"));
+  const base = scratchDir("nex-attach-");
   const workspace = join(base, "ws");
   const chatDir = join(workspace, ".wg", "chat", "c1");
   mkdirSync(chatDir, { recursive: true });

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { completePath } from "../../src/runtime/session/input/path-completion.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 
 test("@ completion lists workspace entries only: nothing above it or through a link that leads out, no .git, hidden ones when asked", () => {
-  const root = mkdtempSync(join(tmpdir(), "nex-complete-"));
+  const root = scratchDir("nex-complete-");
   const ws = join(root, "ws");
   mkdirSync(join(ws, "src"), { recursive: true });
   mkdirSync(join(ws, ".git"));

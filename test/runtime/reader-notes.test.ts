@@ -1,8 +1,7 @@
 // Where a reader keeps its place: the same file and task find their notes again; a changed file
 // starts afresh (and says it was stale); a torn state file is a fresh start, never a crash.
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import {
@@ -10,6 +9,7 @@ import {
   type ReaderState,
   readingKey,
 } from "../../src/runtime/subagents/reader-notes.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 
 const fresh = (digest: string): ReaderState => ({
   version: 1,
@@ -24,7 +24,7 @@ const fresh = (digest: string): ReaderState => ({
 });
 
 test("a reading finds its notes again for the same text and task; changed text starts afresh, said stale", () => {
-  const dir = mkdtempSync(join(tmpdir(), "nex-reader-notes-"));
+  const dir = scratchDir("nex-reader-notes-");
   const first = openReading(dir, fresh("aaa"));
   assert.equal(first.resumed, false);
   first.notes = "NOTE 1";
@@ -45,7 +45,7 @@ test("a reading finds its notes again for the same text and task; changed text s
 });
 
 test("a torn state file is a fresh start", () => {
-  const dir = mkdtempSync(join(tmpdir(), "nex-reader-notes-"));
+  const dir = scratchDir("nex-reader-notes-");
   const store = openReading(dir, fresh("aaa"));
   store.save();
   writeFileSync(

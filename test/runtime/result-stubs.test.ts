@@ -1,9 +1,7 @@
 // Old large results leave the conversation as stubs naming their stored copy: nothing is lost (the
 // copy holds every byte), the last turns stay whole, and a stub is never stubbed again.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import type { Message } from "../../src/protocol/index.ts";
 import { createSessionBudget } from "../../src/runtime/context/request-budget.ts";
@@ -13,6 +11,7 @@ import {
   stubOldResults,
 } from "../../src/runtime/context/result-stubs.ts";
 import { createResultStore } from "../../src/tools/index.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 
 function conversation(turns: number, bytes: number): Message[] {
   const messages: Message[] = [{ type: "user", text: "read everything" }];
@@ -37,7 +36,7 @@ function conversation(turns: number, bytes: number): Message[] {
 }
 
 test("results before the last three turns become stubs whose stored copy holds every byte", () => {
-  const dir = mkdtempSync(join(tmpdir(), "nex-stubs-"));
+  const dir = scratchDir("nex-stubs-");
   const store = createResultStore(dir);
   const messages = conversation(6, 8000);
   const originals = messages.map((m) => (m.type === "tool_result" ? m.content : null));
@@ -64,13 +63,13 @@ test("results before the last three turns become stubs whose stored copy holds e
 });
 
 test("small results and conversations of fewer than four turns are left alone", () => {
-  const store = createResultStore(mkdtempSync(join(tmpdir(), "nex-stubs-")));
+  const store = createResultStore(scratchDir("nex-stubs-"));
   assert.equal(stubOldResults(conversation(3, 8000), store, 2048).stubbed, 0);
   assert.equal(stubOldResults(conversation(6, 1000), store, 2048).stubbed, 0);
 });
 
 test("the size that makes a result worth a stub is counted in bytes: multi-byte text counts whole", () => {
-  const store = createResultStore(mkdtempSync(join(tmpdir(), "nex-stubs-")));
+  const store = createResultStore(scratchDir("nex-stubs-"));
   const messages = conversation(5, 1000);
   // 1,500 characters of two-byte text: 3,000 bytes, over the 2,048-byte threshold.
   const first = messages[2];
@@ -81,7 +80,7 @@ test("the size that makes a result worth a stub is counted in bytes: multi-byte 
 });
 
 test("the chat is told once why results move, then only how many more did", () => {
-  const store = createResultStore(mkdtempSync(join(tmpdir(), "nex-stubs-")));
+  const store = createResultStore(scratchDir("nex-stubs-"));
   const budget = createSessionBudget({ window: 16_384, maxOutput: 2048, tools: () => [] });
   const shrink = resultShrinker(budget, store);
   const messages = conversation(6, 8000);

@@ -5,19 +5,18 @@ import {
   chmodSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { saveProjectRules } from "../../src/runtime/config/saved-approvals.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 
 test("a config that is a link (dotfiles in a repository) is written where it leads; the link, the mode and the other settings stay", async () => {
-  const root = mkdtempSync(join(tmpdir(), "nex-saved-"));
+  const root = scratchDir("nex-saved-");
   mkdirSync(join(root, "dotfiles"));
   mkdirSync(join(root, "config"));
   const real = join(root, "dotfiles", "nex.json");
@@ -37,7 +36,7 @@ test("a config that is a link (dotfiles in a repository) is written where it lea
 });
 
 test("a config that is not JSON is left byte for byte, with the reason", async () => {
-  const root = mkdtempSync(join(tmpdir(), "nex-saved-"));
+  const root = scratchDir("nex-saved-");
   const path = join(root, "config.json");
   writeFileSync(path, "{ broken");
   await assert.rejects(saveProjectRules(path, "/work/app", ["npm test"]), /not valid JSON/);

@@ -1,14 +1,14 @@
 // "Always in this project" rules are keyed by the workspace's real path, like every grant: a link to
 // the project sees them, and a path saved as given before still counts.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { resolveConfig } from "../../src/runtime/config/config.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 
 test("rules saved under the real path apply when the project is opened through a link", () => {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), "nex-rules-")));
+  const base = realpathSync(scratchDir("nex-rules-"));
   const project = join(base, "project");
   mkdirSync(project);
   symlinkSync(project, join(base, "link"));

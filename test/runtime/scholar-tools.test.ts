@@ -2,18 +2,17 @@
 // search stubs: papers read from Atom, arXiv's error entry and its limit said in its words, requests
 // spaced three seconds apart, and deep_research bounded to a few sub-questions with cited sources.
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { NexConfig } from "../../src/runtime/config/config.ts";
 import { type WebToolParts, webTools } from "../../src/runtime/web/web-tools.ts";
 import { createToolHost } from "../../src/tools/index.ts";
 import { keylessPages } from "../support/keyless-pages.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { webPages } from "../support/web-pages.ts";
 
 function host(web: Record<string, unknown>, more: Partial<WebToolParts> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "nex-scholar-tools-"));
+  const dir = scratchDir("nex-scholar-tools-");
   return createToolHost({
     workspace: dir,
     mode: "approve_all",
@@ -183,7 +182,7 @@ test("deep_research with no backend answering fails at the first sub-question: n
 });
 
 test("arxiv_search and deep_research reach outside the workspace: they ask in ask mode, showing the query", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "nex-scholar-ask-"));
+  const dir = scratchDir("nex-scholar-ask-");
   const tools = createToolHost({
     workspace: dir,
     mode: "ask",

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { openSession } from "../../src/runtime/assembly/open-session.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall, openaiToolCalls, status } from "../support/stub-scripts.ts";
 
 function dirs() {
-  const base = mkdtempSync(join(tmpdir(), "nex-runtime-"));
+  const base = scratchDir("nex-runtime-");
   return { base, workspace: mkdtempSync(join(base, "ws-")), dataDir: join(base, "data") };
 }
 

@@ -2,10 +2,10 @@
 // answering after a cancel, a client naming a call id it guessed) never approves a later call.
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { openSession } from "../../src/runtime/assembly/open-session.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
 
@@ -16,7 +16,7 @@ test("an answer for a call nobody asked about does not approve that call when it
       openaiText("done"),
     ],
   });
-  const base = mkdtempSync(join(tmpdir(), "nex-runtime-"));
+  const base = scratchDir("nex-runtime-");
   const workspace = mkdtempSync(join(base, "ws-"));
   const { session } = await openSession(
     { model: "m", baseUrl: `${stub.url}/v1`, dataDir: join(base, "data"), sandbox: "off" },

@@ -2,17 +2,16 @@
 // a private address asks even on --yes (refused with no one to ask), a yes lets that one call through,
 // and a session-wide yes for web_fetch never covers a private address.
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { NexConfig } from "../../src/runtime/config/config.ts";
 import { webTools } from "../../src/runtime/web/web-tools.ts";
 import { createToolHost } from "../../src/tools/index.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { ADMIN_SECRET, webPages } from "../support/web-pages.ts";
 
 function host(mode: "ask" | "approve_all", unattended = false) {
-  const dir = mkdtempSync(join(tmpdir(), "nex-web-tools-"));
+  const dir = scratchDir("nex-web-tools-");
   return createToolHost({
     workspace: dir,
     mode,

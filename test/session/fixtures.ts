@@ -1,11 +1,9 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Message } from "../../src/protocol/index.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 
 /** A fresh temporary directory. */
 export function tempDir(prefix = "nex-session-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return scratchDir(prefix);
 }
 
 /** A deterministic pseudo-random generator (mulberry32), so synthetic journals are reproducible. */

@@ -1,8 +1,9 @@
 // Runs the real nex command as a child process, the way a user or a script does.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync } from "node:fs";
+import { mkdirSync, realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { scratchDir } from "./scratch-dir.ts";
 
 const nexBin = resolve(import.meta.dirname, "..", "..", "bin", "nex.js");
 
@@ -29,7 +30,7 @@ const visibleRoot = hiddenByTheSandbox(checkout)
 /** A fresh sandbox under the OS temp dir, or with `visible`, outside it (where commands can see it). */
 export function makeSandbox(options: { visible?: boolean } = {}): Sandbox {
   if (options.visible) mkdirSync(visibleRoot, { recursive: true });
-  const base = mkdtempSync(join(options.visible ? visibleRoot : tmpdir(), "nex-cli-"));
+  const base = scratchDir("nex-cli-", options.visible ? visibleRoot : undefined);
   const workspace = join(base, "ws");
   const dataDir = join(base, "data");
   mkdirSync(workspace, { recursive: true });

@@ -1,13 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import * as v from "valibot";
@@ -15,6 +7,7 @@ import { createLedger } from "../../src/tools/files/ledger.ts";
 import { dispatch } from "../../src/tools/host/dispatch.ts";
 import { createResultStore } from "../../src/tools/results/result-store.ts";
 import { defineTool, type Tool, type ToolContext } from "../../src/tools/tool.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { host, run, sandbox } from "./helpers.ts";
 
 // Seed 001: a dropped `content` must never become an empty file.
@@ -223,10 +216,7 @@ test("arguments that are not an object are refused", async () => {
   assert.match(out.content, /must be a JSON object, got an array/);
 });
 
-function contextFor(
-  outputCap: number,
-  resultsDir = mkdtempSync(join(tmpdir(), "nex-results-")),
-): ToolContext {
+function contextFor(outputCap: number, resultsDir = scratchDir("nex-results-")): ToolContext {
   return {
     results: createResultStore(resultsDir),
     limits: {
@@ -273,7 +263,7 @@ test("an exception thrown inside a tool comes back as an `internal` error result
 
 test("a result larger than its share is stored whole; the model gets head, tail and where the rest is", async () => {
   const big = `HEAD\n${"x".repeat(10_000)}\nTAIL`;
-  const dir = mkdtempSync(join(tmpdir(), "nex-results-"));
+  const dir = scratchDir("nex-results-");
   const out = await dispatch(
     "probe",
     {},
@@ -297,7 +287,7 @@ test("a result larger than its share is stored whole; the model gets head, tail 
 });
 
 test("a result that cannot be stored keeps head and tail and says the middle is lost", async () => {
-  const blocker = join(mkdtempSync(join(tmpdir(), "nex-results-")), "file");
+  const blocker = join(scratchDir("nex-results-"), "file");
   writeFileSync(blocker, "not a directory");
   const out = await dispatch(
     "probe",

@@ -1,15 +1,15 @@
 // The sandbox hides `.env*` files above the workspace before every command; the listing of a folder
 // is reused between commands only while the folder cannot have changed.
 import assert from "node:assert/strict";
-import { mkdtempSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { envNamesIn } from "../../src/tools/sandbox/env-files.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 
 /** A folder whose last change lies a minute back, so that its listing may be reused. */
 function stillFolder(): string {
-  const dir = mkdtempSync(join(tmpdir(), "nex-env-files-"));
+  const dir = scratchDir("nex-env-files-");
   writeFileSync(join(dir, "notes.txt"), "x");
   const past = new Date(Date.now() - 60_000);
   utimesSync(dir, past, past);
@@ -35,7 +35,7 @@ test("a folder whose modification time was put back is still read again (its cha
 });
 
 test("a folder changed just before it was listed is read again each time", () => {
-  const dir = mkdtempSync(join(tmpdir(), "nex-env-files-"));
+  const dir = scratchDir("nex-env-files-");
   writeFileSync(join(dir, ".env.a"), "x");
   assert.deepEqual(envNamesIn(dir), [".env.a"]);
   // Within the same tick of a coarse clock a second change would leave the times as they are: the

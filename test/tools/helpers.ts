@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import type { PermissionMode, ToolInvocation, ToolOutcome } from "../../src/protocol/index.ts";
 import {
@@ -7,6 +6,7 @@ import {
   type ToolHostOptions,
   type WorkspaceToolHost,
 } from "../../src/tools/index.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 
 /** A fresh workspace and a private checkpoint directory beside it. */
 export interface Sandbox {
@@ -16,14 +16,8 @@ export interface Sandbox {
   path(relative: string): string;
 }
 
-const made: string[] = [];
-process.on("exit", () => {
-  for (const root of made) rmSync(root, { recursive: true, force: true });
-});
-
 export function sandbox(): Sandbox {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "nex-tools-")));
-  made.push(root);
+  const root = realpathSync(scratchDir("nex-tools-"));
   const workspace = join(root, "ws");
   const checkpointDir = join(root, "data", "checkpoints", "s1");
   mkdirSync(workspace);

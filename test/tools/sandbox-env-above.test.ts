@@ -2,11 +2,12 @@
 // own (a workspace under /tmp): that folder is not listed before every command (it is often the
 // busiest of the machine), and its files stay out of a command's sight, through real bubblewrap.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { buildPolicy } from "../../src/tools/sandbox/build-policy.ts";
 import { sandboxMissing } from "../support/bwrap.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { host, run } from "./helpers.ts";
 
 const made: string[] = [];
@@ -19,7 +20,7 @@ const privateTmp = existsSync("/tmp") && realpathSync("/tmp") === "/tmp";
 
 /** A workspace two folders down in /tmp, with a secret `.env.local` beside it. */
 function workspaceInTmp() {
-  const root = mkdtempSync("/tmp/nex-env-above-");
+  const root = scratchDir("nex-env-above-", "/tmp");
   made.push(root);
   const workspace = join(root, "ws");
   mkdirSync(workspace);

@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { keys, type PtyProcess, spawnPty } from "../support/pty.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import {
   json,
   type LoggedRequest,
@@ -69,7 +69,7 @@ export async function startNexTui(
       "GET /v1/models",
       json({ object: "list", data: options.models.map((id) => ({ id, object: "model" })) }),
     );
-  const dir = mkdtempSync(join(tmpdir(), "nex-tui-cli-"));
+  const dir = scratchDir("nex-tui-cli-");
   const workspace = join(dir, "ws");
   mkdirSync(workspace);
   for (const [name, content] of Object.entries(options.files ?? {})) {

@@ -2,11 +2,11 @@
 // `wl-paste` on PATH, a real child process) and attaches it; with no tool, or no image on the
 // clipboard, it says so and what to do.
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { keys } from "../support/pty.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { openaiText } from "../support/stub-scripts.ts";
 import { startNexTui } from "./cli-harness.ts";
 
@@ -18,7 +18,7 @@ const PNG = Buffer.from(
 
 /** A folder with a `wl-paste` that lists `types` and prints `image` for any --type. */
 function fakeWlPaste(types: string[], image: Buffer | null): string {
-  const bin = mkdtempSync(join(tmpdir(), "nex-fake-clip-"));
+  const bin = scratchDir("nex-fake-clip-");
   if (image) writeFileSync(join(bin, "clip.bin"), image);
   writeFileSync(
     join(bin, "wl-paste"),

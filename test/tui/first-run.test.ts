@@ -1,11 +1,11 @@
 // The chat's first run with nothing configured: a short set-up in the real terminal, the config
 // file written (no key in it), then the chat opens on the chosen model and answers.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
 import { keys, spawnPty } from "../support/pty.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 import { json, openaiText, startStubEndpoint } from "../support/stub-endpoint.ts";
 
 const nexBin = resolve(import.meta.dirname, "..", "..", "bin", "nex.js");
@@ -20,7 +20,7 @@ test("nex with no endpoint configured asks four questions, writes the config, th
     },
     handler: () => openaiText("Hello from the chosen model."),
   });
-  const dir = mkdtempSync(join(tmpdir(), "nex-first-run-"));
+  const dir = scratchDir("nex-first-run-");
   const workspace = join(dir, "ws");
   mkdirSync(workspace);
   const pty = spawnPty(process.execPath, [nexBin], {
@@ -72,7 +72,7 @@ test("nex with no endpoint configured asks four questions, writes the config, th
 });
 
 test("nex run with nothing configured never asks: it fails with its usual clear error", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "nex-first-run-"));
+  const dir = scratchDir("nex-first-run-");
   const pty = spawnPty(process.execPath, [nexBin, "run", "hello"], {
     cwd: dir,
     env: {

@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { answerGuardMs } from "../../src/tui/input/keymap.ts";
 import { keys, type PtyProcess, spawnPty } from "../support/pty.ts";
+import { scratchDir } from "../support/scratch-dir.ts";
 
 const runner = resolve(import.meta.dirname, "run-scripted.ts");
 
@@ -20,7 +20,7 @@ export async function startScripted(
   name: string,
   options: { cols?: number; rows?: number; resumeLine?: string; answerGuardMs?: number } = {},
 ): Promise<ScriptedTui> {
-  const dir = mkdtempSync(join(tmpdir(), "nex-tui-"));
+  const dir = scratchDir("nex-tui-");
   const log = join(dir, "calls.jsonl");
   writeFileSync(log, "");
   const args = [

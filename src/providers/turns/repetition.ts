@@ -4,13 +4,19 @@
 // `arguments` or `parameters`. No reply needs the same call three times in a row, the same round of
 // several calls twice, or a call that differs only in its numbers six times; repeated rows, tables,
 // test data and lists in an answer are no calls, and a native call's arguments (a file's content) are
-// never watched.
+// never watched for calls. One short unit repeated back to back inside a line, in the text or in a
+// call's arguments, is unit-loop.ts's watch.
+
+import { createUnitLoopWatch } from "./unit-loop.ts";
 
 /** A loop found in the text: what repeated, and where the text stops being worth keeping. */
 export interface Repetition {
   /** Plain words, e.g. "the same todo_write call 3 times in a row". */
   detail: string;
-  /** Characters of the text up to the end of the loop's first round (the rest repeats it). */
+  /**
+   * Characters of the text up to the end of the loop's first round (the rest repeats it); Infinity
+   * when the loop was in a native call's arguments, not in the text.
+   */
   keepChars: number;
 }
 
@@ -27,13 +33,14 @@ export interface WatchedText {
 }
 
 export function createWatchedText(): WatchedText {
-  const watch = createRepetitionWatch();
+  const calls = createRepetitionWatch();
+  const units = createUnitLoopWatch();
   const text: WatchedText = {
     pieces: [],
     loop: null,
     add(piece) {
       text.pieces.push(piece);
-      text.loop ??= watch.push(piece);
+      text.loop ??= calls.push(piece) ?? units.push(piece);
     },
   };
   return text;

@@ -97,28 +97,32 @@ function load(
   const unknown = names.filter(
     (name) => name !== LOAD_TOOLS && !deferred.has(name) && !all.some((s) => s.name === name),
   );
-  if (unknown.length > 0) {
-    // A small model asks load_tools for the files of its task (Qwen2.5-Coder 1.5B in bench/eval).
-    const files = unknown.filter((name) => /[./]/.test(name));
-    const hint =
-      files.length > 0
-        ? ` ${files.join(", ")} ${files.length === 1 ? "is a file name, not a tool" : "are file names, not tools"}: read a file with read_file.`
-        : "";
-    return {
-      isError: true,
-      code: "not_found",
-      content: `No tool named ${unknown.join(", ")}. Tools you can load: ${available}.${hint}`,
-    };
-  }
-  const fresh = names.filter((name) => deferred.has(name) && !loaded.has(name));
+  const missing = unknown.length > 0 ? notFound(unknown, available) : "";
+  const known = names.filter((name) => !unknown.includes(name));
+  // The names that exist load even beside unknown ones, and the answer says which did and which did
+  // not (r12 fix-test-js: three real names and two unknown loaded none, said only of the unknown).
+  if (known.length === 0) return { isError: true, code: "not_found", content: missing };
+  const fresh = known.filter((name) => deferred.has(name) && !loaded.has(name));
   for (const name of fresh) loaded.add(name);
-  const already = names.filter((name) => !fresh.includes(name));
+  const already = known.filter((name) => !fresh.includes(name));
   return {
     isError: false,
     content:
       (fresh.length > 0
         ? `Loaded ${fresh.join(", ")}: call ${fresh.length === 1 ? "it" : "them"} from your next turn.`
         : "Nothing new to load.") +
-      (already.length > 0 ? ` Already in your tools: ${already.join(", ")}.` : ""),
+      (already.length > 0 ? ` Already in your tools: ${already.join(", ")}.` : "") +
+      (missing === "" ? "" : ` Not loaded: ${missing}`),
   };
+}
+
+/** What the model is told of names that are no tool it can load. */
+function notFound(unknown: string[], available: string): string {
+  // A small model asks load_tools for the files of its task (Qwen2.5-Coder 1.5B in bench/eval).
+  const files = unknown.filter((name) => /[./]/.test(name));
+  const hint =
+    files.length > 0
+      ? ` ${files.join(", ")} ${files.length === 1 ? "is a file name, not a tool" : "are file names, not tools"}: read a file with read_file.`
+      : "";
+  return `No tool named ${unknown.join(", ")}. Tools you can load: ${available}.${hint}`;
 }
