@@ -52,6 +52,8 @@ interface Unit {
   exact: string;
   /** Identity with every number value left out (`offset: 1`, `offset: 2` are the same call). */
   shape: string;
+  /** Identity with the digits inside strings left out too (`item1.txt`, `item2.txt`). */
+  counted: string;
   /** The tool's name when the unit is a call written as text. */
   call: string | null;
   /** Where the unit ends in the text, in characters. */
@@ -64,6 +66,12 @@ const EXACT_ROUNDS = 3;
 const ROUNDS_OF_SEVERAL = 2;
 /** A call alike but for its numbers (a paging loop: offset 1, 2, 3 ...) six times in a row. */
 const SHAPE_ROUNDS = 6;
+/**
+ * A call alike but for a counter in its strings, this many times in one reply: past any batch of
+ * numbered files a reply reads at once (30 parts stay legitimate), short of a run to the budget
+ * (r13 checklist: Qwen2.5-Coder 0.5B read item1.txt ... item61.txt, none of them there, for 400 s).
+ */
+const COUNTED_ROUNDS = 32;
 /** The longest loop looked for, in units (dead-code's loop went through ten calls). */
 const MAX_PERIOD = 16;
 /** Units remembered: enough for the longest loop's rounds, and bounded memory. */
@@ -95,7 +103,7 @@ export function createRepetitionWatch(): RepetitionWatch {
     const words = raw.trim();
     // Fences and whitespace around calls are their wrapping, not a unit of their own.
     if (words === "" || /^```[\w-]*$/.test(words)) return;
-    add(long ? opaque(at) : { exact: words, shape: words, call: null, end: at });
+    add(long ? opaque(at) : { exact: words, shape: words, counted: words, call: null, end: at });
   };
   const add = (unit: Unit) => {
     units.push(unit);
@@ -142,7 +150,7 @@ export function createRepetitionWatch(): RepetitionWatch {
 /** A unit too long to compare: it matches nothing, so no loop runs through it. */
 function opaque(end: number): Unit {
   const key = `\u0000${end}`;
-  return { exact: key, shape: key, call: null, end };
+  return { exact: key, shape: key, counted: key, call: null, end };
 }
 
 /** A JSON value of the text as a unit: a call when it has a name and arguments. */
@@ -151,7 +159,7 @@ function jsonUnit(raw: string, end: number): Unit {
   try {
     value = JSON.parse(raw);
   } catch {
-    return { exact: raw, shape: raw, call: null, end };
+    return { exact: raw, shape: raw, counted: raw, call: null, end };
   }
   const record = isRecord(value) ? value : null;
   const named = record !== null && typeof record.name === "string" && record.name !== "";
@@ -162,6 +170,9 @@ function jsonUnit(raw: string, end: number): Unit {
   return {
     exact: JSON.stringify(value),
     shape: JSON.stringify(value, (_key, item) => (typeof item === "number" ? 0 : item)),
+    counted: JSON.stringify(value, (_key, item) =>
+      typeof item === "number" ? 0 : typeof item === "string" ? item.replace(/[0-9]+/g, "#") : item,
+    ),
     call,
     end,
   };
@@ -178,6 +189,8 @@ function loopAtEnd(units: Unit[]): Repetition | null {
       return described(units, period, exact, "exact");
     const shape = roundsAtEnd(units, period, (unit) => unit.shape);
     if (period === 1 && shape >= SHAPE_ROUNDS) return described(units, period, shape, "shape");
+    const counted = period === 1 ? roundsAtEnd(units, period, (unit) => unit.counted) : 0;
+    if (counted >= COUNTED_ROUNDS) return described(units, period, counted, "shape");
   }
   return null;
 }
