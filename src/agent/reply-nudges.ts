@@ -1,7 +1,7 @@
 // A reply with no tool call that is not an answer either (empty, a call written as JSON text, a call
 // to a tool that does not exist): small models do this now and then, and do go on when told. Ending
 // the run as "done" would report a task as finished while nothing of it ran.
-import type { ToolHost } from "../protocol/index.ts";
+import type { NameSightings, ToolHost } from "../protocol/index.ts";
 import {
   brokenJsonCall,
   brokenJsonCallReminder,
@@ -11,6 +11,7 @@ import {
   inventedToolCall,
   inventedToolReminder,
   namesAFile,
+  namesASymbol,
   textToolCallMessage,
   textToolCallReminder,
 } from "./text-tool-call.ts";
@@ -34,13 +35,14 @@ export type ReplyNudge =
 
 /**
  * The nudge for a reply without calls, or null when the reply is an answer (or a first empty turn).
- * `tools` looks up a file an invented tool was named after, so the reminder names only paths that exist.
+ * `tools` looks up a file or a word of the code an invented tool was named after, so the reminder
+ * names only paths that exist.
  */
 export async function replyNudge(
   text: string,
   known: string[],
   nudges: ReplyNudges,
-  tools: Pick<ToolHost, "filesNamed"> = {},
+  tools: Pick<ToolHost, "filesNamed" | "whereNamed"> = {},
   signal: AbortSignal = new AbortController().signal,
 ): Promise<ReplyNudge | null> {
   if (!text.trim() && !nudges.askedForAnswer) {
@@ -111,6 +113,7 @@ export async function replyNudge(
         invented,
         known,
         await filesFound(invented, known, tools, signal),
+        await wordsFound(invented, known, tools, signal),
       ),
     };
   }
@@ -151,6 +154,22 @@ async function filesFound(
     return { paths: paths.slice(0, HINT_PATHS), more: paths.length > HINT_PATHS };
   } catch {
     // The workspace could not be listed: the reminder then claims nothing about what exists.
+    return null;
+  }
+}
+
+/** Where a word of the code an invented tool was named after occurs, or null when nex cannot look. */
+async function wordsFound(
+  word: string,
+  known: string[],
+  tools: Pick<ToolHost, "whereNamed">,
+  signal: AbortSignal,
+): Promise<NameSightings | null> {
+  if (!tools.whereNamed || !namesASymbol(word) || !known.includes("read_file")) return null;
+  try {
+    return await tools.whereNamed(word, HINT_PATHS, signal);
+  } catch {
+    // The workspace could not be searched: the reminder then claims nothing about what exists.
     return null;
   }
 }
