@@ -43,9 +43,7 @@ test("a word is found where it is defined before where it is mentioned, in Pytho
   assert.deepEqual(where(await tools.whereNamed("get_user", 1, signal)), [
     "definition lib/users.js:2",
   ]);
-  assert.deepEqual(where(await tools.whereNamed("cache", 3, signal)), [
-    "definition config.yaml:2",
-  ]);
+  assert.deepEqual(where(await tools.whereNamed("cache", 3, signal)), ["definition config.yaml:2"]);
   assert.deepEqual(where(await tools.whereNamed("count", 3, signal)), ["file src/count.js:0"]);
   const none = await tools.whereNamed("Stack", 3, signal);
   assert.deepEqual(none, { sightings: [], complete: true });
