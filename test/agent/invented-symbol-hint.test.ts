@@ -54,10 +54,17 @@ test("the no-such-tool reminder for a word of the code names the file that defin
     /it occurs in a\.yaml \(line 4: - service\) and b\.md \(line 2: the service\)/,
   );
 
+  // A mention is no place to change the word: only the read is suggested.
+  assert.match(
+    mentioned,
+    /call read_file with \{"path": "a\.yaml"\}\.$|call read_file with \{"path": "a\.yaml"\}\. /,
+  );
+  assert.doesNotMatch(mentioned, /to change it/);
+
   // Every file read, none has it: said plainly, with what to do.
   const nowhere = inventedToolReminder("Stack", tools, null, seen([], true));
   assert.match(nowhere, /"Stack" is not a tool, and no file in the workspace has that word/);
-  assert.match(nowhere, /call write_file/);
+  assert.match(nowhere, /edit a file with edit_file or create one with write_file/);
   assert.doesNotMatch(nowhere, /"path"/);
   // The look stopped short: nothing claimed, the search suggested.
   const partial = inventedToolReminder("Stack", tools, null, seen([], false));

@@ -32,7 +32,10 @@ export function symbolHint(
       defined.length > 0 && files.length > 0
         ? ` ${files.length > 1 ? "The files" : "The file"} ${listed(files.map((file) => file.path))} ${files.length > 1 ? "are" : "is"} named after it.`
         : "";
-    const change = toolNames.includes("edit_file") ? "; to change it, edit_file" : "";
+    const change =
+      first.kind !== "mention" && toolNames.includes("edit_file")
+        ? "; to change it, edit_file"
+        : "";
     return ` ${quoted} is not a tool; ${where}${also} To look at it, call read_file with {"path": ${JSON.stringify(first.path)}}${change}.`;
   }
   const grep = toolNames.includes("grep")
@@ -42,11 +45,13 @@ export function symbolHint(
   if (!seen.complete)
     // The look stopped before it had read every file: nothing is claimed of what is not there.
     return grep === null ? `${look}` : ` To find where ${quoted} is, ${grep}.${look}`;
-  const create = toolNames.includes("write_file")
-    ? " If the task is to create it, call write_file with the new file's path and content."
-    : "";
-  const search = grep === null ? "" : ` To search for another word, call grep.`;
-  return ` ${quoted} is not a tool, and no file in the workspace has that word (ignored and binary files aside).${create}${search}${look}`;
+  const add = [
+    toolNames.includes("edit_file") ? "edit a file with edit_file" : null,
+    toolNames.includes("write_file") ? "create one with write_file" : null,
+  ].filter((way) => way !== null);
+  const adding = add.length > 0 ? ` If the task is to add it, ${add.join(" or ")}.` : "";
+  const search = grep === null ? "" : " To search for another word, call grep.";
+  return ` ${quoted} is not a tool, and no file in the workspace has that word (ignored and binary files aside).${adding}${search}${look}`;
 }
 
 /** A sighting as a reminder names it: the file and the line. */

@@ -72,19 +72,38 @@ export async function whereNamed(
       continue;
     }
     if (text === "binary" || !text.includes(word)) continue;
-    const lines = text.split("\n");
-    for (let n = 0; n < lines.length && definitions.length < limit; n += 1) {
-      const line = lines[n] as string;
-      if (!patterns.mention.test(line)) continue;
-      const kind = patterns.definition.some((pattern) => pattern.test(line))
-        ? "definition"
-        : "mention";
-      if (kind === "mention" && mentions.length >= limit) continue;
-      const sighting = { kind, path: file.path, line: n + 1, text: shown(redact(line)) } as const;
-      (kind === "definition" ? definitions : mentions).push(sighting);
-    }
+    const found = firstLinesIn(text, patterns);
+    const sighting = (n: number) => ({
+      path: file.path,
+      line: n + 1,
+      text: shown(redact(found.lines[n] as string)),
+    });
+    if (found.definition !== null)
+      definitions.push({ kind: "definition", ...sighting(found.definition) });
+    else if (found.mention !== null && mentions.length < limit)
+      mentions.push({ kind: "mention", ...sighting(found.mention) });
   }
   return { sightings: [...definitions, ...named, ...mentions].slice(0, limit), complete };
+}
+
+/**
+ * The index of a file's first line that defines the word, or else of its first line that mentions it:
+ * one line a file, since a second file tells the model more than a second line.
+ */
+function firstLinesIn(
+  text: string,
+  patterns: { mention: RegExp; definition: RegExp[] },
+): { lines: string[]; definition: number | null; mention: number | null } {
+  const lines = text.split("\n");
+  let mention: number | null = null;
+  for (let n = 0; n < lines.length; n += 1) {
+    const line = lines[n] as string;
+    if (!patterns.mention.test(line)) continue;
+    if (patterns.definition.some((pattern) => pattern.test(line)))
+      return { lines, definition: n, mention };
+    mention ??= n;
+  }
+  return { lines, definition: null, mention };
 }
 
 /** A file's name without its extensions: `count.test.js` and `count.js` are both `count`'s. */
