@@ -1,7 +1,7 @@
 // A reply with no tool call that is not an answer either (empty, a call written as JSON text, a call
 // to a tool that does not exist): small models do this now and then, and do go on when told. Ending
 // the run as "done" would report a task as finished while nothing of it ran.
-import type { NameSightings, ToolHost } from "../protocol/index.ts";
+import type { ToolHost } from "../protocol/index.ts";
 import {
   brokenJsonCall,
   brokenJsonCallReminder,
@@ -158,16 +158,21 @@ async function filesFound(
   }
 }
 
-/** Where a word of the code an invented tool was named after occurs, or null when nex cannot look. */
+/**
+ * What nex found of a word of the code an invented tool was named after, as the reminder says it, or
+ * null when nex cannot look. The wording loads with the first such tool: start-up does not need it.
+ */
 async function wordsFound(
   word: string,
   known: string[],
   tools: Pick<ToolHost, "whereNamed">,
   signal: AbortSignal,
-): Promise<NameSightings | null> {
+): Promise<string | null> {
   if (!tools.whereNamed || !namesASymbol(word) || !known.includes("read_file")) return null;
   try {
-    return await tools.whereNamed(word, HINT_PATHS, signal);
+    const seen = await tools.whereNamed(word, HINT_PATHS, signal);
+    const { symbolHint } = await import("./workspace-hints/index.ts");
+    return symbolHint(word, known, seen);
   } catch {
     // The workspace could not be searched: the reminder then claims nothing about what exists.
     return null;

@@ -2,10 +2,9 @@
 // without --jinja, a chat template that lacks tools) writes its calls into the answer as text. Ending
 // such a run as "done" would report a task as finished while nothing of it ran, so the loop asks.
 
-import type { AssembledToolCall, NameSightings } from "../protocol/index.ts";
+import type { AssembledToolCall } from "../protocol/index.ts";
 import { parseJson } from "../protocol/index.ts";
 import { canonicalToolName, commandNamedTool } from "./tool-names.ts";
-import { symbolHint } from "./workspace-hints/index.ts";
 
 /** The shapes open models use to write a call as text, when the server leaves it unparsed. */
 const MARKERS = [
@@ -383,12 +382,13 @@ export function inventedToolReminder(
   name: string,
   toolNames: readonly string[],
   found: FilesFound | null = null,
-  seen: NameSightings | null = null,
+  /** What nex found of a word of the code the name is (`workspace-hints/symbol-hint.ts`). */
+  wordHint: string | null = null,
 ): string {
   // load_tools is left out of the list: Qwen2.5-Coder 0.5B, told it among the rest, asked load_tools
   // for every tool of the list instead of calling one (fix-test-js, change-nothing).
   const working = toolNames.filter((tool) => tool !== "load_tools");
-  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${working.join(", ")}.${meantCall(name, toolNames, found, seen)} Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
+  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${working.join(", ")}.${meantCall(name, toolNames, found, wordHint)} Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
 }
 
 /** True when a name the model gave a tool is a file's (`stats.py`, `test/clamp.test.js`). */
@@ -411,13 +411,13 @@ function meantCall(
   name: string,
   toolNames: readonly string[],
   found: FilesFound | null,
-  seen: NameSightings | null,
+  wordHint: string | null,
 ): string {
   if (COMMAND.test(name) && toolNames.includes("bash"))
     return ` To run \`${name}\`, call bash with {"command": ${JSON.stringify(name)}}.`;
   if (FILE_NAME.test(name) && toolNames.includes("read_file"))
     return fileHint(name, toolNames, found);
-  if (seen !== null && toolNames.includes("read_file")) return symbolHint(name, toolNames, seen);
+  if (wordHint !== null) return wordHint;
   if (toolNames.includes("list_dir") && toolNames.includes("read_file"))
     return " To see the project's files, call list_dir; to read one, call read_file with its path.";
   return "";

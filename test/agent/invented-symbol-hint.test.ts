@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { replyNudge } from "../../src/agent/reply-nudges.ts";
 import { inventedToolReminder } from "../../src/agent/text-tool-call.ts";
+import { symbolHint } from "../../src/agent/workspace-hints/index.ts";
 import type { NameSightings } from "../../src/protocol/index.ts";
 
 const tools = ["read_file", "write_file", "edit_file", "bash", "glob", "grep", "list_dir"];
@@ -15,11 +16,12 @@ const seen = (sightings: NameSightings["sightings"], complete = false): NameSigh
   complete,
 });
 
+const told = (word: string, found: NameSightings) =>
+  inventedToolReminder(word, tools, null, symbolHint(word, tools, found));
+
 test("the no-such-tool reminder for a word of the code names the file that defines it and the read_file call that opens it", () => {
-  const defined = inventedToolReminder(
+  const defined = told(
     "Rectangle",
-    tools,
-    null,
     seen([
       { kind: "definition", path: "shapes.py", line: 1, text: "class Rectangle:" },
       { kind: "mention", path: "app.py", line: 3, text: "Rectangle(1, 2)" },
@@ -31,19 +33,12 @@ test("the no-such-tool reminder for a word of the code names the file that defin
   );
   assert.doesNotMatch(defined, /app\.py|call list_dir;/);
 
-  const file = inventedToolReminder(
-    "count",
-    tools,
-    null,
-    seen([{ kind: "file", path: "src/count.js", line: 0, text: "" }]),
-  );
+  const file = told("count", seen([{ kind: "file", path: "src/count.js", line: 0, text: "" }]));
   assert.match(file, /"count" is not a tool; the file src\/count\.js is named after it\./);
   assert.match(file, /call read_file with \{"path": "src\/count\.js"\}/);
 
-  const mentioned = inventedToolReminder(
+  const mentioned = told(
     "service",
-    tools,
-    null,
     seen([
       { kind: "mention", path: "a.yaml", line: 4, text: "- service" },
       { kind: "mention", path: "b.md", line: 2, text: "the service" },
@@ -62,12 +57,12 @@ test("the no-such-tool reminder for a word of the code names the file that defin
   assert.doesNotMatch(mentioned, /to change it/);
 
   // Every file read, none has it: said plainly, with what to do.
-  const nowhere = inventedToolReminder("Stack", tools, null, seen([], true));
+  const nowhere = told("Stack", seen([], true));
   assert.match(nowhere, /"Stack" is not a tool, and no file in the workspace has that word/);
   assert.match(nowhere, /edit a file with edit_file or create one with write_file/);
   assert.doesNotMatch(nowhere, /"path"/);
   // The look stopped short: nothing claimed, the search suggested.
-  const partial = inventedToolReminder("Stack", tools, null, seen([], false));
+  const partial = told("Stack", seen([], false));
   assert.doesNotMatch(partial, /no file|not in the workspace|"path"/);
   assert.match(partial, /To find where "Stack" is, call grep with \{"pattern": "Stack"\}/);
   // nex could not look: the hint it gave before.
