@@ -31,12 +31,14 @@ test("a word is found where it is defined before where it is mentioned, in Pytho
     "config.yaml": "server:\n  cache: true\n  port: 80\n",
     "src/count.js": "module.exports = (xs) => xs.length;\n",
     "notRectangle.py": "RectangleX = 1\n",
+    "a.js": "const shape = { area: 3 };\nshape.area = 4;\n",
+    "src/lib/geometry/measure.py": "def area(w, h):\n    return w * h\n",
   });
   const tools = host(box);
   assert.deepEqual(where(await tools.whereNamed("Rectangle", 3, signal)), [
     "definition src/models/shapes.py:3",
-    "mention README.md:1",
     "mention app.py:1",
+    "mention README.md:1",
   ]);
   const found = await tools.whereNamed("Rectangle", 3, signal);
   assert.equal(found.sightings[0]?.text, "class Rectangle:");
@@ -45,6 +47,10 @@ test("a word is found where it is defined before where it is mentioned, in Pytho
   ]);
   assert.deepEqual(where(await tools.whereNamed("cache", 3, signal)), ["definition config.yaml:2"]);
   assert.deepEqual(where(await tools.whereNamed("count", 3, signal)), ["file src/count.js:0"]);
+  // A declaration over a key of the same name met first (`whereNamed: ...` in an object literal).
+  assert.deepEqual(where(await tools.whereNamed("area", 1, signal)), [
+    "definition src/lib/geometry/measure.py:1",
+  ]);
   const none = await tools.whereNamed("Stack", 3, signal);
   assert.deepEqual(none, { sightings: [], complete: true });
 });

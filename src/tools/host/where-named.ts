@@ -18,13 +18,16 @@ const MAX_FILES = 2_000;
 // A file larger than this is left out (generated code, data, a log), and the look is then partial.
 const MAX_FILE_BYTES = 512 * 1024;
 const SHOWN_CHARS = 80;
+// Where a definition is least likely: read after the code, for the mentions.
+const PROSE_AND_DATA = /\.(?:jsonl?|ndjson|md|rst|txt|log|csv|tsv|lock|map|svg|html?|xml)$/i;
 
 /**
  * Where `word` occurs in the files grep would search (git's or the ignore files' choice, nex's own
  * data left out; symlinks never followed, so nothing outside the workspace is read): lines that
  * define it (`class X`, `def X`, `function X`, `X =`, `X:`, `export ... X`) first, then files whose
  * stem is `word`, then lines that mention it; at most `limit`. It reads the files whose stem is the
- * word first, then the shallowest, and stops at `limit` definitions, a byte budget or a file budget;
+ * word first, then code and configuration before prose and data, the shallowest first, and stops at
+ * `limit` definitions or a file budget, reading no more than a byte budget;
  * `complete` says it read every text file it could, so that finding nothing means nothing is there.
  */
 export async function whereNamed(
@@ -40,15 +43,16 @@ export async function whereNamed(
   const redact = state.options.redact ?? ((text: string) => text);
   const stemIs = (path: string) => stemOf(path) === word;
   const depth = (path: string) => path.split("/").length;
+  // Files named after the word, then code and configuration, then prose and data, the shallowest first.
+  const rank = (path: string) => (stemIs(path) ? 0 : PROSE_AND_DATA.test(path) ? 2 : 1);
   const files = listed.files
     .filter((file) => !file.path.startsWith("/"))
-    .sort(
-      (a, b) => Number(stemIs(b.path)) - Number(stemIs(a.path)) || depth(a.path) - depth(b.path),
-    );
+    .sort((a, b) => rank(a.path) - rank(b.path) || depth(a.path) - depth(b.path));
   const named: NameSighting[] = files
     .filter((file) => stemIs(file.path))
     .map((file) => ({ kind: "file", path: file.path, line: 0, text: "" }));
-  const definitions: NameSighting[] = [];
+  const declared: NameSighting[] = [];
+  const keys: NameSighting[] = [];
   const mentions: NameSighting[] = [];
   const patterns = patternsOf(word);
   let complete = listed.unsearched.length === 0;
@@ -56,11 +60,11 @@ export async function whereNamed(
   let read = 0;
   for (const file of files) {
     signal.throwIfAborted();
-    if (definitions.length >= limit || read >= MAX_FILES || budget < file.size) {
+    if (declared.length >= limit || read >= MAX_FILES) {
       complete = false;
       break;
     }
-    if (file.size > MAX_FILE_BYTES) {
+    if (file.size > MAX_FILE_BYTES || file.size > budget) {
       complete = false;
       continue;
     }
@@ -72,38 +76,44 @@ export async function whereNamed(
       continue;
     }
     if (text === "binary" || !text.includes(word)) continue;
-    const found = firstLinesIn(text, patterns);
-    const sighting = (n: number) => ({
+    const found = firstLineIn(text, patterns);
+    if (found === null) continue;
+    const sighting = {
       path: file.path,
-      line: n + 1,
-      text: shown(redact(found.lines[n] as string)),
-    });
-    if (found.definition !== null)
-      definitions.push({ kind: "definition", ...sighting(found.definition) });
-    else if (found.mention !== null && mentions.length < limit)
-      mentions.push({ kind: "mention", ...sighting(found.mention) });
+      line: found.line + 1,
+      text: shown(redact(found.text)),
+    };
+    const list = found.kind === "declaration" ? declared : found.kind === "key" ? keys : mentions;
+    if (list === declared || list.length < limit)
+      list.push({ kind: list === mentions ? "mention" : "definition", ...sighting });
   }
-  return { sightings: [...definitions, ...named, ...mentions].slice(0, limit), complete };
+  return { sightings: [...declared, ...keys, ...named, ...mentions].slice(0, limit), complete };
 }
 
+/** How a line has the word: declares it (`class X`), sets it (`X =`, `X:`), or only mentions it. */
+type LineKind = "declaration" | "key" | "mention";
+
 /**
- * The index of a file's first line that defines the word, or else of its first line that mentions it:
- * one line a file, since a second file tells the model more than a second line.
+ * A file's line that has the word, the strongest kind first (its first declaration, else its first
+ * key, else its first mention): one line a file, since a second file tells the model more than a
+ * second line of the same one.
  */
-function firstLinesIn(
+function firstLineIn(
   text: string,
-  patterns: { mention: RegExp; definition: RegExp[] },
-): { lines: string[]; definition: number | null; mention: number | null } {
+  patterns: WordPatterns,
+): { kind: LineKind; line: number; text: string } | null {
   const lines = text.split("\n");
-  let mention: number | null = null;
+  let best: { kind: LineKind; line: number; text: string } | null = null;
   for (let n = 0; n < lines.length; n += 1) {
     const line = lines[n] as string;
     if (!patterns.mention.test(line)) continue;
-    if (patterns.definition.some((pattern) => pattern.test(line)))
-      return { lines, definition: n, mention };
-    mention ??= n;
+    if (patterns.declaration.some((pattern) => pattern.test(line)))
+      return { kind: "declaration", line: n, text: line };
+    if (best?.kind !== "key" && patterns.key.some((pattern) => pattern.test(line)))
+      best = { kind: "key", line: n, text: line };
+    else best ??= { kind: "mention", line: n, text: line };
   }
-  return { lines, definition: null, mention };
+  return best;
 }
 
 /** A file's name without its extensions: `count.test.js` and `count.js` are both `count`'s. */
@@ -132,7 +142,14 @@ async function textOf(abs: string, size: number): Promise<string | "binary" | nu
 }
 
 /** The word as a whole word, and the lines that define it in the languages and formats models meet. */
-function patternsOf(word: string): { mention: RegExp; definition: RegExp[] } {
+/** The word as a whole word, and the lines that declare it or set it as a key or a variable. */
+interface WordPatterns {
+  mention: RegExp;
+  declaration: RegExp[];
+  key: RegExp[];
+}
+
+function patternsOf(word: string): WordPatterns {
   const w = word.replace(/[$-]/g, "\\$&");
   const whole = `(?<![\\w$-])${w}(?![\\w$-])`;
   const modifiers =
@@ -141,14 +158,16 @@ function patternsOf(word: string): { mention: RegExp; definition: RegExp[] } {
     "(?:def|class|function\\*?|func|fn|struct|enum|interface|type|trait|module|object|const|let|var|val|sub|proc|impl|mod|namespace|record|macro)";
   return {
     mention: new RegExp(whole),
-    definition: [
-      // `class X`, `def X(`, `export async function X`, `func (r *R) X(`
+    declaration: [
+      // `class X`, `def X(`, `export async function X`, `func (r *R) X(`, `const X =`
       new RegExp(`^\\s*${modifiers}${keyword}\\s+(?:\\([^)]*\\)\\s*)?\\*?\\s*${whole}`),
-      // `X = ...`, `self.X = ...`, a YAML or JSON key `X:` / `"X":`, an INI key `X = v`
-      new RegExp(`^\\s*${modifiers}(?:[\\w$]+\\.)*["']?${w}["']?\\s*(?::(?!:)|=(?![=>]))`),
       // A method in a JavaScript class or object: `X(a, b) {`
       new RegExp(`^\\s*${modifiers}(?:get\\s+|set\\s+)?${w}\\s*\\([^)]*\\)\\s*(?::[^{]*)?\\{`),
-      // `export { X }`, `module.exports = { X }`, an INI section `[X]`
+    ],
+    key: [
+      // `X = ...`, `self.X = ...`, a YAML or JSON key `X:` / `"X":`, an INI key `X = v`
+      new RegExp(`^\\s*${modifiers}(?:[\\w$]+\\.)*["']?${w}["']?\\s*(?::(?!:)|=(?![=>]))`),
+      // `export { X }`, an INI section `[X]`
       new RegExp(`^\\s*export\\b.*${whole}`),
       new RegExp(`^\\s*\\[${w}\\]\\s*$`),
     ],
