@@ -2,7 +2,7 @@
 // was answered "To see the project's files, call list_dir"; the model invented it again. The reminder
 // names the file that defines the word, and the read of that file runs; a word no file has is told so.
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex } from "../support/cli.ts";
@@ -54,4 +54,26 @@ test("a tool named after a word no file of the workspace has is told so, with no
   const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
   assert.match(second, /\\"Stack\\" is not a tool, and no file in the workspace has that word/);
   assert.doesNotMatch(second, /\{\\"path\\":/);
+});
+
+test("the line a reminder quotes for a word of the code never carries nex's key, nor into the journal", async () => {
+  const key = "sk-symhint-0123456789abcdefABCDEF";
+  const stub = await startStubEndpoint({
+    scripts: [openaiText(invented("OPENAI_API_KEY")), openaiText("Done.")],
+  });
+  const box = makeSandbox();
+  writeFileSync(join(box.workspace, "settings.py"), `OPENAI_API_KEY = "${key}"\n`);
+  const result = await runNex(runArgs(stub.url, box.dataDir), {
+    cwd: box.workspace,
+    env: { ...box.env, OPENAI_API_KEY: key },
+  });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  const second = stub.requestsTo("/v1/chat/completions")[1]?.rawBody ?? "";
+  assert.match(second, /defined in settings\.py \(line 1: OPENAI_API_KEY = /);
+  assert.ok(!second.includes(key), second);
+  for (const name of readdirSync(box.dataDir, { recursive: true })) {
+    const path = join(box.dataDir, String(name));
+    if (statSync(path).isFile()) assert.ok(!readFileSync(path, "latin1").includes(key), path);
+  }
 });
