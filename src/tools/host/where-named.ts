@@ -10,7 +10,7 @@ import type { NameSighting, NameSightings } from "../../protocol/index.ts";
 import { type HostState, sharedContext } from "./host-state.ts";
 
 /** A word this looks for: an identifier (`get_user`, `$el`) or a key with hyphens (`max-age`). */
-export const SEARCHABLE_WORD = /^[A-Za-z_$][\w$-]{0,79}$/;
+const SEARCHABLE_WORD = /^[A-Za-z_$][\w$-]{0,79}$/;
 
 // The look costs a fraction of a second on a large tree: a few MiB read, then it stops.
 const BYTE_BUDGET = 4 * 2 ** 20;
@@ -24,11 +24,12 @@ const PROSE_AND_DATA = /\.(?:jsonl?|ndjson|md|rst|txt|log|csv|tsv|lock|map|svg|h
 /**
  * Where `word` occurs in the files grep would search (git's or the ignore files' choice, nex's own
  * data left out; symlinks never followed, so nothing outside the workspace is read): lines that
- * define it (`class X`, `def X`, `function X`, `X =`, `X:`, `export ... X`) first, then files whose
- * stem is `word`, then lines that mention it; at most `limit`. It reads the files whose stem is the
- * word first, then code and configuration before prose and data, the shallowest first, and stops at
- * `limit` definitions or a file budget, reading no more than a byte budget;
- * `complete` says it read every text file it could, so that finding nothing means nothing is there.
+ * declare it (`class X`, `def X`, `function X`, `const X`), then lines that set it (`X =`, `X:`,
+ * `[X]`, `export ... X`), as definitions; then files whose stem is `word`; then lines that mention
+ * it; one line a file, at most `limit`. It reads the files whose stem is the word first, then code
+ * and configuration before prose and data, the shallowest first, and stops at `limit` declarations
+ * or a file budget, reading no more than a byte budget; `complete` says it read every text file it
+ * could, so that finding nothing means nothing is there.
  */
 export async function whereNamed(
   state: HostState,
@@ -43,7 +44,6 @@ export async function whereNamed(
   const redact = state.options.redact ?? ((text: string) => text);
   const stemIs = (path: string) => stemOf(path) === word;
   const depth = (path: string) => path.split("/").length;
-  // Files named after the word, then code and configuration, then prose and data, the shallowest first.
   const rank = (path: string) => (stemIs(path) ? 0 : PROSE_AND_DATA.test(path) ? 2 : 1);
   const files = listed.files
     .filter((file) => !file.path.startsWith("/"))
