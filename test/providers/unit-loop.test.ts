@@ -75,11 +75,14 @@ test("a unit of 5 to 64 characters is a loop from 64 times and 512 characters on
   assert.ok(watch(`x${"null,".repeat(110)}`), "110 times, 550 characters");
   assert.ok(watch(`Let me check. ${"I will read the file. ".repeat(80)}`), "a sentence looping");
   const long = "a sentence of seventy characters that the model wrote again and again ";
-  assert.equal(
-    watch(long.repeat(100)),
-    null,
-    "units past 64 characters are left to the call watch",
-  );
+  assert.equal(watch(`x${long.repeat(15)}`), null, "a longer unit 15 times is no loop yet");
+  // r14 dead-code: a 76-character todo item, 112 times until the budget.
+  const item = '"Add the legacyFormat function in utils.js to make it safe for new files.", ';
+  const found = watch(`{"todos": [${item.repeat(112)}`);
+  assert.match(found?.detail ?? "", /the same 76 characters .* 1[6-9] times back to back/);
+  assert.ok((found?.readTo ?? Infinity) < 16 * item.length + 200, "found at its 16th round");
+  assert.ok(watch(long.repeat(20)), "a 70-character sentence 20 times");
+  assert.equal(watch("x".repeat(300).repeat(20)), null, "one character's run stays a rule");
 });
 
 test("after a loop is found the watch stays quiet", () => {

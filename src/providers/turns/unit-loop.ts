@@ -27,15 +27,23 @@ export interface UnitLoopWatch {
 /** Shorter units are rules, padding and byte runs that real answers and files hold. */
 const MIN_UNIT = 5;
 /** Longer units are no short loop (the call watch sees whole calls). */
-const MAX_UNIT = 64;
-/** Times a unit repeats back to back before it is a loop (real text: at most 43). */
+const MAX_UNIT = 256;
+/** Times a unit of up to 64 characters repeats back to back before it is a loop (real text: at most 43). */
 const MIN_TIMES = 64;
+/**
+ * Times a longer unit does (r14 dead-code: a 76-character todo item, `"Add the legacyFormat function
+ * in utils.js to make it safe for new files.", `, 110 times until the budget): at least 1,040
+ * characters of one sentence back to back within a line.
+ */
+const MIN_TIMES_LONG = 16;
+/** Units longer than this need only MIN_TIMES_LONG rounds. */
+const LONG_UNIT = 64;
 /** Characters the run covers before it is a loop, so that a 5-character unit needs 103 times. */
 const MIN_CHARS = 512;
 /** Characters of a long line between two looks: the loop is found at most this late. */
 const LOOK_EVERY = 32;
 /** The line's tail kept (at least; up to twice between two trims): the longest run a loop needs, and a look's worth more. */
-const KEPT_CHARS = MAX_UNIT * MIN_TIMES + LOOK_EVERY;
+const KEPT_CHARS = Math.max(LONG_UNIT * MIN_TIMES, MAX_UNIT * MIN_TIMES_LONG) + LOOK_EVERY;
 
 const BACKSLASH = 92;
 
@@ -147,14 +155,14 @@ function afterLastBreak(text: string, backslashLast: boolean): number {
 }
 
 /**
- * The loop the tail ends in, if any: its shortest unit, when that unit is 5 to 64 characters and runs
- * back to back often and long enough. `offset`: where the tail starts in the whole text.
+ * The loop the tail ends in, if any: its shortest unit, when that unit is 5 to 256 characters and
+ * runs back to back often and long enough. `offset`: where the tail starts in the whole text.
  */
 function loopAtEnd(tail: string, offset: number): UnitLoop | null {
   const n = tail.length;
   for (let unit = 1; unit <= MAX_UNIT; unit++) {
-    const needed = Math.max(MIN_CHARS, MIN_TIMES * unit);
-    if (needed > n) return null;
+    const needed = Math.max(MIN_CHARS, (unit > LONG_UNIT ? MIN_TIMES_LONG : MIN_TIMES) * unit);
+    if (needed > n) continue;
     // How many characters back the tail repeats itself `unit` characters earlier.
     let same = 0;
     while (
