@@ -260,7 +260,7 @@ async function* endWithoutCalls(
         "The model's response was empty: no text and no tool calls, so nothing was done. Try again, or check the model and the endpoint's logs.",
     };
   }
-  const nudge = replyNudge(assembled.text, known, nudges);
+  const nudge = await replyNudge(assembled.text, known, nudges, options.tools, options.signal);
   if (nudge?.type === "error") {
     return { type: "error", code: "invalid_response", message: nudge.message };
   }

@@ -1,12 +1,16 @@
 // A reply with no tool call that is not an answer either (empty, a call written as JSON text, a call
 // to a tool that does not exist): small models do this now and then, and do go on when told. Ending
 // the run as "done" would report a task as finished while nothing of it ran.
+import type { ToolHost } from "../protocol/index.ts";
 import {
   brokenJsonCall,
   brokenJsonCallReminder,
+  embeddedToolCall,
+  type FilesFound,
   findTextToolCall,
   inventedToolCall,
   inventedToolReminder,
+  namesAFile,
   textToolCallMessage,
   textToolCallReminder,
 } from "./text-tool-call.ts";
@@ -28,8 +32,17 @@ export type ReplyNudge =
   | { type: "ask"; notice: string; reminder: string }
   | { type: "error"; message: string };
 
-/** The nudge for a reply without calls, or null when the reply is an answer (or a first empty turn). */
-export function replyNudge(text: string, known: string[], nudges: ReplyNudges): ReplyNudge | null {
+/**
+ * The nudge for a reply without calls, or null when the reply is an answer (or a first empty turn).
+ * `tools` looks up a file an invented tool was named after, so the reminder names only paths that exist.
+ */
+export async function replyNudge(
+  text: string,
+  known: string[],
+  nudges: ReplyNudges,
+  tools: Pick<ToolHost, "filesNamed"> = {},
+  signal: AbortSignal = new AbortController().signal,
+): Promise<ReplyNudge | null> {
   if (!text.trim() && !nudges.askedForAnswer) {
     // An empty reply after some work is no answer (small models stop so mid-task): asked once.
     nudges.askedForAnswer = true;
@@ -52,6 +65,9 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
   // is progress and is told too, within the run's few.
   const mayAsk = (kind: UnrunKind) =>
     nudges.textCalls < MAX_TEXT_CALL_REMINDERS && !(nudges.lastTurn && nudges.lastKind === kind);
+  // Why a text call ends the run: told of it right before, or the run's reminders spent (a count).
+  const spent = () =>
+    nudges.lastTurn && nudges.lastKind === "text" ? undefined : MAX_TEXT_CALL_REMINDERS;
   const told = (kind: UnrunKind) => {
     nudges.textCalls += 1;
     nudges.lastTurn = true;
@@ -67,7 +83,7 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
     };
   }
   if (textCall)
-    return { type: "error", message: textToolCallMessage(textCall.tool, textCall.marked) };
+    return { type: "error", message: textToolCallMessage(textCall.tool, textCall.marked, spent()) };
   const invented = inventedToolCall(text, known);
   const broken = invented === null ? brokenJsonCall(text, known) : null;
   const echoed = invented === null && broken === null && echoedToolList(text);
@@ -91,7 +107,11 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
     return {
       type: "ask",
       notice: `The model called a tool that does not exist (${invented}) in JSON text; nex told it which tools there are and asks again.`,
-      reminder: inventedToolReminder(invented, known),
+      reminder: inventedToolReminder(
+        invented,
+        known,
+        await filesFound(invented, known, tools, signal),
+      ),
     };
   }
   if (broken !== null && mayAsk(kind)) {
@@ -102,7 +122,37 @@ export function replyNudge(text: string, known: string[], nudges: ReplyNudges): 
       reminder: brokenJsonCallReminder(broken),
     };
   }
+  // A call inside other text ("Let me list the directory:" and the call): nothing ran, so it is no
+  // answer. Told once in a row, then an error.
+  const embedded = embeddedToolCall(text, known);
+  if (embedded !== null && mayAsk("text")) {
+    told("text");
+    return {
+      type: "ask",
+      notice: `The model wrote a ${embedded} call as JSON inside other text instead of calling the tool; nex told it so and asks again.`,
+      reminder: textToolCallReminder(embedded, true),
+    };
+  }
+  if (embedded !== null)
+    return { type: "error", message: textToolCallMessage(embedded, false, spent()) };
   return null;
+}
+
+/** The paths a file name an invented tool was named after may mean, or null when nex cannot look. */
+async function filesFound(
+  name: string,
+  known: string[],
+  tools: Pick<ToolHost, "filesNamed">,
+  signal: AbortSignal,
+): Promise<FilesFound | null> {
+  if (!tools.filesNamed || !namesAFile(name) || !known.includes("read_file")) return null;
+  try {
+    const paths = await tools.filesNamed(name, HINT_PATHS + 1, signal);
+    return { paths: paths.slice(0, HINT_PATHS), more: paths.length > HINT_PATHS };
+  } catch {
+    // The workspace could not be listed: the reminder then claims nothing about what exists.
+    return null;
+  }
 }
 
 /**
@@ -161,6 +211,8 @@ const ECHO_NUDGE =
 
 const EMPTY_REPLY_NUDGE =
   "nex: your reply was empty. If the task is not finished, continue with a tool call; if it is, answer with a short summary of what you did.";
+// Paths a reminder names for a file name: a few are a choice, more are glob's to list.
+const HINT_PATHS = 3;
 // A looping reply: the model is told this many times a run, then the run ends.
 const MAX_RUNAWAY_REMINDERS = 1;
 // Calls written as JSON text: the model is told once in a row, at most this many times a run.

@@ -42,39 +42,58 @@ export function findTextToolCall(
     const name = named(text.slice(match.index, match.index + 400));
     if (name) return { tool: name, marked: true };
   }
-  const whole = text
-    .trim()
-    .replace(/^```(?:json)?\s*/i, "")
-    .replace(/\s*```$/, "");
+  const whole = unwrapped(text) ?? unfenced(text);
   if (!whole.startsWith("{") || !whole.endsWith("}")) return null;
-  try {
-    const value = parseJson(whole) as {
-      name?: unknown;
-      arguments?: unknown;
-      parameters?: unknown;
-    };
-    const hasArgs = value.arguments !== undefined || value.parameters !== undefined;
-    return typeof value.name === "string" && hasArgs && toolNames.includes(value.name)
-      ? { tool: value.name, marked: false }
-      : null;
-  } catch {
-    return null;
-  }
+  const value = objectOf(whole);
+  const hasArgs = value !== null && ("arguments" in value || "parameters" in value);
+  return hasArgs && typeof value.name === "string" && toolNames.includes(value.name)
+    ? { tool: value.name, marked: false }
+    : null;
 }
+
+/**
+ * The session tool a reply calls in JSON inside other text (`Let me list the directory:` and then
+ * `{"name": "list_dir", "arguments": ...}`; a call nested in another object), or null. Only an
+ * object that opens as a call (the tool's name, then its `arguments`) to a tool of the session
+ * counts, whether or not it closes: a model that writes that has tried to call the tool, and nothing
+ * ran. JSON of anything else (a config file, package.json's `{"name": "glob", "version": ...}`)
+ * stays part of an answer. `replyNudge` asks this last: a reply that is JSON and nothing else runs
+ * (`jsonReplyCalls`) or is told as invented or broken first.
+ */
+export function embeddedToolCall(text: string, toolNames: readonly string[]): string | null {
+  for (const match of text.matchAll(CALL_ANYWHERE)) {
+    const name = canonicalToolName(match[1] ?? "", toolNames);
+    if (toolNames.includes(name)) return name;
+  }
+  return null;
+}
+
+/** A call opening anywhere in a text, as `CALL_OPENING` is at a reply's start. */
+const CALL_ANYWHERE = /\{\s*"name"\s*:\s*"([^"\n]{1,100})"\s*,\s*"(?:arguments|parameters)"\s*:/g;
 
 /**
  * What the model is told the first time its answer is a call written as JSON outside its chat
  * format: small models do this now and then, and do call the tool when told.
  */
-export function textToolCallReminder(tool: string): string {
-  return `nex: your reply was a ${tool} call written as JSON text, so nothing ran. Use the tool-calling interface to call ${tool} (a real tool call, not JSON in your answer); if you are finished, answer in plain words.`;
+export function textToolCallReminder(tool: string, embedded = false): string {
+  const what = embedded
+    ? `your reply wrote a ${tool} call as JSON inside other text`
+    : `your reply was a ${tool} call written as JSON text`;
+  return `nex: ${what}, so nothing ran. Use the tool-calling interface to call ${tool} (a real tool call, not JSON in your answer); if you are finished, answer in plain words.`;
 }
 
-/** What the user is told when a run's final answer is a call written as text. */
-export function textToolCallMessage(tool: string, marked = true): string {
+/**
+ * What the user is told when a run's final answer is a call written as text: right after nex told
+ * the model so, or (`asked`) after the run's reminders went to other problems.
+ */
+export function textToolCallMessage(tool: string, marked = true, asked?: number): string {
+  const when =
+    asked === undefined
+      ? "again after nex told it to make a real tool call"
+      : `after nex had asked it again ${asked} times this run`;
   if (!marked)
     return (
-      `The model wrote a ${tool} call as JSON text instead of calling the tool, again after nex told it to make a real tool call, so nex ran nothing and the task is not done. ` +
+      `The model wrote a ${tool} call as JSON text instead of calling the tool, ${when}, so nex ran nothing and the task is not done. ` +
       "The model writes calls outside its chat format's tool-call syntax, which no server parses: a model trained for tool calls does better. " +
       "If it never calls tools at all, check that the server parses tool calls (llama.cpp needs --jinja); `nex doctor` checks this."
     );
@@ -99,7 +118,7 @@ export interface JsonReplyCall {
  * content with fences or braces in it stays whole.
  */
 function jsonObjects(text: string): string[] | null {
-  const pieces = jsonPieces(text);
+  const pieces = jsonPieces(unwrapped(text) ?? text);
   return pieces !== null && pieces.tail === null ? pieces.objects : null;
 }
 
@@ -161,9 +180,9 @@ export function jsonReplyCalls(text: string, toolNames: readonly string[]): Json
 
 /** The call one JSON object is (`name`, then `arguments`, `parameters` or the keys beside it), or null. */
 function callOf(json: string): JsonReplyCall | null {
-  const value = parsed(json) ?? (DOUBLED.test(json) ? parsed(json.slice(1, -1)) : null);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
-  const { name, arguments: args, parameters } = value as Record<string, unknown>;
+  const value = objectOf(json);
+  if (value === null) return null;
+  const { name, arguments: args, parameters } = value;
   // Keys beside the name and the arguments reach no tool (`"additionalProperties": false` copied from
   // the schema, `"status": "pending"` from todo_write's: Qwen2.5-Coder 0.5B): the call is its name
   // and arguments, which nex already names as a call when it tells the model it wrote one as text.
@@ -173,7 +192,7 @@ function callOf(json: string): JsonReplyCall | null {
   // No arguments key: the keys beside the name are its arguments (`{"name": "bash", "command": ...}`),
   // and a name alone is a call without any (`{"name": "list_dir"}`: Qwen2.5-Coder 0.5B, r12), judged
   // by the tool as any call; a name that is no tool keeps the object an answer (jsonReplyCalls).
-  const { name: _name, ...beside } = value as Record<string, unknown>;
+  const { name: _name, ...beside } = value;
   return { name, args: beside };
 }
 
@@ -196,6 +215,14 @@ function argumentsOf(given: unknown): unknown {
 // template that escapes them): one pair of braces less is the call it meant.
 const DOUBLED = /^\{\{[\s\S]*\}\}$/;
 
+/** The JSON object a text is (doubled braces read as one pair), or null when it is none. */
+function objectOf(json: string): Record<string, unknown> | null {
+  const value = parsed(json) ?? (DOUBLED.test(json) ? parsed(json.slice(1, -1)) : null);
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
+}
+
 function parsed(json: string): unknown {
   try {
     return parseJson(json);
@@ -210,19 +237,18 @@ function parsed(json: string): unknown {
  * function of the repository, a file name); as an answer, that JSON would end the task as done.
  */
 export function inventedToolCall(text: string, toolNames: readonly string[]): string | null {
-  const body = unfenced(text);
+  const body = unwrapped(text) ?? unfenced(text);
   if (!body.startsWith("{")) return null;
-  try {
-    const value = parseJson(body) as Record<string, unknown> | null;
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
-    const named = typeof value.name === "string" ? value.name : null;
-    const hasArgs = "arguments" in value || "parameters" in value;
-    return named !== null && hasArgs && !toolNames.includes(named) ? named : null;
-  } catch {
-    // Broken JSON that opens as a call (a brace missing: Qwen2.5-Coder 0.5B, yaml-edit) still names it.
-    const named = CALL_OPENING.exec(body)?.[1];
+  const value = objectOf(body);
+  if (value === null) {
+    // Broken JSON that opens as a call (a brace missing: Qwen2.5-Coder 0.5B, yaml-edit) still names
+    // it; text that parses as something else (a list, a string) is no call.
+    const named = parsed(body) === null ? CALL_OPENING.exec(body)?.[1] : undefined;
     return named !== undefined && !toolNames.includes(named) ? named : null;
   }
+  const named = typeof value.name === "string" ? value.name : null;
+  const hasArgs = "arguments" in value || "parameters" in value;
+  return named !== null && hasArgs && !toolNames.includes(named) ? named : null;
 }
 
 /** A reply without the fences around it (either may be missing). */
@@ -233,6 +259,46 @@ function unfenced(text: string): string {
     .replace(/\s*```$/, "");
 }
 
+/**
+ * A reply's JSON without what may stand around it and still leave the JSON the whole reply: space,
+ * fences, chat-template tokens (`<|im_end|>`, `</s>`), a label before it (`json`, `Tool call:`) and
+ * a few stray punctuation marks (`>`: Qwen2.5-Coder 0.5B, r12 rename-py; a trailing `.`). None of
+ * them is content, so the reply reads as the bare JSON would. Null when anything else stands there:
+ * words (the JSON sits in prose: `embeddedToolCall`), brackets (a list) or a tool-call marker (the
+ * server left its own format unparsed: `findTextToolCall`).
+ */
+function unwrapped(text: string): string | null {
+  const first = text.indexOf("{");
+  if (first < 0) return null;
+  // A reply that ends inside an object (a brace missing) has nothing after it.
+  const last = text.lastIndexOf("}");
+  const end = last > text.lastIndexOf("{") ? last + 1 : text.length;
+  const lead = text.slice(0, first);
+  const trail = text.slice(end);
+  if (MARKERS.some((marker) => marker.test(lead) || marker.test(trail))) return null;
+  return isWrapping(lead.replace(LABELS, "")) && isWrapping(trail) ? text.slice(first, end) : null;
+}
+
+/** True when a text beside a reply's JSON is no content: tokens, fences, space, a few stray marks. */
+function isWrapping(text: string): boolean {
+  const left = text
+    .replace(TEMPLATE_TOKENS, "")
+    .replace(/```[\w-]*/g, "")
+    .replace(/\s+/g, "");
+  // Brackets are content: a JSON list of objects (packages, records) is an answer, unless one of
+  // them opens as a call (`embeddedToolCall`).
+  return left.length <= MAX_STRAY_MARKS && !/[\p{L}\p{N}_{}[\]]/u.test(left);
+}
+
+// Chat-template tokens a server passes on as text (ChatML, Llama 3, DeepSeek, Mistral, Gemma) and a
+// closing `</tool_call>` without its opening tag; tool-call markers are checked before these.
+const TEMPLATE_TOKENS =
+  /<\|[^<>|\s]{1,40}\|>|<｜[^<>｜]{1,40}｜>|<\/?s>|<\/?(?:eos|bos|start_of_turn|end_of_turn)>|<\/tool_call>|\[\/?INST\]/gi;
+// A word a model puts before its call, as a label: never a sentence.
+const LABELS = /\b(?:json|assistant|model|(?:tool|function)[ _-]?calls?|call|action)\b\s*:?/gi;
+// `**Call:**` leaves four: markdown's emphasis around a label; a stray mark or two is the usual.
+const MAX_STRAY_MARKS = 4;
+
 /** How a call written as JSON opens: its name, then its arguments. */
 const CALL_OPENING = /^\{\s*"name"\s*:\s*"([^"]+)"\s*,\s*"(?:arguments|parameters)"\s*:/;
 
@@ -241,12 +307,13 @@ const CALL_OPENING = /^\{\s*"name"\s*:\s*"([^"]+)"\s*,\s*"(?:arguments|parameter
  * Qwen2.5-Coder 0.5B), or null. Such a reply is no answer: as one, it would end the task as done.
  */
 export function brokenJsonCall(text: string, toolNames: readonly string[]): string | null {
-  const pieces = jsonPieces(text);
+  const body = unwrapped(text);
+  const pieces = jsonPieces(body ?? text);
   // Of several calls (one per line), the one that does not parse is named, not the first; a reply
   // that is no sequence of objects at all is judged whole, by how it opens.
   const candidates =
     pieces === null
-      ? [unfenced(text)]
+      ? [body ?? unfenced(text)]
       : [...pieces.objects, ...(pieces.tail === null ? [] : [pieces.tail])];
   for (const piece of candidates) {
     const named = CALL_OPENING.exec(piece)?.[1];
@@ -260,12 +327,30 @@ export function brokenJsonCallReminder(tool: string): string {
   return `nex: your reply was a ${tool} call written as JSON text that is not valid JSON (check its braces and quotes), so nothing ran. Call ${tool} with a real tool call; if you are finished, answer in plain words.`;
 }
 
+/**
+ * What nex found of a file name the model used as a tool's name: the workspace paths that exist (a
+ * few; `more` when there were others), or null when it could not look.
+ */
+export interface FilesFound {
+  paths: readonly string[];
+  more: boolean;
+}
+
 /** What the model is told when it called a tool that does not exist. */
-export function inventedToolReminder(name: string, toolNames: readonly string[]): string {
+export function inventedToolReminder(
+  name: string,
+  toolNames: readonly string[],
+  found: FilesFound | null = null,
+): string {
   // load_tools is left out of the list: Qwen2.5-Coder 0.5B, told it among the rest, asked load_tools
   // for every tool of the list instead of calling one (fix-test-js, change-nothing).
   const working = toolNames.filter((tool) => tool !== "load_tools");
-  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${working.join(", ")}.${meantCall(name, toolNames)} Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
+  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${working.join(", ")}.${meantCall(name, toolNames, found)} Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
+}
+
+/** True when a name the model gave a tool is a file's (`stats.py`, `test/clamp.test.js`). */
+export function namesAFile(name: string): boolean {
+  return FILE_NAME.test(name) && !COMMAND.test(name);
 }
 
 // Small models name their call after the task's words: a file (stats.py, count.js) or a command
@@ -274,14 +359,48 @@ const COMMAND =
   /^(?:node|npm|npx|python3?|pytest|pip|git|make|cargo|go|bash|sh|ls|cat|grep)(?:\s|$)/;
 const FILE_NAME = /^[\w./-]+\.[A-Za-z]{1,5}$/;
 
-function meantCall(name: string, toolNames: readonly string[]): string {
+function meantCall(name: string, toolNames: readonly string[], found: FilesFound | null): string {
   if (COMMAND.test(name) && toolNames.includes("bash"))
     return ` To run \`${name}\`, call bash with {"command": ${JSON.stringify(name)}}.`;
   if (FILE_NAME.test(name) && toolNames.includes("read_file"))
-    return ` To look at the file ${name}, call read_file with {"path": ${JSON.stringify(name)}}, then change it with edit_file.`;
+    return fileHint(name, toolNames, found);
   if (toolNames.includes("list_dir") && toolNames.includes("read_file"))
     return " To see the project's files, call list_dir; to read one, call read_file with its path.";
   return "";
+}
+
+/**
+ * The read_file call a file name meant, naming only paths nex found (r12 add-test-js: told to read
+ * `clamp.test.js`, the model read a path that was not there; the file was `test/clamp.test.js`).
+ */
+function fileHint(name: string, toolNames: readonly string[], found: FilesFound | null): string {
+  const base = name.slice(name.lastIndexOf("/") + 1);
+  const read = (path: string) =>
+    `call read_file with {"path": ${JSON.stringify(path)}}, then change it with edit_file`;
+  const find = toolNames.includes("glob")
+    ? `call glob with {"pattern": ${JSON.stringify(found === null ? base : `*${base.slice(base.lastIndexOf("."))}`)}}`
+    : toolNames.includes("list_dir")
+      ? "call list_dir"
+      : null;
+  if (found === null)
+    // Nothing is known of what exists, so nothing is claimed.
+    return find === null
+      ? ` If you mean a file named ${base}, call read_file with its path.`
+      : ` If you mean a file named ${base}, ${find} to find its path, then read it with read_file.`;
+  const [first, ...others] = found.paths;
+  if (first === undefined) {
+    const create = toolNames.includes("write_file")
+      ? " To create it, call write_file with its path and content."
+      : "";
+    const search = find === null ? "" : ` To find the file you meant, ${find}.`;
+    return ` No file named ${base} is in the workspace (ignored files aside).${create}${search}`;
+  }
+  if (others.length === 0 && !found.more)
+    return first === name.replace(/^\.\//, "")
+      ? ` To look at the file ${first}, ${read(first)}.`
+      : ` The file ${base} is at ${first}: to look at it, ${read(first)}.`;
+  const more = found.more ? ", and more (glob lists them all)" : "";
+  return ` Files named ${base}: ${found.paths.join(", ")}${more}. To look at one, call read_file with its path (as {"path": ${JSON.stringify(first)}}), then change it with edit_file.`;
 }
 
 /** A reply's JSON calls as the calls they are, ids marked as nex's; wrong-shaped arguments refused. */

@@ -140,6 +140,13 @@ export interface ToolHost {
   notices?(): string[];
   /** A prompt ended: what ends with it (background jobs, unless they outlive prompts), as notices. */
   endOfPrompt?(): Promise<string[]>;
+  /**
+   * The workspace files a file name the model used may mean (a tool it invented, named after a
+   * file): the file at that path, else files of that base name as glob lists them (ignored files
+   * and nex's own data left out, nothing outside the workspace), at most `limit`, as results show
+   * paths. Absent: the host cannot look, and nothing may be said about what exists.
+   */
+  filesNamed?(name: string, limit: number, signal: AbortSignal): Promise<string[]>;
 }
 
 /** When mutating tools and `bash` need the user's approval. */

@@ -144,6 +144,7 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     stopJobs: async () => (engine ? engine.stopJobs() : []),
     jobsForUser: async (action, id) => (await load()).jobsForUser(action, id),
     recordAttachment: async (name, shown) => (await load()).recordAttachment(name, shown),
+    filesNamed: async (name, limit, signal) => (await load()).filesNamed(name, limit, signal),
     unfinishedWrites: () => engine?.unfinishedWrites?.() ?? [],
     discardUnfinished: async () => (engine?.discardUnfinished ? engine.discardUnfinished() : []),
     beginPrompt: () => {

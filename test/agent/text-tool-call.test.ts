@@ -215,7 +215,7 @@ test("the no-such-tool reminder names the call a file or command name meant, and
     /call bash with \{"command": "node --test"\}/,
   );
   assert.match(
-    inventedToolReminder("count.js", tools),
+    inventedToolReminder("count.js", tools, { paths: ["count.js"], more: false }),
     /call read_file with \{"path": "count.js"\}/,
   );
   assert.doesNotMatch(inventedToolReminder("to_roman", tools), /call (bash|read_file) with/);

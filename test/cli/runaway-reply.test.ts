@@ -1,6 +1,7 @@
 // A small local model caught in a loop streams the same call as text until something stops it
 // (Qwen2.5-Coder 0.5B on llama-server in bench/eval: minutes at 1.5 tokens/s, until the task's time
-// ran out). nex stops the stream while it loops, closing the connection so the server stops too, runs
+// ran out), or one short unit back to back (r12: `c2f6a42f9` as its answer, `"edit_file", ` inside a
+// call). nex stops the stream while it loops, closing the connection so the server stops too, runs
 // nothing of the cut reply, tells the model once, and ends the run on a second loop. Repetitive
 // output a user asked for streams to its end.
 import assert from "node:assert/strict";
@@ -38,6 +39,31 @@ function runArgs(url: string, dataDir: string, json = false): string[] {
 
 type WireMessage = { role: string; content?: unknown };
 const modelRequests = (stub: StubEndpoint) => stub.requestsTo("/v1/chat/completions");
+const messagesOf = (stub: StubEndpoint, n: number) =>
+  (modelRequests(stub)[n]?.body as { messages: WireMessage[] } | undefined)?.messages ?? [];
+
+/**
+ * A run whose two replies both loop: it ends as an error after exactly two requests, both read only
+ * until nex closed them. The stub, the run's last JSON event and its workspace.
+ */
+async function runTwoLoops(scripts: Script[]) {
+  const stub = await startStubEndpoint({ scripts, handler: () => openaiText("unused") });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir, true), {
+    cwd: box.workspace,
+    env: box.env,
+  });
+  await stub.close();
+  assert.notEqual(result.code, 0);
+  assert.equal(modelRequests(stub).length, 2);
+  assert.ok(modelRequests(stub).every((request) => request.stream?.clientLeftEarly));
+  const last = JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "{}") as {
+    type?: string;
+    message?: string;
+  };
+  assert.equal(last.type, "error");
+  return { stub, workspace: box.workspace, message: last.message ?? "" };
+}
 
 test("a reply that loops on one call written as text is stopped while it streams (the connection closed), nothing of it runs, and the model is told once and goes on", async () => {
   const stub = await startStubEndpoint({
@@ -96,31 +122,17 @@ test("a second loop in the same run ends it, saying what happened and what to ch
   const round = ["read_file", "list_dir", "grep"]
     .map((name) => JSON.stringify({ name, arguments: "path" }))
     .join("\n");
-  const stub = await startStubEndpoint({
-    scripts: [looping(writeLoop), looping(`${round}\n`, 1000)],
-    handler: () => openaiText("unused"),
-  });
-  const box = makeSandbox();
-  const result = await runNex(runArgs(stub.url, box.dataDir, true), {
-    cwd: box.workspace,
-    env: box.env,
-  });
-  await stub.close();
-  assert.notEqual(result.code, 0);
-  assert.equal(existsSync(join(box.workspace, "loop.txt")), false);
-  assert.equal(modelRequests(stub).length, 2);
-  assert.ok(modelRequests(stub).every((request) => request.stream?.clientLeftEarly));
-  const last = JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "{}") as {
-    type?: string;
-    message?: string;
-  };
-  assert.equal(last.type, "error");
+  const { workspace, message } = await runTwoLoops([
+    looping(writeLoop),
+    looping(`${round}\n`, 1000),
+  ]);
+  assert.equal(existsSync(join(workspace, "loop.txt")), false);
   assert.match(
-    last.message ?? "",
+    message,
     /looped again \(the same 3 calls \(read_file, list_dir, grep\) 2 times in a row\)/,
   );
-  assert.match(last.message ?? "", /ran nothing of that reply, so the task is not done/);
-  assert.match(last.message ?? "", /--repeat-penalty/);
+  assert.match(message, /ran nothing of that reply, so the task is not done/);
+  assert.match(message, /--repeat-penalty/);
 });
 
 test("a whole native call before the loop in the same reply does not run either: the reply did not end, and its result says so", async () => {
@@ -182,4 +194,78 @@ test("a reply of JSON calls whose stream ended before its terminator runs none o
   assert.equal(existsSync(join(box.workspace, "loop.txt")), false);
   assert.notEqual(result.code, 0);
   assert.match(result.stderr, /before its terminator/);
+});
+
+// r12 shell-hash: no call, the answer's text repeating 9 characters (3,620 characters in 8 minutes).
+const hashLoop = `d6a093c989b2c89c2b64f10b4${"f6a42f9c2".repeat(3000)}`;
+
+test("an answer repeating one short unit back to back is stopped while it streams (the connection closed); the model is told once and answers", async () => {
+  const stub = await startStubEndpoint({
+    scripts: [openaiText(hashLoop, { chunkSize: 9, delayMs: 2 }), openaiText("bacea73f5531")],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout.trim(), "bacea73f5531");
+  assert.match(
+    result.stderr,
+    /looped \(the same 9 characters \("f6a42f9c2"\) \d+ times back to back\)/,
+  );
+  const [first] = modelRequests(stub);
+  assert.equal(first?.stream?.clientLeftEarly, true, "nex closed the connection mid-stream");
+  assert.ok((first?.stream?.partsWritten ?? 0) < 1000, "the server was not read to its end");
+  const messages = messagesOf(stub, 1);
+  const assistant = messages.find((m) => m.role === "assistant");
+  assert.equal(assistant?.content, "d6a093c989b2c89c2b64f10b4f6a42f9c2", "history keeps one unit");
+  assert.match(
+    String(messages.at(-1)?.content),
+    /^nex: your last reply wrote the same 9 characters \("f6a42f9c2"\) \d+ times back to back, a loop, so nex stopped it and ran none of it/,
+  );
+  assert.equal(modelRequests(stub).length, 2);
+});
+
+test("a native call whose arguments repeat one short unit is stopped too: nothing is written, its result says why, and a second loop ends the run", async () => {
+  const todoLoop = `["edit_file", ${'"edit_file", '.repeat(3000)}"edit_file"]`;
+  const { stub, workspace, message } = await runTwoLoops([
+    openaiToolCall({
+      name: "write_file",
+      args: { path: "todo.json", content: todoLoop },
+      chunkSize: 16,
+      delayMs: 2,
+    }),
+    openaiText(hashLoop, { chunkSize: 9, delayMs: 2 }),
+  ]);
+  assert.equal(existsSync(join(workspace, "todo.json")), false, "nothing of the cut call ran");
+  const messages = messagesOf(stub, 1);
+  const toolResult = messages.find((m) => m.role === "tool");
+  assert.match(
+    String(toolResult?.content),
+    /the same 15 characters \(.+\) \d+ times back to back in its write_file call's arguments \(a loop\), so nex stopped the stream/,
+  );
+  assert.match(
+    String(messages.at(-1)?.content),
+    /^nex: your last reply wrote the same 15 characters/,
+  );
+  assert.match(message, /looped again \(the same 9 characters/);
+});
+
+test("a file of repeated rows, rules and a padded table written by a native call, and an answer with them, stream whole", async () => {
+  const table = `| id | note${" ".repeat(200)} |\n| -- | ${"-".repeat(204)} |\n${"| 0  | 0 |\n".repeat(300)}`;
+  const content = `${"=".repeat(3000)}\n${table}${"0,0,0,0,0,0,0,0\n".repeat(400)}[${"0,".repeat(2000)}0]\n`;
+  const answer = `Done.\n${"-".repeat(2000)}\n${table}`;
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({ name: "write_file", args: { path: "data.md", content }, chunkSize: 64 }),
+      openaiText(answer, { chunkSize: 64 }),
+    ],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(readFileSync(join(box.workspace, "data.md"), "utf8"), content);
+  assert.equal(result.stdout.trim(), answer.trim());
+  assert.doesNotMatch(result.stderr, /looped/);
+  assert.ok(modelRequests(stub).every((request) => request.stream?.clientLeftEarly === false));
 });

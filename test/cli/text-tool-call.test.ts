@@ -38,7 +38,7 @@ test("a reply that is only a fenced JSON call to a session tool runs as that cal
   );
 });
 
-test("two fenced JSON calls in one reply run in order; prose around a JSON call is an answer, not a call", async () => {
+test("two fenced JSON calls in one reply run in order; a JSON call among prose never runs: the model is told once, and its plain answer then ends the run", async () => {
   const two = `${fenced(writeHello)}\n${fenced({ name: "write_file", arguments: { path: "b.txt", content: "b" } })}`;
   const stub = await startStubEndpoint({
     scripts: [openaiText(two), openaiText("Both written.")],
@@ -50,7 +50,10 @@ test("two fenced JSON calls in one reply run in order; prose around a JSON call 
   assert.equal(readFileSync(join(box.workspace, "b.txt"), "utf8"), "b");
 
   const prose = await startStubEndpoint({
-    scripts: [openaiText(`To create it you would send:\n${fenced(writeHello)}\nThat is all.`)],
+    scripts: [
+      openaiText(`To create it you would send:\n${fenced(writeHello)}\nThat is all.`),
+      openaiText("That was an example; nothing needs writing."),
+    ],
   });
   const other = makeSandbox();
   const answered = await runNex(runArgs(prose.url, other.dataDir), {
@@ -60,6 +63,11 @@ test("two fenced JSON calls in one reply run in order; prose around a JSON call 
   await prose.close();
   assert.equal(answered.code, 0, answered.stderr);
   assert.equal(existsSync(join(other.workspace, "hello.txt")), false);
+  assert.match(answered.stdout, /That was an example/);
+  assert.match(
+    JSON.stringify(prose.requestsTo("/v1/chat/completions")[1]?.body),
+    /your reply wrote a write_file call as JSON inside other text, so nothing ran/,
+  );
 });
 
 test("a JSON call whose arguments are not an object (Qwen2.5-Coder 1.5B sent todo_write a list) is refused with what arrived, as any call's, and never reported done", async () => {
@@ -138,6 +146,7 @@ test("a model told there is no such tool that calls it again ends the run as an 
   const invented = fenced({ name: "stats.py", arguments: { content: "2 3" } });
   const stub = await startStubEndpoint({ handler: () => openaiText(invented) });
   const box = makeSandbox();
+  writeFileSync(join(box.workspace, "stats.py"), "print(2 + 3)\n");
   const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
   await stub.close();
   assert.notEqual(result.code, 0);

@@ -62,6 +62,24 @@ test("a call repeated with only its numbers changing (read_file offset 1, 2, 3 .
   assert.match(watch(tagged.repeat(5))?.detail ?? "", /the same bash call 3 times/);
 });
 
+test("a call repeated with only a counter in its strings changing (r13 checklist: item1.txt ... item61.txt) is found at its 32nd, keeping the calls before the run and its first", () => {
+  const read = (n: number) => call("read_file", { path: `/tmp/nex-eval-16914/repo/item${n}.txt` });
+  const lines = [
+    call("list_dir", { path: "/tmp/nex-eval-16914/repo" }),
+    ...[1, 2, 3, 4, 5].map(read),
+    call("todo_write", { todos: [] }),
+    ...Array.from({ length: 56 }, (_, i) => read(i + 6)),
+  ];
+  const text = `\`\`\`json\n${lines.join("\n")}\n`;
+  const found = watch(text);
+  assert.ok(found, "found");
+  assert.match(found.detail, /the same read_file call \(only its numbers changing\) 32 times/);
+  assert.ok(found.readTo < text.indexOf("item38.txt"), "found at the 32nd of the run");
+  assert.ok(text.slice(0, found.keepChars).endsWith(read(6)), "kept up to the run's first");
+  const thirtyOne = Array.from({ length: 31 }, (_, i) => read(i + 1)).join("\n");
+  assert.equal(watch(thirtyOne), null, "31 numbered reads in one reply are still a batch");
+});
+
 test("repetitive output a user asks for is never a loop: CSV rows, a table, a list, JSON test data, calls that differ, a call written twice", () => {
   const legit = [
     `Here is the file:\n\`\`\`csv\nid,name,qty\n${"1,widget,10\n".repeat(500)}\`\`\``,

@@ -9,6 +9,7 @@ import { createOutputCount, createOutputMeter, type OutputMeter } from "./output
 import { createWatchedText } from "./repetition.ts";
 import type { WireFormat } from "./stop-reason.ts";
 import { type ContentPiece, createThinkSplitter } from "./think-tags.ts";
+import { createArgumentsWatch } from "./unit-loop.ts";
 
 /** Collects a response piece by piece, then judges it once. */
 export interface TurnAssembler {
@@ -38,7 +39,7 @@ export interface TurnAssembler {
   hasOutput(): boolean;
   /** The output went far past `max_tokens` (see output-meter.ts): stop reading, the turn is cut. */
   isOverrun(): boolean;
-  /** Stop reading: the output ran far past `max_tokens`, or the text loops (see repetition.ts). */
+  /** Stop reading: the output ran far past `max_tokens`, or it loops (repetition.ts, unit-loop.ts). */
   isCut(): boolean;
   isTerminated(): boolean;
   finish(): AssembledTurn;
@@ -56,7 +57,7 @@ export interface AssemblerOptions {
 }
 
 export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
-  // The answer's text, watched for a loop of calls written as text (reasoning and arguments are not).
+  // The answer's text, watched for a loop of calls as text or of one short unit (reasoning is not).
   const text = createWatchedText();
   const reasoning: string[] = [];
   const refusal: string[] = [];
@@ -82,6 +83,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
         : { type: "reasoning_delta", text: piece.text };
     });
   const calls = new Map<number, CallState>();
+  const callArguments = createArgumentsWatch(); // each call's own, for one short unit looping
   let rawStop: string | null = null;
   let usage: Partial<Usage> | null = null;
   let terminated = false;
@@ -120,6 +122,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
     },
     addCallDelta(index, delta) {
       addCallDelta(calls, index, delta, options.explicitClose, count);
+      if (!text.loop) callArguments.add(index, calls.get(index)?.name, delta.argumentsText);
     },
     closeCall(index) {
       const call = calls.get(index);
@@ -149,7 +152,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       return output.overrun !== null;
     },
     isCut() {
-      return output.overrun !== null || text.loop !== null;
+      return output.overrun !== null || (text.loop ?? callArguments.loop) !== null;
     },
     finish: () =>
       finishTurn(
@@ -161,7 +164,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
           tagged,
           overrun: output.overrun !== null,
           dropDetail: output.overrun ?? dropDetail,
-          repetition: text.loop,
+          repetition: text.loop ?? callArguments.loop,
           reasoningInContent,
           calls: [...calls.values()],
           rawStop,

@@ -4,13 +4,19 @@
 // `arguments` or `parameters`. No reply needs the same call three times in a row, the same round of
 // several calls twice, or a call that differs only in its numbers six times; repeated rows, tables,
 // test data and lists in an answer are no calls, and a native call's arguments (a file's content) are
-// never watched.
+// never watched for calls. One short unit repeated back to back inside a line, in the text or in a
+// call's arguments, is unit-loop.ts's watch.
+
+import { createUnitLoopWatch } from "./unit-loop.ts";
 
 /** A loop found in the text: what repeated, and where the text stops being worth keeping. */
 export interface Repetition {
   /** Plain words, e.g. "the same todo_write call 3 times in a row". */
   detail: string;
-  /** Characters of the text up to the end of the loop's first round (the rest repeats it). */
+  /**
+   * Characters of the text up to the end of the loop's first round (the rest repeats it); Infinity
+   * when the loop was in a native call's arguments, not in the text.
+   */
   keepChars: number;
 }
 
@@ -27,13 +33,14 @@ export interface WatchedText {
 }
 
 export function createWatchedText(): WatchedText {
-  const watch = createRepetitionWatch();
+  const calls = createRepetitionWatch();
+  const units = createUnitLoopWatch();
   const text: WatchedText = {
     pieces: [],
     loop: null,
     add(piece) {
       text.pieces.push(piece);
-      text.loop ??= watch.push(piece);
+      text.loop ??= calls.push(piece) ?? units.push(piece);
     },
   };
   return text;
@@ -45,6 +52,8 @@ interface Unit {
   exact: string;
   /** Identity with every number value left out (`offset: 1`, `offset: 2` are the same call). */
   shape: string;
+  /** Identity with the digits inside strings left out too (`item1.txt`, `item2.txt`). */
+  counted: string;
   /** The tool's name when the unit is a call written as text. */
   call: string | null;
   /** Where the unit ends in the text, in characters. */
@@ -57,6 +66,12 @@ const EXACT_ROUNDS = 3;
 const ROUNDS_OF_SEVERAL = 2;
 /** A call alike but for its numbers (a paging loop: offset 1, 2, 3 ...) six times in a row. */
 const SHAPE_ROUNDS = 6;
+/**
+ * A call alike but for a counter in its strings, this many times in one reply: past any batch of
+ * numbered files a reply reads at once (30 parts stay legitimate), short of a run to the budget
+ * (r13 checklist: Qwen2.5-Coder 0.5B read item1.txt ... item61.txt, none of them there, for 400 s).
+ */
+const COUNTED_ROUNDS = 32;
 /** The longest loop looked for, in units (dead-code's loop went through ten calls). */
 const MAX_PERIOD = 16;
 /** Units remembered: enough for the longest loop's rounds, and bounded memory. */
@@ -88,7 +103,7 @@ export function createRepetitionWatch(): RepetitionWatch {
     const words = raw.trim();
     // Fences and whitespace around calls are their wrapping, not a unit of their own.
     if (words === "" || /^```[\w-]*$/.test(words)) return;
-    add(long ? opaque(at) : { exact: words, shape: words, call: null, end: at });
+    add(long ? opaque(at) : { exact: words, shape: words, counted: words, call: null, end: at });
   };
   const add = (unit: Unit) => {
     units.push(unit);
@@ -135,7 +150,7 @@ export function createRepetitionWatch(): RepetitionWatch {
 /** A unit too long to compare: it matches nothing, so no loop runs through it. */
 function opaque(end: number): Unit {
   const key = `\u0000${end}`;
-  return { exact: key, shape: key, call: null, end };
+  return { exact: key, shape: key, counted: key, call: null, end };
 }
 
 /** A JSON value of the text as a unit: a call when it has a name and arguments. */
@@ -144,7 +159,7 @@ function jsonUnit(raw: string, end: number): Unit {
   try {
     value = JSON.parse(raw);
   } catch {
-    return { exact: raw, shape: raw, call: null, end };
+    return { exact: raw, shape: raw, counted: raw, call: null, end };
   }
   const record = isRecord(value) ? value : null;
   const named = record !== null && typeof record.name === "string" && record.name !== "";
@@ -155,6 +170,9 @@ function jsonUnit(raw: string, end: number): Unit {
   return {
     exact: JSON.stringify(value),
     shape: JSON.stringify(value, (_key, item) => (typeof item === "number" ? 0 : item)),
+    counted: JSON.stringify(value, (_key, item) =>
+      typeof item === "number" ? 0 : typeof item === "string" ? item.replace(/[0-9]+/g, "#") : item,
+    ),
     call,
     end,
   };
@@ -171,6 +189,8 @@ function loopAtEnd(units: Unit[]): Repetition | null {
       return described(units, period, exact, "exact");
     const shape = roundsAtEnd(units, period, (unit) => unit.shape);
     if (period === 1 && shape >= SHAPE_ROUNDS) return described(units, period, shape, "shape");
+    const counted = period === 1 ? roundsAtEnd(units, period, (unit) => unit.counted) : 0;
+    if (counted >= COUNTED_ROUNDS) return described(units, period, counted, "shape");
   }
   return null;
 }

@@ -42,6 +42,7 @@ export function journaledTools(
     discardUnfinished: async () => (await tools.discardUnfinished?.()) ?? [],
     notices: () => tools.notices?.() ?? [],
     endOfPrompt: async () => (await tools.endOfPrompt?.()) ?? [],
+    ...(tools.filesNamed ? { filesNamed: tools.filesNamed.bind(tools) } : {}),
   };
 }
 
@@ -70,6 +71,7 @@ export function childTools(
     // A write in parts the child left unfinished is its to finish, or is discarded when it ends.
     unfinishedWrites: () => tools.unfinishedWrites?.() ?? [],
     discardUnfinished: async () => (await tools.discardUnfinished?.()) ?? [],
+    ...(tools.filesNamed ? { filesNamed: tools.filesNamed.bind(tools) } : {}),
   };
 }
 

@@ -80,6 +80,7 @@ export async function runChild(parent: ChildParent, spec: ChildSpec): Promise<Ch
         : { isError: true, code: "denied", content: notAllowed(call.name) },
     ...(base.unfinishedWrites ? { unfinishedWrites: base.unfinishedWrites } : {}),
     ...(base.discardUnfinished ? { discardUnfinished: base.discardUnfinished } : {}),
+    ...(base.filesNamed ? { filesNamed: base.filesNamed.bind(base) } : {}),
   };
   const messages: Message[] = [];
   const budget = createSessionBudget({

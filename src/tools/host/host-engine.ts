@@ -5,6 +5,7 @@
 import { describeStaging } from "../files/index.ts";
 import type { CommandSandbox } from "../sandbox/index.ts";
 import { createChangeQueue } from "./change-queue.ts";
+import { filesNamed } from "./files-named.ts";
 import { createJobsFacade } from "./host-jobs.ts";
 import type { ToolHostOptions, WorkspaceToolHost } from "./host-options.ts";
 import { checkCall, createHostPermissions } from "./host-permissions.ts";
@@ -65,6 +66,7 @@ export function createToolEngine(
     ...createJobsFacade(state),
     recordAttachment: (name, shown) => recordAttachment(state, name, shown),
     deferredTools: () => registry.deferred(),
+    filesNamed: (name, limit, signal) => filesNamed(state, name, limit, signal),
     unfinishedWrites: () => parts.pending().map(describeStaging),
     discardUnfinished: () =>
       serial(async () => {

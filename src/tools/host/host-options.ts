@@ -98,4 +98,5 @@ export interface WorkspaceToolHost extends ToolHost {
   jobsForUser(action: "list" | "output" | "stop", id?: number): Promise<string>;
   /** The tools marked rarely used, loaded on demand on small windows. */
   deferredTools(): string[];
+  filesNamed(name: string, limit: number, signal: AbortSignal): Promise<string[]>;
 }
