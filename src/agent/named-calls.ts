@@ -29,7 +29,7 @@ export async function* namedCalls(
   if (written) {
     yield {
       type: "notice",
-      message: `The model wrote its ${written.map((call) => call.name).join(", ")} call as JSON text (the whole reply); nex runs it as the call it is.`,
+      message: writtenCallsNotice(written.map((call) => call.name)),
     };
   }
   return {
@@ -76,4 +76,12 @@ function withoutEmptyArguments(call: AssembledToolCall, specs: ToolSpec[]): Asse
     argumentsText: JSON.stringify(kept.args),
     verdict: { ...call.verdict, args: kept.args },
   };
+}
+
+/** What the user is told of calls the model wrote as JSON text, one or several. */
+export function writtenCallsNotice(names: readonly string[]): string {
+  if (names.length === 1)
+    return `The model wrote its ${names[0]} call as JSON text (the whole reply); nex runs it as the call it is.`;
+  const tools = [...new Set(names)].join(", ");
+  return `The model wrote ${names.length} calls (${tools}) as JSON text (the whole reply); nex runs them as the calls they are.`;
 }

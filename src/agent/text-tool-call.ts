@@ -118,8 +118,49 @@ export interface JsonReplyCall {
  * content with fences or braces in it stays whole.
  */
 function jsonObjects(text: string): string[] | null {
-  const pieces = jsonPieces(unwrapped(text) ?? text);
-  return pieces !== null && pieces.tail === null ? pieces.objects : null;
+  const body = unwrapped(text) ?? text;
+  const pieces = jsonPieces(body);
+  return pieces !== null && pieces.tail === null ? pieces.objects : callList(body);
+}
+
+/**
+ * The calls of a reply that lists them with commas between (`{call}, {call}`: Qwen2.5-Coder 0.5B,
+ * r13 add-flag-py), in brackets or not, when every object of it is a call (a name and its arguments
+ * or parameters); else null. A list with anything else in it (records that name a tool, as a
+ * package-lock's do) stays the content it is.
+ */
+function callList(text: string): string[] | null {
+  const objects = listedObjects(text);
+  const everyOneACall = objects?.every((json) => {
+    const value = objectOf(json);
+    return (
+      typeof value?.name === "string" &&
+      (value.arguments !== undefined || value.parameters !== undefined)
+    );
+  });
+  return everyOneACall ? objects : null;
+}
+
+/** The objects of a reply that is a list of them, commas between, in brackets or not; else null. */
+function listedObjects(text: string): string[] | null {
+  let body = unfenced(text);
+  if (body.startsWith("[") && body.endsWith("]")) body = body.slice(1, -1);
+  const objects: string[] = [];
+  const gap = /[\s,]+/y;
+  let i = 0;
+  while (i < body.length) {
+    gap.lastIndex = i;
+    if (gap.test(body)) {
+      if (objects.length === 0 && body.slice(i, gap.lastIndex).includes(",")) return null;
+      i = gap.lastIndex;
+      continue;
+    }
+    const end = body[i] === "{" ? objectEnd(body, i) : null;
+    if (end === null) return null;
+    objects.push(body.slice(i, end));
+    i = end;
+  }
+  return objects.length > 0 ? objects : null;
 }
 
 /** A reply's JSON objects as `jsonObjects` reads them, and an object left unclosed at its end. */
@@ -313,7 +354,7 @@ export function brokenJsonCall(text: string, toolNames: readonly string[]): stri
   // that is no sequence of objects at all is judged whole, by how it opens.
   const candidates =
     pieces === null
-      ? [body ?? unfenced(text)]
+      ? (listedObjects(body ?? text) ?? [body ?? unfenced(text)])
       : [...pieces.objects, ...(pieces.tail === null ? [] : [pieces.tail])];
   for (const piece of candidates) {
     const named = CALL_OPENING.exec(piece)?.[1];

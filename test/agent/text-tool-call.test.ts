@@ -242,3 +242,26 @@ test("a JSON call without an arguments key: the keys beside its name are its arg
   // An object that names no tool stays an answer.
   assert.equal(jsonReplyCalls('{"name": "Alice", "age": 31}', names), null);
 });
+
+test("JSON calls listed with commas between them, in brackets or not, are those calls; a list with anything but calls in it is content (r13 add-flag-py)", () => {
+  const read = '{"name": "read_file", "arguments": {"path": "test_greet.py", "content": "x"}}';
+  const edit =
+    '{"name": "edit_file", "arguments": {"path": "test_greet.py", "old_string": "a, b", "new_string": "}, {"}}';
+  const bash =
+    '{"name": "bash", "arguments": {"command": "bash -c", "background": true}, "additionalProperties": false}';
+  // Qwen2.5-Coder 0.5B, r13 add-flag-py: `{call}, {call}, ...` on one line was told "not valid JSON".
+  const listed = `${read}, ${edit}, ${bash}`;
+  assert.deepEqual(
+    jsonReplyCalls(listed, tools)?.map((call) => call.name),
+    ["read_file", "edit_file", "bash"],
+  );
+  assert.equal(brokenJsonCall(listed, tools), null, "every object parses: no broken call to tell");
+  assert.deepEqual(
+    jsonReplyCalls(`\`\`\`json\n[${read},\n ${edit}]\n\`\`\``, tools)?.map((call) => call.name),
+    ["read_file", "edit_file"],
+  );
+  // Records that name a tool are no calls: a package-lock's entries, a list with a record among calls.
+  const records = '[{"name": "bash", "version": "5.2"}, {"name": "glob", "version": "10.4.5"}]';
+  assert.equal(jsonReplyCalls(records, tools), null);
+  assert.equal(jsonReplyCalls(`[${read}, {"name": "bash", "version": "5.2"}]`, tools), null);
+});

@@ -54,10 +54,11 @@ test("a JSON call with only stray marks, template tokens or a label around it is
     `<|python_tag|>${call}`,
     `[TOOL_CALLS]${call}`,
     `----->>>>> ${call}`,
-    `[${call}]`,
     `让我列出目录：${call}`,
   ];
   for (const text of notTheReply) assert.equal(jsonReplyCalls(text, tools), null, text);
+  // A list of nothing but calls is those calls (Mistral's own format is one); see text-tool-call.test.ts.
+  assert.deepEqual(jsonReplyCalls(`[${call}]`, tools), listed);
   // The markers keep their own handling: the server left its chat format unparsed.
   assert.deepEqual(findTextToolCall(`<tool_call>\n${call}\n</tool_call>`, tools), {
     tool: "list_dir",

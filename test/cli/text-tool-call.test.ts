@@ -157,26 +157,35 @@ test("a model told there is no such tool that calls it again ends the run as an 
   assert.match(result.stderr, /task is not done/);
 });
 
-test("JSON calls one per line (Qwen2.5-Coder 0.5B: a read, then an edit) run in order as the calls they are, not told their JSON is broken", async () => {
+test("JSON calls one per line (Qwen2.5-Coder 0.5B: a read, then an edit) or listed with commas (r13) run in order as the calls they are, not told their JSON is broken", async () => {
   const read = { name: "read_file", arguments: { path: "greet.py" } };
   const edit = {
     name: "edit_file",
     arguments: { path: "greet.py", old_string: "Hello", new_string: "Hi" },
   };
-  const stub = await startStubEndpoint({
-    scripts: [
-      openaiText(`${JSON.stringify(read)}\n${JSON.stringify(edit)}`),
-      openaiText("Changed the greeting."),
-    ],
-  });
-  const box = makeSandbox();
-  writeFileSync(join(box.workspace, "greet.py"), 'print("Hello")\n');
-  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
-  await stub.close();
-  assert.equal(result.code, 0, result.stderr);
-  assert.equal(readFileSync(join(box.workspace, "greet.py"), "utf8"), 'print("Hi")\n');
-  assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
-  assert.doesNotMatch(result.stderr, /not valid JSON/);
+  for (const listed of [
+    `${JSON.stringify(read)}\n${JSON.stringify(edit)}`,
+    `${JSON.stringify(read)}, ${JSON.stringify(edit)}`,
+  ]) {
+    const stub = await startStubEndpoint({
+      scripts: [openaiText(listed), openaiText("Changed the greeting.")],
+    });
+    const box = makeSandbox();
+    writeFileSync(join(box.workspace, "greet.py"), 'print("Hello")\n');
+    const result = await runNex(runArgs(stub.url, box.dataDir), {
+      cwd: box.workspace,
+      env: box.env,
+    });
+    await stub.close();
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(readFileSync(join(box.workspace, "greet.py"), "utf8"), 'print("Hi")\n');
+    assert.equal(stub.requestsTo("/v1/chat/completions").length, 2);
+    assert.doesNotMatch(result.stderr, /not valid JSON/);
+    assert.match(
+      result.stderr,
+      /wrote 2 calls \(read_file, edit_file\) as JSON text \(the whole reply\); nex runs them as the calls they are/,
+    );
+  }
 });
 
 test("a JSON call with its tool's schema as arguments and additionalProperties beside them (Qwen2.5-Coder 0.5B) runs as the call without arguments", async () => {
