@@ -49,11 +49,15 @@ const childProcess = () => process.getBuiltinModule("node:child_process");
 // Reading config and paths runs nothing of the repository's (no status, no fsmonitor). Each answer
 // is kept until a file git reads for it changes: no process per edit or command otherwise.
 const askGit = memoByGitConfig((workspace, env, question) => {
-  const answer = childProcess().spawnSync("git", ["-c", "core.fsmonitor=", ...question.split("\0")], {
-    cwd: workspace,
-    encoding: "utf8",
-    env: { ...env, GIT_OPTIONAL_LOCKS: "0" },
-  });
+  const answer = childProcess().spawnSync(
+    "git",
+    ["-c", "core.fsmonitor=", ...question.split("\0")],
+    {
+      cwd: workspace,
+      encoding: "utf8",
+      env: { ...env, GIT_OPTIONAL_LOCKS: "0" },
+    },
+  );
   return { status: answer.status, stdout: answer.stdout };
 });
 
