@@ -2,12 +2,46 @@
 // mean to use (Qwen2.5-Coder 1.5B sent grep `"glob": ""` in three bench/eval runs, and the refusal
 // that "glob must not be empty" did not bring it to leave the key out). An optional argument that is
 // empty where the tool would refuse emptiness means "not given": it is dropped before validation, the
-// repeat guard and the permissions see the call, so they all judge the call the model meant.
+// repeat guard and the permissions see the call, so they all judge the call the model meant. The
+// same holds for a number or a truth value written as a string (`"offset": "1"`: Qwen2.5-Coder 0.5B,
+// r14 csv-answer, refused twice and then looped): where the schema wants a number and no string,
+// "1" can mean nothing but 1.
 import type { JsonSchema } from "../protocol/index.ts";
 
 interface PropertyShape {
   type?: unknown;
   minLength?: unknown;
+}
+
+/**
+ * The arguments with each number or truth value the model wrote as a string (`"1"`, `"-2.5"`,
+ * `"true"`) read as the value it spells, where the property's type is that and not a string; null
+ * when there is none. Anything else (`"1e3"`, `"01"`, `" 1"`, `"ten"`) stays for validation to refuse.
+ */
+export function withValuesRead(
+  schema: JsonSchema | undefined,
+  args: Record<string, unknown>,
+): Record<string, unknown> | null {
+  const properties = schema?.properties as Record<string, PropertyShape> | undefined;
+  if (!properties) return null;
+  let read: Record<string, unknown> | null = null;
+  for (const [key, value] of Object.entries(args)) {
+    const type = properties[key]?.type;
+    if (typeof value !== "string" || type === undefined || allows(type, "string")) continue;
+    const spelled = spelledValue(value, type);
+    if (spelled === undefined) continue;
+    read ??= { ...args };
+    read[key] = spelled;
+  }
+  return read;
+}
+
+function spelledValue(text: string, type: unknown): number | boolean | undefined {
+  if (allows(type, "integer") && /^-?(?:0|[1-9][0-9]{0,14})$/.test(text)) return Number(text);
+  if (allows(type, "number") && /^-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?$/.test(text))
+    return Number(text);
+  if (allows(type, "boolean") && (text === "true" || text === "false")) return text === "true";
+  return undefined;
 }
 
 /**

@@ -2,7 +2,7 @@
 // Claude Code's tool names become nex's, and arguments a small model sent empty or copied from the
 // schema are dropped, all before any guard (validation, repeat guard, permissions) sees the call.
 import type { AgentEvent, AssembledToolCall, AssembledTurn, ToolSpec } from "../protocol/index.ts";
-import { withoutEmptyOptionals } from "./empty-arguments.ts";
+import { withoutEmptyOptionals, withValuesRead } from "./empty-arguments.ts";
 import { asToolCalls, jsonReplyCalls } from "./text-tool-call.ts";
 import { type AliasedCall, aliasTarget, resolveAlias } from "./tool-aliases.ts";
 import { canonicalToolName } from "./tool-names.ts";
@@ -65,17 +65,18 @@ function aliasedCall(
   };
 }
 
-/** The call without the optional arguments it sent empty ("" or null): they mean "not given". */
+/**
+ * The call without the optional arguments it sent empty ("" or null): they mean "not given"; and with
+ * the numbers and truth values it wrote as strings read as what they spell.
+ */
 function withoutEmptyArguments(call: AssembledToolCall, specs: ToolSpec[]): AssembledToolCall {
   if (call.verdict.type !== "whole") return call;
   const spec = specs.find((candidate) => candidate.name === call.name);
-  const kept = withoutEmptyOptionals(spec?.parameters, call.verdict.args);
-  if (!kept) return call;
-  return {
-    ...call,
-    argumentsText: JSON.stringify(kept.args),
-    verdict: { ...call.verdict, args: kept.args },
-  };
+  const kept =
+    withoutEmptyOptionals(spec?.parameters, call.verdict.args)?.args ?? call.verdict.args;
+  const args = withValuesRead(spec?.parameters, kept) ?? kept;
+  if (args === call.verdict.args) return call;
+  return { ...call, argumentsText: JSON.stringify(args), verdict: { ...call.verdict, args } };
 }
 
 /** What the user is told of calls the model wrote as JSON text, one or several. */

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { withoutEmptyOptionals } from "../../src/agent/empty-arguments.ts";
+import { withoutEmptyOptionals, withValuesRead } from "../../src/agent/empty-arguments.ts";
 import { makeSandbox, runNex } from "../support/cli.ts";
 import { startStubEndpoint } from "../support/stub-endpoint.ts";
 import { openaiText, openaiToolCall } from "../support/stub-scripts.ts";
@@ -114,4 +114,42 @@ test("list_dir with an echoed additionalProperties runs and lists the folder", a
   const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
   assert.match(second, /utils\.js/);
   assert.doesNotMatch(second, /Unknown argument/);
+});
+
+test("a number or truth value written as a string is read as the value it spells where the schema wants that value, and only there", () => {
+  const schema = {
+    type: "object",
+    properties: {
+      path: { type: "string" },
+      offset: { type: "integer" },
+      ratio: { type: "number" },
+      all: { type: "boolean" },
+      label: { type: ["string", "integer"] },
+    },
+  };
+  assert.deepEqual(
+    withValuesRead(schema, { path: "1", offset: "12", ratio: "-0.5", all: "true", label: "7" }),
+    { path: "1", offset: 12, ratio: -0.5, all: true, label: "7" },
+  );
+  for (const offset of ["1e3", "01", " 1", "1.5", "ten", "", "0x10", "9".repeat(16)])
+    assert.equal(withValuesRead(schema, { offset }), null, JSON.stringify(offset));
+  assert.equal(withValuesRead(schema, { all: "yes" }), null);
+  assert.equal(withValuesRead(schema, { offset: 3 }), null, "a number stays as it came");
+});
+
+test('read_file with "offset": "2" and "limit": "1" as strings (r14 csv-answer) reads line 2, not a refusal', async () => {
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiToolCall({ name: "read_file", args: { path: "sales.csv", offset: "2", limit: "1" } }),
+      openaiText("Read it."),
+    ],
+  });
+  const box = makeSandbox();
+  writeFileSync(join(box.workspace, "sales.csv"), "region,amount\nnorth,12\nsouth,3\n");
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  assert.match(second, /north,12/);
+  assert.doesNotMatch(second, /south,3|must be an integer/);
 });
