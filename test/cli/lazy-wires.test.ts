@@ -184,4 +184,6 @@ test("a run of file writes and reads loads neither the file search, the process 
     !urls.some((url) => url.includes("/node_modules/minimatch/")),
     "minimatch was loaded by file writes and reads (no rule, no search)",
   );
+  // Outside a git repository no process is started: git's readers load no process runner either.
+  assert.ok(!urls.includes("node:child_process"), "node:child_process was loaded by file turns");
 });

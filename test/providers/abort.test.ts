@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import { test } from "node:test";
 import type { ProviderEvent, StreamFn } from "../../src/protocol/index.ts";
 import { createAnthropicClient, createOpenAIClient } from "../../src/providers/index.ts";
@@ -13,7 +14,7 @@ import {
   status,
 } from "../support/stub-endpoint.ts";
 import { until } from "../support/until.ts";
-import { finalError, sampleRequest } from "./helpers.ts";
+import { finalError, recordedSleeps, sampleRequest } from "./helpers.ts";
 
 // Real timers here. Each test proves the abort ended the wait by how it ended, not by how soon: had
 // the wait gone on, it would have ended another way (a second request, a timeout's error).
@@ -109,5 +110,19 @@ test("an already aborted signal sends nothing and ends with error aborted", asyn
     );
     assert.equal(finalError(events).code, "aborted");
     assert.equal(stub.requests.length, 0);
+  });
+});
+
+test("an attempt leaves no listener on the run's signal: answered, failed and retried, or left unread", async () => {
+  await withStub([status(500), openaiText("one"), openaiText("two")], async (stub) => {
+    const stream = createOpenAIClient({ baseUrl: `${stub.url}/v1`, retry: recordedSleeps().retry });
+    const controller = new AbortController();
+    const types: string[] = [];
+    for await (const event of stream(sampleRequest(), controller.signal)) types.push(event.type);
+    assert.ok(types.includes("done"), types.join(", "));
+    assert.equal(stub.requests.length, 2, "the 500 was retried");
+    assert.equal(getEventListeners(controller.signal, "abort").length, 0, "after a retried answer");
+    for await (const _ of stream(sampleRequest(), controller.signal)) break;
+    assert.equal(getEventListeners(controller.signal, "abort").length, 0, "after a reader stopped");
   });
 });

@@ -88,3 +88,23 @@ test("arguments nested deeper than any tool's parameters are refused before anyt
   const nested = `{"path":"a","content":"x","meta":${"[".repeat(60)}1${"]".repeat(60)}}`;
   assert.equal(parseToolArguments(nested).type, "parsed", "60 levels is still a value");
 });
+
+test("the depth limit counts nesting, not brackets: many side by side pass, one level past it is refused", () => {
+  const siblings = `{"rows":[${Array.from({ length: 200 }, (_, i) => `{"n":[${i}]}`).join(",")}]}`;
+  assert.equal(parseToolArguments(siblings).type, "parsed", "400 brackets two levels deep");
+  // The object's brace is the first level: 63 arrays inside it make 64, one more makes 65.
+  const at = `{"v":${"[".repeat(63)}1${"]".repeat(63)}}`;
+  const past = `{"v":${"[".repeat(64)}1${"]".repeat(64)}}`;
+  assert.equal(parseToolArguments(at).type, "parsed", "64 levels");
+  assert.match(why(parseToolArguments(past)), /nest deeper than 64 levels/, "65 levels");
+  const mixed = `{"v":${'[{"k":'.repeat(32)}1${"}]".repeat(32)}}`;
+  assert.equal(
+    parseToolArguments(`{"v":${'[{"k":'.repeat(31)}1${"}]".repeat(31)}}`).type,
+    "parsed",
+  );
+  assert.match(why(parseToolArguments(mixed)), /nest deeper/, "65 levels of objects and arrays");
+});
+
+function why(parsed: ReturnType<typeof parseToolArguments>): string {
+  return parsed.type === "refused" ? parsed.why : "parsed";
+}

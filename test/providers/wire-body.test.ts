@@ -65,6 +65,64 @@ test("the OpenAI body sent is byte for byte the JSON of the request, also when i
   );
 });
 
+const image = {
+  mediaType: "image/png" as const,
+  data: "iVBORw0KGgo=",
+  width: 1,
+  height: 1,
+  bytes: 8,
+};
+// A conversation's next step: messages added at its end, or one replaced (a result stubbed), or its
+// beginning rewritten (compaction), or its end cut (a rewind).
+const step = fc.oneof(
+  fc.record({ kind: fc.constant("add" as const), messages: fc.array(message, { maxLength: 4 }) }),
+  fc.record({
+    kind: fc.constant("images" as const),
+    count: fc.integer({ min: 1, max: 2 }),
+  }),
+  fc.record({ kind: fc.constant("replace" as const), at: fc.nat(), with: message }),
+  fc.record({ kind: fc.constant("compact" as const), keep: fc.nat(), summary: text }),
+  fc.record({ kind: fc.constant("cut" as const), keep: fc.nat() }),
+);
+
+test("the OpenAI body of each request of a conversation that grows, is stubbed, compacted or cut is byte for byte its JSON", () => {
+  fc.assert(
+    fc.property(request, fc.array(step, { maxLength: 12 }), (req, steps) => {
+      const options = { stream: true, maxTokensField: "max_tokens" as const };
+      let messages = [...req.messages];
+      const check = () => {
+        // A new array each time, as the loop may give: the messages themselves are what is kept.
+        const next = { ...req, messages: [...messages] };
+        assert.equal(openaiBodyText(next, options), JSON.stringify(openaiBody(next, options)));
+      };
+      check();
+      for (const s of steps) {
+        if (s.kind === "add") messages.push(...s.messages);
+        else if (s.kind === "images")
+          messages.push({
+            type: "tool_result",
+            toolCallId: "c",
+            toolName: "read_file",
+            content: "a picture",
+            isError: false,
+            images: Array.from({ length: s.count }, () => image),
+          });
+        else if (s.kind === "replace" && messages.length > 0) {
+          const at = s.at % messages.length;
+          messages[at] = s.with;
+        } else if (s.kind === "compact") {
+          const summary: Message = { type: "user", text: `[summary] ${s.summary}` };
+          messages = [
+            summary,
+            ...messages.slice(messages.length - (s.keep % (messages.length + 1))),
+          ];
+        } else if (s.kind === "cut") messages = messages.slice(0, s.keep % (messages.length + 1));
+        check();
+      }
+    }),
+  );
+});
+
 test("the Anthropic body sent is byte for byte the JSON of the request, with neighbours of one role merged", () => {
   fc.assert(
     fc.property(request, fc.boolean(), (req, stream) => {

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { AgentEvent } from "../../src/protocol/index.ts";
-import { createEventRedactor } from "../../src/runtime/secrets/index.ts";
+import { createEventRedactor, textRedaction } from "../../src/runtime/secrets/index.ts";
 import { createSecretScrubber } from "../../src/session/index.ts";
 
 const KEY = "nexkey-0123456789abcdef";
@@ -226,4 +226,23 @@ test("a text that comes again is redacted again, each session by its own secrets
   assert.ok(other.text(`key ${KEY}`).includes(KEY), "the other session does not hold KEY");
   // Under seven characters no form of a secret fits (`://u:p@` is the shortest).
   assert.equal(redactor.text("ok"), "ok");
+});
+
+test("a session's events, journal and stored results share one remembered redaction, which never answers for another session's secrets", () => {
+  assert.equal(textRedaction(scrubber), textRedaction(scrubber));
+  const otherKey = "otherkey-fedcba9876543210";
+  const other = createSecretScrubber([{ name: "ANTHROPIC_API_KEY", value: otherKey }]);
+  assert.notEqual(textRedaction(other), textRedaction(scrubber));
+  // Each remembers the same texts, and each answers by its own secrets.
+  const both = `key ${KEY} and ${otherKey}`;
+  for (let i = 0; i < 2; i++) {
+    assert.equal(textRedaction(scrubber)(both), `key [redacted: OPENAI_API_KEY] and ${otherKey}`);
+    assert.equal(textRedaction(other)(both), `key ${KEY} and [redacted: ANTHROPIC_API_KEY]`);
+  }
+  // The same key held by a new session's scrubber is still redacted: nothing is keyed by value.
+  const again = createSecretScrubber([{ name: "OPENAI_API_KEY", value: KEY }]);
+  assert.equal(textRedaction(again)(`key ${KEY}`), "key [redacted: OPENAI_API_KEY]");
+  // An event's strings and the same strings redacted alone agree.
+  const redactor = createEventRedactor(scrubber);
+  assert.equal(redactor.text(both), textRedaction(scrubber)(both));
 });

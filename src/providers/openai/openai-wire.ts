@@ -54,18 +54,12 @@ const toolsJson = new WeakMap<ModelRequest["tools"], string>();
 export function openaiBodyText(request: ModelRequest, options: OpenAIBodyOptions): string {
   const messages: string[] = [];
   if (request.system) messages.push(JSON.stringify({ role: "system", content: request.system }));
-  forEachWireMessage(
-    request.messages,
-    (message) => {
-      let json = messageJson.get(message);
-      if (json === undefined) {
-        json = JSON.stringify(openaiMessage(message));
-        messageJson.set(message, json);
-      }
-      messages.push(json);
-    },
-    (images) => messages.push(JSON.stringify(toolImagesMessage(images))),
-  );
+  const list = request.messages;
+  // Through the last assistant message the wire form is settled: no user run or tool images span it.
+  let settled = list.length;
+  while (settled > 0 && list[settled - 1]?.type !== "assistant") settled--;
+  for (const json of [settledWire(list, settled), wireJson(list, settled, list.length)])
+    if (json) messages.push(json);
   let tools = "";
   if (request.tools.length > 0) {
     tools = toolsJson.get(request.tools) ?? "";
@@ -87,6 +81,48 @@ export function openaiBodyText(request: ModelRequest, options: OpenAIBodyOptions
   );
 }
 
+// A session's conversation grows at its end: the JSON of its settled beginning (through the last
+// assistant message) is kept per first message, and a request whose messages begin with the same
+// ones (the same objects) sends it as it is, translating only what came after.
+const settledJson = new WeakMap<Message, { refs: Message[]; json: string }>();
+
+/** The wire JSON of `list[0..settled)`, from what the last request of this conversation sent. */
+function settledWire(list: readonly Message[], settled: number): string {
+  const first = list[0];
+  if (first === undefined || settled === 0) return "";
+  const known = settledJson.get(first);
+  const same =
+    known !== undefined &&
+    known.refs.length <= settled &&
+    known.refs.every((message, i) => message === list[i]);
+  if (same && known.refs.length === settled) return known.json;
+  const more = wireJson(list, same ? known.refs.length : 0, settled);
+  // Joined with +, not copied: the body's own join writes the pieces out once.
+  const json = same ? `${known.json},${more}` : more;
+  settledJson.set(first, { refs: list.slice(0, settled), json });
+  return json;
+}
+
+/** The wire JSON of `list[from..to)`, comma-separated; `to` follows an assistant message or ends it. */
+function wireJson(list: readonly Message[], from: number, to: number): string {
+  const parts: string[] = [];
+  forEachWireMessage(
+    list,
+    (message) => {
+      let json = messageJson.get(message);
+      if (json === undefined) {
+        json = JSON.stringify(openaiMessage(message));
+        messageJson.set(message, json);
+      }
+      parts.push(json);
+    },
+    (images) => parts.push(JSON.stringify(toolImagesMessage(images))),
+    from,
+    to,
+  );
+  return parts.join(",");
+}
+
 /**
  * Visits the messages in wire order. Tool messages take only text, and nothing may come between the
  * tool messages that answer one turn: the images of those results follow them as one user message.
@@ -96,20 +132,22 @@ export function forEachWireMessage(
   messages: readonly Message[],
   visit: (message: Message) => void,
   visitImages: (images: ImagePart[]) => void,
+  from = 0,
+  to = messages.length,
 ): void {
   let pending: ImagePart[] = [];
-  for (let i = 0; i < messages.length; i++) {
+  for (let i = from; i < to; i++) {
     const message = messages[i] as Message;
     if (message.type !== "tool_result" && pending.length > 0) {
       visitImages(pending);
       pending = [];
     }
-    if (message.type === "user" && messages[i + 1]?.type === "user") {
+    if (message.type === "user" && i + 1 < to && messages[i + 1]?.type === "user") {
       // Chat Completions servers (llama.cpp's templates among them) reject or garble two user turns
       // in a row: a prompt whose request failed, a [nex] note of an undo or a `!command`, then the
       // next prompt, go as one user turn, as Anthropic's wire merges them.
       let end = i;
-      while (messages[end + 1]?.type === "user") end++;
+      while (end + 1 < to && messages[end + 1]?.type === "user") end++;
       visit(mergedUserRun(messages, i, end));
       i = end;
       continue;

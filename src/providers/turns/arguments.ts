@@ -26,7 +26,7 @@ export const MAX_ARGUMENT_DEPTH = 64;
 
 export function parseToolArguments(text: string): ArgumentParse {
   if (text.trim() === "") return { type: "refused", why: "no argument text was received" };
-  if (nestingDepth(text) > MAX_ARGUMENT_DEPTH) {
+  if (nestsDeeperThan(text, MAX_ARGUMENT_DEPTH)) {
     return {
       type: "refused",
       why: `the arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels, far beyond any tool's parameters`,
@@ -54,6 +54,21 @@ export function parseToolArguments(text: string): ArgumentParse {
     };
   }
   return { type: "refused", why: describeFailure(text, strict.error) };
+}
+
+/**
+ * Whether brackets outside strings nest deeper than `limit`. Nesting needs an opening bracket per
+ * level: a text with no more than `limit` of them (every tool call's arguments but a hostile one) is
+ * answered by counting them natively, without walking a whole file's content a character at a time.
+ */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let opening = 0;
+  for (const bracket of ["{", "["]) {
+    for (let at = text.indexOf(bracket); at >= 0; at = text.indexOf(bracket, at + 1)) {
+      if (++opening > limit) return nestingDepth(text) > limit;
+    }
+  }
+  return false;
 }
 
 /** The deepest bracket nesting outside strings, in one pass. */

@@ -73,13 +73,22 @@ function isStream(event: AgentEvent): event is StreamEvent {
  * stream (the checkpoint log's commands, stored tool results, MCP servers' logs).
  */
 export function textRedaction(secrets: SecretScrubber | undefined): (text: string) => string {
+  // One per scrubber: the events, the journal, stored results and logs of a session see the same
+  // strings (an event, then its journal record), and each would otherwise scan them again.
+  const known = secrets ? sessionRedactions.get(secrets) : undefined;
+  if (known) return known;
   // The answer depends only on the text and the session's secrets, which never change once the
   // scrubber is built: a remembered answer is the one a new scan would give.
   // URLs first: a URL whose password the patterns replaced would no longer parse.
   const redact = textMemo((raw) => scrubText(redactUrlsIn(raw), secrets ?? []).text);
   // Too short to hold a secret, a piece of one, a key pattern or a URL's password (`://u:p@`).
-  return (raw) => (raw.length < SHORTEST_SECRET ? raw : redact(raw));
+  const text = (raw: string) => (raw.length < SHORTEST_SECRET ? raw : redact(raw));
+  if (secrets) sessionRedactions.set(secrets, text);
+  return text;
 }
+
+// Keyed by the scrubber itself: another session's secrets are another scrubber, never this memo.
+const sessionRedactions = new WeakMap<SecretScrubber, (text: string) => string>();
 
 // Below this length no form matches: nex's secrets and their pieces are 8 characters or more, the
 // patterns ask for more still, and a URL's password needs `://u:p@` (7).

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -43,14 +42,22 @@ export interface GitRunnables {
 
 const NONE: GitRunnables = { hooks: new Map(), sourced: new Set(), settings: new Set() };
 
+// Loaded when git is first asked, not with this file: a file edit's permission check loads it, and
+// outside a repository (or with every answer remembered) no process is started at all.
+const childProcess = () => process.getBuiltinModule("node:child_process");
+
 // Reading config and paths runs nothing of the repository's (no status, no fsmonitor). Each answer
 // is kept until a file git reads for it changes: no process per edit or command otherwise.
 const askGit = memoByGitConfig((workspace, env, question) => {
-  const answer = spawnSync("git", ["-c", "core.fsmonitor=", ...question.split("\0")], {
-    cwd: workspace,
-    encoding: "utf8",
-    env: { ...env, GIT_OPTIONAL_LOCKS: "0" },
-  });
+  const answer = childProcess().spawnSync(
+    "git",
+    ["-c", "core.fsmonitor=", ...question.split("\0")],
+    {
+      cwd: workspace,
+      encoding: "utf8",
+      env: { ...env, GIT_OPTIONAL_LOCKS: "0" },
+    },
+  );
   return { status: answer.status, stdout: answer.stdout };
 });
 

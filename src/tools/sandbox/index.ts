@@ -21,10 +21,17 @@ export type { SandboxProbe } from "./probe.ts";
  * What git reads for a workspace (its hooks folder, its settings), as git itself reads it; loaded
  * when a permission check first asks, so a run that calls no tool never loads git's readers.
  */
-export async function loadGitReaders() {
-  const { gitHooksDir, gitSettings } = await import("./git-plants.ts");
-  return { gitHooksDir, gitSettings };
+export function loadGitReaders(): Promise<GitReaders> {
+  // Asked at every file edit's permission check: the module is imported once, not once per edit.
+  gitReaders ??= import("./git-plants.ts").then(({ gitHooksDir, gitSettings }) => ({
+    gitHooksDir,
+    gitSettings,
+  }));
+  return gitReaders;
 }
+
+type GitReaders = Pick<typeof import("./git-plants.ts"), "gitHooksDir" | "gitSettings">;
+let gitReaders: Promise<GitReaders> | null = null;
 
 /** Starts `true` under the sandbox once (`nex doctor`); see `probe.ts`. */
 export async function probeSandbox(
