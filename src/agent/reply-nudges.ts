@@ -11,7 +11,6 @@ import {
   inventedToolCall,
   inventedToolReminder,
   namesAFile,
-  namesASymbol,
   textToolCallMessage,
   textToolCallReminder,
 } from "./text-tool-call.ts";
@@ -35,14 +34,13 @@ export type ReplyNudge =
 
 /**
  * The nudge for a reply without calls, or null when the reply is an answer (or a first empty turn).
- * `tools` looks up a file or a word of the code an invented tool was named after, so the reminder
- * names only paths that exist.
+ * `tools` looks up a file an invented tool was named after, so the reminder names only paths that exist.
  */
 export async function replyNudge(
   text: string,
   known: string[],
   nudges: ReplyNudges,
-  tools: Pick<ToolHost, "filesNamed" | "whereNamed"> = {},
+  tools: Pick<ToolHost, "filesNamed"> = {},
   signal: AbortSignal = new AbortController().signal,
 ): Promise<ReplyNudge | null> {
   if (!text.trim() && !nudges.askedForAnswer) {
@@ -113,7 +111,6 @@ export async function replyNudge(
         invented,
         known,
         await filesFound(invented, known, tools, signal),
-        await wordsFound(invented, known, tools, signal),
       ),
     };
   }
@@ -154,27 +151,6 @@ async function filesFound(
     return { paths: paths.slice(0, HINT_PATHS), more: paths.length > HINT_PATHS };
   } catch {
     // The workspace could not be listed: the reminder then claims nothing about what exists.
-    return null;
-  }
-}
-
-/**
- * What nex found of a word of the code an invented tool was named after, as the reminder says it, or
- * null when nex cannot look. The wording loads with the first such tool: start-up does not need it.
- */
-async function wordsFound(
-  word: string,
-  known: string[],
-  tools: Pick<ToolHost, "whereNamed">,
-  signal: AbortSignal,
-): Promise<string | null> {
-  if (!tools.whereNamed || !namesASymbol(word) || !known.includes("read_file")) return null;
-  try {
-    const seen = await tools.whereNamed(word, HINT_PATHS, signal);
-    const { symbolHint } = await import("./workspace-hints/index.ts");
-    return symbolHint(word, known, seen);
-  } catch {
-    // The workspace could not be searched: the reminder then claims nothing about what exists.
     return null;
   }
 }

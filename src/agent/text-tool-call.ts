@@ -382,23 +382,16 @@ export function inventedToolReminder(
   name: string,
   toolNames: readonly string[],
   found: FilesFound | null = null,
-  /** What nex found of a word of the code the name is (`workspace-hints/symbol-hint.ts`). */
-  wordHint: string | null = null,
 ): string {
   // load_tools is left out of the list: Qwen2.5-Coder 0.5B, told it among the rest, asked load_tools
   // for every tool of the list instead of calling one (fix-test-js, change-nothing).
   const working = toolNames.filter((tool) => tool !== "load_tools");
-  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${working.join(", ")}.${meantCall(name, toolNames, found, wordHint)} Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
+  return `nex: there is no tool named "${name}", so nothing ran. Your tools are: ${working.join(", ")}.${meantCall(name, toolNames, found)} Call one of them with a real tool call, or, if you are finished, answer in plain words.`;
 }
 
 /** True when a name the model gave a tool is a file's (`stats.py`, `test/clamp.test.js`). */
 export function namesAFile(name: string): boolean {
   return FILE_NAME.test(name) && !COMMAND.test(name);
-}
-
-/** True when a name the model gave a tool is a word of the code (`Rectangle`, `get_user`). */
-export function namesASymbol(name: string): boolean {
-  return /^[A-Za-z_$][\w$-]{0,79}$/.test(name) && !name.endsWith("-") && !COMMAND.test(name);
 }
 
 // Small models name their call after the task's words: a file (stats.py, count.js) or a command
@@ -407,17 +400,11 @@ const COMMAND =
   /^(?:node|npm|npx|python3?|pytest|pip|git|make|cargo|go|bash|sh|ls|cat|grep)(?:\s|$)/;
 const FILE_NAME = /^[\w./-]+\.[A-Za-z]{1,5}$/;
 
-function meantCall(
-  name: string,
-  toolNames: readonly string[],
-  found: FilesFound | null,
-  wordHint: string | null,
-): string {
+function meantCall(name: string, toolNames: readonly string[], found: FilesFound | null): string {
   if (COMMAND.test(name) && toolNames.includes("bash"))
     return ` To run \`${name}\`, call bash with {"command": ${JSON.stringify(name)}}.`;
   if (FILE_NAME.test(name) && toolNames.includes("read_file"))
     return fileHint(name, toolNames, found);
-  if (wordHint !== null) return wordHint;
   if (toolNames.includes("list_dir") && toolNames.includes("read_file"))
     return " To see the project's files, call list_dir; to read one, call read_file with its path.";
   return "";

@@ -147,28 +147,6 @@ export interface ToolHost {
    * paths. Absent: the host cannot look, and nothing may be said about what exists.
    */
   filesNamed?(name: string, limit: number, signal: AbortSignal): Promise<string[]>;
-  /**
-   * Where a word the model used as a tool's name (`Rectangle`, `get_user`) occurs in the workspace:
-   * lines that define it first, then files named after it, then lines that mention it; at most
-   * `limit`, from the files grep would search (ignored files and nex's own data left out, nothing
-   * outside the workspace), within a byte budget. Absent: nothing may be said about what exists.
-   */
-  whereNamed?(word: string, limit: number, signal: AbortSignal): Promise<NameSightings>;
-}
-
-/** One place a word occurs: a line that defines it, a file named after it (line 0), or a mention. */
-export interface NameSighting {
-  kind: "definition" | "file" | "mention";
-  path: string;
-  line: number;
-  /** The line, trimmed and cut short; empty for a file. */
-  text: string;
-}
-
-/** What `whereNamed` found, and whether it read every file it could (so none found means none is there). */
-export interface NameSightings {
-  sightings: NameSighting[];
-  complete: boolean;
 }
 
 /** When mutating tools and `bash` need the user's approval. */

@@ -145,7 +145,6 @@ export function createToolHost(options: ToolHostOptions): WorkspaceToolHost {
     jobsForUser: async (action, id) => (await load()).jobsForUser(action, id),
     recordAttachment: async (name, shown) => (await load()).recordAttachment(name, shown),
     filesNamed: async (name, limit, signal) => (await load()).filesNamed(name, limit, signal),
-    whereNamed: async (word, limit, signal) => (await load()).whereNamed(word, limit, signal),
     unfinishedWrites: () => engine?.unfinishedWrites?.() ?? [],
     discardUnfinished: async () => (engine?.discardUnfinished ? engine.discardUnfinished() : []),
     beginPrompt: () => {

@@ -43,7 +43,6 @@ export function journaledTools(
     notices: () => tools.notices?.() ?? [],
     endOfPrompt: async () => (await tools.endOfPrompt?.()) ?? [],
     ...(tools.filesNamed ? { filesNamed: tools.filesNamed.bind(tools) } : {}),
-    ...(tools.whereNamed ? { whereNamed: tools.whereNamed.bind(tools) } : {}),
   };
 }
 
@@ -73,7 +72,6 @@ export function childTools(
     unfinishedWrites: () => tools.unfinishedWrites?.() ?? [],
     discardUnfinished: async () => (await tools.discardUnfinished?.()) ?? [],
     ...(tools.filesNamed ? { filesNamed: tools.filesNamed.bind(tools) } : {}),
-    ...(tools.whereNamed ? { whereNamed: tools.whereNamed.bind(tools) } : {}),
   };
 }
 

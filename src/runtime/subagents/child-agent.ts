@@ -81,7 +81,6 @@ export async function runChild(parent: ChildParent, spec: ChildSpec): Promise<Ch
     ...(base.unfinishedWrites ? { unfinishedWrites: base.unfinishedWrites } : {}),
     ...(base.discardUnfinished ? { discardUnfinished: base.discardUnfinished } : {}),
     ...(base.filesNamed ? { filesNamed: base.filesNamed.bind(base) } : {}),
-    ...(base.whereNamed ? { whereNamed: base.whereNamed.bind(base) } : {}),
   };
   const messages: Message[] = [];
   const budget = createSessionBudget({

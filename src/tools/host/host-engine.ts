@@ -14,7 +14,6 @@ import { createUndoFacade } from "./host-undo.ts";
 import { recordAttachment } from "./record-attachment.ts";
 import { runCall } from "./run-call.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
-import { whereNamed } from "./where-named.ts";
 
 /** The working host over `registry`'s tools, confining commands in `sandbox`; `parts` gets its staged parts. */
 export function createToolEngine(
@@ -68,7 +67,6 @@ export function createToolEngine(
     recordAttachment: (name, shown) => recordAttachment(state, name, shown),
     deferredTools: () => registry.deferred(),
     filesNamed: (name, limit, signal) => filesNamed(state, name, limit, signal),
-    whereNamed: (word, limit, signal) => whereNamed(state, word, limit, signal),
     unfinishedWrites: () => parts.pending().map(describeStaging),
     discardUnfinished: () =>
       serial(async () => {

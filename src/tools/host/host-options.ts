@@ -1,10 +1,4 @@
-import type {
-  NameSightings,
-  PermissionMode,
-  ReadRecord,
-  ToolHost,
-  ToolInvocation,
-} from "../../protocol/index.ts";
+import type { PermissionMode, ReadRecord, ToolHost, ToolInvocation } from "../../protocol/index.ts";
 import type { AfterRename } from "../files/index.ts";
 import type { CommandRules } from "../permissions/index.ts";
 import type { CommandSandbox, SandboxSettings } from "../sandbox/index.ts";
@@ -105,5 +99,4 @@ export interface WorkspaceToolHost extends ToolHost {
   /** The tools marked rarely used, loaded on demand on small windows. */
   deferredTools(): string[];
   filesNamed(name: string, limit: number, signal: AbortSignal): Promise<string[]>;
-  whereNamed(word: string, limit: number, signal: AbortSignal): Promise<NameSightings>;
 }
