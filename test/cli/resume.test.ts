@@ -234,10 +234,15 @@ test("the model's todo list is shown as it changes, and survives a compaction an
       openaiText("on it"),
       // Long answers after it (each within what max_tokens allows), so the compaction summarises
       // the list away with the older turns.
+      // Each sentence differs (its rule's number): one sentence back to back would be a loop
+      // that nex cuts (src/providers/turns/unit-loop.ts).
       ...["parser", "lexer", "printer"].map((part) =>
-        openaiText(`The ${part}, in detail: `.concat("token rules and their cases. ".repeat(480)), {
-          chunkSize: 4000,
-        }),
+        openaiText(
+          `The ${part}, in detail: `.concat(
+            Array.from({ length: 480 }, (_, i) => `token rule ${i} and its cases.`).join(" "),
+          ),
+          { chunkSize: 4000 },
+        ),
       ),
     ],
     handler: () => openaiText("We planned the --verbose flag."),
