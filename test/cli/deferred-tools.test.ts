@@ -69,7 +69,7 @@ test("load_tools loads the names that exist beside unknown ones and says which i
         name: "load_tools",
         args: { names: ["lookup_ticket", "no_such_tool", "greet.py", "load_tools"] },
       }),
-      openaiToolCall({ name: "lookup_ticket", args: { id: "42" } }),
+      openaiToolCall({ name: "lookup_ticket", args: { id: "forty-two" } }),
       openaiText("done"),
     ],
   });
