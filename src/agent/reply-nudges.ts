@@ -3,6 +3,7 @@
 // the run as "done" would report a task as finished while nothing of it ran.
 import type { ToolHost } from "../protocol/index.ts";
 import {
+  aCall,
   brokenJsonCall,
   brokenJsonCallReminder,
   embeddedToolCall,
@@ -78,7 +79,7 @@ export async function replyNudge(
     told("text");
     return {
       type: "ask",
-      notice: `The model wrote a ${textCall.tool} call as JSON text instead of calling the tool; nex told it so and asks again.`,
+      notice: `The model wrote ${aCall(textCall.tool)} as JSON text instead of calling the tool; nex told it so and asks again.`,
       reminder: textToolCallReminder(textCall.tool),
     };
   }
@@ -118,7 +119,7 @@ export async function replyNudge(
     told(kind);
     return {
       type: "ask",
-      notice: `The model wrote a ${broken} call as JSON text that does not parse; nex told it so and asks again.`,
+      notice: `The model wrote ${aCall(broken)} as JSON text that does not parse; nex told it so and asks again.`,
       reminder: brokenJsonCallReminder(broken),
     };
   }
@@ -129,7 +130,7 @@ export async function replyNudge(
     told("text");
     return {
       type: "ask",
-      notice: `The model wrote a ${embedded} call as JSON inside other text instead of calling the tool; nex told it so and asks again.`,
+      notice: `The model wrote ${aCall(embedded)} as JSON inside other text instead of calling the tool; nex told it so and asks again.`,
       reminder: textToolCallReminder(embedded, true),
     };
   }
@@ -184,7 +185,7 @@ function unrunCallMessage(invented: string | null, broken: string | null, again:
     invented !== null
       ? `a call to a tool that does not exist (${invented})`
       : broken !== null
-        ? `a ${broken} call in JSON that does not parse`
+        ? `${aCall(broken)} in JSON that does not parse`
         : "its tool list (tool definitions), not a call or an answer";
   const when = again
     ? "again after nex told it so"

@@ -77,9 +77,14 @@ const CALL_ANYWHERE = /\{\s*"name"\s*:\s*"([^"\n]{1,100})"\s*,\s*"(?:arguments|p
  */
 export function textToolCallReminder(tool: string, embedded = false): string {
   const what = embedded
-    ? `your reply wrote a ${tool} call as JSON inside other text`
-    : `your reply was a ${tool} call written as JSON text`;
+    ? `your reply wrote ${aCall(tool)} as JSON inside other text`
+    : `your reply was ${aCall(tool)} written as JSON text`;
   return `nex: ${what}, so nothing ran. Use the tool-calling interface to call ${tool} (a real tool call, not JSON in your answer); if you are finished, answer in plain words.`;
+}
+
+/** "a read_file call", "an edit_file call": the article as the tool's name is said. */
+export function aCall(tool: string): string {
+  return `${/^[aeiou]/i.test(tool) ? "an" : "a"} ${tool} call`;
 }
 
 /**
@@ -93,12 +98,12 @@ export function textToolCallMessage(tool: string, marked = true, asked?: number)
       : `after nex had asked it again ${asked} times this run`;
   if (!marked)
     return (
-      `The model wrote a ${tool} call as JSON text instead of calling the tool, ${when}, so nex ran nothing and the task is not done. ` +
+      `The model wrote ${aCall(tool)} as JSON text instead of calling the tool, ${when}, so nex ran nothing and the task is not done. ` +
       "The model writes calls outside its chat format's tool-call syntax, which no server parses: a model trained for tool calls does better. " +
       "If it never calls tools at all, check that the server parses tool calls (llama.cpp needs --jinja); `nex doctor` checks this."
     );
   return (
-    `The model wrote a ${tool} call as plain text instead of calling the tool, so nex ran nothing and the task is not done. ` +
+    `The model wrote ${aCall(tool)} as plain text instead of calling the tool, so nex ran nothing and the task is not done. ` +
     "The server is not parsing tool calls: start vLLM with --enable-auto-tool-choice and the model's --tool-call-parser, " +
     "llama.cpp with --jinja, or use a model and chat template that support tools; `nex doctor` checks this."
   );
@@ -365,7 +370,7 @@ export function brokenJsonCall(text: string, toolNames: readonly string[]): stri
 
 /** What the model is told when its reply was a call in JSON that does not parse. */
 export function brokenJsonCallReminder(tool: string): string {
-  return `nex: your reply was a ${tool} call written as JSON text that is not valid JSON (check its braces and quotes), so nothing ran. Call ${tool} with a real tool call; if you are finished, answer in plain words.`;
+  return `nex: your reply was ${aCall(tool)} written as JSON text that is not valid JSON (check its braces and quotes), so nothing ran. Call ${tool} with a real tool call; if you are finished, answer in plain words.`;
 }
 
 /**

@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   brokenJsonCall,
+  brokenJsonCallReminder,
   inventedToolCall,
   inventedToolReminder,
   jsonReplyCalls,
   textToolCall,
+  textToolCallMessage,
 } from "../../src/agent/text-tool-call.ts";
 
 const tools = ["read_file", "write_file", "edit_file", "bash"];
@@ -264,4 +266,10 @@ test("JSON calls listed with commas between them, in brackets or not, are those 
   const records = '[{"name": "bash", "version": "5.2"}, {"name": "glob", "version": "10.4.5"}]';
   assert.equal(jsonReplyCalls(records, tools), null);
   assert.equal(jsonReplyCalls(`[${read}, {"name": "bash", "version": "5.2"}]`, tools), null);
+});
+
+test("what the model and the user are told names the call with the article its name takes (r16: 'a edit_file call')", () => {
+  assert.match(brokenJsonCallReminder("edit_file"), /your reply was an edit_file call written/);
+  assert.match(brokenJsonCallReminder("read_file"), /your reply was a read_file call written/);
+  assert.match(textToolCallMessage("edit_file", false), /^The model wrote an edit_file call/);
 });
