@@ -53,8 +53,11 @@ export const initialInput: InputState = {
  */
 export const answerGuardMs = 300;
 
-const draftHint =
-  "Your typing went to the prompt draft, not to the question. Answer with a single key: y, a or n.";
+/** What the question says of typing that went to the draft: how much, so none of it seems lost. */
+function draftHint(draft: { text: string }): string {
+  const size = [...draft.text].length;
+  return `Your typing went to the prompt draft (${size} character${size === 1 ? "" : "s"}). Answer with a single key: y, a or n.`;
+}
 
 /** What the rest of the TUI is doing, read fresh at each key. */
 export interface InputContext {
@@ -197,7 +200,7 @@ function strayKey(current: InputState, ctx: InputContext, input: string, key: Ke
   const editor = key.return ? null : editKey(state.editor, input, key);
   const next = { ...state, strayAt: ctx.now };
   if (editor === null || editor === state.editor) return { state: next, actions: [] };
-  return { state: { ...next, editor, hint: draftHint }, actions: [] };
+  return { state: { ...next, editor, hint: draftHint(editor) }, actions: [] };
 }
 
 function permissionKey(
@@ -333,7 +336,10 @@ function fold(
     }
     if (ctx.permission) {
       const editor = edit.insert(state.editor, input);
-      return { state: { ...state, editor, strayAt: ctx.now, hint: draftHint }, actions: [] };
+      return {
+        state: { ...state, editor, strayAt: ctx.now, hint: draftHint(editor) },
+        actions: [],
+      };
     }
     return { state: { ...state, editor: edit.insert(state.editor, input) }, actions: [] };
   }
