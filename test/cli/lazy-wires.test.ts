@@ -160,7 +160,7 @@ test("a tool's first call loads the engine, which checks and runs it", async () 
   assert.ok(loads(urls, "tools/permissions/index.ts"), "a call ran unchecked");
 });
 
-test("a run of file writes and reads loads neither the file search, the process runner nor undo's restore machinery, and reports its changed files", async () => {
+test("a run of file writes and reads loads neither the file search, the process runner, the shadow git nor undo's restore machinery, and reports its changed files", async () => {
   const urls = await loadedBy(
     [
       openaiToolCall({ name: "write_file", args: { path: "a.txt", content: "a\n" }, id: "w" }),
@@ -176,6 +176,8 @@ test("a run of file writes and reads loads neither the file search, the process 
     "tools/search/index.ts",
     "tools/undo/undo.ts",
     "tools/undo/undo-apply.ts",
+    // File tools keep before-images; the shadow repository snapshots only around commands.
+    "tools/undo/shadow-git-repository.ts",
     "tools/shell/index.ts",
     "tools/permissions/command-check.ts",
   ])
