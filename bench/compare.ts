@@ -35,22 +35,62 @@ interface Workload {
   measure: (bin: string) => Promise<number>;
 }
 
-/** `ref` unpacked into a temporary folder, sharing this tree's node_modules. */
-function checkout(ref: string): { subject: Subject; remove: () => void } {
-  const commit = execFileSync("git", ["rev-parse", "--short", `${ref}^{commit}`], {
-    cwd: root,
-    encoding: "utf8",
-  }).trim();
+/** How a subject runs: from its sources, as in a checkout, or as its package installs it. */
+export type Form = "checkout" | "package";
+
+/** `ref` (or, with no ref, this tree's files as they are now) unpacked into a temporary folder. */
+function unpack(ref: string | null): { dir: string; label: string } {
+  const commit = ref
+    ? execFileSync("git", ["rev-parse", "--short", `${ref}^{commit}`], {
+        cwd: root,
+        encoding: "utf8",
+      }).trim()
+    : "tree";
   const dir = mkdtempSync(join(tmpdir(), `nex-bench-${commit}-`));
-  const archive = spawnSync("git", ["archive", "--format=tar", commit], {
-    cwd: root,
-    maxBuffer: 1 << 30,
-  });
-  if (archive.status !== 0) throw new Error(`git archive ${ref} failed: ${archive.stderr}`);
+  const archive = ref
+    ? spawnSync("git", ["archive", "--format=tar", commit], { cwd: root, maxBuffer: 1 << 30 })
+    : spawnSync(
+        "sh",
+        [
+          "-c",
+          "git ls-files -z --cached --others --exclude-standard | xargs -0 tar -c --ignore-failed-read --",
+        ],
+        { cwd: root, maxBuffer: 1 << 30 },
+      );
+  if (archive.status !== 0)
+    throw new Error(`unpacking ${ref ?? "this tree"} failed: ${archive.stderr}`);
   spawnSync("tar", ["-x", "-C", dir], { input: archive.stdout });
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+  return { dir, label: ref ? `${ref} (${commit})` : "this tree" };
+}
+
+/**
+ * `ref` as its package runs once installed: its own `npm run build` (tsc's one file per module for
+ * older commits, the esbuild bundle now), then no `src/`, so bin/nex.js takes the installed path.
+ */
+function packaged(dir: string): void {
+  const build = spawnSync("npm", ["run", "build", "--silent"], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH}` },
+  });
+  // An older commit type-checked against today's node_modules may report errors (a dependency it had
+  // is gone); tsc still emits the same JavaScript, so what its package would run is there.
+  if (!existsSync(join(dir, "dist", "cli", "main.js")))
+    throw new Error(`npm run build in ${dir} failed: ${build.stdout}${build.stderr}`);
+  if (build.status !== 0)
+    say(`(${dir}: npm run build reported errors; its dist/ was emitted and is measured)`);
+  rmSync(join(dir, "src"), { recursive: true, force: true });
+}
+
+/** A subject for `ref` (null: this tree) in `form`, and how to remove what it unpacked. */
+function subjectOf(ref: string | null, form: Form): { subject: Subject; remove: () => void } {
+  if (ref === null && form === "checkout")
+    return { subject: { label: "this tree", bin: nexBin }, remove: () => {} };
+  const { dir, label } = unpack(ref);
+  if (form === "package") packaged(dir);
   return {
-    subject: { label: `${ref} (${commit})`, bin: join(dir, "bin", "nex.js") },
+    subject: { label, bin: join(dir, "bin", "nex.js") },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
@@ -246,19 +286,22 @@ const workloads: Workload[] = [
  */
 export async function benchCompare(
   refs: string,
-  options: { runs: number; only?: string },
+  options: { runs: number; only?: string; form: Form },
 ): Promise<void> {
   const bases = refs
     .split(",")
     .map((ref) => ref.trim())
     .filter((ref) => ref !== "")
-    .map(checkout);
-  const subjects: Subject[] = [...bases.map((b) => b.subject), { label: "this tree", bin: nexBin }];
+    .map((ref) => subjectOf(ref, options.form));
+  const mine = subjectOf(null, options.form);
+  const subjects: Subject[] = [...bases.map((b) => b.subject), mine.subject];
   const refLabels = bases.map((b) => b.subject.label);
   const chosen = options.only
     ? workloads.filter((w) => w.name.includes(options.only as string))
     : workloads;
-  say(`# nex compared: ${refLabels.join(", ")} and this tree (${options.runs} alternated runs)`);
+  say(
+    `# nex compared: ${refLabels.join(", ")} and this tree, each as ${options.form === "package" ? "its package installs it (built, no src/)" : "a checkout runs it (src/)"} (${options.runs} alternated runs)`,
+  );
   try {
     const bare: number[] = [];
     const rows: string[][] = [];
@@ -320,7 +363,7 @@ export async function benchCompare(
       rows,
     );
   } finally {
-    for (const base of bases) base.remove();
+    for (const base of [...bases, mine]) base.remove();
   }
 }
 

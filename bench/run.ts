@@ -4,6 +4,8 @@
 //   npm run bench -- --quick                 fewer repeats, and no 1M-message journal
 //   npm run bench -- --compare main[,a86c4f5] [--runs 5] [--only shell]
 //                                            every path a turn takes, this tree against commits
+//   npm run bench -- --compare main --form package
+//                                            the same, each built and run as its package installs it
 import { parseArgs } from "node:util";
 import { benchAssembly } from "./assembly.ts";
 import { benchCompare } from "./compare.ts";
@@ -34,6 +36,7 @@ const { values } = parseArgs({
     quick: { type: "boolean", default: false },
     compare: { type: "string" },
     runs: { type: "string", default: "5" },
+    form: { type: "string", default: "checkout" },
   },
 });
 if (values.compare !== undefined) {
@@ -42,7 +45,14 @@ if (values.compare !== undefined) {
     console.error(`--runs wants a whole number of runs (at least 1), not "${values.runs}".`);
     process.exit(2);
   }
-  await benchCompare(values.compare, { runs, only: values.only });
+  const form = values.form;
+  if (form !== "checkout" && form !== "package") {
+    console.error(
+      `--form is "checkout" (run src/, the default) or "package" (built), not "${form}".`,
+    );
+    process.exit(2);
+  }
+  await benchCompare(values.compare, { runs, only: values.only, form });
   process.exit(0);
 }
 const chosen = values.only ? values.only.split(",").map((s) => s.trim()) : Object.keys(sections);
