@@ -136,6 +136,24 @@ export function openaiText(
   return openaiFinish(parts, { finishReason: "stop", ...options });
 }
 
+/**
+ * An OpenAI stream that reasons first (`reasoning_content`, one piece per chunk, `pauseMs` before
+ * each, as a reasoning model on a local server does), then answers with `text`.
+ */
+export function openaiReasoningThenText(
+  thought: readonly string[],
+  text: string,
+  options: StreamOptions & { pauseMs?: number } = {},
+): Script {
+  const pause = (data: string) => ({ data, delayMs: options.pauseMs ?? 0 });
+  const parts: StreamPart[] = [
+    openaiChunk({ role: "assistant", content: "" }),
+    ...thought.map((piece) => pause(openaiChunk({ reasoning_content: piece }))),
+    pause(openaiChunk({ content: text })),
+  ];
+  return openaiFinish(parts, { finishReason: "stop", ...options });
+}
+
 /** One tool call in an OpenAI stream. */
 export interface OpenAIToolCallSpec {
   name: string;
@@ -190,7 +208,7 @@ export function openaiToolCalls(calls: OpenAIToolCallSpec[], options: StreamOpti
   return openaiFinish(parts, { ...defaults, ...options });
 }
 
-function openaiFinish(parts: string[], options: StreamOptions): Script {
+function openaiFinish(parts: StreamPart[], options: StreamOptions): Script {
   const finishReason = options.finishReason === undefined ? "stop" : options.finishReason;
   if (finishReason !== null) parts.push(openaiChunk({}, finishReason));
   const usage = options.usage === undefined ? defaultUsage : options.usage;
@@ -200,7 +218,7 @@ function openaiFinish(parts: string[], options: StreamOptions): Script {
 }
 
 /** A streamed 200 of these parts, with the options' delay, ending and headers. */
-export function streamScript(parts: string[], options: StreamOptions): Script {
+export function streamScript(parts: StreamPart[], options: StreamOptions): Script {
   return {
     type: "stream",
     status: 200,

@@ -10,7 +10,12 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { makeSandbox, runNex } from "../support/cli.ts";
 import { type StubEndpoint, startStubEndpoint } from "../support/stub-endpoint.ts";
-import { openaiText, openaiToolCall, type Script } from "../support/stub-scripts.ts";
+import {
+  openaiReasoningThenText,
+  openaiText,
+  openaiToolCall,
+  type Script,
+} from "../support/stub-scripts.ts";
 
 const writeLoop = `${JSON.stringify({ name: "write_file", arguments: { path: "loop.txt", content: "x\n" } })}\n`;
 
@@ -268,4 +273,32 @@ test("a file of repeated rows, rules and a padded table written by a native call
   assert.equal(result.stdout.trim(), answer.trim());
   assert.doesNotMatch(result.stderr, /looped/);
   assert.ok(modelRequests(stub).every((request) => request.stream?.clientLeftEarly === false));
+});
+
+test("a reasoning model thinking the same lines over and over is stopped while it streams: the connection closed, the model told once, and the run goes on", async () => {
+  // QwenLM/Qwen3 #1887: Qwen3-4B on llama.cpp reconsidered one decision for 4,400 tokens.
+  const line = "Wait, maybe I should check the config file again before answering.\n";
+  const stub = await startStubEndpoint({
+    scripts: [
+      openaiReasoningThenText(Array(3000).fill(line), "The port is 8080.", { pauseMs: 2 }),
+      openaiText("The port is 8080."),
+    ],
+  });
+  const box = makeSandbox();
+  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
+  await stub.close();
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(
+    result.stderr,
+    /looped \(the same line \("Wait, maybe I should check the config file again [^"]*…"\) \d+ times in a row in its reasoning\)/,
+  );
+  const [first, second] = modelRequests(stub);
+  assert.equal(first?.stream?.clientLeftEarly, true, "nex closed the connection mid-stream");
+  assert.ok((first?.stream?.partsWritten ?? 0) < 3000, "the server was not read to its end");
+  assert.match(
+    String(messagesOf(stub, 1).at(-1)?.content),
+    /^nex: your last reply wrote the same line .* in its reasoning, a loop, so nex stopped it/,
+  );
+  assert.ok(second, "a second request");
+  assert.equal(result.stdout.trim(), "The port is 8080.");
 });

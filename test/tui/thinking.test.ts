@@ -3,33 +3,15 @@
 // starts, the collapsed line stays in the scrollback and the live line is gone.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type Script, sse } from "../support/stub-scripts.ts";
+import { openaiReasoningThenText, type Script } from "../support/stub-scripts.ts";
 import { startNexTui } from "./cli-harness.ts";
 import { saveCapture } from "./save-capture.ts";
 
 const thought = Array.from({ length: 40 }, (_, i) => `Step ${i + 1}: weigh the option carefully. `);
 
 /** A chat-completions stream that reasons slowly (`reasoning_content`), then answers. */
-function thinkingThenAnswer(answer: string, pauseMs: number): Script {
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-    sse({
-      id: "c",
-      object: "chat.completion.chunk",
-      choices: [{ index: 0, delta, finish_reason: finish }],
-    });
-  return {
-    type: "stream",
-    status: 200,
-    headers: { "content-type": "text/event-stream" },
-    parts: [
-      chunk({ role: "assistant", content: "" }),
-      ...thought.map((piece) => ({ data: chunk({ reasoning_content: piece }), delayMs: pauseMs })),
-      { data: chunk({ content: answer }), delayMs: pauseMs },
-      chunk({}, "stop"),
-      sse("[DONE]"),
-    ],
-  };
-}
+const thinkingThenAnswer = (answer: string, pauseMs: number): Script =>
+  openaiReasoningThenText(thought, answer, { pauseMs, usage: null });
 
 /** The count and seconds of the thinking line on `screen`, or null. */
 function thinkingLine(screen: string): { chars: number; seconds: number } | null {

@@ -6,10 +6,9 @@ import { addCallDelta, type CallDelta, type CallState, finishTurn } from "./asse
 export type { CallDelta } from "./assembled-turn.ts";
 
 import { createOutputCount, createOutputMeter, type OutputMeter } from "./output-meter.ts";
-import { createWatchedText } from "./repetition.ts";
+import { createReplyWatch } from "./reply-watch.ts";
 import type { WireFormat } from "./stop-reason.ts";
 import { type ContentPiece, createThinkSplitter } from "./think-tags.ts";
-import { createArgumentsWatch } from "./unit-loop.ts";
 
 /** Collects a response piece by piece, then judges it once. */
 export interface TurnAssembler {
@@ -57,9 +56,9 @@ export interface AssemblerOptions {
 }
 
 export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
-  // The answer's text, watched for a loop of calls as text or of one short unit (reasoning is not).
-  const text = createWatchedText();
-  const reasoning: string[] = [];
+  // The answer's text, the calls' arguments and the reasoning, each watched for a loop.
+  const watch = createReplyWatch();
+  const { text, reasoning } = watch;
   const refusal: string[] = [];
   let replay: Replay | null = null;
   const splitter = createThinkSplitter();
@@ -75,15 +74,14 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
   const relay = (pieces: ContentPiece[]): ProviderEvent[] =>
     pieces.map((piece) => {
       if (piece.kind !== "text") reasoningInContent = true;
-      if (piece.kind === "text") text.add(piece.text);
-      else reasoning.push(piece.text);
+      if (piece.kind === "text") watch.addText(piece.text);
+      else watch.addReasoning(piece.text);
       count(piece.text.length);
       return piece.kind === "text"
         ? { type: "text_delta", text: piece.text }
         : { type: "reasoning_delta", text: piece.text };
     });
   const calls = new Map<number, CallState>();
-  const callArguments = createArgumentsWatch(); // each call's own, for one short unit looping
   let rawStop: string | null = null;
   let usage: Partial<Usage> | null = null;
   let terminated = false;
@@ -91,7 +89,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
   return {
     addText(piece) {
       if (!piece) return;
-      text.add(piece);
+      watch.addText(piece);
       count(piece.length);
     },
     addContent(piece) {
@@ -103,7 +101,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
     },
     addReasoning(piece) {
       if (!piece) return;
-      reasoning.push(piece);
+      watch.addReasoning(piece);
       count(piece.length);
     },
     addUnshown(chars) {
@@ -122,7 +120,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
     },
     addCallDelta(index, delta) {
       addCallDelta(calls, index, delta, options.explicitClose, count);
-      if (!text.loop) callArguments.add(index, calls.get(index)?.name, delta.argumentsText);
+      watch.addArguments(index, calls.get(index)?.name, delta.argumentsText);
     },
     closeCall(index) {
       const call = calls.get(index);
@@ -143,7 +141,7 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
     },
     hasOutput() {
       // Reasoning is output too: it was shown, and it took the model's time and tokens.
-      return text.pieces.length > 0 || calls.size > 0 || reasoning.length > 0 || refusal.length > 0;
+      return text.length > 0 || calls.size > 0 || reasoning.length > 0 || refusal.length > 0;
     },
     isTerminated() {
       return terminated;
@@ -152,19 +150,19 @@ export function createTurnAssembler(options: AssemblerOptions): TurnAssembler {
       return output.overrun !== null;
     },
     isCut() {
-      return output.overrun !== null || (text.loop ?? callArguments.loop) !== null;
+      return output.overrun !== null || watch.loop() !== null;
     },
     finish: () =>
       finishTurn(
         {
-          text: text.pieces,
-          reasoning,
+          text,
+          reasoning: watch.keptReasoning(),
           refusal,
           replay,
           tagged,
           overrun: output.overrun !== null,
           dropDetail: output.overrun ?? dropDetail,
-          repetition: text.loop ?? callArguments.loop,
+          repetition: watch.loop(),
           reasoningInContent,
           calls: [...calls.values()],
           rawStop,

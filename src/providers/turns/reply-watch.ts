@@ -1,0 +1,46 @@
+// Every loop watch of one reply, and the loop they found first: the answer's text (repetition.ts:
+// calls written as text; unit-loop.ts: one short unit), each native call's arguments (unit-loop.ts)
+// and the reasoning (line-loop.ts). The reasoning is kept whole until a loop is found there.
+import { createReasoningWatch } from "./line-loop.ts";
+import { createWatchedText, type Repetition } from "./repetition.ts";
+import { createArgumentsWatch } from "./unit-loop.ts";
+
+export interface ReplyWatch {
+  /** The answer's text as it streamed. */
+  readonly text: string[];
+  /** The reasoning as it streamed. */
+  readonly reasoning: string[];
+  addText(piece: string): void;
+  addReasoning(piece: string): void;
+  addArguments(index: number, name: string | undefined, piece: string | null | undefined): void;
+  /** The first loop found: the text's, a call's arguments', or the reasoning's. */
+  loop(): Repetition | null;
+  /** The reasoning to keep: a loop's first round is what the model thought; the rest repeats it. */
+  keptReasoning(): string[];
+}
+
+export function createReplyWatch(): ReplyWatch {
+  const text = createWatchedText();
+  const callArguments = createArgumentsWatch();
+  const thought = createReasoningWatch();
+  const reasoning: string[] = [];
+  return {
+    text: text.pieces,
+    reasoning,
+    addText: (piece) => text.add(piece),
+    addReasoning(piece) {
+      reasoning.push(piece);
+      thought.push(piece);
+    },
+    addArguments(index, name, piece) {
+      if (!text.loop) callArguments.add(index, name, piece);
+    },
+    loop: () =>
+      text.loop ??
+      callArguments.loop ??
+      // The answer's text is not part of a loop in the reasoning: it is kept whole.
+      (thought.loop && { ...thought.loop, keepChars: Number.POSITIVE_INFINITY }),
+    keptReasoning: () =>
+      thought.loop ? [reasoning.join("").slice(0, thought.loop.keepChars)] : reasoning,
+  };
+}
