@@ -11,6 +11,7 @@ import {
   findTextToolCall,
   inventedToolCall,
   inventedToolReminder,
+  meantCall,
   namesAFile,
   textToolCallMessage,
   textToolCallReminder,
@@ -137,6 +138,19 @@ export async function replyNudge(
   if (embedded !== null)
     return { type: "error", message: textToolCallMessage(embedded, false, spent()) };
   return null;
+}
+
+/**
+ * What a native call to a tool the host does not have probably meant (r16: an invented tool among
+ * several calls heard only the tool list), as the reminder for one invented call says it.
+ */
+export async function unknownToolHint(
+  name: string,
+  tools: ToolHost,
+  signal: AbortSignal,
+): Promise<string> {
+  const known = tools.specs().map((spec) => spec.name);
+  return meantCall(name, known, await filesFound(name, known, tools, signal));
 }
 
 /** The paths a file name an invented tool was named after may mean, or null when nex cannot look. */

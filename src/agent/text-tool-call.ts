@@ -405,7 +405,15 @@ const COMMAND =
   /^(?:node|npm|npx|python3?|pytest|pip|git|make|cargo|go|bash|sh|ls|cat|grep)(?:\s|$)/;
 const FILE_NAME = /^[\w./-]+\.[A-Za-z]{1,5}$/;
 
-function meantCall(name: string, toolNames: readonly string[], found: FilesFound | null): string {
+/**
+ * The call a name the model gave a tool probably meant (a command, a file, or where to look), as one
+ * or two sentences after a leading space; empty when nothing fits.
+ */
+export function meantCall(
+  name: string,
+  toolNames: readonly string[],
+  found: FilesFound | null,
+): string {
   if (COMMAND.test(name) && toolNames.includes("bash"))
     return ` To run \`${name}\`, call bash with {"command": ${JSON.stringify(name)}}.`;
   if (FILE_NAME.test(name) && toolNames.includes("read_file"))

@@ -10,6 +10,7 @@ import {
 import { changeTack } from "./refusal.ts";
 import { CHANGE_TACK_AT } from "./refusal-tracker.ts";
 import { callSignature, digest } from "./repeat-guard.ts";
+import { unknownToolHint } from "./reply-nudges.ts";
 
 export type { CallContext } from "./call-context.ts";
 
@@ -56,6 +57,8 @@ async function* handleOne(
     repeats.record(signature, turn, outcome.content, readOnly);
   let content =
     alias?.type === "call" && alias.note ? `${alias.note}\n${outcome.content}` : outcome.content;
+  if (outcome.unknownTool)
+    content += await unknownToolHint(call.name, options.tools, options.signal);
   if (outcome.isError && outcome.code === "invalid_arguments") {
     const key = kind("invalid_arguments");
     refusals.push(key);

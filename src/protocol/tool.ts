@@ -67,6 +67,8 @@ export interface ToolOutcome {
   ledger?: ReadRecord[];
   /** Images for the model (`read_file` on an image); never put in events. */
   images?: ImagePart[];
+  /** The call named no tool the host has (`content` lists the tools). */
+  unknownTool?: true;
 }
 
 /** How a call stands with the permission rules before it runs. */

@@ -186,6 +186,7 @@ export async function dispatch(
       isError: true,
       code: "invalid_arguments",
       content: `Unknown tool \`${name}\`. The tools are: ${[...options.tools.keys()].join(", ")}. Call one of them.`,
+      unknownTool: true,
     };
   }
   const problems = validateArguments(tool, args);
