@@ -8,6 +8,10 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
+  createClosedReasoningWatch,
+  createLineLoopWatch,
+} from "../../src/providers/turns/line-loop.ts";
+import {
   createRepetitionWatch,
   type RepetitionWatch,
 } from "../../src/providers/turns/repetition.ts";
@@ -108,10 +112,26 @@ for (const dir of fileDirs)
 
 const counts = new Map<
   string,
-  { texts: number; empty: number; chars: number; calls: number; units: number }
+  {
+    texts: number;
+    empty: number;
+    chars: number;
+    calls: number;
+    units: number;
+    lines: number;
+    closings: number;
+  }
 >();
 for (const { kind, where, text } of texts) {
-  const count = counts.get(kind) ?? { texts: 0, empty: 0, chars: 0, calls: 0, units: 0 };
+  const count = counts.get(kind) ?? {
+    texts: 0,
+    empty: 0,
+    chars: 0,
+    calls: 0,
+    units: 0,
+    lines: 0,
+    closings: 0,
+  };
   counts.set(kind, count);
   count.texts += 1;
   if (text === "") count.empty += 1;
@@ -119,6 +139,9 @@ for (const { kind, where, text } of texts) {
   for (const [name, watch] of [
     ["calls", createRepetitionWatch()],
     ["units", createUnitLoopWatch()],
+    // The reasoning's watch, on every text as if it were reasoning (nex runs it on reasoning only).
+    ["lines", createLineLoopWatch()],
+    ["closings", createClosedReasoningWatch()],
   ] as const) {
     const found = replay(watch, text);
     if (!found) continue;
@@ -132,5 +155,5 @@ for (const { kind, where, text } of texts) {
 console.log(`\n${distinctStreams} distinct event streams (${streams.length} files)`);
 for (const [kind, count] of counts)
   console.log(
-    `${kind}: ${count.texts}, ${count.empty} of them empty (${(count.chars / 1e6).toFixed(2)} MB); the call watch fires on ${count.calls}, the unit watch on ${count.units}`,
+    `${kind}: ${count.texts}, ${count.empty} of them empty (${(count.chars / 1e6).toFixed(2)} MB); the call watch fires on ${count.calls}, the unit watch on ${count.units}, the line watch (as if reasoning) on ${count.lines}, the closings watch on ${count.closings}`,
   );

@@ -145,3 +145,41 @@ test("reasoning inside <think> in the answer's text is watched too", () => {
   assert.ok(assembler.isCut(), "the loop in <think> did not cut the stream");
   assert.match(assembler.finish().runaway ?? "", /in its reasoning$/);
 });
+
+test("a loop that runs past the end of reasoning (a block closing it with </think>, over and over, as the answer) is cut and keeps one round", () => {
+  // 1Cat-vLLM #569 (Qwen3.8-27B, vLLM with its reasoning parser): 251 copies of this block, the
+  // first in the reasoning, the rest in the answer's text.
+  const round = "I need to investigate this. Let\n me just paste the message.\n</think>\n";
+  const assembler = chatAssembler();
+  assembler.addReasoning(
+    "The user wants the log. I need to investigate this. Let\n me just paste the message.\n",
+  );
+  let fed = 0;
+  while (!assembler.isCut() && fed < 251) {
+    assembler.addContent(round);
+    fed += 1;
+  }
+  assert.ok(assembler.isCut(), "the loop past </think> was not cut");
+  assert.ok(fed <= 20, `read ${fed} rounds`);
+  const turn = assembler.finish();
+  assert.match(
+    turn.runaway ?? "",
+    /^the same 3 lines \(from "I need to investigate this\. Let"\) \d+ times in a row, past the end of its reasoning$/,
+  );
+  assert.ok(
+    turn.text.length < round.length * 2,
+    `kept ${turn.text.length} characters of the answer`,
+  );
+});
+
+test("an answer that repeats lines without closing reasoning, or explains </think> tags, is not cut", () => {
+  const rows = chatAssembler();
+  for (let i = 0; i < 400; i++) rows.addContent("2026-11-27,widget,10\n");
+  assert.equal(rows.isCut(), false, "repeated CSV rows");
+  const explained = chatAssembler();
+  for (let i = 0; i < 60; i++)
+    explained.addContent(
+      `Case ${i}: the parser reads <think>\nreasoning ${i}\n</think>\nand then the answer.\n`,
+    );
+  assert.equal(explained.isCut(), false, "examples of think tags, each different");
+});

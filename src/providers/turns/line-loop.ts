@@ -44,7 +44,13 @@ interface Line {
   end: number;
 }
 
-export function createLineLoopWatch(): LineLoopWatch {
+/**
+ * `counts`: which repeated blocks are a loop (every one, by default); given the block's lines, as
+ * compared (trimmed).
+ */
+export function createLineLoopWatch(
+  counts: (block: readonly string[]) => boolean = () => true,
+): LineLoopWatch {
   const lines: Line[] = [];
   let partial: string[] = [];
   let partialChars = 0;
@@ -64,7 +70,7 @@ export function createLineLoopWatch(): LineLoopWatch {
         : text;
     lines.push({ text: key, chars: text.length, end });
     if (lines.length > KEPT_LINES) lines.shift();
-    found = loopAtEnd(lines);
+    found = loopAtEnd(lines, counts);
   };
 
   return {
@@ -90,7 +96,7 @@ export function createLineLoopWatch(): LineLoopWatch {
 }
 
 /** The loop the kept lines end in, if any: the shortest block repeated often and long enough. */
-function loopAtEnd(lines: Line[]): LineLoop | null {
+function loopAtEnd(lines: Line[], counts: (block: readonly string[]) => boolean): LineLoop | null {
   const n = lines.length;
   for (let period = 1; period <= MAX_PERIOD && period * MIN_ROUNDS <= n; period++) {
     // How many lines back the sequence equals itself `period` lines earlier.
@@ -106,6 +112,7 @@ function loopAtEnd(lines: Line[]): LineLoop | null {
     let chars = 0;
     for (let i = start; i < n; i++) chars += (lines[i] as Line).chars;
     if (chars < MIN_CHARS) continue;
+    if (!counts(lines.slice(n - period).map((line) => line.text))) continue;
     const first = lines[start] as Line;
     const shown = first.chars > 60 ? `${first.text.slice(0, 57)}…` : first.text;
     const what =
@@ -141,4 +148,16 @@ export function createReasoningWatch(): ReasoningWatch {
     },
   };
   return watch;
+}
+
+/**
+ * The answer's text watched for the loop that runs past the end of reasoning: a block of lines that
+ * closes reasoning (`</think>` on a line of its own) over and over. A server's reasoning parser ends
+ * the reasoning at the first `</think>`, so the rest of such a loop arrives as the answer: Qwen3.8-27B
+ * on vLLM wrote "I need to investigate this. Let / me just paste the message. / </think>" 251 times
+ * in one turn (1Cat-vLLM #569). Other repeated lines in an answer are rows and records a user may
+ * have asked for, and stay the output bound's.
+ */
+export function createClosedReasoningWatch(): LineLoopWatch {
+  return createLineLoopWatch((block) => block.includes("</think>"));
 }

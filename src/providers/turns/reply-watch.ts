@@ -1,7 +1,7 @@
 // Every loop watch of one reply, and the loop they found first: the answer's text (repetition.ts:
-// calls written as text; unit-loop.ts: one short unit), each native call's arguments (unit-loop.ts)
-// and the reasoning (line-loop.ts). The reasoning is kept whole until a loop is found there.
-import { createReasoningWatch } from "./line-loop.ts";
+// calls written as text; unit-loop.ts: one short unit; line-loop.ts: lines that close reasoning over
+// and over), each native call's arguments (unit-loop.ts) and the reasoning (line-loop.ts). The reasoning is kept whole until a loop is found there.
+import { createClosedReasoningWatch, createReasoningWatch } from "./line-loop.ts";
 import { createWatchedText, type Repetition } from "./repetition.ts";
 import { createArgumentsWatch } from "./unit-loop.ts";
 
@@ -23,11 +23,19 @@ export function createReplyWatch(): ReplyWatch {
   const text = createWatchedText();
   const callArguments = createArgumentsWatch();
   const thought = createReasoningWatch();
+  const closings = createClosedReasoningWatch();
+  let closed: Repetition | null = null;
   const reasoning: string[] = [];
   return {
     text: text.pieces,
     reasoning,
-    addText: (piece) => text.add(piece),
+    addText(piece) {
+      text.add(piece);
+      if (!closed && !text.loop) {
+        const found = closings.push(piece);
+        if (found) closed = { ...found, detail: `${found.detail}, past the end of its reasoning` };
+      }
+    },
     addReasoning(piece) {
       reasoning.push(piece);
       thought.push(piece);
@@ -37,6 +45,7 @@ export function createReplyWatch(): ReplyWatch {
     },
     loop: () =>
       text.loop ??
+      closed ??
       callArguments.loop ??
       // The answer's text is not part of a loop in the reasoning: it is kept whole.
       (thought.loop && { ...thought.loop, keepChars: Number.POSITIVE_INFINITY }),
