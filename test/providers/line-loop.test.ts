@@ -81,7 +81,7 @@ test("reasoning that comes back to a thought, lists steps or repeats a short lin
   ).join("");
   assert.equal(watch(back), null, "a thought that comes back with other words between");
   // Three rounds of a long block are a model checking its work again, not yet a loop.
-  const block = `${"The function returns the sum of the list, and the test expects 10.\n".repeat(1)}${"x".repeat(400)}\n`;
+  const block = `The function returns the sum of the list, and the test expects 10.\n${"x".repeat(400)}\n`;
   assert.equal(watch(block.repeat(3)), null, "three rounds");
   // A short line repeated (a grid of zeros, a rule) covers too few characters to count.
   assert.equal(watch("0 0 0 0\n".repeat(100)), null, "a grid of zeros");
@@ -182,4 +182,35 @@ test("an answer that repeats lines without closing reasoning, or explains </thin
       `Case ${i}: the parser reads <think>\nreasoning ${i}\n</think>\nand then the answer.\n`,
     );
   assert.equal(explained.isCut(), false, "examples of think tags, each different");
+});
+
+test("a line longer than 4,096 characters, repeated, is found whatever the pieces it streams in, and is named by its words", () => {
+  const long = `Wait, let me list every case again: ${Array.from({ length: 2000 }, (_, i) => `w${i}`).join(" ")}\n`;
+  assert.ok(long.length > 8192);
+  const text = long.repeat(20);
+  // Pieces of changing sizes, so no two rounds are cut at the same places.
+  const w = createLineLoopWatch();
+  let found = null;
+  for (let at = 0, size = 5; at < text.length && !found; at += size, size = ((size * 7) % 97) + 3)
+    found = w.push(text.slice(at, at + size));
+  assert.ok(found, "the long line's loop was not found");
+  assert.match(
+    found.detail,
+    /^the same line \("Wait, let me list every case again: w0 w1 [^"\\]*…"\) \d+ times in a row$/,
+  );
+  assert.equal(text.slice(0, found.keepChars), long);
+});
+
+test("a file drafted in the reasoning is no loop: markup rows, fixture rows, fenced or not, and a fenced block", () => {
+  const board = Array.from({ length: 32 }, (_, i) =>
+    i % 2 ? '  <div class="square black"></div>' : '  <div class="square white"></div>',
+  ).join("\n");
+  const rows = "Alice,30,admin,alice@example.com,2026-11-27\n".repeat(40);
+  const fenced = `\`\`\`python\n${"    self.assertEqual(parse_line(line), expected_result_for_the_line)\n".repeat(30)}\`\`\`\n`;
+  for (const [what, draft] of [
+    ["a chessboard's squares", `Let me write the board.\n${board}\nThat is the board.\n`],
+    ["fixture rows", `The fixture needs forty identical rows:\n${rows}`],
+    ["a fenced block", `Draft:\n${fenced}Now write it.\n`],
+  ] as const)
+    assert.equal(watch(draft, 9, createReasoningWatch), null, what);
 });

@@ -33,44 +33,80 @@ const MIN_CHARS = 1024;
  * few characters) is left to the output bound: at worst a loop runs to max_tokens, as it did before.
  */
 const KEPT_LINES = 256;
-/** A line longer than this is compared by its length and ends only (a line is never kept whole). */
+/** A longer line is compared by its length, its head and its tail (it is never kept whole). */
 const MAX_LINE_CHARS = 4096;
+const EDGE_CHARS = 256;
 
 interface Line {
-  /** The line without the white space around it (indentation and trailing spaces vary in a loop). */
-  text: string;
+  /** What is compared: the line without the white space around it, or a long line's length and edges. */
+  key: string;
+  /** Its first words, to name it. */
+  head: string;
   chars: number;
-  /** Where the line ends in the stream, in characters. */
+  /** Characters of the stream through this line's end. */
   end: number;
+  /** Characters of the kept lines up to and including this one (for a block's size). */
+  total: number;
+  /** A line of thought, not of a draft (see `proseLines`). */
+  prose: boolean;
 }
 
+/** Which lines are thoughts (called once per line, in order). */
+export type LineFilter = (line: string) => boolean;
+
 /**
- * `counts`: which repeated blocks are a loop (every one, by default); given the block's lines, as
- * compared (trimmed).
+ * `counts`: which repeated blocks are a loop (every one, by default), given one round's lines as
+ * compared. `prose`: which lines are thoughts; a block of none is a draft repeating rows, no loop.
+ * Every line but a blank one takes part in the comparison.
  */
 export function createLineLoopWatch(
   counts: (block: readonly string[]) => boolean = () => true,
+  prose: LineFilter = () => true,
 ): LineLoopWatch {
-  const lines: Line[] = [];
-  let partial: string[] = [];
-  let partialChars = 0;
+  let lines: Line[] = [];
+  // For each period p, how many lines in a row have equalled the line p before them.
+  const runs = new Array<number>(MAX_PERIOD + 1).fill(0);
+  // The line being read: its first EDGE_CHARS, its length, and its last characters (a long line is
+  // never held whole, so the same line streamed in other pieces gets the same key).
+  let head = "";
+  let tail = "";
+  let length = 0;
+  let total = 0;
   let seen = 0;
   let found: LineLoop | null = null;
 
+  const add = (piece: string) => {
+    length += piece.length;
+    if (head.length < MAX_LINE_CHARS) head += piece.slice(0, MAX_LINE_CHARS - head.length);
+    // Only a line longer than MAX_LINE_CHARS needs its tail: from the piece that reaches its last
+    // EDGE_CHARS on, whatever the pieces' sizes.
+    if (length > MAX_LINE_CHARS - EDGE_CHARS) tail = (tail + piece).slice(-EDGE_CHARS * 2);
+  };
+
   const endLine = (end: number) => {
-    const raw = partial.join("");
-    partial = [];
-    partialChars = 0;
-    const text = raw.trim();
+    const whole = length <= MAX_LINE_CHARS;
+    const text = whole ? head.trim() : "";
+    const key = whole
+      ? text
+      : `${length}\u0000${head.trimStart().slice(0, EDGE_CHARS)}\u0000${tail.trimEnd().slice(-EDGE_CHARS)}`;
+    const shown = (whole ? text : head.trimStart()).slice(0, 64);
+    const chars = whole ? text.length : length;
+    head = "";
+    tail = "";
+    length = 0;
     // Blank lines between rounds are layout, not part of what repeats.
-    if (text === "") return;
-    const key =
-      text.length > MAX_LINE_CHARS
-        ? `${text.length}\u0000${text.slice(0, 256)}\u0000${text.slice(-256)}`
-        : text;
-    lines.push({ text: key, chars: text.length, end });
-    if (lines.length > KEPT_LINES) lines.shift();
-    found = loopAtEnd(lines, counts);
+    if (chars === 0) return;
+    total += chars;
+    lines.push({ key, head: shown, chars, end, total, prose: prose(whole ? text : shown) });
+    const n = lines.length;
+    for (let period = 1; period <= MAX_PERIOD; period++)
+      runs[period] =
+        n > period && (lines[n - 1 - period] as Line).key === key
+          ? (runs[period] as number) + 1
+          : 0;
+    found = loopAtEnd(lines, runs, counts);
+    // Kept in bulk, so that each line costs the same whatever the stream's length.
+    if (lines.length >= 2 * KEPT_LINES) lines = lines.slice(-KEPT_LINES);
   };
 
   return {
@@ -78,17 +114,11 @@ export function createLineLoopWatch(
       if (found || text === "") return null;
       let from = 0;
       for (let at = text.indexOf("\n"); at >= 0 && !found; at = text.indexOf("\n", from)) {
-        const piece = text.slice(from, at);
-        if (partialChars <= MAX_LINE_CHARS * 2) partial.push(piece);
-        partialChars += piece.length;
+        add(text.slice(from, at));
         from = at + 1;
         endLine(seen + from);
       }
-      if (!found) {
-        const rest = text.slice(from);
-        if (partialChars <= MAX_LINE_CHARS * 2) partial.push(rest);
-        partialChars += rest.length;
-      }
+      if (!found) add(text.slice(from));
       seen += text.length;
       return found;
     },
@@ -96,32 +126,32 @@ export function createLineLoopWatch(
 }
 
 /** The loop the kept lines end in, if any: the shortest block repeated often and long enough. */
-function loopAtEnd(lines: Line[], counts: (block: readonly string[]) => boolean): LineLoop | null {
+function loopAtEnd(
+  lines: Line[],
+  runs: readonly number[],
+  counts: (block: readonly string[]) => boolean,
+): LineLoop | null {
   const n = lines.length;
   for (let period = 1; period <= MAX_PERIOD && period * MIN_ROUNDS <= n; period++) {
-    // How many lines back the sequence equals itself `period` lines earlier.
-    let same = 0;
-    while (
-      n - 1 - same - period >= 0 &&
-      (lines[n - 1 - same] as Line).text === (lines[n - 1 - same - period] as Line).text
-    )
-      same += 1;
-    const rounds = Math.floor((same + period) / period);
+    // The repetition begins `run + period` lines back (as far as lines are kept).
+    const run = Math.min(runs[period] as number, n - period);
+    const rounds = Math.floor((run + period) / period);
     if (rounds < MIN_ROUNDS) continue;
-    const start = n - rounds * period;
-    let chars = 0;
-    for (let i = start; i < n; i++) chars += (lines[i] as Line).chars;
+    const begin = n - run - period;
+    const first = lines[begin] as Line;
+    const chars = (lines[n - 1] as Line).total - (first.total - first.chars);
     if (chars < MIN_CHARS) continue;
-    if (!counts(lines.slice(n - period).map((line) => line.text))) continue;
-    const first = lines[start] as Line;
-    const shown = first.chars > 60 ? `${first.text.slice(0, 57)}…` : first.text;
+    const round = lines.slice(n - period);
+    if (!round.some((line) => line.prose) || !counts(round.map((line) => line.key))) continue;
+    const shown = first.chars > 60 ? `${first.head.slice(0, 57)}…` : first.head;
     const what =
       period === 1
         ? `the same line (${JSON.stringify(shown)})`
         : `the same ${period} lines (from ${JSON.stringify(shown)})`;
     return {
       detail: `${what} ${rounds} times in a row`,
-      keepChars: (lines[start + period - 1] as Line).end,
+      // The text before the loop and its first round; the rest only repeats it.
+      keepChars: (lines[begin + period - 1] as Line).end,
     };
   }
   return null;
@@ -135,7 +165,7 @@ export interface ReasoningWatch {
 }
 
 export function createReasoningWatch(): ReasoningWatch {
-  const lines = createLineLoopWatch();
+  const lines = createLineLoopWatch(() => true, proseLines());
   const units = createUnitLoopWatch();
   const watch: ReasoningWatch = {
     loop: null,
@@ -148,6 +178,24 @@ export function createReasoningWatch(): ReasoningWatch {
     },
   };
   return watch;
+}
+
+/**
+ * The lines of reasoning that are thoughts: a model drafting a file in its reasoning writes rows,
+ * markup and code that may repeat (a chessboard's squares, identical fixture rows), and a cut there
+ * would lose the work. Not thoughts: fenced blocks, lines that start with anything but a word (after
+ * a list marker), and lines of one token split by commas, semicolons, bars or tabs.
+ */
+function proseLines(): LineFilter {
+  let fenced = false;
+  return (line) => {
+    if (line.startsWith("```") || line.startsWith("~~~")) {
+      fenced = !fenced;
+      return false;
+    }
+    if (fenced || /^[^\s]*[,;|\t][^\s]*$/.test(line)) return false;
+    return /^(?:[-*•>]\s+)?\p{L}/u.test(line);
+  };
 }
 
 /**

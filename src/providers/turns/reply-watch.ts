@@ -24,31 +24,33 @@ export function createReplyWatch(): ReplyWatch {
   const callArguments = createArgumentsWatch();
   const thought = createReasoningWatch();
   const closings = createClosedReasoningWatch();
-  let closed: Repetition | null = null;
   const reasoning: string[] = [];
+  // The first loop found is the reply's: the stream stops there, and what comes after (the rest of
+  // the piece, the content a splitter held back) changes neither what is said nor what is kept.
+  let first: Repetition | null = null;
   return {
     text: text.pieces,
     reasoning,
     addText(piece) {
       text.add(piece);
-      if (!closed && !text.loop) {
-        const found = closings.push(piece);
-        if (found) closed = { ...found, detail: `${found.detail}, past the end of its reasoning` };
-      }
+      if (first) return;
+      const closed = text.loop ? null : closings.push(piece);
+      first =
+        text.loop ??
+        (closed && { ...closed, detail: `${closed.detail}, past the end of its reasoning` });
     },
     addReasoning(piece) {
       reasoning.push(piece);
-      thought.push(piece);
+      const found = first ? null : thought.push(piece);
+      // The answer's text is not part of a loop in the reasoning: it is kept whole.
+      if (found) first = { ...found, keepChars: Number.POSITIVE_INFINITY };
     },
     addArguments(index, name, piece) {
-      if (!text.loop) callArguments.add(index, name, piece);
+      if (first) return;
+      callArguments.add(index, name, piece);
+      first = callArguments.loop;
     },
-    loop: () =>
-      text.loop ??
-      closed ??
-      callArguments.loop ??
-      // The answer's text is not part of a loop in the reasoning: it is kept whole.
-      (thought.loop && { ...thought.loop, keepChars: Number.POSITIVE_INFINITY }),
+    loop: () => first,
     keptReasoning: () =>
       thought.loop ? [reasoning.join("").slice(0, thought.loop.keepChars)] : reasoning,
   };

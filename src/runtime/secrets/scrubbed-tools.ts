@@ -16,6 +16,13 @@ export function scrubbedTools<T extends ToolHost>(host: T, scrubber: SecretScrub
       return check;
     },
     notices: () => (host.notices?.() ?? []).map(text),
+    // Paths the model hears in a hint (a file an invented tool was named after).
+    ...(host.filesNamed
+      ? {
+          filesNamed: async (name: string, limit: number, signal: AbortSignal) =>
+            ((await host.filesNamed?.(name, limit, signal)) ?? []).map(text),
+        }
+      : {}),
     endOfPrompt: async () => ((await host.endOfPrompt?.()) ?? []).map(text),
     async execute(call, signal) {
       const marker = markerIn(call, scrubber, host);
