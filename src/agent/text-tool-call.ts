@@ -429,8 +429,9 @@ export function meantCall(
  */
 function fileHint(name: string, toolNames: readonly string[], found: FilesFound | null): string {
   const base = name.slice(name.lastIndexOf("/") + 1);
-  const read = (path: string) =>
-    `call read_file with {"path": ${JSON.stringify(path)}}, then change it with edit_file`;
+  // A read-only agent (a sub-agent exploring) is told to read, not to change.
+  const then = toolNames.includes("edit_file") ? ", then change it with edit_file" : "";
+  const read = (path: string) => `call read_file with {"path": ${JSON.stringify(path)}}${then}`;
   const find = toolNames.includes("glob")
     ? `call glob with {"pattern": ${JSON.stringify(found === null ? base : `*${base.slice(base.lastIndexOf("."))}`)}}`
     : toolNames.includes("list_dir")
@@ -454,7 +455,7 @@ function fileHint(name: string, toolNames: readonly string[], found: FilesFound 
       ? ` To look at the file ${first}, ${read(first)}.`
       : ` The file ${base} is at ${first}: to look at it, ${read(first)}.`;
   const more = found.more ? ", and more (glob lists them all)" : "";
-  return ` Files named ${base}: ${found.paths.join(", ")}${more}. To look at one, call read_file with its path (as {"path": ${JSON.stringify(first)}}), then change it with edit_file.`;
+  return ` Files named ${base}: ${found.paths.join(", ")}${more}. To look at one, call read_file with its path (as {"path": ${JSON.stringify(first)}})${then}.`;
 }
 
 /** A reply's JSON calls as the calls they are, ids marked as nex's; wrong-shaped arguments refused. */

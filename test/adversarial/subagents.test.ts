@@ -534,3 +534,28 @@ test("a work child that leaves a write in parts unfinished is reminded, and its 
   assert.equal(existsSync(join(box.workspace, "big.txt")), false);
   assert.deepEqual(readdirSync(box.workspace), []);
 });
+
+test("a child that calls a tool no one has hears its own tools and what it probably meant; one the session has is only not its own", {
+  timeout: 120_000,
+}, async () => {
+  const box = makeSandbox();
+  writeFileSync(join(box.workspace, "notes.md"), "# notes\n");
+  const { result, bodies } = await run(box, [
+    call("delegate", { task: "read the notes", max_turns: 3 }),
+    call("notes.md", {}),
+    call("write_file", { path: "x.txt", content: "x" }),
+    openaiText("The notes have a title."),
+    openaiText("noted"),
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(
+    bodies[2] ?? "",
+    /There is no tool named notes\.md\. This agent's tools \(explore\) are: [^"]*read_file/,
+  );
+  assert.doesNotMatch(bodies[2] ?? "", /are: [^"]*write_file/, "the list is the child's own");
+  assert.match(
+    bodies[2] ?? "",
+    /To look at the file notes\.md, call read_file with \{\\"path\\": \\"notes\.md\\"\}\./,
+  );
+  assert.match(bodies[3] ?? "", /write_file is not one of this agent's tools/);
+});

@@ -74,10 +74,21 @@ export async function runChild(parent: ChildParent, spec: ChildSpec): Promise<Ch
         : check;
     },
     rememberApproval: (call) => base.rememberApproval(call),
-    execute: async (call, signal) =>
-      allowed(call.name)
-        ? base.execute(call, signal)
-        : { isError: true, code: "denied", content: notAllowed(call.name) },
+    execute: async (call, signal) => {
+      if (allowed(call.name)) return base.execute(call, signal);
+      // A name no tool has (a small model names calls after the task's words) hears this agent's
+      // tools and, from the loop, what it probably meant; one the session has is only not this agent's.
+      const invented = !base.specs().some((tool) => tool.name === call.name);
+      const mine = host.specs().map((tool) => tool.name);
+      return {
+        isError: true,
+        code: "denied",
+        content: invented
+          ? `There is no tool named ${call.name}. This agent's tools (${tag.kind}) are: ${mine.join(", ")}.`
+          : notAllowed(call.name),
+        ...(invented ? { unknownTool: true as const } : {}),
+      };
+    },
     ...(base.unfinishedWrites ? { unfinishedWrites: base.unfinishedWrites } : {}),
     ...(base.discardUnfinished ? { discardUnfinished: base.discardUnfinished } : {}),
     ...(base.filesNamed ? { filesNamed: base.filesNamed.bind(base) } : {}),
