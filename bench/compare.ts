@@ -51,9 +51,11 @@ function unpack(ref: string | null): { dir: string; label: string } {
     ? spawnSync("git", ["archive", "--format=tar", commit], { cwd: root, maxBuffer: 1 << 30 })
     : spawnSync(
         "sh",
+        // One list on stdin (xargs could split it into several archives); a file deleted but not
+        // yet committed is skipped.
         [
           "-c",
-          "git ls-files -z --cached --others --exclude-standard | xargs -0 tar -c --ignore-failed-read --",
+          "git ls-files -z --cached --others --exclude-standard | tar -c --null --ignore-failed-read -T -",
         ],
         { cwd: root, maxBuffer: 1 << 30 },
       );

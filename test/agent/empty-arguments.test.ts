@@ -14,22 +14,26 @@ function runArgs(url: string, dataDir: string): string[] {
   return ["run", "--yes", "--model", "m", "--base-url", `${url}/v1`, "--data-dir", dataDir, "go"];
 }
 
-test('grep with optional "glob": "" and "path": null runs as grep without them, and its matches reach the model', async () => {
+/** One call in a workspace holding sales.csv, then an answer: the request that carried its result. */
+async function secondRequestAfter(name: string, args: Record<string, unknown>): Promise<string> {
   const stub = await startStubEndpoint({
-    scripts: [
-      openaiToolCall({
-        name: "grep",
-        args: { pattern: "north", glob: "", path: null, ignore_case: null },
-      }),
-      openaiText("Found it."),
-    ],
+    scripts: [openaiToolCall({ name, args }), openaiText("Done.")],
   });
   const box = makeSandbox();
   writeFileSync(join(box.workspace, "sales.csv"), "region,amount\nnorth,12\nsouth,3\n");
   const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
   await stub.close();
   assert.equal(result.code, 0, result.stderr);
-  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+  return JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
+}
+
+test('grep with optional "glob": "" and "path": null runs as grep without them, and its matches reach the model', async () => {
+  const second = await secondRequestAfter("grep", {
+    pattern: "north",
+    glob: "",
+    path: null,
+    ignore_case: null,
+  });
   assert.match(second, /sales\.csv:2: north,12/);
   assert.doesNotMatch(second, /must not be empty|is null/);
 });
@@ -138,18 +142,11 @@ test("a number or truth value written as a string is read as the value it spells
 });
 
 test('read_file with "offset": "2" and "limit": "1" as strings (r14 csv-answer) reads line 2, not a refusal', async () => {
-  const stub = await startStubEndpoint({
-    scripts: [
-      openaiToolCall({ name: "read_file", args: { path: "sales.csv", offset: "2", limit: "1" } }),
-      openaiText("Read it."),
-    ],
+  const second = await secondRequestAfter("read_file", {
+    path: "sales.csv",
+    offset: "2",
+    limit: "1",
   });
-  const box = makeSandbox();
-  writeFileSync(join(box.workspace, "sales.csv"), "region,amount\nnorth,12\nsouth,3\n");
-  const result = await runNex(runArgs(stub.url, box.dataDir), { cwd: box.workspace, env: box.env });
-  await stub.close();
-  assert.equal(result.code, 0, result.stderr);
-  const second = JSON.stringify(stub.requestsTo("/v1/chat/completions")[1]?.body);
   assert.match(second, /north,12/);
   assert.doesNotMatch(second, /south,3|must be an integer/);
 });

@@ -45,7 +45,7 @@ interface Line {
   chars: number;
   /** Characters of the stream through this line's end. */
   end: number;
-  /** Characters of the kept lines up to and including this one (for a block's size). */
+  /** Characters of the watch's lines up to and including this one (a block's size is a difference). */
   total: number;
   /** A line of thought, not of a draft (see `proseLines`). */
   prose: boolean;
@@ -66,8 +66,9 @@ export function createLineLoopWatch(
   let lines: Line[] = [];
   // For each period p, how many lines in a row have equalled the line p before them.
   const runs = new Array<number>(MAX_PERIOD + 1).fill(0);
-  // The line being read: its first EDGE_CHARS, its length, and its last characters (a long line is
-  // never held whole, so the same line streamed in other pieces gets the same key).
+  // The line being read: its first MAX_LINE_CHARS, its length, and, once it may be longer, its last
+  // characters (a long line is never held whole; the same line streamed in other pieces gets the
+  // same key).
   let head = "";
   let tail = "";
   let length = 0;
