@@ -131,7 +131,7 @@ test("typing 'ya' as a permission prompt appears approves nothing and keeps the 
   tui.pty.write("a");
   // The count shows all four letters were read: only then does the guard's quiet time start (a
   // starved nex reads keys written apart in one go).
-  const screen = await tui.pty.waitFor("went to the prompt draft (4 characters)");
+  const screen = await tui.pty.waitFor("the prompt draft, which now holds 4 characters");
   t.diagnostic(`screen after the keys:\n${screen}`);
   assert.match(screen, /Allow write_file\?/, "the question is still open");
   assert.equal(

@@ -53,10 +53,12 @@ export const initialInput: InputState = {
  */
 export const answerGuardMs = 300;
 
-/** What the question says of typing that went to the draft: how much, so none of it seems lost. */
+/** What the question says of typing that went to the draft, and how much the draft holds, so none of it seems lost. */
 function draftHint(draft: { text: string }): string {
   const size = [...draft.text].length;
-  return `Your typing went to the prompt draft (${size} character${size === 1 ? "" : "s"}). Answer with a single key: y, a or n.`;
+  // The draft's whole size: what was in it before the question is counted too, so the number is
+  // always true of what the user will find there.
+  return `Your typing went to the prompt draft, which now holds ${size} character${size === 1 ? "" : "s"}. Answer with a single key: y, a or n.`;
 }
 
 /** What the rest of the TUI is doing, read fresh at each key. */
